@@ -1,0 +1,14 @@
+#pragma once
+// Command-line subcommands. Each takes the arguments after the subcommand name and returns
+// the process exit code: 0 success, 2 bad usage or input, 3 a model the engine cannot run.
+
+#include <QStringList>
+
+namespace cli {
+
+enum ExitCode { Success = 0, Failure = 1, BadInput = 2, Unsupported = 3 };
+
+int runInfer(const QStringList &arguments);
+int runBench(const QStringList &arguments);
+
+}  // namespace cli

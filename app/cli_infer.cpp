@@ -1,0 +1,70 @@
+#include <QCommandLineParser>
+#include <QDir>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QFile>
+
+#include "cli_commands.h"
+#include "cli_support.h"
+#include "onnx/model_loader.h"
+#include "onnx/tensor_file.h"
+#include "runtime/execution_plan.h"
+
+namespace cli {
+
+int runInfer(const QStringList &arguments) {
+    QCommandLineParser parser;
+    parser.setApplicationDescription("Run a model on given inputs and write its outputs as .npy files.");
+    parser.addHelpOption();
+    parser.addPositionalArgument("model", "The ONNX model to run.");
+    parser.addOption({"input", "Input tensor file (.npy or .pb) for a named input.", "NAME=FILE"});
+    parser.addOption({"inputs-dir", "Folder with input_0.pb, input_1.pb, ... (or .npy), in graph input order.", "DIR"});
+    parser.addOption({"output-dir", "Folder for output_<i>.npy and outputs.json.", "OUT"});
+    parser.addOption({"threads", "Threads for the kernels (default: all cores).", "N"});
+    if (!parser.parse(QStringList{"quantlens infer"} + arguments)) return usageError(parser.errorText());
+    if (parser.isSet("help")) {
+        std::fputs(qPrintable(parser.helpText()), stdout);
+        return Success;
+    }
+    if (parser.positionalArguments().size() != 1) return usageError("infer: expected exactly one MODEL.onnx");
+    if (!parser.isSet("output-dir")) return usageError("infer: --output-dir is required");
+    if (parser.isSet("input") == parser.isSet("inputs-dir"))
+        return usageError("infer: give either --input NAME=FILE ... or --inputs-dir DIR");
+    bool threadsOk = true;
+    const int threads = parser.isSet("threads") ? parser.value("threads").toInt(&threadsOk) : 0;
+    if (!threadsOk || threads < 0) return usageError("infer: --threads expects a positive number");
+
+    auto graph = ql::loadModel(parser.positionalArguments().first().toStdString());
+    if (!graph) return reportFailure(graph.status());
+    std::map<std::string, ql::Tensor> inputs;
+    ql::Status read = readInputs(graph.value(), parser.values("input"), parser.value("inputs-dir"), inputs);
+    if (!read) return reportFailure(read);
+    const ql::Graph model = graph.value();
+    auto plan = ql::ExecutionPlan::create(std::move(graph.value()), ql::PlanOptions{threads});
+    if (!plan) return reportFailure(plan.status());
+    std::vector<ql::Tensor> outputs;
+    ql::Status ran = plan.value()->run(inputs, outputs);
+    if (!ran) return reportFailure(ran.withContext(model.sourcePath));
+
+    const QString outDir = parser.value("output-dir");
+    if (!QDir().mkpath(outDir)) return usageError(outDir + ": cannot create folder");
+    QJsonArray described;
+    for (size_t i = 0; i < outputs.size(); ++i) {
+        const QString file = QDir(outDir).filePath(QStringLiteral("output_%1.npy").arg(i));
+        ql::Status written = ql::writeNpy(file.toStdString(), outputs[i]);
+        if (!written) return reportFailure(written);
+        QJsonArray shape;
+        for (int64_t d : outputs[i].shape()) shape.append(static_cast<qint64>(d));
+        described.append(QJsonObject{{"name", QString::fromStdString(model.outputs[i].name)},
+                                     {"dtype", QString::fromStdString(ql::dataTypeName(outputs[i].dtype()))},
+                                     {"shape", shape},
+                                     {"file", QFileInfo(file).fileName()}});
+    }
+    QFile json(QDir(outDir).filePath("outputs.json"));
+    if (!json.open(QIODevice::WriteOnly)) return usageError(json.fileName() + ": cannot write");
+    json.write(QJsonDocument(QJsonObject{{"outputs", described}}).toJson());
+    return Success;
+}
+
+}  // namespace cli

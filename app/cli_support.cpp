@@ -1,0 +1,61 @@
+#include "cli_support.h"
+
+#include <QDir>
+#include <QFileInfo>
+
+#include <cstdio>
+
+#include "cli_commands.h"
+#include "onnx/tensor_file.h"
+
+namespace cli {
+
+int reportFailure(const ql::Status &status) {
+    std::fprintf(stderr, "quantlens: %s\n", status.message().c_str());
+    switch (status.kind()) {
+        case ql::ErrorKind::BadInput: return BadInput;
+        case ql::ErrorKind::Unsupported: return Unsupported;
+        default: return Failure;
+    }
+}
+
+int usageError(const QString &message) {
+    std::fprintf(stderr, "quantlens: %s\n", qPrintable(message));
+    return BadInput;
+}
+
+ql::Status readInputs(const ql::Graph &graph, const QStringList &namedInputs, const QString &inputsDir,
+                      std::map<std::string, ql::Tensor> &inputs) {
+    for (const QString &pair : namedInputs) {
+        const int eq = pair.indexOf('=');
+        if (eq <= 0) return ql::Status::badInput("--input expects NAME=FILE, got '" + pair.toStdString() + "'");
+        const std::string name = pair.left(eq).toStdString();
+        bool known = false;
+        for (const ql::ValueInfo &in : graph.inputs) known = known || in.name == name;
+        if (!known) return ql::Status::badInput("model has no input named '" + name + "'");
+        auto tensor = ql::readTensorFile(pair.mid(eq + 1).toStdString());
+        if (!tensor) return tensor.status();
+        inputs[name] = tensor.value();
+    }
+    if (!inputsDir.isEmpty()) {
+        const QDir dir(inputsDir);
+        if (!dir.exists()) return ql::Status::badInput(inputsDir.toStdString() + ": no such folder");
+        for (size_t i = 0; i < graph.inputs.size(); ++i) {
+            const QString stem = QStringLiteral("input_%1").arg(i);
+            QString file = dir.filePath(stem + ".pb");
+            if (!QFileInfo::exists(file)) file = dir.filePath(stem + ".npy");
+            if (!QFileInfo::exists(file)) {
+                return ql::Status::badInput(dir.filePath(stem).toStdString() + ".pb/.npy: missing, needed for input '" +
+                                            graph.inputs[i].name + "'");
+            }
+            auto tensor = ql::readTensorFile(file.toStdString());
+            if (!tensor) return tensor.status();
+            inputs[graph.inputs[i].name] = tensor.value();
+        }
+    }
+    for (const ql::ValueInfo &in : graph.inputs)
+        if (!inputs.count(in.name)) return ql::Status::badInput("no value given for model input '" + in.name + "'");
+    return ql::Status::ok();
+}
+
+}  // namespace cli

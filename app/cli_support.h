@@ -1,0 +1,25 @@
+#pragma once
+// Shared by the subcommands: turning engine statuses into exit codes and one-line messages,
+// and reading the model inputs named on the command line.
+
+#include <QString>
+#include <QStringList>
+
+#include <map>
+#include <string>
+
+#include "core/status.h"
+#include "ir/graph.h"
+#include "ir/tensor.h"
+
+namespace cli {
+
+// Prints "quantlens: <message>" on stderr and returns the exit code for the status' kind.
+int reportFailure(const ql::Status &status);
+int usageError(const QString &message);
+
+// --input NAME=FILE pairs, or DIR/input_<i>.pb|.npy mapped in order to the graph inputs.
+ql::Status readInputs(const ql::Graph &graph, const QStringList &namedInputs, const QString &inputsDir,
+                      std::map<std::string, ql::Tensor> &inputs);
+
+}  // namespace cli

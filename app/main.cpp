@@ -1,0 +1,23 @@
+// quantlens: no subcommand opens the GUI; `infer`, `bench`, ... run headless.
+
+#include <QApplication>
+#include <QCoreApplication>
+
+#include <cstdio>
+#include <cstring>
+
+#include "cli_commands.h"
+#include "gui_launcher.h"
+
+int main(int argc, char *argv[]) {
+    QCoreApplication::setOrganizationName("QuantLens");
+    QCoreApplication::setApplicationName("QuantLens");
+    QCoreApplication::setApplicationVersion(QUANTLENS_VERSION);
+    const char *command = argc > 1 ? argv[1] : "";
+    if (std::strcmp(command, "infer") == 0 || std::strcmp(command, "bench") == 0) {
+        QCoreApplication app(argc, argv);
+        QStringList rest = app.arguments().mid(2);
+        return std::strcmp(command, "infer") == 0 ? cli::runInfer(rest) : cli::runBench(rest);
+    }
+    return runGui(argc, argv);
+}

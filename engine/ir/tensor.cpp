@@ -1,0 +1,146 @@
+#include "ir/tensor.h"
+
+#include <cassert>
+#include <cstdlib>
+#include <cstring>
+#include <new>
+#include <sstream>
+
+namespace ql {
+
+int64_t shapeElementCount(const Shape &shape) {
+    int64_t count = 1;
+    for (int64_t d : shape) count *= d;
+    return count;
+}
+
+std::string shapeToString(const Shape &shape) {
+    std::ostringstream out;
+    out << '[';
+    for (size_t i = 0; i < shape.size(); ++i) out << (i ? "," : "") << shape[i];
+    out << ']';
+    return out.str();
+}
+
+Storage::Storage(size_t bytes) : m_capacity(bytes) {
+    const size_t rounded = ((bytes + 63) / 64) * 64;
+    m_data = std::aligned_alloc(64, rounded ? rounded : 64);
+    if (!m_data) throw std::bad_alloc();
+}
+
+Storage::~Storage() { std::free(m_data); }
+
+Tensor::Tensor(DataType type, Shape shape, Layout layout)
+    : m_type(type), m_shape(std::move(shape)), m_layout(layout) {
+    m_storage = std::make_shared<Storage>(byteSize());
+    std::memset(m_storage->data(), 0, byteSize());
+}
+
+Tensor::Tensor(DataType type, Shape shape, std::shared_ptr<Storage> storage, Layout layout)
+    : m_type(type), m_shape(std::move(shape)), m_layout(layout), m_storage(std::move(storage)) {
+    assert(m_storage && m_storage->capacity() >= byteSize());
+}
+
+Tensor Tensor::reshaped(const Shape &shape) const {
+    assert(m_layout == Layout::Plain && shapeElementCount(shape) == numel());
+    return Tensor(m_type, shape, m_storage, Layout::Plain);
+}
+
+Tensor Tensor::clone() const {
+    Tensor copy(m_type, m_shape, m_layout);
+    if (byteSize()) std::memcpy(copy.rawData(), rawData(), byteSize());
+    return copy;
+}
+
+Tensor Tensor::toPlain() const {
+    if (m_layout == Layout::Plain) return *this;
+    Tensor plain(m_type, m_shape, Layout::Plain);
+    nhwcToNchw(rawData(), plain.rawData(), m_shape, dataTypeSize(m_type));
+    return plain;
+}
+
+Tensor Tensor::toChannelsLast() const {
+    assert(rank() == 4);
+    if (m_layout == Layout::ChannelsLast) return *this;
+    Tensor cl(m_type, m_shape, Layout::ChannelsLast);
+    nchwToNhwc(rawData(), cl.rawData(), m_shape, dataTypeSize(m_type));
+    return cl;
+}
+
+namespace {
+template <class Fn>
+void permute4(const Shape &s, size_t es, Fn &&index, const void *src, void *dst) {
+    const auto *in = static_cast<const uint8_t *>(src);
+    auto *out = static_cast<uint8_t *>(dst);
+    const int64_t N = s[0], C = s[1], H = s[2], W = s[3];
+    for (int64_t n = 0; n < N; ++n)
+        for (int64_t c = 0; c < C; ++c)
+            for (int64_t h = 0; h < H; ++h)
+                for (int64_t w = 0; w < W; ++w) {
+                    const int64_t nchw = ((n * C + c) * H + h) * W + w;
+                    const int64_t nhwc = ((n * H + h) * W + w) * C + c;
+                    index(in, out, nchw, nhwc, es);
+                }
+}
+}  // namespace
+
+void nchwToNhwc(const void *src, void *dst, const Shape &s, size_t es) {
+    permute4(s, es, [](const uint8_t *in, uint8_t *out, int64_t nchw, int64_t nhwc, size_t e) {
+        std::memcpy(out + nhwc * e, in + nchw * e, e);
+    }, src, dst);
+}
+
+void nhwcToNchw(const void *src, void *dst, const Shape &s, size_t es) {
+    permute4(s, es, [](const uint8_t *in, uint8_t *out, int64_t nchw, int64_t nhwc, size_t e) {
+        std::memcpy(out + nchw * e, in + nhwc * e, e);
+    }, src, dst);
+}
+
+namespace {
+double readElement(DataType type, const void *p, int64_t i) {
+    switch (type) {
+        case DataType::Float: return static_cast<const float *>(p)[i];
+        case DataType::Double: return static_cast<const double *>(p)[i];
+        case DataType::UInt8: return static_cast<const uint8_t *>(p)[i];
+        case DataType::Int8: return static_cast<const int8_t *>(p)[i];
+        case DataType::UInt16: return static_cast<const uint16_t *>(p)[i];
+        case DataType::Int16: return static_cast<const int16_t *>(p)[i];
+        case DataType::Int32: return static_cast<const int32_t *>(p)[i];
+        case DataType::Int64: return static_cast<double>(static_cast<const int64_t *>(p)[i]);
+        case DataType::UInt32: return static_cast<const uint32_t *>(p)[i];
+        case DataType::UInt64: return static_cast<double>(static_cast<const uint64_t *>(p)[i]);
+        case DataType::Bool: return static_cast<const uint8_t *>(p)[i] ? 1.0 : 0.0;
+        case DataType::Float16: return halfToFloat(static_cast<const uint16_t *>(p)[i]);
+        case DataType::BFloat16: return bfloat16ToFloat(static_cast<const uint16_t *>(p)[i]);
+        default: return 0.0;
+    }
+}
+}  // namespace
+
+double Tensor::valueAsDouble(int64_t i) const {
+    if (m_layout != Layout::Plain) return toPlain().valueAsDouble(i);
+    return readElement(m_type, rawData(), i);
+}
+
+std::vector<float> Tensor::toFloatVector() const {
+    const Tensor plain = toPlain();
+    std::vector<float> out(static_cast<size_t>(numel()));
+    for (int64_t i = 0; i < numel(); ++i) out[i] = static_cast<float>(readElement(m_type, plain.rawData(), i));
+    return out;
+}
+
+std::vector<int64_t> Tensor::toInt64Vector() const {
+    std::vector<int64_t> out(static_cast<size_t>(numel()));
+    if (m_type == DataType::Int64 && m_layout == Layout::Plain) {
+        if (numel()) std::memcpy(out.data(), rawData(), byteSize());
+        return out;
+    }
+    const Tensor plain = toPlain();
+    for (int64_t i = 0; i < numel(); ++i) {
+        out[i] = m_type == DataType::UInt64 ? static_cast<int64_t>(plain.data<uint64_t>()[i])
+                                            : static_cast<int64_t>(readElement(m_type, plain.rawData(), i));
+    }
+    return out;
+}
+
+}  // namespace ql

@@ -1,0 +1,102 @@
+#pragma once
+// A typed n-dimensional array with shared, 64-byte aligned storage.
+// Shapes are always logical (ONNX order, NCHW for images). A rank-4 tensor may be stored
+// channels-last (NHWC) between layout-aware kernels: that is a storage detail, and
+// Tensor::toPlain() gives the ONNX-order copy anyone outside the kernels should see.
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "ir/data_type.h"
+
+namespace ql {
+
+using Shape = std::vector<int64_t>;
+
+int64_t shapeElementCount(const Shape &shape);
+std::string shapeToString(const Shape &shape);  // "[1,3,224,224]"
+
+enum class Layout { Plain, ChannelsLast };
+
+// Raw aligned bytes; a Tensor views a prefix of it. Reused by the execution plan's pool.
+class Storage {
+public:
+    explicit Storage(size_t bytes);
+    ~Storage();
+    Storage(const Storage &) = delete;
+    Storage &operator=(const Storage &) = delete;
+    void *data() const { return m_data; }
+    size_t capacity() const { return m_capacity; }
+
+private:
+    void *m_data = nullptr;
+    size_t m_capacity = 0;
+};
+
+class Tensor {
+public:
+    Tensor() = default;
+    // Allocates zero-initialised storage.
+    Tensor(DataType type, Shape shape, Layout layout = Layout::Plain);
+    // Views existing storage (must hold at least byteSize() bytes).
+    Tensor(DataType type, Shape shape, std::shared_ptr<Storage> storage,
+           Layout layout = Layout::Plain);
+
+    template <class T>
+    static Tensor fromVector(const Shape &shape, const std::vector<T> &values);
+    template <class T>
+    static Tensor scalar(T value) { return fromVector<T>({}, {value}); }
+
+    bool defined() const { return m_type != DataType::Undefined; }
+    DataType dtype() const { return m_type; }
+    const Shape &shape() const { return m_shape; }
+    int rank() const { return static_cast<int>(m_shape.size()); }
+    int64_t dim(int axis) const { return m_shape[axis < 0 ? axis + rank() : axis]; }
+    int64_t numel() const { return shapeElementCount(m_shape); }
+    size_t byteSize() const { return static_cast<size_t>(numel()) * dataTypeSize(m_type); }
+    Layout layout() const { return m_layout; }
+    const std::shared_ptr<Storage> &storage() const { return m_storage; }
+
+    void *rawData() { return m_storage ? m_storage->data() : nullptr; }
+    const void *rawData() const { return m_storage ? m_storage->data() : nullptr; }
+    template <class T>
+    T *data() { return static_cast<T *>(rawData()); }
+    template <class T>
+    const T *data() const { return static_cast<const T *>(rawData()); }
+
+    // Same storage, another shape with the same element count (plain layout only).
+    Tensor reshaped(const Shape &shape) const;
+    // A deep copy in plain (ONNX) order; cheap-to-call no-op copy share for plain tensors.
+    Tensor toPlain() const;
+    // A deep copy stored channels-last; requires rank 4.
+    Tensor toChannelsLast() const;
+    Tensor clone() const;
+
+    // Element i (plain order) converted to double; for tests, metrics and printing.
+    double valueAsDouble(int64_t index) const;
+    // Values converted to float / int64 (plain order); for small tensors such as shapes.
+    std::vector<float> toFloatVector() const;
+    std::vector<int64_t> toInt64Vector() const;
+
+private:
+    DataType m_type = DataType::Undefined;
+    Shape m_shape;
+    Layout m_layout = Layout::Plain;
+    std::shared_ptr<Storage> m_storage;
+};
+
+// Copies between NCHW and NHWC orders for an element size in bytes.
+void nchwToNhwc(const void *src, void *dst, const Shape &nchw, size_t elementSize);
+void nhwcToNchw(const void *src, void *dst, const Shape &nchw, size_t elementSize);
+
+template <class T>
+Tensor Tensor::fromVector(const Shape &shape, const std::vector<T> &values) {
+    Tensor t(DataTypeOf<T>::value, shape);
+    T *out = t.data<T>();
+    for (size_t i = 0; i < values.size() && static_cast<int64_t>(i) < t.numel(); ++i) out[i] = values[i];
+    return t;
+}
+
+}  // namespace ql

@@ -1,0 +1,42 @@
+#include "kernels/dnnl_support.h"
+
+namespace ql::dnnl_support {
+
+using tag = dnnl::memory::format_tag;
+
+dnnl::engine &cpuEngine() {
+    static dnnl::engine engine(dnnl::engine::kind::cpu, 0);
+    return engine;
+}
+
+dnnl::stream &threadStream() {
+    thread_local dnnl::stream stream(cpuEngine());
+    return stream;
+}
+
+tag plainTag(int rank) {
+    switch (rank) {
+        case 1: return tag::a;
+        case 2: return tag::ab;
+        case 3: return tag::abc;
+        case 4: return tag::abcd;
+        case 5: return tag::abcde;
+        case 6: return tag::abcdef;
+        default: return tag::undef;
+    }
+}
+
+tag storageTag(const Tensor &tensor) {
+    if (tensor.layout() == Layout::ChannelsLast) return tag::acdb;
+    return plainTag(tensor.rank());
+}
+
+dnnl::memory::desc describe(const Tensor &tensor, dnnl::memory::data_type type) {
+    return dnnl::memory::desc(toDims(tensor.shape()), type, storageTag(tensor));
+}
+
+dnnl::memory wrap(const Tensor &tensor, const dnnl::memory::desc &desc) {
+    return dnnl::memory(desc, cpuEngine(), const_cast<void *>(tensor.rawData()));
+}
+
+}  // namespace ql::dnnl_support

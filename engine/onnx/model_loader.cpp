@@ -1,0 +1,178 @@
+#include "onnx/model_loader.h"
+
+#include <filesystem>
+#include <fstream>
+#include <set>
+
+#include <google/protobuf/io/coded_stream.h>
+#include <onnx/checker.h>
+#include <onnx/shape_inference/implementation.h>
+
+#include "onnx/external_data.h"
+#include "onnx/onnx_tensor.h"
+#include "passes/constant_folding.h"
+#include "passes/topological_sort.h"
+
+namespace ql {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+ValueInfo convertValueInfo(const onnx::ValueInfoProto &proto) {
+    ValueInfo info;
+    info.name = proto.name();
+    if (!proto.type().has_tensor_type()) return info;
+    const auto &tensorType = proto.type().tensor_type();
+    info.dtype = static_cast<DataType>(tensorType.elem_type());
+    if (tensorType.has_shape()) {
+        info.hasShape = true;
+        for (const auto &dim : tensorType.shape().dim()) {
+            info.shape.push_back(dim.has_dim_value() ? dim.dim_value() : -1);
+            info.dimNames.push_back(dim.has_dim_param() ? dim.dim_param() : std::string());
+        }
+    }
+    return info;
+}
+
+Result<Attribute> convertAttribute(const onnx::AttributeProto &proto, const std::string &where) {
+    Attribute a;
+    using A = onnx::AttributeProto;
+    switch (proto.type()) {
+        case A::FLOAT: a.kind = Attribute::Kind::Float; a.f = proto.f(); break;
+        case A::INT: a.kind = Attribute::Kind::Int; a.i = proto.i(); break;
+        case A::STRING: a.kind = Attribute::Kind::String; a.s = proto.s(); break;
+        case A::FLOATS: a.kind = Attribute::Kind::Floats; a.floats.assign(proto.floats().begin(), proto.floats().end()); break;
+        case A::INTS: a.kind = Attribute::Kind::Ints; a.ints.assign(proto.ints().begin(), proto.ints().end()); break;
+        case A::STRINGS: a.kind = Attribute::Kind::Strings; a.strings.assign(proto.strings().begin(), proto.strings().end()); break;
+        case A::TENSOR: {
+            auto t = tensorFromProto(proto.t(), where + " attribute '" + proto.name() + "'", false);
+            if (!t) return t.status();
+            a.kind = Attribute::Kind::Tensor;
+            a.t = t.value();
+            break;
+        }
+        case A::GRAPH: case A::GRAPHS: a.kind = Attribute::Kind::Graph; break;
+        default: a.kind = Attribute::Kind::Unknown; break;
+    }
+    return a;
+}
+
+Result<Graph> convertModel(const onnx::ModelProto &model, const std::string &file) {
+    Graph graph;
+    graph.sourcePath = file;
+    graph.name = model.graph().name();
+    for (const auto &opset : model.opset_import()) {
+        const std::string domain = opset.domain() == "ai.onnx" ? "" : opset.domain();
+        graph.domainOpsets[domain] = opset.version();
+        if (domain.empty()) graph.opsetVersion = opset.version();
+    }
+    const auto &g = model.graph();
+    for (const auto &init : g.initializer()) {
+        auto t = tensorFromProto(init, "initializer '" + init.name() + "'", true);
+        if (!t) return t.status();
+        graph.initializers[init.name()] = t.value();
+    }
+    for (const auto &input : g.input())
+        if (!graph.isInitializer(input.name())) graph.inputs.push_back(convertValueInfo(input));
+    for (const auto &output : g.output()) graph.outputs.push_back(convertValueInfo(output));
+    for (const auto &vi : g.value_info()) graph.valueInfo[vi.name()] = convertValueInfo(vi);
+    for (const auto &vi : g.input()) graph.valueInfo[vi.name()] = convertValueInfo(vi);
+    for (const auto &vi : g.output()) graph.valueInfo[vi.name()] = convertValueInfo(vi);
+
+    std::set<std::string> names;
+    for (int i = 0; i < g.node_size(); ++i) {
+        const auto &proto = g.node(i);
+        Node node;
+        node.opType = proto.op_type();
+        node.domain = proto.domain() == "ai.onnx" ? "" : proto.domain();
+        node.name = proto.name().empty() ? proto.op_type() + "_" + std::to_string(i) : proto.name();
+        if (!names.insert(node.name).second) node.name += "_" + std::to_string(i);  // keep names unique
+        node.inputs.assign(proto.input().begin(), proto.input().end());
+        node.outputs.assign(proto.output().begin(), proto.output().end());
+        for (const auto &attr : proto.attribute()) {
+            auto a = convertAttribute(attr, node.describe());
+            if (!a) return a.status();
+            node.attributes[attr.name()] = a.value();
+        }
+        graph.nodes.push_back(std::move(node));
+    }
+    return graph;
+}
+
+}  // namespace
+
+Result<Graph> loadModelFromBytes(const std::string &bytes, const std::string &file,
+                                 const std::string &baseDir, const LoadOptions &options) {
+    auto fail = [&](ErrorKind kind, const std::string &why) { return Status::error(kind, file + ": " + why); };
+    if (bytes.empty()) return fail(ErrorKind::BadInput, "file is empty");
+
+    onnx::ModelProto model;
+    google::protobuf::io::CodedInputStream stream(reinterpret_cast<const uint8_t *>(bytes.data()),
+                                                  static_cast<int>(bytes.size()));
+    stream.SetTotalBytesLimit(static_cast<int>(std::min<uint64_t>(options.maxFileBytes, INT32_MAX)));
+    if (!model.ParseFromCodedStream(&stream) || !stream.ConsumedEntireMessage())
+        return fail(ErrorKind::BadInput, "not an ONNX model, or the file is truncated (protobuf parse failed)");
+    if (model.ir_version() <= 0 || !model.has_graph())
+        return fail(ErrorKind::BadInput, "not an ONNX model (no IR version or no graph)");
+
+    int64_t opset = -1;
+    for (const auto &imp : model.opset_import())
+        if (imp.domain().empty() || imp.domain() == "ai.onnx") opset = imp.version();
+    if (opset < 0) return fail(ErrorKind::BadInput, "model imports no default ONNX opset");
+    if (opset < kMinOpset || opset > kMaxOpset) {
+        return fail(ErrorKind::Unsupported, "opset " + std::to_string(opset) + " is not supported (supported: " +
+                                                std::to_string(kMinOpset) + " to " + std::to_string(kMaxOpset) + ")");
+    }
+
+    Status external = resolveExternalData(model, baseDir);
+    if (!external) return fail(ErrorKind::BadInput, external.message());
+
+    if (options.runChecker) {
+        try {
+            onnx::checker::check_model(model);
+        } catch (const std::exception &e) {
+            return fail(ErrorKind::BadInput, std::string("fails the ONNX checker: ") + e.what());
+        }
+    }
+    std::vector<std::string> warnings;
+    try {
+        onnx::ShapeInferenceOptions inferenceOptions{false, 0, false};
+        onnx::shape_inference::InferShapes(model, onnx::OpSchemaRegistry::Instance(), inferenceOptions);
+    } catch (const std::exception &e) {
+        warnings.push_back(std::string("shape inference stopped early: ") + e.what());
+    }
+
+    Result<Graph> converted = convertModel(model, file);
+    if (!converted) return fail(converted.status().kind(), converted.status().message());
+    Graph &graph = converted.value();
+    graph.warnings = warnings;
+    Status sorted = sortTopologically(graph);
+    if (!sorted) return fail(sorted.kind(), sorted.message());
+    if (options.foldConstants) {
+        Status folded = foldConstants(graph);
+        if (!folded) return fail(folded.kind(), folded.message());
+    }
+    return converted;
+}
+
+Result<Graph> loadModel(const std::string &path, const LoadOptions &options) {
+    std::error_code ec;
+    if (!fs::exists(path, ec)) return Status::badInput(path + ": no such file");
+    if (fs::is_directory(path, ec)) return Status::badInput(path + ": is a folder, not an ONNX file");
+    const uint64_t size = fs::file_size(path, ec);
+    if (ec) return Status::badInput(path + ": cannot read file size: " + ec.message());
+    if (size > options.maxFileBytes) {
+        return Status::badInput(path + ": file is " + std::to_string(size >> 20) +
+                                " MiB; models over 2 GiB must keep their weights in external data files");
+    }
+    std::ifstream in(path, std::ios::binary);
+    if (!in) return Status::badInput(path + ": cannot open file");
+    std::string bytes(static_cast<size_t>(size), '\0');
+    in.read(bytes.data(), static_cast<std::streamsize>(size));
+    if (!in) return Status::badInput(path + ": cannot read file");
+    const std::string baseDir = fs::absolute(path).parent_path().string();
+    return loadModelFromBytes(bytes, path, baseDir, options);
+}
+
+}  // namespace ql

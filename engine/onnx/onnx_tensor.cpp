@@ -1,0 +1,90 @@
+#include "onnx/onnx_tensor.h"
+
+#include <cstring>
+
+namespace ql {
+
+namespace {
+
+template <class Field, class Out>
+void copyField(const Field &field, Out *out, int64_t count) {
+    for (int64_t i = 0; i < count; ++i) out[i] = static_cast<Out>(field.Get(static_cast<int>(i)));
+}
+
+Tensor halfToFloatTensor(const Tensor &half, bool bfloat) {
+    Tensor out(DataType::Float, half.shape());
+    const uint16_t *in = half.data<uint16_t>();
+    float *dst = out.data<float>();
+    for (int64_t i = 0; i < half.numel(); ++i) dst[i] = bfloat ? bfloat16ToFloat(in[i]) : halfToFloat(in[i]);
+    return out;
+}
+
+}  // namespace
+
+Result<Tensor> tensorFromProto(const onnx::TensorProto &proto, const std::string &what,
+                               bool convertHalfToFloat) {
+    const auto type = static_cast<DataType>(proto.data_type());
+    if (type == DataType::String) return Status::unsupported(what + ": string tensors are not supported");
+    if (dataTypeSize(type) == 0)
+        return Status::unsupported(what + ": unsupported tensor data type " + std::to_string(proto.data_type()));
+    if (proto.data_location() == onnx::TensorProto::EXTERNAL)
+        return Status::internal(what + ": external data was not resolved");
+    Shape shape(proto.dims().begin(), proto.dims().end());
+    for (int64_t d : shape)
+        if (d < 0) return Status::badInput(what + ": negative dimension in " + shapeToString(shape));
+    Tensor tensor(type, shape);
+    const int64_t count = tensor.numel();
+    const size_t bytes = tensor.byteSize();
+    if (proto.has_raw_data()) {
+        if (proto.raw_data().size() != bytes) {
+            return Status::badInput(what + ": raw data holds " + std::to_string(proto.raw_data().size()) +
+                                    " bytes, shape " + shapeToString(shape) + " of " + dataTypeName(type) +
+                                    " needs " + std::to_string(bytes));
+        }
+        if (bytes) std::memcpy(tensor.rawData(), proto.raw_data().data(), bytes);
+    } else {
+        int64_t available = 0;
+        switch (type) {
+            case DataType::Float: available = proto.float_data_size(); break;
+            case DataType::Double: available = proto.double_data_size(); break;
+            case DataType::Int64: available = proto.int64_data_size(); break;
+            case DataType::UInt32: case DataType::UInt64: available = proto.uint64_data_size(); break;
+            default: available = proto.int32_data_size(); break;
+        }
+        if (available != count) {
+            return Status::badInput(what + ": holds " + std::to_string(available) + " values, shape " +
+                                    shapeToString(shape) + " needs " + std::to_string(count));
+        }
+        switch (type) {
+            case DataType::Float: copyField(proto.float_data(), tensor.data<float>(), count); break;
+            case DataType::Double: copyField(proto.double_data(), tensor.data<double>(), count); break;
+            case DataType::Int64: copyField(proto.int64_data(), tensor.data<int64_t>(), count); break;
+            case DataType::UInt32: copyField(proto.uint64_data(), tensor.data<uint32_t>(), count); break;
+            case DataType::UInt64: copyField(proto.uint64_data(), tensor.data<uint64_t>(), count); break;
+            case DataType::Int32: copyField(proto.int32_data(), tensor.data<int32_t>(), count); break;
+            case DataType::Int16: copyField(proto.int32_data(), tensor.data<int16_t>(), count); break;
+            case DataType::UInt16: case DataType::Float16: case DataType::BFloat16:
+                copyField(proto.int32_data(), tensor.data<uint16_t>(), count);
+                break;
+            case DataType::Int8: copyField(proto.int32_data(), tensor.data<int8_t>(), count); break;
+            case DataType::UInt8: case DataType::Bool:
+                copyField(proto.int32_data(), tensor.data<uint8_t>(), count);
+                break;
+            default: return Status::unsupported(what + ": unsupported data type " + dataTypeName(type));
+        }
+    }
+    if (convertHalfToFloat && (type == DataType::Float16 || type == DataType::BFloat16))
+        return halfToFloatTensor(tensor, type == DataType::BFloat16);
+    return tensor;
+}
+
+void tensorToProto(const Tensor &tensor, const std::string &name, onnx::TensorProto *proto) {
+    const Tensor plain = tensor.toPlain();
+    proto->Clear();
+    proto->set_name(name);
+    proto->set_data_type(static_cast<int>(plain.dtype()));
+    for (int64_t d : plain.shape()) proto->add_dims(d);
+    proto->set_raw_data(plain.rawData(), plain.byteSize());
+}
+
+}  // namespace ql

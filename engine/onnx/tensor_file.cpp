@@ -1,0 +1,176 @@
+#include "onnx/tensor_file.h"
+
+#include <cstring>
+#include <fstream>
+#include <sstream>
+
+#include "onnx/onnx_tensor.h"
+
+namespace ql {
+
+namespace {
+
+Result<std::string> readAll(const std::string &path) {
+    std::ifstream in(path, std::ios::binary);
+    if (!in) return Status::badInput(path + ": cannot open file");
+    std::ostringstream buffer;
+    buffer << in.rdbuf();
+    return buffer.str();
+}
+
+bool npyTypeFromDescr(const std::string &descr, DataType *type) {
+    static const std::pair<const char *, DataType> table[] = {
+        {"f4", DataType::Float}, {"f8", DataType::Double}, {"f2", DataType::Float16},
+        {"u1", DataType::UInt8}, {"i1", DataType::Int8},   {"u2", DataType::UInt16},
+        {"i2", DataType::Int16}, {"i4", DataType::Int32},  {"u4", DataType::UInt32},
+        {"i8", DataType::Int64}, {"u8", DataType::UInt64}, {"b1", DataType::Bool}};
+    if (descr.size() != 3 || (descr[0] != '<' && descr[0] != '|' && descr[0] != '=')) return false;
+    for (const auto &[code, dtype] : table) {
+        if (descr.compare(1, 2, code) == 0) {
+            *type = dtype;
+            return true;
+        }
+    }
+    return false;
+}
+
+const char *npyDescr(DataType type) {
+    switch (type) {
+        case DataType::Float: return "<f4";
+        case DataType::Double: return "<f8";
+        case DataType::Float16: return "<f2";
+        case DataType::UInt8: return "|u1";
+        case DataType::Int8: return "|i1";
+        case DataType::UInt16: return "<u2";
+        case DataType::Int16: return "<i2";
+        case DataType::Int32: return "<i4";
+        case DataType::UInt32: return "<u4";
+        case DataType::Int64: return "<i8";
+        case DataType::UInt64: return "<u8";
+        case DataType::Bool: return "|b1";
+        default: return nullptr;
+    }
+}
+
+// Value of `key` in a Python dict literal such as {'descr': '<f4', 'shape': (2, 3), }.
+std::string dictValue(const std::string &header, const std::string &key) {
+    const size_t k = header.find("'" + key + "'");
+    if (k == std::string::npos) return {};
+    size_t v = header.find(':', k);
+    if (v == std::string::npos) return {};
+    ++v;
+    while (v < header.size() && header[v] == ' ') ++v;
+    if (v >= header.size()) return {};
+    const char open = header[v];
+    if (open == '\'' ) return header.substr(v + 1, header.find('\'', v + 1) - v - 1);
+    if (open == '(') return header.substr(v + 1, header.find(')', v) - v - 1);
+    const size_t end = header.find_first_of(",}", v);
+    return header.substr(v, end - v);
+}
+
+}  // namespace
+
+Result<Tensor> readNpy(const std::string &path) {
+    auto bytes = readAll(path);
+    if (!bytes) return bytes.status();
+    const std::string &b = bytes.value();
+    auto bad = [&](const std::string &why) { return Status::badInput(path + ": " + why); };
+    if (b.size() < 10 || b.compare(0, 6, "\x93NUMPY") != 0) return bad("not a .npy file (bad magic)");
+    const int major = static_cast<uint8_t>(b[6]);
+    size_t headerLength, headerStart;
+    if (major == 1) {
+        headerLength = static_cast<uint8_t>(b[8]) | (static_cast<uint8_t>(b[9]) << 8);
+        headerStart = 10;
+    } else if (major == 2 || major == 3) {
+        if (b.size() < 12) return bad("truncated .npy header");
+        uint32_t len;
+        std::memcpy(&len, b.data() + 8, 4);
+        headerLength = len;
+        headerStart = 12;
+    } else {
+        return bad("unsupported .npy version " + std::to_string(major));
+    }
+    if (headerStart + headerLength > b.size()) return bad("truncated .npy header");
+    const std::string header = b.substr(headerStart, headerLength);
+    DataType type;
+    const std::string descr = dictValue(header, "descr");
+    if (!npyTypeFromDescr(descr, &type)) {
+        if (!descr.empty() && descr[0] == '>') return bad("big-endian .npy data is not supported ('" + descr + "')");
+        return bad("unsupported .npy dtype '" + descr + "'");
+    }
+    if (dictValue(header, "fortran_order").find("True") != std::string::npos)
+        return bad("Fortran-ordered .npy arrays are not supported; save with numpy.ascontiguousarray");
+    Shape shape;
+    std::stringstream dims(dictValue(header, "shape"));
+    std::string item;
+    while (std::getline(dims, item, ',')) {
+        if (item.find_first_not_of(' ') == std::string::npos) continue;
+        try {
+            shape.push_back(std::stoll(item));
+        } catch (const std::exception &) {
+            return bad("malformed .npy shape");
+        }
+    }
+    Tensor tensor(type, shape);
+    const size_t dataStart = headerStart + headerLength;
+    if (b.size() - dataStart < tensor.byteSize()) {
+        return bad("truncated .npy data: shape " + shapeToString(shape) + " needs " +
+                   std::to_string(tensor.byteSize()) + " bytes, file has " + std::to_string(b.size() - dataStart));
+    }
+    if (tensor.byteSize()) std::memcpy(tensor.rawData(), b.data() + dataStart, tensor.byteSize());
+    return tensor;
+}
+
+Result<Tensor> readTensorProtoFile(const std::string &path) {
+    auto bytes = readAll(path);
+    if (!bytes) return bytes.status();
+    onnx::TensorProto proto;
+    if (!proto.ParseFromString(bytes.value()))
+        return Status::badInput(path + ": not a serialized ONNX TensorProto");
+    auto tensor = tensorFromProto(proto, path, false);
+    if (!tensor) return Status::error(tensor.status().kind(), tensor.status().message());
+    return tensor;
+}
+
+Result<Tensor> readTensorFile(const std::string &path) {
+    auto endsWith = [&](const char *ext) {
+        const size_t n = std::strlen(ext);
+        return path.size() >= n && path.compare(path.size() - n, n, ext) == 0;
+    };
+    if (endsWith(".npy")) return readNpy(path);
+    if (endsWith(".pb")) return readTensorProtoFile(path);
+    return Status::badInput(path + ": unknown tensor file type (expected .npy or .pb)");
+}
+
+Status writeNpy(const std::string &path, const Tensor &tensor) {
+    const char *descr = npyDescr(tensor.dtype());
+    if (!descr) return Status::unsupported(path + ": cannot write " + dataTypeName(tensor.dtype()) + " to .npy");
+    std::string shape = "(";
+    for (int i = 0; i < tensor.rank(); ++i) shape += (i ? ", " : "") + std::to_string(tensor.shape()[i]);
+    shape += tensor.rank() == 1 ? ",)" : ")";  // Python's one-element tuple
+    std::string header = std::string("{'descr': '") + descr + "', 'fortran_order': False, 'shape': " + shape + ", }";
+    const size_t unpadded = 10 + header.size() + 1;
+    header.append((64 - unpadded % 64) % 64, ' ');
+    header += '\n';
+    std::ofstream out(path, std::ios::binary);
+    if (!out) return Status::badInput(path + ": cannot create file");
+    const uint16_t length = static_cast<uint16_t>(header.size());
+    out.write("\x93NUMPY\x01\x00", 8);
+    out.put(static_cast<char>(length & 0xff));
+    out.put(static_cast<char>(length >> 8));
+    out << header;
+    const Tensor plain = tensor.toPlain();
+    out.write(static_cast<const char *>(plain.rawData()), static_cast<std::streamsize>(plain.byteSize()));
+    if (!out) return Status::badInput(path + ": write failed");
+    return Status::ok();
+}
+
+Status writeTensorProtoFile(const std::string &path, const Tensor &tensor, const std::string &name) {
+    onnx::TensorProto proto;
+    tensorToProto(tensor, name, &proto);
+    std::ofstream out(path, std::ios::binary);
+    if (!out || !proto.SerializeToOstream(&out)) return Status::badInput(path + ": cannot write file");
+    return Status::ok();
+}
+
+}  // namespace ql

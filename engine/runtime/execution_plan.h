@@ -1,0 +1,68 @@
+#pragma once
+// Build once, run many: the plan orders the graph, instantiates one kernel per node, and
+// reuses value buffers across nodes and runs. Kernels cache their oneDNN primitives, so a
+// second run with the same input shapes costs only the kernels.
+
+#include <functional>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "core/status.h"
+#include "ir/graph.h"
+#include "ir/tensor.h"
+
+namespace ql {
+
+// Sees a node's output right after the node ran. The tensor is plain (ONNX order) and valid only
+// during the call: copy what you keep. The plan never keeps values alive for taps.
+using TapCallback = std::function<void(const Node &node, size_t outputIndex, const Tensor &value)>;
+// Called between nodes; return false to cancel the run.
+using ProgressCallback = std::function<bool(int done, int total)>;
+
+struct PlanOptions {
+    int threads = 0;  // 0: all hardware threads
+};
+
+struct RunOptions {
+    TapCallback tap;                       // optional
+    std::function<bool(const Node &)> tapFilter;  // which nodes to tap; all when empty
+    ProgressCallback progress;             // optional
+};
+
+struct NodeTiming {
+    std::string nodeName;
+    std::string opType;
+    double milliseconds = 0.0;
+};
+
+class ExecutionPlan {
+public:
+    // Fails with ErrorKind::Unsupported naming op type, node and opset for unknown ops.
+    static Result<std::unique_ptr<ExecutionPlan>> create(Graph graph, const PlanOptions &options = {});
+    ~ExecutionPlan();
+    ExecutionPlan(const ExecutionPlan &) = delete;
+    ExecutionPlan &operator=(const ExecutionPlan &) = delete;
+
+    // inputs: by graph input name. outputs: one plain tensor per graph output, in order.
+    Status run(const std::map<std::string, Tensor> &inputs, std::vector<Tensor> &outputs,
+               const RunOptions &options = {});
+
+    const Graph &graph() const;
+    // Per-node wall time of the last run when timing is enabled.
+    void setTimingEnabled(bool enabled);
+    const std::vector<NodeTiming> &lastTimings() const;
+    // Bytes of buffers the plan currently keeps for reuse.
+    size_t pooledBytes() const;
+
+private:
+    ExecutionPlan();
+    struct Impl;
+    std::unique_ptr<Impl> m_impl;
+};
+
+// Checks an input tensor against the graph's declared input; BadInput with a clear message.
+Status checkInputMatches(const ValueInfo &declared, const Tensor &given);
+
+}  // namespace ql

@@ -1,0 +1,98 @@
+#include "test_support.h"
+
+#include <cmath>
+#include <random>
+#include <sstream>
+
+#include "runtime/execution_plan.h"
+
+namespace ql::test {
+
+SingleNodeRun runSingleNode(const Node &node, const std::vector<Tensor> &inputs, size_t outputCount,
+                            const std::vector<bool> &constants, int64_t opset) {
+    Graph graph;
+    graph.opsetVersion = opset;
+    Node n = node;
+    if (n.name.empty()) n.name = n.opType + "_under_test";
+    n.inputs.clear();
+    n.outputs.clear();
+    std::map<std::string, Tensor> feeds;
+    for (size_t i = 0; i < inputs.size(); ++i) {
+        if (!inputs[i].defined()) {
+            n.inputs.push_back("");
+            continue;
+        }
+        const std::string name = "in" + std::to_string(i);
+        n.inputs.push_back(name);
+        if (i < constants.size() && constants[i]) {
+            graph.initializers[name] = inputs[i];
+        } else {
+            ValueInfo info;
+            info.name = name;
+            info.dtype = inputs[i].dtype();
+            graph.inputs.push_back(info);
+            feeds[name] = inputs[i];
+        }
+    }
+    for (size_t o = 0; o < outputCount; ++o) {
+        n.outputs.push_back("out" + std::to_string(o));
+        ValueInfo info;
+        info.name = n.outputs.back();
+        graph.outputs.push_back(info);
+    }
+    graph.nodes.push_back(n);
+    SingleNodeRun result;
+    auto plan = ExecutionPlan::create(graph);
+    if (!plan) {
+        result.status = plan.status();
+        return result;
+    }
+    result.status = plan.value()->run(feeds, result.outputs);
+    return result;
+}
+
+Attribute intAttr(int64_t v) { Attribute a; a.kind = Attribute::Kind::Int; a.i = v; return a; }
+Attribute floatAttr(float v) { Attribute a; a.kind = Attribute::Kind::Float; a.f = v; return a; }
+Attribute intsAttr(std::vector<int64_t> v) { Attribute a; a.kind = Attribute::Kind::Ints; a.ints = std::move(v); return a; }
+Attribute floatsAttr(std::vector<float> v) { Attribute a; a.kind = Attribute::Kind::Floats; a.floats = std::move(v); return a; }
+Attribute stringAttr(std::string v) { Attribute a; a.kind = Attribute::Kind::String; a.s = std::move(v); return a; }
+
+Tensor randomTensor(const Shape &shape, unsigned seed, float lo, float hi) {
+    Tensor t(DataType::Float, shape);
+    std::mt19937 rng(seed);
+    std::uniform_real_distribution<float> dist(lo, hi);
+    float *p = t.data<float>();
+    for (int64_t i = 0; i < t.numel(); ++i) p[i] = dist(rng);
+    return t;
+}
+
+double maxAbsDiff(const Tensor &a, const Tensor &b) {
+    double worst = 0.0;
+    for (int64_t i = 0; i < a.numel() && i < b.numel(); ++i)
+        worst = std::max(worst, std::fabs(a.valueAsDouble(i) - b.valueAsDouble(i)));
+    return worst;
+}
+
+bool allClose(const Tensor &a, const Tensor &b, double rtol, double atol, std::string *why) {
+    std::ostringstream msg;
+    if (a.dtype() != b.dtype()) {
+        msg << "dtype " << dataTypeName(a.dtype()) << " vs " << dataTypeName(b.dtype());
+    } else if (a.shape() != b.shape()) {
+        msg << "shape " << shapeToString(a.shape()) << " vs " << shapeToString(b.shape());
+    } else {
+        const Tensor pa = a.toPlain(), pb = b.toPlain();
+        for (int64_t i = 0; i < pa.numel(); ++i) {
+            const double x = pa.valueAsDouble(i), y = pb.valueAsDouble(i);
+            if (std::isnan(x) && std::isnan(y)) continue;
+            if (std::isinf(x) && x == y) continue;
+            if (!(std::fabs(x - y) <= atol + rtol * std::fabs(y))) {
+                msg << "element " << i << ": " << x << " vs expected " << y;
+                break;
+            }
+        }
+    }
+    if (why) *why = msg.str();
+    return msg.str().empty();
+}
+
+}  // namespace ql::test

@@ -1,0 +1,37 @@
+#pragma once
+// Helpers shared by the engine unit tests: running one node, naive references, comparisons.
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "core/status.h"
+#include "ir/graph.h"
+#include "ir/tensor.h"
+
+namespace ql::test {
+
+// Builds a one-node graph (inputs named in0, in1, ..., outputs out0, ...) and runs it.
+// Inputs listed in `constants` become initializers; an empty Tensor marks an omitted input.
+struct SingleNodeRun {
+    Status status;
+    std::vector<Tensor> outputs;
+};
+SingleNodeRun runSingleNode(const Node &node, const std::vector<Tensor> &inputs,
+                            size_t outputCount = 1, const std::vector<bool> &constants = {},
+                            int64_t opset = 17);
+
+Attribute intAttr(int64_t v);
+Attribute floatAttr(float v);
+Attribute intsAttr(std::vector<int64_t> v);
+Attribute floatsAttr(std::vector<float> v);
+Attribute stringAttr(std::string v);
+
+Tensor randomTensor(const Shape &shape, unsigned seed, float lo = -1.0f, float hi = 1.0f);
+
+// Max |a-b| over all elements (converted to double); shapes must match.
+double maxAbsDiff(const Tensor &a, const Tensor &b);
+// True when |a-b| <= atol + rtol*|b| everywhere and shapes and dtypes match; fills `why`.
+bool allClose(const Tensor &a, const Tensor &b, double rtol, double atol, std::string *why = nullptr);
+
+}  // namespace ql::test
