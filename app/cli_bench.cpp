@@ -67,12 +67,13 @@ int runBench(const QStringList &arguments) {
     std::map<std::string, ql::Tensor> inputs;
     ql::Status made = makeRandomInputs(graph.value(), batch, inputs);
     if (!made) return reportFailure(made);
+    const std::string source = graph.value().sourcePath;
     auto plan = ql::ExecutionPlan::create(std::move(graph.value()), ql::PlanOptions{threads});
-    if (!plan) return reportFailure(plan.status());
+    if (!plan) return reportFailure(plan.status().withContext(source));
     std::vector<ql::Tensor> outputs;
     for (int i = 0; i < 2; ++i) {
         ql::Status ran = plan.value()->run(inputs, outputs);
-        if (!ran) return reportFailure(ran);
+        if (!ran) return reportFailure(ran.withContext(source));
     }
     plan.value()->setTimingEnabled(parser.isSet("profile"));
     std::vector<double> times;

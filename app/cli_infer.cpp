@@ -42,7 +42,7 @@ int runInfer(const QStringList &arguments) {
     if (!read) return reportFailure(read);
     const ql::Graph model = graph.value();
     auto plan = ql::ExecutionPlan::create(std::move(graph.value()), ql::PlanOptions{threads});
-    if (!plan) return reportFailure(plan.status());
+    if (!plan) return reportFailure(plan.status().withContext(model.sourcePath));
     std::vector<ql::Tensor> outputs;
     ql::Status ran = plan.value()->run(inputs, outputs);
     if (!ran) return reportFailure(ran.withContext(model.sourcePath));

@@ -1,4 +1,7 @@
 #pragma once
 
-// Opens the main window (argv may carry --demo or a model path); returns the exit code.
-int runGui(int argc, char *argv[]);
+// Opens the main window; returns the process exit code. Arguments from argv[firstArgument] on:
+//   [--demo | MODEL.onnx] [--screenshot FILE.png]
+// With --screenshot the window loads the model, renders itself into FILE and exits
+// (0, or non-zero with a one-line message when loading failed). `quantlens gui ...` passes 2.
+int runGui(int argc, char *argv[], int firstArgument = 1);

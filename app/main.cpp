@@ -1,4 +1,4 @@
-// quantlens: no subcommand opens the GUI; `infer`, `bench`, ... run headless.
+// quantlens: no subcommand (or `gui`) opens the GUI; `infer`, `bench`, ... run headless.
 
 #include <QApplication>
 #include <QCoreApplication>
@@ -19,5 +19,6 @@ int main(int argc, char *argv[]) {
         QStringList rest = app.arguments().mid(2);
         return std::strcmp(command, "infer") == 0 ? cli::runInfer(rest) : cli::runBench(rest);
     }
+    if (std::strcmp(command, "gui") == 0) return runGui(argc, argv, 2);
     return runGui(argc, argv);
 }

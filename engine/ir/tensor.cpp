@@ -1,5 +1,6 @@
 #include "ir/tensor.h"
 
+#include <algorithm>
 #include <cassert>
 #include <cstdlib>
 #include <cstring>
@@ -68,32 +69,42 @@ Tensor Tensor::toChannelsLast() const {
 }
 
 namespace {
-template <class Fn>
-void permute4(const Shape &s, size_t es, Fn &&index, const void *src, void *dst) {
-    const auto *in = static_cast<const uint8_t *>(src);
-    auto *out = static_cast<uint8_t *>(dst);
-    const int64_t N = s[0], C = s[1], H = s[2], W = s[3];
-    for (int64_t n = 0; n < N; ++n)
-        for (int64_t c = 0; c < C; ++c)
-            for (int64_t h = 0; h < H; ++h)
-                for (int64_t w = 0; w < W; ++w) {
-                    const int64_t nchw = ((n * C + c) * H + h) * W + w;
-                    const int64_t nhwc = ((n * H + h) * W + w) * C + c;
-                    index(in, out, nchw, nhwc, es);
-                }
+
+// Transposes a [rows, cols] matrix of elements of type T into [cols, rows], in cache tiles.
+template <class T>
+void transposePlane(const T *in, T *out, int64_t rows, int64_t cols) {
+    constexpr int64_t tile = 32;
+    for (int64_t r0 = 0; r0 < rows; r0 += tile)
+        for (int64_t c0 = 0; c0 < cols; c0 += tile)
+            for (int64_t r = r0; r < std::min(rows, r0 + tile); ++r)
+                for (int64_t c = c0; c < std::min(cols, c0 + tile); ++c) out[c * rows + r] = in[r * cols + c];
 }
+
+// NCHW <-> NHWC is, per image, a transpose of [C, HW] <-> [HW, C].
+void transposeImages(const void *src, void *dst, int64_t images, int64_t rows, int64_t cols, size_t es) {
+    const int64_t plane = rows * cols;
+    const bool parallel = images * plane > (1 << 16);
+#pragma omp parallel for if (parallel)
+    for (int64_t n = 0; n < images; ++n) {
+        const auto *in = static_cast<const uint8_t *>(src) + n * plane * es;
+        auto *out = static_cast<uint8_t *>(dst) + n * plane * es;
+        switch (es) {
+            case 1: transposePlane(in, out, rows, cols); break;
+            case 2: transposePlane(reinterpret_cast<const uint16_t *>(in), reinterpret_cast<uint16_t *>(out), rows, cols); break;
+            case 4: transposePlane(reinterpret_cast<const uint32_t *>(in), reinterpret_cast<uint32_t *>(out), rows, cols); break;
+            default: transposePlane(reinterpret_cast<const uint64_t *>(in), reinterpret_cast<uint64_t *>(out), rows, cols); break;
+        }
+    }
+}
+
 }  // namespace
 
 void nchwToNhwc(const void *src, void *dst, const Shape &s, size_t es) {
-    permute4(s, es, [](const uint8_t *in, uint8_t *out, int64_t nchw, int64_t nhwc, size_t e) {
-        std::memcpy(out + nhwc * e, in + nchw * e, e);
-    }, src, dst);
+    transposeImages(src, dst, s[0], s[1], s[2] * s[3], es);
 }
 
 void nhwcToNchw(const void *src, void *dst, const Shape &s, size_t es) {
-    permute4(s, es, [](const uint8_t *in, uint8_t *out, int64_t nchw, int64_t nhwc, size_t e) {
-        std::memcpy(out + nchw * e, in + nhwc * e, e);
-    }, src, dst);
+    transposeImages(src, dst, s[0], s[2] * s[3], s[1], es);
 }
 
 namespace {

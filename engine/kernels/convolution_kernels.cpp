@@ -1,8 +1,210 @@
+// Conv on oneDNN convolution_forward. 2-D convolutions always produce channels-last output:
+// oneDNN's fast f32 kernels (brgconv) want NHWC activations, plain NCHW falls to gemm.
+#include <cstdio>
+#include <cstdlib>
+#include <unordered_map>
+#include <vector>
+
+#include "kernels/convolution_common.h"
+#include "kernels/convolution_transpose.h"
+#include "kernels/dnnl_support.h"
 #include "kernels/kernel.h"
 #include "kernels/kernel_families.h"
+#include "passes/fuse_activations.h"
 
 namespace ql {
 
-void registerConvolutionKernels(KernelRegistry &registry) { (void)registry; }
+namespace {
+
+using namespace conv;
+using dnnl::memory;
+namespace ds = dnnl_support;
+
+class ConvKernel : public Kernel {
+public:
+    explicit ConvKernel(const KernelBuildInfo &info)
+        : m_node(info.node), m_attrs(readConvAttributes(info.node)) {
+        if (const Tensor *w = info.constantInput(1)) m_constWeights = *w;
+        if (const Tensor *b = info.constantInput(2)) m_constBias = *b;
+        m_status = readFusedOps(info.node, m_fused);
+        if (m_status && m_fused.hasSum && m_node.inputs.size() <= fused::kResidualInput)
+            m_status = Status::internal("fused Add lost its residual input");
+    }
+
+    bool acceptsChannelsLast(size_t i) const override { return i == 0 || i == fused::kResidualInput; }
+    Status run(KernelContext &ctx) override;
+
+private:
+    struct Entry {
+        Shape xShape, wShape;
+        Layout xLayout = Layout::Plain;
+        ConvGeometry geometry;
+        bool dstChannelsLast = false;
+        dnnl::convolution_forward primitive;
+        memory src, dst, weights, bias;
+        memory userWeights;           // wraps the ONNX weights when they need a reorder
+        bool reorderWeights = false;  // primitive wants another weights format
+        bool weightsReady = false;    // constant weights already reordered
+        bool reorderSrc = false;      // plain input converted to NHWC before the primitive
+        memory srcNhwc;
+        dnnl::reorder srcReorder, weightsReorder;
+    };
+
+    Status build(const Tensor &x, const Tensor &w, bool hasBias, Entry &entry) const;
+    Result<void *> prepareOutput(KernelContext &ctx, const Entry &entry) const;
+
+    Node m_node;
+    ConvAttributes m_attrs;
+    FusedOps m_fused;
+    Status m_status;
+    Tensor m_constWeights, m_constBias;
+    std::vector<Entry> m_cache;
+};
+
+Status ConvKernel::build(const Tensor &x, const Tensor &w, bool hasBias, Entry &e) const {
+    QL_RETURN_IF_ERROR(resolveConvGeometry(m_attrs, x.shape(), w.shape(), e.geometry));
+    const ConvGeometry &g = e.geometry;
+    e.xShape = x.shape();
+    e.xLayout = x.layout();
+    e.wShape = w.shape();
+    e.dstChannelsLast = g.spatialRank == 2;
+    const auto f32 = memory::data_type::f32;
+    const memory::dims dstDims = ds::toDims(g.outputShape);
+    const memory::desc dstDesc(dstDims, f32, activationTag(g.spatialRank, e.dstChannelsLast));
+    const memory::desc weightsAny(convWeightDims(g, w.shape()), f32, memory::format_tag::any);
+    const memory::desc biasDesc = hasBias ? memory::desc({g.outChannels}, f32, memory::format_tag::a)
+                                          : memory::desc();
+    dnnl::primitive_attr attr;
+    if (!m_fused.ops.empty()) attr.set_post_ops(makePostOps(m_fused));
+
+    auto makePd = [&](const memory::desc &srcDesc) {
+        dnnl::convolution_forward::desc desc(
+            dnnl::prop_kind::forward_inference, dnnl::algorithm::convolution_direct, srcDesc,
+            weightsAny, biasDesc, dstDesc, ds::toDims(g.strides), oneDnnDilations(g),
+            ds::toDims(g.padBegin), ds::toDims(g.padEnd));
+        return dnnl::convolution_forward::primitive_desc(desc, attr, ds::cpuEngine());
+    };
+    const bool channelsLastIn = x.layout() == Layout::ChannelsLast;
+    dnnl::convolution_forward::primitive_desc pd;
+    try {
+        pd = makePd(memory::desc(ds::toDims(x.shape()), f32, activationTag(g.spatialRank, channelsLastIn)));
+        // A plain 2-D input may land on slow code; NHWC after one reorder is then faster.
+        const std::string impl = pd.impl_info_str();
+        e.reorderSrc = !channelsLastIn && g.spatialRank == 2 &&
+                       (isReferenceImpl(impl) || impl.find("gemm") != std::string::npos);
+        if (e.reorderSrc) {
+            const memory::desc nhwc(ds::toDims(x.shape()), f32, memory::format_tag::nhwc);
+            pd = makePd(nhwc);
+            e.srcNhwc = memory(nhwc, ds::cpuEngine());
+        }
+        e.primitive = dnnl::convolution_forward(pd);
+        e.src = memory(ds::describe(x), ds::cpuEngine(), nullptr);
+        e.dst = memory(pd.dst_desc(), ds::cpuEngine(), nullptr);
+        const memory::desc userWeights(convWeightDims(g, w.shape()), f32, ds::plainTag(w.rank() + (g.group > 1)));
+        e.reorderWeights = pd.weights_desc() != userWeights;
+        e.userWeights = memory(userWeights, ds::cpuEngine(), nullptr);
+        e.weights = e.reorderWeights ? memory(pd.weights_desc(), ds::cpuEngine())
+                                     : memory(userWeights, ds::cpuEngine(), nullptr);
+        if (hasBias) e.bias = memory(biasDesc, ds::cpuEngine(), nullptr);
+        if (e.reorderWeights) e.weightsReorder = dnnl::reorder(e.userWeights, e.weights);
+        if (e.reorderSrc) e.srcReorder = dnnl::reorder(e.src, e.srcNhwc);
+    } catch (const dnnl::error &err) {
+        return dnnlFailure("Conv with input " + shapeToString(x.shape()) + " and weights " +
+                               shapeToString(w.shape()),
+                           err, true);
+    }
+    if (std::getenv("QL_DNNL_VERBOSE_IMPL"))
+        std::fprintf(stderr, "%s: %s\n", m_node.name.c_str(), pd.impl_info_str());
+    return Status::ok();
+}
+
+Result<void *> ConvKernel::prepareOutput(KernelContext &ctx, const Entry &e) const {
+    const Layout layout = e.dstChannelsLast ? Layout::ChannelsLast : Layout::Plain;
+    if (!m_fused.hasSum)
+        return ctx.allocateOutput(0, DataType::Float, e.geometry.outputShape, layout).rawData();
+    // The sum post-op accumulates into dst, so dst must start as the residual.
+    const Tensor &residual = ctx.input(fused::kResidualInput);
+    if (residual.dtype() != DataType::Float || residual.shape() != e.geometry.outputShape) {
+        return Status::badInput("fused Add operand " + shapeToString(residual.shape()) +
+                                " does not match the convolution output " +
+                                shapeToString(e.geometry.outputShape));
+    }
+    // Overwrite the residual in place only when nothing else can see its buffer: the fusion
+    // pass proved it dead after this node, and the only other owner is the plan's pool.
+    const Tensor &x = ctx.input(0);
+    if (m_fused.sumInPlace && residual.layout() == layout && residual.storage().use_count() == 2 &&
+        residual.storage() != x.storage()) {
+        ctx.setOutput(0, residual);
+        return residual.storage()->data();
+    }
+    Tensor &out = ctx.allocateOutput(0, DataType::Float, e.geometry.outputShape, layout);
+    copyIntoLayout(residual, out);
+    return out.rawData();
+}
+
+Status ConvKernel::run(KernelContext &ctx) {
+    QL_RETURN_IF_ERROR(m_status);
+    const Tensor &x = ctx.input(0);
+    const Tensor &w = ctx.input(1);
+    const bool hasBias = ctx.hasInput(2);
+    if (x.dtype() != DataType::Float || w.dtype() != DataType::Float ||
+        (hasBias && ctx.input(2).dtype() != DataType::Float)) {
+        return Status::unsupported("Conv supports float32 only, got input " + dataTypeName(x.dtype()) +
+                                   " and weights " + dataTypeName(w.dtype()));
+    }
+    Entry *entry = nullptr;
+    for (Entry &e : m_cache) {
+        if (e.xShape == x.shape() && e.xLayout == x.layout() && e.wShape == w.shape()) entry = &e;
+    }
+    if (!entry) {
+        Entry fresh;
+        QL_RETURN_IF_ERROR(build(x, w, hasBias, fresh));
+        m_cache.push_back(std::move(fresh));
+        entry = &m_cache.back();
+    }
+    Entry &e = *entry;
+    if (hasBias && ctx.input(2).numel() != e.geometry.outChannels) {
+        return Status::badInput("bias " + shapeToString(ctx.input(2).shape()) + " does not match " +
+                                std::to_string(e.geometry.outChannels) + " output channels");
+    }
+    Result<void *> out = prepareOutput(ctx, e);
+    if (!out) return out.status();
+    const bool constWeights = m_constWeights.defined() && w.storage() == m_constWeights.storage();
+    try {
+        dnnl::stream &stream = ds::threadStream();
+        if (e.reorderWeights && (!constWeights || !e.weightsReady)) {
+            e.userWeights.set_data_handle(const_cast<void *>(w.rawData()));
+            e.weightsReorder.execute(stream, e.userWeights, e.weights);
+            e.weightsReady = constWeights;
+        } else if (!e.reorderWeights) {
+            e.weights.set_data_handle(const_cast<void *>(w.rawData()));
+        }
+        e.src.set_data_handle(const_cast<void *>(x.rawData()));
+        e.dst.set_data_handle(out.value());
+        std::unordered_map<int, memory> args{{DNNL_ARG_WEIGHTS, e.weights}, {DNNL_ARG_DST, e.dst}};
+        if (e.reorderSrc) {
+            e.srcReorder.execute(stream, e.src, e.srcNhwc);
+            args[DNNL_ARG_SRC] = e.srcNhwc;
+        } else {
+            args[DNNL_ARG_SRC] = e.src;
+        }
+        if (hasBias) {
+            e.bias.set_data_handle(const_cast<void *>(ctx.input(2).rawData()));
+            args[DNNL_ARG_BIAS] = e.bias;
+        }
+        e.primitive.execute(stream, args);
+        stream.wait();
+    } catch (const dnnl::error &err) {
+        return dnnlFailure("Conv", err, false);
+    }
+    return Status::ok();
+}
+
+}  // namespace
+
+void registerConvolutionKernels(KernelRegistry &registry) {
+    registry.add("Conv", makeFactory<ConvKernel>());
+    registry.add("ConvTranspose", conv::makeConvTransposeKernel);
+}
 
 }  // namespace ql

@@ -35,6 +35,19 @@ ValueInfo convertValueInfo(const onnx::ValueInfoProto &proto) {
     return info;
 }
 
+// Sequences, maps and optionals have no Tensor form: refuse them clearly instead of failing later.
+Status requireTensorType(const onnx::ValueInfoProto &proto, const std::string &role) {
+    if (!proto.has_type() || proto.type().has_tensor_type()) return Status::ok();
+    const auto &type = proto.type();
+    const char *kind = type.has_sequence_type() ? "a sequence"
+                       : type.has_map_type() ? "a map"
+                       : type.has_optional_type() ? "an optional"
+                       : type.has_sparse_tensor_type() ? "a sparse tensor"
+                                                       : "not a tensor";
+    return Status::unsupported(role + " '" + proto.name() + "' is " + kind +
+                               "; only dense tensors are supported");
+}
+
 Result<Attribute> convertAttribute(const onnx::AttributeProto &proto, const std::string &where) {
     Attribute a;
     using A = onnx::AttributeProto;
@@ -73,9 +86,15 @@ Result<Graph> convertModel(const onnx::ModelProto &model, const std::string &fil
         if (!t) return t.status();
         graph.initializers[init.name()] = t.value();
     }
-    for (const auto &input : g.input())
-        if (!graph.isInitializer(input.name())) graph.inputs.push_back(convertValueInfo(input));
-    for (const auto &output : g.output()) graph.outputs.push_back(convertValueInfo(output));
+    for (const auto &input : g.input()) {
+        if (graph.isInitializer(input.name())) continue;
+        QL_RETURN_IF_ERROR(requireTensorType(input, "graph input"));
+        graph.inputs.push_back(convertValueInfo(input));
+    }
+    for (const auto &output : g.output()) {
+        QL_RETURN_IF_ERROR(requireTensorType(output, "graph output"));
+        graph.outputs.push_back(convertValueInfo(output));
+    }
     for (const auto &vi : g.value_info()) graph.valueInfo[vi.name()] = convertValueInfo(vi);
     for (const auto &vi : g.input()) graph.valueInfo[vi.name()] = convertValueInfo(vi);
     for (const auto &vi : g.output()) graph.valueInfo[vi.name()] = convertValueInfo(vi);
@@ -106,6 +125,10 @@ Result<Graph> loadModelFromBytes(const std::string &bytes, const std::string &fi
                                  const std::string &baseDir, const LoadOptions &options) {
     auto fail = [&](ErrorKind kind, const std::string &why) { return Status::error(kind, file + ": " + why); };
     if (bytes.empty()) return fail(ErrorKind::BadInput, "file is empty");
+    if (bytes.size() > options.maxFileBytes) {
+        return fail(ErrorKind::BadInput, "model is too large (" + std::to_string(bytes.size()) + " bytes, limit " +
+                                             std::to_string(options.maxFileBytes) + ")");
+    }
 
     onnx::ModelProto model;
     google::protobuf::io::CodedInputStream stream(reinterpret_cast<const uint8_t *>(bytes.data()),
@@ -120,9 +143,10 @@ Result<Graph> loadModelFromBytes(const std::string &bytes, const std::string &fi
     for (const auto &imp : model.opset_import())
         if (imp.domain().empty() || imp.domain() == "ai.onnx") opset = imp.version();
     if (opset < 0) return fail(ErrorKind::BadInput, "model imports no default ONNX opset");
-    if (opset < kMinOpset || opset > kMaxOpset) {
+    if (opset < options.minOpset || opset > kMaxOpset) {
         return fail(ErrorKind::Unsupported, "opset " + std::to_string(opset) + " is not supported (supported: " +
-                                                std::to_string(kMinOpset) + " to " + std::to_string(kMaxOpset) + ")");
+                                                std::to_string(options.minOpset) + " to " +
+                                                std::to_string(kMaxOpset) + ")");
     }
 
     Status external = resolveExternalData(model, baseDir);
@@ -163,8 +187,11 @@ Result<Graph> loadModel(const std::string &path, const LoadOptions &options) {
     const uint64_t size = fs::file_size(path, ec);
     if (ec) return Status::badInput(path + ": cannot read file size: " + ec.message());
     if (size > options.maxFileBytes) {
-        return Status::badInput(path + ": file is " + std::to_string(size >> 20) +
-                                " MiB; models over 2 GiB must keep their weights in external data files");
+        const bool protobufLimit = options.maxFileBytes >= (uint64_t(2) << 30) - 1;
+        return Status::badInput(path + ": file is too large (" + std::to_string(size) + " bytes, limit " +
+                                std::to_string(options.maxFileBytes) + ")" +
+                                (protobufLimit ? "; models over 2 GiB must keep their weights in external data files"
+                                               : ""));
     }
     std::ifstream in(path, std::ios::binary);
     if (!in) return Status::badInput(path + ": cannot open file");

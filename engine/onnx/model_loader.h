@@ -11,14 +11,17 @@
 
 namespace ql {
 
+constexpr int64_t kMinOpset = 11;
+constexpr int64_t kMaxOpset = 18;
+
 struct LoadOptions {
     uint64_t maxFileBytes = (uint64_t(2) << 30) - 1;  // protobuf cannot parse 2 GiB or more
     bool runChecker = true;
     bool foldConstants = true;
+    // Lowest default-domain opset accepted; the conformance runner lowers it for the
+    // opset 1-9 backend test cases.
+    int64_t minOpset = kMinOpset;
 };
-
-constexpr int64_t kMinOpset = 11;
-constexpr int64_t kMaxOpset = 18;
 
 // Every error message starts with the file name.
 Result<Graph> loadModel(const std::string &path, const LoadOptions &options = {});

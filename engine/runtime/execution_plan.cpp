@@ -8,6 +8,7 @@
 #include <unordered_map>
 
 #include "kernels/kernel.h"
+#include "passes/fuse_activations.h"
 #include "runtime/buffer_pool.h"
 
 namespace ql {
@@ -103,6 +104,7 @@ Result<std::unique_ptr<ExecutionPlan>> ExecutionPlan::create(Graph graph, const 
     std::unique_ptr<ExecutionPlan> plan(new ExecutionPlan());
     Impl &p = *plan->m_impl;
     p.graph = std::move(graph);
+    if (options.fuseOperators) QL_RETURN_IF_ERROR(fuseForInference(p.graph));
     p.threads = options.threads > 0 ? options.threads
                                     : std::max(1u, std::thread::hardware_concurrency());
 

@@ -23,6 +23,9 @@ using ProgressCallback = std::function<bool(int done, int total)>;
 
 struct PlanOptions {
     int threads = 0;  // 0: all hardware threads
+    // Fuse Conv + activation / residual Add chains into oneDNN post-ops (passes/fuse_activations.h).
+    // Faster, but the fused intermediate values are no longer seen by taps.
+    bool fuseOperators = false;
 };
 
 struct RunOptions {

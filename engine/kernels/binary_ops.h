@@ -1,0 +1,126 @@
+#pragma once
+// Internal: the scalar operations of the binary family and the row loops that apply them
+// over a BroadcastPlan. Integer arithmetic wraps like numpy and never traps: division or
+// modulo by zero gives 0, INT_MIN / -1 wraps.
+
+#include <cmath>
+#include <type_traits>
+
+#include "kernels/binary_broadcast.h"
+#include "kernels/elementwise_support.h"
+
+namespace ql::binary {
+
+// Unsigned type at least as wide as unsigned int, so integer arithmetic wraps without UB.
+template <class T>
+using WrapType = std::conditional_t<(sizeof(T) < sizeof(unsigned)), unsigned, std::make_unsigned_t<T>>;
+
+struct AddOp {
+    template <class T> T operator()(T a, T b) const {
+        if constexpr (std::is_integral_v<T>) return static_cast<T>(WrapType<T>(a) + WrapType<T>(b));
+        else return a + b;
+    }
+};
+struct SubOp {
+    template <class T> T operator()(T a, T b) const {
+        if constexpr (std::is_integral_v<T>) return static_cast<T>(WrapType<T>(a) - WrapType<T>(b));
+        else return a - b;
+    }
+};
+struct MulOp {
+    template <class T> T operator()(T a, T b) const {
+        if constexpr (std::is_integral_v<T>) return static_cast<T>(WrapType<T>(a) * WrapType<T>(b));
+        else return a * b;
+    }
+};
+struct DivOp {  // integers truncate toward zero
+    template <class T> T operator()(T a, T b) const {
+        if constexpr (std::is_integral_v<T>) {
+            if (b == 0) return T(0);
+            if constexpr (std::is_signed_v<T>) {
+                if (b == T(-1)) return static_cast<T>(WrapType<T>(0) - WrapType<T>(a));
+            }
+            return static_cast<T>(a / b);
+        } else {
+            return a / b;
+        }
+    }
+};
+struct MaxOp {  // NaN propagates, as numpy.maximum
+    template <class T> T operator()(T a, T b) const {
+        if constexpr (std::is_floating_point_v<T>) return (a > b || a != a) ? a : b;
+        else return a > b ? a : b;
+    }
+};
+struct MinOp {
+    template <class T> T operator()(T a, T b) const {
+        if constexpr (std::is_floating_point_v<T>) return (a < b || a != a) ? a : b;
+        else return a < b ? a : b;
+    }
+};
+struct PReluOp {
+    template <class T> T operator()(T x, T slope) const {
+        if constexpr (std::is_unsigned_v<T>) return x;
+        else if constexpr (std::is_integral_v<T>) return x < 0 ? MulOp()(x, slope) : x;
+        else return x < T(0) ? x * slope : x;
+    }
+};
+struct PowOp {
+    template <class T> T operator()(T a, T b) const { return static_cast<T>(std::pow(a, b)); }
+};
+struct ModOp {
+    bool fmod = false;  // true: sign of the dividend (C fmod); false: sign of the divisor
+    template <class T> T operator()(T a, T b) const {
+        if constexpr (std::is_integral_v<T>) {
+            if (b == 0) return T(0);
+            if constexpr (std::is_signed_v<T>) {
+                if (b == T(-1)) return T(0);
+                const T r = static_cast<T>(a % b);
+                return (!fmod && r != 0 && ((r < 0) != (b < 0))) ? static_cast<T>(r + b) : r;
+            } else {
+                return static_cast<T>(a % b);
+            }
+        } else {
+            const T r = std::fmod(a, b);
+            return (!fmod && r != 0 && ((r < 0) != (b < 0))) ? r + b : r;
+        }
+    }
+};
+
+struct EqualOp { template <class T> bool operator()(T a, T b) const { return a == b; } };
+struct LessOp { template <class T> bool operator()(T a, T b) const { return a < b; } };
+struct GreaterOp { template <class T> bool operator()(T a, T b) const { return a > b; } };
+struct LessOrEqualOp { template <class T> bool operator()(T a, T b) const { return a <= b; } };
+struct GreaterOrEqualOp { template <class T> bool operator()(T a, T b) const { return a >= b; } };
+struct AndOp { template <class T> bool operator()(T a, T b) const { return (a != 0) & (b != 0); } };
+struct OrOp { template <class T> bool operator()(T a, T b) const { return (a != 0) | (b != 0); } };
+struct XorOp { template <class T> bool operator()(T a, T b) const { return (a != 0) != (b != 0); } };
+
+// out = op(a, b) over the plan's output; out may alias a when a has the output's shape.
+// The four inner loops cover each input being contiguous or one repeated value.
+template <class TO, class TA, class TB, class Op>
+void applyBinary(const BroadcastPlan &plan, const TA *a, const TB *b, TO *out, const Op &op) {
+    const bool stepA = plan.innerStride(0) != 0;
+    const bool stepB = plan.innerStride(1) != 0;
+    elementwise::parallelRange(plan.total, [&](int64_t begin, int64_t end) {
+        forEachRow(plan, begin, end, [&](const int64_t *offsets, int64_t at, int64_t n) {
+            const TA *pa = a + offsets[0];
+            const TB *pb = b + offsets[1];
+            TO *po = out + at;
+            if (stepA && stepB) {
+                for (int64_t i = 0; i < n; ++i) po[i] = static_cast<TO>(op(pa[i], pb[i]));
+            } else if (stepA) {
+                const TB vb = *pb;
+                for (int64_t i = 0; i < n; ++i) po[i] = static_cast<TO>(op(pa[i], vb));
+            } else if (stepB) {
+                const TA va = *pa;
+                for (int64_t i = 0; i < n; ++i) po[i] = static_cast<TO>(op(va, pb[i]));
+            } else {
+                const TO v = static_cast<TO>(op(*pa, *pb));
+                for (int64_t i = 0; i < n; ++i) po[i] = v;
+            }
+        });
+    });
+}
+
+}  // namespace ql::binary

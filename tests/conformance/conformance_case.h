@@ -1,0 +1,24 @@
+#pragma once
+// Runs one ONNX backend test case (model.onnx + test_data_set_N/{input,output}_K.pb) through the
+// engine's loader and execution plan and compares every output with the reference.
+
+#include <string>
+#include <vector>
+
+namespace ql::conformance {
+
+enum class Outcome { Pass, Unsupported, Fail };
+
+struct CaseResult {
+    Outcome outcome = Outcome::Fail;
+    std::string message;             // first problem found; empty on pass
+    std::vector<std::string> notes;  // adjustments made for quirks of the test data
+};
+
+constexpr double kRelativeTolerance = 1e-3;
+constexpr double kAbsoluteTolerance = 1e-4;
+
+// `caseDir` holds model.onnx and test_data_set_N folders.
+CaseResult runCase(const std::string &caseDir);
+
+}  // namespace ql::conformance

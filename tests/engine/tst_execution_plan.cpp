@@ -1,0 +1,146 @@
+// The execution plan: ordering, input checks, taps, cancellation, buffer reuse and errors.
+
+#include <gtest/gtest.h>
+
+#include "runtime/execution_plan.h"
+#include "test_support.h"
+
+using namespace ql;
+
+namespace {
+
+Node makeNode(const std::string &op, const std::string &name, std::vector<std::string> in,
+              std::vector<std::string> out) {
+    Node n;
+    n.opType = op;
+    n.name = name;
+    n.inputs = std::move(in);
+    n.outputs = std::move(out);
+    return n;
+}
+
+// x -> Relu -> a -> Neg -> b -> Add(b, x) -> y ; a long-enough chain to exercise buffer reuse.
+Graph chainGraph() {
+    Graph g;
+    g.opsetVersion = 17;
+    ValueInfo x;
+    x.name = "x";
+    x.dtype = DataType::Float;
+    x.hasShape = true;
+    x.shape = {-1, 4};
+    x.dimNames = {"batch", ""};
+    g.inputs.push_back(x);
+    g.nodes.push_back(makeNode("Relu", "relu", {"x"}, {"a"}));
+    g.nodes.push_back(makeNode("Neg", "neg", {"a"}, {"b"}));
+    g.nodes.push_back(makeNode("Add", "add", {"b", "x"}, {"y"}));
+    ValueInfo y;
+    y.name = "y";
+    g.outputs.push_back(y);
+    return g;
+}
+
+}  // namespace
+
+TEST(ExecutionPlan, RunsAChainAndIsReusable) {
+    auto plan = ExecutionPlan::create(chainGraph());
+    ASSERT_TRUE(plan.isOk()) << plan.status().message();
+    for (int batch : {1, 3, 1}) {  // batch size comes from the input
+        const Tensor x = test::randomTensor({batch, 4}, batch);
+        std::vector<Tensor> outputs;
+        ASSERT_TRUE(plan.value()->run({{"x", x}}, outputs).isOk());
+        ASSERT_EQ(outputs.size(), 1u);
+        ASSERT_EQ(outputs[0].shape(), (Shape{batch, 4}));
+        for (int64_t i = 0; i < x.numel(); ++i) {
+            const float v = x.data<float>()[i];
+            EXPECT_FLOAT_EQ(outputs[0].data<float>()[i], -std::max(v, 0.0f) + v);
+        }
+    }
+}
+
+TEST(ExecutionPlan, PoolStopsGrowingAfterTheFirstRun) {
+    auto plan = ExecutionPlan::create(chainGraph());
+    ASSERT_TRUE(plan.isOk());
+    const Tensor x = test::randomTensor({64, 4}, 1);
+    std::vector<Tensor> outputs;
+    ASSERT_TRUE(plan.value()->run({{"x", x}}, outputs).isOk());
+    const size_t afterFirst = plan.value()->pooledBytes();
+    EXPECT_GT(afterFirst, 0u);
+    for (int i = 0; i < 5; ++i) ASSERT_TRUE(plan.value()->run({{"x", x}}, outputs).isOk());
+    EXPECT_EQ(plan.value()->pooledBytes(), afterFirst);
+    // 'a' is dead once 'b' exists, so three intermediates never need three buffers.
+    EXPECT_LE(afterFirst, 2 * x.byteSize());
+}
+
+TEST(ExecutionPlan, TapsSeeEveryNodeOutputInOrder) {
+    auto plan = ExecutionPlan::create(chainGraph());
+    ASSERT_TRUE(plan.isOk());
+    const Tensor x = test::randomTensor({2, 4}, 5);
+    std::vector<std::string> seen;
+    Tensor tappedRelu;
+    RunOptions options;
+    options.tap = [&](const Node &node, size_t output, const Tensor &value) {
+        seen.push_back(node.name + ":" + std::to_string(output));
+        if (node.name == "relu") tappedRelu = value.clone();
+    };
+    std::vector<Tensor> outputs;
+    ASSERT_TRUE(plan.value()->run({{"x", x}}, outputs, options).isOk());
+    EXPECT_EQ(seen, (std::vector<std::string>{"relu:0", "neg:0", "add:0"}));
+    for (int64_t i = 0; i < x.numel(); ++i)
+        EXPECT_FLOAT_EQ(tappedRelu.data<float>()[i], std::max(x.data<float>()[i], 0.0f));
+
+    seen.clear();
+    options.tapFilter = [](const Node &node) { return node.opType == "Neg"; };
+    ASSERT_TRUE(plan.value()->run({{"x", x}}, outputs, options).isOk());
+    EXPECT_EQ(seen, (std::vector<std::string>{"neg:0"}));
+}
+
+TEST(ExecutionPlan, ProgressCanCancel) {
+    auto plan = ExecutionPlan::create(chainGraph());
+    ASSERT_TRUE(plan.isOk());
+    RunOptions options;
+    int calls = 0;
+    options.progress = [&](int done, int total) {
+        EXPECT_EQ(total, 3);
+        return ++calls < 2;
+    };
+    std::vector<Tensor> outputs;
+    const Status s = plan.value()->run({{"x", test::randomTensor({1, 4}, 1)}}, outputs, options);
+    EXPECT_EQ(s.kind(), ErrorKind::Cancelled);
+    EXPECT_EQ(calls, 2);
+}
+
+TEST(ExecutionPlan, InputErrorsAreClear) {
+    auto plan = ExecutionPlan::create(chainGraph());
+    ASSERT_TRUE(plan.isOk());
+    std::vector<Tensor> outputs;
+    Status missing = plan.value()->run({}, outputs);
+    EXPECT_EQ(missing.kind(), ErrorKind::BadInput);
+    EXPECT_EQ(missing.message(), "missing input 'x'");
+
+    Status shape = plan.value()->run({{"x", test::randomTensor({2, 5}, 1)}}, outputs);
+    EXPECT_EQ(shape.kind(), ErrorKind::BadInput);
+    EXPECT_EQ(shape.message(), "input 'x': expected shape [batch,4], got [2,5]");
+
+    Status type = plan.value()->run({{"x", Tensor(DataType::Int64, {2, 4})}}, outputs);
+    EXPECT_EQ(type.message(), "input 'x': expected float32, got int64");
+
+    Status extra = plan.value()->run({{"x", test::randomTensor({2, 4}, 1)}, {"z", Tensor()}}, outputs);
+    EXPECT_EQ(extra.message(), "model has no input named 'z'");
+}
+
+TEST(ExecutionPlan, UnsupportedOpNamesOpNodeAndOpset) {
+    Graph g = chainGraph();
+    g.nodes.push_back(makeNode("FancyOp", "fancy_1", {"y"}, {"z"}));
+    auto plan = ExecutionPlan::create(g);
+    ASSERT_FALSE(plan.isOk());
+    EXPECT_EQ(plan.status().kind(), ErrorKind::Unsupported);
+    EXPECT_EQ(plan.status().message(), "unsupported op FancyOp (node 'fancy_1', opset 17)");
+}
+
+TEST(ExecutionPlan, UndefinedValueIsRejectedAtBuildTime) {
+    Graph g = chainGraph();
+    g.nodes[1].inputs[0] = "nowhere";
+    auto plan = ExecutionPlan::create(g);
+    ASSERT_FALSE(plan.isOk());
+    EXPECT_EQ(plan.status().message(), "Neg 'neg': input 'nowhere' is not produced by any node");
+}

@@ -1,0 +1,22 @@
+#pragma once
+// Sorting and filtering for layer tables: numbers sort as numbers, names in natural order
+// ("conv2" before "conv10"), and the filter text matches name, op type or shape, any case.
+
+#include <QCollator>
+#include <QSortFilterProxyModel>
+
+namespace ql::ui {
+
+class LayerProxyModel : public QSortFilterProxyModel {
+    Q_OBJECT
+public:
+    explicit LayerProxyModel(QObject *parent = nullptr);
+
+protected:
+    bool lessThan(const QModelIndex &left, const QModelIndex &right) const override;
+
+private:
+    QCollator m_collator;
+};
+
+}  // namespace ql::ui

@@ -1,0 +1,20 @@
+#pragma once
+// What an empty main window shows: how to start, with buttons for the two first steps.
+
+#include <QWidget>
+
+class QPushButton;
+
+namespace ql::ui {
+
+class WelcomePage : public QWidget {
+    Q_OBJECT
+public:
+    explicit WelcomePage(QWidget *parent = nullptr);
+
+signals:
+    void openModelRequested();
+    void openDemoRequested();
+};
+
+}  // namespace ql::ui
