@@ -2,7 +2,6 @@
 // Sorting and filtering for layer tables: numbers sort as numbers, names in natural order
 // ("conv2" before "conv10"), and the filter text matches name, op type or shape, any case.
 
-#include <QCollator>
 #include <QSortFilterProxyModel>
 
 namespace ql::ui {
@@ -14,9 +13,10 @@ public:
 
 protected:
     bool lessThan(const QModelIndex &left, const QModelIndex &right) const override;
-
-private:
-    QCollator m_collator;
 };
+
+// Natural, case-insensitive order: digit runs compare as numbers ("conv2" < "conv10").
+// Locale-independent on purpose: QCollator ignores numeric mode in the C locale.
+int naturalCompare(const QString &a, const QString &b);
 
 }  // namespace ql::ui

@@ -81,7 +81,8 @@ void LayerTablePanel::fitColumns() {
     for (int c = 0; c < LayerTableModel::ColumnCount; ++c) {
         if (c == LayerTableModel::NameColumn) continue;
         header->setSectionResizeMode(c, QHeaderView::Interactive);
-        header->resizeSection(c, qMax(m_view->sizeHintForColumn(c), header->sectionSizeHint(c)) + pad);
+        m_view->resizeColumnToContents(c);
+        header->resizeSection(c, header->sectionSize(c) + pad);
     }
 }
 

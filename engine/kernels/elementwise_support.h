@@ -69,11 +69,29 @@ Result<Tensor> castTensor(const Tensor &input, DataType to);
 // Converts into existing storage of the same element count (layout is the caller's concern).
 Status castInto(const Tensor &input, Tensor &output);
 
+// Bit-level float helpers: GCC vectorises these, while a `c ? f(x) : g(x)` whose arms can
+// raise FP exceptions stays a branch under the default -ftrapping-math.
+inline int32_t floatBits(float f) {
+    union { float f; int32_t i; } u;
+    u.f = f;
+    return u.i;
+}
+inline float bitsFloat(int32_t i) {
+    union { int32_t i; float f; } u;
+    u.i = i;
+    return u.f;
+}
+inline float selectFloat(bool condition, float a, float b) {
+    const int32_t mask = -static_cast<int32_t>(condition);
+    return bitsFloat((floatBits(a) & mask) | (floatBits(b) & ~mask));
+}
+
 // exp(x) for float with ~2 ulp error, written so GCC vectorises loops that call it.
 inline float fastExp(float x) {
-    x = std::min(88.37f, std::max(-87.33f, x));  // keeps 2^n a normal float
-    const float t = x * 1.44269504f;                     // x / ln2
-    const float n = static_cast<float>(static_cast<int32_t>(t + (t >= 0.0f ? 0.5f : -0.5f)));
+    x = x < -87.33f ? -87.33f : x;
+    x = x > 88.37f ? 88.37f : x;  // keeps 2^n a normal float
+    // n = round(x / ln2) by the 1.5 * 2^23 trick (exact for |n| < 2^22).
+    const float n = (x * 1.44269504f + 12582912.0f) - 12582912.0f;
     const float r = (x - n * 0.693145752f) - n * 1.42860677e-6f;  // two-part ln2 keeps r exact
     // Taylor series of e^r to degree 7 for |r| <= ln2/2: error below 1e-8.
     float p = 1.0f / 5040.0f;
@@ -84,13 +102,10 @@ inline float fastExp(float x) {
     p = p * r + 0.5f;
     p = p * r + 1.0f;
     p = p * r + 1.0f;
-    const int32_t bits = (static_cast<int32_t>(n) + 127) << 23;
-    float scale;
-    std::memcpy(&scale, &bits, 4);
-    return p * scale;
+    return p * bitsFloat((static_cast<int32_t>(n) + 127) << 23);
 }
 
-// erf(x) for float, absolute error below 2e-7: a Taylor series near zero (keeps relative
+// erf(x) for float, absolute error below 5e-7: a Taylor series near zero (keeps relative
 // accuracy for tiny x) and Abramowitz & Stegun 7.1.26 elsewhere. Vectorisable.
 inline float fastErf(float x) {
     const float ax = std::fabs(x);
@@ -110,8 +125,9 @@ inline float fastErf(float x) {
     q = q * t - 0.284496736f;
     q = q * t + 0.254829592f;
     const float large = 1.0f - q * t * fastExp(-x2);
-    const float signedLarge = x < 0.0f ? -large : large;
-    return ax < 0.5f ? small : signedLarge;
+    // Sign of x onto `large`, then pick by magnitude.
+    const float signedLarge = bitsFloat(floatBits(large) | (floatBits(x) & int32_t(0x80000000u)));
+    return selectFloat(ax < 0.5f, small, signedLarge);
 }
 
 }  // namespace ql::elementwise

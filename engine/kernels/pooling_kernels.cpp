@@ -18,7 +18,9 @@ namespace ds = dnnl_support;
 using pooling::PoolAttributes;
 using pooling::PoolGeometry;
 
-bool hasOutput(const Node &node, size_t i) { return i < node.outputs.size() && !node.outputs[i].empty(); }
+bool hasOutput(const Node &node, size_t i) {
+    return i < node.outputs.size() && !node.outputs[i].empty();
+}
 
 class PoolKernel : public Kernel {
 public:
@@ -37,9 +39,9 @@ public:
         const Shape outShape = g.outputShape();
         // oneDNN divides by the whole window with include_padding, which is wrong for windows that
         // reach past the padding in ceil_mode: ONNX never counts that overhang.
-        const bool dnnlEligible = x.dtype() == DataType::Float && g.spatial == 2 && !m_wantIndices &&
-                                  !(!m_isMax && m_attrs.countIncludePad && g.overhang) &&
-                                  shapeElementCount(outShape) > 0;
+        const bool dnnlEligible =
+            x.dtype() == DataType::Float && g.spatial == 2 && !m_wantIndices &&
+            !(!m_isMax && m_attrs.countIncludePad && g.overhang) && shapeElementCount(outShape) > 0;
         if (dnnlEligible && prepareDnnl(x, g)) {
             Tensor &y = ctx.allocateOutput(0, DataType::Float, outShape, x.layout());
             dnnl::memory src = ds::wrap(x, m_srcDesc);
@@ -51,7 +53,8 @@ public:
         }
         const Tensor plain = x.toPlain();
         Tensor &y = ctx.allocateOutput(0, x.dtype(), outShape);
-        Tensor *indices = m_wantIndices ? &ctx.allocateOutput(1, DataType::Int64, outShape) : nullptr;
+        Tensor *indices =
+            m_wantIndices ? &ctx.allocateOutput(1, DataType::Int64, outShape) : nullptr;
         return pooling::poolReference(plain, y, indices, g, m_isMax, m_attrs);
     }
 
@@ -73,17 +76,22 @@ private:
                 padL.push_back(g.padBegin[d]);
                 // Exactly what the last window needs: covers ceil_mode, and oneDNN checks the
                 // output size against (in + padL + padR - extent) / stride + 1.
-                padR.push_back((g.out[d] - 1) * g.stride[d] + g.extent(d) - g.in[d] - g.padBegin[d]);
+                padR.push_back((g.out[d] - 1) * g.stride[d] + g.extent(d) - g.in[d] -
+                               g.padBegin[d]);
             }
             m_srcDesc = ds::describe(x);
-            const tag dstTag = x.layout() == Layout::ChannelsLast ? tag::acdb : ds::plainTag(x.rank());
-            m_dstDesc = dnnl::memory::desc(ds::toDims(g.outputShape()), dnnl::memory::data_type::f32, dstTag);
+            const tag dstTag =
+                x.layout() == Layout::ChannelsLast ? tag::acdb : ds::plainTag(x.rank());
+            m_dstDesc = dnnl::memory::desc(ds::toDims(g.outputShape()),
+                                           dnnl::memory::data_type::f32, dstTag);
             const dnnl::algorithm alg = m_isMax ? dnnl::algorithm::pooling_max
-                                        : m_attrs.countIncludePad ? dnnl::algorithm::pooling_avg_include_padding
-                                                                  : dnnl::algorithm::pooling_avg_exclude_padding;
-            dnnl::pooling_v2_forward::desc desc(dnnl::prop_kind::forward_inference, alg, m_srcDesc, m_dstDesc,
-                                                strides, kernel, dilation, padL, padR);
-            m_primitive = dnnl::pooling_v2_forward(dnnl::pooling_v2_forward::primitive_desc(desc, ds::cpuEngine()));
+                                        : m_attrs.countIncludePad
+                                            ? dnnl::algorithm::pooling_avg_include_padding
+                                            : dnnl::algorithm::pooling_avg_exclude_padding;
+            dnnl::pooling_v2_forward::desc desc(dnnl::prop_kind::forward_inference, alg, m_srcDesc,
+                                                m_dstDesc, strides, kernel, dilation, padL, padR);
+            m_primitive = dnnl::pooling_v2_forward(
+                dnnl::pooling_v2_forward::primitive_desc(desc, ds::cpuEngine()));
             m_primitiveOk = true;
         } catch (const dnnl::error &) {
             m_primitiveOk = false;  // e.g. padding wider than the window: the plain loop handles it
@@ -109,7 +117,8 @@ public:
     Status run(KernelContext &ctx) override {
         const Tensor &x = ctx.input(0);
         if (x.rank() < 3)
-            return Status::badInput("expects an input [N, C, spatial...], got " + shapeToString(x.shape()));
+            return Status::badInput("expects an input [N, C, spatial...], got " +
+                                    shapeToString(x.shape()));
         Shape outShape(static_cast<size_t>(x.rank()), 1);
         outShape[0] = x.shape()[0];
         outShape[1] = x.shape()[1];

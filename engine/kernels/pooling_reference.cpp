@@ -14,13 +14,15 @@ namespace {
 
 constexpr int64_t kParallelThreshold = int64_t(1) << 16;
 
-std::string listToString(const std::vector<int64_t> &v) { return shapeToString(v); }
+std::string listToString(const std::vector<int64_t> &v) {
+    return shapeToString(v);
+}
 
 Status checkPositive(const std::vector<int64_t> &values, const char *name, int64_t minimum) {
     for (int64_t v : values) {
         if (v < minimum) {
-            return Status::badInput(std::string(name) + " " + listToString(values) + " must be >= " +
-                                    std::to_string(minimum));
+            return Status::badInput(std::string(name) + " " + listToString(values) +
+                                    " must be >= " + std::to_string(minimum));
         }
     }
     return Status::ok();
@@ -57,7 +59,8 @@ void poolLoop(const T *x, T *y, int64_t *indices, const PoolGeometry &g, bool is
     const int64_t planes = g.batch * g.channels;
     const int64_t inPlane = g.in[0] * g.in[1] * g.in[2];
     const int64_t outPlane = g.out[0] * g.out[1] * g.out[2];
-    const bool parallel = planes * outPlane * g.kernel[0] * g.kernel[1] * g.kernel[2] > kParallelThreshold;
+    const bool parallel =
+        planes * outPlane * g.kernel[0] * g.kernel[1] * g.kernel[2] > kParallelThreshold;
 #pragma omp parallel for collapse(2) if (parallel) schedule(static)
     for (int64_t p = 0; p < planes; ++p) {
         for (int64_t o0 = 0; o0 < g.out[0]; ++o0) {
@@ -69,7 +72,8 @@ void poolLoop(const T *x, T *y, int64_t *indices, const PoolGeometry &g, bool is
                     const WindowRange &r2 = ranges[2][o2];
                     const int64_t outIndex = p * outPlane + (o0 * g.out[1] + o1) * g.out[2] + o2;
                     T best = std::numeric_limits<T>::lowest();
-                    if constexpr (std::numeric_limits<T>::has_infinity) best = -std::numeric_limits<T>::infinity();
+                    if constexpr (std::numeric_limits<T>::has_infinity)
+                        best = -std::numeric_limits<T>::infinity();
                     int64_t bestPos = -1;
                     double sum = 0.0;
                     for (int64_t j0 = r0.lo; j0 < r0.hi; ++j0) {
@@ -83,7 +87,8 @@ void poolLoop(const T *x, T *y, int64_t *indices, const PoolGeometry &g, bool is
                                 if (isMax) {
                                     if (bestPos < 0 || v > best) {
                                         best = v;
-                                        bestPos = columnMajor ? i0 + g.in[0] * (i1 + g.in[1] * i2) : pos;
+                                        bestPos =
+                                            columnMajor ? i0 + g.in[0] * (i1 + g.in[1] * i2) : pos;
                                     }
                                 } else {
                                     sum += static_cast<double>(v);
@@ -98,7 +103,8 @@ void poolLoop(const T *x, T *y, int64_t *indices, const PoolGeometry &g, bool is
                         const int64_t count =
                             countIncludePad ? r0.padded * r1.padded * r2.padded
                                             : (r0.hi - r0.lo) * (r1.hi - r1.lo) * (r2.hi - r2.lo);
-                        y[outIndex] = count > 0 ? static_cast<T>(sum / static_cast<double>(count)) : T(0);
+                        y[outIndex] =
+                            count > 0 ? static_cast<T>(sum / static_cast<double>(count)) : T(0);
                     }
                 }
             }
@@ -127,7 +133,8 @@ void globalPlain(const T *x, T *y, int64_t rows, int64_t size, bool isMax) {
 
 // x stored [N, HW, C]: accumulate whole channel vectors per pixel (contiguous, vectorised).
 template <class T>
-void globalChannelsLast(const T *x, T *y, int64_t batch, int64_t channels, int64_t size, bool isMax) {
+void globalChannelsLast(const T *x, T *y, int64_t batch, int64_t channels, int64_t size,
+                        bool isMax) {
     for (int64_t n = 0; n < batch; ++n) {
         const T *src = x + n * size * channels;
         T *dst = y + n * channels;
@@ -135,7 +142,8 @@ void globalChannelsLast(const T *x, T *y, int64_t batch, int64_t channels, int64
             for (int64_t c = 0; c < channels; ++c) dst[c] = size ? src[c] : T(0);
             for (int64_t s = 1; s < size; ++s) {
                 const T *pixel = src + s * channels;
-                for (int64_t c = 0; c < channels; ++c) dst[c] = pixel[c] > dst[c] ? pixel[c] : dst[c];
+                for (int64_t c = 0; c < channels; ++c)
+                    dst[c] = pixel[c] > dst[c] ? pixel[c] : dst[c];
             }
         } else {
             std::vector<double> acc(static_cast<size_t>(channels), 0.0);
@@ -170,26 +178,35 @@ Status parsePoolAttributes(const Node &node, PoolAttributes &a) {
     a.countIncludePad = node.attrInt("count_include_pad", 0) != 0;
     a.storageOrder = node.attrInt("storage_order", 0);
     const std::string autoPad = node.attrString("auto_pad", "NOTSET");
-    if (autoPad == "NOTSET" || autoPad.empty()) a.autoPad = PoolAttributes::AutoPad::NotSet;
-    else if (autoPad == "SAME_UPPER") a.autoPad = PoolAttributes::AutoPad::SameUpper;
-    else if (autoPad == "SAME_LOWER") a.autoPad = PoolAttributes::AutoPad::SameLower;
-    else if (autoPad == "VALID") a.autoPad = PoolAttributes::AutoPad::Valid;
-    else return Status::badInput("unknown auto_pad '" + autoPad + "'");
+    if (autoPad == "NOTSET" || autoPad.empty())
+        a.autoPad = PoolAttributes::AutoPad::NotSet;
+    else if (autoPad == "SAME_UPPER")
+        a.autoPad = PoolAttributes::AutoPad::SameUpper;
+    else if (autoPad == "SAME_LOWER")
+        a.autoPad = PoolAttributes::AutoPad::SameLower;
+    else if (autoPad == "VALID")
+        a.autoPad = PoolAttributes::AutoPad::Valid;
+    else
+        return Status::badInput("unknown auto_pad '" + autoPad + "'");
 
     if (a.kernel.empty()) return Status::badInput("attribute kernel_shape is required");
     const size_t n = a.kernel.size();
     if (!a.strides.empty() && a.strides.size() != n)
-        return Status::badInput("strides " + listToString(a.strides) + " must have " + std::to_string(n) + " values");
+        return Status::badInput("strides " + listToString(a.strides) + " must have " +
+                                std::to_string(n) + " values");
     if (!a.dilations.empty() && a.dilations.size() != n)
-        return Status::badInput("dilations " + listToString(a.dilations) + " must have " + std::to_string(n) + " values");
+        return Status::badInput("dilations " + listToString(a.dilations) + " must have " +
+                                std::to_string(n) + " values");
     if (!a.pads.empty() && a.pads.size() != 2 * n)
-        return Status::badInput("pads " + listToString(a.pads) + " must have " + std::to_string(2 * n) + " values");
+        return Status::badInput("pads " + listToString(a.pads) + " must have " +
+                                std::to_string(2 * n) + " values");
     QL_RETURN_IF_ERROR(checkPositive(a.kernel, "kernel_shape", 1));
     QL_RETURN_IF_ERROR(checkPositive(a.strides, "strides", 1));
     QL_RETURN_IF_ERROR(checkPositive(a.dilations, "dilations", 1));
     QL_RETURN_IF_ERROR(checkPositive(a.pads, "pads", 0));
     if (a.storageOrder != 0 && a.storageOrder != 1)
-        return Status::badInput("storage_order must be 0 or 1, got " + std::to_string(a.storageOrder));
+        return Status::badInput("storage_order must be 0 or 1, got " +
+                                std::to_string(a.storageOrder));
     return Status::ok();
 }
 
@@ -201,14 +218,17 @@ Shape PoolGeometry::outputShape() const {
 
 Status computePoolGeometry(const PoolAttributes &a, const Shape &input, PoolGeometry &g) {
     const int rank = static_cast<int>(input.size());
-    if (rank < 3) return Status::badInput("expects an input [N, C, spatial...], got " + shapeToString(input));
+    if (rank < 3)
+        return Status::badInput("expects an input [N, C, spatial...], got " + shapeToString(input));
     const int spatial = rank - 2;
     if (spatial != static_cast<int>(a.kernel.size())) {
         return Status::badInput("kernel_shape " + listToString(a.kernel) + " does not fit input " +
-                                shapeToString(input) + " (" + std::to_string(spatial) + " spatial dims)");
+                                shapeToString(input) + " (" + std::to_string(spatial) +
+                                " spatial dims)");
     }
     if (spatial > kMaxSpatial)
-        return Status::unsupported("pooling over " + std::to_string(spatial) + " spatial dims (at most 3)");
+        return Status::unsupported("pooling over " + std::to_string(spatial) +
+                                   " spatial dims (at most 3)");
     g = PoolGeometry();
     g.spatial = spatial;
     g.batch = input[0];
@@ -232,8 +252,10 @@ Status computePoolGeometry(const PoolAttributes &a, const Shape &input, PoolGeom
                 break;
             }
             case PoolAttributes::AutoPad::Valid:
-                if (in < ek) out = 0;
-                else out = (in - ek) / s + 1;
+                if (in < ek)
+                    out = 0;
+                else
+                    out = (in - ek) / s + 1;
                 break;
             case PoolAttributes::AutoPad::NotSet: {
                 g.padBegin[d] = a.pads.empty() ? 0 : a.pads[d];
@@ -244,14 +266,16 @@ Status computePoolGeometry(const PoolAttributes &a, const Shape &input, PoolGeom
                     break;
                 }
                 out = (a.ceilMode ? (span + s - 1) / s : span / s) + 1;
-                // ceil_mode never starts a window inside the end padding (PyTorch and ONNX >= 1.16).
+                // ceil_mode never starts a window inside the end padding (PyTorch and ONNX
+                // >= 1.16).
                 if (a.ceilMode && (out - 1) * s >= in + g.padBegin[d]) --out;
                 break;
             }
         }
         if (out < 1) {
-            return Status::badInput("window of " + std::to_string(ek) + " (kernel " + std::to_string(g.kernel[d]) +
-                                    ", dilation " + std::to_string(g.dilation[d]) + ") is larger than padded " +
+            return Status::badInput("window of " + std::to_string(ek) + " (kernel " +
+                                    std::to_string(g.kernel[d]) + ", dilation " +
+                                    std::to_string(g.dilation[d]) + ") is larger than padded " +
                                     "input dim " + std::to_string(d) + " of size " +
                                     std::to_string(in + g.padBegin[d] + g.padEnd[d]) + " (input " +
                                     shapeToString(input) + ")");
@@ -285,14 +309,18 @@ Status poolReference(const Tensor &x, Tensor &y, Tensor *indices, const PoolGeom
         default:
             break;
     }
-    return Status::unsupported(std::string(isMax ? "MaxPool" : "AveragePool") + " does not support dtype " +
-                               dataTypeName(x.dtype()));
+    return Status::unsupported(std::string(isMax ? "MaxPool" : "AveragePool") +
+                               " does not support dtype " + dataTypeName(x.dtype()));
 }
 
 Status globalPool(const Tensor &x, Tensor &y, bool isMax) {
     switch (x.dtype()) {
-        case DataType::Float: globalTyped<float>(x, y, isMax); return Status::ok();
-        case DataType::Double: globalTyped<double>(x, y, isMax); return Status::ok();
+        case DataType::Float:
+            globalTyped<float>(x, y, isMax);
+            return Status::ok();
+        case DataType::Double:
+            globalTyped<double>(x, y, isMax);
+            return Status::ok();
         case DataType::UInt8:
             if (!isMax) break;
             globalTyped<uint8_t>(x, y, isMax);
@@ -301,7 +329,8 @@ Status globalPool(const Tensor &x, Tensor &y, bool isMax) {
             if (!isMax) break;
             globalTyped<int8_t>(x, y, isMax);
             return Status::ok();
-        default: break;
+        default:
+            break;
     }
     return Status::unsupported(std::string(isMax ? "GlobalMaxPool" : "GlobalAveragePool") +
                                " does not support dtype " + dataTypeName(x.dtype()));

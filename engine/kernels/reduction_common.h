@@ -20,7 +20,8 @@ void registerSoftmaxKernels(KernelRegistry &registry);  // Softmax, LogSoftmax
 void registerNormKernels(KernelRegistry &registry);     // LayerNormalization, InstanceNormalization
 
 // Maps axis in [-rank, rank) to [0, rank); BadInput naming `what` otherwise.
-inline Status normalizeAxis(int64_t axis, int rank, int64_t &out, const std::string &what = "axis") {
+inline Status normalizeAxis(int64_t axis, int rank, int64_t &out,
+                            const std::string &what = "axis") {
     if (axis < -rank || axis >= rank) {
         return Status::badInput(what + " " + std::to_string(axis) + " is out of range for rank " +
                                 std::to_string(rank));

@@ -33,11 +33,15 @@ struct Reducer {
 
     static State init() {
         if constexpr (Op == ReduceOp::Max) {
-            if constexpr (std::is_floating_point_v<T>) return {-std::numeric_limits<Acc>::infinity(), 0};
-            else return {static_cast<Acc>(std::numeric_limits<T>::lowest()), 0};
+            if constexpr (std::is_floating_point_v<T>)
+                return {-std::numeric_limits<Acc>::infinity(), 0};
+            else
+                return {static_cast<Acc>(std::numeric_limits<T>::lowest()), 0};
         } else if constexpr (Op == ReduceOp::Min) {
-            if constexpr (std::is_floating_point_v<T>) return {std::numeric_limits<Acc>::infinity(), 0};
-            else return {static_cast<Acc>(std::numeric_limits<T>::max()), 0};
+            if constexpr (std::is_floating_point_v<T>)
+                return {std::numeric_limits<Acc>::infinity(), 0};
+            else
+                return {static_cast<Acc>(std::numeric_limits<T>::max()), 0};
         } else if constexpr (Op == ReduceOp::Prod) {
             return {1, 0};
         } else if constexpr (Op == ReduceOp::LogSumExp) {
@@ -72,11 +76,35 @@ struct Reducer {
         }
     }
 
+    // A contiguous run; the common additive ops and Max/Min vectorise as an OpenMP simd reduction.
+    static void stepRow(State &s, const T *p, int64_t n) {
+        Acc v = s.value;
+        if constexpr (Op == ReduceOp::Sum || Op == ReduceOp::Mean || Op == ReduceOp::LogSum) {
+#pragma omp simd reduction(+ : v)
+            for (int64_t i = 0; i < n; ++i) v += static_cast<Acc>(p[i]);
+        } else if constexpr (Op == ReduceOp::SumSquare || Op == ReduceOp::L2) {
+#pragma omp simd reduction(+ : v)
+            for (int64_t i = 0; i < n; ++i) v += static_cast<Acc>(p[i]) * static_cast<Acc>(p[i]);
+        } else if constexpr (Op == ReduceOp::Max) {
+#pragma omp simd reduction(max : v)
+            for (int64_t i = 0; i < n; ++i) v = std::max(v, static_cast<Acc>(p[i]));
+        } else if constexpr (Op == ReduceOp::Min) {
+#pragma omp simd reduction(min : v)
+            for (int64_t i = 0; i < n; ++i) v = std::min(v, static_cast<Acc>(p[i]));
+        } else {
+            for (int64_t i = 0; i < n; ++i) step(s, p[i]);
+            return;
+        }
+        s.value = v;
+    }
+
     static T finish(const State &s, int64_t count) {
         Acc r = s.value;
         if constexpr (Op == ReduceOp::Mean) {
-            if constexpr (kDoubleAcc) r = r / static_cast<double>(count);
-            else r = count ? r / count : 0;
+            if constexpr (kDoubleAcc)
+                r = r / static_cast<double>(count);
+            else
+                r = count ? r / count : 0;
         } else if constexpr (Op == ReduceOp::L2) {
             r = std::sqrt(r);
         } else if constexpr (Op == ReduceOp::LogSum) {
@@ -93,19 +121,25 @@ struct Reducer {
 struct ReducePlan {
     std::vector<int64_t> keptSizes, keptStrides;  // kept runs except a trailing one
     std::vector<int64_t> reducedOffsets;          // reduced runs except a trailing one
-    int64_t inner = 1;   // trailing kept run (contiguous, vectorised over)
+    int64_t inner = 1;                            // trailing kept run (contiguous, vectorised over)
     int64_t tail = 1;    // trailing reduced run (contiguous), when inner == 1
     int64_t groups = 1;  // product of keptSizes
     int64_t count = 1;   // input elements per output element
 };
 
 ReducePlan makeReducePlan(const Shape &shape, const std::vector<bool> &reduced) {
-    struct Run { int64_t size; bool reduced; int64_t stride; };
+    struct Run {
+        int64_t size;
+        bool reduced;
+        int64_t stride;
+    };
     std::vector<Run> runs;
     for (size_t d = 0; d < shape.size(); ++d) {
         if (shape[d] == 1) continue;
-        if (!runs.empty() && runs.back().reduced == reduced[d]) runs.back().size *= shape[d];
-        else runs.push_back({shape[d], reduced[d], 1});
+        if (!runs.empty() && runs.back().reduced == reduced[d])
+            runs.back().size *= shape[d];
+        else
+            runs.push_back({shape[d], reduced[d], 1});
     }
     int64_t stride = 1;
     for (size_t k = runs.size(); k-- > 0;) {
@@ -175,8 +209,7 @@ void reduceLoop(const T *x, T *y, const ReducePlan &p) {
             } else {
                 typename R::State s = R::init();
                 for (int64_t r = 0; r < nOff; ++r) {
-                    const T *src = x + base + p.reducedOffsets[r];
-                    for (int64_t t = 0; t < p.tail; ++t) R::step(s, src[t]);
+                    R::stepRow(s, x + base + p.reducedOffsets[r], p.tail);
                 }
                 out[0] = R::finish(s, p.count);
             }
@@ -187,16 +220,26 @@ void reduceLoop(const T *x, T *y, const ReducePlan &p) {
 template <class T>
 void reduceTyped(ReduceOp op, const T *x, T *y, const ReducePlan &p) {
     switch (op) {
-        case ReduceOp::Sum: return reduceLoop<T, ReduceOp::Sum>(x, y, p);
-        case ReduceOp::Mean: return reduceLoop<T, ReduceOp::Mean>(x, y, p);
-        case ReduceOp::Max: return reduceLoop<T, ReduceOp::Max>(x, y, p);
-        case ReduceOp::Min: return reduceLoop<T, ReduceOp::Min>(x, y, p);
-        case ReduceOp::Prod: return reduceLoop<T, ReduceOp::Prod>(x, y, p);
-        case ReduceOp::L1: return reduceLoop<T, ReduceOp::L1>(x, y, p);
-        case ReduceOp::L2: return reduceLoop<T, ReduceOp::L2>(x, y, p);
-        case ReduceOp::SumSquare: return reduceLoop<T, ReduceOp::SumSquare>(x, y, p);
-        case ReduceOp::LogSum: return reduceLoop<T, ReduceOp::LogSum>(x, y, p);
-        case ReduceOp::LogSumExp: return reduceLoop<T, ReduceOp::LogSumExp>(x, y, p);
+        case ReduceOp::Sum:
+            return reduceLoop<T, ReduceOp::Sum>(x, y, p);
+        case ReduceOp::Mean:
+            return reduceLoop<T, ReduceOp::Mean>(x, y, p);
+        case ReduceOp::Max:
+            return reduceLoop<T, ReduceOp::Max>(x, y, p);
+        case ReduceOp::Min:
+            return reduceLoop<T, ReduceOp::Min>(x, y, p);
+        case ReduceOp::Prod:
+            return reduceLoop<T, ReduceOp::Prod>(x, y, p);
+        case ReduceOp::L1:
+            return reduceLoop<T, ReduceOp::L1>(x, y, p);
+        case ReduceOp::L2:
+            return reduceLoop<T, ReduceOp::L2>(x, y, p);
+        case ReduceOp::SumSquare:
+            return reduceLoop<T, ReduceOp::SumSquare>(x, y, p);
+        case ReduceOp::LogSum:
+            return reduceLoop<T, ReduceOp::LogSum>(x, y, p);
+        case ReduceOp::LogSumExp:
+            return reduceLoop<T, ReduceOp::LogSumExp>(x, y, p);
     }
 }
 
@@ -227,25 +270,41 @@ public:
         for (int64_t axis : axes) {
             int64_t a = 0;
             QL_RETURN_IF_ERROR(reduction::normalizeAxis(axis, x.rank(), a, "axes value"));
-            if (reduced[a]) return Status::badInput("axes lists axis " + std::to_string(a) + " twice");
+            if (reduced[a])
+                return Status::badInput("axes lists axis " + std::to_string(a) + " twice");
             reduced[a] = true;
         }
         Shape outShape;
         for (int d = 0; d < x.rank(); ++d) {
-            if (!reduced[d]) outShape.push_back(x.shape()[d]);
-            else if (m_keepDims) outShape.push_back(1);
+            if (!reduced[d])
+                outShape.push_back(x.shape()[d]);
+            else if (m_keepDims)
+                outShape.push_back(1);
         }
         const ReducePlan plan = makeReducePlan(x.shape(), reduced);
         Tensor &y = ctx.allocateOutput(0, x.dtype(), outShape);
         switch (x.dtype()) {
-            case DataType::Float: reduceTyped(m_op, x.data<float>(), y.data<float>(), plan); break;
-            case DataType::Double: reduceTyped(m_op, x.data<double>(), y.data<double>(), plan); break;
-            case DataType::Int32: reduceTyped(m_op, x.data<int32_t>(), y.data<int32_t>(), plan); break;
-            case DataType::Int64: reduceTyped(m_op, x.data<int64_t>(), y.data<int64_t>(), plan); break;
-            case DataType::UInt8: reduceTyped(m_op, x.data<uint8_t>(), y.data<uint8_t>(), plan); break;
-            case DataType::Int8: reduceTyped(m_op, x.data<int8_t>(), y.data<int8_t>(), plan); break;
+            case DataType::Float:
+                reduceTyped(m_op, x.data<float>(), y.data<float>(), plan);
+                break;
+            case DataType::Double:
+                reduceTyped(m_op, x.data<double>(), y.data<double>(), plan);
+                break;
+            case DataType::Int32:
+                reduceTyped(m_op, x.data<int32_t>(), y.data<int32_t>(), plan);
+                break;
+            case DataType::Int64:
+                reduceTyped(m_op, x.data<int64_t>(), y.data<int64_t>(), plan);
+                break;
+            case DataType::UInt8:
+                reduceTyped(m_op, x.data<uint8_t>(), y.data<uint8_t>(), plan);
+                break;
+            case DataType::Int8:
+                reduceTyped(m_op, x.data<int8_t>(), y.data<int8_t>(), plan);
+                break;
             default:
-                return Status::unsupported(m_opType + " does not support dtype " + dataTypeName(x.dtype()));
+                return Status::unsupported(m_opType + " does not support dtype " +
+                                           dataTypeName(x.dtype()));
         }
         return Status::ok();
     }
@@ -285,7 +344,8 @@ void argLoop(const T *x, int64_t *y, int64_t outer, int64_t len, int64_t inner, 
 
 class ArgKernel : public Kernel {
 public:
-    ArgKernel(const KernelBuildInfo &info, bool isMax) : m_isMax(isMax), m_opType(info.node.opType) {
+    ArgKernel(const KernelBuildInfo &info, bool isMax)
+        : m_isMax(isMax), m_opType(info.node.opType) {
         m_axis = info.node.attrInt("axis", 0);
         m_keepDims = info.node.attrInt("keepdims", 1) != 0;
         m_selectLast = info.node.attrInt("select_last_index", 0) != 0;
@@ -296,23 +356,39 @@ public:
         int64_t axis = 0;
         QL_RETURN_IF_ERROR(reduction::normalizeAxis(m_axis, x.rank(), axis));
         const int64_t len = x.shape()[axis];
-        if (len == 0) return Status::badInput(m_opType + " over axis " + std::to_string(axis) + " of size 0");
+        if (len == 0)
+            return Status::badInput(m_opType + " over axis " + std::to_string(axis) + " of size 0");
         const int64_t outer = reduction::dimProduct(x.shape(), 0, axis);
         const int64_t inner = reduction::dimProduct(x.shape(), axis + 1, x.rank());
         Shape outShape = x.shape();
-        if (m_keepDims) outShape[axis] = 1;
-        else outShape.erase(outShape.begin() + axis);
+        if (m_keepDims)
+            outShape[axis] = 1;
+        else
+            outShape.erase(outShape.begin() + axis);
         Tensor &y = ctx.allocateOutput(0, DataType::Int64, outShape);
         int64_t *out = y.data<int64_t>();
         switch (x.dtype()) {
-            case DataType::Float: argLoop(x.data<float>(), out, outer, len, inner, m_isMax, m_selectLast); break;
-            case DataType::Double: argLoop(x.data<double>(), out, outer, len, inner, m_isMax, m_selectLast); break;
-            case DataType::Int32: argLoop(x.data<int32_t>(), out, outer, len, inner, m_isMax, m_selectLast); break;
-            case DataType::Int64: argLoop(x.data<int64_t>(), out, outer, len, inner, m_isMax, m_selectLast); break;
-            case DataType::UInt8: argLoop(x.data<uint8_t>(), out, outer, len, inner, m_isMax, m_selectLast); break;
-            case DataType::Int8: argLoop(x.data<int8_t>(), out, outer, len, inner, m_isMax, m_selectLast); break;
+            case DataType::Float:
+                argLoop(x.data<float>(), out, outer, len, inner, m_isMax, m_selectLast);
+                break;
+            case DataType::Double:
+                argLoop(x.data<double>(), out, outer, len, inner, m_isMax, m_selectLast);
+                break;
+            case DataType::Int32:
+                argLoop(x.data<int32_t>(), out, outer, len, inner, m_isMax, m_selectLast);
+                break;
+            case DataType::Int64:
+                argLoop(x.data<int64_t>(), out, outer, len, inner, m_isMax, m_selectLast);
+                break;
+            case DataType::UInt8:
+                argLoop(x.data<uint8_t>(), out, outer, len, inner, m_isMax, m_selectLast);
+                break;
+            case DataType::Int8:
+                argLoop(x.data<int8_t>(), out, outer, len, inner, m_isMax, m_selectLast);
+                break;
             default:
-                return Status::unsupported(m_opType + " does not support dtype " + dataTypeName(x.dtype()));
+                return Status::unsupported(m_opType + " does not support dtype " +
+                                           dataTypeName(x.dtype()));
         }
         return Status::ok();
     }

@@ -29,7 +29,9 @@ void rowStatistics(const T *x, int64_t n, double epsilon, double &mean, double &
     invStd = 1.0 / std::sqrt(variance + epsilon);
 }
 
-bool hasOutput(const Node &node, size_t i) { return i < node.outputs.size() && !node.outputs[i].empty(); }
+bool hasOutput(const Node &node, size_t i) {
+    return i < node.outputs.size() && !node.outputs[i].empty();
+}
 
 // Broadcasts a Scale/B tensor to the normalised shape (right-aligned, numpy rules) and returns
 // it flattened; `data` points into the tensor itself when no expansion is needed.
@@ -41,12 +43,15 @@ Status expandToRow(const Tensor &t, const Shape &rowShape, const char *what, std
     bool ok = true;
     for (int d = 0; d < t.rank() && ok; ++d) {
         const int64_t dim = t.shape()[d];
-        if (d < extra) ok = dim == 1;
-        else ok = dim == 1 || dim == rowShape[d - extra];
+        if (d < extra)
+            ok = dim == 1;
+        else
+            ok = dim == 1 || dim == rowShape[d - extra];
     }
     if (!ok) {
         return Status::badInput(std::string(what) + " of shape " + shapeToString(t.shape()) +
-                                " does not broadcast to the normalised shape " + shapeToString(rowShape));
+                                " does not broadcast to the normalised shape " +
+                                shapeToString(rowShape));
     }
     if (t.numel() == n) {
         data = t.data<T>();
@@ -85,7 +90,8 @@ public:
         const Tensor &x = ctx.input(0);
         if (x.dtype() == DataType::Float) return runTyped<float>(ctx);
         if (x.dtype() == DataType::Double) return runTyped<double>(ctx);
-        return Status::unsupported("LayerNormalization does not support dtype " + dataTypeName(x.dtype()));
+        return Status::unsupported("LayerNormalization does not support dtype " +
+                                   dataTypeName(x.dtype()));
     }
 
 private:
@@ -111,14 +117,17 @@ private:
         const T *bias = nullptr;
         std::vector<T> scaleBuffer, biasBuffer;  // only filled when Scale/B need broadcasting
         QL_RETURN_IF_ERROR(expandToRow<T>(scaleTensor, rowShape, "Scale", scaleBuffer, scale));
-        if (hasBias) QL_RETURN_IF_ERROR(expandToRow<T>(ctx.input(2), rowShape, "B", biasBuffer, bias));
+        if (hasBias)
+            QL_RETURN_IF_ERROR(expandToRow<T>(ctx.input(2), rowShape, "B", biasBuffer, bias));
 
         Tensor &y = ctx.allocateOutput(0, x.dtype(), x.shape());
         Shape statShape(x.shape().begin(), x.shape().begin() + axis);
         statShape.resize(static_cast<size_t>(x.rank()), 1);
-        float *meanOut = m_wantMean ? ctx.allocateOutput(1, DataType::Float, statShape).data<float>() : nullptr;
-        float *invStdOut =
-            m_wantInvStd ? ctx.allocateOutput(2, DataType::Float, statShape).data<float>() : nullptr;
+        float *meanOut =
+            m_wantMean ? ctx.allocateOutput(1, DataType::Float, statShape).data<float>() : nullptr;
+        float *invStdOut = m_wantInvStd
+                               ? ctx.allocateOutput(2, DataType::Float, statShape).data<float>()
+                               : nullptr;
 
         const T *src = x.data<T>();
         T *dst = y.data<T>();
@@ -161,21 +170,24 @@ public:
         const Tensor &x = ctx.input(0);
         if (x.dtype() == DataType::Float) return runTyped<float>(ctx);
         if (x.dtype() == DataType::Double) return runTyped<double>(ctx);
-        return Status::unsupported("InstanceNormalization does not support dtype " + dataTypeName(x.dtype()));
+        return Status::unsupported("InstanceNormalization does not support dtype " +
+                                   dataTypeName(x.dtype()));
     }
 
 private:
     template <class T>
     Status runTyped(KernelContext &ctx) {
         const Tensor &x = ctx.input(0);
-        if (x.rank() < 2) return Status::badInput("input must have rank >= 2, got " + shapeToString(x.shape()));
-        if (!ctx.hasInput(1) || !ctx.hasInput(2)) return Status::badInput("needs inputs scale and B");
+        if (x.rank() < 2)
+            return Status::badInput("input must have rank >= 2, got " + shapeToString(x.shape()));
+        if (!ctx.hasInput(1) || !ctx.hasInput(2))
+            return Status::badInput("needs inputs scale and B");
         const int64_t channels = x.shape()[1];
         const Tensor &scaleTensor = ctx.input(1), &biasTensor = ctx.input(2);
         for (const Tensor *t : {&scaleTensor, &biasTensor}) {
             if (t->dtype() != x.dtype() || t->numel() != channels) {
-                return Status::badInput("scale and B must be " + dataTypeName(x.dtype()) + " with " +
-                                        std::to_string(channels) + " elements, got " +
+                return Status::badInput("scale and B must be " + dataTypeName(x.dtype()) +
+                                        " with " + std::to_string(channels) + " elements, got " +
                                         dataTypeName(t->dtype()) + " " + shapeToString(t->shape()));
             }
         }

@@ -59,8 +59,8 @@ public:
         if (m_legacy) {
             // Coercion accepts axis == rank too (everything lands in the outer dim).
             if (m_axis < -x.rank() || m_axis > x.rank())
-                return Status::badInput("axis " + std::to_string(m_axis) + " is out of range for rank " +
-                                        std::to_string(x.rank()));
+                return Status::badInput("axis " + std::to_string(m_axis) +
+                                        " is out of range for rank " + std::to_string(x.rank()));
             const int64_t axis = m_axis < 0 ? m_axis + x.rank() : m_axis;
             outer = dimProduct(x.shape(), 0, axis);
             len = dimProduct(x.shape(), axis, x.rank());
@@ -72,7 +72,8 @@ public:
             inner = dimProduct(x.shape(), axis + 1, x.rank());
         }
         if (x.dtype() != DataType::Float && x.dtype() != DataType::Double)
-            return Status::unsupported(m_opType + " does not support dtype " + dataTypeName(x.dtype()));
+            return Status::unsupported(m_opType + " does not support dtype " +
+                                       dataTypeName(x.dtype()));
         Tensor &y = ctx.allocateOutput(0, x.dtype(), x.shape());
         if (x.numel() == 0) return Status::ok();
         if (x.dtype() == DataType::Double) {
@@ -95,8 +96,10 @@ private:
                 using dt = dnnl::memory::data_type;
                 const dnnl::memory::dims dims = inner == 1 ? dnnl::memory::dims{outer, len}
                                                            : dnnl::memory::dims{outer, len, inner};
-                m_desc = dnnl::memory::desc(dims, dt::f32, ds::plainTag(static_cast<int>(dims.size())));
-                const auto alg = m_isLog ? dnnl::algorithm::softmax_log : dnnl::algorithm::softmax_accurate;
+                m_desc =
+                    dnnl::memory::desc(dims, dt::f32, ds::plainTag(static_cast<int>(dims.size())));
+                const auto alg =
+                    m_isLog ? dnnl::algorithm::softmax_log : dnnl::algorithm::softmax_accurate;
                 dnnl::softmax_v2_forward::desc desc(dnnl::prop_kind::forward_inference, alg, m_desc,
                                                     m_desc, 1);
                 m_primitive = dnnl::softmax_v2_forward(

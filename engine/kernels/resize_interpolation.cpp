@@ -169,6 +169,10 @@ void axisPass(const T *src, T *dst, int64_t outer, int64_t inner, const AxisTaps
             const float *weight = &t.weight[j * t.taps];
             const T *in = src + o * inLen * inner;
             if (inner == 1) {
+                if (t.taps == 2) {
+                    out[0] = static_cast<T>(weight[0]) * in[index[0]] + static_cast<T>(weight[1]) * in[index[1]];
+                    continue;
+                }
                 T acc = 0;
                 for (int k = 0; k < t.taps; ++k) acc += static_cast<T>(weight[k]) * in[index[k]];
                 out[0] = acc;
@@ -187,6 +191,35 @@ void axisPass(const T *src, T *dst, int64_t outer, int64_t inner, const AxisTaps
     });
 }
 
+// Estimated cost of passes in this order: outputs * taps, scalar passes (innermost axis)
+// weighted higher than row passes that vectorize over the inner extent.
+double passCost(Shape shape, const std::vector<AxisTaps> &axes, const std::vector<int> &order) {
+    double cost = 0;
+    for (int a : order) {
+        shape[a] = axes[a].outLen;
+        const bool innermost = a + 1 == static_cast<int>(shape.size()) ||
+                               shapeElementCount(Shape(shape.begin() + a + 1, shape.end())) == 1;
+        cost += static_cast<double>(shapeElementCount(shape)) * axes[a].taps * (innermost ? 4.0 : 1.0);
+    }
+    return cost;
+}
+
+// Tries every order of the resized axes (there are rarely more than three).
+std::vector<int> cheapestOrder(const Shape &shape, const std::vector<AxisTaps> &axes, std::vector<int> order) {
+    if (order.size() > 6) return order;
+    std::sort(order.begin(), order.end());
+    std::vector<int> best = order;
+    double bestCost = passCost(shape, axes, order);
+    while (std::next_permutation(order.begin(), order.end())) {
+        const double cost = passCost(shape, axes, order);
+        if (cost < bestCost) {
+            bestCost = cost;
+            best = order;
+        }
+    }
+    return best;
+}
+
 template <class T>
 void separable(const Tensor &input, const std::vector<AxisTaps> &axes, T extrapolation, Tensor &output) {
     const int rank = static_cast<int>(axes.size());
@@ -197,10 +230,7 @@ void separable(const Tensor &input, const std::vector<AxisTaps> &axes, T extrapo
         shape::parallelCopy(output.rawData(), input.rawData(), input.byteSize());
         return;
     }
-    // Shrinking axes first keeps the intermediate tensors small.
-    std::stable_sort(order.begin(), order.end(), [&](int a, int b) {
-        return axes[a].outLen * axes[b].inLen < axes[b].outLen * axes[a].inLen;
-    });
+    order = cheapestOrder(input.shape(), axes, order);
     Shape shape = input.shape();
     std::vector<T> buffers[2];
     const T *src = static_cast<const T *>(input.rawData());

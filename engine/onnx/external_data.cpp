@@ -20,15 +20,26 @@ bool isInside(const fs::path &folder, const fs::path &candidate) {
     return true;
 }
 
+bool parseCount(const std::string &text, int64_t *value) {
+    const bool digitsOnly = text.find_first_not_of("0123456789") == std::string::npos;
+    if (text.empty() || !digitsOnly || text.size() > 18) return false;  // 18 digits fit int64
+    *value = std::stoll(text);
+    return true;
+}
+
 Status loadOne(onnx::TensorProto &tensor, const fs::path &baseDir) {
+    const std::string what = "tensor '" + tensor.name() + "'";
     std::string location;
     int64_t offset = 0, length = -1;
     for (const auto &entry : tensor.external_data()) {
-        if (entry.key() == "location") location = entry.value();
-        else if (entry.key() == "offset") offset = std::stoll(entry.value());
-        else if (entry.key() == "length") length = std::stoll(entry.value());
+        if (entry.key() == "location") {
+            location = entry.value();
+        } else if ((entry.key() == "offset" && !parseCount(entry.value(), &offset)) ||
+                   (entry.key() == "length" && !parseCount(entry.value(), &length))) {
+            return Status::badInput(what + ": external data " + entry.key() + " '" + entry.value() +
+                                    "' is not a valid byte count");
+        }
     }
-    const std::string what = "tensor '" + tensor.name() + "'";
     if (location.empty()) return Status::badInput(what + ": external data has no location");
     const fs::path relative(location);
     if (relative.is_absolute())
@@ -39,11 +50,14 @@ Status loadOne(onnx::TensorProto &tensor, const fs::path &baseDir) {
     const fs::path full = fs::weakly_canonical(folder / relative);
     if (!isInside(folder, full))
         return Status::badInput(what + ": external data path '" + location + "' leaves the model's folder");
+    std::error_code ec;
+    if (fs::is_directory(full, ec))
+        return Status::badInput(what + ": external data path '" + location + "' is a folder");
     std::ifstream in(full, std::ios::binary);
     if (!in) return Status::badInput(what + ": cannot open external data file '" + location + "'");
     in.seekg(0, std::ios::end);
     const int64_t size = static_cast<int64_t>(in.tellg());
-    if (offset < 0 || offset > size || (length >= 0 && offset + length > size))
+    if (offset < 0 || offset > size || (length >= 0 && length > size - offset))
         return Status::badInput(what + ": external data range is outside '" + location + "' (" + std::to_string(size) + " bytes)");
     if (length < 0) length = size - offset;
     std::string bytes(static_cast<size_t>(length), '\0');
@@ -74,7 +88,7 @@ Status resolveGraph(onnx::GraphProto &graph, const fs::path &baseDir) {
 Status resolveExternalData(onnx::ModelProto &model, const std::string &baseDir) {
     try {
         return resolveGraph(*model.mutable_graph(), baseDir);
-    } catch (const std::exception &e) {  // stoll on a malformed offset, filesystem errors
+    } catch (const std::exception &e) {  // filesystem errors
         return Status::badInput(std::string("external data: ") + e.what());
     }
 }

@@ -2,6 +2,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <new>
 #include <set>
 
 #include <google/protobuf/io/coded_stream.h>
@@ -167,17 +168,23 @@ Result<Graph> loadModelFromBytes(const std::string &bytes, const std::string &fi
         warnings.push_back(std::string("shape inference stopped early: ") + e.what());
     }
 
-    Result<Graph> converted = convertModel(model, file);
-    if (!converted) return fail(converted.status().kind(), converted.status().message());
-    Graph &graph = converted.value();
-    graph.warnings = warnings;
-    Status sorted = sortTopologically(graph);
-    if (!sorted) return fail(sorted.kind(), sorted.message());
-    if (options.foldConstants) {
-        Status folded = foldConstants(graph);
-        if (!folded) return fail(folded.kind(), folded.message());
+    try {
+        Result<Graph> converted = convertModel(model, file);
+        if (!converted) return fail(converted.status().kind(), converted.status().message());
+        Graph &graph = converted.value();
+        graph.warnings = warnings;
+        Status sorted = sortTopologically(graph);
+        if (!sorted) return fail(sorted.kind(), sorted.message());
+        if (options.foldConstants) {
+            Status folded = foldConstants(graph);
+            if (!folded) return fail(folded.kind(), folded.message());
+        }
+        return converted;
+    } catch (const std::bad_alloc &) {
+        return fail(ErrorKind::BadInput, "not enough memory to load the model");
+    } catch (const std::exception &e) {  // errors stay values across the engine boundary
+        return fail(ErrorKind::Internal, e.what());
     }
-    return converted;
 }
 
 Result<Graph> loadModel(const std::string &path, const LoadOptions &options) {

@@ -1,6 +1,7 @@
 #include "onnx/onnx_tensor.h"
 
 #include <cstring>
+#include <limits>
 
 namespace ql {
 
@@ -9,6 +10,18 @@ namespace {
 template <class Field, class Out>
 void copyField(const Field &field, Out *out, int64_t count) {
     for (int64_t i = 0; i < count; ++i) out[i] = static_cast<Out>(field.Get(static_cast<int>(i)));
+}
+
+// Number of elements, or -1 when it or its byte size overflows (a corrupt or hostile file).
+int64_t checkedElementCount(const Shape &shape, size_t elementSize) {
+    constexpr int64_t kMax = std::numeric_limits<int64_t>::max();
+    int64_t count = 1;
+    for (int64_t d : shape) {
+        if (d != 0 && count > kMax / d) return -1;
+        count *= d;
+    }
+    if (elementSize && count > kMax / static_cast<int64_t>(elementSize)) return -1;
+    return count;
 }
 
 Tensor halfToFloatTensor(const Tensor &half, bool bfloat) {
@@ -32,16 +45,17 @@ Result<Tensor> tensorFromProto(const onnx::TensorProto &proto, const std::string
     Shape shape(proto.dims().begin(), proto.dims().end());
     for (int64_t d : shape)
         if (d < 0) return Status::badInput(what + ": negative dimension in " + shapeToString(shape));
-    Tensor tensor(type, shape);
-    const int64_t count = tensor.numel();
-    const size_t bytes = tensor.byteSize();
+    // Validate sizes before allocating: a corrupt file must not trigger a huge allocation.
+    const int64_t count = checkedElementCount(shape, dataTypeSize(type));
+    if (count < 0)
+        return Status::badInput(what + ": shape " + shapeToString(shape) + " is impossibly large");
+    const size_t bytes = static_cast<size_t>(count) * dataTypeSize(type);
     if (proto.has_raw_data()) {
         if (proto.raw_data().size() != bytes) {
             return Status::badInput(what + ": raw data holds " + std::to_string(proto.raw_data().size()) +
                                     " bytes, shape " + shapeToString(shape) + " of " + dataTypeName(type) +
                                     " needs " + std::to_string(bytes));
         }
-        if (bytes) std::memcpy(tensor.rawData(), proto.raw_data().data(), bytes);
     } else {
         int64_t available = 0;
         switch (type) {
@@ -55,6 +69,11 @@ Result<Tensor> tensorFromProto(const onnx::TensorProto &proto, const std::string
             return Status::badInput(what + ": holds " + std::to_string(available) + " values, shape " +
                                     shapeToString(shape) + " needs " + std::to_string(count));
         }
+    }
+    Tensor tensor(type, shape, std::make_shared<Storage>(bytes));  // every byte is written below
+    if (proto.has_raw_data()) {
+        if (bytes) std::memcpy(tensor.rawData(), proto.raw_data().data(), bytes);
+    } else {
         switch (type) {
             case DataType::Float: copyField(proto.float_data(), tensor.data<float>(), count); break;
             case DataType::Double: copyField(proto.double_data(), tensor.data<double>(), count); break;

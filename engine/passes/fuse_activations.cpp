@@ -60,8 +60,13 @@ bool knownEqualFloatShapes(const Graph &graph, const std::string &a, const std::
     const ValueInfo &va = ia->second, &vb = ib->second;
     if (!va.hasShape || !vb.hasShape || va.shape != vb.shape) return false;
     if (va.dtype != DataType::Float || vb.dtype != DataType::Float) return false;
-    for (int64_t d : va.shape)
-        if (d < 0) return false;
+    // An unknown dim matches only the same named symbol (e.g. both "batch_size").
+    for (size_t i = 0; i < va.shape.size(); ++i) {
+        if (va.shape[i] >= 0) continue;
+        if (va.dimNames.size() <= i || vb.dimNames.size() <= i || va.dimNames[i].empty() ||
+            va.dimNames[i] != vb.dimNames[i])
+            return false;
+    }
     return true;
 }
 

@@ -31,7 +31,8 @@ CaseResult failed(Outcome outcome, std::string message) {
 }
 
 CaseResult fromStatus(const Status &status, const std::string &context) {
-    const Outcome outcome = status.kind() == ErrorKind::Unsupported ? Outcome::Unsupported : Outcome::Fail;
+    const Outcome outcome =
+        status.kind() == ErrorKind::Unsupported ? Outcome::Unsupported : Outcome::Fail;
     return failed(outcome, context + status.message());
 }
 
@@ -57,7 +58,8 @@ Status readNumbered(const fs::path &dir, const std::string &prefix, std::vector<
     int expectedIndex = 0;
     for (const auto &[index, path] : files) {
         if (index != expectedIndex++)
-            return Status::badInput(dir.filename().string() + ": " + prefix + " files are not numbered 0..N-1");
+            return Status::badInput(dir.filename().string() + ": " + prefix +
+                                    " files are not numbered 0..N-1");
         Result<Tensor> tensor = readTensorFile(path.string());
         if (!tensor) return tensor.status();
         out->push_back(tensor.value());
@@ -69,7 +71,8 @@ Result<std::vector<DataSet>> readDataSets(const fs::path &caseDir) {
     std::map<int, fs::path> dirs;
     for (const auto &entry : fs::directory_iterator(caseDir)) {
         const std::string name = entry.path().filename().string();
-        if (entry.is_directory() && name.rfind("test_data_set_", 0) == 0) dirs[trailingIndex(name)] = entry.path();
+        if (entry.is_directory() && name.rfind("test_data_set_", 0) == 0)
+            dirs[trailingIndex(name)] = entry.path();
     }
     if (dirs.empty()) return Status::badInput("no test_data_set_N folder");
     std::vector<DataSet> sets;
@@ -111,9 +114,11 @@ std::string indexToString(int64_t flat, const Shape &shape) {
 // Empty when `actual` matches `expected`; else the first mismatch and how many differ.
 std::string compare(const Tensor &actual, const Tensor &expected) {
     if (actual.dtype() != expected.dtype())
-        return "dtype " + dataTypeName(actual.dtype()) + ", expected " + dataTypeName(expected.dtype());
+        return "dtype " + dataTypeName(actual.dtype()) + ", expected " +
+               dataTypeName(expected.dtype());
     if (actual.shape() != expected.shape())
-        return "shape " + shapeToString(actual.shape()) + ", expected " + shapeToString(expected.shape());
+        return "shape " + shapeToString(actual.shape()) + ", expected " +
+               shapeToString(expected.shape());
     const Tensor a = actual.toPlain();
     const bool exact = !isFloatingPoint(expected.dtype());
     int64_t bad = 0, first = -1;
@@ -121,10 +126,14 @@ std::string compare(const Tensor &actual, const Tensor &expected) {
     for (int64_t i = 0; i < a.numel(); ++i) {
         const double x = a.valueAsDouble(i), y = expected.valueAsDouble(i);
         bool same;
-        if (std::isnan(x) || std::isnan(y)) same = std::isnan(x) && std::isnan(y);
-        else if (std::isinf(x) || std::isinf(y)) same = x == y;
-        else if (exact) same = x == y;
-        else same = std::fabs(x - y) <= kAbsoluteTolerance + kRelativeTolerance * std::fabs(y);
+        if (std::isnan(x) || std::isnan(y))
+            same = std::isnan(x) && std::isnan(y);
+        else if (std::isinf(x) || std::isinf(y))
+            same = x == y;
+        else if (exact)
+            same = x == y;
+        else
+            same = std::fabs(x - y) <= kAbsoluteTolerance + kRelativeTolerance * std::fabs(y);
         if (same) continue;
         if (first < 0) first = i;
         ++bad;
@@ -133,8 +142,8 @@ std::string compare(const Tensor &actual, const Tensor &expected) {
     if (bad == 0) return {};
     std::ostringstream msg;
     msg.precision(7);
-    msg << "at " << indexToString(first, a.shape()) << " got " << a.valueAsDouble(first) << ", expected "
-        << expected.valueAsDouble(first) << " (" << bad << " of " << a.numel()
+    msg << "at " << indexToString(first, a.shape()) << " got " << a.valueAsDouble(first)
+        << ", expected " << expected.valueAsDouble(first) << " (" << bad << " of " << a.numel()
         << " elements differ, max abs diff " << worst << ")";
     return msg.str();
 }
@@ -156,12 +165,14 @@ CaseResult runCase(const std::string &caseDirText) {
     // Inputs are given in the order of the graph's non-initializer inputs.
     for (DataSet &set : sets.value()) {
         if (set.inputs.size() != graph.inputs.size()) {
-            return failed(Outcome::Fail, set.name + ": " + std::to_string(set.inputs.size()) + " inputs, the model has " +
+            return failed(Outcome::Fail, set.name + ": " + std::to_string(set.inputs.size()) +
+                                             " inputs, the model has " +
                                              std::to_string(graph.inputs.size()));
         }
         if (set.expected.size() != graph.outputs.size()) {
             return failed(Outcome::Fail, set.name + ": " + std::to_string(set.expected.size()) +
-                                             " outputs, the model has " + std::to_string(graph.outputs.size()));
+                                             " outputs, the model has " +
+                                             std::to_string(graph.outputs.size()));
         }
         for (size_t i = 0; i < set.inputs.size(); ++i) {
             ValueInfo &declared = graph.inputs[i];
@@ -169,8 +180,9 @@ CaseResult runCase(const std::string &caseDirText) {
             // A few cases feed a shape the model does not declare (CastLike's 'like', whose
             // values are never read): the data is what the case checks, so drop the declaration.
             if (shapeConflicts(declared, set.inputs[i].shape())) {
-                result.notes.push_back("input '" + declared.name + "' declared with another shape than " +
-                                       shapeToString(set.inputs[i].shape()) + "; declaration ignored");
+                result.notes.push_back(
+                    "input '" + declared.name + "' declared with another shape than " +
+                    shapeToString(set.inputs[i].shape()) + "; declaration ignored");
                 declared.hasShape = false;
             }
         }
@@ -181,22 +193,28 @@ CaseResult runCase(const std::string &caseDirText) {
     std::vector<std::string> inputNames, outputNames;
     for (const ValueInfo &in : graph.inputs) inputNames.push_back(in.name);
     for (const ValueInfo &out : graph.outputs) outputNames.push_back(out.name);
+    // Failures from here on keep the notes about the data.
+    auto finish = [&result](CaseResult failure) {
+        failure.notes = result.notes;
+        return failure;
+    };
     auto plan = ExecutionPlan::create(std::move(graph));
-    if (!plan) return fromStatus(plan.status(), "plan: ");
+    if (!plan) return finish(fromStatus(plan.status(), "plan: "));
 
     for (const DataSet &set : sets.value()) {
         std::map<std::string, Tensor> feeds;
         for (size_t i = 0; i < set.inputs.size(); ++i) feeds[inputNames[i]] = set.inputs[i];
         std::vector<Tensor> outputs;
         Status status = plan.value()->run(feeds, outputs);
-        if (!status) return fromStatus(status, set.name + ": ");
+        if (!status) return finish(fromStatus(status, set.name + ": "));
         if (outputs.size() != set.expected.size())
-            return failed(Outcome::Fail, set.name + ": engine gave " + std::to_string(outputs.size()) + " outputs");
+            return finish(failed(Outcome::Fail, set.name + ": engine gave " +
+                                                    std::to_string(outputs.size()) + " outputs"));
         for (size_t k = 0; k < outputs.size(); ++k) {
             const std::string mismatch = compare(outputs[k], set.expected[k]);
             if (!mismatch.empty()) {
-                return failed(Outcome::Fail, set.name + " output " + std::to_string(k) + " '" + outputNames[k] +
-                                                 "': " + mismatch);
+                return finish(failed(Outcome::Fail, set.name + " output " + std::to_string(k) +
+                                                        " '" + outputNames[k] + "': " + mismatch));
             }
         }
     }

@@ -64,15 +64,21 @@ bool parseArgs(int argc, char **argv, Options *options) {
             return true;
         };
         std::string number;
-        if (arg == "--verbose" || arg == "-v") options->verbose = true;
-        else if (arg == "--no-fork") options->fork = false;
-        else if (arg == "--filter") { if (!value(&options->filter)) return false; }
-        else if (arg == "--ops") { if (!value(&options->opsFile)) return false; }
-        else if (arg == "--timeout") {
+        if (arg == "--verbose" || arg == "-v")
+            options->verbose = true;
+        else if (arg == "--no-fork")
+            options->fork = false;
+        else if (arg == "--filter") {
+            if (!value(&options->filter)) return false;
+        } else if (arg == "--ops") {
+            if (!value(&options->opsFile)) return false;
+        } else if (arg == "--timeout") {
             if (!value(&number)) return false;
             options->timeoutSeconds = std::max(1, std::atoi(number.c_str()));
-        } else if (!arg.empty() && arg[0] != '-') options->dataDir = arg;
-        else return false;
+        } else if (!arg.empty() && arg[0] != '-')
+            options->dataDir = arg;
+        else
+            return false;
     }
     return true;
 }
@@ -137,7 +143,8 @@ CaseResult runIsolated(const Case &c, const Options &options) {
         } catch (const std::exception &e) {
             r = {Outcome::Fail, std::string("exception: ") + e.what(), {}};
         }
-        std::string text = std::to_string(static_cast<int>(r.outcome)) + "\n" + oneLine(r.message) + "\n";
+        std::string text =
+            std::to_string(static_cast<int>(r.outcome)) + "\n" + oneLine(r.message) + "\n";
         for (const std::string &note : r.notes) text += oneLine(note) + "\n";
         for (size_t done = 0; done < text.size();) {
             const ssize_t n = write(fds[1], text.data() + done, text.size() - done);
@@ -150,11 +157,13 @@ CaseResult runIsolated(const Case &c, const Options &options) {
     close(fds[1]);
     std::string text;
     bool timedOut = false;
-    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(options.timeoutSeconds);
+    const auto deadline =
+        std::chrono::steady_clock::now() + std::chrono::seconds(options.timeoutSeconds);
     char buffer[4096];
     for (;;) {
         const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
-            deadline - std::chrono::steady_clock::now()).count();
+                              deadline - std::chrono::steady_clock::now())
+                              .count();
         if (left <= 0) {
             timedOut = true;
             break;
@@ -169,7 +178,9 @@ CaseResult runIsolated(const Case &c, const Options &options) {
     if (timedOut) kill(pid, SIGKILL);
     int status = 0;
     waitpid(pid, &status, 0);
-    if (timedOut) return {Outcome::Fail, "timed out after " + std::to_string(options.timeoutSeconds) + " s", {}};
+    if (timedOut)
+        return {
+            Outcome::Fail, "timed out after " + std::to_string(options.timeoutSeconds) + " s", {}};
     if (WIFSIGNALED(status)) {
         return {Outcome::Fail, std::string("crashed: ") + strsignal(WTERMSIG(status)), {}};
     }
@@ -195,7 +206,8 @@ std::string groupKey(const Case &c) {
 }
 
 std::string stripDir(std::string text, const std::string &dir) {
-    for (size_t at; !dir.empty() && (at = text.find(dir)) != std::string::npos;) text.erase(at, dir.size());
+    for (size_t at; !dir.empty() && (at = text.find(dir)) != std::string::npos;)
+        text.erase(at, dir.size());
     return text;
 }
 
@@ -205,7 +217,8 @@ int main(int argc, char **argv) {
     Options options;
     if (!parseArgs(argc, argv, &options)) {
         std::cerr << "usage: " << argv[0]
-                  << " [--filter SUBSTRING] [--verbose] [--ops FILE] [--no-fork] [--timeout SECONDS] [DATA_DIR]\n";
+                  << " [--filter SUBSTRING] [--verbose] [--ops FILE] [--no-fork] [--timeout "
+                     "SECONDS] [DATA_DIR]\n";
         return 2;
     }
     std::error_code ec;
@@ -231,7 +244,8 @@ int main(int argc, char **argv) {
         }
         std::vector<fs::path> dirs;
         for (const auto &entry : fs::directory_iterator(suiteDir))
-            if (entry.is_directory() && fs::exists(entry.path() / "model.onnx")) dirs.push_back(entry.path());
+            if (entry.is_directory() && fs::exists(entry.path() / "model.onnx"))
+                dirs.push_back(entry.path());
         std::sort(dirs.begin(), dirs.end());
         for (const fs::path &dir : dirs) {
             Case c;
@@ -252,43 +266,58 @@ int main(int argc, char **argv) {
         } else {
             const auto caseStart = std::chrono::steady_clock::now();
             c.result = runIsolated(c, options);
-            c.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - caseStart).count();
+            c.seconds =
+                std::chrono::duration<double>(std::chrono::steady_clock::now() - caseStart).count();
         }
         c.result.message = stripDir(c.result.message, c.dir.string() + "/");
         switch (c.result.outcome) {
-            case Outcome::Pass: ++passed; break;
-            case Outcome::Unsupported: ++unsupported; break;
-            case Outcome::Fail: ++failed; break;
+            case Outcome::Pass:
+                ++passed;
+                break;
+            case Outcome::Unsupported:
+                ++unsupported;
+                break;
+            case Outcome::Fail:
+                ++failed;
+                break;
         }
         if (options.verbose) {
             std::cout << (c.result.outcome == Outcome::Pass ? "pass " : "     ") << c.id << " ("
                       << static_cast<int>(c.seconds * 1000) << " ms)\n";
-            for (const std::string &note : c.result.notes) std::cout << "     note: " << note << "\n";
+            for (const std::string &note : c.result.notes)
+                std::cout << "     note: " << note << "\n";
         }
     }
-    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    const double seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 
     for (const Case &c : cases)
-        if (!c.unlistedOp.empty()) std::cout << "skip " << c.id << ": unlisted op " << c.unlistedOp << "\n";
+        if (!c.unlistedOp.empty())
+            std::cout << "skip " << c.id << ": unlisted op " << c.unlistedOp << "\n";
     for (const Case &c : cases)
         if (c.unlistedOp.empty() && c.result.outcome == Outcome::Unsupported)
             std::cout << "unsupported " << c.id << ": " << c.result.message << "\n";
     std::map<std::string, std::vector<const Case *>> failuresByOps;
     for (const Case &c : cases)
-        if (c.unlistedOp.empty() && c.result.outcome == Outcome::Fail) failuresByOps[groupKey(c)].push_back(&c);
+        if (c.unlistedOp.empty() && c.result.outcome == Outcome::Fail)
+            failuresByOps[groupKey(c)].push_back(&c);
     if (!failuresByOps.empty()) std::cout << "\nFailures by op:\n";
     for (const auto &[key, group] : failuresByOps) {
         std::cout << key << " (" << group.size() << ")\n";
-        for (const Case *c : group) std::cout << "  FAIL " << c->id << ": " << c->result.message << "\n";
+        for (const Case *c : group)
+            std::cout << "  FAIL " << c->id << ": " << c->result.message << "\n";
     }
 
     const int listedCases = passed + unsupported + failed;
     const double percent = listedCases ? 100.0 * passed / listedCases : 0.0;
     char percentText[32];
     std::snprintf(percentText, sizeof percentText, "%.1f%%", percent);
-    std::cout << "\n" << listedCases << " listed cases: " << passed << " passed, " << unsupported
-              << " unsupported, " << failed << " failed, " << skipped << " skipped (unlisted ops)\n";
-    std::cout << "pass rate: " << percentText << " of listed cases (required " << kRequiredPassPercent << "%"
+    std::cout << "\n"
+              << listedCases << " listed cases: " << passed << " passed, " << unsupported
+              << " unsupported, " << failed << " failed, " << skipped
+              << " skipped (unlisted ops)\n";
+    std::cout << "pass rate: " << percentText << " of listed cases (required "
+              << kRequiredPassPercent << "%"
               << (options.filter.empty() ? "" : ", not applied with --filter") << "), "
               << static_cast<int>(seconds) << " s\n";
     std::cout << "conformance: " << passed << " passed, " << failed << " failed\n";

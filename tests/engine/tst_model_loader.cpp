@@ -62,18 +62,22 @@ onnx::ModelProto makeModel(int64_t opset = 13) {
 }
 
 // dims: >= 0 fixed, -1 symbolic ("N").
-void setTensorType(onnx::ValueInfoProto *vi, const std::string &name, int elemType, const std::vector<int64_t> &dims) {
+void setTensorType(onnx::ValueInfoProto *vi, const std::string &name, int elemType,
+                   const std::vector<int64_t> &dims) {
     vi->set_name(name);
     auto *tensor = vi->mutable_type()->mutable_tensor_type();
     tensor->set_elem_type(elemType);
     auto *shape = tensor->mutable_shape();
     for (int64_t d : dims) {
-        if (d >= 0) shape->add_dim()->set_dim_value(d);
-        else shape->add_dim()->set_dim_param("N");
+        if (d >= 0)
+            shape->add_dim()->set_dim_value(d);
+        else
+            shape->add_dim()->set_dim_param("N");
     }
 }
 
-onnx::NodeProto *addNode(onnx::GraphProto *graph, const std::string &op, const std::vector<std::string> &inputs,
+onnx::NodeProto *addNode(onnx::GraphProto *graph, const std::string &op,
+                         const std::vector<std::string> &inputs,
                          const std::vector<std::string> &outputs) {
     auto *node = graph->add_node();
     node->set_op_type(op);
@@ -107,7 +111,8 @@ void setIntAttr(onnx::NodeProto *node, const std::string &name, int64_t value) {
 }
 
 // A Constant node producing `output` from a tensor attribute.
-void addConstant(onnx::GraphProto *graph, const std::string &output, const onnx::TensorProto &value) {
+void addConstant(onnx::GraphProto *graph, const std::string &output,
+                 const onnx::TensorProto &value) {
     auto *node = addNode(graph, "Constant", {}, {output});
     auto *attr = node->add_attribute();
     attr->set_name("value");
@@ -149,16 +154,19 @@ onnx::ModelProto externalWeightModel(const std::string &location, int64_t offset
 }
 
 std::string floatBytes(const std::vector<float> &values) {
-    return std::string(reinterpret_cast<const char *>(values.data()), values.size() * sizeof(float));
+    return std::string(reinterpret_cast<const char *>(values.data()),
+                       values.size() * sizeof(float));
 }
 
 // The failure must be of `kind` and its message must name the file and the reason.
-void expectError(const Result<Graph> &result, ErrorKind kind, const std::string &file, const std::string &reason) {
+void expectError(const Result<Graph> &result, ErrorKind kind, const std::string &file,
+                 const std::string &reason) {
     ASSERT_FALSE(result.isOk()) << "expected an error mentioning '" << reason << "'";
     EXPECT_EQ(result.status().kind(), kind) << result.status().message();
     const std::string &message = result.status().message();
     EXPECT_EQ(message.rfind(file, 0), 0u) << "message does not start with the file: " << message;
-    EXPECT_NE(message.find(reason), std::string::npos) << "message lacks '" << reason << "': " << message;
+    EXPECT_NE(message.find(reason), std::string::npos)
+        << "message lacks '" << reason << "': " << message;
 }
 
 TEST_F(ModelLoaderTest, LoadsValidModel) {
@@ -189,16 +197,19 @@ TEST_F(ModelLoaderTest, RefusesEmptyFile) {
 
 TEST_F(ModelLoaderTest, RefusesTruncatedFile) {
     onnx::ModelProto model = reluModel();
-    setFloats(model.mutable_graph()->add_initializer(), "unused", {256}, std::vector<float>(256, 1.5f));
+    setFloats(model.mutable_graph()->add_initializer(), "unused", {256},
+              std::vector<float>(256, 1.5f));
     const std::string bytes = model.SerializeAsString();
     const std::string path = writeBytes("truncated.onnx", bytes.substr(0, bytes.size() / 2));
     expectError(loadModel(path), ErrorKind::BadInput, path, "truncated");
 }
 
 TEST_F(ModelLoaderTest, RefusesNonOnnxFiles) {
-    const std::string text = writeBytes("notes.onnx", "These are meeting notes, not a neural network.\n");
+    const std::string text =
+        writeBytes("notes.onnx", "These are meeting notes, not a neural network.\n");
     expectError(loadModel(text), ErrorKind::BadInput, text, "not an ONNX model");
-    const std::string png = writeBytes("image.onnx", std::string("\x89PNG\r\n\x1a\n\0\0\0\rIHDR", 16));
+    const std::string png =
+        writeBytes("image.onnx", std::string("\x89PNG\r\n\x1a\n\0\0\0\rIHDR", 16));
     expectError(loadModel(png), ErrorKind::BadInput, png, "not an ONNX model");
 }
 
@@ -218,7 +229,8 @@ TEST_F(ModelLoaderTest, RefusesOversizedFile) {
 
 TEST_F(ModelLoaderTest, RefusesOpsetOutOfRange) {
     const std::string old = writeModel("opset10.onnx", reluModel(10));
-    expectError(loadModel(old), ErrorKind::Unsupported, old, "opset 10 is not supported (supported: 11 to 18)");
+    expectError(loadModel(old), ErrorKind::Unsupported, old,
+                "opset 10 is not supported (supported: 11 to 18)");
     const std::string future = writeModel("opset19.onnx", reluModel(19));
     expectError(loadModel(future), ErrorKind::Unsupported, future, "opset 19 is not supported");
 
@@ -248,15 +260,18 @@ TEST_F(ModelLoaderTest, RefusesSequenceInput) {
     onnx::ModelProto model = reluModel();
     auto *seq = model.mutable_graph()->mutable_input(0)->mutable_type();
     seq->Clear();
-    seq->mutable_sequence_type()->mutable_elem_type()->mutable_tensor_type()->set_elem_type(onnx::TensorProto::FLOAT);
+    seq->mutable_sequence_type()->mutable_elem_type()->mutable_tensor_type()->set_elem_type(
+        onnx::TensorProto::FLOAT);
     const std::string path = writeModel("sequence.onnx", model);
     expectError(loadModel(path), ErrorKind::Unsupported, path, "graph input 'x' is a sequence");
 }
 
 TEST_F(ModelLoaderTest, LoadsRelativeExternalData) {
     const std::vector<float> weights = {0.5f, -1.0f, 2.0f, 3.25f};
-    writeBytes("data/weights.bin", std::string(8, '\x7f') + floatBytes(weights));  // 8 bytes before the tensor
-    const std::string path = writeModel("model.onnx", externalWeightModel("data/weights.bin", 8, 16));
+    writeBytes("data/weights.bin",
+               std::string(8, '\x7f') + floatBytes(weights));  // 8 bytes before the tensor
+    const std::string path =
+        writeModel("model.onnx", externalWeightModel("data/weights.bin", 8, 16));
     Result<Graph> graph = loadModel(path);
     ASSERT_TRUE(graph.isOk()) << graph.status().message();
     const Tensor *w = graph->initializer("w");
@@ -275,21 +290,57 @@ TEST_F(ModelLoaderTest, RefusesAbsoluteExternalDataPath) {
 
 TEST_F(ModelLoaderTest, RefusesExternalDataOutsideModelFolder) {
     writeBytes("weights.bin", floatBytes({1, 2, 3, 4}));  // exists, but one level up
-    const std::string path = writeModel("model/model.onnx", externalWeightModel("../weights.bin", 0, 16));
+    const std::string path =
+        writeModel("model/model.onnx", externalWeightModel("../weights.bin", 0, 16));
     expectError(loadModel(path), ErrorKind::BadInput, path, "leaves the model's folder");
-    const std::string sneaky = writeModel("model/sneaky.onnx", externalWeightModel("sub/../../weights.bin", 0, 16));
+    const std::string sneaky =
+        writeModel("model/sneaky.onnx", externalWeightModel("sub/../../weights.bin", 0, 16));
     expectError(loadModel(sneaky), ErrorKind::BadInput, sneaky, "leaves the model's folder");
 }
 
 TEST_F(ModelLoaderTest, RefusesMissingExternalDataFile) {
     const std::string path = writeModel("model.onnx", externalWeightModel("missing.bin", 0, 16));
-    expectError(loadModel(path), ErrorKind::BadInput, path, "cannot open external data file 'missing.bin'");
+    expectError(loadModel(path), ErrorKind::BadInput, path,
+                "cannot open external data file 'missing.bin'");
 }
 
 TEST_F(ModelLoaderTest, RefusesExternalDataRangePastEndOfFile) {
     writeBytes("weights.bin", floatBytes({1, 2, 3}));  // 12 bytes, 16 needed
     const std::string path = writeModel("model.onnx", externalWeightModel("weights.bin", 0, 16));
     expectError(loadModel(path), ErrorKind::BadInput, path, "outside 'weights.bin'");
+}
+
+TEST_F(ModelLoaderTest, RefusesMalformedExternalDataOffset) {
+    writeBytes("weights.bin", floatBytes({1, 2, 3, 4}));
+    onnx::ModelProto model = externalWeightModel("weights.bin", 0, 16);
+    model.mutable_graph()->mutable_initializer(0)->mutable_external_data(1)->set_value("12abc");
+    const std::string path = writeModel("model.onnx", model);
+    expectError(loadModel(path), ErrorKind::BadInput, path,
+                "offset '12abc' is not a valid byte count");
+}
+
+TEST_F(ModelLoaderTest, RefusesExternalDataFolder) {
+    fs::create_directories(m_dir / "weights");
+    const std::string path = writeModel("model.onnx", externalWeightModel("weights", 0, 16));
+    expectError(loadModel(path), ErrorKind::BadInput, path, "is a folder");
+}
+
+TEST_F(ModelLoaderTest, RefusesImpossiblyLargeInitializerWithoutAllocating) {
+    onnx::ModelProto model = reluModel();
+    auto *w = model.mutable_graph()->add_initializer();
+    w->set_name("huge");
+    w->set_data_type(onnx::TensorProto::FLOAT);
+    for (int i = 0; i < 4; ++i) w->add_dims(int64_t(1) << 20);  // 2^80 elements
+    w->set_raw_data(std::string(16, '\0'));
+    const std::string path = writeModel("huge.onnx", model);
+    LoadOptions options;
+    options.runChecker = false;
+    expectError(loadModel(path, options), ErrorKind::BadInput, path, "initializer 'huge'");
+    expectError(loadModel(path, options), ErrorKind::BadInput, path, "impossibly large");
+    w->clear_dims();
+    w->add_dims(int64_t(1) << 40);  // 4 TiB of floats claimed, 16 bytes present
+    const std::string big = writeModel("big.onnx", model);
+    expectError(loadModel(big, options), ErrorKind::BadInput, big, "raw data holds 16 bytes");
 }
 
 TEST_F(ModelLoaderTest, ConvertsHalfInitializersToFloat) {
@@ -428,7 +479,8 @@ TEST_F(ModelLoaderTest, KeepsShapeChainWhenDimensionIsSymbolic) {
     for (const Node &n : graph->nodes) ops.push_back(n.opType);
     EXPECT_EQ(ops, (std::vector<std::string>{"Shape", "Gather", "Unsqueeze", "Concat", "Reshape"}));
     // The Constant nodes still fold.
-    for (const char *name : {"index", "axes", "minus_one"}) EXPECT_NE(graph->initializer(name), nullptr) << name;
+    for (const char *name : {"index", "axes", "minus_one"})
+        EXPECT_NE(graph->initializer(name), nullptr) << name;
 }
 
 TEST_F(ModelLoaderTest, KeepsNodesWhenFoldingIsOff) {

@@ -25,6 +25,7 @@ private slots:
     void sortsNumbersNumerically();
     void filtersByNameOpTypeAndShape();
     void resetsOnNewSnapshot();
+    void naturalCompareOrdersDigitRunsAsNumbers();
 
 private:
     QString display(const QAbstractItemModel &m, int row, int column) const {
@@ -182,6 +183,18 @@ void TestLayerTableModel::resetsOnNewSnapshot() {
     QCOMPARE(reset.count(), 2);
     QCOMPARE(model.rowCount(), 0);
     QVERIFY(!model.index(0, 0).isValid());
+}
+
+void TestLayerTableModel::naturalCompareOrdersDigitRunsAsNumbers() {
+    using ql::ui::naturalCompare;
+    QVERIFY(naturalCompare("conv2", "conv10") < 0);
+    QVERIFY(naturalCompare("conv10", "conv2") > 0);
+    QVERIFY(naturalCompare("layer1.conv2", "layer1.conv2") == 0);
+    QVERIFY(naturalCompare("Relu_3", "relu_20") < 0);  // case ignored
+    QVERIFY(naturalCompare("a007", "a7") != 0);        // still a total order
+    QVERIFY(naturalCompare("a7", "a08") < 0);
+    QVERIFY(naturalCompare("block", "block1") < 0);
+    QVERIFY(naturalCompare("b", "a100") > 0);
 }
 
 QTEST_MAIN(TestLayerTableModel)
