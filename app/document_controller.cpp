@@ -49,7 +49,7 @@ void DocumentController::openDemo() {
                         ql::ErrorKind::Internal);
         return;
     }
-    m_job->loadBytes(file.readAll(), tr("Fashion-MNIST demo (fashion_cnn.onnx)"));
+    m_job->loadBytes(file.readAll(), tr("fashion_cnn.onnx (demo)"));
 }
 
 void DocumentController::openWithDialog() {

@@ -76,6 +76,7 @@ int runGui(int argc, char *argv[], int firstArgument) {
     MainWindow window(MainWindow::Options{!capture, !capture});
     int exitCode = cli::Success;
     if (capture) {
+        window.resize(1280, 800);  // the same picture whatever the (virtual) screen size
         auto grabAndQuit = [&window, &screenshot, &exitCode] {
             // Let posted layout requests run before painting.
             QTimer::singleShot(50, &window, [&window, &screenshot, &exitCode] {

@@ -5,6 +5,7 @@
 #include <QCloseEvent>
 #include <QFileInfo>
 #include <QLabel>
+#include <QLocale>
 #include <QMenuBar>
 #include <QMessageBox>
 #include <QMimeData>
@@ -73,8 +74,9 @@ void MainWindow::createPages() {
     m_splitter = new QSplitter(Qt::Horizontal, m_modelPage);
     m_splitter->addWidget(m_layers);
     m_splitter->addWidget(m_details);
-    m_splitter->setStretchFactor(0, 3);
-    m_splitter->setStretchFactor(1, 2);
+    m_splitter->setStretchFactor(0, 2);
+    m_splitter->setStretchFactor(1, 1);
+    m_splitter->setSizes({640, 320});
     m_splitter->setChildrenCollapsible(false);
     auto *layout = new QVBoxLayout(m_modelPage);
     layout->addWidget(m_summary);
@@ -164,8 +166,9 @@ void MainWindow::onModelLoaded(const ql::ui::SnapshotPtr &snapshot, double secon
     m_layers->setSnapshot(snapshot);
     m_details->setSnapshot(snapshot);
     m_pages->setCurrentWidget(m_modelPage);
+    m_layers->selectLayer(0);  // the details panel shows something useful straight away
     setWindowTitle(tr("%1 — QuantLens").arg(snapshot->displayName));
-    QString status = tr("Loaded %1 in %2 s").arg(snapshot->displayName, QString::number(seconds, 'f', 2));
+    QString status = tr("Loaded %1 in %2 s").arg(snapshot->displayName, QLocale().toString(seconds, 'f', 2));
     if (!snapshot->warnings.isEmpty())
         status += QStringLiteral(" — ") + tr("loader warnings: %1").arg(snapshot->warnings.size());
     m_status->setText(status);

@@ -93,6 +93,10 @@ QVariant LayerTableModel::headerData(int section, Qt::Orientation orientation, i
             case ParametersColumn: return tr("Parameters");
         }
     }
+    if (role == Qt::TextAlignmentRole) {
+        const bool numeric = section == IndexColumn || section == ParametersColumn;
+        return QVariant::fromValue((numeric ? Qt::AlignRight : Qt::AlignLeft) | Qt::AlignVCenter);
+    }
     if (role == Qt::ToolTipRole) {
         switch (section) {
             case IndexColumn: return tr("Position in execution (topological) order");

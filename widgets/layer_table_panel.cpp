@@ -88,7 +88,18 @@ void LayerTablePanel::fitColumns() {
 
 void LayerTablePanel::updateCount() {
     const int total = m_model->rowCount(), shown = m_proxy->rowCount();
-    m_count->setText(shown == total ? tr("%1 layers").arg(total) : tr("%1 of %2 layers").arg(shown).arg(total));
+    if (shown != total)
+        m_count->setText(tr("%1 of %2 layers").arg(shown).arg(total));
+    else
+        m_count->setText(total == 1 ? tr("1 layer") : tr("%1 layers").arg(total));
+}
+
+void LayerTablePanel::selectLayer(int layerIndex) {
+    // Rows are in graph order in the source model.
+    const QModelIndex row = m_proxy->mapFromSource(m_model->index(layerIndex, 0));
+    if (!row.isValid()) return;
+    m_view->setCurrentIndex(row);
+    m_view->scrollTo(row);
 }
 
 void LayerTablePanel::focusFilter() {

@@ -22,6 +22,8 @@ public:
 
     void setSnapshot(SnapshotPtr snapshot);
     void focusFilter();
+    // Selects and shows the row of a graph node (if the filter lets it through).
+    void selectLayer(int layerIndex);
 
     LayerTableModel *layerModel() const { return m_model; }
     LayerProxyModel *proxyModel() const { return m_proxy; }

@@ -18,17 +18,18 @@ ModelSummaryWidget::ModelSummaryWidget(QWidget *parent) : QFrame(parent) {
     auto *layout = new QHBoxLayout(this);
     layout->setContentsMargins(12, 8, 12, 8);
     layout->setSpacing(24);
-    m_model = addField(QStringLiteral("summaryModel"), tr("Model"), 2);
+    m_model = addField(QStringLiteral("summaryModel"), tr("Model"));
     m_opset = addField(QStringLiteral("summaryOpset"), tr("Opset"));
     m_nodes = addField(QStringLiteral("summaryNodes"), tr("Nodes"));
     m_parameters = addField(QStringLiteral("summaryParameters"), tr("Parameters"));
-    m_inputs = addField(QStringLiteral("summaryInputs"), tr("Inputs"), 3);
-    m_outputs = addField(QStringLiteral("summaryOutputs"), tr("Outputs"), 2);
+    m_inputs = addField(QStringLiteral("summaryInputs"), tr("Inputs"));
+    m_outputs = addField(QStringLiteral("summaryOutputs"), tr("Outputs"));
     m_warnings = addField(QStringLiteral("summaryWarnings"), tr("Loader warnings"));
+    layout->addStretch(1);  // fields keep their natural widths, packed to the left
     setSnapshot(nullptr);
 }
 
-ElidedLabel *ModelSummaryWidget::addField(const QString &objectName, const QString &caption, int stretch) {
+ElidedLabel *ModelSummaryWidget::addField(const QString &objectName, const QString &caption) {
     auto *column = new QVBoxLayout;
     column->setSpacing(2);
     auto *captionLabel = new QLabel(caption, this);
@@ -45,7 +46,7 @@ ElidedLabel *ModelSummaryWidget::addField(const QString &objectName, const QStri
     value->setFont(bold);
     column->addWidget(captionLabel);
     column->addWidget(value);
-    static_cast<QHBoxLayout *>(layout())->addLayout(column, stretch);
+    static_cast<QHBoxLayout *>(layout())->addLayout(column);
     m_fields.push_back({captionLabel, value});
     return value;
 }

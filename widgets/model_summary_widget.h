@@ -22,7 +22,7 @@ public:
     QString summaryText() const;
 
 private:
-    ElidedLabel *addField(const QString &objectName, const QString &caption, int stretch = 0);
+    ElidedLabel *addField(const QString &objectName, const QString &caption);
 
     struct Field {
         QLabel *caption;

@@ -28,6 +28,10 @@ WelcomePage::WelcomePage(QWidget *parent) : QWidget(parent) {
     auto *demo = new QPushButton(tr("Open Demo"), this);
     demo->setObjectName(QStringLiteral("welcomeOpenDemo"));
     open->setDefault(true);
+    for (QPushButton *button : {open, demo}) {
+        button->setMinimumWidth(button->fontMetrics().averageCharWidth() * 22);
+        button->setMinimumHeight(button->sizeHint().height() * 5 / 4);
+    }
     auto *buttons = new QHBoxLayout;
     buttons->addStretch(1);
     buttons->addWidget(open);

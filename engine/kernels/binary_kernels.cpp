@@ -260,21 +260,41 @@ public:
     }
 
 private:
-    template <class T>
-    static void select(const BroadcastPlan &plan, const Prepared &p, Tensor &y) {
-        const uint8_t *cond = p.inputs[0].data<uint8_t>();
-        const T *x = p.inputs[1].data<T>();
-        const T *other = p.inputs[2].data<T>();
-        T *out = y.data<T>();
-        const int64_t sc = plan.innerStride(0), sx = plan.innerStride(1), so = plan.innerStride(2);
+    // Rows with each operand contiguous (Step) or one repeated value; a bit-mask blend keeps
+    // the loop branch-free.
+    template <class T, bool StepC, bool StepX, bool StepY>
+    static void selectRows(const BroadcastPlan &plan, const uint8_t *cond, const T *x, const T *other, T *out) {
         elementwise::parallelRange(plan.total, [&](int64_t begin, int64_t end) {
             forEachRow(plan, begin, end, [&](const int64_t *off, int64_t at, int64_t n) {
                 const uint8_t *c = cond + off[0];
                 const T *px = x + off[1];
                 const T *py = other + off[2];
-                for (int64_t i = 0; i < n; ++i) out[at + i] = c[i * sc] ? px[i * sx] : py[i * so];
+                T *po = out + at;
+                for (int64_t i = 0; i < n; ++i) {
+                    const T mask = static_cast<T>(T(0) - T(c[StepC ? i : 0] != 0));
+                    po[i] = static_cast<T>((px[StepX ? i : 0] & mask) | (py[StepY ? i : 0] & ~mask));
+                }
             });
         });
+    }
+
+    template <class T>
+    static void select(const BroadcastPlan &plan, const Prepared &p, Tensor &y) {
+        const uint8_t *c = p.inputs[0].data<uint8_t>();
+        const T *x = p.inputs[1].data<T>();
+        const T *o = p.inputs[2].data<T>();
+        T *out = y.data<T>();
+        const int steps = (plan.innerStride(0) ? 4 : 0) | (plan.innerStride(1) ? 2 : 0) | (plan.innerStride(2) ? 1 : 0);
+        switch (steps) {
+            case 0: selectRows<T, false, false, false>(plan, c, x, o, out); break;
+            case 1: selectRows<T, false, false, true>(plan, c, x, o, out); break;
+            case 2: selectRows<T, false, true, false>(plan, c, x, o, out); break;
+            case 3: selectRows<T, false, true, true>(plan, c, x, o, out); break;
+            case 4: selectRows<T, true, false, false>(plan, c, x, o, out); break;
+            case 5: selectRows<T, true, false, true>(plan, c, x, o, out); break;
+            case 6: selectRows<T, true, true, false>(plan, c, x, o, out); break;
+            default: selectRows<T, true, true, true>(plan, c, x, o, out); break;
+        }
     }
 };
 

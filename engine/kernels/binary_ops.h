@@ -48,13 +48,14 @@ struct DivOp {  // integers truncate toward zero
 };
 struct MaxOp {  // NaN propagates, as numpy.maximum
     template <class T> T operator()(T a, T b) const {
-        if constexpr (std::is_floating_point_v<T>) return (a > b || a != a) ? a : b;
+        // Plain selects (no short-circuit, no arithmetic in the arms) so loops vectorise.
+        if constexpr (std::is_floating_point_v<T>) return ((a > b) | (a != a)) ? a : b;
         else return a > b ? a : b;
     }
 };
 struct MinOp {
     template <class T> T operator()(T a, T b) const {
-        if constexpr (std::is_floating_point_v<T>) return (a < b || a != a) ? a : b;
+        if constexpr (std::is_floating_point_v<T>) return ((a < b) | (a != a)) ? a : b;
         else return a < b ? a : b;
     }
 };
@@ -62,7 +63,7 @@ struct PReluOp {
     template <class T> T operator()(T x, T slope) const {
         if constexpr (std::is_unsigned_v<T>) return x;
         else if constexpr (std::is_integral_v<T>) return x < 0 ? MulOp()(x, slope) : x;
-        else return x < T(0) ? x * slope : x;
+        else return x * (x < T(0) ? slope : T(1));  // a select of values vectorises
     }
 };
 struct PowOp {
@@ -96,29 +97,38 @@ struct AndOp { template <class T> bool operator()(T a, T b) const { return (a !=
 struct OrOp { template <class T> bool operator()(T a, T b) const { return (a != 0) | (b != 0); } };
 struct XorOp { template <class T> bool operator()(T a, T b) const { return (a != 0) != (b != 0); } };
 
+// One row of out = op(a, b); `steps` bit 1: a is contiguous, bit 0: b is (else one value).
+template <class TO, class TA, class TB, class Op>
+QL_ALWAYS_INLINE void binaryRow(const TA *pa, const TB *pb, TO *po, int64_t n, int steps, const Op &op) {
+    if (steps == 3) {
+        for (int64_t i = 0; i < n; ++i) po[i] = static_cast<TO>(op(pa[i], pb[i]));
+    } else if (steps == 2) {
+        const TB vb = *pb;
+        for (int64_t i = 0; i < n; ++i) po[i] = static_cast<TO>(op(pa[i], vb));
+    } else if (steps == 1) {
+        const TA va = *pa;
+        for (int64_t i = 0; i < n; ++i) po[i] = static_cast<TO>(op(va, pb[i]));
+    } else {
+        const TO v = static_cast<TO>(op(*pa, *pb));
+        for (int64_t i = 0; i < n; ++i) po[i] = v;
+    }
+}
+
+template <class Op>
+QL_SIMD_CLONES void binaryRowFloat(const float *pa, const float *pb, float *po, int64_t n, int steps, Op op) {
+    binaryRow(pa, pb, po, n, steps, op);
+}
+
 // out = op(a, b) over the plan's output; out may alias a when a has the output's shape.
-// The four inner loops cover each input being contiguous or one repeated value.
 template <class TO, class TA, class TB, class Op>
 void applyBinary(const BroadcastPlan &plan, const TA *a, const TB *b, TO *out, const Op &op) {
-    const bool stepA = plan.innerStride(0) != 0;
-    const bool stepB = plan.innerStride(1) != 0;
+    const int steps = (plan.innerStride(0) != 0 ? 2 : 0) | (plan.innerStride(1) != 0 ? 1 : 0);
     elementwise::parallelRange(plan.total, [&](int64_t begin, int64_t end) {
         forEachRow(plan, begin, end, [&](const int64_t *offsets, int64_t at, int64_t n) {
-            const TA *pa = a + offsets[0];
-            const TB *pb = b + offsets[1];
-            TO *po = out + at;
-            if (stepA && stepB) {
-                for (int64_t i = 0; i < n; ++i) po[i] = static_cast<TO>(op(pa[i], pb[i]));
-            } else if (stepA) {
-                const TB vb = *pb;
-                for (int64_t i = 0; i < n; ++i) po[i] = static_cast<TO>(op(pa[i], vb));
-            } else if (stepB) {
-                const TA va = *pa;
-                for (int64_t i = 0; i < n; ++i) po[i] = static_cast<TO>(op(va, pb[i]));
-            } else {
-                const TO v = static_cast<TO>(op(*pa, *pb));
-                for (int64_t i = 0; i < n; ++i) po[i] = v;
-            }
+            constexpr bool allFloat = std::is_same_v<TO, float> && std::is_same_v<TA, float> &&
+                                      std::is_same_v<TB, float>;
+            if constexpr (allFloat) binaryRowFloat(a + offsets[0], b + offsets[1], out + at, n, steps, op);
+            else binaryRow(a + offsets[0], b + offsets[1], out + at, n, steps, op);
         });
     });
 }

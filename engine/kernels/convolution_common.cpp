@@ -17,14 +17,17 @@ int64_t floorDiv(int64_t a, int64_t b) {
     return (a % b != 0 && ((a < 0) != (b < 0))) ? q - 1 : q;
 }
 
-std::string listToString(const std::vector<int64_t> &v) { return shapeToString(v); }
+std::string listToString(const std::vector<int64_t> &v) {
+    return shapeToString(v);
+}
 
 // Fills per-axis vectors with defaults and checks their lengths.
 Status commonGeometry(const ConvAttributes &attrs, const Shape &x, const Shape &w,
                       ConvGeometry &g) {
     if (x.size() < 3 || x.size() > 5) {
-        return Status::unsupported("only 1-D, 2-D and 3-D convolutions are supported, input has shape " +
-                                   shapeToString(x));
+        return Status::unsupported(
+            "only 1-D, 2-D and 3-D convolutions are supported, input has shape " +
+            shapeToString(x));
     }
     if (w.size() != x.size()) {
         return Status::badInput("weights " + shapeToString(w) + " and input " + shapeToString(x) +
@@ -41,15 +44,18 @@ Status commonGeometry(const ConvAttributes &attrs, const Shape &x, const Shape &
     g.dilations = attrs.dilations.empty() ? std::vector<int64_t>(n, 1) : attrs.dilations;
     if (g.strides.size() != n || g.dilations.size() != n) {
         return Status::badInput("strides " + listToString(g.strides) + " / dilations " +
-                                listToString(g.dilations) + " need " + std::to_string(n) + " values");
+                                listToString(g.dilations) + " need " + std::to_string(n) +
+                                " values");
     }
     for (size_t i = 0; i < n; ++i) {
         if (g.strides[i] < 1 || g.dilations[i] < 1 || g.kernel[i] < 1)
             return Status::badInput("strides, dilations and kernel sizes must be positive");
     }
-    const std::vector<int64_t> pads = attrs.pads.empty() ? std::vector<int64_t>(2 * n, 0) : attrs.pads;
+    const std::vector<int64_t> pads =
+        attrs.pads.empty() ? std::vector<int64_t>(2 * n, 0) : attrs.pads;
     if (pads.size() != 2 * n)
-        return Status::badInput("pads " + listToString(pads) + " need " + std::to_string(2 * n) + " values");
+        return Status::badInput("pads " + listToString(pads) + " need " + std::to_string(2 * n) +
+                                " values");
     g.padBegin.assign(pads.begin(), pads.begin() + n);
     g.padEnd.assign(pads.begin() + n, pads.end());
     g.group = attrs.group;
@@ -99,8 +105,8 @@ Status resolveConvGeometry(const ConvAttributes &attrs, const Shape &x, const Sh
         }
         const int64_t span = in + g.padBegin[i] + g.padEnd[i] - extent;
         if (span < 0) {
-            return Status::badInput("kernel extent " + std::to_string(extent) + " exceeds padded input " +
-                                    shapeToString(x));
+            return Status::badInput("kernel extent " + std::to_string(extent) +
+                                    " exceeds padded input " + shapeToString(x));
         }
         g.outputShape.push_back(span / s + 1);
     }
@@ -116,13 +122,16 @@ Status resolveTransposeGeometry(const ConvAttributes &attrs, const Shape &x, con
                                 " do not fit group " + std::to_string(g.group));
     }
     g.outChannels = w[1] * g.group;
-    std::vector<int64_t> outPad = attrs.outputPadding.empty() ? std::vector<int64_t>(n, 0) : attrs.outputPadding;
-    if (outPad.size() != n) return Status::badInput("output_padding needs " + std::to_string(n) + " values");
+    std::vector<int64_t> outPad =
+        attrs.outputPadding.empty() ? std::vector<int64_t>(n, 0) : attrs.outputPadding;
+    if (outPad.size() != n)
+        return Status::badInput("output_padding needs " + std::to_string(n) + " values");
     // output_shape may list the spatial dims only or the full shape.
     std::vector<int64_t> outShape = attrs.outputShape;
     if (outShape.size() == n + 2) outShape.erase(outShape.begin(), outShape.begin() + 2);
     if (!outShape.empty() && outShape.size() != n)
-        return Status::badInput("output_shape " + listToString(attrs.outputShape) + " does not fit the input");
+        return Status::badInput("output_shape " + listToString(attrs.outputShape) +
+                                " does not fit the input");
     const bool same = attrs.autoPad == "SAME_UPPER" || attrs.autoPad == "SAME_LOWER";
     g.outputShape = {x[0], g.outChannels};
     for (size_t i = 0; i < n; ++i) {
@@ -143,7 +152,9 @@ Status resolveTransposeGeometry(const ConvAttributes &attrs, const Shape &x, con
             g.padBegin[i] = g.padEnd[i] = 0;
         }
         const int64_t out = full - g.padBegin[i] - g.padEnd[i];
-        if (out < 1) return Status::badInput("ConvTranspose output would be empty for input " + shapeToString(x));
+        if (out < 1)
+            return Status::badInput("ConvTranspose output would be empty for input " +
+                                    shapeToString(x));
         if (g.padBegin[i] < 0)
             return Status::unsupported("negative leading padding " + std::to_string(g.padBegin[i]));
         // oneDNN only checks that dst fits the source (placement depends on padding_l alone),
@@ -151,7 +162,8 @@ Status resolveTransposeGeometry(const ConvAttributes &attrs, const Shape &x, con
         const int64_t trailing = std::max<int64_t>(0, g.padEnd[i]);
         if (outPad[i] + trailing - g.padEnd[i] >= s) {
             return Status::unsupported("output_padding " + std::to_string(outPad[i]) +
-                                       " (with output_shape) not smaller than stride " + std::to_string(s));
+                                       " (with output_shape) not smaller than stride " +
+                                       std::to_string(s));
         }
         g.padEnd[i] = trailing;
         g.outputShape.push_back(out);
@@ -161,10 +173,14 @@ Status resolveTransposeGeometry(const ConvAttributes &attrs, const Shape &x, con
 
 tag activationTag(int spatialRank, bool channelsLast) {
     switch (spatialRank) {
-        case 1: return channelsLast ? tag::nwc : tag::ncw;
-        case 2: return channelsLast ? tag::nhwc : tag::nchw;
-        case 3: return channelsLast ? tag::ndhwc : tag::ncdhw;
-        default: return tag::undef;
+        case 1:
+            return channelsLast ? tag::nwc : tag::ncw;
+        case 2:
+            return channelsLast ? tag::nhwc : tag::nchw;
+        case 3:
+            return channelsLast ? tag::ndhwc : tag::ncdhw;
+        default:
+            return tag::undef;
     }
 }
 
@@ -212,12 +228,18 @@ dnnl::post_ops makePostOps(const FusedOps &fused) {
     for (size_t i = 0; i < fused.ops.size(); ++i) {
         const std::string &op = fused.ops[i];
         const float a = fused.alphas[i], b = fused.betas[i];
-        if (op == "Add") ops.append_sum(1.0f);
-        else if (op == "Relu") ops.append_eltwise(1.0f, alg::eltwise_relu, 0.0f, 0.0f);
-        else if (op == "LeakyRelu") ops.append_eltwise(1.0f, alg::eltwise_relu, a, 0.0f);
-        else if (op == "Clip") ops.append_eltwise(1.0f, alg::eltwise_clip, a, b);
-        else if (op == "Sigmoid") ops.append_eltwise(1.0f, alg::eltwise_logistic, 0.0f, 0.0f);
-        else if (op == "HardSwish") ops.append_eltwise(1.0f, alg::eltwise_hardswish, 0.0f, 0.0f);
+        if (op == "Add")
+            ops.append_sum(1.0f);
+        else if (op == "Relu")
+            ops.append_eltwise(1.0f, alg::eltwise_relu, 0.0f, 0.0f);
+        else if (op == "LeakyRelu")
+            ops.append_eltwise(1.0f, alg::eltwise_relu, a, 0.0f);
+        else if (op == "Clip")
+            ops.append_eltwise(1.0f, alg::eltwise_clip, a, b);
+        else if (op == "Sigmoid")
+            ops.append_eltwise(1.0f, alg::eltwise_logistic, 0.0f, 0.0f);
+        else if (op == "HardSwish")
+            ops.append_eltwise(1.0f, alg::eltwise_hardswish, 0.0f, 0.0f);
         else if (op == "HardSigmoid") {  // max(0, min(1, a*x + b)) in two steps
             ops.append_eltwise(1.0f, alg::eltwise_linear, a, b);
             ops.append_eltwise(1.0f, alg::eltwise_clip, 0.0f, 1.0f);
@@ -237,11 +259,13 @@ void copyIntoLayout(const Tensor &src, Tensor &dst) {
 }
 
 Status dnnlFailure(const std::string &what, const dnnl::error &e, bool creating) {
-    const std::string message = "oneDNN " + std::string(creating ? "refused " : "failed to run ") +
-                                what + ": " + e.what();
+    const std::string message =
+        "oneDNN " + std::string(creating ? "refused " : "failed to run ") + what + ": " + e.what();
     return creating ? Status::unsupported(message) : Status::internal(message);
 }
 
-bool isReferenceImpl(const std::string &implInfo) { return implInfo.find("ref") != std::string::npos; }
+bool isReferenceImpl(const std::string &implInfo) {
+    return implInfo.find("ref") != std::string::npos;
+}
 
 }  // namespace ql::conv

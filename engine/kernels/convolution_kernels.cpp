@@ -31,7 +31,9 @@ public:
             m_status = Status::internal("fused Add lost its residual input");
     }
 
-    bool acceptsChannelsLast(size_t i) const override { return i == 0 || i == fused::kResidualInput; }
+    bool acceptsChannelsLast(size_t i) const override {
+        return i == 0 || i == fused::kResidualInput;
+    }
     Status run(KernelContext &ctx) override;
 
 private:
@@ -72,8 +74,8 @@ Status ConvKernel::build(const Tensor &x, const Tensor &w, bool hasBias, Entry &
     const memory::dims dstDims = ds::toDims(g.outputShape);
     const memory::desc dstDesc(dstDims, f32, activationTag(g.spatialRank, e.dstChannelsLast));
     const memory::desc weightsAny(convWeightDims(g, w.shape()), f32, memory::format_tag::any);
-    const memory::desc biasDesc = hasBias ? memory::desc({g.outChannels}, f32, memory::format_tag::a)
-                                          : memory::desc();
+    const memory::desc biasDesc =
+        hasBias ? memory::desc({g.outChannels}, f32, memory::format_tag::a) : memory::desc();
     dnnl::primitive_attr attr;
     if (!m_fused.ops.empty()) attr.set_post_ops(makePostOps(m_fused));
 
@@ -87,7 +89,8 @@ Status ConvKernel::build(const Tensor &x, const Tensor &w, bool hasBias, Entry &
     const bool channelsLastIn = x.layout() == Layout::ChannelsLast;
     dnnl::convolution_forward::primitive_desc pd;
     try {
-        pd = makePd(memory::desc(ds::toDims(x.shape()), f32, activationTag(g.spatialRank, channelsLastIn)));
+        pd = makePd(
+            memory::desc(ds::toDims(x.shape()), f32, activationTag(g.spatialRank, channelsLastIn)));
         // A plain 2-D input may land on slow code; NHWC after one reorder is then faster.
         const std::string impl = pd.impl_info_str();
         e.reorderSrc = !channelsLastIn && g.spatialRank == 2 &&
@@ -100,7 +103,8 @@ Status ConvKernel::build(const Tensor &x, const Tensor &w, bool hasBias, Entry &
         e.primitive = dnnl::convolution_forward(pd);
         e.src = memory(ds::describe(x), ds::cpuEngine(), nullptr);
         e.dst = memory(pd.dst_desc(), ds::cpuEngine(), nullptr);
-        const memory::desc userWeights(convWeightDims(g, w.shape()), f32, ds::plainTag(w.rank() + (g.group > 1)));
+        const memory::desc userWeights(convWeightDims(g, w.shape()), f32,
+                                       ds::plainTag(w.rank() + (g.group > 1)));
         e.reorderWeights = pd.weights_desc() != userWeights;
         e.userWeights = memory(userWeights, ds::cpuEngine(), nullptr);
         e.weights = e.reorderWeights ? memory(pd.weights_desc(), ds::cpuEngine())
@@ -149,8 +153,9 @@ Status ConvKernel::run(KernelContext &ctx) {
     const bool hasBias = ctx.hasInput(2);
     if (x.dtype() != DataType::Float || w.dtype() != DataType::Float ||
         (hasBias && ctx.input(2).dtype() != DataType::Float)) {
-        return Status::unsupported("Conv supports float32 only, got input " + dataTypeName(x.dtype()) +
-                                   " and weights " + dataTypeName(w.dtype()));
+        return Status::unsupported("Conv supports float32 only, got input " +
+                                   dataTypeName(x.dtype()) + " and weights " +
+                                   dataTypeName(w.dtype()));
     }
     Entry *entry = nullptr;
     for (Entry &e : m_cache) {

@@ -16,7 +16,8 @@ namespace ds = dnnl_support;
 
 class ConvTransposeKernel : public Kernel {
 public:
-    explicit ConvTransposeKernel(const KernelBuildInfo &info) : m_attrs(readConvAttributes(info.node)) {
+    explicit ConvTransposeKernel(const KernelBuildInfo &info)
+        : m_attrs(readConvAttributes(info.node)) {
         if (const Tensor *w = info.constantInput(1)) m_constWeights = *w;
     }
 
@@ -77,11 +78,12 @@ Status ConvTransposeKernel::build(const Tensor &x, const Tensor &w, bool hasBias
     const memory::desc userWeights = onnxWeightsDesc(g, w.shape());
     memory::dims weightDims = userWeights.dims();
     const memory::desc weightsAny(weightDims, f32, memory::format_tag::any);
-    const memory::desc dstDesc(ds::toDims(g.outputShape), f32, activationTag(g.spatialRank, e.dstChannelsLast));
+    const memory::desc dstDesc(ds::toDims(g.outputShape), f32,
+                               activationTag(g.spatialRank, e.dstChannelsLast));
     const memory::desc srcDesc(ds::toDims(x.shape()), f32,
                                activationTag(g.spatialRank, x.layout() == Layout::ChannelsLast));
-    const memory::desc biasDesc = hasBias ? memory::desc({g.outChannels}, f32, memory::format_tag::a)
-                                          : memory::desc();
+    const memory::desc biasDesc =
+        hasBias ? memory::desc({g.outChannels}, f32, memory::format_tag::a) : memory::desc();
     try {
         dnnl::deconvolution_forward::desc desc(
             dnnl::prop_kind::forward_inference, dnnl::algorithm::deconvolution_direct, srcDesc,
@@ -97,8 +99,8 @@ Status ConvTransposeKernel::build(const Tensor &x, const Tensor &w, bool hasBias
         if (e.reorderWeights) e.weightsReorder = dnnl::reorder(e.userWeights, e.weights);
         if (hasBias) e.bias = memory(biasDesc, ds::cpuEngine(), nullptr);
     } catch (const dnnl::error &err) {
-        return dnnlFailure("ConvTranspose with input " + shapeToString(x.shape()) + " and weights " +
-                               shapeToString(w.shape()),
+        return dnnlFailure("ConvTranspose with input " + shapeToString(x.shape()) +
+                               " and weights " + shapeToString(w.shape()),
                            err, true);
     }
     return Status::ok();
@@ -111,7 +113,8 @@ Status ConvTransposeKernel::run(KernelContext &ctx) {
     if (x.dtype() != DataType::Float || w.dtype() != DataType::Float ||
         (hasBias && ctx.input(2).dtype() != DataType::Float)) {
         return Status::unsupported("ConvTranspose supports float32 only, got input " +
-                                   dataTypeName(x.dtype()) + " and weights " + dataTypeName(w.dtype()));
+                                   dataTypeName(x.dtype()) + " and weights " +
+                                   dataTypeName(w.dtype()));
     }
     Entry *entry = nullptr;
     for (Entry &e : m_cache)

@@ -1,6 +1,7 @@
 // The unary ops that are more than a lambda: Cast/CastLike (every numeric pair), Clip (bounds
 // as attributes or inputs, integer types), Dropout (inference only), Identity and Not.
 
+#include <cmath>
 #include <limits>
 #include <type_traits>
 
@@ -216,12 +217,14 @@ private:
     }
     template <class T>
     static void clip(const T *in, T *out, int64_t n, T lo, T hi) {
+        // min(max(x, lo), hi): NaN stays NaN, and lo > hi gives hi as numpy.clip does.
+        auto op = [lo, hi](T x) {
+            const T v = x < lo ? lo : x;
+            return v > hi ? hi : v;
+        };
         parallelRange(n, [&](int64_t begin, int64_t end) {
-            // min(max(x, lo), hi): NaN stays NaN, and lo > hi gives hi as numpy.clip does.
-            for (int64_t i = begin; i < end; ++i) {
-                const T v = in[i] < lo ? lo : in[i];
-                out[i] = v > hi ? hi : v;
-            }
+            if constexpr (std::is_same_v<T, float>) unaryLoopFloat(in + begin, out + begin, end - begin, op);
+            else unaryLoop(in + begin, out + begin, end - begin, op);
         });
     }
 

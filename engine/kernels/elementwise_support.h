@@ -1,11 +1,10 @@
 #pragma once
 // Internal to the elementwise and binary kernel families: a parallel loop helper, dtype
-// dispatch, dtype conversion (the heart of Cast) and vectorisable float exp/erf.
+// dispatch and dtype conversion (the heart of Cast).
 
 #include <omp.h>
 
 #include <algorithm>
-#include <cmath>
 #include <cstdint>
 #include <cstring>
 #include <type_traits>
@@ -14,6 +13,11 @@
 #include "ir/tensor.h"
 
 namespace ql::elementwise {
+
+// Compiles a hot float loop for AVX-512, AVX2 and baseline x86-64 and picks one at load time
+// (the engine itself targets generic x86-64). Bodies it calls must be always-inline.
+#define QL_SIMD_CLONES __attribute__((target_clones("avx512f", "avx2", "default")))
+#define QL_ALWAYS_INLINE __attribute__((always_inline)) inline
 
 // Below this many elements a loop stays on the calling thread.
 constexpr int64_t kParallelThreshold = int64_t(1) << 16;
@@ -68,66 +72,5 @@ inline bool isHalfType(DataType type) {
 Result<Tensor> castTensor(const Tensor &input, DataType to);
 // Converts into existing storage of the same element count (layout is the caller's concern).
 Status castInto(const Tensor &input, Tensor &output);
-
-// Bit-level float helpers: GCC vectorises these, while a `c ? f(x) : g(x)` whose arms can
-// raise FP exceptions stays a branch under the default -ftrapping-math.
-inline int32_t floatBits(float f) {
-    union { float f; int32_t i; } u;
-    u.f = f;
-    return u.i;
-}
-inline float bitsFloat(int32_t i) {
-    union { int32_t i; float f; } u;
-    u.i = i;
-    return u.f;
-}
-inline float selectFloat(bool condition, float a, float b) {
-    const int32_t mask = -static_cast<int32_t>(condition);
-    return bitsFloat((floatBits(a) & mask) | (floatBits(b) & ~mask));
-}
-
-// exp(x) for float with ~2 ulp error, written so GCC vectorises loops that call it.
-inline float fastExp(float x) {
-    x = x < -87.33f ? -87.33f : x;
-    x = x > 88.37f ? 88.37f : x;  // keeps 2^n a normal float
-    // n = round(x / ln2) by the 1.5 * 2^23 trick (exact for |n| < 2^22).
-    const float n = (x * 1.44269504f + 12582912.0f) - 12582912.0f;
-    const float r = (x - n * 0.693145752f) - n * 1.42860677e-6f;  // two-part ln2 keeps r exact
-    // Taylor series of e^r to degree 7 for |r| <= ln2/2: error below 1e-8.
-    float p = 1.0f / 5040.0f;
-    p = p * r + 1.0f / 720.0f;
-    p = p * r + 1.0f / 120.0f;
-    p = p * r + 1.0f / 24.0f;
-    p = p * r + 1.0f / 6.0f;
-    p = p * r + 0.5f;
-    p = p * r + 1.0f;
-    p = p * r + 1.0f;
-    return p * bitsFloat((static_cast<int32_t>(n) + 127) << 23);
-}
-
-// erf(x) for float, absolute error below 5e-7: a Taylor series near zero (keeps relative
-// accuracy for tiny x) and Abramowitz & Stegun 7.1.26 elsewhere. Vectorisable.
-inline float fastErf(float x) {
-    const float ax = std::fabs(x);
-    const float x2 = x * x;
-    // 2/sqrt(pi) * (x - x^3/3 + x^5/10 - x^7/42 + x^9/216 - x^11/1320)
-    float s = -1.0f / 1320.0f;
-    s = s * x2 + 1.0f / 216.0f;
-    s = s * x2 - 1.0f / 42.0f;
-    s = s * x2 + 1.0f / 10.0f;
-    s = s * x2 - 1.0f / 3.0f;
-    s = s * x2 + 1.0f;
-    const float small = 1.12837917f * x * s;
-    const float t = 1.0f / (1.0f + 0.3275911f * ax);
-    float q = 1.061405429f;
-    q = q * t - 1.453152027f;
-    q = q * t + 1.421413741f;
-    q = q * t - 0.284496736f;
-    q = q * t + 0.254829592f;
-    const float large = 1.0f - q * t * fastExp(-x2);
-    // Sign of x onto `large`, then pick by magnitude.
-    const float signedLarge = bitsFloat(floatBits(large) | (floatBits(x) & int32_t(0x80000000u)));
-    return selectFloat(ax < 0.5f, small, signedLarge);
-}
 
 }  // namespace ql::elementwise

@@ -11,6 +11,7 @@
 
 #include "ir/data_type.h"
 #include "kernels/elementwise_support.h"
+#include "kernels/elementwise_vector.h"
 #include "kernels/kernel.h"
 
 namespace ql::elementwise {
@@ -42,9 +43,20 @@ private:
 };
 
 template <class T, class Op>
+QL_ALWAYS_INLINE void unaryLoop(const T *in, T *out, int64_t n, const Op &op) {
+    for (int64_t i = 0; i < n; ++i) out[i] = static_cast<T>(op(in[i]));
+}
+
+template <class Op>
+QL_SIMD_CLONES void unaryLoopFloat(const float *in, float *out, int64_t n, Op op) {
+    unaryLoop(in, out, n, op);
+}
+
+template <class T, class Op>
 void applyUnary(const T *in, T *out, int64_t n, const Op &op) {
     parallelRange(n, [&](int64_t begin, int64_t end) {
-        for (int64_t i = begin; i < end; ++i) out[i] = static_cast<T>(op(in[i]));
+        if constexpr (std::is_same_v<T, float>) unaryLoopFloat(in + begin, out + begin, end - begin, op);
+        else unaryLoop(in + begin, out + begin, end - begin, op);
     });
 }
 
@@ -63,7 +75,8 @@ void applyUnaryHalf(const uint16_t *in, uint16_t *out, int64_t n, const Op &op, 
 template <class Op, IntSupport Ints>
 class UnaryKernel final : public Kernel {
 public:
-    UnaryKernel(Op op, DnnlEltwise dnnl) : m_op(std::move(op)), m_dnnl(dnnl) {}
+    UnaryKernel(Op op, DnnlEltwise dnnl, FloatBulkFn bulk)
+        : m_op(std::move(op)), m_dnnl(dnnl), m_bulk(bulk) {}
 
     bool acceptsChannelsLast(size_t) const override { return true; }
 
@@ -75,6 +88,12 @@ public:
         }
         Tensor &y = ctx.allocateOutput(0, type, x.shape(), x.layout());
         const int64_t n = x.numel();
+        if (type == DataType::Float && m_bulk) {
+            const float *in = x.data<float>();
+            float *out = y.data<float>();
+            parallelRange(n, [&](int64_t begin, int64_t end) { m_bulk(in + begin, out + begin, end - begin); });
+            return Status::ok();
+        }
         if (type == DataType::Float && m_dnnl.enabled() && n >= kDnnlMinElements) return m_dnnl.run(x, y);
         if (isHalfType(type)) {
             applyUnaryHalf(x.data<uint16_t>(), y.data<uint16_t>(), n, m_op, type == DataType::BFloat16);
@@ -105,11 +124,13 @@ private:
 
     Op m_op;
     EltwiseRunner m_dnnl;
+    FloatBulkFn m_bulk;
 };
 
+// `dnnl` serves float tensors of kDnnlMinElements or more; `bulk`, when given, all float tensors.
 template <IntSupport Ints = IntSupport::None, class Op>
-Result<KernelPtr> makeUnary(Op op, DnnlEltwise dnnl = {}) {
-    return KernelPtr(new UnaryKernel<Op, Ints>(std::move(op), dnnl));
+Result<KernelPtr> makeUnary(Op op, DnnlEltwise dnnl = {}, FloatBulkFn bulk = nullptr) {
+    return KernelPtr(new UnaryKernel<Op, Ints>(std::move(op), dnnl, bulk));
 }
 
 // Registers the ops that are not plain lambdas: Cast, CastLike, Clip, Dropout, Identity, Not.

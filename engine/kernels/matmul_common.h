@@ -14,8 +14,8 @@ Result<KernelPtr> makeGemmKernel(const KernelBuildInfo &info);
 // One matrix product c[M,N] = sum_k a(m,k) * b(k,n) with element strides for a and b, so
 // transposed and broadcast operands need no copies. Accumulates in T (int types wrap).
 template <class T>
-void naiveProduct(const T *a, int64_t aRowStride, int64_t aColStride, const T *b, int64_t bRowStride,
-                  int64_t bColStride, T *c, int64_t m, int64_t k, int64_t n) {
+void naiveProduct(const T *a, int64_t aRowStride, int64_t aColStride, const T *b,
+                  int64_t bRowStride, int64_t bColStride, T *c, int64_t m, int64_t k, int64_t n) {
     for (int64_t i = 0; i < m; ++i) {
         T *row = c + i * n;
         for (int64_t j = 0; j < n; ++j) row[j] = T(0);
@@ -31,13 +31,26 @@ void naiveProduct(const T *a, int64_t aRowStride, int64_t aColStride, const T *b
 template <class F>
 Status dispatchFallbackType(DataType type, const std::string &op, F &&f) {
     switch (type) {
-        case DataType::Float: f(float()); return Status::ok();
-        case DataType::Double: f(double()); return Status::ok();
-        case DataType::Int32: f(int32_t()); return Status::ok();
-        case DataType::Int64: f(int64_t()); return Status::ok();
-        case DataType::UInt32: f(uint32_t()); return Status::ok();
-        case DataType::UInt64: f(uint64_t()); return Status::ok();
-        default: return Status::unsupported(op + " on " + dataTypeName(type) + " is not supported");
+        case DataType::Float:
+            f(float());
+            return Status::ok();
+        case DataType::Double:
+            f(double());
+            return Status::ok();
+        case DataType::Int32:
+            f(int32_t());
+            return Status::ok();
+        case DataType::Int64:
+            f(int64_t());
+            return Status::ok();
+        case DataType::UInt32:
+            f(uint32_t());
+            return Status::ok();
+        case DataType::UInt64:
+            f(uint64_t());
+            return Status::ok();
+        default:
+            return Status::unsupported(op + " on " + dataTypeName(type) + " is not supported");
     }
 }
 

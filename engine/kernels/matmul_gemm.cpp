@@ -37,10 +37,11 @@ private:
         std::vector<float> scaledBias;  // beta/alpha * C when that differs from C
         bool biasReady = false;
     };
-    Status build(int64_t m, int64_t k, int64_t n, const Shape &cShape, bool constantB, Entry &e) const;
+    Status build(int64_t m, int64_t k, int64_t n, const Shape &cShape, bool constantB,
+                 Entry &e) const;
     template <class T>
-    void naiveGemm(const Tensor &a, const Tensor &b, const Tensor *c, Tensor &out, int64_t m, int64_t k,
-                   int64_t n) const;
+    void naiveGemm(const Tensor &a, const Tensor &b, const Tensor *c, Tensor &out, int64_t m,
+                   int64_t k, int64_t n) const;
 
     float m_alpha = 1.0f, m_beta = 1.0f;
     bool m_transA = false, m_transB = false;
@@ -56,7 +57,8 @@ bool biasDims(const Shape &c, int64_t m, int64_t n, int64_t &rows, int64_t &cols
     return (rows == 1 || rows == m) && (cols == 1 || cols == n);
 }
 
-Status GemmKernel::build(int64_t m, int64_t k, int64_t n, const Shape &cShape, bool constantB, Entry &e) const {
+Status GemmKernel::build(int64_t m, int64_t k, int64_t n, const Shape &cShape, bool constantB,
+                         Entry &e) const {
     const auto f32 = memory::data_type::f32;
     const memory::desc srcDesc({m, k}, f32, m_transA ? memory::dims{1, m} : memory::dims{k, 1});
     const memory::desc userWeights({k, n}, f32, m_transB ? memory::dims{1, k} : memory::dims{n, 1});
@@ -74,9 +76,10 @@ Status GemmKernel::build(int64_t m, int64_t k, int64_t n, const Shape &cShape, b
         attr.set_post_ops(ops);
     }
     try {
-        const memory::desc weightsDesc = constantB ? memory::desc({k, n}, f32, memory::format_tag::any) : userWeights;
-        dnnl::matmul::primitive_desc pd(dnnl::matmul::desc(srcDesc, weightsDesc, biasDesc, dstDesc), attr,
-                                        ds::cpuEngine());
+        const memory::desc weightsDesc =
+            constantB ? memory::desc({k, n}, f32, memory::format_tag::any) : userWeights;
+        dnnl::matmul::primitive_desc pd(dnnl::matmul::desc(srcDesc, weightsDesc, biasDesc, dstDesc),
+                                        attr, ds::cpuEngine());
         e.primitive = dnnl::matmul(pd);
         e.src = memory(srcDesc, ds::cpuEngine(), nullptr);
         e.dst = memory(dstDesc, ds::cpuEngine(), nullptr);
@@ -87,15 +90,15 @@ Status GemmKernel::build(int64_t m, int64_t k, int64_t n, const Shape &cShape, b
         if (e.hasBias) e.bias = memory(biasDesc, ds::cpuEngine(), nullptr);
     } catch (const dnnl::error &err) {
         return Status::unsupported(std::string("oneDNN refused Gemm [") + std::to_string(m) + "x" +
-                                   std::to_string(k) + "] x [" + std::to_string(k) + "x" + std::to_string(n) +
-                                   "]: " + err.what());
+                                   std::to_string(k) + "] x [" + std::to_string(k) + "x" +
+                                   std::to_string(n) + "]: " + err.what());
     }
     return Status::ok();
 }
 
 template <class T>
-void GemmKernel::naiveGemm(const Tensor &a, const Tensor &b, const Tensor *c, Tensor &out, int64_t m, int64_t k,
-                           int64_t n) const {
+void GemmKernel::naiveGemm(const Tensor &a, const Tensor &b, const Tensor *c, Tensor &out,
+                           int64_t m, int64_t k, int64_t n) const {
     T *y = out.data<T>();
     naiveProduct(a.data<T>(), m_transA ? 1 : k, m_transA ? m : 1, b.data<T>(), m_transB ? 1 : n,
                  m_transB ? k : 1, y, m, k, n);
@@ -116,16 +119,16 @@ Status GemmKernel::run(KernelContext &ctx) {
     const Tensor &b = ctx.input(1);
     const Tensor *c = ctx.hasInput(2) ? &ctx.input(2) : nullptr;
     if (a.rank() != 2 || b.rank() != 2) {
-        return Status::badInput("Gemm needs 2-D A and B, got " + shapeToString(a.shape()) + " and " +
-                                shapeToString(b.shape()));
+        return Status::badInput("Gemm needs 2-D A and B, got " + shapeToString(a.shape()) +
+                                " and " + shapeToString(b.shape()));
     }
     if (a.dtype() != b.dtype() || (c && c->dtype() != a.dtype()))
         return Status::badInput("Gemm operands differ in type");
     const int64_t m = m_transA ? a.dim(1) : a.dim(0), k = m_transA ? a.dim(0) : a.dim(1);
     const int64_t kb = m_transB ? b.dim(1) : b.dim(0), n = m_transB ? b.dim(0) : b.dim(1);
     if (k != kb) {
-        return Status::badInput("Gemm inner dimensions differ: A " + shapeToString(a.shape()) + ", B " +
-                                shapeToString(b.shape()) + (m_transA ? " (transA)" : "") +
+        return Status::badInput("Gemm inner dimensions differ: A " + shapeToString(a.shape()) +
+                                ", B " + shapeToString(b.shape()) + (m_transA ? " (transA)" : "") +
                                 (m_transB ? " (transB)" : ""));
     }
     int64_t rows = 1, cols = 1;
@@ -144,7 +147,9 @@ Status GemmKernel::run(KernelContext &ctx) {
     const Shape cShape = c ? c->shape() : Shape{};
     Entry *entry = nullptr;
     for (Entry &e : m_cache)
-        if (e.aShape == a.shape() && e.bShape == b.shape() && e.cShape == cShape && e.hasBias == useBias) entry = &e;
+        if (e.aShape == a.shape() && e.bShape == b.shape() && e.cShape == cShape &&
+            e.hasBias == useBias)
+            entry = &e;
     const bool constantB = m_constB.defined() && b.storage() == m_constB.storage();
     if (!entry) {
         Entry fresh;
@@ -177,7 +182,8 @@ Status GemmKernel::run(KernelContext &ctx) {
                 const bool constantC = m_constC.defined() && c->storage() == m_constC.storage();
                 if (!constantC || !e.biasReady) {
                     e.scaledBias.resize(static_cast<size_t>(c->numel()));
-                    for (int64_t i = 0; i < c->numel(); ++i) e.scaledBias[i] = c->data<float>()[i] * factor;
+                    for (int64_t i = 0; i < c->numel(); ++i)
+                        e.scaledBias[i] = c->data<float>()[i] * factor;
                     e.biasReady = constantC;
                 }
                 e.bias.set_data_handle(e.scaledBias.data());
@@ -194,6 +200,8 @@ Status GemmKernel::run(KernelContext &ctx) {
 
 }  // namespace
 
-Result<KernelPtr> makeGemmKernel(const KernelBuildInfo &info) { return KernelPtr(new GemmKernel(info)); }
+Result<KernelPtr> makeGemmKernel(const KernelBuildInfo &info) {
+    return KernelPtr(new GemmKernel(info));
+}
 
 }  // namespace ql::matmul

@@ -30,9 +30,9 @@ memory::desc plainDesc(const memory::dims &dims) {
 
 // Shapes of one MatMul call, with 1-D operands promoted to matrices.
 struct MatMulShapes {
-    Shape a, b;       // rank >= 2, batch dims padded with leading 1s to the same rank
-    Shape batch;      // broadcast batch dims
-    Shape output;     // the ONNX output shape (promoted dims removed)
+    Shape a, b;    // rank >= 2, batch dims padded with leading 1s to the same rank
+    Shape batch;   // broadcast batch dims
+    Shape output;  // the ONNX output shape (promoted dims removed)
     int64_t m = 0, k = 0, n = 0;
 };
 
@@ -54,8 +54,8 @@ Status resolveShapes(const Shape &aIn, const Shape &bIn, MatMulShapes &s) {
     s.batch.clear();
     for (size_t i = 0; i < batchRank; ++i) {
         if (a[i] != b[i] && a[i] != 1 && b[i] != 1) {
-            return Status::badInput("MatMul batch dimensions do not broadcast: " + shapeToString(aIn) + " x " +
-                                    shapeToString(bIn));
+            return Status::badInput("MatMul batch dimensions do not broadcast: " +
+                                    shapeToString(aIn) + " x " + shapeToString(bIn));
         }
         s.batch.push_back(a[i] == 1 ? b[i] : a[i]);
     }
@@ -125,12 +125,16 @@ void MatMulKernel::build(const MatMulShapes &s, bool constantB, Entry &e) const 
     memory::dims dstDims(s.batch.begin(), s.batch.end());
     dstDims.push_back(s.m);
     dstDims.push_back(s.n);
-    const memory::desc srcDesc = plainDesc(ds::toDims(s.a)), userWeights = plainDesc(ds::toDims(s.b));
+    const memory::desc srcDesc = plainDesc(ds::toDims(s.a)),
+                       userWeights = plainDesc(ds::toDims(s.b));
     const memory::desc dstDesc = plainDesc(dstDims);
     try {
-        const memory::desc weightsDesc = constantB
-            ? memory::desc(ds::toDims(s.b), memory::data_type::f32, memory::format_tag::any) : userWeights;
-        dnnl::matmul::primitive_desc pd(dnnl::matmul::desc(srcDesc, weightsDesc, dstDesc), ds::cpuEngine());
+        const memory::desc weightsDesc =
+            constantB
+                ? memory::desc(ds::toDims(s.b), memory::data_type::f32, memory::format_tag::any)
+                : userWeights;
+        dnnl::matmul::primitive_desc pd(dnnl::matmul::desc(srcDesc, weightsDesc, dstDesc),
+                                        ds::cpuEngine());
         e.primitive = dnnl::matmul(pd);
         e.src = memory(srcDesc, ds::cpuEngine(), nullptr);
         e.dst = memory(dstDesc, ds::cpuEngine(), nullptr);
@@ -147,8 +151,8 @@ Status MatMulKernel::run(KernelContext &ctx) {
     const Tensor &a = ctx.input(0);
     const Tensor &b = ctx.input(1);
     if (a.dtype() != b.dtype()) {
-        return Status::badInput("MatMul operands differ in type: " + dataTypeName(a.dtype()) + " and " +
-                                dataTypeName(b.dtype()));
+        return Status::badInput("MatMul operands differ in type: " + dataTypeName(a.dtype()) +
+                                " and " + dataTypeName(b.dtype()));
     }
     MatMulShapes s;
     QL_RETURN_IF_ERROR(resolveShapes(a.shape(), b.shape(), s));
@@ -178,8 +182,9 @@ Status MatMulKernel::run(KernelContext &ctx) {
                 }
                 e.src.set_data_handle(const_cast<void *>(a.rawData()));
                 e.dst.set_data_handle(out.rawData());
-                e.primitive.execute(stream, {{DNNL_ARG_SRC, e.src}, {DNNL_ARG_WEIGHTS, e.weights},
-                                             {DNNL_ARG_DST, e.dst}});
+                e.primitive.execute(
+                    stream,
+                    {{DNNL_ARG_SRC, e.src}, {DNNL_ARG_WEIGHTS, e.weights}, {DNNL_ARG_DST, e.dst}});
                 stream.wait();
             } catch (const dnnl::error &err) {
                 return Status::internal(std::string("oneDNN failed to run MatMul: ") + err.what());

@@ -21,7 +21,8 @@ public:
         m_spatial = info.opset < 9 ? node.attrInt("spatial", 1) != 0 : true;
         bool training = info.opset >= 14 && node.attrInt("training_mode", 0) != 0;
         size_t extraOutputs = 0;
-        for (size_t o = 1; o < node.outputs.size(); ++o) extraOutputs += node.outputs[o].empty() ? 0 : 1;
+        for (size_t o = 1; o < node.outputs.size(); ++o)
+            extraOutputs += node.outputs[o].empty() ? 0 : 1;
         // Before opset 14 the extra outputs exist only in training mode.
         if (info.opset < 14 && extraOutputs > 0) training = true;
         if (training && extraOutputs > 0) {
@@ -31,7 +32,8 @@ public:
         }
         m_passStats = !training && extraOutputs > 0;
         bool allConstant = true;
-        for (size_t i = 1; i <= 4; ++i) allConstant = allConstant && info.constantInput(i) != nullptr;
+        for (size_t i = 1; i <= 4; ++i)
+            allConstant = allConstant && info.constantInput(i) != nullptr;
         m_constantParams = allConstant;
     }
 
@@ -58,17 +60,20 @@ Status BatchNormKernel::prepare(KernelContext &ctx, int64_t channels, int64_t in
         if (!ctx.hasInput(i)) return Status::badInput("BatchNormalization needs 5 inputs");
         const Tensor &p = ctx.input(i);
         if (!isFloatingPoint(p.dtype()))
-            return Status::unsupported("BatchNormalization parameter of type " + dataTypeName(p.dtype()));
+            return Status::unsupported("BatchNormalization parameter of type " +
+                                       dataTypeName(p.dtype()));
         if (p.numel() != expected) {
-            return Status::badInput("BatchNormalization parameter " + std::to_string(i) + " has shape " +
-                                    shapeToString(p.shape()) + ", expected " + std::to_string(expected) +
-                                    " values");
+            return Status::badInput("BatchNormalization parameter " + std::to_string(i) +
+                                    " has shape " + shapeToString(p.shape()) + ", expected " +
+                                    std::to_string(expected) + " values");
         }
     }
     if (m_prepared && m_constantParams && static_cast<int64_t>(m_scale.size()) == expected)
         return Status::ok();
-    const std::vector<float> scale = ctx.input(1).toFloatVector(), bias = ctx.input(2).toFloatVector(),
-                             mean = ctx.input(3).toFloatVector(), var = ctx.input(4).toFloatVector();
+    const std::vector<float> scale = ctx.input(1).toFloatVector(),
+                             bias = ctx.input(2).toFloatVector(),
+                             mean = ctx.input(3).toFloatVector(),
+                             var = ctx.input(4).toFloatVector();
     m_scale.resize(expected);
     m_shift.resize(expected);
     for (int64_t c = 0; c < expected; ++c) {
@@ -125,8 +130,11 @@ Status BatchNormKernel::run(KernelContext &ctx) {
     QL_RETURN_IF_ERROR(m_status);
     const Tensor &x = ctx.input(0);
     if (x.dtype() != DataType::Float && x.dtype() != DataType::Double)
-        return Status::unsupported("BatchNormalization on " + dataTypeName(x.dtype()) + " is not supported");
-    if (x.rank() < 2) return Status::badInput("BatchNormalization input " + shapeToString(x.shape()) + " has rank < 2");
+        return Status::unsupported("BatchNormalization on " + dataTypeName(x.dtype()) +
+                                   " is not supported");
+    if (x.rank() < 2)
+        return Status::badInput("BatchNormalization input " + shapeToString(x.shape()) +
+                                " has rank < 2");
     const int64_t channels = x.dim(1);
     const int64_t inner = channels ? x.numel() / (x.dim(0) * channels) : 0;
     if (x.numel() == 0) {
@@ -134,8 +142,10 @@ Status BatchNormKernel::run(KernelContext &ctx) {
     } else {
         QL_RETURN_IF_ERROR(prepare(ctx, channels, inner));
         Tensor &y = ctx.allocateOutput(0, x.dtype(), x.shape(), x.layout());
-        if (x.dtype() == DataType::Float) apply<float>(x, y, inner);
-        else apply<double>(x, y, inner);
+        if (x.dtype() == DataType::Float)
+            apply<float>(x, y, inner);
+        else
+            apply<double>(x, y, inner);
     }
     if (m_passStats) {  // inference: the running statistics stay as they were
         if (ctx.outputCount() > 1) ctx.setOutput(1, ctx.input(3));

@@ -12,13 +12,20 @@ double sourceCoordinate(int64_t j, const AxisSpec &axis, Coordinate coordinate) 
     const double x = static_cast<double>(j), s = axis.scale, L = axis.lengthResized;
     const double inLast = static_cast<double>(axis.inLen - 1);
     switch (coordinate) {
-        case Coordinate::HalfPixel: return (x + 0.5) / s - 0.5;
-        case Coordinate::PytorchHalfPixel: return axis.outLen > 1 ? (x + 0.5) / s - 0.5 : 0.0;
-        case Coordinate::AlignCorners: return L == 1.0 ? 0.0 : x * inLast / (L - 1.0);
-        case Coordinate::Asymmetric: return x / s;
-        case Coordinate::TfHalfPixelForNN: return (x + 0.5) / s;
+        case Coordinate::HalfPixel:
+            return (x + 0.5) / s - 0.5;
+        case Coordinate::PytorchHalfPixel:
+            return axis.outLen > 1 ? (x + 0.5) / s - 0.5 : 0.0;
+        case Coordinate::AlignCorners:
+            return L == 1.0 ? 0.0 : x * inLast / (L - 1.0);
+        case Coordinate::Asymmetric:
+            return x / s;
+        case Coordinate::TfHalfPixelForNN:
+            return (x + 0.5) / s;
         case Coordinate::TfCropAndResize:
-            if (L > 1.0) return axis.roiStart * inLast + x * (axis.roiEnd - axis.roiStart) * inLast / (L - 1.0);
+            if (L > 1.0)
+                return axis.roiStart * inLast +
+                       x * (axis.roiEnd - axis.roiStart) * inLast / (L - 1.0);
             return 0.5 * (axis.roiStart + axis.roiEnd) * inLast;
     }
     return 0.0;
@@ -29,11 +36,16 @@ namespace {
 int64_t nearestIndex(double x, Rounding rounding, bool downsampling) {
     const double f = std::floor(x);
     switch (rounding) {
-        case Rounding::RoundPreferFloor: return static_cast<int64_t>(x - f == 0.5 ? f : std::floor(x + 0.5));
-        case Rounding::RoundPreferCeil: return static_cast<int64_t>(x - f == 0.5 ? f + 1 : std::floor(x + 0.5));
-        case Rounding::Floor: return static_cast<int64_t>(f);
-        case Rounding::Ceil: return static_cast<int64_t>(std::ceil(x));
-        case Rounding::Simple: return static_cast<int64_t>(downsampling ? std::ceil(x) : f);
+        case Rounding::RoundPreferFloor:
+            return static_cast<int64_t>(x - f == 0.5 ? f : std::floor(x + 0.5));
+        case Rounding::RoundPreferCeil:
+            return static_cast<int64_t>(x - f == 0.5 ? f + 1 : std::floor(x + 0.5));
+        case Rounding::Floor:
+            return static_cast<int64_t>(f);
+        case Rounding::Ceil:
+            return static_cast<int64_t>(std::ceil(x));
+        case Rounding::Simple:
+            return static_cast<int64_t>(downsampling ? std::ceil(x) : f);
     }
     return 0;
 }
@@ -56,7 +68,8 @@ AxisTaps computeTaps(const AxisSpec &axis, const Options &options) {
     const bool nearest = options.mode == Mode::Nearest;
     const double support = options.mode == Mode::Cubic ? 2.0 : 1.0;
     const double filterScale = options.antialias && !nearest ? std::min(axis.scale, 1.0) : 1.0;
-    const int64_t first = nearest ? 0 : static_cast<int64_t>(std::floor(-support / filterScale)) + 1;
+    const int64_t first =
+        nearest ? 0 : static_cast<int64_t>(std::floor(-support / filterScale)) + 1;
     t.taps = nearest ? 1 : static_cast<int>(2 - 2 * first);  // offsets first .. 1 - first
     t.index.assign(static_cast<size_t>(t.outLen * t.taps), 0);
     t.weight.assign(static_cast<size_t>(t.outLen * t.taps), 0.0f);
@@ -65,14 +78,16 @@ AxisTaps computeTaps(const AxisSpec &axis, const Options &options) {
     std::vector<double> w(t.taps);
     for (int64_t j = 0; j < t.outLen; ++j) {
         const double x = sourceCoordinate(j, axis, options.coordinate);
-        if (options.coordinate == Coordinate::TfCropAndResize && (x < 0.0 || x > static_cast<double>(last))) {
+        if (options.coordinate == Coordinate::TfCropAndResize &&
+            (x < 0.0 || x > static_cast<double>(last))) {
             t.outside[j] = 1;
             continue;
         }
         int64_t *index = &t.index[j * t.taps];
         float *weight = &t.weight[j * t.taps];
         if (nearest) {
-            index[0] = std::clamp<int64_t>(nearestIndex(x, options.rounding, axis.scale < 1.0), 0, last);
+            index[0] =
+                std::clamp<int64_t>(nearestIndex(x, options.rounding, axis.scale < 1.0), 0, last);
             weight[0] = 1.0f;
             continue;
         }
@@ -87,7 +102,8 @@ AxisTaps computeTaps(const AxisSpec &axis, const Options &options) {
         for (int k = 0; k < t.taps; ++k) {
             const int64_t offset = first + k;
             const double d = (static_cast<double>(offset) - ratio) * filterScale;
-            w[k] = options.mode == Mode::Cubic ? cubicKernel(d, options.cubicA) : std::max(0.0, 1.0 - std::fabs(d));
+            w[k] = options.mode == Mode::Cubic ? cubicKernel(d, options.cubicA)
+                                               : std::max(0.0, 1.0 - std::fabs(d));
             const int64_t src = base + offset;
             if (options.excludeOutside && (src < 0 || src > last)) w[k] = 0.0;
             sum += w[k];
@@ -105,7 +121,8 @@ AxisTaps computeTaps(const AxisSpec &axis, const Options &options) {
             break;
         }
         double self = 0.0, other = 0.0;
-        for (int k = 0; k < t.taps; ++k) (t.index[j * t.taps + k] == j ? self : other) += std::fabs(t.weight[j * t.taps + k]);
+        for (int k = 0; k < t.taps; ++k)
+            (t.index[j * t.taps + k] == j ? self : other) += std::fabs(t.weight[j * t.taps + k]);
         t.identity = std::fabs(self - 1.0) < 1e-7 && other < 1e-7;
     }
     return t;
@@ -115,7 +132,8 @@ namespace {
 
 // Nearest: one gather pass; per-row source offsets from per-axis index tables.
 template <class T>
-void nearestTyped(const T *src, const std::vector<AxisTaps> &axes, const Shape &inShape, T extrapolation, T *dst) {
+void nearestTyped(const T *src, const std::vector<AxisTaps> &axes, const Shape &inShape,
+                  T extrapolation, T *dst) {
     const int rank = static_cast<int>(axes.size());
     const std::vector<int64_t> strides = shape::contiguousStrides(inShape);
     const AxisTaps &lastAxis = axes[rank - 1];
@@ -147,15 +165,18 @@ void nearestTyped(const T *src, const std::vector<AxisTaps> &axes, const Shape &
 }
 
 template <class T>
-void nearestPass(const Tensor &input, const std::vector<AxisTaps> &axes, const uint8_t *extrapolation, Tensor &output) {
+void nearestPass(const Tensor &input, const std::vector<AxisTaps> &axes,
+                 const uint8_t *extrapolation, Tensor &output) {
     T e;
     std::memcpy(&e, extrapolation, sizeof(T));
-    nearestTyped(static_cast<const T *>(input.rawData()), axes, input.shape(), e, static_cast<T *>(output.rawData()));
+    nearestTyped(static_cast<const T *>(input.rawData()), axes, input.shape(), e,
+                 static_cast<T *>(output.rawData()));
 }
 
 // One separable pass along an axis: [outer, inLen, inner] -> [outer, outLen, inner].
 template <class T>
-void axisPass(const T *src, T *dst, int64_t outer, int64_t inner, const AxisTaps &t, T extrapolation) {
+void axisPass(const T *src, T *dst, int64_t outer, int64_t inner, const AxisTaps &t,
+              T extrapolation) {
     const int64_t inLen = t.inLen, outLen = t.outLen;
     shape::parallelChunks(outer * outLen, inner * t.taps, [&](int64_t begin, int64_t end) {
         for (int64_t item = begin; item < end; ++item) {
@@ -170,7 +191,8 @@ void axisPass(const T *src, T *dst, int64_t outer, int64_t inner, const AxisTaps
             const T *in = src + o * inLen * inner;
             if (inner == 1) {
                 if (t.taps == 2) {
-                    out[0] = static_cast<T>(weight[0]) * in[index[0]] + static_cast<T>(weight[1]) * in[index[1]];
+                    out[0] = static_cast<T>(weight[0]) * in[index[0]] +
+                             static_cast<T>(weight[1]) * in[index[1]];
                     continue;
                 }
                 T acc = 0;
@@ -199,13 +221,15 @@ double passCost(Shape shape, const std::vector<AxisTaps> &axes, const std::vecto
         shape[a] = axes[a].outLen;
         const bool innermost = a + 1 == static_cast<int>(shape.size()) ||
                                shapeElementCount(Shape(shape.begin() + a + 1, shape.end())) == 1;
-        cost += static_cast<double>(shapeElementCount(shape)) * axes[a].taps * (innermost ? 4.0 : 1.0);
+        cost +=
+            static_cast<double>(shapeElementCount(shape)) * axes[a].taps * (innermost ? 4.0 : 1.0);
     }
     return cost;
 }
 
 // Tries every order of the resized axes (there are rarely more than three).
-std::vector<int> cheapestOrder(const Shape &shape, const std::vector<AxisTaps> &axes, std::vector<int> order) {
+std::vector<int> cheapestOrder(const Shape &shape, const std::vector<AxisTaps> &axes,
+                               std::vector<int> order) {
     if (order.size() > 6) return order;
     std::sort(order.begin(), order.end());
     std::vector<int> best = order;
@@ -221,7 +245,8 @@ std::vector<int> cheapestOrder(const Shape &shape, const std::vector<AxisTaps> &
 }
 
 template <class T>
-void separable(const Tensor &input, const std::vector<AxisTaps> &axes, T extrapolation, Tensor &output) {
+void separable(const Tensor &input, const std::vector<AxisTaps> &axes, T extrapolation,
+               Tensor &output) {
     const int rank = static_cast<int>(axes.size());
     std::vector<int> order;
     for (int a = 0; a < rank; ++a)
@@ -254,10 +279,12 @@ void separable(const Tensor &input, const std::vector<AxisTaps> &axes, T extrapo
 
 }  // namespace
 
-Status resample(const Tensor &input, const std::vector<AxisTaps> &axes, const Options &options, Tensor &output) {
+Status resample(const Tensor &input, const std::vector<AxisTaps> &axes, const Options &options,
+                Tensor &output) {
     if (output.numel() == 0) return Status::ok();
-    if (input.numel() == 0) return Status::badInput("Resize cannot fill " + shapeToString(output.shape()) +
-                                                    " from an empty input " + shapeToString(input.shape()));
+    if (input.numel() == 0)
+        return Status::badInput("Resize cannot fill " + shapeToString(output.shape()) +
+                                " from an empty input " + shapeToString(input.shape()));
     if (axes.empty()) {  // a scalar: nothing to resize
         std::memcpy(output.rawData(), input.rawData(), input.byteSize());
         return Status::ok();
@@ -265,21 +292,27 @@ Status resample(const Tensor &input, const std::vector<AxisTaps> &axes, const Op
     if (options.mode == Mode::Nearest) {
         uint8_t e[8] = {};
         if (!shape::encodeScalar(input.dtype(), options.extrapolation, e))
-            return Status::unsupported("Resize does not support dtype " + dataTypeName(input.dtype()));
-        switch (dataTypeSize(input.dtype())) {
-            case 1: nearestPass<uint8_t>(input, axes, e, output); return Status::ok();
-            case 2: nearestPass<uint16_t>(input, axes, e, output); return Status::ok();
-            case 4: nearestPass<uint32_t>(input, axes, e, output); return Status::ok();
-            case 8: nearestPass<uint64_t>(input, axes, e, output); return Status::ok();
-            default: return Status::unsupported("Resize does not support dtype " + dataTypeName(input.dtype()));
-        }
+            return Status::unsupported("Resize does not support dtype " +
+                                       dataTypeName(input.dtype()));
+        const bool known = shape::withElementType(dataTypeSize(input.dtype()), [&](auto tag) {
+            nearestPass<decltype(tag)>(input, axes, e, output);
+        });
+        if (!known)
+            return Status::unsupported("Resize does not support dtype " +
+                                       dataTypeName(input.dtype()));
+        return Status::ok();
     }
     switch (input.dtype()) {
-        case DataType::Float: separable<float>(input, axes, static_cast<float>(options.extrapolation), output); break;
-        case DataType::Double: separable<double>(input, axes, options.extrapolation, output); break;
+        case DataType::Float:
+            separable<float>(input, axes, static_cast<float>(options.extrapolation), output);
+            break;
+        case DataType::Double:
+            separable<double>(input, axes, options.extrapolation, output);
+            break;
         default:
-            return Status::unsupported("Resize " + std::string(options.mode == Mode::Linear ? "linear" : "cubic") +
-                                       " mode does not support dtype " + dataTypeName(input.dtype()));
+            return Status::unsupported(
+                "Resize " + std::string(options.mode == Mode::Linear ? "linear" : "cubic") +
+                " mode does not support dtype " + dataTypeName(input.dtype()));
     }
     return Status::ok();
 }

@@ -12,8 +12,16 @@
 namespace ql::resize {
 
 enum class Mode { Nearest, Linear, Cubic };
-enum class Coordinate { HalfPixel, PytorchHalfPixel, AlignCorners, Asymmetric, TfHalfPixelForNN, TfCropAndResize };
-// Simple: ONNX Runtime's rule for Upsample and Resize-10: floor when upsampling, ceil when downsampling.
+enum class Coordinate {
+    HalfPixel,
+    PytorchHalfPixel,
+    AlignCorners,
+    Asymmetric,
+    TfHalfPixelForNN,
+    TfCropAndResize
+};
+// Simple: ONNX Runtime's rule for Upsample and Resize-10: floor when upsampling, ceil when
+// downsampling.
 enum class Rounding { RoundPreferFloor, RoundPreferCeil, Floor, Ceil, Simple };
 
 struct Options {
@@ -50,6 +58,7 @@ AxisTaps computeTaps(const AxisSpec &axis, const Options &options);
 
 // Resamples `input` (plain, any dtype for nearest; float or double otherwise) into `output`,
 // already allocated with the resized shape. One AxisTaps per dimension.
-Status resample(const Tensor &input, const std::vector<AxisTaps> &axes, const Options &options, Tensor &output);
+Status resample(const Tensor &input, const std::vector<AxisTaps> &axes, const Options &options,
+                Tensor &output);
 
 }  // namespace ql::resize

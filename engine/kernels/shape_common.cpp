@@ -15,7 +15,8 @@ Status normalizeAxis(int64_t axis, int64_t rank, const std::string &what, int64_
 
 Status readInts(const Tensor &tensor, const std::string &what, std::vector<int64_t> *out) {
     if (tensor.dtype() != DataType::Int64 && tensor.dtype() != DataType::Int32) {
-        return Status::badInput(what + " must be int64 or int32, got " + dataTypeName(tensor.dtype()));
+        return Status::badInput(what + " must be int64 or int32, got " +
+                                dataTypeName(tensor.dtype()));
     }
     *out = tensor.toInt64Vector();
     return Status::ok();
@@ -23,7 +24,8 @@ Status readInts(const Tensor &tensor, const std::string &what, std::vector<int64
 
 std::vector<int64_t> contiguousStrides(const Shape &shape) {
     std::vector<int64_t> strides(shape.size(), 1);
-    for (int i = static_cast<int>(shape.size()) - 2; i >= 0; --i) strides[i] = strides[i + 1] * shape[i + 1];
+    for (int i = static_cast<int>(shape.size()) - 2; i >= 0; --i)
+        strides[i] = strides[i + 1] * shape[i + 1];
     return strides;
 }
 
@@ -44,7 +46,8 @@ void parallelCopy(void *dst, const void *src, size_t bytes) {
     parallelChunks(units, 16, [&](int64_t begin, int64_t end) {
         const size_t from = static_cast<size_t>(begin) * 64;
         const size_t to = end == units ? bytes : static_cast<size_t>(end) * 64;
-        std::memcpy(static_cast<uint8_t *>(dst) + from, static_cast<const uint8_t *>(src) + from, to - from);
+        std::memcpy(static_cast<uint8_t *>(dst) + from, static_cast<const uint8_t *>(src) + from,
+                    to - from);
     });
 }
 
@@ -61,34 +64,57 @@ void fillTyped(void *dst, const void *element, int64_t count) {
 }  // namespace
 
 void fillElements(void *dst, const void *element, int64_t count, size_t elementSize) {
-    switch (elementSize) {
-        case 1: fillTyped<uint8_t>(dst, element, count); return;
-        case 2: fillTyped<uint16_t>(dst, element, count); return;
-        case 4: fillTyped<uint32_t>(dst, element, count); return;
-        case 8: fillTyped<uint64_t>(dst, element, count); return;
-        default:
-            for (int64_t i = 0; i < count; ++i)
-                std::memcpy(static_cast<uint8_t *>(dst) + i * elementSize, element, elementSize);
-    }
+    const bool typed = withElementType(
+        elementSize, [&](auto tag) { fillTyped<decltype(tag)>(dst, element, count); });
+    if (typed) return;
+    for (int64_t i = 0; i < count; ++i)
+        std::memcpy(static_cast<uint8_t *>(dst) + i * elementSize, element, elementSize);
 }
 
 bool encodeScalar(DataType type, double value, uint8_t out[8]) {
     auto put = [out](auto v) { std::memcpy(out, &v, sizeof(v)); };
     switch (type) {
-        case DataType::Float: put(static_cast<float>(value)); return true;
-        case DataType::Double: put(value); return true;
-        case DataType::UInt8: put(static_cast<uint8_t>(value)); return true;
-        case DataType::Int8: put(static_cast<int8_t>(value)); return true;
-        case DataType::UInt16: put(static_cast<uint16_t>(value)); return true;
-        case DataType::Int16: put(static_cast<int16_t>(value)); return true;
-        case DataType::Int32: put(static_cast<int32_t>(value)); return true;
-        case DataType::Int64: put(static_cast<int64_t>(value)); return true;
-        case DataType::UInt32: put(static_cast<uint32_t>(value)); return true;
-        case DataType::UInt64: put(static_cast<uint64_t>(value)); return true;
-        case DataType::Bool: put(static_cast<uint8_t>(value != 0.0)); return true;
-        case DataType::Float16: put(floatToHalf(static_cast<float>(value))); return true;
-        case DataType::BFloat16: put(floatToBfloat16(static_cast<float>(value))); return true;
-        default: return false;
+        case DataType::Float:
+            put(static_cast<float>(value));
+            return true;
+        case DataType::Double:
+            put(value);
+            return true;
+        case DataType::UInt8:
+            put(static_cast<uint8_t>(value));
+            return true;
+        case DataType::Int8:
+            put(static_cast<int8_t>(value));
+            return true;
+        case DataType::UInt16:
+            put(static_cast<uint16_t>(value));
+            return true;
+        case DataType::Int16:
+            put(static_cast<int16_t>(value));
+            return true;
+        case DataType::Int32:
+            put(static_cast<int32_t>(value));
+            return true;
+        case DataType::Int64:
+            put(static_cast<int64_t>(value));
+            return true;
+        case DataType::UInt32:
+            put(static_cast<uint32_t>(value));
+            return true;
+        case DataType::UInt64:
+            put(static_cast<uint64_t>(value));
+            return true;
+        case DataType::Bool:
+            put(static_cast<uint8_t>(value != 0.0));
+            return true;
+        case DataType::Float16:
+            put(floatToHalf(static_cast<float>(value)));
+            return true;
+        case DataType::BFloat16:
+            put(floatToBfloat16(static_cast<float>(value)));
+            return true;
+        default:
+            return false;
     }
 }
 
@@ -142,8 +168,8 @@ void copyRun(const T *src, int64_t stride, T *dst, int64_t count) {
 }
 
 template <class T>
-void copyStridedTyped(const T *src, const std::vector<int64_t> &dims, const std::vector<int64_t> &strides,
-                      T *dst) {
+void copyStridedTyped(const T *src, const std::vector<int64_t> &dims,
+                      const std::vector<int64_t> &strides, T *dst) {
     const int n = static_cast<int>(dims.size());
     const int64_t total = product(dims);
     const int64_t inner = dims[n - 1], innerStride = strides[n - 1];
@@ -223,34 +249,26 @@ void copyStrided(const void *src, const StridedView &view, void *dst, size_t ele
             strides.push_back(view.strides[i]);
         }
     }
-    const uint8_t *base = static_cast<const uint8_t *>(src) + view.offset * static_cast<int64_t>(elementSize);
+    const uint8_t *base =
+        static_cast<const uint8_t *>(src) + view.offset * static_cast<int64_t>(elementSize);
     if (dims.empty()) {
         std::memcpy(dst, base, elementSize);
         return;
     }
-    switch (elementSize) {
-        case 1: copyStridedTyped(base, dims, strides, static_cast<uint8_t *>(dst)); return;
-        case 2:
-            copyStridedTyped(reinterpret_cast<const uint16_t *>(base), dims, strides, static_cast<uint16_t *>(dst));
-            return;
-        case 4:
-            copyStridedTyped(reinterpret_cast<const uint32_t *>(base), dims, strides, static_cast<uint32_t *>(dst));
-            return;
-        case 8:
-            copyStridedTyped(reinterpret_cast<const uint64_t *>(base), dims, strides, static_cast<uint64_t *>(dst));
-            return;
-        default: {
-            // Unused by the current dtypes; kept correct for completeness.
-            Odometer it;
-            it.dims = dims;
-            it.srcStrides = strides;
-            it.dstStrides = contiguousStrides(dims);
-            it.seek(0);
-            const int64_t total = product(dims), es = static_cast<int64_t>(elementSize);
-            for (int64_t i = 0; i < total; ++i, it.next())
-                std::memcpy(static_cast<uint8_t *>(dst) + i * es, base + it.src * es, elementSize);
-        }
-    }
+    const bool typed = withElementType(elementSize, [&](auto tag) {
+        using T = decltype(tag);
+        copyStridedTyped(reinterpret_cast<const T *>(base), dims, strides, static_cast<T *>(dst));
+    });
+    if (typed) return;
+    // Other element sizes do not occur with the current dtypes; kept correct anyway.
+    Odometer it;
+    it.dims = dims;
+    it.srcStrides = strides;
+    it.dstStrides = contiguousStrides(dims);
+    it.seek(0);
+    const int64_t total = product(dims), es = static_cast<int64_t>(elementSize);
+    for (int64_t i = 0; i < total; ++i, it.next())
+        std::memcpy(static_cast<uint8_t *>(dst) + i * es, base + it.src * es, elementSize);
 }
 
 }  // namespace ql::shape

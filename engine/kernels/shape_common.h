@@ -51,14 +51,19 @@ void fillElements(void *dst, const void *element, int64_t count, size_t elementS
 // Encodes `value` as one element of `type` (up to 8 bytes); false for unsupported types.
 bool encodeScalar(DataType type, double value, uint8_t out[8]);
 
+// Calls fn(T()) with the unsigned integer type T of an element size (1, 2, 4 or 8 bytes), so
+// copies move whole elements; false for other sizes.
+template <class Fn>
+bool withElementType(size_t elementSize, Fn &&fn);
+
 // Calls fn(begin, end) over [0, count) in chunks, in parallel when count * workPerItem is large.
 template <class Fn>
 void parallelChunks(int64_t count, int64_t workPerItem, Fn &&fn);
 
 // Family parts, called from registerShapeKernels.
 void registerSlicingKernels(KernelRegistry &registry);  // Concat, Split, Slice, Pad
-void registerGatherKernels(KernelRegistry &registry);   // Gather, GatherElements, GatherND, Scatter*
-void registerLayoutKernels(KernelRegistry &registry);   // Transpose, Expand, Tile, Depth/Space
+void registerGatherKernels(KernelRegistry &registry);  // Gather, GatherElements, GatherND, Scatter*
+void registerLayoutKernels(KernelRegistry &registry);  // Transpose, Expand, Tile, Depth/Space
 
 }  // namespace shape
 }  // namespace ql
@@ -70,10 +75,31 @@ void registerLayoutKernels(KernelRegistry &registry);   // Transpose, Expand, Ti
 namespace ql::shape {
 
 template <class Fn>
+bool withElementType(size_t elementSize, Fn &&fn) {
+    switch (elementSize) {
+        case 1:
+            fn(uint8_t());
+            return true;
+        case 2:
+            fn(uint16_t());
+            return true;
+        case 4:
+            fn(uint32_t());
+            return true;
+        case 8:
+            fn(uint64_t());
+            return true;
+        default:
+            return false;
+    }
+}
+
+template <class Fn>
 void parallelChunks(int64_t count, int64_t workPerItem, Fn &&fn) {
     if (count <= 0) return;
     const int threads = omp_get_max_threads();
-    if (threads <= 1 || count < 2 || count * std::max<int64_t>(workPerItem, 1) < kParallelThreshold) {
+    if (threads <= 1 || count < 2 ||
+        count * std::max<int64_t>(workPerItem, 1) < kParallelThreshold) {
         fn(int64_t(0), count);
         return;
     }

@@ -23,8 +23,9 @@ Status readIndices(const Tensor &indices, const std::string &op, int64_t axis, i
     QL_RETURN_IF_ERROR(readInts(indices, op + " 'indices'", out));
     for (int64_t &i : *out) {
         if (i < -dim || i >= dim) {
-            return Status::badInput(op + " index " + std::to_string(i) + " is out of range for axis " +
-                                    std::to_string(axis) + " of size " + std::to_string(dim));
+            return Status::badInput(op + " index " + std::to_string(i) +
+                                    " is out of range for axis " + std::to_string(axis) +
+                                    " of size " + std::to_string(dim));
         }
         if (i < 0) i += dim;
     }
@@ -32,7 +33,8 @@ Status readIndices(const Tensor &indices, const std::string &op, int64_t axis, i
 }
 
 template <class T>
-void gatherElementsTyped(const T *src, const int64_t *index, T *dst, int64_t outer, int64_t count, int64_t dim) {
+void gatherElementsTyped(const T *src, const int64_t *index, T *dst, int64_t outer, int64_t count,
+                         int64_t dim) {
     parallelChunks(outer, count, [&](int64_t begin, int64_t end) {
         for (int64_t o = begin; o < end; ++o)
             for (int64_t j = 0; j < count; ++j) dst[o * count + j] = src[o * dim + index[j]];
@@ -59,14 +61,12 @@ public:
         const int64_t outer = productOf(data.shape(), 0, axis);
         const int64_t inner = productOf(data.shape(), axis + 1, data.shape().size());
         const int64_t count = static_cast<int64_t>(index.size());
-        if (inner == 1) {  // per-element gather: typed copies instead of tiny memcpys
-            switch (es) {
-                case 1: gatherElementsTyped(data.data<uint8_t>(), index.data(), out.data<uint8_t>(), outer, count, dim); return Status::ok();
-                case 2: gatherElementsTyped(data.data<uint16_t>(), index.data(), out.data<uint16_t>(), outer, count, dim); return Status::ok();
-                case 4: gatherElementsTyped(data.data<uint32_t>(), index.data(), out.data<uint32_t>(), outer, count, dim); return Status::ok();
-                case 8: gatherElementsTyped(data.data<uint64_t>(), index.data(), out.data<uint64_t>(), outer, count, dim); return Status::ok();
-                default: break;
-            }
+        // Per-element gathers use typed copies instead of tiny memcpys.
+        if (inner == 1 && withElementType(es, [&](auto tag) {
+                using T = decltype(tag);
+                gatherElementsTyped(data.data<T>(), index.data(), out.data<T>(), outer, count, dim);
+            })) {
+            return Status::ok();
         }
         const size_t chunk = static_cast<size_t>(inner) * es;
         const auto *src = static_cast<const uint8_t *>(data.rawData());
@@ -86,16 +86,17 @@ private:
 
 // Offsets into `data` for an element-wise index tensor along `axis` (GatherElements, Scatter*).
 // indices may be smaller than data in every dim; offsets follow indices' row-major order.
-Status elementOffsets(const Tensor &data, const Tensor &indices, int64_t axis, const std::string &op,
-                      std::vector<int64_t> *offsets) {
+Status elementOffsets(const Tensor &data, const Tensor &indices, int64_t axis,
+                      const std::string &op, std::vector<int64_t> *offsets) {
     if (indices.rank() != data.rank()) {
-        return Status::badInput(op + ": indices rank " + std::to_string(indices.rank()) + " differs from data rank " +
-                                std::to_string(data.rank()));
+        return Status::badInput(op + ": indices rank " + std::to_string(indices.rank()) +
+                                " differs from data rank " + std::to_string(data.rank()));
     }
     for (int d = 0; d < data.rank(); ++d) {
         if (d != axis && indices.shape()[d] > data.shape()[d]) {
-            return Status::badInput(op + ": indices shape " + shapeToString(indices.shape()) + " exceeds data shape " +
-                                    shapeToString(data.shape()) + " outside the axis");
+            return Status::badInput(op + ": indices shape " + shapeToString(indices.shape()) +
+                                    " exceeds data shape " + shapeToString(data.shape()) +
+                                    " outside the axis");
         }
     }
     std::vector<int64_t> index;
@@ -119,7 +120,8 @@ Status elementOffsets(const Tensor &data, const Tensor &indices, int64_t axis, c
 
 class GatherElementsKernel : public Kernel {
 public:
-    explicit GatherElementsKernel(const KernelBuildInfo &info) : m_axis(info.node.attrInt("axis", 0)) {}
+    explicit GatherElementsKernel(const KernelBuildInfo &info)
+        : m_axis(info.node.attrInt("axis", 0)) {}
 
     Status run(KernelContext &ctx) override {
         const Tensor &data = ctx.input(0), &indices = ctx.input(1);
@@ -131,7 +133,8 @@ public:
         const size_t es = dataTypeSize(data.dtype());
         const auto *src = static_cast<const uint8_t *>(data.rawData());
         auto *dst = static_cast<uint8_t *>(out.rawData());
-        for (size_t k = 0; k < offsets.size(); ++k) std::memcpy(dst + k * es, src + offsets[k] * es, es);
+        for (size_t k = 0; k < offsets.size(); ++k)
+            std::memcpy(dst + k * es, src + offsets[k] * es, es);
         return Status::ok();
     }
 
@@ -140,19 +143,20 @@ private:
 };
 
 // Splits [batch..., M..., k] indices into per-tuple source offsets of `data` slices.
-Status tupleOffsets(const Tensor &data, const Tensor &indices, int64_t batchDims, const std::string &op,
-                    std::vector<int64_t> *offsets, int64_t *sliceSize) {
+Status tupleOffsets(const Tensor &data, const Tensor &indices, int64_t batchDims,
+                    const std::string &op, std::vector<int64_t> *offsets, int64_t *sliceSize) {
     const int64_t r = data.rank(), q = indices.rank();
     if (q < 1 || batchDims < 0 || batchDims >= q || batchDims >= r)
-        return Status::badInput(op + ": invalid indices rank " + std::to_string(q) + " or batch_dims");
+        return Status::badInput(op + ": invalid indices rank " + std::to_string(q) +
+                                " or batch_dims");
     const int64_t k = indices.shape()[q - 1];
     if (k < 1 || k > r - batchDims)
-        return Status::badInput(op + ": index tuples of length " + std::to_string(k) + " do not fit data rank " +
-                                std::to_string(r));
+        return Status::badInput(op + ": index tuples of length " + std::to_string(k) +
+                                " do not fit data rank " + std::to_string(r));
     for (int64_t d = 0; d < batchDims; ++d) {
         if (indices.shape()[d] != data.shape()[d])
-            return Status::badInput(op + ": batch dims of " + shapeToString(indices.shape()) + " and " +
-                                    shapeToString(data.shape()) + " differ");
+            return Status::badInput(op + ": batch dims of " + shapeToString(indices.shape()) +
+                                    " and " + shapeToString(data.shape()) + " differ");
     }
     std::vector<int64_t> raw;
     QL_RETURN_IF_ERROR(readInts(indices, op + " 'indices'", &raw));
@@ -169,8 +173,9 @@ Status tupleOffsets(const Tensor &data, const Tensor &indices, int64_t batchDims
             const int64_t dim = data.shape()[batchDims + j];
             int64_t i = raw[t * k + j];
             if (i < -dim || i >= dim) {
-                return Status::badInput(op + " index " + std::to_string(i) + " is out of range for axis " +
-                                        std::to_string(batchDims + j) + " of size " + std::to_string(dim));
+                return Status::badInput(
+                    op + " index " + std::to_string(i) + " is out of range for axis " +
+                    std::to_string(batchDims + j) + " of size " + std::to_string(dim));
             }
             offset += (i < 0 ? i + dim : i) * strides[batchDims + j];
         }
@@ -181,7 +186,8 @@ Status tupleOffsets(const Tensor &data, const Tensor &indices, int64_t batchDims
 
 class GatherNDKernel : public Kernel {
 public:
-    explicit GatherNDKernel(const KernelBuildInfo &info) : m_batchDims(info.node.attrInt("batch_dims", 0)) {}
+    explicit GatherNDKernel(const KernelBuildInfo &info)
+        : m_batchDims(info.node.attrInt("batch_dims", 0)) {}
 
     Status run(KernelContext &ctx) override {
         const Tensor &data = ctx.input(0), &indices = ctx.input(1);
@@ -195,7 +201,8 @@ public:
         const size_t chunk = static_cast<size_t>(slice) * dataTypeSize(data.dtype());
         const size_t es = dataTypeSize(data.dtype());
         for (size_t t = 0; t < offsets.size(); ++t)
-            std::memcpy(out.data<uint8_t>() + t * chunk, data.data<uint8_t>() + offsets[t] * es, chunk);
+            std::memcpy(out.data<uint8_t>() + t * chunk, data.data<uint8_t>() + offsets[t] * es,
+                        chunk);
         return Status::ok();
     }
 
@@ -209,19 +216,31 @@ template <class T>
 void combine(T *dst, const T *src, int64_t count, Reduction r) {
     for (int64_t i = 0; i < count; ++i) {
         switch (r) {
-            case Reduction::Add: dst[i] = static_cast<T>(dst[i] + src[i]); break;
-            case Reduction::Mul: dst[i] = static_cast<T>(dst[i] * src[i]); break;
-            case Reduction::Max: dst[i] = std::max(dst[i], src[i]); break;
-            case Reduction::Min: dst[i] = std::min(dst[i], src[i]); break;
-            case Reduction::None: dst[i] = src[i]; break;
+            case Reduction::Add:
+                dst[i] = static_cast<T>(dst[i] + src[i]);
+                break;
+            case Reduction::Mul:
+                dst[i] = static_cast<T>(dst[i] * src[i]);
+                break;
+            case Reduction::Max:
+                dst[i] = std::max(dst[i], src[i]);
+                break;
+            case Reduction::Min:
+                dst[i] = std::min(dst[i], src[i]);
+                break;
+            case Reduction::None:
+                dst[i] = src[i];
+                break;
         }
     }
 }
 
 // Scatters `count`-element slices of updates into a copy of data at the given offsets.
-Status scatter(KernelContext &ctx, const Tensor &data, const Tensor &updates, const std::vector<int64_t> &offsets,
-               int64_t count, Reduction reduction, const std::string &op) {
-    if (updates.dtype() != data.dtype()) return Status::badInput(op + ": updates dtype differs from data");
+Status scatter(KernelContext &ctx, const Tensor &data, const Tensor &updates,
+               const std::vector<int64_t> &offsets, int64_t count, Reduction reduction,
+               const std::string &op) {
+    if (updates.dtype() != data.dtype())
+        return Status::badInput(op + ": updates dtype differs from data");
     if (updates.numel() != static_cast<int64_t>(offsets.size()) * count) {
         return Status::badInput(op + ": updates shape " + shapeToString(updates.shape()) +
                                 " does not match the indices");
@@ -232,23 +251,38 @@ Status scatter(KernelContext &ctx, const Tensor &data, const Tensor &updates, co
     auto *dst = static_cast<uint8_t *>(out.rawData());
     const auto *src = static_cast<const uint8_t *>(updates.rawData());
     if (reduction == Reduction::None) {
-        for (size_t t = 0; t < offsets.size(); ++t) std::memcpy(dst + offsets[t] * es, src + t * count * es, count * es);
+        for (size_t t = 0; t < offsets.size(); ++t)
+            std::memcpy(dst + offsets[t] * es, src + t * count * es, count * es);
         return Status::ok();
     }
     auto apply = [&](auto tag) {
         using T = decltype(tag);
         for (size_t t = 0; t < offsets.size(); ++t)
-            combine(reinterpret_cast<T *>(dst) + offsets[t], reinterpret_cast<const T *>(src) + t * count, count,
-                    reduction);
+            combine(reinterpret_cast<T *>(dst) + offsets[t],
+                    reinterpret_cast<const T *>(src) + t * count, count, reduction);
     };
     switch (data.dtype()) {
-        case DataType::Float: apply(float()); break;
-        case DataType::Double: apply(double()); break;
-        case DataType::Int32: apply(int32_t()); break;
-        case DataType::Int64: apply(int64_t()); break;
-        case DataType::Int8: apply(int8_t()); break;
-        case DataType::UInt8: apply(uint8_t()); break;
-        default: return Status::unsupported(op + " reduction does not support dtype " + dataTypeName(data.dtype()));
+        case DataType::Float:
+            apply(float());
+            break;
+        case DataType::Double:
+            apply(double());
+            break;
+        case DataType::Int32:
+            apply(int32_t());
+            break;
+        case DataType::Int64:
+            apply(int64_t());
+            break;
+        case DataType::Int8:
+            apply(int8_t());
+            break;
+        case DataType::UInt8:
+            apply(uint8_t());
+            break;
+        default:
+            return Status::unsupported(op + " reduction does not support dtype " +
+                                       dataTypeName(data.dtype()));
     }
     return Status::ok();
 }
@@ -264,14 +298,16 @@ Result<Reduction> parseReduction(const std::string &name, const std::string &op)
 
 class ScatterNDKernel : public Kernel {
 public:
-    explicit ScatterNDKernel(const KernelBuildInfo &info) : m_reduction(info.node.attrString("reduction", "none")) {}
+    explicit ScatterNDKernel(const KernelBuildInfo &info)
+        : m_reduction(info.node.attrString("reduction", "none")) {}
 
     Status run(KernelContext &ctx) override {
         auto reduction = parseReduction(m_reduction, "ScatterND");
         if (!reduction) return reduction.status();
         std::vector<int64_t> offsets;
         int64_t slice = 0;
-        QL_RETURN_IF_ERROR(tupleOffsets(ctx.input(0), ctx.input(1), 0, "ScatterND", &offsets, &slice));
+        QL_RETURN_IF_ERROR(
+            tupleOffsets(ctx.input(0), ctx.input(1), 0, "ScatterND", &offsets, &slice));
         return scatter(ctx, ctx.input(0), ctx.input(2), offsets, slice, *reduction, "ScatterND");
     }
 
@@ -282,15 +318,17 @@ private:
 class ScatterElementsKernel : public Kernel {
 public:
     explicit ScatterElementsKernel(const KernelBuildInfo &info)
-        : m_axis(info.node.attrInt("axis", 0)), m_reduction(info.node.attrString("reduction", "none")) {}
+        : m_axis(info.node.attrInt("axis", 0)),
+          m_reduction(info.node.attrString("reduction", "none")) {}
 
     Status run(KernelContext &ctx) override {
         auto reduction = parseReduction(m_reduction, "ScatterElements");
         if (!reduction) return reduction.status();
         const Tensor &data = ctx.input(0), &indices = ctx.input(1), &updates = ctx.input(2);
         if (updates.shape() != indices.shape()) {
-            return Status::badInput("ScatterElements: updates shape " + shapeToString(updates.shape()) +
-                                    " differs from indices shape " + shapeToString(indices.shape()));
+            return Status::badInput(
+                "ScatterElements: updates shape " + shapeToString(updates.shape()) +
+                " differs from indices shape " + shapeToString(indices.shape()));
         }
         int64_t axis = 0;
         QL_RETURN_IF_ERROR(normalizeAxis(m_axis, data.rank(), "ScatterElements axis", &axis));

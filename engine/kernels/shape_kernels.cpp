@@ -29,8 +29,8 @@ public:
         QL_RETURN_IF_ERROR(readInts(ctx.input(1), "Reshape 'shape'", &requested));
         const Shape &in = data.shape();
         auto fail = [&](const std::string &why) {
-            return Status::badInput("cannot reshape " + shapeToString(in) + " to " + shapeToString(requested) +
-                                    ": " + why);
+            return Status::badInput("cannot reshape " + shapeToString(in) + " to " +
+                                    shapeToString(requested) + ": " + why);
         };
         Shape out(requested.size());
         int inferred = -1;
@@ -44,7 +44,8 @@ public:
             }
             if (d < -1) return fail("negative dimension " + std::to_string(d));
             if (d == 0 && !m_allowZero) {
-                if (i >= in.size()) return fail("0 at position " + std::to_string(i) + " has no input dim to copy");
+                if (i >= in.size())
+                    return fail("0 at position " + std::to_string(i) + " has no input dim to copy");
                 d = in[i];
             }
             out[i] = d;
@@ -52,11 +53,13 @@ public:
         }
         if (inferred >= 0) {
             if (known == 0) return fail("cannot infer -1 when other dims multiply to 0");
-            if (data.numel() % known != 0) return fail("element count " + std::to_string(data.numel()) +
-                                                       " is not divisible by " + std::to_string(known));
+            if (data.numel() % known != 0)
+                return fail("element count " + std::to_string(data.numel()) +
+                            " is not divisible by " + std::to_string(known));
             out[inferred] = data.numel() / known;
         } else if (known != data.numel()) {
-            return fail("element count " + std::to_string(data.numel()) + " vs " + std::to_string(known));
+            return fail("element count " + std::to_string(data.numel()) + " vs " +
+                        std::to_string(known));
         }
         ctx.setOutput(0, data.reshaped(out));
         return Status::ok();
@@ -74,8 +77,8 @@ public:
         const Tensor &data = ctx.input(0);
         const int64_t rank = data.rank();
         if (m_axis < -rank || m_axis > rank) {
-            return Status::badInput("Flatten axis " + std::to_string(m_axis) + " is out of range for rank " +
-                                    std::to_string(rank));
+            return Status::badInput("Flatten axis " + std::to_string(m_axis) +
+                                    " is out of range for rank " + std::to_string(rank));
         }
         const int64_t axis = m_axis < 0 ? m_axis + rank : m_axis;
         int64_t outer = 1, inner = 1;
@@ -91,7 +94,8 @@ private:
 class SqueezeKernel : public Kernel {
 public:
     explicit SqueezeKernel(const KernelBuildInfo &info)
-        : m_axesFromInput(info.opset >= 13), m_axes(info.node.attrInts("axes")),
+        : m_axesFromInput(info.opset >= 13),
+          m_axes(info.node.attrInts("axes")),
           m_hasAxesAttr(info.node.hasAttribute("axes")) {}
 
     Status run(KernelContext &ctx) override {
@@ -100,8 +104,9 @@ public:
         std::vector<int64_t> axes = m_axes;
         bool all = !m_hasAxesAttr;
         if (m_axesFromInput) {
-            all = !ctx.hasInput(1);
-            if (!all) QL_RETURN_IF_ERROR(readInts(ctx.input(1), "Squeeze 'axes'", &axes));
+            axes.clear();
+            if (ctx.hasInput(1)) QL_RETURN_IF_ERROR(readInts(ctx.input(1), "Squeeze 'axes'", &axes));
+            all = axes.empty();  // an empty axes input squeezes every unit dim, as ONNX Runtime
         }
         std::vector<bool> drop(rank, false);
         if (all) {
@@ -112,8 +117,8 @@ public:
                 QL_RETURN_IF_ERROR(normalizeAxis(a, rank, "Squeeze axis", &axis));
                 if (data.shape()[axis] != 1) {
                     return Status::badInput("Squeeze axis " + std::to_string(a) + " has size " +
-                                            std::to_string(data.shape()[axis]) + ", not 1, in shape " +
-                                            shapeToString(data.shape()));
+                                            std::to_string(data.shape()[axis]) +
+                                            ", not 1, in shape " + shapeToString(data.shape()));
                 }
                 drop[axis] = true;
             }
@@ -140,7 +145,8 @@ public:
         const Tensor &data = ctx.input(0);
         std::vector<int64_t> axes = m_axes;
         if (m_axesFromInput) {
-            if (!ctx.hasInput(1)) return Status::badInput("Unsqueeze needs an 'axes' input from opset 13");
+            if (!ctx.hasInput(1))
+                return Status::badInput("Unsqueeze needs an 'axes' input from opset 13");
             QL_RETURN_IF_ERROR(readInts(ctx.input(1), "Unsqueeze 'axes'", &axes));
         }
         const int64_t outRank = data.rank() + static_cast<int64_t>(axes.size());
@@ -148,7 +154,8 @@ public:
         for (int64_t a : axes) {
             int64_t axis = 0;
             QL_RETURN_IF_ERROR(normalizeAxis(a, outRank, "Unsqueeze axis", &axis));
-            if (inserted[axis]) return Status::badInput("Unsqueeze axis " + std::to_string(a) + " is repeated");
+            if (inserted[axis])
+                return Status::badInput("Unsqueeze axis " + std::to_string(a) + " is repeated");
             inserted[axis] = true;
         }
         Shape out;
@@ -173,7 +180,9 @@ public:
     Status run(KernelContext &ctx) override {
         const Shape &in = ctx.input(0).shape();
         const int64_t rank = static_cast<int64_t>(in.size());
-        auto clamp = [rank](int64_t a) { return std::clamp<int64_t>(a < 0 ? a + rank : a, 0, rank); };
+        auto clamp = [rank](int64_t a) {
+            return std::clamp<int64_t>(a < 0 ? a + rank : a, 0, rank);
+        };
         const int64_t start = clamp(m_start), end = std::max(clamp(m_end), start);
         Tensor &out = ctx.allocateOutput(0, DataType::Int64, {end - start});
         std::copy(in.begin() + start, in.begin() + end, out.data<int64_t>());
@@ -209,16 +218,19 @@ public:
             return Status::unsupported("Constant with a sparse_value is not supported");
         if (const Tensor *t = node.attrTensor("value")) return KernelPtr(new ConstantKernel(*t));
         if (node.hasAttribute("value_float"))
-            return KernelPtr(new ConstantKernel(Tensor::scalar<float>(node.attrFloat("value_float", 0.0f))));
+            return KernelPtr(
+                new ConstantKernel(Tensor::scalar<float>(node.attrFloat("value_float", 0.0f))));
         if (node.hasAttribute("value_int"))
-            return KernelPtr(new ConstantKernel(Tensor::scalar<int64_t>(node.attrInt("value_int", 0))));
+            return KernelPtr(
+                new ConstantKernel(Tensor::scalar<int64_t>(node.attrInt("value_int", 0))));
         if (node.hasAttribute("value_floats")) {
             const std::vector<float> v = node.attrFloats("value_floats");
             return KernelPtr(new ConstantKernel(Tensor::fromVector<float>({int64_t(v.size())}, v)));
         }
         if (node.hasAttribute("value_ints")) {
             const std::vector<int64_t> v = node.attrInts("value_ints");
-            return KernelPtr(new ConstantKernel(Tensor::fromVector<int64_t>({int64_t(v.size())}, v)));
+            return KernelPtr(
+                new ConstantKernel(Tensor::fromVector<int64_t>({int64_t(v.size())}, v)));
         }
         if (node.hasAttribute("value_string") || node.hasAttribute("value_strings"))
             return Status::unsupported("Constant with a string value is not supported");
@@ -235,16 +247,20 @@ public:
         const Tensor *value = info.node.attrTensor("value");
         m_type = value && value->numel() > 0 ? value->dtype() : DataType::Float;
         std::memset(m_element, 0, sizeof(m_element));
-        if (value && value->numel() > 0) std::memcpy(m_element, value->rawData(), dataTypeSize(m_type));
+        if (value && value->numel() > 0)
+            std::memcpy(m_element, value->rawData(), dataTypeSize(m_type));
         m_badValue = value && value->numel() != 1;
     }
 
     Status run(KernelContext &ctx) override {
-        if (m_badValue) return Status::badInput("ConstantOfShape 'value' must hold exactly one element");
+        if (m_badValue)
+            return Status::badInput("ConstantOfShape 'value' must hold exactly one element");
         std::vector<int64_t> dims;
         QL_RETURN_IF_ERROR(readInts(ctx.input(0), "ConstantOfShape 'input'", &dims));
         for (int64_t d : dims)
-            if (d < 0) return Status::badInput("ConstantOfShape: negative dimension in " + shapeToString(dims));
+            if (d < 0)
+                return Status::badInput("ConstantOfShape: negative dimension in " +
+                                        shapeToString(dims));
         Tensor &out = ctx.allocateOutput(0, m_type, dims);
         shape::fillElements(out.rawData(), m_element, out.numel(), dataTypeSize(m_type));
         return Status::ok();
@@ -268,12 +284,18 @@ public:
         if (start.numel() != 1 || limit.numel() != 1 || delta.numel() != 1)
             return Status::badInput("Range inputs must be scalars");
         switch (type) {
-            case DataType::Float: return fill<float>(ctx, start, limit, delta);
-            case DataType::Double: return fill<double>(ctx, start, limit, delta);
-            case DataType::Int16: return fill<int16_t>(ctx, start, limit, delta);
-            case DataType::Int32: return fill<int32_t>(ctx, start, limit, delta);
-            case DataType::Int64: return fill<int64_t>(ctx, start, limit, delta);
-            default: return Status::unsupported("Range does not support dtype " + dataTypeName(type));
+            case DataType::Float:
+                return fill<float>(ctx, start, limit, delta);
+            case DataType::Double:
+                return fill<double>(ctx, start, limit, delta);
+            case DataType::Int16:
+                return fill<int16_t>(ctx, start, limit, delta);
+            case DataType::Int32:
+                return fill<int32_t>(ctx, start, limit, delta);
+            case DataType::Int64:
+                return fill<int64_t>(ctx, start, limit, delta);
+            default:
+                return Status::unsupported("Range does not support dtype " + dataTypeName(type));
         }
     }
 

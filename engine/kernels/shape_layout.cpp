@@ -24,14 +24,16 @@ public:
         if (!m_hasPerm)
             for (int64_t i = rank - 1; i >= 0; --i) perm.push_back(i);
         if (static_cast<int64_t>(perm.size()) != rank) {
-            return Status::badInput("Transpose perm has " + std::to_string(perm.size()) + " entries for rank " +
-                                    std::to_string(rank));
+            return Status::badInput("Transpose perm has " + std::to_string(perm.size()) +
+                                    " entries for rank " + std::to_string(rank));
         }
         std::vector<bool> used(rank, false);
         for (int64_t &p : perm) {
             int64_t axis = 0;
             QL_RETURN_IF_ERROR(normalizeAxis(p, rank, "Transpose perm entry", &axis));
-            if (used[axis]) return Status::badInput("Transpose perm " + shapeToString(m_perm) + " repeats an axis");
+            if (used[axis])
+                return Status::badInput("Transpose perm " + shapeToString(m_perm) +
+                                        " repeats an axis");
             used[axis] = true;
             p = axis;
         }
@@ -67,10 +69,12 @@ public:
         for (int64_t i = 0; i < rank; ++i) {
             const int64_t j = i - (rank - inRank), t = i - (rank - tRank);
             const int64_t a = j >= 0 ? data.shape()[j] : 1, b = t >= 0 ? target[t] : 1;
-            if (b < 0) return Status::badInput("Expand shape " + shapeToString(target) + " has a negative dim");
+            if (b < 0)
+                return Status::badInput("Expand shape " + shapeToString(target) +
+                                        " has a negative dim");
             if (a != b && a != 1 && b != 1) {
-                return Status::badInput("Expand cannot broadcast " + shapeToString(data.shape()) + " to " +
-                                        shapeToString(target));
+                return Status::badInput("Expand cannot broadcast " + shapeToString(data.shape()) +
+                                        " to " + shapeToString(target));
             }
             const int64_t d = (a == 1) ? b : a;
             view.shape.push_back(d);
@@ -93,8 +97,8 @@ public:
         std::vector<int64_t> repeats;
         QL_RETURN_IF_ERROR(readInts(ctx.input(1), "Tile 'repeats'", &repeats));
         if (static_cast<int64_t>(repeats.size()) != data.rank()) {
-            return Status::badInput("Tile has " + std::to_string(repeats.size()) + " repeats for rank " +
-                                    std::to_string(data.rank()));
+            return Status::badInput("Tile has " + std::to_string(repeats.size()) +
+                                    " repeats for rank " + std::to_string(data.rank()));
         }
         const std::vector<int64_t> strides = logicalStrides(data);
         StridedView view;
@@ -116,7 +120,8 @@ public:
 class BlockKernel : public Kernel {
 public:
     BlockKernel(const KernelBuildInfo &info, bool toSpace)
-        : m_toSpace(toSpace), m_block(info.node.attrInt("blocksize", 0)),
+        : m_toSpace(toSpace),
+          m_block(info.node.attrInt("blocksize", 0)),
           m_crd(info.node.attrString("mode", "DCR") == "CRD") {}
     bool acceptsChannelsLast(size_t) const override { return true; }
 
@@ -125,24 +130,28 @@ public:
         const char *op = m_toSpace ? "DepthToSpace" : "SpaceToDepth";
         if (data.rank() != 4) return Status::badInput(std::string(op) + " expects a rank-4 input");
         if (m_block <= 0) return Status::badInput(std::string(op) + " needs a positive blocksize");
-        const int64_t N = data.dim(0), C = data.dim(1), H = data.dim(2), W = data.dim(3), b = m_block;
+        const int64_t N = data.dim(0), C = data.dim(1), H = data.dim(2), W = data.dim(3),
+                      b = m_block;
         const std::vector<int64_t> s = logicalStrides(data);
         const int64_t sn = s[0], sc = s[1], sh = s[2], sw = s[3];
         StridedView view;
         Shape outShape;
         if (m_toSpace) {
             if (C % (b * b) != 0) {
-                return Status::badInput("DepthToSpace: channels " + std::to_string(C) + " not divisible by " +
-                                        std::to_string(b * b));
+                return Status::badInput("DepthToSpace: channels " + std::to_string(C) +
+                                        " not divisible by " + std::to_string(b * b));
             }
             const int64_t c = C / (b * b);
             view.shape = {N, c, H, b, W, b};
-            if (m_crd) view.strides = {sn, b * b * sc, sh, b * sc, sw, sc};
-            else view.strides = {sn, sc, sh, b * c * sc, sw, c * sc};
+            if (m_crd)
+                view.strides = {sn, b * b * sc, sh, b * sc, sw, sc};
+            else
+                view.strides = {sn, sc, sh, b * c * sc, sw, c * sc};
             outShape = {N, c, H * b, W * b};
         } else {
             if (H % b != 0 || W % b != 0) {
-                return Status::badInput("SpaceToDepth: spatial dims " + shapeToString(data.shape()) +
+                return Status::badInput("SpaceToDepth: spatial dims " +
+                                        shapeToString(data.shape()) +
                                         " not divisible by blocksize " + std::to_string(b));
             }
             view.shape = {N, b, b, C, H / b, W / b};

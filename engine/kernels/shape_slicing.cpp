@@ -22,7 +22,8 @@ int64_t productOf(const Shape &s, size_t begin, size_t end) {
 class ConcatKernel : public Kernel {
 public:
     explicit ConcatKernel(const KernelBuildInfo &info)
-        : m_axis(info.node.attrInt("axis", 0)), m_hasAxis(info.node.hasAttribute("axis") || info.opset < 4) {}
+        : m_axis(info.node.attrInt("axis", 0)),
+          m_hasAxis(info.node.hasAttribute("axis") || info.opset < 4) {}
 
     bool acceptsChannelsLast(size_t) const override { return m_axis == 1 || m_axis == -3; }
 
@@ -42,25 +43,30 @@ public:
         int64_t channelsLastBytes = 0, totalBytes = 0;
         for (const Tensor &t : inputs) {
             if (t.dtype() != first.dtype()) {
-                return Status::badInput("Concat inputs mix " + dataTypeName(first.dtype()) + " and " +
-                                        dataTypeName(t.dtype()));
+                return Status::badInput("Concat inputs mix " + dataTypeName(first.dtype()) +
+                                        " and " + dataTypeName(t.dtype()));
             }
             bool same = t.rank() == rank;
-            for (int64_t d = 0; same && d < rank; ++d) same = d == axis || t.shape()[d] == first.shape()[d];
+            for (int64_t d = 0; same && d < rank; ++d)
+                same = d == axis || t.shape()[d] == first.shape()[d];
             if (!same) {
-                return Status::badInput("Concat input shapes " + shapeToString(first.shape()) + " and " +
-                                        shapeToString(t.shape()) + " differ outside axis " + std::to_string(axis));
+                return Status::badInput("Concat input shapes " + shapeToString(first.shape()) +
+                                        " and " + shapeToString(t.shape()) +
+                                        " differ outside axis " + std::to_string(axis));
             }
             outShape[axis] += t.shape()[axis];
             totalBytes += static_cast<int64_t>(t.byteSize());
-            if (t.layout() == Layout::ChannelsLast) channelsLastBytes += static_cast<int64_t>(t.byteSize());
+            if (t.layout() == Layout::ChannelsLast)
+                channelsLastBytes += static_cast<int64_t>(t.byteSize());
         }
         // Stay channels-last when most of the data already is; convert the rest.
-        const bool channelsLast = rank == 4 && axis == 1 && channelsLastBytes > 0 &&
-                                  2 * channelsLastBytes >= totalBytes;
+        const bool channelsLast =
+            rank == 4 && axis == 1 && channelsLastBytes > 0 && 2 * channelsLastBytes >= totalBytes;
         for (Tensor &t : inputs) {
-            if (channelsLast && t.layout() != Layout::ChannelsLast) t = t.toChannelsLast();
-            else if (!channelsLast && t.layout() != Layout::Plain) t = t.toPlain();
+            if (channelsLast && t.layout() != Layout::ChannelsLast)
+                t = t.toChannelsLast();
+            else if (!channelsLast && t.layout() != Layout::Plain)
+                t = t.toPlain();
         }
         const size_t es = dataTypeSize(first.dtype());
         Tensor &out = ctx.allocateOutput(0, first.dtype(), outShape,
@@ -91,7 +97,8 @@ public:
             for (int64_t o = begin; o < end; ++o) {
                 uint8_t *d = dst + o * outChunk;
                 for (size_t i = 0; i < inputs.size(); ++i) {
-                    std::memcpy(d, static_cast<const uint8_t *>(inputs[i].rawData()) + o * chunk[i], chunk[i]);
+                    std::memcpy(d, static_cast<const uint8_t *>(inputs[i].rawData()) + o * chunk[i],
+                                chunk[i]);
                     d += chunk[i];
                 }
             }
@@ -107,7 +114,9 @@ private:
 class SplitKernel : public Kernel {
 public:
     explicit SplitKernel(const KernelBuildInfo &info)
-        : m_opset(info.opset), m_axis(info.node.attrInt("axis", 0)), m_split(info.node.attrInts("split")),
+        : m_opset(info.opset),
+          m_axis(info.node.attrInt("axis", 0)),
+          m_split(info.node.attrInts("split")),
           m_numOutputs(info.node.attrInt("num_outputs", 0)) {}
 
     Status run(KernelContext &ctx) override {
@@ -119,21 +128,25 @@ public:
         std::vector<int64_t> split = m_split;
         if (m_opset >= 13) {
             split.clear();
-            if (ctx.hasInput(1)) QL_RETURN_IF_ERROR(readInts(ctx.input(1), "Split 'split'", &split));
+            if (ctx.hasInput(1))
+                QL_RETURN_IF_ERROR(readInts(ctx.input(1), "Split 'split'", &split));
         }
         if (split.empty()) {
             if (m_opset >= 18 && m_numOutputs > 0) {
                 if (m_numOutputs != outputs) {
-                    return Status::badInput("Split num_outputs " + std::to_string(m_numOutputs) + " but the node has " +
-                                            std::to_string(outputs) + " outputs");
+                    return Status::badInput("Split num_outputs " + std::to_string(m_numOutputs) +
+                                            " but the node has " + std::to_string(outputs) +
+                                            " outputs");
                 }
                 // Opset 18: ceil-sized parts, the last one takes the rest.
                 const int64_t part = (dim + outputs - 1) / outputs;
-                for (int64_t i = 0; i < outputs; ++i) split.push_back(std::clamp<int64_t>(dim - i * part, 0, part));
+                for (int64_t i = 0; i < outputs; ++i)
+                    split.push_back(std::clamp<int64_t>(dim - i * part, 0, part));
             } else {
                 if (dim % outputs != 0) {
-                    return Status::badInput("Split cannot divide axis " + std::to_string(axis) + " of size " +
-                                            std::to_string(dim) + " into " + std::to_string(outputs) + " equal parts");
+                    return Status::badInput("Split cannot divide axis " + std::to_string(axis) +
+                                            " of size " + std::to_string(dim) + " into " +
+                                            std::to_string(outputs) + " equal parts");
                 }
                 split.assign(outputs, dim / outputs);
             }
@@ -148,8 +161,8 @@ public:
             sum += s;
         }
         if (sum != dim) {
-            return Status::badInput("Split sizes sum to " + std::to_string(sum) + " but axis " + std::to_string(axis) +
-                                    " has size " + std::to_string(dim));
+            return Status::badInput("Split sizes sum to " + std::to_string(sum) + " but axis " +
+                                    std::to_string(axis) + " has size " + std::to_string(dim));
         }
         const size_t es = dataTypeSize(data.dtype());
         const int64_t outer = productOf(data.shape(), 0, axis);
@@ -166,9 +179,11 @@ public:
             if (outer == 1) {
                 parallelCopy(dst, src + offset, chunk);
             } else if (chunk > 0) {
-                parallelChunks(outer, static_cast<int64_t>(chunk / es), [&](int64_t begin, int64_t end) {
-                    for (int64_t o = begin; o < end; ++o) std::memcpy(dst + o * chunk, src + o * inChunk + offset, chunk);
-                });
+                parallelChunks(
+                    outer, static_cast<int64_t>(chunk / es), [&](int64_t begin, int64_t end) {
+                        for (int64_t o = begin; o < end; ++o)
+                            std::memcpy(dst + o * chunk, src + o * inChunk + offset, chunk);
+                    });
             }
             offset += chunk;
         }
@@ -184,8 +199,10 @@ private:
 class SliceKernel : public Kernel {
 public:
     explicit SliceKernel(const KernelBuildInfo &info)
-        : m_fromInputs(info.opset >= 10), m_starts(info.node.attrInts("starts")),
-          m_ends(info.node.attrInts("ends")), m_axes(info.node.attrInts("axes")) {}
+        : m_fromInputs(info.opset >= 10),
+          m_starts(info.node.attrInts("starts")),
+          m_ends(info.node.attrInts("ends")),
+          m_axes(info.node.attrInts("axes")) {}
 
     // A strided view reads channels-last storage as easily as plain storage.
     bool acceptsChannelsLast(size_t i) const override { return i == 0; }
@@ -195,13 +212,16 @@ public:
         const int64_t rank = data.rank();
         std::vector<int64_t> starts = m_starts, ends = m_ends, axes = m_axes, steps;
         if (m_fromInputs) {
-            if (!ctx.hasInput(1) || !ctx.hasInput(2)) return Status::badInput("Slice needs 'starts' and 'ends' inputs");
+            if (!ctx.hasInput(1) || !ctx.hasInput(2))
+                return Status::badInput("Slice needs 'starts' and 'ends' inputs");
             QL_RETURN_IF_ERROR(readInts(ctx.input(1), "Slice 'starts'", &starts));
             QL_RETURN_IF_ERROR(readInts(ctx.input(2), "Slice 'ends'", &ends));
             if (ctx.hasInput(3)) QL_RETURN_IF_ERROR(readInts(ctx.input(3), "Slice 'axes'", &axes));
-            if (ctx.hasInput(4)) QL_RETURN_IF_ERROR(readInts(ctx.input(4), "Slice 'steps'", &steps));
+            if (ctx.hasInput(4))
+                QL_RETURN_IF_ERROR(readInts(ctx.input(4), "Slice 'steps'", &steps));
         }
-        if (starts.size() != ends.size()) return Status::badInput("Slice 'starts' and 'ends' differ in length");
+        if (starts.size() != ends.size())
+            return Status::badInput("Slice 'starts' and 'ends' differ in length");
         if (axes.empty())
             for (size_t i = 0; i < starts.size(); ++i) axes.push_back(static_cast<int64_t>(i));
         if (steps.empty()) steps.assign(starts.size(), 1);
@@ -215,7 +235,8 @@ public:
         for (size_t i = 0; i < starts.size(); ++i) {
             int64_t axis = 0;
             QL_RETURN_IF_ERROR(normalizeAxis(axes[i], rank, "Slice axis", &axis));
-            if (seen[axis]) return Status::badInput("Slice axis " + std::to_string(axes[i]) + " is repeated");
+            if (seen[axis])
+                return Status::badInput("Slice axis " + std::to_string(axes[i]) + " is repeated");
             seen[axis] = true;
             const int64_t dim = data.shape()[axis], step = steps[i];
             if (step == 0) return Status::badInput("Slice step must not be 0");
@@ -251,8 +272,10 @@ private:
 class PadKernel : public Kernel {
 public:
     explicit PadKernel(const KernelBuildInfo &info)
-        : m_opset(info.opset), m_mode(info.node.attrString("mode", "constant")),
-          m_pads(info.node.attrInts(info.opset < 11 && info.node.hasAttribute("paddings") ? "paddings" : "pads")),
+        : m_opset(info.opset),
+          m_mode(info.node.attrString("mode", "constant")),
+          m_pads(info.node.attrInts(
+              info.opset < 11 && info.node.hasAttribute("paddings") ? "paddings" : "pads")),
           m_value(info.node.attrFloat("value", 0.0f)) {}
 
     Status run(KernelContext &ctx) override {
@@ -271,8 +294,8 @@ public:
             if (ctx.hasInput(2) && ctx.input(2).numel() > 0) {
                 const Tensor &value = ctx.input(2);
                 if (value.dtype() != data.dtype()) {
-                    return Status::badInput("Pad constant_value is " + dataTypeName(value.dtype()) + " but data is " +
-                                            dataTypeName(data.dtype()));
+                    return Status::badInput("Pad constant_value is " + dataTypeName(value.dtype()) +
+                                            " but data is " + dataTypeName(data.dtype()));
                 }
                 std::memcpy(constant, value.rawData(), es);
             }
@@ -282,8 +305,9 @@ public:
             for (int64_t i = 0; i < rank; ++i) axes.push_back(i);
         const int64_t n = static_cast<int64_t>(axes.size());
         if (static_cast<int64_t>(pads.size()) != 2 * n) {
-            return Status::badInput("Pad expects " + std::to_string(2 * n) + " pads for " + std::to_string(n) +
-                                    " axes, got " + std::to_string(pads.size()));
+            return Status::badInput("Pad expects " + std::to_string(2 * n) + " pads for " +
+                                    std::to_string(n) + " axes, got " +
+                                    std::to_string(pads.size()));
         }
         std::vector<int64_t> before(rank, 0), after(rank, 0);
         for (int64_t i = 0; i < n; ++i) {
@@ -298,13 +322,14 @@ public:
             const int64_t dim = data.shape()[a];
             outShape[a] = dim + before[a] + after[a];
             if (outShape[a] < 0) {
-                return Status::badInput("Pad makes axis " + std::to_string(a) + " of " + shapeToString(data.shape()) +
-                                        " negative");
+                return Status::badInput("Pad makes axis " + std::to_string(a) + " of " +
+                                        shapeToString(data.shape()) + " negative");
             }
             if (dim == 0 && outShape[a] > 0 && m_mode != "constant")
                 return Status::badInput("Pad mode '" + m_mode + "' cannot pad an empty axis");
             source[a].resize(outShape[a]);
-            for (int64_t o = 0; o < outShape[a]; ++o) source[a][o] = sourceIndex(o - before[a], dim);
+            for (int64_t o = 0; o < outShape[a]; ++o)
+                source[a][o] = sourceIndex(o - before[a], dim);
         }
         Tensor &out = ctx.allocateOutput(0, data.dtype(), outShape);
         if (out.numel() == 0) return Status::ok();
@@ -328,19 +353,23 @@ private:
         return r < dim ? r : period - r;
     }
 
-    static void copyRows(const Tensor &data, Tensor &out, const std::vector<std::vector<int64_t>> &source,
-                         const uint8_t *constant, size_t es) {
+    static void copyRows(const Tensor &data, Tensor &out,
+                         const std::vector<std::vector<int64_t>> &source, const uint8_t *constant,
+                         size_t es) {
         const int64_t rank = data.rank();
         const std::vector<int64_t> inStrides = contiguousStrides(data.shape());
         const std::vector<int64_t> &last = source[rank - 1];
         const int64_t rowLen = out.shape()[rank - 1];
         // Runs of the last axis: (output start, length, source start or -1).
-        struct Run { int64_t start, length, src; };
+        struct Run {
+            int64_t start, length, src;
+        };
         std::vector<Run> runs;
         for (int64_t o = 0; o < rowLen; ++o) {
             if (!runs.empty()) {
                 Run &prev = runs.back();
-                if ((prev.src < 0 && last[o] < 0) || (prev.src >= 0 && last[o] == prev.src + prev.length)) {
+                if ((prev.src < 0 && last[o] < 0) ||
+                    (prev.src >= 0 && last[o] == prev.src + prev.length)) {
                     ++prev.length;
                     continue;
                 }
@@ -368,8 +397,11 @@ private:
                 }
                 for (const Run &run : runs) {
                     uint8_t *o = row + run.start * static_cast<int64_t>(es);
-                    if (run.src < 0) fillElements(o, constant, run.length, es);
-                    else std::memcpy(o, src + (offset + run.src) * static_cast<int64_t>(es), run.length * es);
+                    if (run.src < 0)
+                        fillElements(o, constant, run.length, es);
+                    else
+                        std::memcpy(o, src + (offset + run.src) * static_cast<int64_t>(es),
+                                    run.length * es);
                 }
             }
         });

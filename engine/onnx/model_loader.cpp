@@ -1,5 +1,6 @@
 #include "onnx/model_loader.h"
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <new>
@@ -120,6 +121,53 @@ Result<Graph> convertModel(const onnx::ModelProto &model, const std::string &fil
     return graph;
 }
 
+// Highest default-domain opset the linked ONNX library has schemas for (17 for ONNX 1.12).
+int64_t libraryMaxOpset() {
+    const auto &ranges = onnx::OpSchemaRegistry::DomainToVersionRange::Instance().Map();
+    auto it = ranges.find(onnx::ONNX_DOMAIN);
+    return it == ranges.end() ? 0 : it->second.second;
+}
+
+// Runs onnx::checker and shape inference. The linked ONNX library may be older than the model:
+// it refuses newer IR versions outright (the IR changes since are additive, so check as its own
+// version), and for opsets it has no schemas for it would check and infer nodes against older
+// schemas (e.g. ReduceMean-13 for ReduceMean-18), so checker findings become warnings and
+// shape inference, whose wrong shapes could poison Shape folding, is skipped.
+Status checkAndInferShapes(onnx::ModelProto &model, int64_t opset, bool runChecker,
+                           std::vector<std::string> *warnings) {
+    const int64_t knownOpset = libraryMaxOpset();
+    const bool newerOpset = opset > knownOpset;
+    const int64_t irVersion = model.ir_version();
+    const bool newerIr = irVersion > onnx::IR_VERSION;
+    if (newerIr) model.set_ir_version(onnx::IR_VERSION);
+    if (runChecker) {
+        try {
+            onnx::checker::check_model(model);
+        } catch (const std::exception &e) {
+            std::string finding = e.what();
+            std::replace(finding.begin(), finding.end(), '\n', ' ');
+            if (!newerOpset) return Status::badInput("fails the ONNX checker: " + finding);
+            warnings->push_back("the ONNX checker, which knows opsets up to " +
+                                std::to_string(knownOpset) + ", reported: " + finding);
+        }
+    }
+    if (newerOpset) {
+        warnings->push_back("shape inference skipped: the ONNX library knows opsets up to " +
+                            std::to_string(knownOpset) + ", the model uses " +
+                            std::to_string(opset));
+    } else {
+        try {
+            onnx::ShapeInferenceOptions inferenceOptions{false, 0, false};
+            onnx::shape_inference::InferShapes(model, onnx::OpSchemaRegistry::Instance(),
+                                               inferenceOptions);
+        } catch (const std::exception &e) {
+            warnings->push_back(std::string("shape inference stopped early: ") + e.what());
+        }
+    }
+    if (newerIr) model.set_ir_version(irVersion);
+    return Status::ok();
+}
+
 }  // namespace
 
 Result<Graph> loadModelFromBytes(const std::string &bytes, const std::string &file,
@@ -153,20 +201,9 @@ Result<Graph> loadModelFromBytes(const std::string &bytes, const std::string &fi
     Status external = resolveExternalData(model, baseDir);
     if (!external) return fail(ErrorKind::BadInput, external.message());
 
-    if (options.runChecker) {
-        try {
-            onnx::checker::check_model(model);
-        } catch (const std::exception &e) {
-            return fail(ErrorKind::BadInput, std::string("fails the ONNX checker: ") + e.what());
-        }
-    }
     std::vector<std::string> warnings;
-    try {
-        onnx::ShapeInferenceOptions inferenceOptions{false, 0, false};
-        onnx::shape_inference::InferShapes(model, onnx::OpSchemaRegistry::Instance(), inferenceOptions);
-    } catch (const std::exception &e) {
-        warnings.push_back(std::string("shape inference stopped early: ") + e.what());
-    }
+    Status checked = checkAndInferShapes(model, opset, options.runChecker, &warnings);
+    if (!checked) return fail(checked.kind(), checked.message());
 
     try {
         Result<Graph> converted = convertModel(model, file);

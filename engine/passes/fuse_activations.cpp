@@ -11,8 +11,9 @@ namespace {
 // Producers whose outputs are fresh pool buffers, never views of graph inputs, initializers
 // or kernel caches: a fused sum may then overwrite such a residual once it is dead.
 const std::set<std::string> kFreshBufferProducers = {
-    "Conv", "ConvTranspose", "BatchNormalization", "Relu", "LeakyRelu", "Clip", "Sigmoid",
-    "HardSigmoid", "HardSwish", "Add", "Sub", "Mul", "MaxPool", "AveragePool"};
+    "Conv",    "ConvTranspose", "BatchNormalization", "Relu", "LeakyRelu", "Clip",
+    "Sigmoid", "HardSigmoid",   "HardSwish",          "Add",  "Sub",       "Mul",
+    "MaxPool", "AveragePool"};
 
 int64_t opsetOf(const Graph &graph, const Node &node) {
     auto it = graph.domainOpsets.find(node.domain);
@@ -82,7 +83,8 @@ Status fuseForInference(Graph &graph, FusionReport *report) {
     std::map<size_t, Node> replacements;  // position of a chain's last node -> fused Conv
     for (size_t i = 0; i < graph.nodes.size(); ++i) {
         const Node &conv = graph.nodes[i];
-        if (conv.opType != "Conv" || !conv.domain.empty() || conv.outputs.size() != 1 || removed[i]) continue;
+        if (conv.opType != "Conv" || !conv.domain.empty() || conv.outputs.size() != 1 || removed[i])
+            continue;
         std::vector<std::string> ops;
         std::vector<float> alphas, betas;
         std::vector<size_t> chain;
@@ -97,8 +99,11 @@ Status fuseForInference(Graph &graph, FusionReport *report) {
             if (next.opType == "Add") {
                 // Only as the first post-op (conv + residual, then activations) and same-shape.
                 if (!ops.empty() || next.inputs.size() != 2) break;
-                const std::string &other = next.inputs[0] == current ? next.inputs[1] : next.inputs[0];
-                if (other == current || other.empty() || !knownEqualFloatShapes(graph, current, other)) break;
+                const std::string &other =
+                    next.inputs[0] == current ? next.inputs[1] : next.inputs[0];
+                if (other == current || other.empty() ||
+                    !knownEqualFloatShapes(graph, current, other))
+                    break;
                 residual = other;
             } else if (!activationParams(graph, next, alpha, beta)) {
                 break;
@@ -135,7 +140,8 @@ Status fuseForInference(Graph &graph, FusionReport *report) {
             fusedNode.attributes[fused::kSumInPlace] = inPlaceAttr;
             if (report) ++report->fusedAdds;
         }
-        if (report) report->fusedActivations += static_cast<int>(chain.size()) - (residual.empty() ? 0 : 1);
+        if (report)
+            report->fusedActivations += static_cast<int>(chain.size()) - (residual.empty() ? 0 : 1);
         removed[i] = true;
         for (size_t c : chain) removed[c] = true;
         replacements[chain.back()] = std::move(fusedNode);
@@ -145,8 +151,10 @@ Status fuseForInference(Graph &graph, FusionReport *report) {
     nodes.reserve(graph.nodes.size());
     for (size_t i = 0; i < graph.nodes.size(); ++i) {
         auto it = replacements.find(i);
-        if (it != replacements.end()) nodes.push_back(std::move(it->second));
-        else if (!removed[i]) nodes.push_back(std::move(graph.nodes[i]));
+        if (it != replacements.end())
+            nodes.push_back(std::move(it->second));
+        else if (!removed[i])
+            nodes.push_back(std::move(graph.nodes[i]));
     }
     graph.nodes = std::move(nodes);
     return Status::ok();

@@ -11,10 +11,11 @@ namespace ql {
 
 // Internal attributes of a fused Conv (underscore: never present in ONNX files).
 namespace fused {
-inline constexpr const char *kOps = "_fused_ops";         // Strings: op types in order, e.g. Add, Relu
-inline constexpr const char *kAlphas = "_fused_alphas";   // Floats: first parameter per op
-inline constexpr const char *kBetas = "_fused_betas";     // Floats: second parameter per op
-inline constexpr const char *kSumInPlace = "_fused_sum_in_place";  // Int: residual may be overwritten
+inline constexpr const char *kOps = "_fused_ops";  // Strings: op types in order, e.g. Add, Relu
+inline constexpr const char *kAlphas = "_fused_alphas";  // Floats: first parameter per op
+inline constexpr const char *kBetas = "_fused_betas";    // Floats: second parameter per op
+inline constexpr const char *kSumInPlace =
+    "_fused_sum_in_place";                   // Int: residual may be overwritten
 inline constexpr size_t kResidualInput = 3;  // the Add's other operand becomes Conv input 3
 }  // namespace fused
 

@@ -59,13 +59,20 @@ inline Tensor refConv(const Tensor &xIn, const Tensor &w, const Tensor *b, const
                                         const int64_t i0 = o0 * s[0] - pb[0] + k0 * d[0];
                                         const int64_t i1 = o1 * s[1] - pb[1] + k1 * d[1];
                                         const int64_t i2 = o2 * s[2] - pb[2] + k2 * d[2];
-                                        if (i0 < 0 || i0 >= in[0] || i1 < 0 || i1 >= in[1] || i2 < 0 || i2 >= in[2])
+                                        if (i0 < 0 || i0 >= in[0] || i1 < 0 || i1 >= in[1] ||
+                                            i2 < 0 || i2 >= in[2])
                                             continue;
-                                        const int64_t xi = (((bn * channels + g * cg + c) * in[0] + i0) * in[1] + i1) * in[2] + i2;
-                                        const int64_t wi = (((oc * cg + c) * k[0] + k0) * k[1] + k1) * k[2] + k2;
+                                        const int64_t xi =
+                                            (((bn * channels + g * cg + c) * in[0] + i0) * in[1] +
+                                             i1) *
+                                                in[2] +
+                                            i2;
+                                        const int64_t wi =
+                                            (((oc * cg + c) * k[0] + k0) * k[1] + k1) * k[2] + k2;
                                         acc += static_cast<double>(xp[xi]) * wp[wi];
                                     }
-                        yp[(((bn * m + oc) * out[0] + o0) * out[1] + o1) * out[2] + o2] = static_cast<float>(acc);
+                        yp[(((bn * m + oc) * out[0] + o0) * out[1] + o1) * out[2] + o2] =
+                            static_cast<float>(acc);
                     }
         }
     return y;
@@ -73,8 +80,8 @@ inline Tensor refConv(const Tensor &xIn, const Tensor &w, const Tensor *b, const
 
 // x [N, C, D...], w [C, M/group, k...]; `outSpatial` is the expected output size (a scatter
 // places input i at o = i*stride - padBegin + k*dilation; positions past the data get bias).
-inline Tensor refConvTranspose(const Tensor &xIn, const Tensor &w, const Tensor *b, const RefConvParams &p,
-                               const std::vector<int64_t> &outSpatial) {
+inline Tensor refConvTranspose(const Tensor &xIn, const Tensor &w, const Tensor *b,
+                               const RefConvParams &p, const std::vector<int64_t> &outSpatial) {
     const Tensor x = xIn.toPlain();
     const size_t n = x.shape().size() - 2;
     const auto in = detail::spatial3(x.shape()), k = detail::spatial3(w.shape());
@@ -94,19 +101,23 @@ inline Tensor refConvTranspose(const Tensor &xIn, const Tensor &w, const Tensor 
                 for (int64_t i0 = 0; i0 < in[0]; ++i0)
                     for (int64_t i1 = 0; i1 < in[1]; ++i1)
                         for (int64_t i2 = 0; i2 < in[2]; ++i2) {
-                            const float xv = xp[(((bn * channels + c) * in[0] + i0) * in[1] + i1) * in[2] + i2];
+                            const float xv =
+                                xp[(((bn * channels + c) * in[0] + i0) * in[1] + i1) * in[2] + i2];
                             for (int64_t k0 = 0; k0 < k[0]; ++k0)
                                 for (int64_t k1 = 0; k1 < k[1]; ++k1)
                                     for (int64_t k2 = 0; k2 < k[2]; ++k2) {
                                         const int64_t o0 = i0 * s[0] - pb[0] + k0 * d[0];
                                         const int64_t o1 = i1 * s[1] - pb[1] + k1 * d[1];
                                         const int64_t o2 = i2 * s[2] - pb[2] + k2 * d[2];
-                                        if (o0 < 0 || o0 >= out[0] || o1 < 0 || o1 >= out[1] || o2 < 0 || o2 >= out[2])
+                                        if (o0 < 0 || o0 >= out[0] || o1 < 0 || o1 >= out[1] ||
+                                            o2 < 0 || o2 >= out[2])
                                             continue;
                                         const int64_t oc = g * mg + mo;
-                                        const float wv = wp[(((c * mg + mo) * k[0] + k0) * k[1] + k1) * k[2] + k2];
-                                        acc[(((bn * m + oc) * out[0] + o0) * out[1] + o1) * out[2] + o2] +=
-                                            static_cast<double>(xv) * wv;
+                                        const float wv =
+                                            wp[(((c * mg + mo) * k[0] + k0) * k[1] + k1) * k[2] +
+                                               k2];
+                                        acc[(((bn * m + oc) * out[0] + o0) * out[1] + o1) * out[2] +
+                                            o2] += static_cast<double>(xv) * wv;
                                     }
                         }
         }

@@ -20,7 +20,8 @@ public:
     Tensor &allocateOutput(size_t i, DataType type, const Shape &shape, Layout layout) override {
         m_outputs[i] = Tensor(type, shape, layout);
         // Garbage instead of zeros: the kernel must write every element.
-        for (size_t b = 0; b < m_outputs[i].byteSize(); ++b) static_cast<unsigned char *>(m_outputs[i].rawData())[b] = 0xA5;
+        for (size_t b = 0; b < m_outputs[i].byteSize(); ++b)
+            static_cast<unsigned char *>(m_outputs[i].rawData())[b] = 0xA5;
         return m_outputs[i];
     }
     void setOutput(size_t i, Tensor tensor) override { m_outputs[i] = std::move(tensor); }
@@ -46,7 +47,8 @@ struct DirectKernel {
         n.outputs.clear();
         for (size_t i = 0; i < inputs.size(); ++i) {
             n.inputs.push_back(inputs[i].defined() ? "in" + std::to_string(i) : "");
-            if (inputs[i].defined() && i < constants.size() && constants[i]) graph.initializers[n.inputs[i]] = inputs[i];
+            if (inputs[i].defined() && i < constants.size() && constants[i])
+                graph.initializers[n.inputs[i]] = inputs[i];
         }
         for (size_t o = 0; o < outputs; ++o) n.outputs.push_back("out" + std::to_string(o));
         if (n.name.empty()) n.name = n.opType + "_direct";

@@ -44,7 +44,8 @@ RefConvParams referenceParams(const ConvCase &c) {
         if (c.autoPad == "SAME_UPPER" || c.autoPad == "SAME_LOWER") {
             const int64_t in = c.x[2 + i], s = p.strides[i];
             const int64_t out = (in + s - 1) / s;
-            const int64_t total = std::max<int64_t>(0, (out - 1) * s + (c.w[2 + i] - 1) * p.dilations[i] + 1 - in);
+            const int64_t total =
+                std::max<int64_t>(0, (out - 1) * s + (c.w[2 + i] - 1) * p.dilations[i] + 1 - in);
             p.padBegin[i] = c.autoPad == "SAME_UPPER" ? total / 2 : (total + 1) / 2;
             p.padEnd[i] = total - p.padBegin[i];
         } else if (!c.pads.empty() && c.autoPad != "VALID") {
@@ -70,7 +71,15 @@ const std::vector<ConvCase> kCases = {
     {"batch2Rect", {2, 8, 6, 10}, {4, 8, 2, 5}, true, {1, 3}, {2, 1}, {1, 0, 0, 2}, 1, ""},
     {"conv1d", {2, 4, 17}, {6, 2, 3}, true, {2}, {2}, {1, 2}, 2, ""},
     {"conv1dSame", {1, 3, 10}, {5, 3, 4}, false, {3}, {}, {}, 1, "SAME_LOWER"},
-    {"conv3d", {1, 4, 5, 6, 7}, {6, 2, 3, 2, 3}, true, {1, 2, 1}, {1, 1, 2}, {1, 0, 1, 1, 1, 0}, 2, ""},
+    {"conv3d",
+     {1, 4, 5, 6, 7},
+     {6, 2, 3, 2, 3},
+     true,
+     {1, 2, 1},
+     {1, 1, 2},
+     {1, 0, 1, 1, 1, 0},
+     2,
+     ""},
 };
 
 class ConvCases : public ::testing::TestWithParam<ConvCase> {};
@@ -82,7 +91,8 @@ TEST_P(ConvCases, MatchesNaiveLoopWithConstantAndRuntimeWeights) {
     const Tensor expected = refConv(x, w, c.bias ? &b : nullptr, referenceParams(c));
     for (bool constantWeights : {true, false}) {
         SCOPED_TRACE(constantWeights ? "constant weights" : "runtime weights");
-        auto run = runSingleNode(convNode(c), {x, w, b}, 1, {false, constantWeights, constantWeights});
+        auto run =
+            runSingleNode(convNode(c), {x, w, b}, 1, {false, constantWeights, constantWeights});
         ASSERT_TRUE(run.status.isOk()) << run.status.message();
         std::string why;
         EXPECT_TRUE(allClose(run.outputs[0], expected, 1e-4, 1e-4, &why)) << why;
@@ -129,7 +139,8 @@ TEST(Conv, NewInputShapeAndNewRuntimeWeightsAreHonoured) {
             std::vector<Tensor> out;
             ASSERT_TRUE(k.run({x, w, Tensor()}, out).isOk());
             std::string why;
-            EXPECT_TRUE(allClose(out[0].toPlain(), refConv(x, w, nullptr, referenceParams(c)), 1e-4, 1e-4, &why))
+            EXPECT_TRUE(allClose(out[0].toPlain(), refConv(x, w, nullptr, referenceParams(c)), 1e-4,
+                                 1e-4, &why))
                 << shapeToString(shape) << ": " << why;
         }
     }
@@ -147,20 +158,24 @@ TEST(Conv, KernelShapeAttributeMustMatchWeights) {
 
 TEST(Conv, RejectsBadShapesAndTypes) {
     Node n = convNode(kCases[0]);
-    const auto mismatch = runSingleNode(n, {randomTensor({1, 5, 7, 9}, 1), randomTensor({8, 4, 3, 3}, 2)});
+    const auto mismatch =
+        runSingleNode(n, {randomTensor({1, 5, 7, 9}, 1), randomTensor({8, 4, 3, 3}, 2)});
     EXPECT_EQ(mismatch.status.kind(), ErrorKind::BadInput);
-    EXPECT_NE(mismatch.status.message().find("group"), std::string::npos) << mismatch.status.message();
-    const auto badBias = runSingleNode(n, {randomTensor({1, 4, 7, 9}, 1), randomTensor({8, 4, 3, 3}, 2),
-                                           randomTensor({7}, 3)});
+    EXPECT_NE(mismatch.status.message().find("group"), std::string::npos)
+        << mismatch.status.message();
+    const auto badBias = runSingleNode(
+        n, {randomTensor({1, 4, 7, 9}, 1), randomTensor({8, 4, 3, 3}, 2), randomTensor({7}, 3)});
     EXPECT_EQ(badBias.status.kind(), ErrorKind::BadInput);
     Tensor ints(DataType::Int32, {1, 4, 7, 9});
     const auto wrongType = runSingleNode(n, {ints, randomTensor({8, 4, 3, 3}, 2)});
     EXPECT_EQ(wrongType.status.kind(), ErrorKind::Unsupported);
-    const auto fourD = runSingleNode(n, {randomTensor({1, 1, 3, 3, 3, 3}, 1), randomTensor({1, 1, 2, 2, 2, 2}, 2)});
+    const auto fourD = runSingleNode(
+        n, {randomTensor({1, 1, 3, 3, 3, 3}, 1), randomTensor({1, 1, 2, 2, 2, 2}, 2)});
     EXPECT_EQ(fourD.status.kind(), ErrorKind::Unsupported);
     Node g = n;
     g.attributes["group"] = intAttr(3);  // 8 output channels do not split into 3 groups
-    const auto badGroup = runSingleNode(g, {randomTensor({1, 6, 7, 9}, 1), randomTensor({8, 2, 3, 3}, 2)});
+    const auto badGroup =
+        runSingleNode(g, {randomTensor({1, 6, 7, 9}, 1), randomTensor({8, 2, 3, 3}, 2)});
     EXPECT_EQ(badGroup.status.kind(), ErrorKind::BadInput);
 }
 
@@ -179,18 +194,87 @@ struct TransposeCase {
 
 const std::vector<TransposeCase> kTransposeCases = {
     {"basic", {1, 2, 4, 5}, {2, 3, 3, 3}, true, {}, {}, {}, {}, {}, 1, "", {0, 0}, {6, 7}},
-    {"stridePadsOutputPadding", {1, 3, 5, 4}, {3, 2, 3, 3}, true, {2, 2}, {}, {1, 1, 1, 1}, {1, 1}, {}, 1, "",
-     {1, 1}, {10, 8}},
-    {"groupsDilated", {1, 4, 4, 4}, {4, 3, 3, 2}, false, {1, 2}, {2, 2}, {0, 1, 1, 0}, {}, {}, 2, "",
-     {0, 1}, {7, 8}},
+    {"stridePadsOutputPadding",
+     {1, 3, 5, 4},
+     {3, 2, 3, 3},
+     true,
+     {2, 2},
+     {},
+     {1, 1, 1, 1},
+     {1, 1},
+     {},
+     1,
+     "",
+     {1, 1},
+     {10, 8}},
+    {"groupsDilated",
+     {1, 4, 4, 4},
+     {4, 3, 3, 2},
+     false,
+     {1, 2},
+     {2, 2},
+     {0, 1, 1, 0},
+     {},
+     {},
+     2,
+     "",
+     {0, 1},
+     {7, 8}},
     // ONNX test_convtranspose_output_shape: total padding -1 -> no leading pad, one extra row/col.
-    {"outputShape", {1, 1, 3, 3}, {1, 2, 3, 3}, false, {3, 2}, {}, {}, {}, {10, 8}, 1, "", {0, 0}, {10, 8}},
+    {"outputShape",
+     {1, 1, 3, 3},
+     {1, 2, 3, 3},
+     false,
+     {3, 2},
+     {},
+     {},
+     {},
+     {10, 8},
+     1,
+     "",
+     {0, 0},
+     {10, 8}},
     // SAME_UPPER: output = input * stride; total padding 1 goes to the end.
-    {"sameUpper", {1, 1, 3, 3}, {1, 2, 3, 3}, false, {2, 2}, {}, {}, {}, {}, 1, "SAME_UPPER", {0, 0}, {6, 6}},
-    {"sameLower", {1, 1, 3, 3}, {1, 2, 3, 3}, false, {2, 2}, {}, {}, {}, {}, 1, "SAME_LOWER", {1, 1}, {6, 6}},
+    {"sameUpper",
+     {1, 1, 3, 3},
+     {1, 2, 3, 3},
+     false,
+     {2, 2},
+     {},
+     {},
+     {},
+     {},
+     1,
+     "SAME_UPPER",
+     {0, 0},
+     {6, 6}},
+    {"sameLower",
+     {1, 1, 3, 3},
+     {1, 2, 3, 3},
+     false,
+     {2, 2},
+     {},
+     {},
+     {},
+     {},
+     1,
+     "SAME_LOWER",
+     {1, 1},
+     {6, 6}},
     {"oneD", {1, 2, 6}, {2, 4, 3}, true, {3}, {}, {1, 0}, {2}, {}, 1, "", {1}, {19}},
-    {"threeD", {1, 2, 3, 4, 2}, {2, 2, 2, 3, 2}, true, {2, 1, 2}, {}, {0, 1, 0, 0, 1, 1}, {}, {}, 1, "",
-     {0, 1, 0}, {6, 4, 3}},
+    {"threeD",
+     {1, 2, 3, 4, 2},
+     {2, 2, 2, 3, 2},
+     true,
+     {2, 1, 2},
+     {},
+     {0, 1, 0, 0, 1, 1},
+     {},
+     {},
+     1,
+     "",
+     {0, 1, 0},
+     {6, 4, 3}},
 };
 
 Node transposeNode(const TransposeCase &c) {
@@ -219,7 +303,8 @@ TEST_P(TransposeCases, MatchesNaiveScatter) {
     p.padBegin = c.refPadBegin;
     const Tensor expected = refConvTranspose(x, w, c.bias ? &b : nullptr, p, c.refOut);
     for (bool constantWeights : {true, false}) {
-        auto run = runSingleNode(transposeNode(c), {x, w, b}, 1, {false, constantWeights, constantWeights});
+        auto run = runSingleNode(transposeNode(c), {x, w, b}, 1,
+                                 {false, constantWeights, constantWeights});
         ASSERT_TRUE(run.status.isOk()) << run.status.message();
         std::string why;
         EXPECT_TRUE(allClose(run.outputs[0], expected, 1e-4, 1e-4, &why)) << why;
@@ -231,7 +316,8 @@ INSTANTIATE_TEST_SUITE_P(ConvTranspose, TransposeCases, ::testing::ValuesIn(kTra
 
 TEST(ConvTranspose, AcceptsChannelsLastInput) {
     const TransposeCase &c = kTransposeCases[1];
-    const Tensor x = randomTensor(c.x, 31), w = randomTensor(c.w, 32), b = randomTensor({c.w[1]}, 33);
+    const Tensor x = randomTensor(c.x, 31), w = randomTensor(c.w, 32),
+                 b = randomTensor({c.w[1]}, 33);
     RefConvParams p;
     p.strides = c.strides;
     p.padBegin = c.refPadBegin;

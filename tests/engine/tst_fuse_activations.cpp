@@ -54,13 +54,15 @@ struct GraphBuilder {
     void conv(const std::string &in, const std::string &out, unsigned seed) {
         g.initializers[out + "_w"] = randomTensor({6, 8, 3, 3}, seed);
         g.initializers[out + "_b"] = randomTensor({6}, seed + 1);
-        node("Conv", {in, out + "_w", out + "_b"}, {out}).attributes["pads"] = intsAttr({1, 1, 1, 1});
+        node("Conv", {in, out + "_w", out + "_b"}, {out}).attributes["pads"] =
+            intsAttr({1, 1, 1, 1});
         shape(out, kConvOut);
     }
     Tensor convRef(const std::string &in, const std::string &out) {
         RefConvParams p;
         p.padBegin = p.padEnd = {1, 1};
-        return refConv(feeds.at(in), g.initializers.at(out + "_w"), &g.initializers.at(out + "_b"), p);
+        return refConv(feeds.at(in), g.initializers.at(out + "_w"), &g.initializers.at(out + "_b"),
+                       p);
     }
     void output(const std::string &name) {
         ValueInfo v;
@@ -102,12 +104,14 @@ void checkFusedAgainst(GraphBuilder &b, const std::vector<Tensor> &expected) {
     ASSERT_EQ(fused.size(), expected.size());
     for (size_t i = 0; i < expected.size(); ++i) {
         std::string why;
-        EXPECT_TRUE(allClose(fused[i], expected[i], 1e-4, 1e-4, &why)) << "output " << i << ": " << why;
+        EXPECT_TRUE(allClose(fused[i], expected[i], 1e-4, 1e-4, &why))
+            << "output " << i << ": " << why;
     }
     if (!allRegistered(b.g)) return;  // another family's kernel not there yet: reference only
     const std::vector<Tensor> plain = b.run(false);
     ASSERT_EQ(plain.size(), fused.size());
-    for (size_t i = 0; i < fused.size(); ++i) EXPECT_LE(maxAbsDiff(fused[i], plain[i]), 1e-5) << "output " << i;
+    for (size_t i = 0; i < fused.size(); ++i)
+        EXPECT_LE(maxAbsDiff(fused[i], plain[i]), 1e-5) << "output " << i;
 }
 
 TEST(FuseActivations, ConvReluBecomesOneNode) {
@@ -123,7 +127,8 @@ TEST(FuseActivations, ConvReluBecomesOneNode) {
     EXPECT_EQ(g.nodes[0].opType, "Conv");
     EXPECT_EQ(g.nodes[0].outputs[0], "y");
     EXPECT_EQ(report.fusedActivations, 1);
-    checkFusedAgainst(b, {mapValues(b.convRef("x", "c"), [](float v) { return std::max(v, 0.0f); })});
+    checkFusedAgainst(b,
+                      {mapValues(b.convRef("x", "c"), [](float v) { return std::max(v, 0.0f); })});
 }
 
 TEST(FuseActivations, EveryActivationKind) {
@@ -135,9 +140,12 @@ TEST(FuseActivations, EveryActivationKind) {
     const std::vector<Case> cases = {
         {"LeakyRelu", {{"alpha", floatAttr(0.1f)}}, [](float v) { return v < 0 ? 0.1f * v : v; }},
         {"Sigmoid", {}, [](float v) { return 1.0f / (1.0f + std::exp(-v)); }},
-        {"HardSigmoid", {{"alpha", floatAttr(0.3f)}, {"beta", floatAttr(0.4f)}},
+        {"HardSigmoid",
+         {{"alpha", floatAttr(0.3f)}, {"beta", floatAttr(0.4f)}},
          [](float v) { return std::min(1.0f, std::max(0.0f, 0.3f * v + 0.4f)); }},
-        {"HardSwish", {}, [](float v) { return v * std::min(1.0f, std::max(0.0f, v / 6.0f + 0.5f)); }},
+        {"HardSwish",
+         {},
+         [](float v) { return v * std::min(1.0f, std::max(0.0f, v / 6.0f + 0.5f)); }},
     };
     for (const Case &c : cases) {
         SCOPED_TRACE(c.op);
@@ -170,7 +178,9 @@ TEST(FuseActivations, ClipFromInitializersAndOldAttributes) {
         Graph g = b.g;
         ASSERT_TRUE(fuseForInference(g).isOk());
         EXPECT_EQ(g.nodes.size(), 1u);
-        checkFusedAgainst(b, {mapValues(b.convRef("x", "c"), [](float v) { return std::min(0.5f, std::max(-0.25f, v)); })});
+        checkFusedAgainst(b, {mapValues(b.convRef("x", "c"), [](float v) {
+                              return std::min(0.5f, std::max(-0.25f, v));
+                          })});
     }
 }
 
@@ -231,10 +241,10 @@ TEST(FuseActivations, LeavesSharedOrUnknownValuesAlone) {
     b.node("Relu", {"c"}, {"y1"});
     b.node("Sigmoid", {"c"}, {"y2"});  // c has two consumers
     b.conv("x", "d", 100);
-    b.output("d");                     // d is a graph output
+    b.output("d");  // d is a graph output
     b.node("Relu", {"d"}, {"y3"});
     b.conv("x", "e", 110);
-    b.g.valueInfo.erase("e");          // unknown shape: no sum fusion
+    b.g.valueInfo.erase("e");  // unknown shape: no sum fusion
     b.node("Add", {"e", "x2"}, {"y4"});
     b.input("x2", randomTensor(kConvOut, 9));
     b.conv("x", "f", 120);
@@ -255,7 +265,8 @@ TEST(FuseActivations, SymbolicBatchFusesOnlyWhenTheSymbolsMatch) {
         b.conv("x", "a", 130);
         b.node("Add", {"a", "skip"}, {"y"});
         b.output("y");
-        for (const auto &[name, symbol] : {std::pair<std::string, std::string>{"a", "batch"}, {"skip", other}}) {
+        for (const auto &[name, symbol] :
+             {std::pair<std::string, std::string>{"a", "batch"}, {"skip", other}}) {
             ValueInfo &v = b.g.valueInfo[name];
             v.shape[0] = -1;
             v.dimNames = {symbol, "", "", ""};
@@ -281,7 +292,8 @@ TEST(FuseActivations, OneDimensionalConvWithResidual) {
     RefConvParams p;
     p.padBegin = p.padEnd = {1};
     const Tensor conv = refConv(b.feeds["x"], b.g.initializers["w"], nullptr, p);
-    checkFusedAgainst(b, {mapValues(addTensors(conv, b.feeds["skip"]), [](float v) { return std::max(v, 0.0f); })});
+    checkFusedAgainst(b, {mapValues(addTensors(conv, b.feeds["skip"]),
+                                    [](float v) { return std::max(v, 0.0f); })});
 }
 
 }  // namespace

@@ -10,8 +10,8 @@ using namespace ql::test;
 namespace {
 
 // Y = alpha * op(A) * op(B) + beta * C, in double.
-Tensor refGemm(const Tensor &a, const Tensor &b, const Tensor *c, bool transA, bool transB, float alpha,
-               float beta) {
+Tensor refGemm(const Tensor &a, const Tensor &b, const Tensor *c, bool transA, bool transB,
+               float alpha, float beta) {
     const int64_t m = transA ? a.dim(1) : a.dim(0), k = transA ? a.dim(0) : a.dim(1);
     const int64_t n = transB ? b.dim(0) : b.dim(1);
     Tensor y(DataType::Float, {m, n});
@@ -47,7 +47,8 @@ Node gemmNode(bool transA, bool transB, float alpha, float beta) {
 TEST(Gemm, AllTransposesBiasFormsAndScales) {
     const int64_t m = 5, k = 7, n = 6;
     const std::vector<Shape> cShapes = {{}, {1}, {n}, {1, n}, {m, 1}, {m, n}, {1, 1}};
-    const std::vector<std::pair<float, float>> scales = {{1.0f, 1.0f}, {0.5f, 2.0f}, {2.0f, 0.0f}, {-1.5f, 1.0f}};
+    const std::vector<std::pair<float, float>> scales = {
+        {1.0f, 1.0f}, {0.5f, 2.0f}, {2.0f, 0.0f}, {-1.5f, 1.0f}};
     unsigned seed = 100;
     for (bool transA : {false, true})
         for (bool transB : {false, true})
@@ -57,31 +58,35 @@ TEST(Gemm, AllTransposesBiasFormsAndScales) {
                         const Tensor a = randomTensor(transA ? Shape{k, m} : Shape{m, k}, ++seed);
                         const Tensor b = randomTensor(transB ? Shape{n, k} : Shape{k, n}, ++seed);
                         const Tensor c = ci >= 0 ? randomTensor(cShapes[ci], ++seed) : Tensor();
-                        SCOPED_TRACE(testing::Message() << "transA=" << transA << " transB=" << transB << " alpha="
-                                                        << alpha << " beta=" << beta << " C="
-                                                        << (ci >= 0 ? shapeToString(cShapes[ci]) : "none")
-                                                        << " constant=" << constant);
-                        auto run = runSingleNode(gemmNode(transA, transB, alpha, beta), {a, b, c}, 1,
-                                                 {false, constant, constant});
+                        SCOPED_TRACE(testing::Message()
+                                     << "transA=" << transA << " transB=" << transB
+                                     << " alpha=" << alpha << " beta=" << beta
+                                     << " C=" << (ci >= 0 ? shapeToString(cShapes[ci]) : "none")
+                                     << " constant=" << constant);
+                        auto run = runSingleNode(gemmNode(transA, transB, alpha, beta), {a, b, c},
+                                                 1, {false, constant, constant});
                         ASSERT_TRUE(run.status.isOk()) << run.status.message();
                         std::string why;
-                        EXPECT_TRUE(allClose(run.outputs[0],
-                                             refGemm(a, b, ci >= 0 ? &c : nullptr, transA, transB, alpha, beta),
-                                             1e-4, 1e-5, &why))
+                        EXPECT_TRUE(allClose(
+                            run.outputs[0],
+                            refGemm(a, b, ci >= 0 ? &c : nullptr, transA, transB, alpha, beta),
+                            1e-4, 1e-5, &why))
                             << why;
                     }
 }
 
 TEST(Gemm, FullyConnectedShapeWithPackedWeightsRepeats) {
     // The torchvision classifier: [1,512] x [1000,512]^T + [1000], run twice on one plan.
-    const Tensor a = randomTensor({1, 512}, 1), b = randomTensor({1000, 512}, 2), c = randomTensor({1000}, 3);
+    const Tensor a = randomTensor({1, 512}, 1), b = randomTensor({1000, 512}, 2),
+                 c = randomTensor({1000}, 3);
     auto run = runSingleNode(gemmNode(false, true, 1.0f, 1.0f), {a, b, c}, 1, {false, true, true});
     ASSERT_TRUE(run.status.isOk()) << run.status.message();
     EXPECT_TRUE(allClose(run.outputs[0], refGemm(a, b, &c, false, true, 1.0f, 1.0f), 1e-4, 1e-4));
 }
 
 TEST(Gemm, AlphaZeroGivesScaledC) {
-    const Tensor a = randomTensor({3, 4}, 1), b = randomTensor({4, 2}, 2), c = randomTensor({3, 2}, 3);
+    const Tensor a = randomTensor({3, 4}, 1), b = randomTensor({4, 2}, 2),
+                 c = randomTensor({3, 2}, 3);
     auto run = runSingleNode(gemmNode(false, false, 0.0f, 3.0f), {a, b, c});
     ASSERT_TRUE(run.status.isOk());
     EXPECT_TRUE(allClose(run.outputs[0], refGemm(a, b, &c, false, false, 0.0f, 3.0f), 1e-5, 1e-6));
@@ -103,16 +108,20 @@ TEST(Gemm, DoubleUsesTheLoop) {
     auto run = runSingleNode(gemmNode(true, false, 2.0f, 1.0f), {a, b, c});
     ASSERT_TRUE(run.status.isOk()) << run.status.message();
     // A^T = [[1,3],[2,4]]; A^T B = [[26,30],[38,44]]; *2 + C.
-    EXPECT_TRUE(allClose(run.outputs[0], Tensor::fromVector<double>({2, 2}, {53, 59, 77, 87}), 0, 0));
+    EXPECT_TRUE(
+        allClose(run.outputs[0], Tensor::fromVector<double>({2, 2}, {53, 59, 77, 87}), 0, 0));
 }
 
 TEST(Gemm, RejectsMismatchedShapes) {
-    auto inner = runSingleNode(gemmNode(false, false, 1, 1), {randomTensor({3, 4}, 1), randomTensor({5, 2}, 2)});
+    auto inner = runSingleNode(gemmNode(false, false, 1, 1),
+                               {randomTensor({3, 4}, 1), randomTensor({5, 2}, 2)});
     EXPECT_EQ(inner.status.kind(), ErrorKind::BadInput);
-    auto bias = runSingleNode(gemmNode(false, false, 1, 1),
-                              {randomTensor({3, 4}, 1), randomTensor({4, 2}, 2), randomTensor({3}, 3)});
+    auto bias =
+        runSingleNode(gemmNode(false, false, 1, 1),
+                      {randomTensor({3, 4}, 1), randomTensor({4, 2}, 2), randomTensor({3}, 3)});
     EXPECT_EQ(bias.status.kind(), ErrorKind::BadInput);
-    auto rank = runSingleNode(gemmNode(false, false, 1, 1), {randomTensor({3, 4, 1}, 1), randomTensor({4, 2}, 2)});
+    auto rank = runSingleNode(gemmNode(false, false, 1, 1),
+                              {randomTensor({3, 4, 1}, 1), randomTensor({4, 2}, 2)});
     EXPECT_EQ(rank.status.kind(), ErrorKind::BadInput);
 }
 
@@ -149,11 +158,15 @@ Tensor refMatMul(const Tensor &aIn, const Tensor &bIn, DataType outType = DataTy
             for (int64_t j = 0; j < n; ++j) {
                 double acc = 0.0;
                 for (int64_t p = 0; p < k; ++p)
-                    acc += aIn.valueAsDouble(aBase * m * k + i * k + p) * bIn.valueAsDouble(bBase * k * n + p * n + j);
+                    acc += aIn.valueAsDouble(aBase * m * k + i * k + p) *
+                           bIn.valueAsDouble(bBase * k * n + p * n + j);
                 const int64_t o = (bi * m + i) * n + j;
-                if (outType == DataType::Float) y.data<float>()[o] = static_cast<float>(acc);
-                else if (outType == DataType::Double) y.data<double>()[o] = acc;
-                else y.data<int64_t>()[o] = static_cast<int64_t>(acc);
+                if (outType == DataType::Float)
+                    y.data<float>()[o] = static_cast<float>(acc);
+                else if (outType == DataType::Double)
+                    y.data<double>()[o] = acc;
+                else
+                    y.data<int64_t>()[o] = static_cast<int64_t>(acc);
             }
     }
     return y;
@@ -167,15 +180,23 @@ Node matMulNode() {
 
 TEST(MatMul, ShapesBatchesBroadcastsAndVectors) {
     const std::vector<std::pair<Shape, Shape>> cases = {
-        {{3, 4}, {4, 5}},       {{2, 3, 4}, {2, 4, 5}},       {{2, 3, 4, 5}, {2, 3, 5, 6}},
-        {{2, 1, 4, 5}, {3, 5, 6}}, {{4, 5}, {3, 5, 6}},       {{3, 4, 5}, {5, 2}},
-        {{4}, {4, 3}},          {{2, 3, 4}, {4}},             {{6}, {6}},
-        {{5}, {2, 5, 3}},       {{1, 7, 1, 3, 4}, {2, 1, 5, 4, 2}},
+        {{3, 4}, {4, 5}},
+        {{2, 3, 4}, {2, 4, 5}},
+        {{2, 3, 4, 5}, {2, 3, 5, 6}},
+        {{2, 1, 4, 5}, {3, 5, 6}},
+        {{4, 5}, {3, 5, 6}},
+        {{3, 4, 5}, {5, 2}},
+        {{4}, {4, 3}},
+        {{2, 3, 4}, {4}},
+        {{6}, {6}},
+        {{5}, {2, 5, 3}},
+        {{1, 7, 1, 3, 4}, {2, 1, 5, 4, 2}},
     };
     unsigned seed = 1;
     for (const auto &[sa, sb] : cases)
         for (bool constant : {false, true}) {
-            SCOPED_TRACE(shapeToString(sa) + " x " + shapeToString(sb) + (constant ? " constant B" : ""));
+            SCOPED_TRACE(shapeToString(sa) + " x " + shapeToString(sb) +
+                         (constant ? " constant B" : ""));
             const Tensor a = randomTensor(sa, ++seed), b = randomTensor(sb, ++seed);
             auto run = runSingleNode(matMulNode(), {a, b}, 1, {false, constant});
             ASSERT_TRUE(run.status.isOk()) << run.status.message();
@@ -192,7 +213,8 @@ TEST(MatMul, OtherTypesUseTheLoop) {
     ASSERT_TRUE(run.status.isOk()) << run.status.message();
     EXPECT_TRUE(allClose(run.outputs[0], refMatMul(a, b, DataType::Int64), 0, 0));
 
-    const Tensor da = Tensor::fromVector<double>({2, 2}, {1.5, 2, -1, 0.25}), db = Tensor::fromVector<double>({2}, {2, 4});
+    const Tensor da = Tensor::fromVector<double>({2, 2}, {1.5, 2, -1, 0.25}),
+                 db = Tensor::fromVector<double>({2}, {2, 4});
     auto dRun = runSingleNode(matMulNode(), {da, db});
     ASSERT_TRUE(dRun.status.isOk());
     EXPECT_TRUE(allClose(dRun.outputs[0], Tensor::fromVector<double>({2}, {11, -1}), 0, 0));
@@ -201,7 +223,8 @@ TEST(MatMul, OtherTypesUseTheLoop) {
 TEST(MatMul, RejectsMismatches) {
     auto inner = runSingleNode(matMulNode(), {randomTensor({3, 4}, 1), randomTensor({5, 2}, 2)});
     EXPECT_EQ(inner.status.kind(), ErrorKind::BadInput);
-    auto batch = runSingleNode(matMulNode(), {randomTensor({2, 3, 4}, 1), randomTensor({3, 4, 2}, 2)});
+    auto batch =
+        runSingleNode(matMulNode(), {randomTensor({2, 3, 4}, 1), randomTensor({3, 4, 2}, 2)});
     EXPECT_EQ(batch.status.kind(), ErrorKind::BadInput);
     Tensor half(DataType::Float16, {2, 2});
     auto type = runSingleNode(matMulNode(), {half, half});

@@ -249,6 +249,51 @@ TEST_F(ModelLoaderTest, AcceptsHighestSupportedOpset) {
     EXPECT_EQ(graph->opsetVersion, kMaxOpset);
 }
 
+TEST_F(ModelLoaderTest, AcceptsIrVersionNewerThanOnnxLibrary) {
+    onnx::ModelProto model = reluModel(17);
+    model.set_ir_version(10);  // what onnx.helper.make_model writes with ONNX 1.16
+    const std::string path = writeModel("ir10.onnx", model);
+    Result<Graph> graph = loadModel(path);
+    ASSERT_TRUE(graph.isOk()) << graph.status().message();
+    EXPECT_EQ(graph->nodes.size(), 1u);
+}
+
+// ReduceMean-18 takes its axes as an input; ONNX 1.12 only knows ReduceMean-13 (axes attribute).
+// Checking or inferring shapes with the old schema would be wrong: inference would claim the
+// mean is over all axes, and the Shape node would fold to [1,1,1].
+TEST_F(ModelLoaderTest, LoadsOpsetNewerThanOnnxLibraryWithoutTrustingOldSchemas) {
+    onnx::ModelProto model = makeModel(18);
+    auto *g = model.mutable_graph();
+    setTensorType(g->add_input(), "x", onnx::TensorProto::FLOAT, {2, 3, 4});
+    setTensorType(g->add_output(), "mean_shape", onnx::TensorProto::INT64, {3});
+    setInt64s(g->add_initializer(), "axes", {1}, {1});
+    addNode(g, "ReduceMean", {"x", "axes"}, {"mean"});
+    addNode(g, "Shape", {"mean"}, {"mean_shape"});
+    const std::string path = writeModel("opset18.onnx", model);
+    Result<Graph> graph = loadModel(path);
+    ASSERT_TRUE(graph.isOk()) << graph.status().message();
+    bool warned = false;
+    for (const std::string &w : graph->warnings)
+        warned |= w.find("shape inference skipped") != std::string::npos;
+    EXPECT_TRUE(warned);
+    ASSERT_EQ(graph->nodes.size(), 2u);
+    EXPECT_EQ(graph->nodes[1].opType, "Shape");
+
+    auto plan = ExecutionPlan::create(graph.value());
+    ASSERT_TRUE(plan.isOk()) << plan.status().message();
+    std::vector<Tensor> outputs;
+    const Status run = plan.value()->run({{"x", test::randomTensor({2, 3, 4}, 3)}}, outputs);
+    ASSERT_TRUE(run.isOk()) << run.message();
+    EXPECT_EQ(outputs[0].toInt64Vector(), (std::vector<int64_t>{2, 1, 4}));
+}
+
+TEST_F(ModelLoaderTest, RefusesModelFailingTheChecker) {
+    onnx::ModelProto model = reluModel();
+    model.mutable_graph()->mutable_node(0)->set_op_type("NoSuchOp");
+    const std::string path = writeModel("bad.onnx", model);
+    expectError(loadModel(path), ErrorKind::BadInput, path, "fails the ONNX checker");
+}
+
 TEST_F(ModelLoaderTest, RefusesModelWithoutDefaultOpset) {
     onnx::ModelProto model = reluModel();
     model.clear_opset_import();

@@ -21,7 +21,8 @@ Tensor refBatchNorm(const Tensor &x, const Tensor &scale, const Tensor &bias, co
     for (int64_t i = 0; i < x.numel(); ++i) {
         const int64_t c = (i / inner) % channels;
         const int64_t p = spatial ? c : c * inner + i % inner;
-        const double v = (x.valueAsDouble(i) - mean.valueAsDouble(p)) / std::sqrt(var.valueAsDouble(p) + eps);
+        const double v =
+            (x.valueAsDouble(i) - mean.valueAsDouble(p)) / std::sqrt(var.valueAsDouble(p) + eps);
         y.data<float>()[i] = static_cast<float>(v * scale.valueAsDouble(p) + bias.valueAsDouble(p));
     }
     return y;
@@ -44,8 +45,8 @@ Params randomParams(const Shape &shape, unsigned seed) {
 }
 
 TEST(BatchNormalization, RanksTwoToFiveWithConstantAndRuntimeStats) {
-    for (const Shape &shape : {Shape{4, 3}, Shape{2, 5, 7}, Shape{2, 8, 9, 11}, Shape{1, 4, 3, 5, 6},
-                               Shape{1, 64, 56, 56}}) {
+    for (const Shape &shape : {Shape{4, 3}, Shape{2, 5, 7}, Shape{2, 8, 9, 11},
+                               Shape{1, 4, 3, 5, 6}, Shape{1, 64, 56, 56}}) {
         const Params p = randomParams({shape[1]}, 10);
         const Tensor x = randomTensor(shape, 1, -3.0f, 3.0f);
         const Tensor expected = refBatchNorm(x, p.scale, p.bias, p.mean, p.var, 1e-3f);
@@ -71,7 +72,8 @@ TEST(BatchNormalization, ChannelsLastInputGivesChannelsLastOutput) {
     ASSERT_TRUE(k.run({x.toChannelsLast(), p.scale, p.bias, p.mean, p.var}, out).isOk());
     EXPECT_EQ(out[0].layout(), Layout::ChannelsLast);
     std::string why;
-    EXPECT_TRUE(allClose(out[0].toPlain(), refBatchNorm(x, p.scale, p.bias, p.mean, p.var, 1e-5f), 1e-5, 1e-5, &why))
+    EXPECT_TRUE(allClose(out[0].toPlain(), refBatchNorm(x, p.scale, p.bias, p.mean, p.var, 1e-5f),
+                         1e-5, 1e-5, &why))
         << why;
 }
 
@@ -82,7 +84,8 @@ TEST(BatchNormalization, RuntimeStatisticsChangeBetweenRuns) {
         const Params p = randomParams({3}, seed);
         std::vector<Tensor> out;
         ASSERT_TRUE(k.run({x, p.scale, p.bias, p.mean, p.var}, out).isOk());
-        EXPECT_TRUE(allClose(out[0], refBatchNorm(x, p.scale, p.bias, p.mean, p.var, 1e-5f), 1e-5, 1e-5));
+        EXPECT_TRUE(
+            allClose(out[0], refBatchNorm(x, p.scale, p.bias, p.mean, p.var, 1e-5f), 1e-5, 1e-5));
     }
 }
 
@@ -94,7 +97,8 @@ TEST(BatchNormalization, OldOpsetSpatialZeroIsPerActivation) {
     n.attributes["spatial"] = intAttr(0);
     auto run = runSingleNode(n, {x, p.scale, p.bias, p.mean, p.var}, 1, {}, 7);
     ASSERT_TRUE(run.status.isOk()) << run.status.message();
-    EXPECT_TRUE(allClose(run.outputs[0], refBatchNorm(x, p.scale, p.bias, p.mean, p.var, 1e-5f, false), 1e-5, 1e-5));
+    EXPECT_TRUE(allClose(
+        run.outputs[0], refBatchNorm(x, p.scale, p.bias, p.mean, p.var, 1e-5f, false), 1e-5, 1e-5));
     // From opset 9 on there is no spatial attribute: per-channel params are required.
     auto newer = runSingleNode(n, {x, p.scale, p.bias, p.mean, p.var}, 1, {}, 9);
     EXPECT_EQ(newer.status.kind(), ErrorKind::BadInput);
@@ -107,7 +111,8 @@ TEST(BatchNormalization, OpsetSixIsTestIgnoredForSingleOutput) {
     n.attributes["is_test"] = intAttr(1);
     auto run = runSingleNode(n, {x, p.scale, p.bias, p.mean, p.var}, 1, {}, 6);
     ASSERT_TRUE(run.status.isOk()) << run.status.message();
-    EXPECT_TRUE(allClose(run.outputs[0], refBatchNorm(x, p.scale, p.bias, p.mean, p.var, 1e-5f), 1e-5, 1e-5));
+    EXPECT_TRUE(allClose(run.outputs[0], refBatchNorm(x, p.scale, p.bias, p.mean, p.var, 1e-5f),
+                         1e-5, 1e-5));
 }
 
 TEST(BatchNormalization, TrainingOutputsAreUnsupported) {
@@ -133,7 +138,8 @@ TEST(BatchNormalization, InferenceModeRunningStatsPassThrough) {
 
 TEST(BatchNormalization, RejectsWrongParameterSizeAndType) {
     const Params p = randomParams({4}, 90);
-    auto size = runSingleNode(bnNode(), {randomTensor({1, 3, 2, 2}, 8), p.scale, p.bias, p.mean, p.var});
+    auto size =
+        runSingleNode(bnNode(), {randomTensor({1, 3, 2, 2}, 8), p.scale, p.bias, p.mean, p.var});
     EXPECT_EQ(size.status.kind(), ErrorKind::BadInput);
     Tensor ints(DataType::Int32, {1, 4, 2, 2});
     auto type = runSingleNode(bnNode(), {ints, p.scale, p.bias, p.mean, p.var});

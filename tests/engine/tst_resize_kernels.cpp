@@ -8,6 +8,7 @@
 #include <cmath>
 #include <numeric>
 
+#include "kernels/kernel.h"
 #include "test_support.h"
 
 namespace ql::test {
@@ -38,7 +39,8 @@ std::vector<double> linearCoeffs(double ratio, double scale, bool antialias) {
     const double s = std::min(scale, 1.0);
     const int start = static_cast<int>(std::floor(-1 / s) + 1), footprint = 2 - 2 * start;
     std::vector<double> c;
-    for (int i = start; i < start + footprint; ++i) c.push_back(std::clamp(1 - std::fabs((i - ratio) * s), 0.0, 1.0));
+    for (int i = start; i < start + footprint; ++i)
+        c.push_back(std::clamp(1 - std::fabs((i - ratio) * s), 0.0, 1.0));
     const double sum = std::accumulate(c.begin(), c.end(), 0.0);
     for (double &v : c) v /= sum;
     return c;
@@ -67,22 +69,30 @@ std::vector<double> cubicCoeffs(double ratio, double scale, double a, bool antia
 std::vector<int64_t> neighbours(double x, size_t n, int64_t limit) {
     std::vector<int64_t> all(limit);
     std::iota(all.begin(), all.end(), 0);
-    std::stable_sort(all.begin(), all.end(), [x](int64_t p, int64_t q) { return std::fabs(x - p) < std::fabs(x - q); });
+    std::stable_sort(all.begin(), all.end(),
+                     [x](int64_t p, int64_t q) { return std::fabs(x - p) < std::fabs(x - q); });
     all.resize(n);
     std::sort(all.begin(), all.end());
     return all;
 }
 
-double interpolate1d(const std::vector<double> &data, const RefAxis &ax, int64_t j, const RefOptions &o) {
+double interpolate1d(const std::vector<double> &data, const RefAxis &ax, int64_t j,
+                     const RefOptions &o) {
     const double in = static_cast<double>(data.size()), x = static_cast<double>(j);
     double src = 0;
-    if (o.coordinate == "half_pixel") src = (x + 0.5) / ax.scale - 0.5;
-    else if (o.coordinate == "pytorch_half_pixel") src = ax.outLen > 1 ? (x + 0.5) / ax.scale - 0.5 : 0;
-    else if (o.coordinate == "align_corners") src = ax.lengthResized == 1 ? 0 : x * (in - 1) / (ax.lengthResized - 1);
-    else if (o.coordinate == "asymmetric") src = x / ax.scale;
-    else if (o.coordinate == "tf_half_pixel_for_nn") src = (x + 0.5) / ax.scale;
+    if (o.coordinate == "half_pixel")
+        src = (x + 0.5) / ax.scale - 0.5;
+    else if (o.coordinate == "pytorch_half_pixel")
+        src = ax.outLen > 1 ? (x + 0.5) / ax.scale - 0.5 : 0;
+    else if (o.coordinate == "align_corners")
+        src = ax.lengthResized == 1 ? 0 : x * (in - 1) / (ax.lengthResized - 1);
+    else if (o.coordinate == "asymmetric")
+        src = x / ax.scale;
+    else if (o.coordinate == "tf_half_pixel_for_nn")
+        src = (x + 0.5) / ax.scale;
     else if (o.coordinate == "tf_crop_and_resize") {
-        src = ax.lengthResized > 1 ? ax.roiStart * (in - 1) + x * (ax.roiEnd - ax.roiStart) * (in - 1) / (ax.lengthResized - 1)
+        src = ax.lengthResized > 1 ? ax.roiStart * (in - 1) + x * (ax.roiEnd - ax.roiStart) *
+                                                                  (in - 1) / (ax.lengthResized - 1)
                                    : 0.5 * (ax.roiStart + ax.roiEnd) * (in - 1);
         if (src < 0 || src > in - 1) return o.extrapolation;
     }
@@ -90,14 +100,18 @@ double interpolate1d(const std::vector<double> &data, const RefAxis &ax, int64_t
     const bool integer = src == base;
     const double ratio = integer ? 1.0 : src - base;
     std::vector<double> c;
-    if (o.mode == "nearest") c = nearestCoeffs(ratio, integer, o.nearest);
-    else if (o.mode == "linear") c = linearCoeffs(ratio, ax.scale, o.antialias);
-    else c = cubicCoeffs(ratio, ax.scale, o.a, o.antialias);
+    if (o.mode == "nearest")
+        c = nearestCoeffs(ratio, integer, o.nearest);
+    else if (o.mode == "linear")
+        c = linearCoeffs(ratio, ax.scale, o.antialias);
+    else
+        c = cubicCoeffs(ratio, ax.scale, o.a, o.antialias);
     const int64_t pad = static_cast<int64_t>((c.size() + 1) / 2);
     std::vector<double> padded;
     for (int64_t i = -pad; i < static_cast<int64_t>(data.size()) + pad; ++i)
         padded.push_back(data[std::clamp<int64_t>(i, 0, static_cast<int64_t>(data.size()) - 1)]);
-    const std::vector<int64_t> idx = neighbours(src + pad, c.size(), static_cast<int64_t>(padded.size()));
+    const std::vector<int64_t> idx =
+        neighbours(src + pad, c.size(), static_cast<int64_t>(padded.size()));
     if (o.exclude) {
         double sum = 0;
         for (size_t k = 0; k < c.size(); ++k) {
@@ -113,8 +127,9 @@ double interpolate1d(const std::vector<double> &data, const RefAxis &ax, int64_t
 }
 
 // interpolate_nd: resample the sub-tensors along axis 0 first, then interpolate along axis 0.
-double interpolateNd(const std::vector<double> &data, const Shape &shape, const std::vector<RefAxis> &axes,
-                     const std::vector<int64_t> &out, const RefOptions &o, size_t axis = 0) {
+double interpolateNd(const std::vector<double> &data, const Shape &shape,
+                     const std::vector<RefAxis> &axes, const std::vector<int64_t> &out,
+                     const RefOptions &o, size_t axis = 0) {
     if (axis + 1 == shape.size()) return interpolate1d(data, axes[axis], out[axis], o);
     const int64_t inner = shapeElementCount(Shape(shape.begin() + axis + 1, shape.end()));
     std::vector<double> column;
@@ -146,13 +161,15 @@ Tensor reference(const Tensor &x, const std::vector<RefAxis> &axes, const RefOpt
 std::vector<RefAxis> fromScales(const Shape &in, const std::vector<float> &scales) {
     std::vector<RefAxis> axes;
     for (size_t d = 0; d < in.size(); ++d)
-        axes.push_back({scales[d], in[d] * double(scales[d]), 0, 1, int64_t(std::floor(in[d] * double(scales[d])))});
+        axes.push_back({scales[d], in[d] * double(scales[d]), 0, 1,
+                        int64_t(std::floor(in[d] * double(scales[d])))});
     return axes;
 }
 
 std::vector<RefAxis> fromSizes(const Shape &in, const std::vector<int64_t> &sizes) {
     std::vector<RefAxis> axes;
-    for (size_t d = 0; d < in.size(); ++d) axes.push_back({double(sizes[d]) / in[d], double(sizes[d]), 0, 1, sizes[d]});
+    for (size_t d = 0; d < in.size(); ++d)
+        axes.push_back({double(sizes[d]) / in[d], double(sizes[d]), 0, 1, sizes[d]});
     return axes;
 }
 
@@ -170,8 +187,12 @@ Node resizeNode(const RefOptions &o, std::map<std::string, Attribute> extra = {}
     return n;
 }
 
-Tensor floats(const std::vector<float> &v) { return Tensor::fromVector<float>({int64_t(v.size())}, v); }
-Tensor ints(const std::vector<int64_t> &v) { return Tensor::fromVector<int64_t>({int64_t(v.size())}, v); }
+Tensor floats(const std::vector<float> &v) {
+    return Tensor::fromVector<float>({int64_t(v.size())}, v);
+}
+Tensor ints(const std::vector<int64_t> &v) {
+    return Tensor::fromVector<int64_t>({int64_t(v.size())}, v);
+}
 
 void expectClose(const SingleNodeRun &r, const Tensor &expected, const std::string &label) {
     ASSERT_TRUE(r.status.isOk()) << label << ": " << r.status.message();
@@ -182,20 +203,25 @@ void expectClose(const SingleNodeRun &r, const Tensor &expected, const std::stri
 TEST(ResizeKernel, NearestAllRoundingAndCoordinateModes) {
     const Tensor x = randomTensor({1, 2, 5, 7}, 1);
     const std::vector<std::vector<int64_t>> sizeSets = {{1, 2, 9, 4}, {1, 2, 3, 14}, {1, 2, 10, 7}};
-    for (const std::string coordinate : {"half_pixel", "pytorch_half_pixel", "align_corners", "asymmetric",
-                                         "tf_half_pixel_for_nn"}) {
-        for (const std::string rule : {"round_prefer_floor", "round_prefer_ceil", "floor", "ceil"}) {
+    for (const std::string coordinate : {"half_pixel", "pytorch_half_pixel", "align_corners",
+                                         "asymmetric", "tf_half_pixel_for_nn"}) {
+        for (const std::string rule :
+             {"round_prefer_floor", "round_prefer_ceil", "floor", "ceil"}) {
             RefOptions o;
             o.coordinate = coordinate;
             o.nearest = rule;
             for (const auto &sizes : sizeSets) {
                 const int64_t opset = coordinate == "tf_half_pixel_for_nn" ? 12 : 13;
-                SingleNodeRun r = runSingleNode(resizeNode(o), {x, Tensor(), Tensor(), ints(sizes)}, 1, {}, opset);
-                expectClose(r, reference(x, fromSizes(x.shape(), sizes), o), coordinate + "/" + rule);
+                SingleNodeRun r = runSingleNode(resizeNode(o), {x, Tensor(), Tensor(), ints(sizes)},
+                                                1, {}, opset);
+                expectClose(r, reference(x, fromSizes(x.shape(), sizes), o),
+                            coordinate + "/" + rule);
             }
             const std::vector<float> scales = {1.0f, 1.0f, 2.0f, 0.5f};
-            SingleNodeRun r = runSingleNode(resizeNode(o), {x, Tensor(), floats(scales)}, 1, {}, 13);
-            expectClose(r, reference(x, fromScales(x.shape(), scales), o), coordinate + "/" + rule + " scales");
+            SingleNodeRun r =
+                runSingleNode(resizeNode(o), {x, Tensor(), floats(scales)}, 1, {}, 13);
+            expectClose(r, reference(x, fromScales(x.shape(), scales), o),
+                        coordinate + "/" + rule + " scales");
         }
     }
 }
@@ -203,7 +229,8 @@ TEST(ResizeKernel, NearestAllRoundingAndCoordinateModes) {
 TEST(ResizeKernel, LinearAndCubicWithScalesAndSizes) {
     const Tensor x = randomTensor({1, 3, 6, 5}, 2);
     for (const std::string mode : {"linear", "cubic"}) {
-        for (const std::string coordinate : {"half_pixel", "pytorch_half_pixel", "align_corners", "asymmetric"}) {
+        for (const std::string coordinate :
+             {"half_pixel", "pytorch_half_pixel", "align_corners", "asymmetric"}) {
             for (bool exclude : {false, true}) {
                 RefOptions o;
                 o.mode = mode;
@@ -211,14 +238,16 @@ TEST(ResizeKernel, LinearAndCubicWithScalesAndSizes) {
                 o.exclude = exclude;
                 o.a = exclude ? -0.5 : -0.75;
                 const std::string label = mode + "/" + coordinate + (exclude ? "/exclude" : "");
-                for (const std::vector<float> &scales : {std::vector<float>{1, 1, 1.7f, 0.6f},
-                                                         std::vector<float>{1, 1, 0.5f, 3.0f}}) {
-                    SingleNodeRun r = runSingleNode(resizeNode(o), {x, Tensor(), floats(scales)}, 1, {}, 13);
+                for (const std::vector<float> &scales :
+                     {std::vector<float>{1, 1, 1.7f, 0.6f}, std::vector<float>{1, 1, 0.5f, 3.0f}}) {
+                    SingleNodeRun r =
+                        runSingleNode(resizeNode(o), {x, Tensor(), floats(scales)}, 1, {}, 13);
                     expectClose(r, reference(x, fromScales(x.shape(), scales), o), label);
                 }
                 const std::vector<int64_t> sizes = {1, 3, 4, 9};
                 // Opset 11: roi and scales are present but empty.
-                SingleNodeRun r = runSingleNode(resizeNode(o), {x, floats({}), floats({}), ints(sizes)}, 1, {}, 11);
+                SingleNodeRun r = runSingleNode(
+                    resizeNode(o), {x, floats({}), floats({}), ints(sizes)}, 1, {}, 11);
                 expectClose(r, reference(x, fromSizes(x.shape(), sizes), o), label + " sizes");
             }
         }
@@ -234,14 +263,16 @@ TEST(ResizeKernel, TrilinearAndLargeBilinear) {
                 reference(v, fromSizes(v.shape(), sizes), o), "trilinear");
     // Large enough for the threaded passes; checked at sampled positions against the reference.
     const Tensor big = randomTensor({1, 21, 28, 28}, 4);
-    SingleNodeRun r = runSingleNode(resizeNode(o), {big, Tensor(), Tensor(), ints({1, 21, 224, 224})});
+    SingleNodeRun r =
+        runSingleNode(resizeNode(o), {big, Tensor(), Tensor(), ints({1, 21, 224, 224})});
     ASSERT_TRUE(r.status.isOk()) << r.status.message();
     const std::vector<double> plane(big.data<float>() + 20 * 784, big.data<float>() + 21 * 784);
     const std::vector<RefAxis> axes = fromSizes({28, 28}, {224, 224});
     double worst = 0;
     for (int64_t i = 0; i < 224 * 224; i += 997) {
         const double expected = interpolateNd(plane, {28, 28}, axes, {i / 224, i % 224}, o);
-        worst = std::max<double>(worst, std::fabs(r.outputs[0].data<float>()[20 * 224 * 224 + i] - expected));
+        worst = std::max<double>(
+            worst, std::fabs(r.outputs[0].data<float>()[20 * 224 * 224 + i] - expected));
     }
     EXPECT_LT(worst, 1e-5);
 }
@@ -259,7 +290,8 @@ TEST(ResizeKernel, CropAndResizeExtrapolates) {
             axes[d].roiStart = roi[d];
             axes[d].roiEnd = roi[d + 4];
         }
-        SingleNodeRun r = runSingleNode(resizeNode(o), {x, floats(roi), Tensor(), ints({1, 1, 3, 6})});
+        SingleNodeRun r =
+            runSingleNode(resizeNode(o), {x, floats(roi), Tensor(), ints({1, 1, 3, 6})});
         expectClose(r, reference(x, axes, o), mode);
     }
 }
@@ -276,7 +308,8 @@ TEST(ResizeKernel, Opset18AxesAspectPolicyAndAntialias) {
             axes[d].lengthResized = scale * x.shape()[d];
             axes[d].outLen = static_cast<int64_t>(std::floor(scale * x.shape()[d] + 0.5));
         }
-        Node node = resizeNode(o, {{"axes", intsAttr({-1, 2})}, {"keep_aspect_ratio_policy", stringAttr(policy)}});
+        Node node = resizeNode(
+            o, {{"axes", intsAttr({-1, 2})}, {"keep_aspect_ratio_policy", stringAttr(policy)}});
         SingleNodeRun r = runSingleNode(node, {x, Tensor(), Tensor(), ints({5, 5})}, 1, {}, 18);
         expectClose(r, reference(x, axes, o), policy);
     }
@@ -287,8 +320,8 @@ TEST(ResizeKernel, Opset18AxesAspectPolicyAndAntialias) {
         aa.a = -0.5;
         const std::vector<float> scales = {0.3f, 0.5f};
         std::vector<RefAxis> axes = fromScales(x.shape(), {1, 1, 0.3f, 0.5f});
-        SingleNodeRun r = runSingleNode(resizeNode(aa, {{"axes", intsAttr({2, 3})}}), {x, Tensor(), floats(scales)},
-                                        1, {}, 18);
+        SingleNodeRun r = runSingleNode(resizeNode(aa, {{"axes", intsAttr({2, 3})}}),
+                                        {x, Tensor(), floats(scales)}, 1, {}, 18);
         expectClose(r, reference(x, axes, aa), "antialias " + mode);
     }
 }
@@ -303,18 +336,22 @@ TEST(ResizeKernel, AntialiasMatchesTorchFixture) {
     o.mode = "linear";
     o.antialias = true;
     o.exclude = true;
-    expectClose(runSingleNode(resizeNode(o), {x, Tensor(), Tensor(), ints({1, 1, 2, 3})}, 1, {}, 18),
-                Tensor::fromVector<float>({1, 1, 2, 3}, {7.86842155f, 11.7452392f, 16.6947383f, 40.8187980f,
-                                                         50.7166709f, 61.6872215f}),
-                "bilinear");
+    expectClose(
+        runSingleNode(resizeNode(o), {x, Tensor(), Tensor(), ints({1, 1, 2, 3})}, 1, {}, 18),
+        Tensor::fromVector<float>({1, 1, 2, 3}, {7.86842155f, 11.7452392f, 16.6947383f, 40.8187980f,
+                                                 50.7166709f, 61.6872215f}),
+        "bilinear");
     o.mode = "cubic";
     o.a = -0.5;
-    SingleNodeRun r = runSingleNode(resizeNode(o), {x, Tensor(), Tensor(), ints({1, 1, 3, 5})}, 1, {}, 18);
+    SingleNodeRun r =
+        runSingleNode(resizeNode(o), {x, Tensor(), Tensor(), ints({1, 1, 3, 5})}, 1, {}, 18);
     ASSERT_TRUE(r.status.isOk()) << r.status.message();
-    const std::vector<float> torch = {0.59791875f, 1.41873681f, 2.76568365f, 4.67553234f, 6.97084188f,
-                                      15.8965683f, 19.9706020f, 24.7176228f, 30.0275402f, 35.5760689f,
-                                      52.2707481f, 59.5979919f, 67.7450943f, 76.4550934f, 85.2568283f};
-    for (size_t i = 0; i < torch.size(); ++i) EXPECT_NEAR(r.outputs[0].data<float>()[i], torch[i], 2e-4) << i;
+    const std::vector<float> torch = {0.59791875f, 1.41873681f, 2.76568365f, 4.67553234f,
+                                      6.97084188f, 15.8965683f, 19.9706020f, 24.7176228f,
+                                      30.0275402f, 35.5760689f, 52.2707481f, 59.5979919f,
+                                      67.7450943f, 76.4550934f, 85.2568283f};
+    for (size_t i = 0; i < torch.size(); ++i)
+        EXPECT_NEAR(r.outputs[0].data<float>()[i], torch[i], 2e-4) << i;
 }
 
 TEST(ResizeKernel, IntegerDataNearestAndErrors) {
@@ -327,7 +364,8 @@ TEST(ResizeKernel, IntegerDataNearestAndErrors) {
     ASSERT_TRUE(r.status.isOk()) << r.status.message();
     ASSERT_EQ(r.outputs[0].shape(), (Shape{1, 1, 4, 6}));
     for (int64_t i = 0; i < 24; ++i)
-        EXPECT_EQ(r.outputs[0].data<int64_t>()[i], x.data<int64_t>()[(i / 6 / 2) * 3 + (i % 6) / 2]) << i;
+        EXPECT_EQ(r.outputs[0].data<int64_t>()[i], x.data<int64_t>()[(i / 6 / 2) * 3 + (i % 6) / 2])
+            << i;
 
     r = runSingleNode(resizeNode(o), {x, Tensor(), floats({1, 1, 2, 2}), ints({1, 1, 4, 6})});
     EXPECT_EQ(r.status.kind(), ErrorKind::BadInput);  // both scales and sizes
@@ -340,9 +378,46 @@ TEST(ResizeKernel, IntegerDataNearestAndErrors) {
     EXPECT_EQ(r.status.kind(), ErrorKind::Unsupported);
     EXPECT_NE(r.status.message().find("int64"), std::string::npos) << r.status.message();
     // Zero-size output is fine.
-    r = runSingleNode(resizeNode(RefOptions()), {randomTensor({1, 1, 2, 3}, 7), Tensor(), Tensor(), ints({1, 1, 0, 3})});
+    r = runSingleNode(resizeNode(RefOptions()),
+                      {randomTensor({1, 1, 2, 3}, 7), Tensor(), Tensor(), ints({1, 1, 0, 3})});
     ASSERT_TRUE(r.status.isOk()) << r.status.message();
     EXPECT_EQ(r.outputs[0].shape(), (Shape{1, 1, 0, 3}));
+}
+
+class DirectContext : public KernelContext {
+public:
+    std::vector<Tensor> inputs, outputs{Tensor()};
+    size_t inputCount() const override { return inputs.size(); }
+    bool hasInput(size_t i) const override { return i < inputs.size() && inputs[i].defined(); }
+    const Tensor &input(size_t i) const override { return inputs[i]; }
+    size_t outputCount() const override { return outputs.size(); }
+    Tensor &allocateOutput(size_t i, DataType t, const Shape &s, Layout l) override {
+        return outputs[i] = Tensor(t, s, l);
+    }
+    void setOutput(size_t i, Tensor t) override { outputs[i] = std::move(t); }
+    int threads() const override { return 1; }
+};
+
+TEST(ResizeKernel, ChannelsLastInputStaysChannelsLast) {
+    const Tensor x = randomTensor({2, 3, 5, 4}, 9);
+    for (const std::string mode : {"nearest", "linear", "cubic"}) {
+        RefOptions o;
+        o.mode = mode;
+        const std::vector<int64_t> sizes = {2, 3, 8, 3};
+        Graph graph;
+        const Node node = resizeNode(o);
+        auto kernel = KernelRegistry::instance().create(KernelBuildInfo{node, graph, 13});
+        ASSERT_TRUE(kernel.isOk());
+        ASSERT_TRUE(kernel.value()->acceptsChannelsLast(0));
+        DirectContext ctx;
+        ctx.inputs = {x.toChannelsLast(), Tensor(), Tensor(), ints(sizes)};
+        ASSERT_TRUE(kernel.value()->run(ctx).isOk());
+        EXPECT_EQ(ctx.outputs[0].layout(), Layout::ChannelsLast);
+        std::string why;
+        EXPECT_TRUE(allClose(ctx.outputs[0].toPlain(), reference(x, fromSizes(x.shape(), sizes), o),
+                             1e-4, 1e-5, &why))
+            << mode << ": " << why;
+    }
 }
 
 TEST(UpsampleKernel, LegacyOpsetsUseFloorUpAndCeilDown) {
@@ -352,7 +427,8 @@ TEST(UpsampleKernel, LegacyOpsetsUseFloorUpAndCeilDown) {
         for (int64_t c = 0; c < 2; ++c)
             for (int64_t h = 0; h < 3 * sh; ++h)
                 for (int64_t w = 0; w < 4 * sw; ++w)
-                    e.data<float>()[(c * 3 * sh + h) * 4 * sw + w] = x.data<float>()[(c * 3 + h / sh) * 4 + w / sw];
+                    e.data<float>()[(c * 3 * sh + h) * 4 * sw + w] =
+                        x.data<float>()[(c * 3 + h / sh) * 4 + w / sw];
         return e;
     };
     Node up;
@@ -360,7 +436,8 @@ TEST(UpsampleKernel, LegacyOpsetsUseFloorUpAndCeilDown) {
     up.attributes["scales"] = floatsAttr({1, 1, 2, 3});
     expectClose(runSingleNode(up, {x}, 1, {}, 7), expectedNearest(2, 3), "Upsample-7");
     up.attributes.erase("scales");
-    expectClose(runSingleNode(up, {x, floats({1, 1, 3, 2})}, 1, {}, 9), expectedNearest(3, 2), "Upsample-9");
+    expectClose(runSingleNode(up, {x, floats({1, 1, 3, 2})}, 1, {}, 9), expectedNearest(3, 2),
+                "Upsample-9");
     up.attributes["mode"] = stringAttr("linear");
     RefOptions lin;
     lin.mode = "linear";

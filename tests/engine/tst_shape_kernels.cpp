@@ -33,14 +33,16 @@ int64_t ravel(const Index &idx, const Shape &shape) {
 }
 
 // Reference: out[i] = in[map(i)], or `fill` where the map says so.
-Tensor mapReference(const Tensor &in, DataType type, const Shape &outShape, const IndexMap &map, double fill = 0) {
+Tensor mapReference(const Tensor &in, DataType type, const Shape &outShape, const IndexMap &map,
+                    double fill = 0) {
     Tensor out(type, outShape);
     const size_t es = dataTypeSize(type);
     for (int64_t i = 0; i < out.numel(); ++i) {
         Index src;
         auto *dst = static_cast<uint8_t *>(out.rawData()) + i * es;
         if (map(unravel(i, outShape), &src)) {
-            std::memcpy(dst, static_cast<const uint8_t *>(in.rawData()) + ravel(src, in.shape()) * es, es);
+            std::memcpy(
+                dst, static_cast<const uint8_t *>(in.rawData()) + ravel(src, in.shape()) * es, es);
         } else if (type == DataType::Float) {
             *reinterpret_cast<float *>(dst) = static_cast<float>(fill);
         } else if (type == DataType::Int64) {
@@ -53,11 +55,14 @@ Tensor mapReference(const Tensor &in, DataType type, const Shape &outShape, cons
 Tensor randomInt64(const Shape &shape, unsigned seed) {
     Tensor t(DataType::Int64, shape);
     std::mt19937 rng(seed);
-    for (int64_t i = 0; i < t.numel(); ++i) t.data<int64_t>()[i] = static_cast<int64_t>(rng()) * 1000003 - (1LL << 40);
+    for (int64_t i = 0; i < t.numel(); ++i)
+        t.data<int64_t>()[i] = static_cast<int64_t>(rng()) * 1000003 - (1LL << 40);
     return t;
 }
 
-Tensor ints(const std::vector<int64_t> &v) { return Tensor::fromVector<int64_t>({int64_t(v.size())}, v); }
+Tensor ints(const std::vector<int64_t> &v) {
+    return Tensor::fromVector<int64_t>({int64_t(v.size())}, v);
+}
 
 Node makeNode(const std::string &op, std::map<std::string, Attribute> attrs = {}) {
     Node n;
@@ -67,7 +72,8 @@ Node makeNode(const std::string &op, std::map<std::string, Attribute> attrs = {}
 }
 
 // Copies must be exact; `atol` only for computed values.
-void expectSame(const SingleNodeRun &r, const Tensor &expected, size_t output = 0, double atol = 0) {
+void expectSame(const SingleNodeRun &r, const Tensor &expected, size_t output = 0,
+                double atol = 0) {
     ASSERT_TRUE(r.status.isOk()) << r.status.message();
     ASSERT_GT(r.outputs.size(), output);
     std::string why;
@@ -82,7 +88,9 @@ public:
     bool hasInput(size_t i) const override { return i < inputs.size() && inputs[i].defined(); }
     const Tensor &input(size_t i) const override { return inputs[i]; }
     size_t outputCount() const override { return outputs.size(); }
-    Tensor &allocateOutput(size_t i, DataType t, const Shape &s, Layout l) override { return outputs[i] = Tensor(t, s, l); }
+    Tensor &allocateOutput(size_t i, DataType t, const Shape &s, Layout l) override {
+        return outputs[i] = Tensor(t, s, l);
+    }
     void setOutput(size_t i, Tensor t) override { outputs[i] = std::move(t); }
     int threads() const override { return 1; }
 };
@@ -107,8 +115,9 @@ Tensor concatReference(const std::vector<Tensor> &ins, int64_t axis) {
         Index idx = unravel(i, shape);
         size_t k = 0;
         while (idx[axis] >= ins[k].shape()[axis]) idx[axis] -= ins[k++].shape()[axis];
-        std::memcpy(static_cast<uint8_t *>(out.rawData()) + i * es,
-                    static_cast<const uint8_t *>(ins[k].rawData()) + ravel(idx, ins[k].shape()) * es, es);
+        std::memcpy(
+            static_cast<uint8_t *>(out.rawData()) + i * es,
+            static_cast<const uint8_t *>(ins[k].rawData()) + ravel(idx, ins[k].shape()) * es, es);
     }
     return out;
 }
@@ -127,9 +136,11 @@ TEST(ConcatKernel, MatchesReferenceOnEveryAxis) {
 
 TEST(ConcatKernel, Int64AndLargeParallel) {
     std::vector<Tensor> ins = {randomInt64({3, 5}, 4), randomInt64({3, 2}, 5)};
-    expectSame(runSingleNode(makeNode("Concat", {{"axis", intAttr(1)}}), ins), concatReference(ins, 1));
+    expectSame(runSingleNode(makeNode("Concat", {{"axis", intAttr(1)}}), ins),
+               concatReference(ins, 1));
     std::vector<Tensor> big = {randomTensor({2, 64, 40, 40}, 6), randomTensor({2, 32, 40, 40}, 7)};
-    expectSame(runSingleNode(makeNode("Concat", {{"axis", intAttr(1)}}), big), concatReference(big, 1));
+    expectSame(runSingleNode(makeNode("Concat", {{"axis", intAttr(1)}}), big),
+               concatReference(big, 1));
 }
 
 TEST(ConcatKernel, ChannelsLastInputsGiveChannelsLastOutput) {
@@ -170,8 +181,8 @@ Tensor sliceAxis(const Tensor &in, int64_t axis, int64_t start, int64_t len) {
 TEST(SplitKernel, SplitsByAttributeInputAndNumOutputs) {
     const Tensor x = randomTensor({4, 7}, 11);
     // Opset 11: `split` attribute.
-    SingleNodeRun r = runSingleNode(makeNode("Split", {{"axis", intAttr(-1)}, {"split", intsAttr({2, 0, 5})}}),
-                                    {x}, 3, {}, 11);
+    SingleNodeRun r = runSingleNode(
+        makeNode("Split", {{"axis", intAttr(-1)}, {"split", intsAttr({2, 0, 5})}}), {x}, 3, {}, 11);
     expectSame(r, sliceAxis(x, 1, 0, 2), 0);
     expectSame(r, sliceAxis(x, 1, 2, 0), 1);
     expectSame(r, sliceAxis(x, 1, 2, 5), 2);
@@ -183,7 +194,8 @@ TEST(SplitKernel, SplitsByAttributeInputAndNumOutputs) {
     expectSame(r, sliceAxis(x, 0, 0, 2), 0);
     expectSame(r, sliceAxis(x, 0, 2, 2), 1);
     // Opset 18: num_outputs with a smaller last part.
-    r = runSingleNode(makeNode("Split", {{"axis", intAttr(1)}, {"num_outputs", intAttr(3)}}), {x}, 3, {}, 18);
+    r = runSingleNode(makeNode("Split", {{"axis", intAttr(1)}, {"num_outputs", intAttr(3)}}), {x},
+                      3, {}, 18);
     expectSame(r, sliceAxis(x, 1, 0, 3), 0);
     expectSame(r, sliceAxis(x, 1, 3, 3), 1);
     expectSame(r, sliceAxis(x, 1, 6, 1), 2);
@@ -191,15 +203,19 @@ TEST(SplitKernel, SplitsByAttributeInputAndNumOutputs) {
 
 TEST(SplitKernel, BadSizesAreBadInput) {
     const Tensor x = randomTensor({4, 7}, 11);
-    SingleNodeRun r = runSingleNode(makeNode("Split", {{"axis", intAttr(1)}}), {x, ints({3, 3})}, 2, {}, 13);
+    SingleNodeRun r =
+        runSingleNode(makeNode("Split", {{"axis", intAttr(1)}}), {x, ints({3, 3})}, 2, {}, 13);
     EXPECT_EQ(r.status.kind(), ErrorKind::BadInput);
-    r = runSingleNode(makeNode("Split", {{"axis", intAttr(1)}}), {x}, 2, {}, 13);  // 7 not divisible by 2
+    r = runSingleNode(makeNode("Split", {{"axis", intAttr(1)}}), {x}, 2, {},
+                      13);  // 7 not divisible by 2
     EXPECT_EQ(r.status.kind(), ErrorKind::BadInput);
 }
 
 // ---- Slice -------------------------------------------------------------------------------
 
-struct SliceAxis { int64_t start, end, step; };
+struct SliceAxis {
+    int64_t start, end, step;
+};
 
 // Reference from the ONNX definition: per-axis index lists after clamping.
 Tensor sliceReference(const Tensor &in, const std::map<int64_t, SliceAxis> &spec) {
@@ -235,39 +251,44 @@ Tensor sliceReference(const Tensor &in, const std::map<int64_t, SliceAxis> &spec
 
 TEST(SliceKernel, InputsWithStepsAxesAndClamping) {
     const Tensor x = randomTensor({5, 6, 7}, 21);
-    struct Case { std::vector<int64_t> starts, ends, axes, steps; };
+    struct Case {
+        std::vector<int64_t> starts, ends, axes, steps;
+    };
     const std::vector<Case> cases = {
         {{1, 0}, {4, 7}, {0, 2}, {1, 2}},
-        {{-1}, {INT64_MIN}, {1}, {-1}},             // full reverse
+        {{-1}, {INT64_MIN}, {1}, {-1}},  // full reverse
         {{4, 10}, {-10, INT64_MAX}, {-1, 0}, {-2, 3}},
         {{0}, {INT64_MAX}, {-2}, {1}},
-        {{3}, {3}, {0}, {1}},                       // empty
-        {{2}, {5}, {2}, {-1}},                      // empty with negative step
+        {{3}, {3}, {0}, {1}},   // empty
+        {{2}, {5}, {2}, {-1}},  // empty with negative step
         {{-100}, {100}, {1}, {4}},
     };
     for (const Case &c : cases) {
         std::map<int64_t, SliceAxis> spec;
         for (size_t i = 0; i < c.starts.size(); ++i)
             spec[c.axes[i] < 0 ? c.axes[i] + 3 : c.axes[i]] = {c.starts[i], c.ends[i], c.steps[i]};
-        SingleNodeRun r = runSingleNode(makeNode("Slice"), {x, ints(c.starts), ints(c.ends), ints(c.axes), ints(c.steps)});
+        SingleNodeRun r = runSingleNode(
+            makeNode("Slice"), {x, ints(c.starts), ints(c.ends), ints(c.axes), ints(c.steps)});
         expectSame(r, sliceReference(x, spec));
     }
 }
 
 TEST(SliceKernel, AttributesBeforeOpset10AndInt32Inputs) {
     const Tensor x = randomInt64({4, 5}, 22);
-    SingleNodeRun r = runSingleNode(makeNode("Slice", {{"starts", intsAttr({1, -3})}, {"ends", intsAttr({3, 1000})}}),
-                                    {x}, 1, {}, 9);
+    SingleNodeRun r = runSingleNode(
+        makeNode("Slice", {{"starts", intsAttr({1, -3})}, {"ends", intsAttr({3, 1000})}}), {x}, 1,
+        {}, 9);
     expectSame(r, sliceReference(x, {{0, {1, 3, 1}}, {1, {-3, 1000, 1}}}));
-    const Tensor s32 = Tensor::fromVector<int32_t>({1}, {1}), e32 = Tensor::fromVector<int32_t>({1}, {-1});
+    const Tensor s32 = Tensor::fromVector<int32_t>({1}, {1}),
+                 e32 = Tensor::fromVector<int32_t>({1}, {-1});
     r = runSingleNode(makeNode("Slice"), {x, s32, e32}, 1, {}, 13);
     expectSame(r, sliceReference(x, {{0, {1, -1, 1}}}));
 }
 
 TEST(SliceKernel, ChannelsLastInputAndZeroStep) {
     const Tensor x = randomTensor({2, 6, 5, 4}, 23);
-    SingleNodeRun r = runSingleNode(makeNode("Slice"), {x.toChannelsLast(), ints({1, 4}), ints({5, 0}),
-                                                        ints({1, 3}), ints({2, -1})});
+    SingleNodeRun r = runSingleNode(makeNode("Slice"), {x.toChannelsLast(), ints({1, 4}),
+                                                        ints({5, 0}), ints({1, 3}), ints({2, -1})});
     expectSame(r, sliceReference(x, {{1, {1, 5, 2}}, {3, {4, 0, -1}}}));
     r = runSingleNode(makeNode("Slice"), {x, ints({0}), ints({1}), ints({0}), ints({0})});
     EXPECT_EQ(r.status.kind(), ErrorKind::BadInput);
@@ -285,7 +306,8 @@ TEST(ReshapeKernel, ZeroCopiesMinusOneInfersAndOutputAliases) {
     EXPECT_EQ(ctx.outputs[0].rawData(), x.rawData());  // a view, no copy
     // allowzero: 0 is a real zero-size dim.
     Tensor empty(DataType::Float, {0, 3});
-    SingleNodeRun r = runSingleNode(makeNode("Reshape", {{"allowzero", intAttr(1)}}), {empty, ints({3, 0})}, 1, {}, 14);
+    SingleNodeRun r = runSingleNode(makeNode("Reshape", {{"allowzero", intAttr(1)}}),
+                                    {empty, ints({3, 0})}, 1, {}, 14);
     ASSERT_TRUE(r.status.isOk()) << r.status.message();
     EXPECT_EQ(r.outputs[0].shape(), (Shape{3, 0}));
     r = runSingleNode(makeNode("Reshape"), {x, ints({4, 0, -1})});
@@ -295,7 +317,8 @@ TEST(ReshapeKernel, ZeroCopiesMinusOneInfersAndOutputAliases) {
 }
 
 TEST(ReshapeKernel, ImpossibleShapeNamesBothShapes) {
-    SingleNodeRun r = runSingleNode(makeNode("Reshape"), {randomTensor({2, 3, 4}, 32), ints({5, -1})});
+    SingleNodeRun r =
+        runSingleNode(makeNode("Reshape"), {randomTensor({2, 3, 4}, 32), ints({5, -1})});
     ASSERT_EQ(r.status.kind(), ErrorKind::BadInput);
     EXPECT_NE(r.status.message().find("[2,3,4]"), std::string::npos) << r.status.message();
     EXPECT_NE(r.status.message().find("[5,-1]"), std::string::npos) << r.status.message();
@@ -305,7 +328,8 @@ TEST(ReshapeKernel, ImpossibleShapeNamesBothShapes) {
 
 TEST(FlattenSqueezeUnsqueeze, Shapes) {
     const Tensor x = randomTensor({2, 1, 3, 1}, 33);
-    const std::vector<std::pair<int64_t, Shape>> flat = {{0, {1, 6}}, {1, {2, 3}}, {-1, {6, 1}}, {4, {6, 1}}, {-4, {1, 6}}};
+    const std::vector<std::pair<int64_t, Shape>> flat = {
+        {0, {1, 6}}, {1, {2, 3}}, {-1, {6, 1}}, {4, {6, 1}}, {-4, {1, 6}}};
     for (const auto &[axis, shape] : flat) {
         SingleNodeRun r = runSingleNode(makeNode("Flatten", {{"axis", intAttr(axis)}}), {x});
         ASSERT_TRUE(r.status.isOk()) << r.status.message();
@@ -348,12 +372,15 @@ TEST(TransposeKernel, PermutationsDtypesAndLayouts) {
     const Tensor x = randomTensor({2, 3, 4, 5}, 41);
     std::vector<int64_t> perm = {0, 1, 2, 3};
     do {
-        expectSame(runSingleNode(makeNode("Transpose", {{"perm", intsAttr(perm)}}), {x}), transposeReference(x, perm));
-        expectSame(runSingleNode(makeNode("Transpose", {{"perm", intsAttr(perm)}}), {x.toChannelsLast()}),
+        expectSame(runSingleNode(makeNode("Transpose", {{"perm", intsAttr(perm)}}), {x}),
                    transposeReference(x, perm));
+        expectSame(
+            runSingleNode(makeNode("Transpose", {{"perm", intsAttr(perm)}}), {x.toChannelsLast()}),
+            transposeReference(x, perm));
     } while (std::next_permutation(perm.begin(), perm.end()));
     const Tensor i64 = randomInt64({3, 1, 4, 2, 5}, 42);
-    expectSame(runSingleNode(makeNode("Transpose"), {i64}), transposeReference(i64, {4, 3, 2, 1, 0}));
+    expectSame(runSingleNode(makeNode("Transpose"), {i64}),
+               transposeReference(i64, {4, 3, 2, 1, 0}));
     Tensor u8(DataType::UInt8, {7, 9});
     for (int64_t i = 0; i < u8.numel(); ++i) u8.data<uint8_t>()[i] = static_cast<uint8_t>(i * 7);
     expectSame(runSingleNode(makeNode("Transpose"), {u8}), transposeReference(u8, {1, 0}));
@@ -367,7 +394,8 @@ TEST(TransposeKernel, LargeHotPathShapes) {
     const Tensor s = randomTensor({1, 2, 58, 28, 28}, 44);
     expectSame(runSingleNode(makeNode("Transpose", {{"perm", intsAttr({0, 2, 1, 3, 4})}}), {s}),
                transposeReference(s, {0, 2, 1, 3, 4}));
-    SingleNodeRun r = runSingleNode(makeNode("Transpose", {{"perm", intsAttr({0, 0})}}), {randomTensor({2, 2}, 1)});
+    SingleNodeRun r = runSingleNode(makeNode("Transpose", {{"perm", intsAttr({0, 0})}}),
+                                    {randomTensor({2, 2}, 1)});
     EXPECT_EQ(r.status.kind(), ErrorKind::BadInput);
 }
 
@@ -379,7 +407,8 @@ TEST(ExpandTileKernel, BroadcastAndRepeat) {
                    *i = {o[1], 0, o[3]};
                    return true;
                }));
-    SingleNodeRun r = runSingleNode(makeNode("Expand"), {x, ints({3, 3, 2})});  // 3 vs 3: ok, 1 -> 3
+    SingleNodeRun r =
+        runSingleNode(makeNode("Expand"), {x, ints({3, 3, 2})});  // 3 vs 3: ok, 1 -> 3
     ASSERT_TRUE(r.status.isOk());
     r = runSingleNode(makeNode("Expand"), {x, ints({4, 1, 1})});
     ASSERT_EQ(r.status.kind(), ErrorKind::BadInput);
@@ -394,19 +423,34 @@ TEST(ExpandTileKernel, BroadcastAndRepeat) {
     r = runSingleNode(makeNode("Tile"), {t, ints({0, 2})});
     ASSERT_TRUE(r.status.isOk());
     EXPECT_EQ(r.outputs[0].shape(), (Shape{0, 6}));
+    // Channels-last inputs are read in place.
+    const Tensor image = randomTensor({1, 3, 2, 4}, 53);
+    expectSame(runSingleNode(makeNode("Tile"), {image.toChannelsLast(), ints({2, 1, 1, 2})}),
+               mapReference(image, DataType::Float, {2, 3, 2, 8}, [](const Index &o, Index *i) {
+                   *i = {0, o[1], o[2], o[3] % 4};
+                   return true;
+               }));
+    expectSame(runSingleNode(makeNode("Expand"), {image.toChannelsLast(), ints({2, 1, 1, 1})}),
+               mapReference(image, DataType::Float, {2, 3, 2, 4}, [](const Index &o, Index *i) {
+                   *i = {0, o[1], o[2], o[3]};
+                   return true;
+               }));
 }
 
 TEST(DepthSpaceKernels, MatchFormulas) {
     const int64_t b = 2;
     const Tensor x = randomTensor({2, 8, 3, 4}, 53);
     for (const std::string mode : {"DCR", "CRD"}) {
-        Tensor expected = mapReference(x, DataType::Float, {2, 2, 6, 8}, [&](const Index &o, Index *i) {
-            const int64_t bh = o[2] % b, bw = o[3] % b;
-            const int64_t c = mode == "DCR" ? (bh * b + bw) * 2 + o[1] : o[1] * b * b + bh * b + bw;
-            *i = {o[0], c, o[2] / b, o[3] / b};
-            return true;
-        });
-        expectSame(runSingleNode(makeNode("DepthToSpace", {{"blocksize", intAttr(b)}, {"mode", stringAttr(mode)}}),
+        Tensor expected =
+            mapReference(x, DataType::Float, {2, 2, 6, 8}, [&](const Index &o, Index *i) {
+                const int64_t bh = o[2] % b, bw = o[3] % b;
+                const int64_t c =
+                    mode == "DCR" ? (bh * b + bw) * 2 + o[1] : o[1] * b * b + bh * b + bw;
+                *i = {o[0], c, o[2] / b, o[3] / b};
+                return true;
+            });
+        expectSame(runSingleNode(makeNode("DepthToSpace",
+                                          {{"blocksize", intAttr(b)}, {"mode", stringAttr(mode)}}),
                                  {x.toChannelsLast()}),
                    expected);
     }
@@ -441,14 +485,16 @@ TEST(GatherKernel, AxesNegativeIndicesAndIndexTypes) {
             i->insert(i->end(), o.begin() + a + 2, o.end());
             return true;
         });
-        expectSame(runSingleNode(makeNode("Gather", {{"axis", intAttr(axis)}}), {x, indices}), expected);
+        expectSame(runSingleNode(makeNode("Gather", {{"axis", intAttr(axis)}}), {x, indices}),
+                   expected);
         std::vector<int32_t> v32(valid.begin(), valid.end());
         expectSame(runSingleNode(makeNode("Gather", {{"axis", intAttr(axis)}}),
                                  {x, Tensor::fromVector<int32_t>(indices.shape(), v32)}),
                    expected);
     }
     // A scalar index drops the axis.
-    SingleNodeRun r = runSingleNode(makeNode("Gather", {{"axis", intAttr(1)}}), {x, Tensor::scalar<int64_t>(-2)});
+    SingleNodeRun r =
+        runSingleNode(makeNode("Gather", {{"axis", intAttr(1)}}), {x, Tensor::scalar<int64_t>(-2)});
     expectSame(r, mapReference(x, DataType::Float, {4, 3}, [](const Index &o, Index *i) {
                    *i = {o[0], 3, o[1]};
                    return true;
@@ -478,8 +524,8 @@ TEST(GatherElementsScatter, MatchDefinitions) {
             int64_t k = idx.data<int64_t>()[r * 4 + c];
             expected.data<float>()[(k < 0 ? k + 3 : k) * 4 + c] += upd.data<float>()[r * 4 + c];
         }
-    SingleNodeRun run = runSingleNode(makeNode("ScatterElements", {{"reduction", stringAttr("add")}}), {x, idx, upd},
-                                      1, {}, 16);
+    SingleNodeRun run = runSingleNode(
+        makeNode("ScatterElements", {{"reduction", stringAttr("add")}}), {x, idx, upd}, 1, {}, 16);
     ASSERT_TRUE(run.status.isOk()) << run.status.message();
     EXPECT_LT(maxAbsDiff(run.outputs[0], expected), 1e-6);
 
@@ -502,31 +548,39 @@ int64_t padSource(int64_t i, int64_t dim, const std::string &mode) {
     return i;
 }
 
-Tensor padReference(const Tensor &x, const std::vector<int64_t> &pads, const std::string &mode, double value) {
+Tensor padReference(const Tensor &x, const std::vector<int64_t> &pads, const std::string &mode,
+                    double value) {
     const int64_t r = x.rank();
     Shape shape;
     for (int64_t a = 0; a < r; ++a) shape.push_back(x.shape()[a] + pads[a] + pads[a + r]);
-    return mapReference(x, x.dtype(), shape, [&](const Index &o, Index *i) {
-        i->resize(r);
-        for (int64_t a = 0; a < r; ++a) {
-            (*i)[a] = padSource(o[a] - pads[a], x.shape()[a], mode);
-            if ((*i)[a] < 0) return false;
-        }
-        return true;
-    }, value);
+    return mapReference(
+        x, x.dtype(), shape,
+        [&](const Index &o, Index *i) {
+            i->resize(r);
+            for (int64_t a = 0; a < r; ++a) {
+                (*i)[a] = padSource(o[a] - pads[a], x.shape()[a], mode);
+                if ((*i)[a] < 0) return false;
+            }
+            return true;
+        },
+        value);
 }
 
 TEST(PadKernel, ModesOpsetsAndNegativePads) {
     const Tensor x = randomTensor({3, 4, 5}, 71);
-    const std::vector<std::vector<int64_t>> padSets = {{1, 0, 2, 0, 3, 1}, {0, 2, 0, 2, 0, 4}, {-1, 1, 0, 0, -2, 3}};
+    const std::vector<std::vector<int64_t>> padSets = {
+        {1, 0, 2, 0, 3, 1}, {0, 2, 0, 2, 0, 4}, {-1, 1, 0, 0, -2, 3}};
     for (const std::string mode : {"constant", "reflect", "edge"}) {
         for (const auto &pads : padSets) {
             const Tensor expected = padReference(x, pads, mode, 1.5);
-            SingleNodeRun r = runSingleNode(makeNode("Pad", {{"mode", stringAttr(mode)}}),
-                                            {x, ints(pads), Tensor::scalar<float>(1.5f)}, 1, {}, 13);
+            SingleNodeRun r =
+                runSingleNode(makeNode("Pad", {{"mode", stringAttr(mode)}}),
+                              {x, ints(pads), Tensor::scalar<float>(1.5f)}, 1, {}, 13);
             expectSame(r, expected);
-            r = runSingleNode(makeNode("Pad", {{"mode", stringAttr(mode)}, {"pads", intsAttr(pads)},
-                                               {"value", floatAttr(1.5f)}}), {x}, 1, {}, 10);
+            r = runSingleNode(makeNode("Pad", {{"mode", stringAttr(mode)},
+                                               {"pads", intsAttr(pads)},
+                                               {"value", floatAttr(1.5f)}}),
+                              {x}, 1, {}, 10);
             expectSame(r, expected);
         }
     }
@@ -534,8 +588,8 @@ TEST(PadKernel, ModesOpsetsAndNegativePads) {
     expectSame(runSingleNode(makeNode("Pad"), {i64, ints({1, 1, 0, 2})}, 1, {}, 13),
                padReference(i64, {1, 1, 0, 2}, "constant", 0));
     // Opset 18 axes: pads for the listed axes only.
-    expectSame(runSingleNode(makeNode("Pad", {{"mode", stringAttr("reflect")}}), {x, ints({2, 3}), Tensor(), ints({-1})},
-                             1, {}, 18),
+    expectSame(runSingleNode(makeNode("Pad", {{"mode", stringAttr("reflect")}}),
+                             {x, ints({2, 3}), Tensor(), ints({-1})}, 1, {}, 18),
                padReference(x, {0, 0, 2, 0, 0, 3}, "reflect", 0));
     SingleNodeRun r = runSingleNode(makeNode("Pad"), {x, ints({1, 1})}, 1, {}, 13);
     EXPECT_EQ(r.status.kind(), ErrorKind::BadInput);
@@ -548,8 +602,9 @@ TEST(ShapeSizeConstant, Values) {
     const std::vector<std::tuple<int64_t, int64_t, std::vector<int64_t>>> cases = {
         {0, 100, {2, 3, 4, 5}}, {1, -1, {3, 4}}, {-2, 100, {4, 5}}, {-100, 1, {2}}, {3, 1, {}}};
     for (const auto &[start, end, dims] : cases) {
-        SingleNodeRun r = runSingleNode(makeNode("Shape", {{"start", intAttr(start)}, {"end", intAttr(end)}}),
-                                        {x.toChannelsLast()}, 1, {}, 15);
+        SingleNodeRun r =
+            runSingleNode(makeNode("Shape", {{"start", intAttr(start)}, {"end", intAttr(end)}}),
+                          {x.toChannelsLast()}, 1, {}, 15);
         expectSame(r, ints(dims));
     }
     expectSame(runSingleNode(makeNode("Size"), {x}), Tensor::scalar<int64_t>(120));
@@ -558,8 +613,10 @@ TEST(ShapeSizeConstant, Values) {
     tensor.kind = Attribute::Kind::Tensor;
     tensor.t = randomInt64({2, 2}, 82);
     expectSame(runSingleNode(makeNode("Constant", {{"value", tensor}}), {}), tensor.t);
-    expectSame(runSingleNode(makeNode("Constant", {{"value_float", floatAttr(2.5f)}}), {}), Tensor::scalar<float>(2.5f));
-    expectSame(runSingleNode(makeNode("Constant", {{"value_ints", intsAttr({4, -2})}}), {}), ints({4, -2}));
+    expectSame(runSingleNode(makeNode("Constant", {{"value_float", floatAttr(2.5f)}}), {}),
+               Tensor::scalar<float>(2.5f));
+    expectSame(runSingleNode(makeNode("Constant", {{"value_ints", intsAttr({4, -2})}}), {}),
+               ints({4, -2}));
     Attribute sparse;
     SingleNodeRun r = runSingleNode(makeNode("Constant", {{"sparse_value", sparse}}), {});
     EXPECT_EQ(r.status.kind(), ErrorKind::Unsupported);
@@ -569,7 +626,8 @@ TEST(ConstantOfShapeRange, Values) {
     Attribute value;
     value.kind = Attribute::Kind::Tensor;
     value.t = Tensor::fromVector<int64_t>({1}, {7});
-    SingleNodeRun r = runSingleNode(makeNode("ConstantOfShape", {{"value", value}}), {ints({2, 3})});
+    SingleNodeRun r =
+        runSingleNode(makeNode("ConstantOfShape", {{"value", value}}), {ints({2, 3})});
     expectSame(r, Tensor::fromVector<int64_t>({2, 3}, std::vector<int64_t>(6, 7)));
     r = runSingleNode(makeNode("ConstantOfShape"), {ints({3, 0})});
     expectSame(r, Tensor(DataType::Float, {3, 0}));

@@ -3,6 +3,9 @@
 // file reports the engine's message instead of showing a model.
 
 #include <QLabel>
+#include <QMenu>
+#include <QSettings>
+#include <QThreadPool>
 #include <QLineEdit>
 #include <QSignalSpy>
 #include <QStackedWidget>
@@ -53,6 +56,8 @@ private slots:
     void selectingLayerShowsDetails();
     void opensFileAndRemembersIt();
     void brokenFileReportsEngineMessage();
+    void recentFilesPersistAcrossWindows();
+    void closingWhileLoadingIsSafe();
 
 private:
     MainWindow::Options m_options{false, false};  // no QSettings, no modal message boxes
@@ -60,6 +65,10 @@ private:
 };
 
 void TestMainWindow::initTestCase() {
+    // ctest points XDG_CONFIG_HOME into the build tree; start every run from empty settings.
+    QCoreApplication::setOrganizationName("QuantLensTest");
+    QCoreApplication::setApplicationName("tst_main_window");
+    QSettings().clear();
     auto graph = ql::loadModel(QL_DEMO_MODEL);
     QVERIFY2(graph.isOk(), graph.status().message().c_str());
     m_demoNodes = int(graph.value().nodes.size());
@@ -124,7 +133,10 @@ void TestMainWindow::selectingLayerShowsDetails() {
     window.documents()->openDemo();
     WAIT_FOR_LOAD(window);
     QTableView *table = window.layerPanel()->tableView();
-    QCOMPARE(window.layerDetails()->layerIndex(), -1);
+    QCOMPARE(window.layerDetails()->layerIndex(), 0);  // the first layer is selected on load
+    table->selectRow(4);
+    QCOMPARE(window.layerDetails()->layerIndex(), 4);
+    QCOMPARE(window.findChild<QLabel *>("layerTitle")->text(), QString("<b>Conv</b> /features/features.4/Conv"));
     table->selectRow(0);
     QCOMPARE(window.layerDetails()->layerIndex(), 0);
     QTreeWidget *tree = window.layerDetails()->tree();
@@ -173,6 +185,49 @@ void TestMainWindow::brokenFileReportsEngineMessage() {
     QVERIFY(!window.documents()->current());
     QVERIFY(window.recentFiles()->files().isEmpty());
     QCOMPARE(window.findChild<QStackedWidget *>()->currentWidget()->objectName(), QString("welcomePage"));
+}
+
+void TestMainWindow::recentFilesPersistAcrossWindows() {
+    const QString model = QFileInfo(QL_DEMO_MODEL).absoluteFilePath();
+    {
+        MainWindow window(MainWindow::Options{true, false});
+        window.show();
+        QCOMPARE(window.recentFiles()->files(), QStringList{});
+        LoadSpy done(window.documents());
+        window.documents()->openFile(QL_DEMO_MODEL);
+        WAIT_FOR_LOAD(window);
+        window.resize(900, 650);
+        window.close();  // saves the geometry
+    }
+    MainWindow again(MainWindow::Options{true, false});
+    QCOMPARE(again.recentFiles()->files(), QStringList{model});
+    QCOMPARE(again.size(), QSize(900, 650));
+    // The menu entry opens the file.
+    QMenu *recent = nullptr;
+    for (QMenu *menu : again.findChildren<QMenu *>())
+        if (menu->title() == "Open &Recent") recent = menu;
+    QVERIFY(recent);
+    QAction *entry = recent->actions().first();
+    QCOMPARE(entry->text(), QString("&1 fashion_cnn.onnx"));
+    QSignalSpy loaded(again.documents(), &DocumentController::modelLoaded);
+    LoadSpy done(again.documents());
+    entry->trigger();
+    WAIT_FOR_LOAD(again);
+    QCOMPARE(loaded.count(), 1);
+    QCOMPARE(again.documents()->currentFile(), model);
+    again.recentFiles()->clear();
+    QCOMPARE(QSettings().value("recentFiles").toStringList(), QStringList{});
+}
+
+void TestMainWindow::closingWhileLoadingIsSafe() {
+    {
+        MainWindow window(m_options);
+        window.documents()->openDemo();
+        window.documents()->openFile(QL_DEMO_MODEL);  // supersedes the demo load
+    }
+    // The orphaned loads finish on the pool and must not touch the destroyed window.
+    QThreadPool::globalInstance()->waitForDone(30000);
+    QCoreApplication::processEvents();
 }
 
 QTEST_MAIN(TestMainWindow)

@@ -77,7 +77,7 @@ passes_sqnr() {  # "inf" passes; numbers compare against the threshold; anything
 
 echo "QuantLens vs ONNX Runtime — $(date -u '+%Y-%m-%d %H:%M UTC'), $(nproc) cores," \
      "load average $(cut -d' ' -f1-3 /proc/loadavg), threads $threads"
-echo "quantlens: $quantlens"
+echo "quantlens: $quantlens; OMP_WAIT_POLICY=${OMP_WAIT_POLICY:-unset} GOMP_SPINCOUNT=${GOMP_SPINCOUNT:-unset}"
 echo
 echo "| model | SQNR ours vs ORT (dB) | max abs diff | SQNR ORT vs PyTorch (dB) | pass (> $min_sqnr dB) |"
 echo "|---|---|---|---|---|"

@@ -6,7 +6,10 @@ Developer tool, not run by CI (it needs PyTorch). For each model it writes
   OUT/<name>/input_0.npy       seeded normal(0,1) float32 input, shape [1,3,224,224]
   OUT/<name>/torch_output_0.npy  PyTorch's own output on that input, for reference
 
-Usage: /usr/bin/python3 export_torchvision.py [OUT] [--models a,b,...] [--force]
+Unless --raw-init, norm-layer affine parameters and layer scales are re-drawn (seeded) and
+BatchNorm statistics are set from seeded random batches, so activations stay O(1): see calibrate().
+
+Usage: /usr/bin/python3 export_torchvision.py [OUT] [--models a,b,...] [--force] [--raw-init]
 """
 import argparse
 import os
@@ -26,7 +29,42 @@ MODELS = [
 OPSET = 13
 
 
-def build_model(name):
+def calibrate(model):
+    """Make activations O(1) so every op is exercised away from zero.
+
+    With torchvision's init, BatchNorm is the identity (running mean 0, var 1) and many nets'
+    activations shrink layer by layer (mobilenet_v2 ends near 1e-9, efficientnet_b0 near 1e-14),
+    so Clip, HardSigmoid and Sigmoid never leave their linear region; ConvNeXt's layer_scale of
+    1e-6 makes its blocks near-identity. So: re-draw norm affine parameters and layer scales
+    (seeded), then set BatchNorm running statistics from seeded random batches.
+    """
+    torch.manual_seed(1)
+    norms = (torch.nn.BatchNorm2d, torch.nn.LayerNorm)
+    with torch.no_grad():
+        for module in model.modules():
+            if isinstance(module, norms) and module.weight is not None:
+                module.weight.uniform_(0.5, 2.5)
+                module.bias.normal_(0.0, 0.5)
+        for name, param in model.named_parameters():
+            if name.endswith("layer_scale"):
+                param.uniform_(0.2, 1.0)
+    batch_norms = [m for m in model.modules() if isinstance(m, torch.nn.BatchNorm2d)]
+    if not batch_norms:
+        return
+    # Only BatchNorm in train mode: Dropout and StochasticDepth stay off. momentum=None
+    # makes the running statistics a plain average over the batches.
+    model.eval()
+    for bn in batch_norms:
+        bn.reset_running_stats()
+        bn.momentum = None
+        bn.train()
+    with torch.no_grad():
+        for _ in range(4):
+            model(torch.randn(8, 3, 224, 224))
+    model.eval()
+
+
+def build_model(name, raw_init):
     # weights=None: random init; re-seed per model so each file is reproducible on its own.
     torch.manual_seed(0)
     ctor = getattr(torchvision.models, name)
@@ -35,6 +73,8 @@ def build_model(name):
         kwargs.update(aux_logits=False, init_weights=True)
     model = ctor(**kwargs)
     model.eval()
+    if not raw_init:
+        calibrate(model)
     return model
 
 
@@ -45,7 +85,7 @@ def seeded_input(name):
     return rng.standard_normal((1, 3, 224, 224)).astype(np.float32)
 
 
-def export_one(name, out_dir, force):
+def export_one(name, out_dir, force, raw_init):
     onnx_path = os.path.join(out_dir, name + ".onnx")
     data_dir = os.path.join(out_dir, name)
     input_path = os.path.join(data_dir, "input_0.npy")
@@ -55,7 +95,7 @@ def export_one(name, out_dir, force):
         return True
     os.makedirs(data_dir, exist_ok=True)
     start = time.time()
-    model = build_model(name)
+    model = build_model(name, raw_init)
     x = seeded_input(name)
     with torch.no_grad():
         ref = model(torch.from_numpy(x)).numpy()
@@ -70,7 +110,7 @@ def export_one(name, out_dir, force):
     np.save(ref_path, ref.astype(np.float32))
     size_mb = os.path.getsize(onnx_path) / 1e6
     print(f"{name:22s} exported in {time.time() - start:6.1f} s  ({size_mb:6.1f} MB, "
-          f"output {list(ref.shape)})", flush=True)
+          f"output {list(ref.shape)}, std {ref.std():.3g})", flush=True)
     return True
 
 
@@ -81,6 +121,8 @@ def main():
     parser.add_argument("--models", default=",".join(MODELS),
                         help="comma-separated torchvision model names (default: all 11)")
     parser.add_argument("--force", action="store_true", help="re-export existing models")
+    parser.add_argument("--raw-init", action="store_true",
+                        help="keep torchvision's init (no norm re-draw, no BatchNorm calibration)")
     parser.add_argument("--threads", type=int, default=0, help="torch threads (default: torch's)")
     args = parser.parse_args()
     if args.threads > 0:
@@ -92,7 +134,7 @@ def main():
     total = time.time()
     for name in [m.strip() for m in args.models.split(",") if m.strip()]:
         try:
-            export_one(name, args.out, args.force)
+            export_one(name, args.out, args.force, args.raw_init)
         except Exception as exc:  # keep going: one broken model must not stop the others
             print(f"{name:22s} FAILED: {type(exc).__name__}: {exc}", flush=True)
             failed.append(name)

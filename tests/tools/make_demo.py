@@ -7,7 +7,7 @@ Writes into resources/demo/ (or --out):
   labels.npy        their classes, int64 [64]
 
 BatchNormalization stays a separate node (not folded into Conv): unfused Conv-BN is one of the
-cases QuantLens is meant to diagnose. Deterministic (seed 0); takes about a minute on two cores.
+cases QuantLens is meant to diagnose. Deterministic (seed 0); takes about two minutes on two cores.
 Needs Debian's python3-torch, python3-onnx, python3-numpy and dataset-fashion-mnist.
 Run: /usr/bin/python3 tests/tools/make_demo.py
 """
