@@ -33,7 +33,9 @@ DocumentController::DocumentController(QWidget *dialogParent)
             });
 }
 
-bool DocumentController::isLoading() const { return m_job->isRunning(); }
+bool DocumentController::isLoading() const {
+    return m_job->isRunning();
+}
 
 void DocumentController::openFile(const QString &path) {
     m_pendingFile = QFileInfo(path).absoluteFilePath();
@@ -55,10 +57,11 @@ void DocumentController::openDemo() {
 void DocumentController::openWithDialog() {
     QSettings settings;
     QString folder = m_persistent ? settings.value(kLastFolderKey).toString() : QString();
-    if (folder.isEmpty() && !m_currentFile.isEmpty()) folder = QFileInfo(m_currentFile).absolutePath();
+    if (folder.isEmpty() && !m_currentFile.isEmpty())
+        folder = QFileInfo(m_currentFile).absolutePath();
     if (folder.isEmpty()) folder = QStandardPaths::writableLocation(QStandardPaths::HomeLocation);
-    const QString path = QFileDialog::getOpenFileName(
-        m_dialogParent, tr("Open Model"), folder, tr("ONNX models (*.onnx);;All files (*)"));
+    const QString path = QFileDialog::getOpenFileName(m_dialogParent, tr("Open Model"), folder,
+                                                      tr("ONNX models (*.onnx);;All files (*)"));
     if (path.isEmpty()) return;
     if (m_persistent) settings.setValue(kLastFolderKey, QFileInfo(path).absolutePath());
     openFile(path);

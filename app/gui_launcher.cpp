@@ -23,15 +23,19 @@ void installTranslators(QApplication &app) {
                  QLibraryInfo::path(QLibraryInfo::TranslationsPath)))
         QCoreApplication::installTranslator(qt);
     auto *own = new QTranslator(&app);
-    if (own->load(QLocale(), QStringLiteral("quantlens"), QStringLiteral("_"), QStringLiteral(":/i18n")))
+    if (own->load(QLocale(), QStringLiteral("quantlens"), QStringLiteral("_"),
+                  QStringLiteral(":/i18n")))
         QCoreApplication::installTranslator(own);
 }
 
 int exitCodeFor(ql::ErrorKind kind) {
     switch (kind) {
-        case ql::ErrorKind::BadInput: return cli::BadInput;
-        case ql::ErrorKind::Unsupported: return cli::Unsupported;
-        default: return cli::Failure;
+        case ql::ErrorKind::BadInput:
+            return cli::BadInput;
+        case ql::ErrorKind::Unsupported:
+            return cli::Unsupported;
+        default:
+            return cli::Failure;
     }
 }
 
@@ -49,11 +53,13 @@ int runGui(int argc, char *argv[], int firstArgument) {
     installTranslators(app);
 
     QStringList arguments = QApplication::arguments();
-    arguments.erase(arguments.begin() + 1, arguments.begin() + qMin(firstArgument, int(arguments.size())));
+    arguments.erase(arguments.begin() + 1,
+                    arguments.begin() + qMin(firstArgument, int(arguments.size())));
     QCommandLineParser parser;
     parser.setApplicationDescription(QApplication::translate(
-        "main", "QuantLens: find and fix int8 quantization accuracy loss.\n"
-                "Subcommands: gui (default), infer, bench; `quantlens SUBCOMMAND --help`."));
+        "main",
+        "QuantLens: find and fix int8 quantization accuracy loss.\n"
+        "Subcommands: gui (default), infer, bench; `quantlens SUBCOMMAND --help`."));
     parser.addHelpOption();
     parser.addVersionOption();
     parser.addPositionalArgument(QStringLiteral("model"),
@@ -61,14 +67,16 @@ int runGui(int argc, char *argv[], int firstArgument) {
                                  QStringLiteral("[MODEL.onnx]"));
     parser.addOption({QStringLiteral("demo"),
                       QApplication::translate("main", "Open the embedded Fashion-MNIST demo.")});
-    parser.addOption({QStringLiteral("screenshot"),
-                      QApplication::translate("main", "Load, save a PNG of the window to FILE, exit."),
-                      QStringLiteral("FILE")});
+    parser.addOption(
+        {QStringLiteral("screenshot"),
+         QApplication::translate("main", "Load, save a PNG of the window to FILE, exit."),
+         QStringLiteral("FILE")});
     parser.process(arguments);  // exits on --help, --version and unknown options
 
     const QStringList models = parser.positionalArguments();
     if (models.size() > 1 || (parser.isSet("demo") && !models.isEmpty()))
-        return fail(QApplication::translate("main", "give either --demo or one MODEL.onnx"), cli::BadInput);
+        return fail(QApplication::translate("main", "give either --demo or one MODEL.onnx"),
+                    cli::BadInput);
     const QString screenshot = parser.value("screenshot");
     const bool capture = !screenshot.isEmpty();
 
@@ -81,13 +89,15 @@ int runGui(int argc, char *argv[], int firstArgument) {
             // Let posted layout requests run before painting.
             QTimer::singleShot(50, &window, [&window, &screenshot, &exitCode] {
                 if (!window.grab().save(screenshot)) {
-                    exitCode = fail(QApplication::translate("main", "%1: cannot write the PNG").arg(screenshot),
-                                    cli::Failure);
+                    exitCode = fail(
+                        QApplication::translate("main", "%1: cannot write the PNG").arg(screenshot),
+                        cli::Failure);
                 }
                 QApplication::exit(exitCode);
             });
         };
-        QObject::connect(window.documents(), &DocumentController::modelLoaded, &window, grabAndQuit);
+        QObject::connect(window.documents(), &DocumentController::modelLoaded, &window,
+                         grabAndQuit);
         QObject::connect(window.documents(), &DocumentController::loadFailed, &window,
                          [&exitCode](const QString &, const QString &message, ql::ErrorKind kind) {
                              exitCode = fail(message, exitCodeFor(kind));

@@ -30,7 +30,8 @@ const char kStateKey[] = "mainWindow/state";
 const char kSplitterKey[] = "mainWindow/layerSplitter";
 
 bool isOnnxUrl(const QUrl &url) {
-    return url.isLocalFile() && url.toLocalFile().endsWith(QLatin1String(".onnx"), Qt::CaseInsensitive);
+    return url.isLocalFile() &&
+           url.toLocalFile().endsWith(QLatin1String(".onnx"), Qt::CaseInsensitive);
 }
 }  // namespace
 
@@ -55,7 +56,8 @@ MainWindow::MainWindow(const Options &options, QWidget *parent)
     connect(m_documents, &DocumentController::modelLoaded, this, &MainWindow::onModelLoaded);
     connect(m_documents, &DocumentController::loadFailed, this, &MainWindow::onLoadFailed);
     connect(m_documents, &DocumentController::fileLoaded, m_recent, &RecentFilesController::add);
-    connect(m_recent, &RecentFilesController::openRequested, m_documents, &DocumentController::openFile);
+    connect(m_recent, &RecentFilesController::openRequested, m_documents,
+            &DocumentController::openFile);
     restoreSettings();
 }
 
@@ -65,7 +67,8 @@ void MainWindow::createPages() {
     m_welcome = new ql::ui::WelcomePage(this);
     connect(m_welcome, &ql::ui::WelcomePage::openModelRequested, this,
             [this] { m_documents->openWithDialog(); });
-    connect(m_welcome, &ql::ui::WelcomePage::openDemoRequested, this, [this] { m_documents->openDemo(); });
+    connect(m_welcome, &ql::ui::WelcomePage::openDemoRequested, this,
+            [this] { m_documents->openDemo(); });
 
     m_modelPage = new QWidget(this);
     m_summary = new ql::ui::ModelSummaryWidget(m_modelPage);
@@ -92,7 +95,8 @@ void MainWindow::createPages() {
 
 void MainWindow::createMenus() {
     QMenu *file = menuBar()->addMenu(tr("&File"));
-    QAction *open = file->addAction(tr("&Open Model…"), m_documents, &DocumentController::openWithDialog);
+    QAction *open =
+        file->addAction(tr("&Open Model…"), m_documents, &DocumentController::openWithDialog);
     open->setShortcut(QKeySequence::Open);
     open->setObjectName(QStringLiteral("actionOpenModel"));
     QMenu *recentMenu = file->addMenu(tr("Open &Recent"));
@@ -103,7 +107,8 @@ void MainWindow::createMenus() {
     quit->setMenuRole(QAction::QuitRole);
 
     QMenu *edit = menuBar()->addMenu(tr("&Edit"));
-    QAction *find = edit->addAction(tr("&Find Layer"), m_layers, &ql::ui::LayerTablePanel::focusFilter);
+    QAction *find =
+        edit->addAction(tr("&Find Layer"), m_layers, &ql::ui::LayerTablePanel::focusFilter);
     find->setShortcut(QKeySequence::Find);
 
     QMenu *help = menuBar()->addMenu(tr("&Help"));
@@ -111,8 +116,10 @@ void MainWindow::createMenus() {
     demo->setObjectName(QStringLiteral("actionOpenDemo"));
     demo->setStatusTip(tr("A small BatchNorm CNN trained on Fashion-MNIST, with 64 test images"));
     help->addSeparator();
-    help->addAction(tr("&About QuantLens"), this, &MainWindow::showAbout)->setMenuRole(QAction::AboutRole);
-    help->addAction(tr("About &Qt"), qApp, &QApplication::aboutQt)->setMenuRole(QAction::AboutQtRole);
+    help->addAction(tr("&About QuantLens"), this, &MainWindow::showAbout)
+        ->setMenuRole(QAction::AboutRole);
+    help->addAction(tr("About &Qt"), qApp, &QApplication::aboutQt)
+        ->setMenuRole(QAction::AboutQtRole);
 }
 
 void MainWindow::restoreSettings() {
@@ -121,7 +128,8 @@ void MainWindow::restoreSettings() {
         m_options.persistSettings && restoreGeometry(settings.value(kGeometryKey).toByteArray());
     if (!restored) {
         const QSize wanted(1200, 760);
-        const QRect screen = this->screen() ? this->screen()->availableGeometry() : QRect(0, 0, 1200, 760);
+        const QRect screen =
+            this->screen() ? this->screen()->availableGeometry() : QRect(0, 0, 1200, 760);
         resize(wanted.boundedTo(screen.size() * 0.9));
     }
     if (m_options.persistSettings) {
@@ -168,7 +176,8 @@ void MainWindow::onModelLoaded(const ql::ui::SnapshotPtr &snapshot, double secon
     m_pages->setCurrentWidget(m_modelPage);
     m_layers->selectLayer(0);  // the details panel shows something useful straight away
     setWindowTitle(tr("%1 — QuantLens").arg(snapshot->displayName));
-    QString status = tr("Loaded %1 in %2 s").arg(snapshot->displayName, QLocale().toString(seconds, 'f', 2));
+    QString status =
+        tr("Loaded %1 in %2 s").arg(snapshot->displayName, QLocale().toString(seconds, 'f', 2));
     if (!snapshot->warnings.isEmpty())
         status += QStringLiteral(" — ") + tr("loader warnings: %1").arg(snapshot->warnings.size());
     m_status->setText(status);
@@ -178,8 +187,7 @@ void MainWindow::onLoadFailed(const QString &path, const QString &message, ql::E
     m_busy->hide();
     m_status->setText(tr("Could not open the model"));
     if (!path.isEmpty() && !QFileInfo::exists(path)) m_recent->remove(path);
-    if (m_options.interactiveErrors)
-        QMessageBox::warning(this, tr("Cannot Open Model"), message);
+    if (m_options.interactiveErrors) QMessageBox::warning(this, tr("Cannot Open Model"), message);
 }
 
 void MainWindow::showAbout() {

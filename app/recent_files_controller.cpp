@@ -42,7 +42,8 @@ void RecentFilesController::rebuildMenu() {
     for (int i = 0; i < m_files.size(); ++i) {
         const QString &file = m_files[i];
         // "&1 model.onnx": keyboard accelerators for the first nine entries.
-        const QString name = QFileInfo(file).fileName().replace(QLatin1Char('&'), QStringLiteral("&&"));
+        const QString name =
+            QFileInfo(file).fileName().replace(QLatin1Char('&'), QStringLiteral("&&"));
         const QString text = i < 9 ? QStringLiteral("&%1 %2").arg(i + 1).arg(name) : name;
         QAction *action = m_menu->addAction(text);
         action->setToolTip(QDir::toNativeSeparators(file));

@@ -47,7 +47,9 @@ QString formatTypedShape(const ValueInfo &info) {
     return type + QLatin1Char(' ') + formatShape(info);
 }
 
-QString formatCount(int64_t count) { return QLocale().toString(static_cast<qlonglong>(count)); }
+QString formatCount(int64_t count) {
+    return QLocale().toString(static_cast<qlonglong>(count));
+}
 
 QString formatBytes(int64_t bytes) {
     return QLocale().formattedDataSize(bytes, 1, QLocale::DataSizeTraditionalFormat);
@@ -56,10 +58,14 @@ QString formatBytes(int64_t bytes) {
 QString formatAttribute(const Attribute &a) {
     using Kind = Attribute::Kind;
     switch (a.kind) {
-        case Kind::Int: return QString::number(a.i);
-        case Kind::Float: return QString::number(a.f, 'g', 6);
-        case Kind::String: return QLatin1Char('"') + QString::fromStdString(a.s) + QLatin1Char('"');
-        case Kind::Ints: return formatList(a.ints, [](int64_t v) { return QString::number(v); });
+        case Kind::Int:
+            return QString::number(a.i);
+        case Kind::Float:
+            return QString::number(a.f, 'g', 6);
+        case Kind::String:
+            return QLatin1Char('"') + QString::fromStdString(a.s) + QLatin1Char('"');
+        case Kind::Ints:
+            return formatList(a.ints, [](int64_t v) { return QString::number(v); });
         case Kind::Floats:
             return formatList(a.floats, [](float v) { return QString::number(v, 'g', 6); });
         case Kind::Strings:
@@ -69,8 +75,10 @@ QString formatAttribute(const Attribute &a) {
         case Kind::Tensor:
             return QCoreApplication::translate("ql::ui::Format", "tensor %1 %2")
                 .arg(QString::fromStdString(dataTypeName(a.t.dtype())), formatShape(a.t.shape()));
-        case Kind::Graph: return QCoreApplication::translate("ql::ui::Format", "subgraph");
-        case Kind::Unknown: break;
+        case Kind::Graph:
+            return QCoreApplication::translate("ql::ui::Format", "subgraph");
+        case Kind::Unknown:
+            break;
     }
     return QStringLiteral("?");
 }

@@ -27,7 +27,8 @@ void ElidedLabel::resizeEvent(QResizeEvent *event) {
 }
 
 void ElidedLabel::updateElided() {
-    const QString shown = fontMetrics().elidedText(m_fullText, m_mode, qMax(0, contentsRect().width()));
+    const QString shown =
+        fontMetrics().elidedText(m_fullText, m_mode, qMax(0, contentsRect().width()));
     if (shown != text()) QLabel::setText(shown);
 }
 

@@ -42,16 +42,17 @@ void LayerDetailsWidget::showLayer(int layerIndex) {
     m_tree->clear();
     if (!m_snapshot || layerIndex < 0 || layerIndex >= m_snapshot->layers.size()) {
         m_layerIndex = -1;
-        m_title->setText(m_snapshot ? tr("Select a layer to see its inputs, outputs and attributes.")
-                                    : QString());
+        m_title->setText(m_snapshot
+                             ? tr("Select a layer to see its inputs, outputs and attributes.")
+                             : QString());
         return;
     }
     m_layerIndex = layerIndex;
     const LayerInfo &layer = m_snapshot->layers[layerIndex];
     const Graph &graph = m_snapshot->graph();
     const Node &node = graph.nodes[static_cast<size_t>(layerIndex)];
-    m_title->setText(QStringLiteral("<b>%1</b> %2").arg(layer.opType.toHtmlEscaped(),
-                                                        layer.name.toHtmlEscaped()));
+    m_title->setText(QStringLiteral("<b>%1</b> %2")
+                         .arg(layer.opType.toHtmlEscaped(), layer.name.toHtmlEscaped()));
 
     const QFont fixed = QFontDatabase::systemFont(QFontDatabase::FixedFont);
     auto addRow = [&](QTreeWidgetItem *parent, const QString &key, const QString &value) {
@@ -70,15 +71,17 @@ void LayerDetailsWidget::showLayer(int layerIndex) {
     };
     auto describe = [&](const std::string &value) {
         if (const Tensor *weight = graph.initializer(value))
-            return tr("%1 %2 (constant)").arg(QString::fromStdString(dataTypeName(weight->dtype())),
-                                               formatShape(weight->shape()));
+            return tr("%1 %2 (constant)")
+                .arg(QString::fromStdString(dataTypeName(weight->dtype())),
+                     formatShape(weight->shape()));
         const ValueInfo *info = m_snapshot->valueInfo(value);
         return info ? formatTypedShape(*info) : tr("unknown");
     };
 
     auto *inputs = addSection(tr("Inputs"));
     for (size_t i = 0; i < node.inputs.size(); ++i)
-        addRow(inputs, node.inputs[i].empty() ? tr("(omitted)") : QString::fromStdString(node.inputs[i]),
+        addRow(inputs,
+               node.inputs[i].empty() ? tr("(omitted)") : QString::fromStdString(node.inputs[i]),
                node.inputs[i].empty() ? QString() : describe(node.inputs[i]));
     auto *outputs = addSection(tr("Outputs"));
     for (const std::string &out : node.outputs)

@@ -25,12 +25,17 @@ int LayerTableModel::columnCount(const QModelIndex &parent) const {
 
 QVariant LayerTableModel::displayData(const LayerInfo &layer, int column) const {
     switch (column) {
-        case IndexColumn: return layer.index;
-        case NameColumn: return layer.name;
+        case IndexColumn:
+            return layer.index;
+        case NameColumn:
+            return layer.name;
         case OpTypeColumn:
-            return layer.domain.isEmpty() ? layer.opType : layer.domain + QLatin1Char(':') + layer.opType;
-        case OutputShapeColumn: return layer.outputShapes.join(QStringLiteral(", "));
-        case ParametersColumn: return layer.parameterCount ? formatCount(layer.parameterCount) : QString();
+            return layer.domain.isEmpty() ? layer.opType
+                                          : layer.domain + QLatin1Char(':') + layer.opType;
+        case OutputShapeColumn:
+            return layer.outputShapes.join(QStringLiteral(", "));
+        case ParametersColumn:
+            return layer.parameterCount ? formatCount(layer.parameterCount) : QString();
     }
     return {};
 }
@@ -41,7 +46,8 @@ QString LayerTableModel::toolTip(const LayerInfo &layer, int column) const {
     if (column == ParametersColumn) {
         if (layer.parameters.isEmpty()) return tr("No weights or other constant inputs");
         for (const ParameterInfo &p : layer.parameters)
-            lines << tr("%1: %2 %3 (%4 values)").arg(p.name, p.dtype, p.shape, formatCount(p.elements));
+            lines << tr("%1: %2 %3 (%4 values)")
+                         .arg(p.name, p.dtype, p.shape, formatCount(p.elements));
         return lines.join(QLatin1Char('\n'));
     }
     if (column == OutputShapeColumn) {
@@ -64,21 +70,26 @@ QVariant LayerTableModel::data(const QModelIndex &index, int role) const {
     const LayerInfo &layer = m_snapshot->layers[index.row()];
     const int column = index.column();
     switch (role) {
-        case Qt::DisplayRole: return displayData(layer, column);
-        case Qt::ToolTipRole: return toolTip(layer, column);
+        case Qt::DisplayRole:
+            return displayData(layer, column);
+        case Qt::ToolTipRole:
+            return toolTip(layer, column);
         case SortRole:
             if (column == IndexColumn) return layer.index;
             if (column == ParametersColumn) return static_cast<qlonglong>(layer.parameterCount);
             return displayData(layer, column);
-        case LayerIndexRole: return layer.index;
+        case LayerIndexRole:
+            return layer.index;
         case Qt::TextAlignmentRole:
             if (column == IndexColumn || column == ParametersColumn)
                 return QVariant::fromValue(Qt::AlignRight | Qt::AlignVCenter);
             return QVariant::fromValue(Qt::AlignLeft | Qt::AlignVCenter);
         case Qt::FontRole:
-            if (column == OutputShapeColumn) return QFontDatabase::systemFont(QFontDatabase::FixedFont);
+            if (column == OutputShapeColumn)
+                return QFontDatabase::systemFont(QFontDatabase::FixedFont);
             return {};
-        default: return {};
+        default:
+            return {};
     }
 }
 
@@ -86,11 +97,16 @@ QVariant LayerTableModel::headerData(int section, Qt::Orientation orientation, i
     if (orientation != Qt::Horizontal || section < 0 || section >= ColumnCount) return {};
     if (role == Qt::DisplayRole) {
         switch (section) {
-            case IndexColumn: return tr("#");
-            case NameColumn: return tr("Name");
-            case OpTypeColumn: return tr("Op type");
-            case OutputShapeColumn: return tr("Output shape");
-            case ParametersColumn: return tr("Parameters");
+            case IndexColumn:
+                return tr("#");
+            case NameColumn:
+                return tr("Name");
+            case OpTypeColumn:
+                return tr("Op type");
+            case OutputShapeColumn:
+                return tr("Output shape");
+            case ParametersColumn:
+                return tr("Parameters");
         }
     }
     if (role == Qt::TextAlignmentRole) {
@@ -99,14 +115,18 @@ QVariant LayerTableModel::headerData(int section, Qt::Orientation orientation, i
     }
     if (role == Qt::ToolTipRole) {
         switch (section) {
-            case IndexColumn: return tr("Position in execution (topological) order");
-            case NameColumn: return tr("ONNX node name, as quantization tools and skip-lists use it");
-            case OpTypeColumn: return tr("ONNX operator (domain:op for custom domains)");
+            case IndexColumn:
+                return tr("Position in execution (topological) order");
+            case NameColumn:
+                return tr("ONNX node name, as quantization tools and skip-lists use it");
+            case OpTypeColumn:
+                return tr("ONNX operator (domain:op for custom domains)");
             case OutputShapeColumn:
                 return tr("Output shapes from ONNX shape inference; named dims are symbolic");
             case ParametersColumn:
-                return tr("Elements of the node's constant inputs (weights, biases, BatchNorm "
-                          "statistics)");
+                return tr(
+                    "Elements of the node's constant inputs (weights, biases, BatchNorm "
+                    "statistics)");
         }
     }
     return {};

@@ -11,8 +11,14 @@ namespace ql::ui {
 class LayerTableModel : public QAbstractTableModel {
     Q_OBJECT
 public:
-    enum Column { IndexColumn, NameColumn, OpTypeColumn, OutputShapeColumn, ParametersColumn,
-                  ColumnCount };
+    enum Column {
+        IndexColumn,
+        NameColumn,
+        OpTypeColumn,
+        OutputShapeColumn,
+        ParametersColumn,
+        ColumnCount
+    };
     enum Role {
         SortRole = Qt::UserRole + 1,  // numbers as numbers, text as text
         LayerIndexRole,               // the node's index in the graph (int), for any column

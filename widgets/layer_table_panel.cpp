@@ -25,8 +25,9 @@ LayerTablePanel::LayerTablePanel(QWidget *parent)
     m_filter->setObjectName(QStringLiteral("layerFilter"));
     m_filter->setPlaceholderText(tr("Filter by name, op type or shape"));
     m_filter->setClearButtonEnabled(true);
-    m_filter->setToolTip(tr("Shows the layers whose name, op type or output shape contains "
-                            "this text (any case)"));
+    m_filter->setToolTip(
+        tr("Shows the layers whose name, op type or output shape contains "
+           "this text (any case)"));
     m_count->setObjectName(QStringLiteral("layerCount"));
 
     m_view->setObjectName(QStringLiteral("layerTable"));
@@ -43,7 +44,8 @@ LayerTablePanel::LayerTablePanel(QWidget *parent)
     m_view->horizontalHeader()->setHighlightSections(false);
     m_view->horizontalHeader()->setDefaultAlignment(Qt::AlignLeft | Qt::AlignVCenter);
     m_view->horizontalHeader()->setStretchLastSection(false);
-    m_view->horizontalHeader()->setSectionResizeMode(LayerTableModel::NameColumn, QHeaderView::Stretch);
+    m_view->horizontalHeader()->setSectionResizeMode(LayerTableModel::NameColumn,
+                                                     QHeaderView::Stretch);
 
     auto *top = new QHBoxLayout;
     top->setContentsMargins(0, 0, 0, 0);

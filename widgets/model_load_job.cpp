@@ -56,7 +56,9 @@ void ModelLoadJob::loadBytes(const QByteArray &bytes, const QString &displayName
           displayName);
 }
 
-bool ModelLoadJob::isRunning() const { return m_watcher.isRunning(); }
+bool ModelLoadJob::isRunning() const {
+    return m_watcher.isRunning();
+}
 
 void ModelLoadJob::start(QFuture<LoadOutcome> future, const QString &displayName) {
     m_watcher.setFuture(future);  // a running load is superseded; its result is never read

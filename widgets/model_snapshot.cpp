@@ -24,7 +24,8 @@ const ValueInfo *ModelSnapshot::valueInfo(const std::string &value) const {
     return nullptr;
 }
 
-std::shared_ptr<const ModelSnapshot> ModelSnapshot::fromGraph(Graph graph, const QString &displayName) {
+std::shared_ptr<const ModelSnapshot> ModelSnapshot::fromGraph(Graph graph,
+                                                              const QString &displayName) {
     auto snapshot = std::make_shared<ModelSnapshot>();
     snapshot->m_graph = std::make_shared<const Graph>(std::move(graph));
     const Graph &g = *snapshot->m_graph;

@@ -25,10 +25,10 @@ struct LayerInfo {
     int index = 0;  // position in the engine's topological order
     QString name;
     QString opType;
-    QString domain;                      // "" for the default ONNX domain
-    QStringList outputShapes;            // one per output, from shape inference
-    QVector<ParameterInfo> parameters;   // initializer inputs
-    int64_t parameterCount = 0;          // sum of the parameters' elements
+    QString domain;                     // "" for the default ONNX domain
+    QStringList outputShapes;           // one per output, from shape inference
+    QVector<ParameterInfo> parameters;  // initializer inputs
+    int64_t parameterCount = 0;         // sum of the parameters' elements
 };
 
 class ModelSnapshot {
@@ -46,7 +46,7 @@ public:
     QVector<LayerInfo> layers;
     int64_t parameterCount = 0;  // each initializer used by a node counted once
     int64_t parameterBytes = 0;
-    QStringList inputs;   // "input: float32 [batch,1,28,28]"
+    QStringList inputs;  // "input: float32 [batch,1,28,28]"
     QStringList outputs;
     QStringList warnings;
 

@@ -37,8 +37,8 @@ ElidedLabel *ModelSummaryWidget::addField(const QString &objectName, const QStri
     small.setPointSizeF(small.pointSizeF() * 0.85);
     captionLabel->setFont(small);
     captionLabel->setForegroundRole(QPalette::PlaceholderText);
-    auto *value = new ElidedLabel(this, objectName == QLatin1String("summaryModel") ? Qt::ElideMiddle
-                                                                                    : Qt::ElideRight);
+    auto *value = new ElidedLabel(
+        this, objectName == QLatin1String("summaryModel") ? Qt::ElideMiddle : Qt::ElideRight);
     value->setObjectName(objectName);
     value->setTextInteractionFlags(Qt::TextSelectableByMouse);
     QFont bold = value->font();
@@ -70,12 +70,14 @@ void ModelSummaryWidget::setSnapshot(const SnapshotPtr &snapshot) {
     }
     m_model->setFullText(snapshot->displayName);
     QString modelTip = snapshot->sourcePath;
-    if (!snapshot->graphName.isEmpty()) modelTip += QLatin1Char('\n') + tr("Graph: %1").arg(snapshot->graphName);
+    if (!snapshot->graphName.isEmpty())
+        modelTip += QLatin1Char('\n') + tr("Graph: %1").arg(snapshot->graphName);
     m_model->setToolTip(modelTip);
     m_opset->setFullText(QString::number(snapshot->opset));
     m_nodes->setFullText(formatCount(snapshot->layers.size()));
     m_parameters->setFullText(formatCount(snapshot->parameterCount));
-    m_parameters->setToolTip(tr("%1 in initializers used by nodes").arg(formatBytes(snapshot->parameterBytes)));
+    m_parameters->setToolTip(
+        tr("%1 in initializers used by nodes").arg(formatBytes(snapshot->parameterBytes)));
     m_inputs->setFullText(snapshot->inputs.join(QStringLiteral("; ")));
     m_inputs->setToolTip(snapshot->inputs.join(QLatin1Char('\n')));
     m_outputs->setFullText(snapshot->outputs.join(QStringLiteral("; ")));

@@ -45,7 +45,8 @@ Result<Shape> broadcastShapes(const std::vector<Shape> &shapes) {
         for (size_t d = 0; d < rank; ++d) {
             if (padded[d] == out[d] || padded[d] == 1) continue;
             if (out[d] != 1) {
-                return Status::badInput("input shapes " + listShapes(shapes) + " are not broadcastable");
+                return Status::badInput("input shapes " + listShapes(shapes) +
+                                        " are not broadcastable");
             }
             out[d] = padded[d];
         }
@@ -147,7 +148,8 @@ Status prepareBroadcast(const KernelContext &ctx, size_t count, const LegacyBroa
         const int64_t axis = legacy.axis < 0 ? rankA - rankB : legacy.axis;
         if (rankB > rankA || axis < 0 || axis + rankB > rankA) {
             return Status::badInput("cannot broadcast shape " + shapeToString(b.shape()) + " to " +
-                                    shapeToString(a.shape()) + " at axis " + std::to_string(legacy.axis));
+                                    shapeToString(a.shape()) + " at axis " +
+                                    std::to_string(legacy.axis));
         }
         Shape aligned(static_cast<size_t>(axis), 1);
         aligned.insert(aligned.end(), b.shape().begin(), b.shape().end());

@@ -21,8 +21,8 @@ using elementwise::isHalfType;
 Status checkSameTypes(const std::vector<Tensor> &inputs, size_t count) {
     for (size_t i = 1; i < count && i < inputs.size(); ++i) {
         if (inputs[i].dtype() != inputs[0].dtype()) {
-            return Status::badInput("input types differ: " + dataTypeName(inputs[0].dtype()) + " and " +
-                                    dataTypeName(inputs[i].dtype()));
+            return Status::badInput("input types differ: " + dataTypeName(inputs[0].dtype()) +
+                                    " and " + dataTypeName(inputs[i].dtype()));
         }
     }
     return Status::ok();
@@ -61,7 +61,10 @@ template <class Op>
 class ArithmeticKernel final : public Kernel {
 public:
     ArithmeticKernel(const KernelBuildInfo &info, Op op, Mode mode, bool floatOnly)
-        : m_op(op), m_mode(mode), m_floatOnly(floatOnly), m_opset(info.opset),
+        : m_op(op),
+          m_mode(mode),
+          m_floatOnly(floatOnly),
+          m_opset(info.opset),
           m_legacy(LegacyBroadcast::fromNode(info.node, info.opset)) {}
 
     bool acceptsChannelsLast(size_t) const override { return true; }
@@ -81,9 +84,8 @@ public:
             QL_RETURN_IF_ERROR(prepareBroadcast(ctx, count, m_legacy, true, p));
         }
         QL_RETURN_IF_ERROR(checkSameTypes(p.inputs, count));
-        return computeOutput(ctx, p, p.inputs[0].dtype(), [&](const Prepared &q, Tensor &out) {
-            return compute(q, out);
-        });
+        return computeOutput(ctx, p, p.inputs[0].dtype(),
+                             [&](const Prepared &q, Tensor &out) { return compute(q, out); });
     }
 
 private:
@@ -98,8 +100,8 @@ private:
             applyBinary(makePlan(p.iterOut, {p.shapes[0], p.shapes[1]}), p.inputs[0].data<T>(),
                         p.inputs[1].data<T>(), o, m_op);
             for (size_t k = 2; k < p.inputs.size(); ++k) {
-                applyBinary(makePlan(p.iterOut, {p.iterOut, p.shapes[k]}), static_cast<const T *>(o),
-                            p.inputs[k].data<T>(), o, m_op);
+                applyBinary(makePlan(p.iterOut, {p.iterOut, p.shapes[k]}),
+                            static_cast<const T *>(o), p.inputs[k].data<T>(), o, m_op);
             }
             if (m_mode == Mode::Mean) {
                 const T count = static_cast<T>(p.inputs.size());
@@ -114,11 +116,12 @@ private:
     // The slope broadcasts to X only. Before opset 7 a 1-D slope is per channel (axis 1); later
     // opsets get the same reading only where numpy broadcasting would fail, as exporters do it.
     Status preparePRelu(const KernelContext &ctx, Prepared &p) const {
-        if (!ctx.hasInput(0) || !ctx.hasInput(1)) return Status::badInput("PRelu needs X and slope");
+        if (!ctx.hasInput(0) || !ctx.hasInput(1))
+            return Status::badInput("PRelu needs X and slope");
         const Tensor &x = ctx.input(0);
         Tensor slope = ctx.input(1);
-        const bool perChannel = slope.rank() == 1 && x.rank() >= 2 && slope.dim(0) == x.dim(1) &&
-                                slope.dim(0) > 1;
+        const bool perChannel =
+            slope.rank() == 1 && x.rank() >= 2 && slope.dim(0) == x.dim(1) && slope.dim(0) > 1;
         const bool numpyWorks = broadcastShapes({x.shape(), slope.shape()}).isOk();
         if (perChannel && (m_opset < 7 || !numpyWorks)) {
             Shape channel(static_cast<size_t>(x.rank() - 1), 1);
@@ -128,7 +131,8 @@ private:
         QL_RETURN_IF_ERROR(prepareBroadcast({x, slope}, true, p));
         if (p.outShape != x.shape()) {
             return Status::badInput("slope shape " + shapeToString(ctx.input(1).shape()) +
-                                    " does not broadcast to input shape " + shapeToString(x.shape()));
+                                    " does not broadcast to input shape " +
+                                    shapeToString(x.shape()));
         }
         return Status::ok();
     }
@@ -144,25 +148,30 @@ private:
 // any other combination computes in double and converts to the base's type.
 class PowKernel final : public Kernel {
 public:
-    explicit PowKernel(const KernelBuildInfo &info) : m_legacy(LegacyBroadcast::fromNode(info.node, info.opset)) {}
+    explicit PowKernel(const KernelBuildInfo &info)
+        : m_legacy(LegacyBroadcast::fromNode(info.node, info.opset)) {}
     bool acceptsChannelsLast(size_t) const override { return true; }
 
     Status run(KernelContext &ctx) override {
         Prepared p;
         QL_RETURN_IF_ERROR(prepareBroadcast(ctx, 2, m_legacy, true, p));
         const DataType baseType = p.inputs[0].dtype(), expType = p.inputs[1].dtype();
-        const bool numeric = [](DataType t) { return isFloatingPoint(t) || isInteger(t); }(baseType) &&
-                             (isFloatingPoint(expType) || isInteger(expType));
+        const bool numeric = [](DataType t) {
+            return isFloatingPoint(t) || isInteger(t);
+        }(baseType) && (isFloatingPoint(expType) || isInteger(expType));
         if (!numeric) {
             return Status::unsupported("input types " + dataTypeName(baseType) + " and " +
                                        dataTypeName(expType) + " are not supported");
         }
         auto compute = [](const Prepared &q, Tensor &out) -> Status {
-            if (q.inputs[0].dtype() == DataType::Double) powInto<double>(q, out);
-            else powInto<float>(q, out);
+            if (q.inputs[0].dtype() == DataType::Double)
+                powInto<double>(q, out);
+            else
+                powInto<float>(q, out);
             return Status::ok();
         };
-        if (baseType == expType && isFloatingPoint(baseType)) return computeOutput(ctx, p, baseType, compute);
+        if (baseType == expType && isFloatingPoint(baseType))
+            return computeOutput(ctx, p, baseType, compute);
         // Mixed or integer types: compute in double, convert to the base's type.
         for (Tensor &t : p.inputs) {
             Result<Tensor> wide = castTensor(t, DataType::Double);
@@ -192,7 +201,8 @@ private:
             if (e == T(1)) return each([](T x) { return x; });
             if (e == T(0.5)) return each([](T x) { return std::sqrt(x); });
         }
-        applyBinary(makePlan(p.iterOut, {p.shapes[0], p.shapes[1]}), a, p.inputs[1].data<T>(), o, PowOp());
+        applyBinary(makePlan(p.iterOut, {p.shapes[0], p.shapes[1]}), a, p.inputs[1].data<T>(), o,
+                    PowOp());
     }
 
     LegacyBroadcast m_legacy;
@@ -203,7 +213,9 @@ template <class Op>
 class CompareKernel final : public Kernel {
 public:
     CompareKernel(const KernelBuildInfo &info, bool logic, bool boolAllowed)
-        : m_logic(logic), m_boolAllowed(boolAllowed), m_legacy(LegacyBroadcast::fromNode(info.node, info.opset)) {}
+        : m_logic(logic),
+          m_boolAllowed(boolAllowed),
+          m_legacy(LegacyBroadcast::fromNode(info.node, info.opset)) {}
 
     Status run(KernelContext &ctx) override {
         Prepared p;
@@ -211,13 +223,15 @@ public:
         QL_RETURN_IF_ERROR(checkSameTypes(p.inputs, 2));
         const DataType type = p.inputs[0].dtype();
         const bool isBool = type == DataType::Bool;
-        if (m_logic ? !isBool : (isBool ? !m_boolAllowed : !(isFloatingPoint(type) || isInteger(type))))
+        if (m_logic ? !isBool
+                    : (isBool ? !m_boolAllowed : !(isFloatingPoint(type) || isInteger(type))))
             return unsupportedType(type);
         return computeOutput(ctx, p, DataType::Bool, [&](const Prepared &q, Tensor &out) {
             const BroadcastPlan plan = makePlan(q.iterOut, {q.shapes[0], q.shapes[1]});
             uint8_t *o = out.data<uint8_t>();
             if (q.inputs[0].dtype() == DataType::Bool) {
-                applyBinary(plan, q.inputs[0].data<uint8_t>(), q.inputs[1].data<uint8_t>(), o, Op());
+                applyBinary(plan, q.inputs[0].data<uint8_t>(), q.inputs[1].data<uint8_t>(), o,
+                            Op());
                 return Status::ok();
             }
             dispatchNumeric(q.inputs[0].dtype(), [&](auto tag) {
@@ -241,20 +255,30 @@ public:
         Prepared p;
         QL_RETURN_IF_ERROR(prepareBroadcast(ctx, 3, LegacyBroadcast(), false, p));
         if (p.inputs[0].dtype() != DataType::Bool)
-            return Status::badInput("condition must be bool, got " + dataTypeName(p.inputs[0].dtype()));
+            return Status::badInput("condition must be bool, got " +
+                                    dataTypeName(p.inputs[0].dtype()));
         if (p.inputs[1].dtype() != p.inputs[2].dtype()) {
-            return Status::badInput("X and Y types differ: " + dataTypeName(p.inputs[1].dtype()) + " and " +
-                                    dataTypeName(p.inputs[2].dtype()));
+            return Status::badInput("X and Y types differ: " + dataTypeName(p.inputs[1].dtype()) +
+                                    " and " + dataTypeName(p.inputs[2].dtype()));
         }
         const DataType type = p.inputs[1].dtype();
         Tensor &y = ctx.allocateOutput(0, type, p.outShape);
         const BroadcastPlan plan = makePlan(p.iterOut, p.shapes);
         switch (dataTypeSize(type)) {
-            case 1: select<uint8_t>(plan, p, y); break;
-            case 2: select<uint16_t>(plan, p, y); break;
-            case 4: select<uint32_t>(plan, p, y); break;
-            case 8: select<uint64_t>(plan, p, y); break;
-            default: return unsupportedType(type);
+            case 1:
+                select<uint8_t>(plan, p, y);
+                break;
+            case 2:
+                select<uint16_t>(plan, p, y);
+                break;
+            case 4:
+                select<uint32_t>(plan, p, y);
+                break;
+            case 8:
+                select<uint64_t>(plan, p, y);
+                break;
+            default:
+                return unsupportedType(type);
         }
         return Status::ok();
     }
@@ -263,7 +287,8 @@ private:
     // Rows with each operand contiguous (Step) or one repeated value; a bit-mask blend keeps
     // the loop branch-free.
     template <class T, bool StepC, bool StepX, bool StepY>
-    static void selectRows(const BroadcastPlan &plan, const uint8_t *cond, const T *x, const T *other, T *out) {
+    static void selectRows(const BroadcastPlan &plan, const uint8_t *cond, const T *x,
+                           const T *other, T *out) {
         elementwise::parallelRange(plan.total, [&](int64_t begin, int64_t end) {
             forEachRow(plan, begin, end, [&](const int64_t *off, int64_t at, int64_t n) {
                 const uint8_t *c = cond + off[0];
@@ -272,7 +297,8 @@ private:
                 T *po = out + at;
                 for (int64_t i = 0; i < n; ++i) {
                     const T mask = static_cast<T>(T(0) - T(c[StepC ? i : 0] != 0));
-                    po[i] = static_cast<T>((px[StepX ? i : 0] & mask) | (py[StepY ? i : 0] & ~mask));
+                    po[i] =
+                        static_cast<T>((px[StepX ? i : 0] & mask) | (py[StepY ? i : 0] & ~mask));
                 }
             });
         });
@@ -284,16 +310,33 @@ private:
         const T *x = p.inputs[1].data<T>();
         const T *o = p.inputs[2].data<T>();
         T *out = y.data<T>();
-        const int steps = (plan.innerStride(0) ? 4 : 0) | (plan.innerStride(1) ? 2 : 0) | (plan.innerStride(2) ? 1 : 0);
+        const int steps = (plan.innerStride(0) ? 4 : 0) | (plan.innerStride(1) ? 2 : 0) |
+                          (plan.innerStride(2) ? 1 : 0);
         switch (steps) {
-            case 0: selectRows<T, false, false, false>(plan, c, x, o, out); break;
-            case 1: selectRows<T, false, false, true>(plan, c, x, o, out); break;
-            case 2: selectRows<T, false, true, false>(plan, c, x, o, out); break;
-            case 3: selectRows<T, false, true, true>(plan, c, x, o, out); break;
-            case 4: selectRows<T, true, false, false>(plan, c, x, o, out); break;
-            case 5: selectRows<T, true, false, true>(plan, c, x, o, out); break;
-            case 6: selectRows<T, true, true, false>(plan, c, x, o, out); break;
-            default: selectRows<T, true, true, true>(plan, c, x, o, out); break;
+            case 0:
+                selectRows<T, false, false, false>(plan, c, x, o, out);
+                break;
+            case 1:
+                selectRows<T, false, false, true>(plan, c, x, o, out);
+                break;
+            case 2:
+                selectRows<T, false, true, false>(plan, c, x, o, out);
+                break;
+            case 3:
+                selectRows<T, false, true, true>(plan, c, x, o, out);
+                break;
+            case 4:
+                selectRows<T, true, false, false>(plan, c, x, o, out);
+                break;
+            case 5:
+                selectRows<T, true, false, true>(plan, c, x, o, out);
+                break;
+            case 6:
+                selectRows<T, true, true, false>(plan, c, x, o, out);
+                break;
+            default:
+                selectRows<T, true, true, true>(plan, c, x, o, out);
+                break;
         }
     }
 };
@@ -341,7 +384,9 @@ void registerBinaryKernels(KernelRegistry &r) {
     r.add("And", comparison<AndOp>(true, true));
     r.add("Or", comparison<OrOp>(true, true));
     r.add("Xor", comparison<XorOp>(true, true));
-    r.add("Where", [](const KernelBuildInfo &) -> Result<KernelPtr> { return KernelPtr(new WhereKernel()); });
+    r.add("Where", [](const KernelBuildInfo &) -> Result<KernelPtr> {
+        return KernelPtr(new WhereKernel());
+    });
 }
 
 }  // namespace ql

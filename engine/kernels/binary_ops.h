@@ -13,28 +13,39 @@ namespace ql::binary {
 
 // Unsigned type at least as wide as unsigned int, so integer arithmetic wraps without UB.
 template <class T>
-using WrapType = std::conditional_t<(sizeof(T) < sizeof(unsigned)), unsigned, std::make_unsigned_t<T>>;
+using WrapType =
+    std::conditional_t<(sizeof(T) < sizeof(unsigned)), unsigned, std::make_unsigned_t<T>>;
 
 struct AddOp {
-    template <class T> T operator()(T a, T b) const {
-        if constexpr (std::is_integral_v<T>) return static_cast<T>(WrapType<T>(a) + WrapType<T>(b));
-        else return a + b;
+    template <class T>
+    T operator()(T a, T b) const {
+        if constexpr (std::is_integral_v<T>)
+            return static_cast<T>(WrapType<T>(a) + WrapType<T>(b));
+        else
+            return a + b;
     }
 };
 struct SubOp {
-    template <class T> T operator()(T a, T b) const {
-        if constexpr (std::is_integral_v<T>) return static_cast<T>(WrapType<T>(a) - WrapType<T>(b));
-        else return a - b;
+    template <class T>
+    T operator()(T a, T b) const {
+        if constexpr (std::is_integral_v<T>)
+            return static_cast<T>(WrapType<T>(a) - WrapType<T>(b));
+        else
+            return a - b;
     }
 };
 struct MulOp {
-    template <class T> T operator()(T a, T b) const {
-        if constexpr (std::is_integral_v<T>) return static_cast<T>(WrapType<T>(a) * WrapType<T>(b));
-        else return a * b;
+    template <class T>
+    T operator()(T a, T b) const {
+        if constexpr (std::is_integral_v<T>)
+            return static_cast<T>(WrapType<T>(a) * WrapType<T>(b));
+        else
+            return a * b;
     }
 };
 struct DivOp {  // integers truncate toward zero
-    template <class T> T operator()(T a, T b) const {
+    template <class T>
+    T operator()(T a, T b) const {
         if constexpr (std::is_integral_v<T>) {
             if (b == 0) return T(0);
             if constexpr (std::is_signed_v<T>) {
@@ -47,31 +58,45 @@ struct DivOp {  // integers truncate toward zero
     }
 };
 struct MaxOp {  // NaN propagates, as numpy.maximum
-    template <class T> T operator()(T a, T b) const {
+    template <class T>
+    T operator()(T a, T b) const {
         // Plain selects (no short-circuit, no arithmetic in the arms) so loops vectorise.
-        if constexpr (std::is_floating_point_v<T>) return ((a > b) | (a != a)) ? a : b;
-        else return a > b ? a : b;
+        if constexpr (std::is_floating_point_v<T>)
+            return ((a > b) | (a != a)) ? a : b;
+        else
+            return a > b ? a : b;
     }
 };
 struct MinOp {
-    template <class T> T operator()(T a, T b) const {
-        if constexpr (std::is_floating_point_v<T>) return ((a < b) | (a != a)) ? a : b;
-        else return a < b ? a : b;
+    template <class T>
+    T operator()(T a, T b) const {
+        if constexpr (std::is_floating_point_v<T>)
+            return ((a < b) | (a != a)) ? a : b;
+        else
+            return a < b ? a : b;
     }
 };
 struct PReluOp {
-    template <class T> T operator()(T x, T slope) const {
-        if constexpr (std::is_unsigned_v<T>) return x;
-        else if constexpr (std::is_integral_v<T>) return x < 0 ? MulOp()(x, slope) : x;
-        else return x * (x < T(0) ? slope : T(1));  // a select of values vectorises
+    template <class T>
+    T operator()(T x, T slope) const {
+        if constexpr (std::is_unsigned_v<T>)
+            return x;
+        else if constexpr (std::is_integral_v<T>)
+            return x < 0 ? MulOp()(x, slope) : x;
+        else
+            return x * (x < T(0) ? slope : T(1));  // a select of values vectorises
     }
 };
 struct PowOp {
-    template <class T> T operator()(T a, T b) const { return static_cast<T>(std::pow(a, b)); }
+    template <class T>
+    T operator()(T a, T b) const {
+        return static_cast<T>(std::pow(a, b));
+    }
 };
 struct ModOp {
     bool fmod = false;  // true: sign of the dividend (C fmod); false: sign of the divisor
-    template <class T> T operator()(T a, T b) const {
+    template <class T>
+    T operator()(T a, T b) const {
         if constexpr (std::is_integral_v<T>) {
             if (b == 0) return T(0);
             if constexpr (std::is_signed_v<T>) {
@@ -88,18 +113,59 @@ struct ModOp {
     }
 };
 
-struct EqualOp { template <class T> bool operator()(T a, T b) const { return a == b; } };
-struct LessOp { template <class T> bool operator()(T a, T b) const { return a < b; } };
-struct GreaterOp { template <class T> bool operator()(T a, T b) const { return a > b; } };
-struct LessOrEqualOp { template <class T> bool operator()(T a, T b) const { return a <= b; } };
-struct GreaterOrEqualOp { template <class T> bool operator()(T a, T b) const { return a >= b; } };
-struct AndOp { template <class T> bool operator()(T a, T b) const { return (a != 0) & (b != 0); } };
-struct OrOp { template <class T> bool operator()(T a, T b) const { return (a != 0) | (b != 0); } };
-struct XorOp { template <class T> bool operator()(T a, T b) const { return (a != 0) != (b != 0); } };
+struct EqualOp {
+    template <class T>
+    bool operator()(T a, T b) const {
+        return a == b;
+    }
+};
+struct LessOp {
+    template <class T>
+    bool operator()(T a, T b) const {
+        return a < b;
+    }
+};
+struct GreaterOp {
+    template <class T>
+    bool operator()(T a, T b) const {
+        return a > b;
+    }
+};
+struct LessOrEqualOp {
+    template <class T>
+    bool operator()(T a, T b) const {
+        return a <= b;
+    }
+};
+struct GreaterOrEqualOp {
+    template <class T>
+    bool operator()(T a, T b) const {
+        return a >= b;
+    }
+};
+struct AndOp {
+    template <class T>
+    bool operator()(T a, T b) const {
+        return (a != 0) & (b != 0);
+    }
+};
+struct OrOp {
+    template <class T>
+    bool operator()(T a, T b) const {
+        return (a != 0) | (b != 0);
+    }
+};
+struct XorOp {
+    template <class T>
+    bool operator()(T a, T b) const {
+        return (a != 0) != (b != 0);
+    }
+};
 
 // One row of out = op(a, b); `steps` bit 1: a is contiguous, bit 0: b is (else one value).
 template <class TO, class TA, class TB, class Op>
-QL_ALWAYS_INLINE void binaryRow(const TA *pa, const TB *pb, TO *po, int64_t n, int steps, const Op &op) {
+QL_ALWAYS_INLINE void binaryRow(const TA *pa, const TB *pb, TO *po, int64_t n, int steps,
+                                const Op &op) {
     if (steps == 3) {
         for (int64_t i = 0; i < n; ++i) po[i] = static_cast<TO>(op(pa[i], pb[i]));
     } else if (steps == 2) {
@@ -115,7 +181,8 @@ QL_ALWAYS_INLINE void binaryRow(const TA *pa, const TB *pb, TO *po, int64_t n, i
 }
 
 template <class Op>
-QL_SIMD_CLONES void binaryRowFloat(const float *pa, const float *pb, float *po, int64_t n, int steps, Op op) {
+QL_SIMD_CLONES void binaryRowFloat(const float *pa, const float *pb, float *po, int64_t n,
+                                   int steps, Op op) {
     binaryRow(pa, pb, po, n, steps, op);
 }
 
@@ -125,10 +192,12 @@ void applyBinary(const BroadcastPlan &plan, const TA *a, const TB *b, TO *out, c
     const int steps = (plan.innerStride(0) != 0 ? 2 : 0) | (plan.innerStride(1) != 0 ? 1 : 0);
     elementwise::parallelRange(plan.total, [&](int64_t begin, int64_t end) {
         forEachRow(plan, begin, end, [&](const int64_t *offsets, int64_t at, int64_t n) {
-            constexpr bool allFloat = std::is_same_v<TO, float> && std::is_same_v<TA, float> &&
-                                      std::is_same_v<TB, float>;
-            if constexpr (allFloat) binaryRowFloat(a + offsets[0], b + offsets[1], out + at, n, steps, op);
-            else binaryRow(a + offsets[0], b + offsets[1], out + at, n, steps, op);
+            constexpr bool allFloat =
+                std::is_same_v<TO, float> && std::is_same_v<TA, float> && std::is_same_v<TB, float>;
+            if constexpr (allFloat)
+                binaryRowFloat(a + offsets[0], b + offsets[1], out + at, n, steps, op);
+            else
+                binaryRow(a + offsets[0], b + offsets[1], out + at, n, steps, op);
         });
     });
 }

@@ -18,9 +18,10 @@ Status EltwiseRunner::run(const Tensor &input, Tensor &output) {
     const int64_t n = input.numel();
     try {
         if (n != m_elements) {
-            m_desc = dnnl::memory::desc({n}, dnnl::memory::data_type::f32, dnnl::memory::format_tag::a);
-            dnnl::eltwise_forward::desc desc(dnnl::prop_kind::forward_inference, m_op.algorithm, m_desc,
-                                             m_op.alpha, m_op.beta);
+            m_desc =
+                dnnl::memory::desc({n}, dnnl::memory::data_type::f32, dnnl::memory::format_tag::a);
+            dnnl::eltwise_forward::desc desc(dnnl::prop_kind::forward_inference, m_op.algorithm,
+                                             m_desc, m_op.alpha, m_op.beta);
             m_primitive = dnnl::eltwise_forward(
                 dnnl::eltwise_forward::primitive_desc(desc, dnnl_support::cpuEngine()));
             m_elements = n;
@@ -63,10 +64,12 @@ void registerActivations(KernelRegistry &r) {
                          {Alg::eltwise_relu, alpha});
     });
     r.add("Sigmoid", [](const KernelBuildInfo &) {
-        return makeUnary([](auto x) {
-            using T = decltype(x);
-            return T(1) / (T(1) + std::exp(-x));
-        }, {}, sigmoidFloat);
+        return makeUnary(
+            [](auto x) {
+                using T = decltype(x);
+                return T(1) / (T(1) + std::exp(-x));
+            },
+            {}, sigmoidFloat);
     });
     r.add("Tanh", [](const KernelBuildInfo &) {
         return makeUnary([](auto x) { return std::tanh(x); }, {}, tanhFloat);
@@ -80,34 +83,45 @@ void registerActivations(KernelRegistry &r) {
         });
     });
     r.add("HardSwish", [](const KernelBuildInfo &) {
-        return makeUnary([](auto x) {
-            using T = decltype(x);
-            return x * std::max(T(0), std::min(T(1), x * T(1.0 / 6.0) + T(0.5)));
-        }, {Alg::eltwise_hardswish});
+        return makeUnary(
+            [](auto x) {
+                using T = decltype(x);
+                return x * std::max(T(0), std::min(T(1), x * T(1.0 / 6.0) + T(0.5)));
+            },
+            {Alg::eltwise_hardswish});
     });
     auto gelu = [](const KernelBuildInfo &info) -> Result<KernelPtr> {
         const std::string approximate = info.node.attrString("approximate", "none");
         if (approximate == "tanh") {
-            return makeUnary([](auto x) {
-                using T = decltype(x);
-                return T(0.5) * x * (T(1) + std::tanh(T(0.7978845608028654) * (x + T(0.044715) * x * x * x)));
-            }, {Alg::eltwise_gelu_tanh});
+            return makeUnary(
+                [](auto x) {
+                    using T = decltype(x);
+                    return T(0.5) * x *
+                           (T(1) +
+                            std::tanh(T(0.7978845608028654) * (x + T(0.044715) * x * x * x)));
+                },
+                {Alg::eltwise_gelu_tanh});
         }
         if (approximate != "none")
-            return Status::badInput("approximate must be 'none' or 'tanh', got '" + approximate + "'");
-        return makeUnary([](auto x) {
-            using T = decltype(x);
-            return T(0.5) * x * (T(1) + std::erf(x * T(0.7071067811865476)));
-        }, {Alg::eltwise_gelu_erf});
+            return Status::badInput("approximate must be 'none' or 'tanh', got '" + approximate +
+                                    "'");
+        return makeUnary(
+            [](auto x) {
+                using T = decltype(x);
+                return T(0.5) * x * (T(1) + std::erf(x * T(0.7071067811865476)));
+            },
+            {Alg::eltwise_gelu_erf});
     };
     r.add("Gelu", gelu);
     r.add("Gelu", gelu, "com.microsoft");
     r.add("Elu", [](const KernelBuildInfo &info) {
         const float alpha = info.node.attrFloat("alpha", 1.0f);
-        return makeUnary([alpha](auto x) {
-            using T = decltype(x);
-            return x < T(0) ? T(alpha) * std::expm1(x) : x;
-        }, {Alg::eltwise_elu, alpha});
+        return makeUnary(
+            [alpha](auto x) {
+                using T = decltype(x);
+                return x < T(0) ? T(alpha) * std::expm1(x) : x;
+            },
+            {Alg::eltwise_elu, alpha});
     });
     r.add("Selu", [](const KernelBuildInfo &info) {
         const float alpha = info.node.attrFloat("alpha", 1.67326319217681884765625f);
@@ -139,10 +153,12 @@ void registerActivations(KernelRegistry &r) {
         return makeUnary([](auto x) { return x / (decltype(x)(1) + std::fabs(x)); });
     });
     r.add("Mish", [](const KernelBuildInfo &) {
-        return makeUnary([](auto x) {
-            using T = decltype(x);
-            return x * std::tanh(std::max(x, T(0)) + std::log1p(std::exp(-std::fabs(x))));
-        }, {Alg::eltwise_mish});
+        return makeUnary(
+            [](auto x) {
+                using T = decltype(x);
+                return x * std::tanh(std::max(x, T(0)) + std::log1p(std::exp(-std::fabs(x))));
+            },
+            {Alg::eltwise_mish});
     });
     r.add("Shrink", [](const KernelBuildInfo &info) {
         const float bias = info.node.attrFloat("bias", 0.0f);
@@ -173,36 +189,56 @@ void registerMath(KernelRegistry &r) {
     r.add("Abs", [](const KernelBuildInfo &) {
         return makeUnary<IntSupport::All>([](auto x) {
             using T = decltype(x);
-            if constexpr (std::is_unsigned_v<T>) return x;
-            else if constexpr (std::is_integral_v<T>) return x < T(0) ? negate(x) : x;
-            else return std::fabs(x);
+            if constexpr (std::is_unsigned_v<T>)
+                return x;
+            else if constexpr (std::is_integral_v<T>)
+                return x < T(0) ? negate(x) : x;
+            else
+                return std::fabs(x);
         });
     });
     r.add("Sign", [](const KernelBuildInfo &) {
         return makeUnary<IntSupport::All>([](auto x) {
             using T = decltype(x);
-            if constexpr (std::is_unsigned_v<T>) return T(x > T(0) ? 1 : 0);
-            else return T(x > T(0) ? 1 : (x < T(0) ? -1 : 0));
+            if constexpr (std::is_unsigned_v<T>)
+                return T(x > T(0) ? 1 : 0);
+            else
+                return T(x > T(0) ? 1 : (x < T(0) ? -1 : 0));
         });
     });
     r.add("Reciprocal", [](const KernelBuildInfo &) {
         return makeUnary([](auto x) { return decltype(x)(1) / x; });
     });
-    r.add("Floor", [](const KernelBuildInfo &) { return makeUnary([](auto x) { return std::floor(x); }); });
-    r.add("Ceil", [](const KernelBuildInfo &) { return makeUnary([](auto x) { return std::ceil(x); }); });
+    r.add("Floor",
+          [](const KernelBuildInfo &) { return makeUnary([](auto x) { return std::floor(x); }); });
+    r.add("Ceil",
+          [](const KernelBuildInfo &) { return makeUnary([](auto x) { return std::ceil(x); }); });
     // Round half to even: nearbyint under the default rounding mode.
-    r.add("Round", [](const KernelBuildInfo &) { return makeUnary([](auto x) { return std::nearbyint(x); }); });
-    r.add("Sin", [](const KernelBuildInfo &) { return makeUnary([](auto x) { return std::sin(x); }); });
-    r.add("Cos", [](const KernelBuildInfo &) { return makeUnary([](auto x) { return std::cos(x); }); });
-    r.add("Tan", [](const KernelBuildInfo &) { return makeUnary([](auto x) { return std::tan(x); }); });
-    r.add("Asin", [](const KernelBuildInfo &) { return makeUnary([](auto x) { return std::asin(x); }); });
-    r.add("Acos", [](const KernelBuildInfo &) { return makeUnary([](auto x) { return std::acos(x); }); });
-    r.add("Atan", [](const KernelBuildInfo &) { return makeUnary([](auto x) { return std::atan(x); }); });
-    r.add("Sinh", [](const KernelBuildInfo &) { return makeUnary([](auto x) { return std::sinh(x); }); });
-    r.add("Cosh", [](const KernelBuildInfo &) { return makeUnary([](auto x) { return std::cosh(x); }); });
-    r.add("Asinh", [](const KernelBuildInfo &) { return makeUnary([](auto x) { return std::asinh(x); }); });
-    r.add("Acosh", [](const KernelBuildInfo &) { return makeUnary([](auto x) { return std::acosh(x); }); });
-    r.add("Atanh", [](const KernelBuildInfo &) { return makeUnary([](auto x) { return std::atanh(x); }); });
+    r.add("Round", [](const KernelBuildInfo &) {
+        return makeUnary([](auto x) { return std::nearbyint(x); });
+    });
+    r.add("Sin",
+          [](const KernelBuildInfo &) { return makeUnary([](auto x) { return std::sin(x); }); });
+    r.add("Cos",
+          [](const KernelBuildInfo &) { return makeUnary([](auto x) { return std::cos(x); }); });
+    r.add("Tan",
+          [](const KernelBuildInfo &) { return makeUnary([](auto x) { return std::tan(x); }); });
+    r.add("Asin",
+          [](const KernelBuildInfo &) { return makeUnary([](auto x) { return std::asin(x); }); });
+    r.add("Acos",
+          [](const KernelBuildInfo &) { return makeUnary([](auto x) { return std::acos(x); }); });
+    r.add("Atan",
+          [](const KernelBuildInfo &) { return makeUnary([](auto x) { return std::atan(x); }); });
+    r.add("Sinh",
+          [](const KernelBuildInfo &) { return makeUnary([](auto x) { return std::sinh(x); }); });
+    r.add("Cosh",
+          [](const KernelBuildInfo &) { return makeUnary([](auto x) { return std::cosh(x); }); });
+    r.add("Asinh",
+          [](const KernelBuildInfo &) { return makeUnary([](auto x) { return std::asinh(x); }); });
+    r.add("Acosh",
+          [](const KernelBuildInfo &) { return makeUnary([](auto x) { return std::acosh(x); }); });
+    r.add("Atanh",
+          [](const KernelBuildInfo &) { return makeUnary([](auto x) { return std::atanh(x); }); });
 }
 
 }  // namespace

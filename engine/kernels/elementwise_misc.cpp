@@ -12,9 +12,15 @@ namespace ql::elementwise {
 namespace {
 
 // Storage stand-ins so one template converts between every pair of element types.
-struct Bool8 { uint8_t v; };
-struct Half16 { uint16_t v; };
-struct BFloat16Bits { uint16_t v; };
+struct Bool8 {
+    uint8_t v;
+};
+struct Half16 {
+    uint16_t v;
+};
+struct BFloat16Bits {
+    uint16_t v;
+};
 
 template <class To, class From>
 To convertValue(From v) {
@@ -39,10 +45,17 @@ To convertValue(From v) {
 template <class Fn>
 bool dispatchCastable(DataType type, Fn &&fn) {
     switch (type) {
-        case DataType::Bool: fn(Bool8{}); return true;
-        case DataType::Float16: fn(Half16{}); return true;
-        case DataType::BFloat16: fn(BFloat16Bits{}); return true;
-        default: return dispatchNumeric(type, fn);
+        case DataType::Bool:
+            fn(Bool8{});
+            return true;
+        case DataType::Float16:
+            fn(Half16{});
+            return true;
+        case DataType::BFloat16:
+            fn(BFloat16Bits{});
+            return true;
+        default:
+            return dispatchNumeric(type, fn);
     }
 }
 
@@ -77,7 +90,8 @@ Status castInto(const Tensor &input, Tensor &output) {
 }
 
 Result<Tensor> castTensor(const Tensor &input, DataType to) {
-    if (!isCastable(to)) return Status::unsupported("cast to " + dataTypeName(to) + " is not supported");
+    if (!isCastable(to))
+        return Status::unsupported("cast to " + dataTypeName(to) + " is not supported");
     Tensor out(to, input.shape(), input.layout());
     QL_RETURN_IF_ERROR(castInto(input, out));
     return out;
@@ -137,7 +151,8 @@ public:
     Status run(KernelContext &ctx) override {
         const Tensor &x = ctx.input(0);
         if (x.dtype() != DataType::Bool)
-            return Status::unsupported("input type " + dataTypeName(x.dtype()) + " is not supported (bool only)");
+            return Status::unsupported("input type " + dataTypeName(x.dtype()) +
+                                       " is not supported (bool only)");
         Tensor &y = ctx.allocateOutput(0, DataType::Bool, x.shape(), x.layout());
         const uint8_t *in = x.data<uint8_t>();
         uint8_t *out = y.data<uint8_t>();
@@ -163,11 +178,12 @@ public:
             if (!bound(ctx, i)) continue;
             const Tensor &b = ctx.input(i);
             if (b.dtype() != x.dtype())
-                return Status::badInput("bound " + std::to_string(i) + " has type " + dataTypeName(b.dtype()) +
-                                        ", input has " + dataTypeName(x.dtype()));
+                return Status::badInput("bound " + std::to_string(i) + " has type " +
+                                        dataTypeName(b.dtype()) + ", input has " +
+                                        dataTypeName(x.dtype()));
             if (b.numel() != 1)
-                return Status::badInput("bound " + std::to_string(i) + " must be a scalar, got shape " +
-                                        shapeToString(b.shape()));
+                return Status::badInput("bound " + std::to_string(i) +
+                                        " must be a scalar, got shape " + shapeToString(b.shape()));
         }
         if (isHalfType(x.dtype())) {
             // Rare: clip in float and convert back.
@@ -206,7 +222,8 @@ public:
             clip(x.data<T>(), y.data<T>(), x.numel(), lo, hi);
         });
         if (!supported)
-            return Status::unsupported("input type " + dataTypeName(x.dtype()) + " is not supported");
+            return Status::unsupported("input type " + dataTypeName(x.dtype()) +
+                                       " is not supported");
         return Status::ok();
     }
 
@@ -223,8 +240,10 @@ private:
             return v > hi ? hi : v;
         };
         parallelRange(n, [&](int64_t begin, int64_t end) {
-            if constexpr (std::is_same_v<T, float>) unaryLoopFloat(in + begin, out + begin, end - begin, op);
-            else unaryLoop(in + begin, out + begin, end - begin, op);
+            if constexpr (std::is_same_v<T, float>)
+                unaryLoopFloat(in + begin, out + begin, end - begin, op);
+            else
+                unaryLoop(in + begin, out + begin, end - begin, op);
         });
     }
 
@@ -244,12 +263,16 @@ public:
 
     Status run(KernelContext &ctx) override {
         const Tensor &x = ctx.input(0);
-        if (m_trainingAttr) return Status::unsupported("training mode (is_test = 0) is not supported");
-        if (m_opset >= 12 && ctx.hasInput(2) && ctx.input(2).numel() > 0 && ctx.input(2).valueAsDouble(0) != 0.0) {
-            const double ratio = ctx.hasInput(1) && ctx.input(1).numel() > 0 ? ctx.input(1).valueAsDouble(0) : 0.5;
+        if (m_trainingAttr)
+            return Status::unsupported("training mode (is_test = 0) is not supported");
+        if (m_opset >= 12 && ctx.hasInput(2) && ctx.input(2).numel() > 0 &&
+            ctx.input(2).valueAsDouble(0) != 0.0) {
+            const double ratio =
+                ctx.hasInput(1) && ctx.input(1).numel() > 0 ? ctx.input(1).valueAsDouble(0) : 0.5;
             if (ratio != 0.0)
-                return Status::unsupported("training_mode = true with a non-zero ratio (random dropout) "
-                                           "is not supported");
+                return Status::unsupported(
+                    "training_mode = true with a non-zero ratio (random dropout) "
+                    "is not supported");
         }
         ctx.setOutput(0, x);
         if (ctx.outputCount() > 1) {
@@ -264,7 +287,8 @@ public:
                 if (!typed) return typed.status();
                 const size_t size = dataTypeSize(maskType);
                 auto *out = static_cast<uint8_t *>(mask.rawData());
-                for (int64_t i = 0; i < mask.numel(); ++i) std::memcpy(out + i * size, typed.value().rawData(), size);
+                for (int64_t i = 0; i < mask.numel(); ++i)
+                    std::memcpy(out + i * size, typed.value().rawData(), size);
             }
         }
         return Status::ok();
@@ -282,8 +306,11 @@ void registerElementwiseMiscKernels(KernelRegistry &r) {
     r.add("CastLike", [](const KernelBuildInfo &) -> Result<KernelPtr> {
         return KernelPtr(new CastKernel(DataType::Undefined, true));
     });
-    r.add("Identity", [](const KernelBuildInfo &) -> Result<KernelPtr> { return KernelPtr(new IdentityKernel()); });
-    r.add("Not", [](const KernelBuildInfo &) -> Result<KernelPtr> { return KernelPtr(new NotKernel()); });
+    r.add("Identity", [](const KernelBuildInfo &) -> Result<KernelPtr> {
+        return KernelPtr(new IdentityKernel());
+    });
+    r.add("Not",
+          [](const KernelBuildInfo &) -> Result<KernelPtr> { return KernelPtr(new NotKernel()); });
     r.add("Clip", makeFactory<ClipKernel>());
     r.add("Dropout", makeFactory<DropoutKernel>());
 }

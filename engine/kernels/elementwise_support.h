@@ -48,17 +48,38 @@ void parallelRange(int64_t n, Fn &&fn, int64_t threshold = kParallelThreshold) {
 template <class Fn>
 bool dispatchNumeric(DataType type, Fn &&fn) {
     switch (type) {
-        case DataType::Float: fn(float{}); return true;
-        case DataType::Double: fn(double{}); return true;
-        case DataType::Int8: fn(int8_t{}); return true;
-        case DataType::Int16: fn(int16_t{}); return true;
-        case DataType::Int32: fn(int32_t{}); return true;
-        case DataType::Int64: fn(int64_t{}); return true;
-        case DataType::UInt8: fn(uint8_t{}); return true;
-        case DataType::UInt16: fn(uint16_t{}); return true;
-        case DataType::UInt32: fn(uint32_t{}); return true;
-        case DataType::UInt64: fn(uint64_t{}); return true;
-        default: return false;
+        case DataType::Float:
+            fn(float{});
+            return true;
+        case DataType::Double:
+            fn(double{});
+            return true;
+        case DataType::Int8:
+            fn(int8_t{});
+            return true;
+        case DataType::Int16:
+            fn(int16_t{});
+            return true;
+        case DataType::Int32:
+            fn(int32_t{});
+            return true;
+        case DataType::Int64:
+            fn(int64_t{});
+            return true;
+        case DataType::UInt8:
+            fn(uint8_t{});
+            return true;
+        case DataType::UInt16:
+            fn(uint16_t{});
+            return true;
+        case DataType::UInt32:
+            fn(uint32_t{});
+            return true;
+        case DataType::UInt64:
+            fn(uint64_t{});
+            return true;
+        default:
+            return false;
     }
 }
 

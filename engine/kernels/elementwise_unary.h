@@ -55,8 +55,10 @@ QL_SIMD_CLONES void unaryLoopFloat(const float *in, float *out, int64_t n, Op op
 template <class T, class Op>
 void applyUnary(const T *in, T *out, int64_t n, const Op &op) {
     parallelRange(n, [&](int64_t begin, int64_t end) {
-        if constexpr (std::is_same_v<T, float>) unaryLoopFloat(in + begin, out + begin, end - begin, op);
-        else unaryLoop(in + begin, out + begin, end - begin, op);
+        if constexpr (std::is_same_v<T, float>)
+            unaryLoopFloat(in + begin, out + begin, end - begin, op);
+        else
+            unaryLoop(in + begin, out + begin, end - begin, op);
     });
 }
 
@@ -91,12 +93,16 @@ public:
         if (type == DataType::Float && m_bulk) {
             const float *in = x.data<float>();
             float *out = y.data<float>();
-            parallelRange(n, [&](int64_t begin, int64_t end) { m_bulk(in + begin, out + begin, end - begin); });
+            parallelRange(n, [&](int64_t begin, int64_t end) {
+                m_bulk(in + begin, out + begin, end - begin);
+            });
             return Status::ok();
         }
-        if (type == DataType::Float && m_dnnl.enabled() && n >= kDnnlMinElements) return m_dnnl.run(x, y);
+        if (type == DataType::Float && m_dnnl.enabled() && n >= kDnnlMinElements)
+            return m_dnnl.run(x, y);
         if (isHalfType(type)) {
-            applyUnaryHalf(x.data<uint16_t>(), y.data<uint16_t>(), n, m_op, type == DataType::BFloat16);
+            applyUnaryHalf(x.data<uint16_t>(), y.data<uint16_t>(), n, m_op,
+                           type == DataType::BFloat16);
             return Status::ok();
         }
         dispatchNumeric(type, [&](auto tag) {
@@ -109,9 +115,12 @@ public:
 private:
     template <class T>
     static constexpr bool supportsType() {
-        if constexpr (std::is_floating_point_v<T>) return true;
-        else if constexpr (std::is_signed_v<T>) return Ints != IntSupport::None;
-        else return Ints == IntSupport::All;
+        if constexpr (std::is_floating_point_v<T>)
+            return true;
+        else if constexpr (std::is_signed_v<T>)
+            return Ints != IntSupport::None;
+        else
+            return Ints == IntSupport::All;
     }
 
     static bool supports(DataType type) {

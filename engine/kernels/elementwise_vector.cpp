@@ -105,9 +105,17 @@ QL_INLINE void bulk(const float *in, float *out, int64_t n) {
 
 #define QL_CLONES __attribute__((target_clones("avx512f", "avx2", "default")))
 
-QL_CLONES void expFloat(const float *in, float *out, int64_t n) { bulk<expV>(in, out, n); }
-QL_CLONES void erfFloat(const float *in, float *out, int64_t n) { bulk<erfV>(in, out, n); }
-QL_CLONES void sigmoidFloat(const float *in, float *out, int64_t n) { bulk<sigmoidV>(in, out, n); }
-QL_CLONES void tanhFloat(const float *in, float *out, int64_t n) { bulk<tanhV>(in, out, n); }
+QL_CLONES void expFloat(const float *in, float *out, int64_t n) {
+    bulk<expV>(in, out, n);
+}
+QL_CLONES void erfFloat(const float *in, float *out, int64_t n) {
+    bulk<erfV>(in, out, n);
+}
+QL_CLONES void sigmoidFloat(const float *in, float *out, int64_t n) {
+    bulk<sigmoidV>(in, out, n);
+}
+QL_CLONES void tanhFloat(const float *in, float *out, int64_t n) {
+    bulk<tanhV>(in, out, n);
+}
 
 }  // namespace ql::elementwise

@@ -73,6 +73,25 @@ Result<Attribute> convertAttribute(const onnx::AttributeProto &proto, const std:
     return a;
 }
 
+// Reports name layers, so every node needs a distinct name: "<op>_<index>" for unnamed nodes,
+// "<name>_<index>" for repeated names, never colliding with a name the file uses.
+std::string uniqueNodeName(const onnx::NodeProto &proto, int index,
+                           const std::set<std::string> &fileNames, std::set<std::string> *used) {
+    const bool unnamed = proto.name().empty();
+    std::string name = unnamed ? proto.op_type() + "_" + std::to_string(index) : proto.name();
+    auto taken = [&](const std::string &n) {
+        return used->count(n) || (n != proto.name() && fileNames.count(n));
+    };
+    if (taken(name)) {
+        const std::string base =
+            (unnamed ? proto.op_type() : proto.name()) + "_" + std::to_string(index);
+        name = base;
+        for (int k = 1; taken(name); ++k) name = base + "_" + std::to_string(k);
+    }
+    used->insert(name);
+    return name;
+}
+
 Result<Graph> convertModel(const onnx::ModelProto &model, const std::string &file) {
     Graph graph;
     graph.sourcePath = file;
@@ -101,14 +120,15 @@ Result<Graph> convertModel(const onnx::ModelProto &model, const std::string &fil
     for (const auto &vi : g.input()) graph.valueInfo[vi.name()] = convertValueInfo(vi);
     for (const auto &vi : g.output()) graph.valueInfo[vi.name()] = convertValueInfo(vi);
 
-    std::set<std::string> names;
+    std::set<std::string> fileNames, names;
+    for (const auto &proto : g.node())
+        if (!proto.name().empty()) fileNames.insert(proto.name());
     for (int i = 0; i < g.node_size(); ++i) {
         const auto &proto = g.node(i);
         Node node;
         node.opType = proto.op_type();
         node.domain = proto.domain() == "ai.onnx" ? "" : proto.domain();
-        node.name = proto.name().empty() ? proto.op_type() + "_" + std::to_string(i) : proto.name();
-        if (!names.insert(node.name).second) node.name += "_" + std::to_string(i);  // keep names unique
+        node.name = uniqueNodeName(proto, i, fileNames, &names);
         node.inputs.assign(proto.input().begin(), proto.input().end());
         node.outputs.assign(proto.output().begin(), proto.output().end());
         for (const auto &attr : proto.attribute()) {

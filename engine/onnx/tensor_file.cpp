@@ -1,5 +1,6 @@
 #include "onnx/tensor_file.h"
 
+#include <cstdint>
 #include <cstring>
 #include <fstream>
 #include <sstream>
@@ -110,14 +111,27 @@ Result<Tensor> readNpy(const std::string &path) {
         } catch (const std::exception &) {
             return bad("malformed .npy shape");
         }
+        if (shape.back() < 0) return bad("malformed .npy shape");
     }
-    Tensor tensor(type, shape);
+    // Check the size against the file before allocating, so a corrupt header cannot ask for
+    // an absurd allocation.
     const size_t dataStart = headerStart + headerLength;
-    if (b.size() - dataStart < tensor.byteSize()) {
-        return bad("truncated .npy data: shape " + shapeToString(shape) + " needs " +
-                   std::to_string(tensor.byteSize()) + " bytes, file has " + std::to_string(b.size() - dataStart));
+    const uint64_t available = b.size() - dataStart;
+    uint64_t needed = dataTypeSize(type);
+    for (int64_t d : shape) {
+        if (d != 0 && needed > available / static_cast<uint64_t>(d)) {
+            needed = UINT64_MAX;  // more than the file holds, however large d is
+            break;
+        }
+        needed *= static_cast<uint64_t>(d);
     }
-    if (tensor.byteSize()) std::memcpy(tensor.rawData(), b.data() + dataStart, tensor.byteSize());
+    if (needed > available) {
+        const std::string need = needed == UINT64_MAX ? "more than that" : std::to_string(needed) + " bytes";
+        return bad("truncated .npy data: shape " + shapeToString(shape) + " of " + dataTypeName(type) +
+                   " needs " + need + ", file has " + std::to_string(available) + " bytes");
+    }
+    Tensor tensor(type, shape, std::make_shared<Storage>(needed));
+    if (needed) std::memcpy(tensor.rawData(), b.data() + dataStart, needed);
     return tensor;
 }
 

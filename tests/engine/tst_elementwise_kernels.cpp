@@ -78,8 +78,10 @@ Tensor mapReference(const Tensor &x, const std::function<double(double)> &f) {
     Tensor out(x.dtype(), x.shape());
     for (int64_t i = 0; i < x.numel(); ++i) {
         const double v = f(plain.valueAsDouble(i));
-        if (x.dtype() == DataType::Float) out.data<float>()[i] = static_cast<float>(v);
-        else if (x.dtype() == DataType::Double) out.data<double>()[i] = v;
+        if (x.dtype() == DataType::Float)
+            out.data<float>()[i] = static_cast<float>(v);
+        else if (x.dtype() == DataType::Double)
+            out.data<double>()[i] = v;
     }
     return out;
 }
@@ -96,17 +98,33 @@ std::vector<UnaryCase> unaryCases() {
     const double gamma = 1.05070102214813232421875, selu = gamma * 1.67326319217681884765625;
     return {
         {"Relu", {}, -3, 3, [](double x) { return x > 0 ? x : 0; }},
-        {"LeakyRelu", {{"alpha", floatAttr(0.2f)}}, -3, 3, [](double x) { return x < 0 ? double(0.2f) * x : x; }},
+        {"LeakyRelu",
+         {{"alpha", floatAttr(0.2f)}},
+         -3,
+         3,
+         [](double x) { return x < 0 ? double(0.2f) * x : x; }},
         {"LeakyRelu", {}, -3, 3, [](double x) { return x < 0 ? double(0.01f) * x : x; }},
         {"Sigmoid", {}, -8, 8, [](double x) { return 1 / (1 + std::exp(-x)); }},
         {"Tanh", {}, -4, 4, [](double x) { return std::tanh(x); }},
-        {"HardSigmoid", {{"alpha", floatAttr(0.3f)}, {"beta", floatAttr(0.4f)}}, -4, 4,
+        {"HardSigmoid",
+         {{"alpha", floatAttr(0.3f)}, {"beta", floatAttr(0.4f)}},
+         -4,
+         4,
          [](double x) { return std::max(0.0, std::min(1.0, double(0.3f) * x + double(0.4f))); }},
-        {"HardSwish", {}, -5, 5, [](double x) { return x * std::max(0.0, std::min(1.0, x / 6 + 0.5)); }},
+        {"HardSwish",
+         {},
+         -5,
+         5,
+         [](double x) { return x * std::max(0.0, std::min(1.0, x / 6 + 0.5)); }},
         {"Erf", {}, -4, 4, [](double x) { return std::erf(x); }},
         {"Gelu", {}, -5, 5, [](double x) { return 0.5 * x * (1 + std::erf(x / std::sqrt(2.0))); }},
-        {"Gelu", {{"approximate", stringAttr("tanh")}}, -5, 5,
-         [](double x) { return 0.5 * x * (1 + std::tanh(std::sqrt(2 / M_PI) * (x + 0.044715 * x * x * x))); }},
+        {"Gelu",
+         {{"approximate", stringAttr("tanh")}},
+         -5,
+         5,
+         [](double x) {
+             return 0.5 * x * (1 + std::tanh(std::sqrt(2 / M_PI) * (x + 0.044715 * x * x * x)));
+         }},
         {"Sqrt", {}, 0, 9, [](double x) { return std::sqrt(x); }},
         {"Exp", {}, -10, 10, [](double x) { return std::exp(x); }},
         {"Log", {}, 0.01f, 50, [](double x) { return std::log(x); }},
@@ -118,12 +136,26 @@ std::vector<UnaryCase> unaryCases() {
         {"Round", {}, -5, 5, [](double x) { return std::nearbyint(x); }},
         {"Softplus", {}, -30, 30, [](double x) { return std::log(1 + std::exp(x)); }},
         {"Softsign", {}, -5, 5, [](double x) { return x / (1 + std::fabs(x)); }},
-        {"Elu", {{"alpha", floatAttr(0.5f)}}, -4, 4, [](double x) { return x < 0 ? 0.5 * (std::exp(x) - 1) : x; }},
-        {"Selu", {}, -4, 4,
+        {"Elu",
+         {{"alpha", floatAttr(0.5f)}},
+         -4,
+         4,
+         [](double x) { return x < 0 ? 0.5 * (std::exp(x) - 1) : x; }},
+        {"Selu",
+         {},
+         -4,
+         4,
          [=](double x) { return x <= 0 ? selu * (std::exp(x) - 1) : gamma * x; }},
-        {"Celu", {{"alpha", floatAttr(2.0f)}}, -4, 4,
+        {"Celu",
+         {{"alpha", floatAttr(2.0f)}},
+         -4,
+         4,
          [](double x) { return std::max(0.0, x) + std::min(0.0, 2 * (std::exp(x / 2) - 1)); }},
-        {"ThresholdedRelu", {{"alpha", floatAttr(0.5f)}}, -2, 2, [](double x) { return x > 0.5 ? x : 0; }},
+        {"ThresholdedRelu",
+         {{"alpha", floatAttr(0.5f)}},
+         -2,
+         2,
+         [](double x) { return x > 0.5 ? x : 0; }},
         {"Sign", {}, -2, 2, [](double x) { return x > 0 ? 1 : (x < 0 ? -1 : 0); }},
         {"Sin", {}, -6, 6, [](double x) { return std::sin(x); }},
         {"Cos", {}, -6, 6, [](double x) { return std::cos(x); }},
@@ -132,7 +164,10 @@ std::vector<UnaryCase> unaryCases() {
         {"Asin", {}, -0.99f, 0.99f, [](double x) { return std::asin(x); }},
         {"Acosh", {}, 1, 9, [](double x) { return std::acosh(x); }},
         {"Mish", {}, -6, 6, [](double x) { return x * std::tanh(std::log(1 + std::exp(x))); }},
-        {"Shrink", {{"lambd", floatAttr(1.0f)}, {"bias", floatAttr(0.25f)}}, -3, 3,
+        {"Shrink",
+         {{"lambd", floatAttr(1.0f)}, {"bias", floatAttr(0.25f)}},
+         -3,
+         3,
          [](double x) { return x < -1 ? x + 0.25 : (x > 1 ? x - 0.25 : 0); }},
     };
 }
@@ -160,7 +195,8 @@ TEST(ElementwiseKernels, DoubleInputsComputeInDouble) {
         auto run = runSingleNode(makeNode(c.op, c.attrs), {xd});
         ASSERT_TRUE(run.status.isOk()) << c.op << ": " << run.status.message();
         std::string why;
-        EXPECT_TRUE(allClose(run.outputs[0], mapReference(xd, c.ref), 1e-9, 1e-9, &why)) << c.op << ": " << why;
+        EXPECT_TRUE(allClose(run.outputs[0], mapReference(xd, c.ref), 1e-9, 1e-9, &why))
+            << c.op << ": " << why;
     }
 }
 
@@ -172,7 +208,8 @@ TEST(ElementwiseKernels, ChannelsLastInputKeepsLayout) {
             ASSERT_TRUE(run.status.isOk()) << c.op << ": " << run.status.message();
             EXPECT_EQ(run.outputs[0].layout(), Layout::ChannelsLast) << c.op;
             std::string why;
-            EXPECT_TRUE(allClose(run.outputs[0].toPlain(), mapReference(x, c.ref), 1e-4, 1e-5, &why))
+            EXPECT_TRUE(
+                allClose(run.outputs[0].toPlain(), mapReference(x, c.ref), 1e-4, 1e-5, &why))
                 << c.op << ": " << why;
         }
     }
@@ -190,13 +227,15 @@ TEST(ElementwiseKernels, VectorisedFloatFunctionsAreAccurate) {
     const Case cases[] = {
         {"erf", elementwise::erfFloat, [](double x) { return std::erf(x); }, -6, 6, 5e-7, 0},
         {"exp", elementwise::expFloat, [](double x) { return std::exp(x); }, -87, 88, 0, 5e-7},
-        {"sigmoid", elementwise::sigmoidFloat, [](double x) { return 1 / (1 + std::exp(-x)); }, -80, 80, 0, 5e-7},
+        {"sigmoid", elementwise::sigmoidFloat, [](double x) { return 1 / (1 + std::exp(-x)); }, -80,
+         80, 0, 5e-7},
         {"tanh", elementwise::tanhFloat, [](double x) { return std::tanh(x); }, -12, 12, 0, 5e-7},
     };
     for (const Case &c : cases) {
         const int64_t n = 200003;
         std::vector<float> x(n), y(n);
-        for (int64_t i = 0; i < n; ++i) x[i] = c.lo + (c.hi - c.lo) * static_cast<float>(i) / (n - 1);
+        for (int64_t i = 0; i < n; ++i)
+            x[i] = c.lo + (c.hi - c.lo) * static_cast<float>(i) / (n - 1);
         c.fn(x.data(), y.data(), n);
         for (int64_t i = 0; i < n; ++i) {
             const double expected = c.ref(x[i]);
@@ -208,9 +247,11 @@ TEST(ElementwiseKernels, VectorisedFloatFunctionsAreAccurate) {
     const float tiny[] = {1e-6f, -3e-5f, 1e-3f};
     float out[3];
     elementwise::erfFloat(tiny, out, 3);
-    for (int i = 0; i < 3; ++i) EXPECT_NEAR(out[i], std::erf(double(tiny[i])), 1e-6 * std::fabs(tiny[i]));
+    for (int i = 0; i < 3; ++i)
+        EXPECT_NEAR(out[i], std::erf(double(tiny[i])), 1e-6 * std::fabs(tiny[i]));
     elementwise::tanhFloat(tiny, out, 3);
-    for (int i = 0; i < 3; ++i) EXPECT_NEAR(out[i], std::tanh(double(tiny[i])), 1e-6 * std::fabs(tiny[i]));
+    for (int i = 0; i < 3; ++i)
+        EXPECT_NEAR(out[i], std::tanh(double(tiny[i])), 1e-6 * std::fabs(tiny[i]));
 }
 
 TEST(ElementwiseKernels, IntegerOps) {
@@ -220,7 +261,8 @@ TEST(ElementwiseKernels, IntegerOps) {
     EXPECT_EQ(relu.outputs[0].toInt64Vector(), (std::vector<int64_t>{0, 0, 0, 1, 7, 0}));
     auto neg = runSingleNode(makeNode("Neg"), {x});
     ASSERT_TRUE(neg.status.isOk());
-    EXPECT_EQ(neg.outputs[0].toInt64Vector(), (std::vector<int64_t>{5, 1, 0, -1, -7, -2147483647 - 1}));
+    EXPECT_EQ(neg.outputs[0].toInt64Vector(),
+              (std::vector<int64_t>{5, 1, 0, -1, -7, -2147483647 - 1}));
     auto abs = runSingleNode(makeNode("Abs"), {Tensor::fromVector<int8_t>({3}, {-5, 3, -128})});
     ASSERT_TRUE(abs.status.isOk());
     EXPECT_EQ(abs.outputs[0].dtype(), DataType::Int8);
@@ -236,12 +278,14 @@ TEST(ElementwiseKernels, IntegerOps) {
 TEST(ElementwiseKernels, UnsupportedTypesAreReported) {
     auto sigmoid = runSingleNode(makeNode("Sigmoid"), {Tensor::fromVector<int32_t>({2}, {1, 2})});
     EXPECT_EQ(sigmoid.status.kind(), ErrorKind::Unsupported);
-    EXPECT_NE(sigmoid.status.message().find("int32"), std::string::npos) << sigmoid.status.message();
+    EXPECT_NE(sigmoid.status.message().find("int32"), std::string::npos)
+        << sigmoid.status.message();
     auto neg = runSingleNode(makeNode("Neg"), {Tensor::fromVector<uint8_t>({1}, {1})});
     EXPECT_EQ(neg.status.kind(), ErrorKind::Unsupported);
     auto notFloat = runSingleNode(makeNode("Not"), {Tensor::fromVector<float>({1}, {1})});
     EXPECT_EQ(notFloat.status.kind(), ErrorKind::Unsupported);
-    auto gelu = runSingleNode(makeNode("Gelu", {{"approximate", stringAttr("fast")}}), {randomTensor({2}, 1)});
+    auto gelu = runSingleNode(makeNode("Gelu", {{"approximate", stringAttr("fast")}}),
+                              {randomTensor({2}, 1)});
     EXPECT_EQ(gelu.status.kind(), ErrorKind::BadInput);
     EXPECT_NE(gelu.status.message().find("fast"), std::string::npos);
 }
@@ -251,7 +295,8 @@ TEST(ElementwiseKernels, HalfInputsRoundTrip) {
     for (DataType type : {DataType::Float16, DataType::BFloat16}) {
         Tensor x(type, {5});
         for (size_t i = 0; i < values.size(); ++i)
-            x.data<uint16_t>()[i] = type == DataType::Float16 ? floatToHalf(values[i]) : floatToBfloat16(values[i]);
+            x.data<uint16_t>()[i] =
+                type == DataType::Float16 ? floatToHalf(values[i]) : floatToBfloat16(values[i]);
         auto run = runSingleNode(makeNode("Relu"), {x});
         ASSERT_TRUE(run.status.isOk()) << run.status.message();
         EXPECT_EQ(run.outputs[0].dtype(), type);
@@ -261,7 +306,8 @@ TEST(ElementwiseKernels, HalfInputsRoundTrip) {
 
 TEST(ElementwiseKernels, ClipAttributeFormBeforeOpset11) {
     Tensor x = Tensor::fromVector<float>({5}, {-2, -0.5f, 0, 0.7f, 3});
-    auto run = runSingleNode(makeNode("Clip", {{"min", floatAttr(-1)}, {"max", floatAttr(0.5f)}}), {x}, 1, {}, 6);
+    auto run = runSingleNode(makeNode("Clip", {{"min", floatAttr(-1)}, {"max", floatAttr(0.5f)}}),
+                             {x}, 1, {}, 6);
     ASSERT_TRUE(run.status.isOk()) << run.status.message();
     EXPECT_EQ(run.outputs[0].toFloatVector(), (std::vector<float>{-1, -0.5f, 0, 0.5f, 0.5f}));
     auto noMax = runSingleNode(makeNode("Clip", {{"min", floatAttr(0)}}), {x}, 1, {}, 6);
@@ -271,7 +317,8 @@ TEST(ElementwiseKernels, ClipAttributeFormBeforeOpset11) {
 
 TEST(ElementwiseKernels, ClipInputFormWithOptionalBounds) {
     Tensor x = Tensor::fromVector<float>({5}, {-2, -0.5f, 0, 0.7f, INFINITY});
-    auto both = runSingleNode(makeNode("Clip"), {x, Tensor::scalar(-1.0f), Tensor::scalar(0.5f)}, 1, {false, true, true}, 13);
+    auto both = runSingleNode(makeNode("Clip"), {x, Tensor::scalar(-1.0f), Tensor::scalar(0.5f)}, 1,
+                              {false, true, true}, 13);
     ASSERT_TRUE(both.status.isOk()) << both.status.message();
     EXPECT_EQ(both.outputs[0].toFloatVector(), (std::vector<float>{-1, -0.5f, 0, 0.5f, 0.5f}));
     auto maxOnly = runSingleNode(makeNode("Clip"), {x, Tensor(), Tensor::scalar(0.0f)}, 1, {}, 13);
@@ -281,32 +328,40 @@ TEST(ElementwiseKernels, ClipInputFormWithOptionalBounds) {
     ASSERT_TRUE(none.status.isOk());
     EXPECT_EQ(none.outputs[0].toFloatVector(), x.toFloatVector());  // infinity is not clipped
     // min > max gives max everywhere, as numpy.clip.
-    auto crossed = runSingleNode(makeNode("Clip"), {x, Tensor::scalar(2.0f), Tensor::scalar(1.0f)}, 1, {}, 13);
+    auto crossed =
+        runSingleNode(makeNode("Clip"), {x, Tensor::scalar(2.0f), Tensor::scalar(1.0f)}, 1, {}, 13);
     ASSERT_TRUE(crossed.status.isOk());
     EXPECT_EQ(crossed.outputs[0].toFloatVector(), (std::vector<float>(5, 1.0f)));
-    auto bad = runSingleNode(makeNode("Clip"), {x, Tensor::fromVector<float>({2}, {0, 1})}, 1, {}, 13);
+    auto bad =
+        runSingleNode(makeNode("Clip"), {x, Tensor::fromVector<float>({2}, {0, 1})}, 1, {}, 13);
     EXPECT_EQ(bad.status.kind(), ErrorKind::BadInput);
 }
 
 TEST(ElementwiseKernels, ClipIntegerTypes) {
     Tensor x = Tensor::fromVector<int8_t>({5}, {-128, -3, 0, 5, 127});
-    auto run = runSingleNode(makeNode("Clip"), {x, Tensor::scalar<int8_t>(-4), Tensor::scalar<int8_t>(4)}, 1, {}, 13);
+    auto run = runSingleNode(makeNode("Clip"),
+                             {x, Tensor::scalar<int8_t>(-4), Tensor::scalar<int8_t>(4)}, 1, {}, 13);
     ASSERT_TRUE(run.status.isOk()) << run.status.message();
     EXPECT_EQ(run.outputs[0].dtype(), DataType::Int8);
     EXPECT_EQ(run.outputs[0].toInt64Vector(), (std::vector<int64_t>{-4, -3, 0, 4, 4}));
-    auto minOnly = runSingleNode(makeNode("Clip"), {Tensor::fromVector<int64_t>({3}, {-9, 2, 9}), Tensor::scalar<int64_t>(0)}, 1, {}, 13);
+    auto minOnly = runSingleNode(
+        makeNode("Clip"),
+        {Tensor::fromVector<int64_t>({3}, {-9, 2, 9}), Tensor::scalar<int64_t>(0)}, 1, {}, 13);
     ASSERT_TRUE(minOnly.status.isOk());
     EXPECT_EQ(minOnly.outputs[0].toInt64Vector(), (std::vector<int64_t>{0, 2, 9}));
 }
 
 TEST(ElementwiseKernels, ClipLargeChannelsLast) {
     Tensor x = randomTensor({1, 32, 40, 40}, 3, -8, 8);
-    auto run = runDirect(makeNode("Clip"), {x.toChannelsLast(), Tensor::scalar(0.0f), Tensor::scalar(6.0f)}, 1, 13);
+    auto run = runDirect(makeNode("Clip"),
+                         {x.toChannelsLast(), Tensor::scalar(0.0f), Tensor::scalar(6.0f)}, 1, 13);
     ASSERT_TRUE(run.status.isOk()) << run.status.message();
     EXPECT_EQ(run.outputs[0].layout(), Layout::ChannelsLast);
     std::string why;
-    EXPECT_TRUE(allClose(run.outputs[0].toPlain(), mapReference(x, [](double v) { return std::min(6.0, std::max(0.0, v)); }),
-                         0, 0, &why)) << why;
+    EXPECT_TRUE(allClose(run.outputs[0].toPlain(),
+                         mapReference(x, [](double v) { return std::min(6.0, std::max(0.0, v)); }),
+                         0, 0, &why))
+        << why;
 }
 
 TEST(ElementwiseKernels, CastBetweenTypes) {
@@ -314,19 +369,23 @@ TEST(ElementwiseKernels, CastBetweenTypes) {
     auto toInt = runSingleNode(makeNode("Cast", {{"to", intAttr(int64_t(DataType::Int32))}}), {x});
     ASSERT_TRUE(toInt.status.isOk()) << toInt.status.message();
     EXPECT_EQ(toInt.outputs[0].dtype(), DataType::Int32);
-    EXPECT_EQ(toInt.outputs[0].toInt64Vector(), (std::vector<int64_t>{-2, 0, 0, 0, 3, 300}));  // truncation
+    EXPECT_EQ(toInt.outputs[0].toInt64Vector(),
+              (std::vector<int64_t>{-2, 0, 0, 0, 3, 300}));  // truncation
     auto toBool = runSingleNode(makeNode("Cast", {{"to", intAttr(int64_t(DataType::Bool))}}), {x});
     ASSERT_TRUE(toBool.status.isOk());
     EXPECT_EQ(toBool.outputs[0].toInt64Vector(), (std::vector<int64_t>{1, 1, 0, 1, 1, 1}));
-    auto toDouble = runSingleNode(makeNode("Cast", {{"to", intAttr(int64_t(DataType::Double))}}), {x});
+    auto toDouble =
+        runSingleNode(makeNode("Cast", {{"to", intAttr(int64_t(DataType::Double))}}), {x});
     ASSERT_TRUE(toDouble.status.isOk());
     EXPECT_EQ(toDouble.outputs[0].data<double>()[5], 300.25);
-    auto toHalf = runSingleNode(makeNode("Cast", {{"to", intAttr(int64_t(DataType::Float16))}}), {x});
+    auto toHalf =
+        runSingleNode(makeNode("Cast", {{"to", intAttr(int64_t(DataType::Float16))}}), {x});
     ASSERT_TRUE(toHalf.status.isOk());
     EXPECT_EQ(toHalf.outputs[0].dtype(), DataType::Float16);
     for (int64_t i = 0; i < 6; ++i)
         EXPECT_EQ(toHalf.outputs[0].data<uint16_t>()[i], floatToHalf(x.data<float>()[i])) << i;
-    auto back = runSingleNode(makeNode("Cast", {{"to", intAttr(int64_t(DataType::Float))}}), {toHalf.outputs[0]});
+    auto back = runSingleNode(makeNode("Cast", {{"to", intAttr(int64_t(DataType::Float))}}),
+                              {toHalf.outputs[0]});
     ASSERT_TRUE(back.status.isOk());
     EXPECT_EQ(back.outputs[0].toFloatVector()[0], halfToFloat(floatToHalf(-2.7f)));
     auto fromBool = runSingleNode(makeNode("Cast", {{"to", intAttr(int64_t(DataType::Float))}}),
@@ -343,7 +402,8 @@ TEST(ElementwiseKernels, CastBetweenTypes) {
 }
 
 TEST(ElementwiseKernels, CastToStringIsUnsupported) {
-    auto run = runSingleNode(makeNode("Cast", {{"to", intAttr(int64_t(DataType::String))}}), {randomTensor({2}, 1)});
+    auto run = runSingleNode(makeNode("Cast", {{"to", intAttr(int64_t(DataType::String))}}),
+                             {randomTensor({2}, 1)});
     EXPECT_EQ(run.status.kind(), ErrorKind::Unsupported);
     EXPECT_NE(run.status.message().find("string"), std::string::npos) << run.status.message();
     auto missing = runSingleNode(makeNode("Cast"), {randomTensor({2}, 1)});
@@ -360,11 +420,13 @@ TEST(ElementwiseKernels, CastLikeTakesTypeFromSecondInput) {
 
 TEST(ElementwiseKernels, CastKeepsChannelsLast) {
     Tensor x = randomTensor({1, 3, 4, 5}, 8, -100, 100);
-    auto run = runDirect(makeNode("Cast", {{"to", intAttr(int64_t(DataType::Int32))}}), {x.toChannelsLast()});
+    auto run = runDirect(makeNode("Cast", {{"to", intAttr(int64_t(DataType::Int32))}}),
+                         {x.toChannelsLast()});
     ASSERT_TRUE(run.status.isOk());
     EXPECT_EQ(run.outputs[0].layout(), Layout::ChannelsLast);
     const std::vector<int64_t> got = run.outputs[0].toPlain().toInt64Vector();
-    for (int64_t i = 0; i < x.numel(); ++i) EXPECT_EQ(got[i], static_cast<int64_t>(x.data<float>()[i]));
+    for (int64_t i = 0; i < x.numel(); ++i)
+        EXPECT_EQ(got[i], static_cast<int64_t>(x.data<float>()[i]));
 }
 
 TEST(ElementwiseKernels, DropoutInferenceIsIdentity) {
@@ -377,21 +439,25 @@ TEST(ElementwiseKernels, DropoutInferenceIsIdentity) {
     auto opset7 = runSingleNode(makeNode("Dropout"), {x}, 2, {}, 7);
     ASSERT_TRUE(opset7.status.isOk());
     EXPECT_EQ(opset7.outputs[1].dtype(), DataType::Float);  // mask had the input's type then
-    auto modern = runSingleNode(makeNode("Dropout"), {x, Tensor::scalar(0.5f), Tensor::scalar<bool>(false)}, 2, {}, 13);
+    auto modern = runSingleNode(makeNode("Dropout"),
+                                {x, Tensor::scalar(0.5f), Tensor::scalar<bool>(false)}, 2, {}, 13);
     ASSERT_TRUE(modern.status.isOk()) << modern.status.message();
     EXPECT_EQ(modern.outputs[0].toFloatVector(), x.toFloatVector());
     EXPECT_EQ(modern.outputs[1].toInt64Vector(), std::vector<int64_t>(12, 1));
-    auto zeroRatio = runSingleNode(makeNode("Dropout"), {x, Tensor::scalar(0.0f), Tensor::scalar<bool>(true)}, 1, {}, 13);
+    auto zeroRatio = runSingleNode(
+        makeNode("Dropout"), {x, Tensor::scalar(0.0f), Tensor::scalar<bool>(true)}, 1, {}, 13);
     ASSERT_TRUE(zeroRatio.status.isOk());
     EXPECT_EQ(zeroRatio.outputs[0].toFloatVector(), x.toFloatVector());
 }
 
 TEST(ElementwiseKernels, DropoutTrainingIsUnsupported) {
-    auto run = runSingleNode(makeNode("Dropout"), {randomTensor({4}, 1), Tensor::scalar(0.5f), Tensor::scalar<bool>(true)},
-                             1, {}, 13);
+    auto run = runSingleNode(
+        makeNode("Dropout"),
+        {randomTensor({4}, 1), Tensor::scalar(0.5f), Tensor::scalar<bool>(true)}, 1, {}, 13);
     EXPECT_EQ(run.status.kind(), ErrorKind::Unsupported);
     EXPECT_NE(run.status.message().find("training"), std::string::npos);
-    auto old = runSingleNode(makeNode("Dropout", {{"is_test", intAttr(0)}}), {randomTensor({4}, 1)}, 1, {}, 6);
+    auto old = runSingleNode(makeNode("Dropout", {{"is_test", intAttr(0)}}), {randomTensor({4}, 1)},
+                             1, {}, 6);
     EXPECT_EQ(old.status.kind(), ErrorKind::Unsupported);
 }
 
@@ -401,7 +467,8 @@ TEST(ElementwiseKernels, IdentityAndNot) {
     ASSERT_TRUE(id.status.isOk());
     EXPECT_EQ(id.outputs[0].layout(), Layout::ChannelsLast);
     EXPECT_EQ(id.outputs[0].toPlain().toFloatVector(), x.toFloatVector());
-    auto notRun = runSingleNode(makeNode("Not"), {Tensor::fromVector<bool>({3}, {true, false, true})});
+    auto notRun =
+        runSingleNode(makeNode("Not"), {Tensor::fromVector<bool>({3}, {true, false, true})});
     ASSERT_TRUE(notRun.status.isOk());
     EXPECT_EQ(notRun.outputs[0].dtype(), DataType::Bool);
     EXPECT_EQ(notRun.outputs[0].toInt64Vector(), (std::vector<int64_t>{0, 1, 0}));
@@ -414,8 +481,11 @@ TEST(ElementwiseKernels, GeluInMicrosoftDomain) {
     auto run = runSingleNode(node, {x});
     ASSERT_TRUE(run.status.isOk()) << run.status.message();
     std::string why;
-    EXPECT_TRUE(allClose(run.outputs[0], mapReference(x, [](double v) { return 0.5 * v * (1 + std::erf(v / std::sqrt(2.0))); }),
-                         1e-5, 1e-6, &why)) << why;
+    EXPECT_TRUE(allClose(
+        run.outputs[0],
+        mapReference(x, [](double v) { return 0.5 * v * (1 + std::erf(v / std::sqrt(2.0))); }),
+        1e-5, 1e-6, &why))
+        << why;
 }
 
 }  // namespace

@@ -8,6 +8,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <set>
 
 // The engine's public headers never expose onnx types; the test builds models with them directly.
 // Unit tests link only the engine target, so select the installed (ONNX_ML) proto flavour here.
@@ -183,6 +184,28 @@ TEST_F(ModelLoaderTest, LoadsValidModel) {
     EXPECT_EQ(graph->nodes[0].opType, "Relu");
     ASSERT_EQ(graph->outputs.size(), 1u);
     EXPECT_EQ(graph->outputs[0].name, "y");
+}
+
+TEST_F(ModelLoaderTest, GivesEveryNodeADistinctName) {
+    onnx::ModelProto model = makeModel();
+    auto *g = model.mutable_graph();
+    setTensorType(g->add_input(), "x", onnx::TensorProto::FLOAT, {2});
+    setTensorType(g->add_output(), "d", onnx::TensorProto::FLOAT, {2});
+    addNode(g, "Relu", {"x"}, {"a"})->clear_name();       // invented "Relu_0" is taken below
+    addNode(g, "Neg", {"a"}, {"b"})->set_name("Relu_0");  // the file's own name wins
+    addNode(g, "Abs", {"b"}, {"c"})->set_name("Relu_0");  // a repeated name
+    addNode(g, "Relu", {"c"}, {"d"})->set_name("Relu_0_1");
+    const std::string path = writeModel("names.onnx", model);
+    LoadOptions options;
+    options.runChecker = false;  // the checker does not require distinct names, but be explicit
+    Result<Graph> graph = loadModel(path, options);
+    ASSERT_TRUE(graph.isOk()) << graph.status().message();
+    ASSERT_EQ(graph->nodes.size(), 4u);
+    std::set<std::string> names;
+    for (const Node &n : graph->nodes) EXPECT_TRUE(names.insert(n.name).second) << n.name;
+    EXPECT_EQ(graph->nodes[1].name, "Relu_0");
+    EXPECT_EQ(graph->nodes[1].opType, "Neg");
+    EXPECT_EQ(graph->nodes[3].name, "Relu_0_1");
 }
 
 TEST_F(ModelLoaderTest, RefusesMissingFile) {

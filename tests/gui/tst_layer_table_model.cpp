@@ -47,14 +47,16 @@ void TestLayerTableModel::emptyModel() {
     QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
     QCOMPARE(model.rowCount(), 0);
     QCOMPARE(model.columnCount(), int(LayerTableModel::ColumnCount));
-    QCOMPARE(model.headerData(LayerTableModel::NameColumn, Qt::Horizontal).toString(), QString("Name"));
+    QCOMPARE(model.headerData(LayerTableModel::NameColumn, Qt::Horizontal).toString(),
+             QString("Name"));
 }
 
 void TestLayerTableModel::conformsToItemModelRules() {
     LayerTableModel model;
     QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
     ql::ui::LayerProxyModel proxy;
-    QAbstractItemModelTester proxyTester(&proxy, QAbstractItemModelTester::FailureReportingMode::QtTest);
+    QAbstractItemModelTester proxyTester(&proxy,
+                                         QAbstractItemModelTester::FailureReportingMode::QtTest);
     proxy.setSourceModel(&model);
     model.setSnapshot(m_snapshot);
     proxy.sort(LayerTableModel::ParametersColumn, Qt::DescendingOrder);
@@ -72,9 +74,14 @@ void TestLayerTableModel::rowsMatchGraphNodes() {
     for (int row = 0; row < model.rowCount(); ++row) {
         const ql::Node &node = graph.nodes[size_t(row)];
         QCOMPARE(model.index(row, LayerTableModel::IndexColumn).data().toInt(), row);
-        QCOMPARE(display(model, row, LayerTableModel::NameColumn), QString::fromStdString(node.name));
-        QCOMPARE(display(model, row, LayerTableModel::OpTypeColumn), QString::fromStdString(node.opType));
-        QCOMPARE(model.index(row, LayerTableModel::OpTypeColumn).data(LayerTableModel::LayerIndexRole).toInt(), row);
+        QCOMPARE(display(model, row, LayerTableModel::NameColumn),
+                 QString::fromStdString(node.name));
+        QCOMPARE(display(model, row, LayerTableModel::OpTypeColumn),
+                 QString::fromStdString(node.opType));
+        QCOMPARE(model.index(row, LayerTableModel::OpTypeColumn)
+                     .data(LayerTableModel::LayerIndexRole)
+                     .toInt(),
+                 row);
     }
     // The exporter's structure: conv-bn-relu blocks, then Flatten and Gemm.
     QCOMPARE(display(model, 0, LayerTableModel::OpTypeColumn), QString("Conv"));
@@ -87,7 +94,8 @@ void TestLayerTableModel::outputShapesComeFromShapeInference() {
     model.setSnapshot(m_snapshot);
     // Expected shapes follow from the architecture in tests/tools/make_demo.py.
     QCOMPARE(display(model, 0, LayerTableModel::OutputShapeColumn), QString("[batch,16,28,28]"));
-    QCOMPARE(display(model, model.rowCount() - 1, LayerTableModel::OutputShapeColumn), QString("[batch,10]"));
+    QCOMPARE(display(model, model.rowCount() - 1, LayerTableModel::OutputShapeColumn),
+             QString("[batch,10]"));
     const ql::Graph &graph = m_snapshot->graph();
     for (int row = 0; row < model.rowCount(); ++row) {
         const ql::Node &node = graph.nodes[size_t(row)];
@@ -107,13 +115,21 @@ void TestLayerTableModel::parametersCountInitializerElements() {
         qlonglong expected = 0;
         for (const std::string &in : graph.nodes[size_t(row)].inputs)
             if (const ql::Tensor *t = graph.initializer(in)) expected += t->numel();
-        QCOMPARE(model.index(row, LayerTableModel::ParametersColumn).data(LayerTableModel::SortRole).toLongLong(),
+        QCOMPARE(model.index(row, LayerTableModel::ParametersColumn)
+                     .data(LayerTableModel::SortRole)
+                     .toLongLong(),
                  expected);
         total += expected;
     }
     // The first conv: 16 filters of 1x3x3, no bias (BatchNorm follows); BN: 4 vectors of 16.
-    QCOMPARE(model.index(0, LayerTableModel::ParametersColumn).data(LayerTableModel::SortRole).toLongLong(), 144);
-    QCOMPARE(model.index(1, LayerTableModel::ParametersColumn).data(LayerTableModel::SortRole).toLongLong(), 64);
+    QCOMPARE(model.index(0, LayerTableModel::ParametersColumn)
+                 .data(LayerTableModel::SortRole)
+                 .toLongLong(),
+             144);
+    QCOMPARE(model.index(1, LayerTableModel::ParametersColumn)
+                 .data(LayerTableModel::SortRole)
+                 .toLongLong(),
+             64);
     // Gemm: 10 x 1568 weights + 10 biases, shown with the locale's group separator.
     const int gemm = model.rowCount() - 1;
     QCOMPARE(display(model, gemm, LayerTableModel::ParametersColumn), QLocale().toString(15690));
@@ -135,15 +151,19 @@ void TestLayerTableModel::sortsNumbersNumerically() {
     QCOMPARE(proxy.index(0, LayerTableModel::OpTypeColumn).data().toString(), QString("Gemm"));
     qlonglong previous = std::numeric_limits<qlonglong>::max();
     for (int row = 0; row < proxy.rowCount(); ++row) {
-        const qlonglong v = proxy.index(row, LayerTableModel::ParametersColumn).data(LayerTableModel::SortRole).toLongLong();
+        const qlonglong v = proxy.index(row, LayerTableModel::ParametersColumn)
+                                .data(LayerTableModel::SortRole)
+                                .toLongLong();
         QVERIFY(v <= previous);
         previous = v;
     }
     // Names in natural order: ".../features.2/..." before ".../features.10/...".
     proxy.sort(LayerTableModel::NameColumn, Qt::AscendingOrder);
     QStringList names;
-    for (int row = 0; row < proxy.rowCount(); ++row) names << proxy.index(row, LayerTableModel::NameColumn).data().toString();
-    const int relu2 = names.indexOf("/features/features.2/Relu"), relu10 = names.indexOf("/features/features.10/Relu");
+    for (int row = 0; row < proxy.rowCount(); ++row)
+        names << proxy.index(row, LayerTableModel::NameColumn).data().toString();
+    const int relu2 = names.indexOf("/features/features.2/Relu"),
+              relu10 = names.indexOf("/features/features.10/Relu");
     QVERIFY(relu2 >= 0 && relu10 >= 0);
     QVERIFY(relu2 < relu10);
 }
@@ -155,13 +175,15 @@ void TestLayerTableModel::filtersByNameOpTypeAndShape() {
     proxy.setSourceModel(&model);
     const ql::Graph &graph = m_snapshot->graph();
     auto count = [&](const char *op) {
-        return int(std::count_if(graph.nodes.begin(), graph.nodes.end(), [op](const ql::Node &n) { return n.opType == op; }));
+        return int(std::count_if(graph.nodes.begin(), graph.nodes.end(),
+                                 [op](const ql::Node &n) { return n.opType == op; }));
     };
     proxy.setFilterFixedString("batchnorm");  // any case
     QCOMPARE(proxy.rowCount(), count("BatchNormalization"));
     QCOMPARE(proxy.rowCount(), 3);
     for (int row = 0; row < proxy.rowCount(); ++row)
-        QCOMPARE(proxy.index(row, LayerTableModel::OpTypeColumn).data().toString(), QString("BatchNormalization"));
+        QCOMPARE(proxy.index(row, LayerTableModel::OpTypeColumn).data().toString(),
+                 QString("BatchNormalization"));
     proxy.setFilterFixedString("features.4");  // by name
     QCOMPARE(proxy.rowCount(), 1);
     QCOMPARE(proxy.index(0, LayerTableModel::OpTypeColumn).data().toString(), QString("Conv"));

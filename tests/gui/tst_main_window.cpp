@@ -3,14 +3,14 @@
 // file reports the engine's message instead of showing a model.
 
 #include <QLabel>
+#include <QLineEdit>
 #include <QMenu>
 #include <QSettings>
-#include <QThreadPool>
-#include <QLineEdit>
 #include <QSignalSpy>
 #include <QStackedWidget>
 #include <QTableView>
 #include <QTemporaryDir>
+#include <QThreadPool>
 #include <QTreeWidget>
 #include <QtTest>
 
@@ -25,11 +25,12 @@
 #include "recent_files_controller.h"
 
 // Waits for the load job's QFutureWatcher to finish and the controller to report the outcome.
-#define WAIT_FOR_LOAD(window)                                                                    \
-    do {                                                                                         \
-        QFutureWatcher<ql::ui::LoadOutcome> *watcher_ = (window).documents()->loadJob()->watcher(); \
-        QTRY_VERIFY_WITH_TIMEOUT(watcher_->isFinished(), 30000);                                 \
-        QTRY_VERIFY(done.count() == 1);                                                          \
+#define WAIT_FOR_LOAD(window)                                    \
+    do {                                                         \
+        QFutureWatcher<ql::ui::LoadOutcome> *watcher_ =          \
+            (window).documents()->loadJob()->watcher();          \
+        QTRY_VERIFY_WITH_TIMEOUT(watcher_->isFinished(), 30000); \
+        QTRY_VERIFY(done.count() == 1);                          \
     } while (0)
 
 // Counts finished loads of either outcome.
@@ -97,7 +98,8 @@ void TestMainWindow::opensDemo() {
 
     QTableView *table = window.layerPanel()->tableView();
     QCOMPARE(table->model()->rowCount(), m_demoNodes);
-    QCOMPARE(table->model()->index(0, ql::ui::LayerTableModel::OpTypeColumn).data().toString(), QString("Conv"));
+    QCOMPARE(table->model()->index(0, ql::ui::LayerTableModel::OpTypeColumn).data().toString(),
+             QString("Conv"));
     QVERIFY(table->isVisible());
     const QString summary = window.summary()->summaryText();
     QVERIFY2(summary.contains("fashion_cnn.onnx"), qPrintable(summary));
@@ -106,7 +108,8 @@ void TestMainWindow::opensDemo() {
     QVERIFY2(summary.contains("input: float32 [batch,1,28,28]"), qPrintable(summary));
     QVERIFY2(summary.contains("logits: float32 [batch,10]"), qPrintable(summary));
     QVERIFY(window.windowTitle().contains("fashion_cnn.onnx"));
-    QCOMPARE(window.findChild<QLabel *>("layerCount")->text(), QString("%1 layers").arg(m_demoNodes));
+    QCOMPARE(window.findChild<QLabel *>("layerCount")->text(),
+             QString("%1 layers").arg(m_demoNodes));
     QVERIFY(window.documents()->currentFile().isEmpty());  // the demo is not a file
     QVERIFY(window.recentFiles()->files().isEmpty());
 }
@@ -121,7 +124,8 @@ void TestMainWindow::filterBoxNarrowsTable() {
     QTest::keyClicks(filter, "relu");
     QTableView *table = window.layerPanel()->tableView();
     QCOMPARE(table->model()->rowCount(), 3);
-    QCOMPARE(window.findChild<QLabel *>("layerCount")->text(), QString("3 of %1 layers").arg(m_demoNodes));
+    QCOMPARE(window.findChild<QLabel *>("layerCount")->text(),
+             QString("3 of %1 layers").arg(m_demoNodes));
     filter->clear();
     QCOMPARE(table->model()->rowCount(), m_demoNodes);
 }
@@ -136,15 +140,18 @@ void TestMainWindow::selectingLayerShowsDetails() {
     QCOMPARE(window.layerDetails()->layerIndex(), 0);  // the first layer is selected on load
     table->selectRow(4);
     QCOMPARE(window.layerDetails()->layerIndex(), 4);
-    QCOMPARE(window.findChild<QLabel *>("layerTitle")->text(), QString("<b>Conv</b> /features/features.4/Conv"));
+    QCOMPARE(window.findChild<QLabel *>("layerTitle")->text(),
+             QString("<b>Conv</b> /features/features.4/Conv"));
     table->selectRow(0);
     QCOMPARE(window.layerDetails()->layerIndex(), 0);
     QTreeWidget *tree = window.layerDetails()->tree();
     // Conv: inputs (data, weight), outputs, attributes (kernel_shape, pads, ...), node.
-    const QList<QTreeWidgetItem *> kernel = tree->findItems("kernel_shape", Qt::MatchExactly | Qt::MatchRecursive);
+    const QList<QTreeWidgetItem *> kernel =
+        tree->findItems("kernel_shape", Qt::MatchExactly | Qt::MatchRecursive);
     QCOMPARE(kernel.size(), 1);
     QCOMPARE(kernel.first()->text(1), QString("[3,3]"));
-    const QList<QTreeWidgetItem *> input = tree->findItems("input", Qt::MatchExactly | Qt::MatchRecursive);
+    const QList<QTreeWidgetItem *> input =
+        tree->findItems("input", Qt::MatchExactly | Qt::MatchRecursive);
     QCOMPARE(input.size(), 1);
     QCOMPARE(input.first()->text(1), QString("float32 [batch,1,28,28]"));
 }
@@ -157,7 +164,8 @@ void TestMainWindow::opensFileAndRemembersIt() {
     WAIT_FOR_LOAD(window);
     QCOMPARE(window.layerPanel()->tableView()->model()->rowCount(), m_demoNodes);
     QCOMPARE(window.documents()->currentFile(), QFileInfo(QL_DEMO_MODEL).absoluteFilePath());
-    QCOMPARE(window.recentFiles()->files(), QStringList{QFileInfo(QL_DEMO_MODEL).absoluteFilePath()});
+    QCOMPARE(window.recentFiles()->files(),
+             QStringList{QFileInfo(QL_DEMO_MODEL).absoluteFilePath()});
 }
 
 void TestMainWindow::brokenFileReportsEngineMessage() {
@@ -184,7 +192,8 @@ void TestMainWindow::brokenFileReportsEngineMessage() {
     QCOMPARE(failed.first().at(0).toString(), QFileInfo(path).absoluteFilePath());
     QVERIFY(!window.documents()->current());
     QVERIFY(window.recentFiles()->files().isEmpty());
-    QCOMPARE(window.findChild<QStackedWidget *>()->currentWidget()->objectName(), QString("welcomePage"));
+    QCOMPARE(window.findChild<QStackedWidget *>()->currentWidget()->objectName(),
+             QString("welcomePage"));
 }
 
 void TestMainWindow::recentFilesPersistAcrossWindows() {
