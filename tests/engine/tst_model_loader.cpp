@@ -18,6 +18,7 @@
 #include <onnx/onnx_pb.h>
 
 #include "onnx/model_loader.h"
+#include "onnx/tensor_file.h"
 #include "runtime/execution_plan.h"
 #include "test_support.h"
 
@@ -579,6 +580,32 @@ TEST_F(ModelLoaderTest, SortsNodesAndRefusesCycles) {
     g->mutable_node(1)->set_input(0, "z");  // Relu(z) -> y, Neg(y) -> z
     const std::string cyclic = writeModel("cyclic.onnx", model);
     expectError(loadModel(cyclic, options), ErrorKind::BadInput, cyclic, "cycle");
+}
+
+// Input files go through the same guards: a corrupt header must give an error, not an
+// attempt to allocate what it claims.
+TEST_F(ModelLoaderTest, RefusesTensorFilesClaimingImpossibleSizes) {
+    std::string header =
+        "{'descr': '<f4', 'fortran_order': False, 'shape': (1000000000000, 1000000), }";
+    header.append(118 - header.size() - 1, ' ');  // 10-byte preamble + header = 128
+    header += '\n';
+    const std::string npy = writeBytes(
+        "huge.npy", std::string("\x93NUMPY\x01\x00\x76\x00", 10) + header + std::string(16, '\0'));
+    Result<Tensor> fromNpy = readTensorFile(npy);
+    ASSERT_FALSE(fromNpy.isOk());
+    EXPECT_EQ(fromNpy.status().message().rfind(npy, 0), 0u) << fromNpy.status().message();
+    EXPECT_NE(fromNpy.status().message().find("truncated .npy data"), std::string::npos);
+
+    onnx::TensorProto proto;
+    proto.set_data_type(onnx::TensorProto::FLOAT);
+    proto.add_dims(int64_t(1) << 62);
+    proto.add_dims(4);
+    proto.set_raw_data(std::string(16, '\0'));
+    const std::string pb = writeBytes("huge.pb", proto.SerializeAsString());
+    Result<Tensor> fromPb = readTensorFile(pb);
+    ASSERT_FALSE(fromPb.isOk());
+    EXPECT_EQ(fromPb.status().message().rfind(pb, 0), 0u) << fromPb.status().message();
+    EXPECT_NE(fromPb.status().message().find("impossibly large"), std::string::npos);
 }
 
 }  // namespace
