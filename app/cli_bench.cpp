@@ -47,6 +47,7 @@ int runBench(const QStringList &arguments) {
     parser.addHelpOption();
     parser.addPositionalArgument("model", "The ONNX model to time.");
     parser.addOption({"runs", "Timed runs after two warm-up runs (default 20).", "N", "20"});
+    parser.addOption({"no-fuse", "Run every node on its own instead of fusing Conv with its activation / residual Add."});
     parser.addOption({"threads", "Threads for the kernels (default: all cores).", "N", "0"});
     parser.addOption({"batch", "Batch size for inputs whose first dim is symbolic (default 1).", "N", "1"});
     parser.addOption({"profile", "Also print the ten slowest nodes of the last run."});
@@ -68,7 +69,7 @@ int runBench(const QStringList &arguments) {
     ql::Status made = makeRandomInputs(graph.value(), batch, inputs);
     if (!made) return reportFailure(made);
     const std::string source = graph.value().sourcePath;
-    auto plan = ql::ExecutionPlan::create(std::move(graph.value()), ql::PlanOptions{threads});
+    auto plan = ql::ExecutionPlan::create(std::move(graph.value()), planOptions(threads, !parser.isSet("no-fuse")));
     if (!plan) return reportFailure(plan.status().withContext(source));
     std::vector<ql::Tensor> outputs;
     for (int i = 0; i < 2; ++i) {

@@ -21,6 +21,7 @@ int runInfer(const QStringList &arguments) {
     parser.addOption({"input", "Input tensor file (.npy or .pb) for a named input.", "NAME=FILE"});
     parser.addOption({"inputs-dir", "Folder with input_0.pb, input_1.pb, ... (or .npy), in graph input order.", "DIR"});
     parser.addOption({"output-dir", "Folder for output_<i>.npy and outputs.json.", "OUT"});
+    parser.addOption({"no-fuse", "Run every node on its own instead of fusing Conv with its activation / residual Add."});
     parser.addOption({"threads", "Threads for the kernels (default: all cores).", "N"});
     if (!parser.parse(QStringList{"quantlens infer"} + arguments)) return usageError(parser.errorText());
     if (parser.isSet("help")) {
@@ -41,7 +42,7 @@ int runInfer(const QStringList &arguments) {
     ql::Status read = readInputs(graph.value(), parser.values("input"), parser.value("inputs-dir"), inputs);
     if (!read) return reportFailure(read);
     const ql::Graph model = graph.value();
-    auto plan = ql::ExecutionPlan::create(std::move(graph.value()), ql::PlanOptions{threads});
+    auto plan = ql::ExecutionPlan::create(std::move(graph.value()), planOptions(threads, !parser.isSet("no-fuse")));
     if (!plan) return reportFailure(plan.status().withContext(model.sourcePath));
     std::vector<ql::Tensor> outputs;
     ql::Status ran = plan.value()->run(inputs, outputs);

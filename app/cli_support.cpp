@@ -24,6 +24,13 @@ int usageError(const QString &message) {
     return BadInput;
 }
 
+ql::PlanOptions planOptions(int threads, bool fuse) {
+    ql::PlanOptions options;
+    options.threads = threads;
+    options.fuseOperators = fuse;
+    return options;
+}
+
 ql::Status readInputs(const ql::Graph &graph, const QStringList &namedInputs, const QString &inputsDir,
                       std::map<std::string, ql::Tensor> &inputs) {
     for (const QString &pair : namedInputs) {

@@ -11,12 +11,16 @@
 #include "core/status.h"
 #include "ir/graph.h"
 #include "ir/tensor.h"
+#include "runtime/execution_plan.h"
 
 namespace cli {
 
 // Prints "quantlens: <message>" on stderr and returns the exit code for the status' kind.
 int reportFailure(const ql::Status &status);
 int usageError(const QString &message);
+
+// Plan options for the subcommands: fused operators unless the user asked otherwise.
+ql::PlanOptions planOptions(int threads, bool fuse);
 
 // --input NAME=FILE pairs, or DIR/input_<i>.pb|.npy mapped in order to the graph inputs.
 ql::Status readInputs(const ql::Graph &graph, const QStringList &namedInputs, const QString &inputsDir,

@@ -211,7 +211,7 @@ Status readFusedOps(const Node &node, FusedOps &fused) {
         if (op == "Add") {
             ++sums;
         } else if (op != "Relu" && op != "LeakyRelu" && op != "Clip" && op != "HardSigmoid" &&
-                   op != "HardSwish" && op != "Sigmoid") {
+                   op != "HardSwish" && op != "Sigmoid" && op != "Swish") {
             return Status::internal("cannot fuse " + op + " into a convolution");
         }
     }
@@ -236,6 +236,8 @@ dnnl::post_ops makePostOps(const FusedOps &fused) {
             ops.append_eltwise(1.0f, alg::eltwise_relu, a, 0.0f);
         else if (op == "Clip")
             ops.append_eltwise(1.0f, alg::eltwise_clip, a, b);
+        else if (op == "Swish")
+            ops.append_eltwise(1.0f, alg::eltwise_swish, 1.0f, 0.0f);
         else if (op == "Sigmoid")
             ops.append_eltwise(1.0f, alg::eltwise_logistic, 0.0f, 0.0f);
         else if (op == "HardSwish")

@@ -13,6 +13,9 @@
 
 namespace ql::conv {
 
+// Primitives kept per kernel for distinct input shapes; the oldest goes first beyond this.
+inline constexpr size_t kMaxCachedShapes = 8;
+
 // The attributes of a Conv / ConvTranspose node, read once at build time.
 struct ConvAttributes {
     std::string autoPad = "NOTSET";

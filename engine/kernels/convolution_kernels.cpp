@@ -1,7 +1,5 @@
 // Conv on oneDNN convolution_forward. 2-D convolutions always produce channels-last output:
 // oneDNN's fast f32 kernels (brgconv) want NHWC activations, plain NCHW falls to gemm.
-#include <cstdio>
-#include <cstdlib>
 #include <unordered_map>
 #include <vector>
 
@@ -22,13 +20,9 @@ namespace ds = dnnl_support;
 
 class ConvKernel : public Kernel {
 public:
-    explicit ConvKernel(const KernelBuildInfo &info)
-        : m_node(info.node), m_attrs(readConvAttributes(info.node)) {
+    explicit ConvKernel(const KernelBuildInfo &info) : m_attrs(readConvAttributes(info.node)) {
         if (const Tensor *w = info.constantInput(1)) m_constWeights = *w;
-        if (const Tensor *b = info.constantInput(2)) m_constBias = *b;
         m_status = readFusedOps(info.node, m_fused);
-        if (m_status && m_fused.hasSum && m_node.inputs.size() <= fused::kResidualInput)
-            m_status = Status::internal("fused Add lost its residual input");
     }
 
     bool acceptsChannelsLast(size_t i) const override {
@@ -55,11 +49,10 @@ private:
     Status build(const Tensor &x, const Tensor &w, bool hasBias, Entry &entry) const;
     Result<void *> prepareOutput(KernelContext &ctx, const Entry &entry) const;
 
-    Node m_node;
     ConvAttributes m_attrs;
     FusedOps m_fused;
     Status m_status;
-    Tensor m_constWeights, m_constBias;
+    Tensor m_constWeights;
     std::vector<Entry> m_cache;
 };
 
@@ -86,11 +79,16 @@ Status ConvKernel::build(const Tensor &x, const Tensor &w, bool hasBias, Entry &
             ds::toDims(g.padBegin), ds::toDims(g.padEnd));
         return dnnl::convolution_forward::primitive_desc(desc, attr, ds::cpuEngine());
     };
-    const bool channelsLastIn = x.layout() == Layout::ChannelsLast;
+    // With one channel or one pixel, plain and channels-last storage are the same bytes.
+    const int64_t outer = x.dim(0) * x.dim(1);
+    const int64_t pixels = outer ? shapeElementCount(x.shape()) / outer : 0;
+    const bool channelsLastIn = x.layout() == Layout::ChannelsLast ||
+                                (g.spatialRank == 2 && (pixels == 1 || x.dim(1) == 1));
+    const memory::desc srcDesc(ds::toDims(x.shape()), f32,
+                               activationTag(g.spatialRank, channelsLastIn));
     dnnl::convolution_forward::primitive_desc pd;
     try {
-        pd = makePd(
-            memory::desc(ds::toDims(x.shape()), f32, activationTag(g.spatialRank, channelsLastIn)));
+        pd = makePd(srcDesc);
         // A plain 2-D input may land on slow code; NHWC after one reorder is then faster.
         const std::string impl = pd.impl_info_str();
         e.reorderSrc = !channelsLastIn && g.spatialRank == 2 &&
@@ -101,7 +99,7 @@ Status ConvKernel::build(const Tensor &x, const Tensor &w, bool hasBias, Entry &
             e.srcNhwc = memory(nhwc, ds::cpuEngine());
         }
         e.primitive = dnnl::convolution_forward(pd);
-        e.src = memory(ds::describe(x), ds::cpuEngine(), nullptr);
+        e.src = memory(srcDesc, ds::cpuEngine(), nullptr);
         e.dst = memory(pd.dst_desc(), ds::cpuEngine(), nullptr);
         const memory::desc userWeights(convWeightDims(g, w.shape()), f32,
                                        ds::plainTag(w.rank() + (g.group > 1)));
@@ -117,8 +115,6 @@ Status ConvKernel::build(const Tensor &x, const Tensor &w, bool hasBias, Entry &
                                shapeToString(w.shape()),
                            err, true);
     }
-    if (std::getenv("QL_DNNL_VERBOSE_IMPL"))
-        std::fprintf(stderr, "%s: %s\n", m_node.name.c_str(), pd.impl_info_str());
     return Status::ok();
 }
 
@@ -164,6 +160,7 @@ Status ConvKernel::run(KernelContext &ctx) {
     if (!entry) {
         Entry fresh;
         QL_RETURN_IF_ERROR(build(x, w, hasBias, fresh));
+        if (m_cache.size() >= kMaxCachedShapes) m_cache.erase(m_cache.begin());
         m_cache.push_back(std::move(fresh));
         entry = &m_cache.back();
     }

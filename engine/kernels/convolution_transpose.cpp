@@ -122,6 +122,7 @@ Status ConvTransposeKernel::run(KernelContext &ctx) {
     if (!entry) {
         Entry fresh;
         QL_RETURN_IF_ERROR(build(x, w, hasBias, fresh));
+        if (m_cache.size() >= kMaxCachedShapes) m_cache.erase(m_cache.begin());
         m_cache.push_back(std::move(fresh));
         entry = &m_cache.back();
     }

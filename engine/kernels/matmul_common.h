@@ -9,6 +9,9 @@
 
 namespace ql::matmul {
 
+// Primitives kept per kernel for distinct input shapes; the oldest goes first beyond this.
+inline constexpr size_t kMaxCachedShapes = 8;
+
 Result<KernelPtr> makeGemmKernel(const KernelBuildInfo &info);
 
 // One matrix product c[M,N] = sum_k a(m,k) * b(k,n) with element strides for a and b, so

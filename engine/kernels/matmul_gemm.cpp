@@ -158,6 +158,7 @@ Status GemmKernel::run(KernelContext &ctx) {
         fresh.cShape = cShape;
         fresh.hasBias = useBias;
         QL_RETURN_IF_ERROR(build(m, k, n, cShape, constantB, fresh));
+        if (m_cache.size() >= kMaxCachedShapes) m_cache.erase(m_cache.begin());
         m_cache.push_back(std::move(fresh));
         entry = &m_cache.back();
     }

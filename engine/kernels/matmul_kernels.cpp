@@ -168,6 +168,7 @@ Status MatMulKernel::run(KernelContext &ctx) {
             fresh.aShape = a.shape();
             fresh.bShape = b.shape();
             build(s, constantB, fresh);
+            if (m_cache.size() >= kMaxCachedShapes) m_cache.erase(m_cache.begin());
             m_cache.push_back(std::move(fresh));
             entry = &m_cache.back();
         }

@@ -1,5 +1,6 @@
 #include "passes/fuse_activations.h"
 
+#include <cmath>
 #include <limits>
 #include <map>
 #include <set>
@@ -55,6 +56,37 @@ bool activationParams(const Graph &graph, const Node &node, float &alpha, float 
     return alpha <= beta;  // ONNX gives max everywhere otherwise; oneDNN's clip would not
 }
 
+// x * Sigmoid(x) (SiLU/Swish) or x * HardSigmoid(x) with 1/6, 1/2 (HardSwish, as exported
+// before opset 14): the two consumers of x are the gate and the product, nothing else sees
+// the gate. Fills the fused op name and the two node indices.
+bool gatedActivation(const Graph &graph, const std::vector<size_t> &users,
+                     const std::vector<bool> &removed, const std::string &x, std::string &op,
+                     size_t &gate, size_t &product) {
+    for (int first = 0; first < 2; ++first) {
+        gate = users[first];
+        product = users[1 - first];
+        const Node &g = graph.nodes[gate], &m = graph.nodes[product];
+        if (removed[gate] || removed[product] || !g.domain.empty() || !m.domain.empty()) continue;
+        if (gate > product || g.inputs.size() != 1 || g.outputs.size() != 1) continue;
+        if (m.opType != "Mul" || m.inputs.size() != 2 || m.outputs.size() != 1) continue;
+        const std::string &y = g.outputs[0];
+        const bool pairs =
+            (m.inputs[0] == x && m.inputs[1] == y) || (m.inputs[0] == y && m.inputs[1] == x);
+        if (!pairs || graph.useCount(y) != 1) continue;
+        if (g.opType == "Sigmoid") {
+            op = "Swish";
+            return true;
+        }
+        if (g.opType == "HardSigmoid" &&
+            std::fabs(g.attrFloat("alpha", 0.2f) - 1.0f / 6.0f) < 1e-6f &&
+            g.attrFloat("beta", 0.5f) == 0.5f) {
+            op = "HardSwish";
+            return true;
+        }
+    }
+    return false;
+}
+
 bool knownEqualFloatShapes(const Graph &graph, const std::string &a, const std::string &b) {
     auto ia = graph.valueInfo.find(a), ib = graph.valueInfo.find(b);
     if (ia == graph.valueInfo.end() || ib == graph.valueInfo.end()) return false;
@@ -83,15 +115,30 @@ Status fuseForInference(Graph &graph, FusionReport *report) {
     std::map<size_t, Node> replacements;  // position of a chain's last node -> fused Conv
     for (size_t i = 0; i < graph.nodes.size(); ++i) {
         const Node &conv = graph.nodes[i];
-        if (conv.opType != "Conv" || !conv.domain.empty() || conv.outputs.size() != 1 || removed[i])
-            continue;
+        if (conv.opType != "Conv" || !conv.domain.empty() || conv.outputs.size() != 1 ||
+            conv.inputs.size() > fused::kResidualInput || conv.hasAttribute(fused::kOps) ||
+            removed[i])
+            continue;  // already fused ones keep their post-ops (the pass may run twice)
         std::vector<std::string> ops;
         std::vector<float> alphas, betas;
         std::vector<size_t> chain;
         std::string current = conv.outputs[0], residual;
         while (!graph.isGraphOutput(current)) {
             auto it = consumers.find(current);
-            if (it == consumers.end() || it->second.size() != 1) break;
+            if (it == consumers.end()) break;
+            size_t gate = 0, product = 0;
+            std::string gated;
+            if (it->second.size() == 2 &&
+                gatedActivation(graph, it->second, removed, current, gated, gate, product)) {
+                ops.push_back(gated);  // x * act(x) as one post-op
+                alphas.push_back(1.0f);
+                betas.push_back(0.0f);
+                chain.push_back(gate);
+                chain.push_back(product);
+                current = graph.nodes[product].outputs[0];
+                continue;
+            }
+            if (it->second.size() != 1) break;
             const size_t nextIndex = it->second[0];
             const Node &next = graph.nodes[nextIndex];
             if (removed[nextIndex] || !next.domain.empty() || next.outputs.size() != 1) break;
@@ -141,7 +188,7 @@ Status fuseForInference(Graph &graph, FusionReport *report) {
             if (report) ++report->fusedAdds;
         }
         if (report)
-            report->fusedActivations += static_cast<int>(chain.size()) - (residual.empty() ? 0 : 1);
+            report->fusedActivations += static_cast<int>(ops.size()) - (residual.empty() ? 0 : 1);
         removed[i] = true;
         for (size_t c : chain) removed[c] = true;
         replacements[chain.back()] = std::move(fusedNode);

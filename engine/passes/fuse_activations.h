@@ -1,8 +1,9 @@
 #pragma once
 // Opt-in operator fusion for inference speed: a Conv followed by an activation chain
-// (Relu, LeakyRelu, Clip, HardSigmoid, HardSwish, Sigmoid) and at most one same-shape residual
-// Add becomes one Conv node that the Conv kernel runs as oneDNN post-ops. The fused node keeps
-// the Conv's name and takes the name of the chain's last output; intermediate values vanish.
+// (Relu, LeakyRelu, Clip, HardSigmoid, HardSwish, Sigmoid, and the gated forms x * Sigmoid(x)
+// and x * HardSigmoid(x) that exporters emit for SiLU / HardSwish) and at most one same-shape
+// residual Add becomes one Conv node that the Conv kernel runs as oneDNN post-ops. The fused node
+// keeps the Conv's name and takes the name of the chain's last output; intermediate values vanish.
 
 #include "core/status.h"
 #include "ir/graph.h"
@@ -11,7 +12,8 @@ namespace ql {
 
 // Internal attributes of a fused Conv (underscore: never present in ONNX files).
 namespace fused {
-inline constexpr const char *kOps = "_fused_ops";  // Strings: op types in order, e.g. Add, Relu
+// Strings: op types in order, e.g. Add, Relu; "Swish" stands for x * Sigmoid(x).
+inline constexpr const char *kOps = "_fused_ops";
 inline constexpr const char *kAlphas = "_fused_alphas";  // Floats: first parameter per op
 inline constexpr const char *kBetas = "_fused_betas";    // Floats: second parameter per op
 inline constexpr const char *kSumInPlace =

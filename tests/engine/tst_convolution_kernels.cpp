@@ -2,6 +2,8 @@
 // auto_pad, 1-D/2-D/3-D, constant and runtime weights, channels-last in and out.
 #include <gtest/gtest.h>
 
+#include <stdexcept>
+
 #include "conv_reference.h"
 #include "direct_kernel_run.h"
 #include "test_support.h"
@@ -69,6 +71,8 @@ const std::vector<ConvCase> kCases = {
     {"valid", {1, 3, 9, 9}, {4, 3, 3, 3}, true, {2, 2}, {}, {5, 5, 5, 5}, 1, "VALID"},
     {"firstLayer", {1, 3, 32, 32}, {16, 3, 7, 7}, true, {2, 2}, {}, {3, 3, 3, 3}, 1, ""},
     {"batch2Rect", {2, 8, 6, 10}, {4, 8, 2, 5}, true, {1, 3}, {2, 1}, {1, 0, 0, 2}, 1, ""},
+    {"onePixel", {1, 16, 1, 1}, {8, 16, 1, 1}, true, {}, {}, {}, 1, ""},
+    {"oneChannel", {2, 1, 9, 9}, {4, 1, 3, 3}, true, {}, {}, {1, 1, 1, 1}, 1, ""},
     {"conv1d", {2, 4, 17}, {6, 2, 3}, true, {2}, {2}, {1, 2}, 2, ""},
     {"conv1dSame", {1, 3, 10}, {5, 3, 4}, false, {3}, {}, {}, 1, "SAME_LOWER"},
     {"conv3d",
@@ -81,6 +85,12 @@ const std::vector<ConvCase> kCases = {
      2,
      ""},
 };
+
+const ConvCase &caseNamed(const std::string &name) {
+    for (const ConvCase &c : kCases)
+        if (name == c.name) return c;
+    throw std::runtime_error("no conv case " + name);
+}
 
 class ConvCases : public ::testing::TestWithParam<ConvCase> {};
 
@@ -103,7 +113,7 @@ INSTANTIATE_TEST_SUITE_P(Conv, ConvCases, ::testing::ValuesIn(kCases),
                          [](const auto &info) { return std::string(info.param.name); });
 
 TEST(Conv, TwoDimensionalOutputIsChannelsLastForEitherInputLayout) {
-    const ConvCase c = kCases[0];
+    const ConvCase c = caseNamed("basic3x3");
     const Tensor x = randomTensor(c.x, 4), w = randomTensor(c.w, 5), b = randomTensor({c.w[0]}, 6);
     const Tensor expected = refConv(x, w, &b, referenceParams(c));
     DirectKernel k(convNode(c), {x, w, b}, {false, true, true});
@@ -119,7 +129,7 @@ TEST(Conv, TwoDimensionalOutputIsChannelsLastForEitherInputLayout) {
 }
 
 TEST(Conv, OneDimensionalOutputStaysPlain) {
-    const ConvCase c = kCases[12];
+    const ConvCase c = caseNamed("conv1d");
     const Tensor x = randomTensor(c.x, 7), w = randomTensor(c.w, 8), b = randomTensor({c.w[0]}, 9);
     DirectKernel k(convNode(c), {x, w, b}, {false, true, true});
     std::vector<Tensor> out;
@@ -129,7 +139,7 @@ TEST(Conv, OneDimensionalOutputStaysPlain) {
 }
 
 TEST(Conv, NewInputShapeAndNewRuntimeWeightsAreHonoured) {
-    ConvCase c = kCases[1];
+    ConvCase c = caseNamed("stride2AsymPadNoBias");
     const Tensor w1 = randomTensor(c.w, 10), w2 = randomTensor(c.w, 11);
     DirectKernel k(convNode(c), {Tensor(), w1, Tensor()}, {false, false, false});
     for (const Shape &shape : {Shape{1, 5, 11, 10}, Shape{1, 5, 6, 13}, Shape{1, 5, 11, 10}}) {
@@ -146,8 +156,22 @@ TEST(Conv, NewInputShapeAndNewRuntimeWeightsAreHonoured) {
     }
 }
 
+TEST(Conv, ManyInputShapesCycleThroughTheCache) {
+    ConvCase c = caseNamed("basic3x3");
+    const Tensor w = randomTensor(c.w, 13), b = randomTensor({c.w[0]}, 14);
+    DirectKernel k(convNode(c), {Tensor(), w, b}, {false, true, true});
+    for (int64_t h : {5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 5, 14}) {
+        c.x = {1, 4, h, 9};
+        const Tensor x = randomTensor(c.x, static_cast<unsigned>(h));
+        std::vector<Tensor> out;
+        ASSERT_TRUE(k.run({x, w, b}, out).isOk());
+        EXPECT_TRUE(allClose(out[0].toPlain(), refConv(x, w, &b, referenceParams(c)), 1e-4, 1e-4))
+            << "height " << h;
+    }
+}
+
 TEST(Conv, KernelShapeAttributeMustMatchWeights) {
-    Node n = convNode(kCases[0]);
+    Node n = convNode(caseNamed("basic3x3"));
     n.attributes["kernel_shape"] = intsAttr({3, 3});
     const Tensor x = randomTensor({1, 4, 7, 9}, 1), w = randomTensor({8, 4, 3, 3}, 2);
     EXPECT_TRUE(runSingleNode(n, {x, w}, 1, {false, true}).status.isOk());
@@ -157,7 +181,7 @@ TEST(Conv, KernelShapeAttributeMustMatchWeights) {
 }
 
 TEST(Conv, RejectsBadShapesAndTypes) {
-    Node n = convNode(kCases[0]);
+    Node n = convNode(caseNamed("basic3x3"));
     const auto mismatch =
         runSingleNode(n, {randomTensor({1, 5, 7, 9}, 1), randomTensor({8, 4, 3, 3}, 2)});
     EXPECT_EQ(mismatch.status.kind(), ErrorKind::BadInput);

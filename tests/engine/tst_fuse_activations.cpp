@@ -158,6 +158,58 @@ TEST(FuseActivations, EveryActivationKind) {
     }
 }
 
+TEST(FuseActivations, GatedSiluAndHardSwishPatterns) {
+    struct Case {
+        const char *gate;
+        std::map<std::string, Attribute> attrs;
+        bool gateFirst;  // Mul(gate, x) instead of Mul(x, gate)
+        bool fuses;
+        float (*f)(float);
+    };
+    const std::vector<Case> cases = {
+        {"Sigmoid", {}, false, true, [](float v) { return v / (1.0f + std::exp(-v)); }},
+        {"Sigmoid", {}, true, true, [](float v) { return v / (1.0f + std::exp(-v)); }},
+        {"HardSigmoid",
+         {{"alpha", floatAttr(1.0f / 6.0f)}},
+         false,
+         true,
+         [](float v) { return v * std::min(1.0f, std::max(0.0f, v / 6.0f + 0.5f)); }},
+        // Other HardSigmoid parameters are no HardSwish; c has two users, so nothing fuses.
+        {"HardSigmoid",
+         {{"alpha", floatAttr(0.2f)}},
+         true,
+         false,
+         [](float v) { return v * std::min(1.0f, std::max(0.0f, 0.2f * v + 0.5f)); }},
+    };
+    for (const Case &c : cases) {
+        SCOPED_TRACE(std::string(c.gate) + (c.gateFirst ? " gate first" : ""));
+        GraphBuilder b;
+        b.input("x", randomTensor(kInput, 15, -3.0f, 3.0f));
+        b.conv("x", "c", 140);
+        b.node(c.gate, {"c"}, {"g"}).attributes = c.attrs;
+        b.node(
+            "Mul",
+            c.gateFirst ? std::vector<std::string>{"g", "c"} : std::vector<std::string>{"c", "g"},
+            {"y"});
+        b.output("y");
+        Graph g = b.g;
+        ASSERT_TRUE(fuseForInference(g).isOk());
+        EXPECT_EQ(g.nodes.size(), c.fuses ? 1u : 3u);
+        checkFusedAgainst(b, {mapValues(b.convRef("x", "c"), c.f)});
+    }
+    // The gate seen by anyone else keeps the pattern unfused.
+    GraphBuilder b;
+    b.input("x", randomTensor(kInput, 16));
+    b.conv("x", "c", 150);
+    b.node("Sigmoid", {"c"}, {"g"});
+    b.node("Mul", {"c", "g"}, {"y"});
+    b.output("y");
+    b.output("g");
+    Graph g = b.g;
+    ASSERT_TRUE(fuseForInference(g).isOk());
+    EXPECT_EQ(g.nodes.size(), 3u);
+}
+
 TEST(FuseActivations, ClipFromInitializersAndOldAttributes) {
     for (int64_t opset : {13, 6}) {
         SCOPED_TRACE(opset);
@@ -232,6 +284,27 @@ TEST(FuseActivations, GraphInputResidualIsNeverWritten) {
     b.output("y");
     checkFusedAgainst(b, {addTensors(b.convRef("x", "a"), skip)});
     EXPECT_EQ(maxAbsDiff(skip, before), 0.0);
+}
+
+TEST(FuseActivations, SecondRunKeepsEarlierPostOps) {
+    GraphBuilder b;
+    b.input("x", randomTensor(kInput, 17));
+    b.input("skip", randomTensor(kConvOut, 18));
+    b.conv("x", "c", 160);
+    b.node("Relu", {"c"}, {"r"});
+    b.shape("r", kConvOut);
+    b.shape("skip", kConvOut);
+    b.node("Add", {"r", "skip"}, {"y"});  // an Add after an activation is not fused
+    b.output("y");
+    Graph g = b.g;
+    ASSERT_TRUE(fuseForInference(g).isOk());
+    ASSERT_TRUE(fuseForInference(g).isOk());
+    ASSERT_EQ(g.nodes.size(), 2u);
+    const Attribute &ops = g.nodes[0].attributes.at(fused::kOps);
+    EXPECT_EQ(ops.strings, std::vector<std::string>{"Relu"});
+    const Tensor expected = addTensors(
+        mapValues(b.convRef("x", "c"), [](float v) { return std::max(v, 0.0f); }), b.feeds["skip"]);
+    checkFusedAgainst(b, {expected});
 }
 
 TEST(FuseActivations, LeavesSharedOrUnknownValuesAlone) {
