@@ -186,14 +186,41 @@ QL_SIMD_CLONES void binaryRowFloat(const float *pa, const float *pb, float *po, 
     binaryRow(pa, pb, po, n, steps, op);
 }
 
+// Rows [0, rows) of a 2-D plan in one call: short rows (e.g. channels-last [N,H,W,C] times a
+// per-channel [1,1,1,C]) would otherwise pay a dispatched call and an odometer step per row.
+template <class Op>
+QL_SIMD_CLONES void binaryRowsFloat(const float *pa, const float *pb, float *po, int64_t rows,
+                                    int64_t n, int64_t aRowStride, int64_t bRowStride, int steps,
+                                    Op op) {
+    for (int64_t r = 0; r < rows; ++r)
+        binaryRow(pa + r * aRowStride, pb + r * bRowStride, po + r * n, n, steps, op);
+}
+
+// Rows up to this length go through binaryRowsFloat.
+constexpr int64_t kShortRow = 256;
+
 // out = op(a, b) over the plan's output; out may alias a when a has the output's shape.
 template <class TO, class TA, class TB, class Op>
 void applyBinary(const BroadcastPlan &plan, const TA *a, const TB *b, TO *out, const Op &op) {
     const int steps = (plan.innerStride(0) != 0 ? 2 : 0) | (plan.innerStride(1) != 0 ? 1 : 0);
+    constexpr bool allFloat =
+        std::is_same_v<TO, float> && std::is_same_v<TA, float> && std::is_same_v<TB, float>;
+    if constexpr (allFloat) {
+        const int64_t n = plan.dims.back();
+        if (plan.dims.size() == 2 && n > 0 && n <= kShortRow) {
+            const int64_t aRow = plan.strides[0][0], bRow = plan.strides[1][0];
+            elementwise::parallelRange(
+                plan.dims[0],
+                [&](int64_t begin, int64_t end) {
+                    binaryRowsFloat(a + begin * aRow, b + begin * bRow, out + begin * n,
+                                    end - begin, n, aRow, bRow, steps, op);
+                },
+                elementwise::kParallelThreshold / n);
+            return;
+        }
+    }
     elementwise::parallelRange(plan.total, [&](int64_t begin, int64_t end) {
         forEachRow(plan, begin, end, [&](const int64_t *offsets, int64_t at, int64_t n) {
-            constexpr bool allFloat =
-                std::is_same_v<TO, float> && std::is_same_v<TA, float> && std::is_same_v<TB, float>;
             if constexpr (allFloat)
                 binaryRowFloat(a + offsets[0], b + offsets[1], out + at, n, steps, op);
             else

@@ -260,10 +260,48 @@ void copyIntoLayout(const Tensor &src, Tensor &dst) {
     }
 }
 
-Status dnnlFailure(const std::string &what, const dnnl::error &e, bool creating) {
-    const std::string message =
-        "oneDNN " + std::string(creating ? "refused " : "failed to run ") + what + ": " + e.what();
-    return creating ? Status::unsupported(message) : Status::internal(message);
+Status checkFloatInputs(const std::string &op, const KernelContext &ctx) {
+    const Tensor &x = ctx.input(0), &w = ctx.input(1);
+    if (x.dtype() != DataType::Float || w.dtype() != DataType::Float ||
+        (ctx.hasInput(2) && ctx.input(2).dtype() != DataType::Float)) {
+        return Status::unsupported(op + " supports float32 only, got input " +
+                                   dataTypeName(x.dtype()) + " and weights " +
+                                   dataTypeName(w.dtype()));
+    }
+    return Status::ok();
+}
+
+void ConvEntry::setKey(const Tensor &x, const Tensor &w) {
+    xShape = x.shape();
+    xLayout = x.layout();
+    wShape = w.shape();
+}
+
+bool ConvEntry::matches(const Tensor &x, const Tensor &w) const {
+    return xShape == x.shape() && xLayout == x.layout() && wShape == w.shape();
+}
+
+Status ConvEntry::checkBias(const KernelContext &ctx) const {
+    if (ctx.hasInput(2) && ctx.input(2).numel() != geometry.outChannels) {
+        return Status::badInput("bias " + shapeToString(ctx.input(2).shape()) + " does not match " +
+                                std::to_string(geometry.outChannels) + " output channels");
+    }
+    return Status::ok();
+}
+
+std::unordered_map<int, dnnl::memory> ConvEntry::bind(const KernelContext &ctx, void *out,
+                                                      dnnl::stream &stream, bool constantWeights) {
+    std::unordered_map<int, dnnl::memory> args{
+        {DNNL_ARG_WEIGHTS, weights.prepare(stream, ctx.input(1).rawData(), constantWeights)}};
+    src.set_data_handle(const_cast<void *>(ctx.input(0).rawData()));
+    dst.set_data_handle(out);
+    args[DNNL_ARG_SRC] = src;
+    args[DNNL_ARG_DST] = dst;
+    if (ctx.hasInput(2)) {
+        bias.set_data_handle(const_cast<void *>(ctx.input(2).rawData()));
+        args[DNNL_ARG_BIAS] = bias;
+    }
+    return args;
 }
 
 bool isReferenceImpl(const std::string &implInfo) {

@@ -5,16 +5,16 @@
 #include <dnnl.hpp>
 
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "core/status.h"
 #include "ir/graph.h"
 #include "ir/tensor.h"
+#include "kernels/dnnl_support.h"
+#include "kernels/kernel.h"
 
 namespace ql::conv {
-
-// Primitives kept per kernel for distinct input shapes; the oldest goes first beyond this.
-inline constexpr size_t kMaxCachedShapes = 8;
 
 // The attributes of a Conv / ConvTranspose node, read once at build time.
 struct ConvAttributes {
@@ -61,8 +61,40 @@ dnnl::post_ops makePostOps(const FusedOps &fused);
 // Copies `src` (any layout) into `dst` stored in `dst`'s layout; same logical shape.
 void copyIntoLayout(const Tensor &src, Tensor &dst);
 
-// Turns a oneDNN exception into a Status naming what was attempted.
-Status dnnlFailure(const std::string &what, const dnnl::error &e, bool creating);
+// What Conv and ConvTranspose keep per input shape, besides their primitive.
+struct ConvEntry {
+    Shape xShape, wShape;
+    Layout xLayout = Layout::Plain;
+    ConvGeometry geometry;
+    bool dstChannelsLast = false;
+    dnnl::memory src, dst, bias;  // bias stays empty without one
+    dnnl_support::PackedWeights weights;
+
+    void setKey(const Tensor &x, const Tensor &w);
+    bool matches(const Tensor &x, const Tensor &w) const;
+    // BadInput unless the bias (input 2), when given, has one value per output channel.
+    Status checkBias(const KernelContext &ctx) const;
+    // Points src, dst and bias at this run's buffers; returns the primitive arguments with the
+    // weights prepared. Throws dnnl::error.
+    std::unordered_map<int, dnnl::memory> bind(const KernelContext &ctx, void *out,
+                                               dnnl::stream &stream, bool constantWeights);
+};
+
+// Unsupported unless X, W and the optional bias (inputs 0-2) are float32.
+Status checkFloatInputs(const std::string &op, const KernelContext &ctx);
+
+// The start of a Conv / ConvTranspose run: type checks, the cached entry for these input
+// shapes (made by build(Entry &) when new), and the bias check against it.
+template <class Entry, class Build>
+Result<Entry *> findEntry(const std::string &op, const KernelContext &ctx,
+                          dnnl_support::ShapeCache<Entry> &cache, Build &&build) {
+    QL_RETURN_IF_ERROR(checkFloatInputs(op, ctx));
+    const Tensor &x = ctx.input(0), &w = ctx.input(1);
+    Result<Entry *> entry = cache.findOrBuild([&](const Entry &e) { return e.matches(x, w); },
+                                              std::forward<Build>(build));
+    if (entry) QL_RETURN_IF_ERROR(entry.value()->checkBias(ctx));
+    return entry;
+}
 
 // True when a primitive descriptor landed on oneDNN's slow reference code.
 bool isReferenceImpl(const std::string &implInfo);

@@ -31,19 +31,11 @@ public:
     Status run(KernelContext &ctx) override;
 
 private:
-    struct Entry {
-        Shape xShape, wShape;
-        Layout xLayout = Layout::Plain;
-        ConvGeometry geometry;
-        bool dstChannelsLast = false;
+    struct Entry : ConvEntry {
         dnnl::convolution_forward primitive;
-        memory src, dst, weights, bias;
-        memory userWeights;           // wraps the ONNX weights when they need a reorder
-        bool reorderWeights = false;  // primitive wants another weights format
-        bool weightsReady = false;    // constant weights already reordered
-        bool reorderSrc = false;      // plain input converted to NHWC before the primitive
+        bool reorderSrc = false;  // plain input converted to NHWC before the primitive
         memory srcNhwc;
-        dnnl::reorder srcReorder, weightsReorder;
+        dnnl::reorder srcReorder;
     };
 
     Status build(const Tensor &x, const Tensor &w, bool hasBias, Entry &entry) const;
@@ -53,15 +45,13 @@ private:
     FusedOps m_fused;
     Status m_status;
     Tensor m_constWeights;
-    std::vector<Entry> m_cache;
+    ds::ShapeCache<Entry> m_cache;
 };
 
 Status ConvKernel::build(const Tensor &x, const Tensor &w, bool hasBias, Entry &e) const {
     QL_RETURN_IF_ERROR(resolveConvGeometry(m_attrs, x.shape(), w.shape(), e.geometry));
     const ConvGeometry &g = e.geometry;
-    e.xShape = x.shape();
-    e.xLayout = x.layout();
-    e.wShape = w.shape();
+    e.setKey(x, w);
     e.dstChannelsLast = g.spatialRank == 2;
     const auto f32 = memory::data_type::f32;
     const memory::dims dstDims = ds::toDims(g.outputShape);
@@ -103,17 +93,13 @@ Status ConvKernel::build(const Tensor &x, const Tensor &w, bool hasBias, Entry &
         e.dst = memory(pd.dst_desc(), ds::cpuEngine(), nullptr);
         const memory::desc userWeights(convWeightDims(g, w.shape()), f32,
                                        ds::plainTag(w.rank() + (g.group > 1)));
-        e.reorderWeights = pd.weights_desc() != userWeights;
-        e.userWeights = memory(userWeights, ds::cpuEngine(), nullptr);
-        e.weights = e.reorderWeights ? memory(pd.weights_desc(), ds::cpuEngine())
-                                     : memory(userWeights, ds::cpuEngine(), nullptr);
+        e.weights.init(userWeights, pd.weights_desc());
         if (hasBias) e.bias = memory(biasDesc, ds::cpuEngine(), nullptr);
-        if (e.reorderWeights) e.weightsReorder = dnnl::reorder(e.userWeights, e.weights);
         if (e.reorderSrc) e.srcReorder = dnnl::reorder(e.src, e.srcNhwc);
     } catch (const dnnl::error &err) {
-        return dnnlFailure("Conv with input " + shapeToString(x.shape()) + " and weights " +
-                               shapeToString(w.shape()),
-                           err, true);
+        return ds::dnnlFailure("Conv with input " + shapeToString(x.shape()) + " and weights " +
+                                   shapeToString(w.shape()),
+                               err, true);
     }
     return Status::ok();
 }
@@ -146,60 +132,21 @@ Status ConvKernel::run(KernelContext &ctx) {
     QL_RETURN_IF_ERROR(m_status);
     const Tensor &x = ctx.input(0);
     const Tensor &w = ctx.input(1);
-    const bool hasBias = ctx.hasInput(2);
-    if (x.dtype() != DataType::Float || w.dtype() != DataType::Float ||
-        (hasBias && ctx.input(2).dtype() != DataType::Float)) {
-        return Status::unsupported("Conv supports float32 only, got input " +
-                                   dataTypeName(x.dtype()) + " and weights " +
-                                   dataTypeName(w.dtype()));
-    }
-    Entry *entry = nullptr;
-    for (Entry &e : m_cache) {
-        if (e.xShape == x.shape() && e.xLayout == x.layout() && e.wShape == w.shape()) entry = &e;
-    }
-    if (!entry) {
-        Entry fresh;
-        QL_RETURN_IF_ERROR(build(x, w, hasBias, fresh));
-        if (m_cache.size() >= kMaxCachedShapes) m_cache.erase(m_cache.begin());
-        m_cache.push_back(std::move(fresh));
-        entry = &m_cache.back();
-    }
-    Entry &e = *entry;
-    if (hasBias && ctx.input(2).numel() != e.geometry.outChannels) {
-        return Status::badInput("bias " + shapeToString(ctx.input(2).shape()) + " does not match " +
-                                std::to_string(e.geometry.outChannels) + " output channels");
-    }
+    Result<Entry *> entry =
+        findEntry("Conv", ctx, m_cache, [&](Entry &e) { return build(x, w, ctx.hasInput(2), e); });
+    if (!entry) return entry.status();
+    Entry &e = *entry.value();
     Result<void *> out = prepareOutput(ctx, e);
     if (!out) return out.status();
     const bool constWeights = m_constWeights.defined() && w.storage() == m_constWeights.storage();
-    try {
-        dnnl::stream &stream = ds::threadStream();
-        if (e.reorderWeights && (!constWeights || !e.weightsReady)) {
-            e.userWeights.set_data_handle(const_cast<void *>(w.rawData()));
-            e.weightsReorder.execute(stream, e.userWeights, e.weights);
-            e.weightsReady = constWeights;
-        } else if (!e.reorderWeights) {
-            e.weights.set_data_handle(const_cast<void *>(w.rawData()));
-        }
-        e.src.set_data_handle(const_cast<void *>(x.rawData()));
-        e.dst.set_data_handle(out.value());
-        std::unordered_map<int, memory> args{{DNNL_ARG_WEIGHTS, e.weights}, {DNNL_ARG_DST, e.dst}};
+    return ds::runOnStream("Conv", [&](dnnl::stream &stream) {
+        std::unordered_map<int, memory> args = e.bind(ctx, out.value(), stream, constWeights);
         if (e.reorderSrc) {
             e.srcReorder.execute(stream, e.src, e.srcNhwc);
             args[DNNL_ARG_SRC] = e.srcNhwc;
-        } else {
-            args[DNNL_ARG_SRC] = e.src;
-        }
-        if (hasBias) {
-            e.bias.set_data_handle(const_cast<void *>(ctx.input(2).rawData()));
-            args[DNNL_ARG_BIAS] = e.bias;
         }
         e.primitive.execute(stream, args);
-        stream.wait();
-    } catch (const dnnl::error &err) {
-        return dnnlFailure("Conv", err, false);
-    }
-    return Status::ok();
+    });
 }
 
 }  // namespace

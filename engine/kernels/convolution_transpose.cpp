@@ -1,7 +1,6 @@
 // ConvTranspose on oneDNN deconvolution_forward; 2-D runs channels-last like Conv.
 #include "kernels/convolution_transpose.h"
 
-#include <unordered_map>
 #include <vector>
 
 #include "kernels/convolution_common.h"
@@ -25,22 +24,14 @@ public:
     Status run(KernelContext &ctx) override;
 
 private:
-    struct Entry {
-        Shape xShape, wShape;
-        Layout xLayout = Layout::Plain;
-        ConvGeometry geometry;
-        bool dstChannelsLast = false;
+    struct Entry : ConvEntry {
         dnnl::deconvolution_forward primitive;
-        memory src, dst, weights, userWeights, bias;
-        bool reorderWeights = false;
-        bool weightsReady = false;
-        dnnl::reorder weightsReorder;
     };
     Status build(const Tensor &x, const Tensor &w, bool hasBias, Entry &entry) const;
 
     ConvAttributes m_attrs;
     Tensor m_constWeights;
-    std::vector<Entry> m_cache;
+    ds::ShapeCache<Entry> m_cache;
 };
 
 // ONNX stores ConvTranspose weights as [C, M/g, k...]: in oneDNN's logical order
@@ -70,9 +61,7 @@ memory::desc onnxWeightsDesc(const ConvGeometry &g, const Shape &w) {
 Status ConvTransposeKernel::build(const Tensor &x, const Tensor &w, bool hasBias, Entry &e) const {
     QL_RETURN_IF_ERROR(resolveTransposeGeometry(m_attrs, x.shape(), w.shape(), e.geometry));
     const ConvGeometry &g = e.geometry;
-    e.xShape = x.shape();
-    e.wShape = w.shape();
-    e.xLayout = x.layout();
+    e.setKey(x, w);
     e.dstChannelsLast = g.spatialRank == 2;
     const auto f32 = memory::data_type::f32;
     const memory::desc userWeights = onnxWeightsDesc(g, w.shape());
@@ -93,15 +82,12 @@ Status ConvTransposeKernel::build(const Tensor &x, const Tensor &w, bool hasBias
         e.primitive = dnnl::deconvolution_forward(pd);
         e.src = memory(srcDesc, ds::cpuEngine(), nullptr);
         e.dst = memory(pd.dst_desc(), ds::cpuEngine(), nullptr);
-        e.userWeights = memory(userWeights, ds::cpuEngine(), nullptr);
-        e.reorderWeights = pd.weights_desc() != userWeights;
-        e.weights = e.reorderWeights ? memory(pd.weights_desc(), ds::cpuEngine()) : e.userWeights;
-        if (e.reorderWeights) e.weightsReorder = dnnl::reorder(e.userWeights, e.weights);
+        e.weights.init(userWeights, pd.weights_desc());
         if (hasBias) e.bias = memory(biasDesc, ds::cpuEngine(), nullptr);
     } catch (const dnnl::error &err) {
-        return dnnlFailure("ConvTranspose with input " + shapeToString(x.shape()) +
-                               " and weights " + shapeToString(w.shape()),
-                           err, true);
+        return ds::dnnlFailure("ConvTranspose with input " + shapeToString(x.shape()) +
+                                   " and weights " + shapeToString(w.shape()),
+                               err, true);
     }
     return Status::ok();
 }
@@ -109,52 +95,16 @@ Status ConvTransposeKernel::build(const Tensor &x, const Tensor &w, bool hasBias
 Status ConvTransposeKernel::run(KernelContext &ctx) {
     const Tensor &x = ctx.input(0);
     const Tensor &w = ctx.input(1);
-    const bool hasBias = ctx.hasInput(2);
-    if (x.dtype() != DataType::Float || w.dtype() != DataType::Float ||
-        (hasBias && ctx.input(2).dtype() != DataType::Float)) {
-        return Status::unsupported("ConvTranspose supports float32 only, got input " +
-                                   dataTypeName(x.dtype()) + " and weights " +
-                                   dataTypeName(w.dtype()));
-    }
-    Entry *entry = nullptr;
-    for (Entry &e : m_cache)
-        if (e.xShape == x.shape() && e.xLayout == x.layout() && e.wShape == w.shape()) entry = &e;
-    if (!entry) {
-        Entry fresh;
-        QL_RETURN_IF_ERROR(build(x, w, hasBias, fresh));
-        if (m_cache.size() >= kMaxCachedShapes) m_cache.erase(m_cache.begin());
-        m_cache.push_back(std::move(fresh));
-        entry = &m_cache.back();
-    }
-    Entry &e = *entry;
-    if (hasBias && ctx.input(2).numel() != e.geometry.outChannels) {
-        return Status::badInput("bias " + shapeToString(ctx.input(2).shape()) + " does not match " +
-                                std::to_string(e.geometry.outChannels) + " output channels");
-    }
+    Result<Entry *> entry = findEntry("ConvTranspose", ctx, m_cache,
+                                      [&](Entry &e) { return build(x, w, ctx.hasInput(2), e); });
+    if (!entry) return entry.status();
+    Entry &e = *entry.value();
     Tensor &out = ctx.allocateOutput(0, DataType::Float, e.geometry.outputShape,
                                      e.dstChannelsLast ? Layout::ChannelsLast : Layout::Plain);
     const bool constWeights = m_constWeights.defined() && w.storage() == m_constWeights.storage();
-    try {
-        dnnl::stream &stream = ds::threadStream();
-        e.userWeights.set_data_handle(const_cast<void *>(w.rawData()));
-        if (e.reorderWeights && (!constWeights || !e.weightsReady)) {
-            e.weightsReorder.execute(stream, e.userWeights, e.weights);
-            e.weightsReady = constWeights;
-        }
-        e.src.set_data_handle(const_cast<void *>(x.rawData()));
-        e.dst.set_data_handle(out.rawData());
-        std::unordered_map<int, memory> args{
-            {DNNL_ARG_SRC, e.src}, {DNNL_ARG_WEIGHTS, e.weights}, {DNNL_ARG_DST, e.dst}};
-        if (hasBias) {
-            e.bias.set_data_handle(const_cast<void *>(ctx.input(2).rawData()));
-            args[DNNL_ARG_BIAS] = e.bias;
-        }
-        e.primitive.execute(stream, args);
-        stream.wait();
-    } catch (const dnnl::error &err) {
-        return dnnlFailure("ConvTranspose", err, false);
-    }
-    return Status::ok();
+    return ds::runOnStream("ConvTranspose", [&](dnnl::stream &stream) {
+        e.primitive.execute(stream, e.bind(ctx, out.rawData(), stream, constWeights));
+    });
 }
 
 }  // namespace

@@ -39,4 +39,30 @@ dnnl::memory wrap(const Tensor &tensor, const dnnl::memory::desc &desc) {
     return dnnl::memory(desc, cpuEngine(), const_cast<void *>(tensor.rawData()));
 }
 
+Status dnnlFailure(const std::string &what, const dnnl::error &e, bool creating) {
+    const std::string message =
+        "oneDNN " + std::string(creating ? "refused " : "failed to run ") + what + ": " + e.what();
+    return creating ? Status::unsupported(message) : Status::internal(message);
+}
+
+void PackedWeights::init(const dnnl::memory::desc &user, const dnnl::memory::desc &wanted) {
+    m_user = dnnl::memory(user, cpuEngine(), nullptr);
+    m_needsReorder = wanted != user;
+    m_ready = false;
+    if (m_needsReorder) {
+        m_packed = dnnl::memory(wanted, cpuEngine());
+        m_reorder = dnnl::reorder(m_user, m_packed);
+    }
+}
+
+const dnnl::memory &PackedWeights::prepare(dnnl::stream &stream, const void *data, bool constant) {
+    m_user.set_data_handle(const_cast<void *>(data));
+    if (!m_needsReorder) return m_user;
+    if (!constant || !m_ready) {
+        m_reorder.execute(stream, m_user, m_packed);
+        m_ready = constant;
+    }
+    return m_packed;
+}
+
 }  // namespace ql::dnnl_support

@@ -4,6 +4,11 @@
 
 #include <dnnl.hpp>
 
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "core/status.h"
 #include "ir/tensor.h"
 
 namespace ql::dnnl_support {
@@ -21,5 +26,63 @@ dnnl::memory::format_tag plainTag(int rank);
 dnnl::memory::desc describe(const Tensor &tensor, dnnl::memory::data_type type = dnnl::memory::data_type::f32);
 // A oneDNN memory object over the tensor's storage (no copy).
 dnnl::memory wrap(const Tensor &tensor, const dnnl::memory::desc &desc);
+
+// Turns a oneDNN exception into a Status naming what was attempted: Unsupported when oneDNN
+// refused to create a primitive, Internal when running one failed.
+Status dnnlFailure(const std::string &what, const dnnl::error &e, bool creating);
+
+// Runs body(stream) on the calling thread's stream and waits for it; oneDNN errors become
+// dnnlFailure(what, e, false).
+template <class Body>
+Status runOnStream(const std::string &what, Body &&body) {
+    try {
+        dnnl::stream &stream = threadStream();
+        body(stream);
+        stream.wait();
+    } catch (const dnnl::error &e) {
+        return dnnlFailure(what, e, false);
+    }
+    return Status::ok();
+}
+
+// Weights as a primitive wants them: the caller's buffer as it is, or a reordered copy when the
+// primitive picked another format. Constant weights are reordered once, others on every run.
+class PackedWeights {
+public:
+    // `user` describes the caller's buffer, `wanted` is the primitive's weights_desc().
+    // Throws dnnl::error like the primitive constructors.
+    void init(const dnnl::memory::desc &user, const dnnl::memory::desc &wanted);
+    // The memory to pass as DNNL_ARG_WEIGHTS for weights at `data`; may throw dnnl::error.
+    const dnnl::memory &prepare(dnnl::stream &stream, const void *data, bool constant);
+
+private:
+    dnnl::memory m_user, m_packed;
+    dnnl::reorder m_reorder;
+    bool m_needsReorder = false;
+    bool m_ready = false;  // m_packed holds the constant weights already
+};
+
+// What a kernel keeps per distinct input shape (primitives, packed weights); beyond
+// kMaxEntries the oldest entry goes.
+template <class Entry>
+class ShapeCache {
+public:
+    static constexpr size_t kMaxEntries = 8;
+
+    // The entry `matches` accepts, else a new one filled in by build(Entry &) -> Status.
+    template <class Match, class Build>
+    Result<Entry *> findOrBuild(Match &&matches, Build &&build) {
+        for (Entry &e : m_entries)
+            if (matches(e)) return &e;
+        Entry fresh;
+        QL_RETURN_IF_ERROR(build(fresh));
+        if (m_entries.size() >= kMaxEntries) m_entries.erase(m_entries.begin());
+        m_entries.push_back(std::move(fresh));
+        return &m_entries.back();
+    }
+
+private:
+    std::vector<Entry> m_entries;
+};
 
 }  // namespace ql::dnnl_support

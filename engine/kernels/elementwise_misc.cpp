@@ -235,15 +235,9 @@ private:
     template <class T>
     static void clip(const T *in, T *out, int64_t n, T lo, T hi) {
         // min(max(x, lo), hi): NaN stays NaN, and lo > hi gives hi as numpy.clip does.
-        auto op = [lo, hi](T x) {
+        applyUnary(in, out, n, [lo, hi](T x) {
             const T v = x < lo ? lo : x;
             return v > hi ? hi : v;
-        };
-        parallelRange(n, [&](int64_t begin, int64_t end) {
-            if constexpr (std::is_same_v<T, float>)
-                unaryLoopFloat(in + begin, out + begin, end - begin, op);
-            else
-                unaryLoop(in + begin, out + begin, end - begin, op);
         });
     }
 

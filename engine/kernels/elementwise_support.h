@@ -11,6 +11,7 @@
 
 #include "core/status.h"
 #include "ir/tensor.h"
+#include "kernels/type_dispatch.h"
 
 namespace ql::elementwise {
 
@@ -47,40 +48,8 @@ void parallelRange(int64_t n, Fn &&fn, int64_t threshold = kParallelThreshold) {
 // Calls fn(T{}) for the C++ type of a numeric dtype; false for bool, half types and others.
 template <class Fn>
 bool dispatchNumeric(DataType type, Fn &&fn) {
-    switch (type) {
-        case DataType::Float:
-            fn(float{});
-            return true;
-        case DataType::Double:
-            fn(double{});
-            return true;
-        case DataType::Int8:
-            fn(int8_t{});
-            return true;
-        case DataType::Int16:
-            fn(int16_t{});
-            return true;
-        case DataType::Int32:
-            fn(int32_t{});
-            return true;
-        case DataType::Int64:
-            fn(int64_t{});
-            return true;
-        case DataType::UInt8:
-            fn(uint8_t{});
-            return true;
-        case DataType::UInt16:
-            fn(uint16_t{});
-            return true;
-        case DataType::UInt32:
-            fn(uint32_t{});
-            return true;
-        case DataType::UInt64:
-            fn(uint64_t{});
-            return true;
-        default:
-            return false;
-    }
+    return dispatchAmong<float, double, int8_t, int16_t, int32_t, int64_t, uint8_t, uint16_t,
+                         uint32_t, uint64_t>(type, fn);
 }
 
 inline bool isHalfType(DataType type) {

@@ -6,11 +6,9 @@
 
 #include "core/status.h"
 #include "kernels/kernel.h"
+#include "kernels/type_dispatch.h"
 
 namespace ql::matmul {
-
-// Primitives kept per kernel for distinct input shapes; the oldest goes first beyond this.
-inline constexpr size_t kMaxCachedShapes = 8;
 
 Result<KernelPtr> makeGemmKernel(const KernelBuildInfo &info);
 
@@ -33,28 +31,9 @@ void naiveProduct(const T *a, int64_t aRowStride, int64_t aColStride, const T *b
 // Calls f(T()) for the element types the fallback loops support.
 template <class F>
 Status dispatchFallbackType(DataType type, const std::string &op, F &&f) {
-    switch (type) {
-        case DataType::Float:
-            f(float());
-            return Status::ok();
-        case DataType::Double:
-            f(double());
-            return Status::ok();
-        case DataType::Int32:
-            f(int32_t());
-            return Status::ok();
-        case DataType::Int64:
-            f(int64_t());
-            return Status::ok();
-        case DataType::UInt32:
-            f(uint32_t());
-            return Status::ok();
-        case DataType::UInt64:
-            f(uint64_t());
-            return Status::ok();
-        default:
-            return Status::unsupported(op + " on " + dataTypeName(type) + " is not supported");
-    }
+    if (dispatchAmong<float, double, int32_t, int64_t, uint32_t, uint64_t>(type, f))
+        return Status::ok();
+    return Status::unsupported(op + " on " + dataTypeName(type) + " is not supported");
 }
 
 }  // namespace ql::matmul

@@ -31,9 +31,8 @@ private:
         Shape aShape, bShape, cShape;
         bool hasBias = false;
         dnnl::matmul primitive;
-        memory src, dst, weights, userWeights, bias;
-        bool reorderWeights = false, weightsReady = false;
-        dnnl::reorder weightsReorder;
+        memory src, dst, bias;
+        ds::PackedWeights weights;
         std::vector<float> scaledBias;  // beta/alpha * C when that differs from C
         bool biasReady = false;
     };
@@ -46,7 +45,7 @@ private:
     float m_alpha = 1.0f, m_beta = 1.0f;
     bool m_transA = false, m_transB = false;
     Tensor m_constB, m_constC;
-    std::vector<Entry> m_cache;
+    ds::ShapeCache<Entry> m_cache;
 };
 
 // C broadcast to [m, n] as (rows, cols) of 1 or the full size; false when it does not fit.
@@ -83,15 +82,12 @@ Status GemmKernel::build(int64_t m, int64_t k, int64_t n, const Shape &cShape, b
         e.primitive = dnnl::matmul(pd);
         e.src = memory(srcDesc, ds::cpuEngine(), nullptr);
         e.dst = memory(dstDesc, ds::cpuEngine(), nullptr);
-        e.userWeights = memory(userWeights, ds::cpuEngine(), nullptr);
-        e.reorderWeights = pd.weights_desc() != userWeights;
-        e.weights = e.reorderWeights ? memory(pd.weights_desc(), ds::cpuEngine()) : e.userWeights;
-        if (e.reorderWeights) e.weightsReorder = dnnl::reorder(e.userWeights, e.weights);
+        e.weights.init(userWeights, pd.weights_desc());
         if (e.hasBias) e.bias = memory(biasDesc, ds::cpuEngine(), nullptr);
     } catch (const dnnl::error &err) {
-        return Status::unsupported(std::string("oneDNN refused Gemm [") + std::to_string(m) + "x" +
-                                   std::to_string(k) + "] x [" + std::to_string(k) + "x" +
-                                   std::to_string(n) + "]: " + err.what());
+        return ds::dnnlFailure("Gemm [" + std::to_string(m) + "x" + std::to_string(k) + "] x [" +
+                                   std::to_string(k) + "x" + std::to_string(n) + "]",
+                               err, true);
     }
     return Status::ok();
 }
@@ -145,35 +141,28 @@ Status GemmKernel::run(KernelContext &ctx) {
     }
     const bool useBias = c && m_beta != 0.0f;
     const Shape cShape = c ? c->shape() : Shape{};
-    Entry *entry = nullptr;
-    for (Entry &e : m_cache)
-        if (e.aShape == a.shape() && e.bShape == b.shape() && e.cShape == cShape &&
-            e.hasBias == useBias)
-            entry = &e;
     const bool constantB = m_constB.defined() && b.storage() == m_constB.storage();
-    if (!entry) {
-        Entry fresh;
-        fresh.aShape = a.shape();
-        fresh.bShape = b.shape();
-        fresh.cShape = cShape;
-        fresh.hasBias = useBias;
-        QL_RETURN_IF_ERROR(build(m, k, n, cShape, constantB, fresh));
-        if (m_cache.size() >= kMaxCachedShapes) m_cache.erase(m_cache.begin());
-        m_cache.push_back(std::move(fresh));
-        entry = &m_cache.back();
-    }
-    Entry &e = *entry;
-    try {
-        dnnl::stream &stream = ds::threadStream();
-        e.userWeights.set_data_handle(const_cast<void *>(b.rawData()));
-        if (e.reorderWeights && (!constantB || !e.weightsReady)) {
-            e.weightsReorder.execute(stream, e.userWeights, e.weights);
-            e.weightsReady = constantB;
-        }
+    Result<Entry *> entry = m_cache.findOrBuild(
+        [&](const Entry &e) {
+            return e.aShape == a.shape() && e.bShape == b.shape() && e.cShape == cShape &&
+                   e.hasBias == useBias;
+        },
+        [&](Entry &e) {
+            e.aShape = a.shape();
+            e.bShape = b.shape();
+            e.cShape = cShape;
+            e.hasBias = useBias;
+            return build(m, k, n, cShape, constantB, e);
+        });
+    if (!entry) return entry.status();
+    Entry &e = *entry.value();
+    return ds::runOnStream("Gemm", [&](dnnl::stream &stream) {
         e.src.set_data_handle(const_cast<void *>(a.rawData()));
         e.dst.set_data_handle(out.rawData());
         std::unordered_map<int, memory> args{
-            {DNNL_ARG_SRC, e.src}, {DNNL_ARG_WEIGHTS, e.weights}, {DNNL_ARG_DST, e.dst}};
+            {DNNL_ARG_SRC, e.src},
+            {DNNL_ARG_WEIGHTS, e.weights.prepare(stream, b.rawData(), constantB)},
+            {DNNL_ARG_DST, e.dst}};
         if (useBias) {
             // The post-op scales the bias by alpha too, so the bias carries beta / alpha.
             const float factor = m_beta / m_alpha;
@@ -192,11 +181,7 @@ Status GemmKernel::run(KernelContext &ctx) {
             args[DNNL_ARG_BIAS] = e.bias;
         }
         e.primitive.execute(stream, args);
-        stream.wait();
-    } catch (const dnnl::error &err) {
-        return Status::internal(std::string("oneDNN failed to run Gemm: ") + err.what());
-    }
-    return Status::ok();
+    });
 }
 
 }  // namespace

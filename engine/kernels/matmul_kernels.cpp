@@ -106,14 +106,13 @@ private:
         Shape aShape, bShape;
         bool fallback = false;  // oneDNN refused: use the loop
         dnnl::matmul primitive;
-        memory src, dst, weights, userWeights;
-        bool reorderWeights = false, weightsReady = false;
-        dnnl::reorder weightsReorder;
+        memory src, dst;
+        ds::PackedWeights weights;
     };
     void build(const MatMulShapes &s, bool constantB, Entry &e) const;
 
     Tensor m_constB;
-    std::vector<Entry> m_cache;
+    ds::ShapeCache<Entry> m_cache;
 };
 
 void MatMulKernel::build(const MatMulShapes &s, bool constantB, Entry &e) const {
@@ -138,10 +137,7 @@ void MatMulKernel::build(const MatMulShapes &s, bool constantB, Entry &e) const 
         e.primitive = dnnl::matmul(pd);
         e.src = memory(srcDesc, ds::cpuEngine(), nullptr);
         e.dst = memory(dstDesc, ds::cpuEngine(), nullptr);
-        e.userWeights = memory(userWeights, ds::cpuEngine(), nullptr);
-        e.reorderWeights = pd.weights_desc() != userWeights;
-        e.weights = e.reorderWeights ? memory(pd.weights_desc(), ds::cpuEngine()) : e.userWeights;
-        if (e.reorderWeights) e.weightsReorder = dnnl::reorder(e.userWeights, e.weights);
+        e.weights.init(userWeights, pd.weights_desc());
     } catch (const dnnl::error &) {
         e.fallback = true;  // e.g. a broadcast pattern this oneDNN build does not implement
     }
@@ -159,38 +155,25 @@ Status MatMulKernel::run(KernelContext &ctx) {
     Tensor &out = ctx.allocateOutput(0, a.dtype(), s.output);
     if (out.numel() == 0) return Status::ok();
     if (a.dtype() == DataType::Float && s.k > 0) {
-        Entry *entry = nullptr;
-        for (Entry &e : m_cache)
-            if (e.aShape == a.shape() && e.bShape == b.shape()) entry = &e;
         const bool constantB = m_constB.defined() && b.storage() == m_constB.storage();
-        if (!entry) {
-            Entry fresh;
-            fresh.aShape = a.shape();
-            fresh.bShape = b.shape();
-            build(s, constantB, fresh);
-            if (m_cache.size() >= kMaxCachedShapes) m_cache.erase(m_cache.begin());
-            m_cache.push_back(std::move(fresh));
-            entry = &m_cache.back();
-        }
-        Entry &e = *entry;
+        Result<Entry *> entry = m_cache.findOrBuild(
+            [&](const Entry &e) { return e.aShape == a.shape() && e.bShape == b.shape(); },
+            [&](Entry &e) {
+                e.aShape = a.shape();
+                e.bShape = b.shape();
+                build(s, constantB, e);
+                return Status::ok();
+            });
+        Entry &e = *entry.value();  // building never fails: a refused primitive means fallback
         if (!e.fallback) {
-            try {
-                dnnl::stream &stream = ds::threadStream();
-                e.userWeights.set_data_handle(const_cast<void *>(b.rawData()));
-                if (e.reorderWeights && (!constantB || !e.weightsReady)) {
-                    e.weightsReorder.execute(stream, e.userWeights, e.weights);
-                    e.weightsReady = constantB;
-                }
+            return ds::runOnStream("MatMul", [&](dnnl::stream &stream) {
                 e.src.set_data_handle(const_cast<void *>(a.rawData()));
                 e.dst.set_data_handle(out.rawData());
                 e.primitive.execute(
-                    stream,
-                    {{DNNL_ARG_SRC, e.src}, {DNNL_ARG_WEIGHTS, e.weights}, {DNNL_ARG_DST, e.dst}});
-                stream.wait();
-            } catch (const dnnl::error &err) {
-                return Status::internal(std::string("oneDNN failed to run MatMul: ") + err.what());
-            }
-            return Status::ok();
+                    stream, {{DNNL_ARG_SRC, e.src},
+                             {DNNL_ARG_WEIGHTS, e.weights.prepare(stream, b.rawData(), constantB)},
+                             {DNNL_ARG_DST, e.dst}});
+            });
         }
     }
     return dispatchFallbackType(a.dtype(), "MatMul", [&](auto zero) {

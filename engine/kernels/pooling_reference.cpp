@@ -1,5 +1,7 @@
 // Pooling attributes, output-size rules and the plain C++ pooling loops.
 
+#include <omp.h>
+
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -131,28 +133,37 @@ void globalPlain(const T *x, T *y, int64_t rows, int64_t size, bool isMax) {
     }
 }
 
-// x stored [N, HW, C]: accumulate whole channel vectors per pixel (contiguous, vectorised).
+// x stored [N, HW, C]: accumulate runs of channels per pixel (contiguous, vectorised). Threads
+// take disjoint channel ranges of whole cache lines, so every channel keeps its summation order.
 template <class T>
 void globalChannelsLast(const T *x, T *y, int64_t batch, int64_t channels, int64_t size,
                         bool isMax) {
-    for (int64_t n = 0; n < batch; ++n) {
+    constexpr int64_t kLine = 64 / sizeof(T);
+    const int64_t lines = (channels + kLine - 1) / kLine;
+    const bool parallel = batch * channels * size > kParallelThreshold;
+    const int64_t parts = parallel ? std::min<int64_t>(lines, omp_get_max_threads()) : 1;
+#pragma omp parallel for if (parallel && batch * parts > 1) schedule(static)
+    for (int64_t job = 0; job < batch * parts; ++job) {
+        const int64_t n = job / parts, part = job % parts;
+        const int64_t c0 = std::min(channels, part * lines / parts * kLine);
+        const int64_t c1 = std::min(channels, (part + 1) * lines / parts * kLine);
         const T *src = x + n * size * channels;
         T *dst = y + n * channels;
         if (isMax) {
-            for (int64_t c = 0; c < channels; ++c) dst[c] = size ? src[c] : T(0);
+            for (int64_t c = c0; c < c1; ++c) dst[c] = size ? src[c] : T(0);
             for (int64_t s = 1; s < size; ++s) {
                 const T *pixel = src + s * channels;
-                for (int64_t c = 0; c < channels; ++c)
-                    dst[c] = pixel[c] > dst[c] ? pixel[c] : dst[c];
+                for (int64_t c = c0; c < c1; ++c) dst[c] = pixel[c] > dst[c] ? pixel[c] : dst[c];
             }
         } else {
-            std::vector<double> acc(static_cast<size_t>(channels), 0.0);
+            std::vector<double> acc(static_cast<size_t>(c1 - c0), 0.0);
+            double *sum = acc.data() - c0;
             for (int64_t s = 0; s < size; ++s) {
                 const T *pixel = src + s * channels;
-                for (int64_t c = 0; c < channels; ++c) acc[c] += static_cast<double>(pixel[c]);
+                for (int64_t c = c0; c < c1; ++c) sum[c] += static_cast<double>(pixel[c]);
             }
-            for (int64_t c = 0; c < channels; ++c)
-                dst[c] = size ? static_cast<T>(acc[c] / static_cast<double>(size)) : T(0);
+            for (int64_t c = c0; c < c1; ++c)
+                dst[c] = size ? static_cast<T>(sum[c] / static_cast<double>(size)) : T(0);
         }
     }
 }

@@ -6,6 +6,7 @@
 
 #include "core/status.h"
 #include "ir/tensor.h"
+#include "kernels/type_dispatch.h"
 
 namespace ql {
 
@@ -28,6 +29,15 @@ inline Status normalizeAxis(int64_t axis, int rank, int64_t &out,
     }
     out = axis < 0 ? axis + rank : axis;
     return Status::ok();
+}
+
+// Calls fn(T()) for the element types of Reduce* and ArgMax/ArgMin; Unsupported naming `op`
+// for other dtypes.
+template <class Fn>
+Status dispatchReduceType(DataType type, const std::string &op, Fn &&fn) {
+    if (dispatchAmong<float, double, int32_t, int64_t, uint8_t, int8_t>(type, fn))
+        return Status::ok();
+    return Status::unsupported(op + " does not support dtype " + dataTypeName(type));
 }
 
 // Product of shape[begin, end).

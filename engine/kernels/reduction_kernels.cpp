@@ -283,30 +283,10 @@ public:
         }
         const ReducePlan plan = makeReducePlan(x.shape(), reduced);
         Tensor &y = ctx.allocateOutput(0, x.dtype(), outShape);
-        switch (x.dtype()) {
-            case DataType::Float:
-                reduceTyped(m_op, x.data<float>(), y.data<float>(), plan);
-                break;
-            case DataType::Double:
-                reduceTyped(m_op, x.data<double>(), y.data<double>(), plan);
-                break;
-            case DataType::Int32:
-                reduceTyped(m_op, x.data<int32_t>(), y.data<int32_t>(), plan);
-                break;
-            case DataType::Int64:
-                reduceTyped(m_op, x.data<int64_t>(), y.data<int64_t>(), plan);
-                break;
-            case DataType::UInt8:
-                reduceTyped(m_op, x.data<uint8_t>(), y.data<uint8_t>(), plan);
-                break;
-            case DataType::Int8:
-                reduceTyped(m_op, x.data<int8_t>(), y.data<int8_t>(), plan);
-                break;
-            default:
-                return Status::unsupported(m_opType + " does not support dtype " +
-                                           dataTypeName(x.dtype()));
-        }
-        return Status::ok();
+        return reduction::dispatchReduceType(x.dtype(), m_opType, [&](auto tag) {
+            using T = decltype(tag);
+            reduceTyped(m_op, x.data<T>(), y.data<T>(), plan);
+        });
     }
 
 private:
@@ -366,31 +346,10 @@ public:
         else
             outShape.erase(outShape.begin() + axis);
         Tensor &y = ctx.allocateOutput(0, DataType::Int64, outShape);
-        int64_t *out = y.data<int64_t>();
-        switch (x.dtype()) {
-            case DataType::Float:
-                argLoop(x.data<float>(), out, outer, len, inner, m_isMax, m_selectLast);
-                break;
-            case DataType::Double:
-                argLoop(x.data<double>(), out, outer, len, inner, m_isMax, m_selectLast);
-                break;
-            case DataType::Int32:
-                argLoop(x.data<int32_t>(), out, outer, len, inner, m_isMax, m_selectLast);
-                break;
-            case DataType::Int64:
-                argLoop(x.data<int64_t>(), out, outer, len, inner, m_isMax, m_selectLast);
-                break;
-            case DataType::UInt8:
-                argLoop(x.data<uint8_t>(), out, outer, len, inner, m_isMax, m_selectLast);
-                break;
-            case DataType::Int8:
-                argLoop(x.data<int8_t>(), out, outer, len, inner, m_isMax, m_selectLast);
-                break;
-            default:
-                return Status::unsupported(m_opType + " does not support dtype " +
-                                           dataTypeName(x.dtype()));
-        }
-        return Status::ok();
+        return reduction::dispatchReduceType(x.dtype(), m_opType, [&](auto tag) {
+            using T = decltype(tag);
+            argLoop(x.data<T>(), y.data<int64_t>(), outer, len, inner, m_isMax, m_selectLast);
+        });
     }
 
 private:

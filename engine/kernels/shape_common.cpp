@@ -74,36 +74,6 @@ void fillElements(void *dst, const void *element, int64_t count, size_t elementS
 bool encodeScalar(DataType type, double value, uint8_t out[8]) {
     auto put = [out](auto v) { std::memcpy(out, &v, sizeof(v)); };
     switch (type) {
-        case DataType::Float:
-            put(static_cast<float>(value));
-            return true;
-        case DataType::Double:
-            put(value);
-            return true;
-        case DataType::UInt8:
-            put(static_cast<uint8_t>(value));
-            return true;
-        case DataType::Int8:
-            put(static_cast<int8_t>(value));
-            return true;
-        case DataType::UInt16:
-            put(static_cast<uint16_t>(value));
-            return true;
-        case DataType::Int16:
-            put(static_cast<int16_t>(value));
-            return true;
-        case DataType::Int32:
-            put(static_cast<int32_t>(value));
-            return true;
-        case DataType::Int64:
-            put(static_cast<int64_t>(value));
-            return true;
-        case DataType::UInt32:
-            put(static_cast<uint32_t>(value));
-            return true;
-        case DataType::UInt64:
-            put(static_cast<uint64_t>(value));
-            return true;
         case DataType::Bool:
             put(static_cast<uint8_t>(value != 0.0));
             return true;
@@ -114,7 +84,9 @@ bool encodeScalar(DataType type, double value, uint8_t out[8]) {
             put(floatToBfloat16(static_cast<float>(value)));
             return true;
         default:
-            return false;
+            return dispatchAmong<float, double, uint8_t, int8_t, uint16_t, int16_t, int32_t,
+                                 int64_t, uint32_t, uint64_t>(
+                type, [&](auto tag) { put(static_cast<decltype(tag)>(value)); });
     }
 }
 
@@ -149,12 +121,6 @@ struct Odometer {
     }
 };
 
-int64_t product(const std::vector<int64_t> &v) {
-    int64_t p = 1;
-    for (int64_t x : v) p *= x;
-    return p;
-}
-
 // Copies element-wise with a source stride; T has the element's size.
 template <class T>
 void copyRun(const T *src, int64_t stride, T *dst, int64_t count) {
@@ -171,7 +137,7 @@ template <class T>
 void copyStridedTyped(const T *src, const std::vector<int64_t> &dims,
                       const std::vector<int64_t> &strides, T *dst) {
     const int n = static_cast<int>(dims.size());
-    const int64_t total = product(dims);
+    const int64_t total = shapeElementCount(dims);
     const int64_t inner = dims[n - 1], innerStride = strides[n - 1];
 
     // A transposition: some outer dim is contiguous in the source. Copy square tiles so both
@@ -191,7 +157,7 @@ void copyStridedTyped(const T *src, const std::vector<int64_t> &dims,
         constexpr int64_t kTile = 16;
         const int64_t K = dims[k], dK = dstStrides[k];
         const int64_t kBlocks = (K + kTile - 1) / kTile;
-        const int64_t outerCount = product(outer.dims);
+        const int64_t outerCount = shapeElementCount(outer.dims);
         parallelChunks(outerCount * kBlocks, kTile * inner, [&](int64_t begin, int64_t end) {
             Odometer it = outer;
             for (int64_t item = begin; item < end; ++item) {
@@ -266,9 +232,16 @@ void copyStrided(const void *src, const StridedView &view, void *dst, size_t ele
     it.srcStrides = strides;
     it.dstStrides = contiguousStrides(dims);
     it.seek(0);
-    const int64_t total = product(dims), es = static_cast<int64_t>(elementSize);
+    const int64_t total = shapeElementCount(dims), es = static_cast<int64_t>(elementSize);
     for (int64_t i = 0; i < total; ++i, it.next())
         std::memcpy(static_cast<uint8_t *>(dst) + i * es, base + it.src * es, elementSize);
+}
+
+Status writeView(KernelContext &ctx, const Tensor &data, const StridedView &view,
+                 const Shape &shape) {
+    Tensor &out = ctx.allocateOutput(0, data.dtype(), shape);
+    copyStrided(data.rawData(), view, out.rawData(), dataTypeSize(data.dtype()));
+    return Status::ok();
 }
 
 }  // namespace ql::shape

@@ -10,6 +10,7 @@
 #include "core/status.h"
 #include "ir/tensor.h"
 #include "kernels/kernel.h"
+#include "kernels/type_dispatch.h"
 
 namespace ql {
 
@@ -26,6 +27,13 @@ Status normalizeAxis(int64_t axis, int64_t rank, const std::string &what, int64_
 // Integer values of a shape-like input (int32 or int64); BadInput for other dtypes.
 Status readInts(const Tensor &tensor, const std::string &what, std::vector<int64_t> *out);
 
+// Product of shape[begin, end).
+inline int64_t productOf(const Shape &shape, size_t begin, size_t end) {
+    int64_t p = 1;
+    for (size_t i = begin; i < end; ++i) p *= shape[i];
+    return p;
+}
+
 // Row-major strides in elements.
 std::vector<int64_t> contiguousStrides(const Shape &shape);
 
@@ -41,6 +49,11 @@ struct StridedView {
 
 // Writes the view's elements contiguously to dst; merges dimensions and copies runs.
 void copyStrided(const void *src, const StridedView &view, void *dst, size_t elementSize);
+
+// Allocates output 0 (plain, `shape`, data's dtype) and fills it with the view of data's
+// storage; `shape` must hold as many elements as the view. Always ok, for `return`.
+Status writeView(KernelContext &ctx, const Tensor &data, const StridedView &view,
+                 const Shape &shape);
 
 // memcpy, split over threads when large.
 void parallelCopy(void *dst, const void *src, size_t bytes);

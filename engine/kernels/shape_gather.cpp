@@ -11,12 +11,6 @@ namespace ql::shape {
 
 namespace {
 
-int64_t productOf(const Shape &s, size_t begin, size_t end) {
-    int64_t p = 1;
-    for (size_t i = begin; i < end; ++i) p *= s[i];
-    return p;
-}
-
 // Reads indices, wraps negatives and checks the range [-dim, dim).
 Status readIndices(const Tensor &indices, const std::string &op, int64_t axis, int64_t dim,
                    std::vector<int64_t> *out) {
@@ -261,28 +255,9 @@ Status scatter(KernelContext &ctx, const Tensor &data, const Tensor &updates,
             combine(reinterpret_cast<T *>(dst) + offsets[t],
                     reinterpret_cast<const T *>(src) + t * count, count, reduction);
     };
-    switch (data.dtype()) {
-        case DataType::Float:
-            apply(float());
-            break;
-        case DataType::Double:
-            apply(double());
-            break;
-        case DataType::Int32:
-            apply(int32_t());
-            break;
-        case DataType::Int64:
-            apply(int64_t());
-            break;
-        case DataType::Int8:
-            apply(int8_t());
-            break;
-        case DataType::UInt8:
-            apply(uint8_t());
-            break;
-        default:
-            return Status::unsupported(op + " reduction does not support dtype " +
-                                       dataTypeName(data.dtype()));
+    if (!dispatchAmong<float, double, int32_t, int64_t, int8_t, uint8_t>(data.dtype(), apply)) {
+        return Status::unsupported(op + " reduction does not support dtype " +
+                                   dataTypeName(data.dtype()));
     }
     return Status::ok();
 }

@@ -283,20 +283,10 @@ public:
             return Status::badInput("Range inputs must share one dtype");
         if (start.numel() != 1 || limit.numel() != 1 || delta.numel() != 1)
             return Status::badInput("Range inputs must be scalars");
-        switch (type) {
-            case DataType::Float:
-                return fill<float>(ctx, start, limit, delta);
-            case DataType::Double:
-                return fill<double>(ctx, start, limit, delta);
-            case DataType::Int16:
-                return fill<int16_t>(ctx, start, limit, delta);
-            case DataType::Int32:
-                return fill<int32_t>(ctx, start, limit, delta);
-            case DataType::Int64:
-                return fill<int64_t>(ctx, start, limit, delta);
-            default:
-                return Status::unsupported("Range does not support dtype " + dataTypeName(type));
-        }
+        Status status = Status::unsupported("Range does not support dtype " + dataTypeName(type));
+        dispatchAmong<float, double, int16_t, int32_t, int64_t>(
+            type, [&](auto tag) { status = fill<decltype(tag)>(ctx, start, limit, delta); });
+        return status;
     }
 
 private:

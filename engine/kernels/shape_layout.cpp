@@ -43,9 +43,7 @@ public:
             view.shape.push_back(data.shape()[p]);
             view.strides.push_back(strides[p]);
         }
-        Tensor &out = ctx.allocateOutput(0, data.dtype(), view.shape);
-        copyStrided(data.rawData(), view, out.rawData(), dataTypeSize(data.dtype()));
-        return Status::ok();
+        return writeView(ctx, data, view, view.shape);
     }
 
 private:
@@ -80,9 +78,7 @@ public:
             view.shape.push_back(d);
             view.strides.push_back(j >= 0 && a == d ? inStrides[j] : 0);
         }
-        Tensor &out = ctx.allocateOutput(0, data.dtype(), view.shape);
-        copyStrided(data.rawData(), view, out.rawData(), dataTypeSize(data.dtype()));
-        return Status::ok();
+        return writeView(ctx, data, view, view.shape);
     }
 };
 
@@ -109,9 +105,7 @@ public:
             view.strides.insert(view.strides.end(), {0, strides[i]});
             outShape.push_back(repeats[i] * data.shape()[i]);
         }
-        Tensor &out = ctx.allocateOutput(0, data.dtype(), outShape);
-        copyStrided(data.rawData(), view, out.rawData(), dataTypeSize(data.dtype()));
-        return Status::ok();
+        return writeView(ctx, data, view, outShape);
     }
 };
 
@@ -158,9 +152,7 @@ public:
             view.strides = {sn, sh, sw, sc, b * sh, b * sw};
             outShape = {N, C * b * b, H / b, W / b};
         }
-        Tensor &out = ctx.allocateOutput(0, data.dtype(), outShape);
-        copyStrided(data.rawData(), view, out.rawData(), dataTypeSize(data.dtype()));
-        return Status::ok();
+        return writeView(ctx, data, view, outShape);
     }
 
 private:

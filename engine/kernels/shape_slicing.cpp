@@ -10,12 +10,6 @@ namespace ql::shape {
 
 namespace {
 
-int64_t productOf(const Shape &s, size_t begin, size_t end) {
-    int64_t p = 1;
-    for (size_t i = begin; i < end; ++i) p *= s[i];
-    return p;
-}
-
 // Concat copies, per outer index, one contiguous chunk from every input. Along axis 1 of
 // channels-last rank-4 inputs the chunks are the per-pixel channel vectors, so DenseNet-style
 // channel concats stay channels-last without a layout round trip.
@@ -257,9 +251,7 @@ public:
             if (count > 0) view.offset += start * view.strides[axis];
             view.strides[axis] *= step;
         }
-        Tensor &out = ctx.allocateOutput(0, data.dtype(), view.shape);
-        copyStrided(data.rawData(), view, out.rawData(), dataTypeSize(data.dtype()));
-        return Status::ok();
+        return writeView(ctx, data, view, view.shape);
     }
 
 private:

@@ -51,6 +51,13 @@ SingleNodeRun runSingleNode(const Node &node, const std::vector<Tensor> &inputs,
     return result;
 }
 
+Node makeNode(const std::string &op, std::map<std::string, Attribute> attributes) {
+    Node n;
+    n.opType = op;
+    n.attributes = std::move(attributes);
+    return n;
+}
+
 Attribute intAttr(int64_t v) { Attribute a; a.kind = Attribute::Kind::Int; a.i = v; return a; }
 Attribute floatAttr(float v) { Attribute a; a.kind = Attribute::Kind::Float; a.f = v; return a; }
 Attribute intsAttr(std::vector<int64_t> v) { Attribute a; a.kind = Attribute::Kind::Ints; a.ints = std::move(v); return a; }
@@ -64,6 +71,29 @@ Tensor randomTensor(const Shape &shape, unsigned seed, float lo, float hi) {
     float *p = t.data<float>();
     for (int64_t i = 0; i < t.numel(); ++i) p[i] = dist(rng);
     return t;
+}
+
+Tensor ints(const std::vector<int64_t> &values) {
+    return Tensor::fromVector<int64_t>({int64_t(values.size())}, values);
+}
+
+Tensor floats(const std::vector<float> &values) {
+    return Tensor::fromVector<float>({int64_t(values.size())}, values);
+}
+
+std::vector<int64_t> unravelIndex(int64_t index, const Shape &shape) {
+    std::vector<int64_t> coords(shape.size());
+    for (size_t d = shape.size(); d-- > 0;) {
+        coords[d] = index % shape[d];
+        index /= shape[d];
+    }
+    return coords;
+}
+
+int64_t ravelIndex(const std::vector<int64_t> &coords, const Shape &shape) {
+    int64_t index = 0;
+    for (size_t d = 0; d < shape.size(); ++d) index = index * shape[d] + coords[d];
+    return index;
 }
 
 double maxAbsDiff(const Tensor &a, const Tensor &b) {

@@ -21,6 +21,9 @@ SingleNodeRun runSingleNode(const Node &node, const std::vector<Tensor> &inputs,
                             size_t outputCount = 1, const std::vector<bool> &constants = {},
                             int64_t opset = 17);
 
+// A node of `op` with these attributes; inputs and outputs are named by whoever runs it.
+Node makeNode(const std::string &op, std::map<std::string, Attribute> attributes = {});
+
 Attribute intAttr(int64_t v);
 Attribute floatAttr(float v);
 Attribute intsAttr(std::vector<int64_t> v);
@@ -28,6 +31,14 @@ Attribute floatsAttr(std::vector<float> v);
 Attribute stringAttr(std::string v);
 
 Tensor randomTensor(const Shape &shape, unsigned seed, float lo = -1.0f, float hi = 1.0f);
+
+// 1-D tensors holding `values`, e.g. for shape-like inputs.
+Tensor ints(const std::vector<int64_t> &values);
+Tensor floats(const std::vector<float> &values);
+
+// Row-major coordinates of flat index `index` in `shape`, and the flat index of coordinates.
+std::vector<int64_t> unravelIndex(int64_t index, const Shape &shape);
+int64_t ravelIndex(const std::vector<int64_t> &coords, const Shape &shape);
 
 // Max |a-b| over all elements (converted to double); shapes must match.
 double maxAbsDiff(const Tensor &a, const Tensor &b);

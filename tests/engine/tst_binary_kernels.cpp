@@ -3,9 +3,9 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
-#include <cstring>
 #include <functional>
 
+#include "direct_kernel_run.h"
 #include "kernels/kernel.h"
 #include "test_support.h"
 
@@ -14,60 +14,10 @@ namespace {
 
 using test::allClose;
 using test::intAttr;
+using test::makeNode;
 using test::randomTensor;
+using test::runDirect;
 using test::runSingleNode;
-
-Node makeNode(const std::string &op, std::map<std::string, Attribute> attrs = {}) {
-    Node n;
-    n.opType = op;
-    n.attributes = std::move(attrs);
-    return n;
-}
-
-// Runs a kernel without the plan so tests can see the output layout; outputs start as 0xFF
-// bytes so unwritten elements show up.
-class DirectContext : public KernelContext {
-public:
-    std::vector<Tensor> inputs, outputs;
-    size_t inputCount() const override { return inputs.size(); }
-    bool hasInput(size_t i) const override { return i < inputs.size() && inputs[i].defined(); }
-    const Tensor &input(size_t i) const override { return inputs[i]; }
-    size_t outputCount() const override { return outputs.size(); }
-    Tensor &allocateOutput(size_t i, DataType type, const Shape &shape, Layout layout) override {
-        outputs[i] = Tensor(type, shape, layout);
-        std::memset(outputs[i].rawData(), 0xFF, outputs[i].byteSize());
-        return outputs[i];
-    }
-    void setOutput(size_t i, Tensor t) override { outputs[i] = std::move(t); }
-    int threads() const override { return 2; }
-};
-
-struct DirectRun {
-    Status status;
-    Tensor output;
-};
-
-DirectRun runDirect(const Node &node, const std::vector<Tensor> &inputs, int64_t opset = 17) {
-    Graph graph;
-    graph.opsetVersion = opset;
-    KernelBuildInfo info{node, graph, opset};
-    DirectRun result;
-    Result<KernelPtr> kernel = KernelRegistry::instance().create(info);
-    if (!kernel) {
-        result.status = kernel.status();
-        return result;
-    }
-    DirectContext ctx;
-    for (size_t i = 0; i < inputs.size(); ++i) {
-        const bool convert =
-            inputs[i].layout() == Layout::ChannelsLast && !kernel.value()->acceptsChannelsLast(i);
-        ctx.inputs.push_back(convert ? inputs[i].toPlain() : inputs[i]);
-    }
-    ctx.outputs.resize(1);
-    result.status = kernel.value()->run(ctx);
-    result.output = ctx.outputs[0];
-    return result;
-}
 
 // Numpy broadcasting by explicit index arithmetic per output element.
 Shape referenceShape(const std::vector<Shape> &shapes) {
@@ -535,9 +485,9 @@ TEST(BinaryKernels, ChannelsLastPhysicalPaths) {
         Tensor b = c.bCl ? c.b.toChannelsLast() : c.b;
         auto run = runDirect(makeNode(c.op), {a, b});
         ASSERT_TRUE(run.status.isOk()) << run.status.message();
-        EXPECT_EQ(run.output.layout(), c.expected) << c.op << " " << shapeToString(c.b.shape());
+        EXPECT_EQ(run.outputs[0].layout(), c.expected) << c.op << " " << shapeToString(c.b.shape());
         std::string why;
-        EXPECT_TRUE(allClose(run.output.toPlain(),
+        EXPECT_TRUE(allClose(run.outputs[0].toPlain(),
                              reference({c.a, c.b}, DataType::Float, c.op == "Add" ? add : mul),
                              1e-6, 1e-6, &why))
             << c.op << " " << shapeToString(c.b.shape()) << ": " << why;
@@ -545,10 +495,10 @@ TEST(BinaryKernels, ChannelsLastPhysicalPaths) {
     Tensor slope = randomTensor({16, 1, 1}, 11);
     auto prelu = runDirect(makeNode("PRelu"), {x.toChannelsLast(), slope});
     ASSERT_TRUE(prelu.status.isOk());
-    EXPECT_EQ(prelu.output.layout(), Layout::ChannelsLast);
+    EXPECT_EQ(prelu.outputs[0].layout(), Layout::ChannelsLast);
     std::string why;
     EXPECT_TRUE(allClose(
-        prelu.output.toPlain(),
+        prelu.outputs[0].toPlain(),
         reference({x, slope}, DataType::Float,
                   [](const std::vector<double> &v) { return v[0] < 0 ? v[0] * v[1] : v[0]; }),
         1e-6, 1e-6, &why))
@@ -556,7 +506,7 @@ TEST(BinaryKernels, ChannelsLastPhysicalPaths) {
     // Comparisons and Where take plain inputs only.
     auto less = runDirect(makeNode("Less"), {x.toChannelsLast(), Tensor::scalar(0.0f)});
     ASSERT_TRUE(less.status.isOk());
-    EXPECT_EQ(less.output.layout(), Layout::Plain);
+    EXPECT_EQ(less.outputs[0].layout(), Layout::Plain);
 }
 
 TEST(BinaryKernels, LargeBroadcastsUseAllPaths) {
@@ -566,7 +516,13 @@ TEST(BinaryKernels, LargeBroadcastsUseAllPaths) {
                                                         {{1, 64, 56, 56}, {56}},
                                                         {{3, 1, 200, 1}, {1, 77, 1, 13}},
                                                         {{130000}, {}},
-                                                        {{}, {130001}}};
+                                                        {{}, {130001}},
+                                                        // short rows: row strides n, 0 and 1
+                                                        {{4000, 24}, {24}},
+                                                        {{4000, 24}, {4000, 1}},
+                                                        {{4000, 1}, {1, 24}},
+                                                        {{0, 24}, {24}},
+                                                        {{24, 0}, {1, 0}}};
     for (const auto &[sa, sb] : pairs) {
         Tensor a = randomTensor(sa, 1), b = randomTensor(sb, 2);
         auto run = runSingleNode(makeNode("Sub"), {a, b});

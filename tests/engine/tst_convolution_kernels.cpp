@@ -23,8 +23,7 @@ struct ConvCase {
 };
 
 Node convNode(const ConvCase &c) {
-    Node n;
-    n.opType = "Conv";
+    Node n = makeNode("Conv");
     if (!c.strides.empty()) n.attributes["strides"] = intsAttr(c.strides);
     if (!c.dilations.empty()) n.attributes["dilations"] = intsAttr(c.dilations);
     if (!c.pads.empty()) n.attributes["pads"] = intsAttr(c.pads);
@@ -302,8 +301,7 @@ const std::vector<TransposeCase> kTransposeCases = {
 };
 
 Node transposeNode(const TransposeCase &c) {
-    Node n;
-    n.opType = "ConvTranspose";
+    Node n = makeNode("ConvTranspose");
     if (!c.strides.empty()) n.attributes["strides"] = intsAttr(c.strides);
     if (!c.dilations.empty()) n.attributes["dilations"] = intsAttr(c.dilations);
     if (!c.pads.empty()) n.attributes["pads"] = intsAttr(c.pads);

@@ -6,6 +6,7 @@
 #include <cstring>
 #include <functional>
 
+#include "direct_kernel_run.h"
 #include "kernels/elementwise_vector.h"
 #include "kernels/kernel.h"
 #include "test_support.h"
@@ -16,62 +17,11 @@ namespace {
 using test::allClose;
 using test::floatAttr;
 using test::intAttr;
+using test::makeNode;
 using test::randomTensor;
+using test::runDirect;
 using test::runSingleNode;
 using test::stringAttr;
-
-Node makeNode(const std::string &op, std::map<std::string, Attribute> attrs = {}) {
-    Node n;
-    n.opType = op;
-    n.attributes = std::move(attrs);
-    return n;
-}
-
-// Runs a kernel directly (no plan) so tests can see the output layout. Outputs are pre-filled
-// with 0xFF bytes so elements a kernel forgets to write show up.
-class DirectContext : public KernelContext {
-public:
-    std::vector<Tensor> inputs, outputs;
-    size_t inputCount() const override { return inputs.size(); }
-    bool hasInput(size_t i) const override { return i < inputs.size() && inputs[i].defined(); }
-    const Tensor &input(size_t i) const override { return inputs[i]; }
-    size_t outputCount() const override { return outputs.size(); }
-    Tensor &allocateOutput(size_t i, DataType type, const Shape &shape, Layout layout) override {
-        outputs[i] = Tensor(type, shape, layout);
-        std::memset(outputs[i].rawData(), 0xFF, outputs[i].byteSize());
-        return outputs[i];
-    }
-    void setOutput(size_t i, Tensor t) override { outputs[i] = std::move(t); }
-    int threads() const override { return 2; }
-};
-
-struct DirectRun {
-    Status status;
-    std::vector<Tensor> outputs;
-};
-
-DirectRun runDirect(const Node &node, const std::vector<Tensor> &inputs, size_t outputCount = 1,
-                    int64_t opset = 17) {
-    Graph graph;
-    graph.opsetVersion = opset;
-    KernelBuildInfo info{node, graph, opset};
-    DirectRun result;
-    Result<KernelPtr> kernel = KernelRegistry::instance().create(info);
-    if (!kernel) {
-        result.status = kernel.status();
-        return result;
-    }
-    DirectContext ctx;
-    for (size_t i = 0; i < inputs.size(); ++i) {
-        const bool convert = inputs[i].defined() && inputs[i].layout() == Layout::ChannelsLast &&
-                             !kernel.value()->acceptsChannelsLast(i);
-        ctx.inputs.push_back(convert ? inputs[i].toPlain() : inputs[i]);
-    }
-    ctx.outputs.resize(outputCount);
-    result.status = kernel.value()->run(ctx);
-    result.outputs = ctx.outputs;
-    return result;
-}
 
 Tensor mapReference(const Tensor &x, const std::function<double(double)> &f) {
     Tensor plain = x.toPlain();

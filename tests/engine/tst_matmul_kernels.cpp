@@ -35,8 +35,7 @@ Tensor refGemm(const Tensor &a, const Tensor &b, const Tensor *c, bool transA, b
 }
 
 Node gemmNode(bool transA, bool transB, float alpha, float beta) {
-    Node n;
-    n.opType = "Gemm";
+    Node n = makeNode("Gemm");
     if (transA) n.attributes["transA"] = intAttr(1);
     if (transB) n.attributes["transB"] = intAttr(1);
     if (alpha != 1.0f) n.attributes["alpha"] = floatAttr(alpha);
@@ -172,12 +171,6 @@ Tensor refMatMul(const Tensor &aIn, const Tensor &bIn, DataType outType = DataTy
     return y;
 }
 
-Node matMulNode() {
-    Node n;
-    n.opType = "MatMul";
-    return n;
-}
-
 TEST(MatMul, ShapesBatchesBroadcastsAndVectors) {
     const std::vector<std::pair<Shape, Shape>> cases = {
         {{3, 4}, {4, 5}},
@@ -198,7 +191,7 @@ TEST(MatMul, ShapesBatchesBroadcastsAndVectors) {
             SCOPED_TRACE(shapeToString(sa) + " x " + shapeToString(sb) +
                          (constant ? " constant B" : ""));
             const Tensor a = randomTensor(sa, ++seed), b = randomTensor(sb, ++seed);
-            auto run = runSingleNode(matMulNode(), {a, b}, 1, {false, constant});
+            auto run = runSingleNode(makeNode("MatMul"), {a, b}, 1, {false, constant});
             ASSERT_TRUE(run.status.isOk()) << run.status.message();
             std::string why;
             EXPECT_TRUE(allClose(run.outputs[0], refMatMul(a, b), 1e-4, 1e-5, &why)) << why;
@@ -209,25 +202,26 @@ TEST(MatMul, OtherTypesUseTheLoop) {
     Tensor a(DataType::Int64, {2, 3, 4}), b(DataType::Int64, {4, 2});
     for (int64_t i = 0; i < a.numel(); ++i) a.data<int64_t>()[i] = i % 7 - 3;
     for (int64_t i = 0; i < b.numel(); ++i) b.data<int64_t>()[i] = i % 5 - 2;
-    auto run = runSingleNode(matMulNode(), {a, b});
+    auto run = runSingleNode(makeNode("MatMul"), {a, b});
     ASSERT_TRUE(run.status.isOk()) << run.status.message();
     EXPECT_TRUE(allClose(run.outputs[0], refMatMul(a, b, DataType::Int64), 0, 0));
 
     const Tensor da = Tensor::fromVector<double>({2, 2}, {1.5, 2, -1, 0.25}),
                  db = Tensor::fromVector<double>({2}, {2, 4});
-    auto dRun = runSingleNode(matMulNode(), {da, db});
+    auto dRun = runSingleNode(makeNode("MatMul"), {da, db});
     ASSERT_TRUE(dRun.status.isOk());
     EXPECT_TRUE(allClose(dRun.outputs[0], Tensor::fromVector<double>({2}, {11, -1}), 0, 0));
 }
 
 TEST(MatMul, RejectsMismatches) {
-    auto inner = runSingleNode(matMulNode(), {randomTensor({3, 4}, 1), randomTensor({5, 2}, 2)});
+    auto inner =
+        runSingleNode(makeNode("MatMul"), {randomTensor({3, 4}, 1), randomTensor({5, 2}, 2)});
     EXPECT_EQ(inner.status.kind(), ErrorKind::BadInput);
     auto batch =
-        runSingleNode(matMulNode(), {randomTensor({2, 3, 4}, 1), randomTensor({3, 4, 2}, 2)});
+        runSingleNode(makeNode("MatMul"), {randomTensor({2, 3, 4}, 1), randomTensor({3, 4, 2}, 2)});
     EXPECT_EQ(batch.status.kind(), ErrorKind::BadInput);
     Tensor half(DataType::Float16, {2, 2});
-    auto type = runSingleNode(matMulNode(), {half, half});
+    auto type = runSingleNode(makeNode("MatMul"), {half, half});
     EXPECT_EQ(type.status.kind(), ErrorKind::Unsupported);
 }
 

@@ -29,8 +29,7 @@ Tensor refBatchNorm(const Tensor &x, const Tensor &scale, const Tensor &bias, co
 }
 
 Node bnNode(float eps = 1e-5f) {
-    Node n;
-    n.opType = "BatchNormalization";
+    Node n = makeNode("BatchNormalization");
     n.attributes["epsilon"] = floatAttr(eps);
     return n;
 }

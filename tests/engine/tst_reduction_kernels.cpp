@@ -14,35 +14,10 @@
 #include "test_support.h"
 
 using namespace ql;
+using test::makeNode;
 using test::runSingleNode;
 
 namespace {
-
-Node makeNode(const std::string &op, std::map<std::string, Attribute> attrs = {}) {
-    Node n;
-    n.opType = op;
-    n.attributes = std::move(attrs);
-    return n;
-}
-
-std::vector<int64_t> coordsOf(int64_t index, const Shape &shape) {
-    std::vector<int64_t> c(shape.size());
-    for (size_t d = shape.size(); d-- > 0;) {
-        c[d] = index % shape[d];
-        index /= shape[d];
-    }
-    return c;
-}
-
-int64_t indexOf(const std::vector<int64_t> &coords, const Shape &shape) {
-    int64_t index = 0;
-    for (size_t d = 0; d < shape.size(); ++d) index = index * shape[d] + coords[d];
-    return index;
-}
-
-Tensor int64Tensor(const std::vector<int64_t> &values) {
-    return Tensor::fromVector<int64_t>({static_cast<int64_t>(values.size())}, values);
-}
 
 // ---- Reduce* ----
 
@@ -97,10 +72,10 @@ Tensor naiveReduce(const std::string &op, const Tensor &x, const std::vector<int
     }
     std::vector<std::vector<double>> groups(static_cast<size_t>(shapeElementCount(keptShape)));
     for (int64_t i = 0; i < x.numel(); ++i) {
-        std::vector<int64_t> c = coordsOf(i, shape);
+        std::vector<int64_t> c = test::unravelIndex(i, shape);
         for (size_t d = 0; d < c.size(); ++d)
             if (reduced[d]) c[d] = 0;
-        groups[indexOf(c, keptShape)].push_back(x.valueAsDouble(i));
+        groups[test::ravelIndex(c, keptShape)].push_back(x.valueAsDouble(i));
     }
     Tensor out(DataType::Float, outShape);
     for (size_t g = 0; g < groups.size(); ++g)
@@ -117,7 +92,7 @@ test::SingleNodeRun runReduce(const std::string &op, const Tensor &x,
     Node n = makeNode(op, {{"keepdims", test::intAttr(keepDims ? 1 : 0)}});
     std::vector<Tensor> inputs{x};
     if (axesAreInput(op, opset)) {
-        if (!axes.empty()) inputs.push_back(int64Tensor(axes));
+        if (!axes.empty()) inputs.push_back(test::ints(axes));
     } else if (!axes.empty()) {
         n.attributes["axes"] = test::intsAttr(axes);
     }
@@ -202,7 +177,7 @@ TEST(ReduceKernels, IntegerTypesReduceExactly) {
     ASSERT_EQ(max.outputs[0].dtype(), DataType::Int64);
     EXPECT_EQ(max.outputs[0].toInt64Vector(), (std::vector<int64_t>{big, big + 2}));
 
-    auto sum = runSingleNode(makeNode("ReduceSum"), {i64, int64Tensor({0})}, 1, {false, true}, 13);
+    auto sum = runSingleNode(makeNode("ReduceSum"), {i64, test::ints({0})}, 1, {false, true}, 13);
     ASSERT_TRUE(sum.status.isOk()) << sum.status.message();
     EXPECT_EQ(sum.outputs[0].toInt64Vector(), (std::vector<int64_t>{big + 1, big + 7, -4}));
 
@@ -247,12 +222,12 @@ Tensor naiveArg(const Tensor &x, int64_t axis, bool keepDims, bool isMax, bool l
     outShape[axis] = 1;
     Tensor out(DataType::Int64, outShape);
     for (int64_t o = 0; o < out.numel(); ++o) {
-        std::vector<int64_t> c = coordsOf(o, outShape);
+        std::vector<int64_t> c = test::unravelIndex(o, outShape);
         int64_t best = 0;
         double bestValue = 0;
         for (int64_t l = 0; l < x.shape()[axis]; ++l) {
             c[axis] = l;
-            const double v = x.valueAsDouble(indexOf(c, x.shape()));
+            const double v = x.valueAsDouble(test::ravelIndex(c, x.shape()));
             const bool better =
                 l == 0 || (isMax ? v > bestValue : v < bestValue) || (last && v == bestValue);
             if (better) {

@@ -8,6 +8,7 @@
 #include <cmath>
 #include <numeric>
 
+#include "direct_kernel_run.h"
 #include "kernels/kernel.h"
 #include "test_support.h"
 
@@ -174,9 +175,7 @@ std::vector<RefAxis> fromSizes(const Shape &in, const std::vector<int64_t> &size
 }
 
 Node resizeNode(const RefOptions &o, std::map<std::string, Attribute> extra = {}) {
-    Node n;
-    n.opType = "Resize";
-    n.attributes = std::move(extra);
+    Node n = makeNode("Resize", std::move(extra));
     n.attributes["mode"] = stringAttr(o.mode);
     n.attributes["coordinate_transformation_mode"] = stringAttr(o.coordinate);
     n.attributes["nearest_mode"] = stringAttr(o.nearest);
@@ -185,13 +184,6 @@ Node resizeNode(const RefOptions &o, std::map<std::string, Attribute> extra = {}
     n.attributes["extrapolation_value"] = floatAttr(static_cast<float>(o.extrapolation));
     if (o.antialias) n.attributes["antialias"] = intAttr(1);
     return n;
-}
-
-Tensor floats(const std::vector<float> &v) {
-    return Tensor::fromVector<float>({int64_t(v.size())}, v);
-}
-Tensor ints(const std::vector<int64_t> &v) {
-    return Tensor::fromVector<int64_t>({int64_t(v.size())}, v);
 }
 
 void expectClose(const SingleNodeRun &r, const Tensor &expected, const std::string &label) {
@@ -384,37 +376,21 @@ TEST(ResizeKernel, IntegerDataNearestAndErrors) {
     EXPECT_EQ(r.outputs[0].shape(), (Shape{1, 1, 0, 3}));
 }
 
-class DirectContext : public KernelContext {
-public:
-    std::vector<Tensor> inputs, outputs{Tensor()};
-    size_t inputCount() const override { return inputs.size(); }
-    bool hasInput(size_t i) const override { return i < inputs.size() && inputs[i].defined(); }
-    const Tensor &input(size_t i) const override { return inputs[i]; }
-    size_t outputCount() const override { return outputs.size(); }
-    Tensor &allocateOutput(size_t i, DataType t, const Shape &s, Layout l) override {
-        return outputs[i] = Tensor(t, s, l);
-    }
-    void setOutput(size_t i, Tensor t) override { outputs[i] = std::move(t); }
-    int threads() const override { return 1; }
-};
-
 TEST(ResizeKernel, ChannelsLastInputStaysChannelsLast) {
     const Tensor x = randomTensor({2, 3, 5, 4}, 9);
     for (const std::string mode : {"nearest", "linear", "cubic"}) {
         RefOptions o;
         o.mode = mode;
         const std::vector<int64_t> sizes = {2, 3, 8, 3};
-        Graph graph;
-        const Node node = resizeNode(o);
-        auto kernel = KernelRegistry::instance().create(KernelBuildInfo{node, graph, 13});
-        ASSERT_TRUE(kernel.isOk());
-        ASSERT_TRUE(kernel.value()->acceptsChannelsLast(0));
-        DirectContext ctx;
-        ctx.inputs = {x.toChannelsLast(), Tensor(), Tensor(), ints(sizes)};
-        ASSERT_TRUE(kernel.value()->run(ctx).isOk());
-        EXPECT_EQ(ctx.outputs[0].layout(), Layout::ChannelsLast);
+        const std::vector<Tensor> inputs = {x.toChannelsLast(), Tensor(), Tensor(), ints(sizes)};
+        DirectKernel direct(resizeNode(o), inputs, {}, 1, 13);
+        ASSERT_TRUE(direct.status.isOk());
+        ASSERT_TRUE(direct.kernel->acceptsChannelsLast(0));
+        std::vector<Tensor> outputs;
+        ASSERT_TRUE(direct.run(inputs, outputs).isOk());
+        EXPECT_EQ(outputs[0].layout(), Layout::ChannelsLast);
         std::string why;
-        EXPECT_TRUE(allClose(ctx.outputs[0].toPlain(), reference(x, fromSizes(x.shape(), sizes), o),
+        EXPECT_TRUE(allClose(outputs[0].toPlain(), reference(x, fromSizes(x.shape(), sizes), o),
                              1e-4, 1e-5, &why))
             << mode << ": " << why;
     }
@@ -431,8 +407,7 @@ TEST(UpsampleKernel, LegacyOpsetsUseFloorUpAndCeilDown) {
                         x.data<float>()[(c * 3 + h / sh) * 4 + w / sw];
         return e;
     };
-    Node up;
-    up.opType = "Upsample";
+    Node up = makeNode("Upsample");
     up.attributes["scales"] = floatsAttr({1, 1, 2, 3});
     expectClose(runSingleNode(up, {x}, 1, {}, 7), expectedNearest(2, 3), "Upsample-7");
     up.attributes.erase("scales");
@@ -446,8 +421,7 @@ TEST(UpsampleKernel, LegacyOpsetsUseFloorUpAndCeilDown) {
                 reference(x, fromScales(x.shape(), {1, 1, 2, 2}), lin), "Upsample-9 linear");
 
     // Resize-10 downsampling (ONNX's Resize-10 example): [[1,2,3,4],[5,6,7,8]] * 0.6 -> [[1,3]].
-    Node resize;
-    resize.opType = "Resize";
+    Node resize = makeNode("Resize");
     const Tensor y = Tensor::fromVector<float>({1, 1, 2, 4}, {1, 2, 3, 4, 5, 6, 7, 8});
     expectClose(runSingleNode(resize, {y, floats({1, 1, 0.6f, 0.6f})}, 1, {}, 10),
                 Tensor::fromVector<float>({1, 1, 1, 2}, {1, 3}), "Resize-10");
