@@ -150,10 +150,11 @@ std::string compare(const Tensor &actual, const Tensor &expected) {
 
 }  // namespace
 
-CaseResult runCase(const std::string &caseDirText) {
+CaseResult runCase(const std::string &caseDirText, const CaseOptions &caseOptions) {
     const fs::path caseDir(caseDirText);
     LoadOptions options;
     options.minOpset = 1;  // pytorch-converted and pytorch-operator cases are opset 6-9
+    options.foldConstants = caseOptions.foldConstants;
     Result<Graph> loaded = loadModel((caseDir / "model.onnx").string(), options);
     if (!loaded) return fromStatus(loaded.status(), "load: ");
     Graph &graph = loaded.value();
@@ -198,7 +199,9 @@ CaseResult runCase(const std::string &caseDirText) {
         failure.notes = result.notes;
         return failure;
     };
-    auto plan = ExecutionPlan::create(std::move(graph));
+    PlanOptions planOptions;
+    planOptions.fuseOperators = caseOptions.fuse;
+    auto plan = ExecutionPlan::create(std::move(graph), planOptions);
     if (!plan) return finish(fromStatus(plan.status(), "plan: "));
 
     for (const DataSet &set : sets.value()) {

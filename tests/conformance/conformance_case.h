@@ -18,7 +18,12 @@ struct CaseResult {
 constexpr double kRelativeTolerance = 1e-3;
 constexpr double kAbsoluteTolerance = 1e-4;
 
+struct CaseOptions {
+    bool fuse = false;          // PlanOptions::fuseOperators
+    bool foldConstants = true;  // LoadOptions::foldConstants; off runs Constant/Shape kernels too
+};
+
 // `caseDir` holds model.onnx and test_data_set_N folders.
-CaseResult runCase(const std::string &caseDir);
+CaseResult runCase(const std::string &caseDir, const CaseOptions &options = {});
 
 }  // namespace ql::conformance

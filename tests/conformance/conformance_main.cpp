@@ -3,8 +3,10 @@
 // Each case runs in a forked child so a crash or hang in one kernel is reported as that case's
 // failure instead of ending the whole run.
 //
-// usage: onnx_conformance [--filter SUBSTRING] [--verbose] [--ops FILE] [--no-fork]
-//                         [--timeout SECONDS] [DATA_DIR]
+// usage: onnx_conformance [--filter SUBSTRING] [--verbose] [--ops FILE] [--timeout SECONDS]
+//                         [--fuse] [--no-fold] [--no-fork] [DATA_DIR]
+// --fuse builds plans with operator fusion; --no-fold loads without constant folding, so the
+// Constant and Shape kernels run too; --no-fork runs cases in-process (for a debugger).
 
 #include <poll.h>
 #include <signal.h>
@@ -43,6 +45,7 @@ struct Options {
     std::string filter;
     bool verbose = false;
     bool fork = true;
+    ql::conformance::CaseOptions caseOptions;
     int timeoutSeconds = 120;
 };
 
@@ -66,6 +69,10 @@ bool parseArgs(int argc, char **argv, Options *options) {
         std::string number;
         if (arg == "--verbose" || arg == "-v")
             options->verbose = true;
+        else if (arg == "--fuse")
+            options->caseOptions.fuse = true;
+        else if (arg == "--no-fold")
+            options->caseOptions.foldConstants = false;
         else if (arg == "--no-fork")
             options->fork = false;
         else if (arg == "--filter") {
@@ -129,7 +136,7 @@ std::string oneLine(std::string text) {
 
 // Runs the case in a child process; crashes, hangs and exceptions become failures.
 CaseResult runIsolated(const Case &c, const Options &options) {
-    if (!options.fork) return ql::conformance::runCase(c.dir.string());
+    if (!options.fork) return ql::conformance::runCase(c.dir.string(), options.caseOptions);
     int fds[2];
     if (pipe(fds) != 0) return {Outcome::Fail, "pipe() failed", {}};
     std::fflush(nullptr);
@@ -139,7 +146,7 @@ CaseResult runIsolated(const Case &c, const Options &options) {
         close(fds[0]);
         CaseResult r;
         try {
-            r = ql::conformance::runCase(c.dir.string());
+            r = ql::conformance::runCase(c.dir.string(), options.caseOptions);
         } catch (const std::exception &e) {
             r = {Outcome::Fail, std::string("exception: ") + e.what(), {}};
         }
@@ -217,8 +224,8 @@ int main(int argc, char **argv) {
     Options options;
     if (!parseArgs(argc, argv, &options)) {
         std::cerr << "usage: " << argv[0]
-                  << " [--filter SUBSTRING] [--verbose] [--ops FILE] [--no-fork] [--timeout "
-                     "SECONDS] [DATA_DIR]\n";
+                  << " [--filter SUBSTRING] [--verbose] [--ops FILE] [--timeout SECONDS]\n"
+                     "       [--fuse] [--no-fold] [--no-fork] [DATA_DIR]\n";
         return 2;
     }
     std::error_code ec;

@@ -121,6 +121,7 @@ echo
 echo "| model | ORT 1.30 median | QuantLens median | ratio | pass (<= $max_ratio) |"
 echo "|---|---|---|---|---|"
 IFS=, read -r -a bench_list <<<"$bench"
+rounds_note=()
 for name in "${bench_list[@]}"; do
     onnx="$models_dir/$name.onnx" log="$work/bench-$name.log"
     [ -f "$onnx" ] || { echo "| $name | missing $onnx | | | FAIL |"; failures=$((failures + 1)); continue; }
@@ -146,7 +147,9 @@ for name in "${bench_list[@]}"; do
     awk -v r="$ratio" -v t="$max_ratio" 'BEGIN { exit !(r + 0 <= t + 0) }' ||
         { verdict=FAIL; failures=$((failures + 1)); }
     echo "| $name | $ort | $ql | $ratio | $verdict |"
+    rounds_note+=("$name: ORT ${ort_times[*]}; QuantLens ${ql_times[*]}")
 done
 echo
+[ ${#rounds_note[@]} -eq 0 ] || printf 'per-round medians (ms): %s\n' "${rounds_note[@]}"
 echo "load average after: $(cut -d' ' -f1-3 /proc/loadavg); failures: $failures; scratch: $work"
 [ $failures -eq 0 ]
