@@ -59,13 +59,21 @@ bool dispatchCastable(DataType type, Fn &&fn) {
     }
 }
 
+// The upper half of the float's bits; NaN stays NaN (a quiet bit is kept in the upper half).
+uint16_t truncateToBfloat16(float value) {
+    uint32_t bits;
+    std::memcpy(&bits, &value, 4);
+    const uint16_t upper = static_cast<uint16_t>(bits >> 16);
+    return std::isnan(value) ? static_cast<uint16_t>(upper | 0x40u) : upper;
+}
+
 bool isCastable(DataType type) {
     return type == DataType::Bool || isFloatingPoint(type) || isInteger(type);
 }
 
 }  // namespace
 
-Status castInto(const Tensor &input, Tensor &output) {
+Status castInto(const Tensor &input, Tensor &output, BFloat16Rounding rounding) {
     if (!isCastable(input.dtype()) || !isCastable(output.dtype())) {
         return Status::unsupported("cast from " + dataTypeName(input.dtype()) + " to " +
                                    dataTypeName(output.dtype()) + " is not supported");
@@ -73,6 +81,17 @@ Status castInto(const Tensor &input, Tensor &output) {
     const int64_t n = input.numel();
     if (input.dtype() == output.dtype()) {
         if (n) std::memcpy(output.rawData(), input.rawData(), input.byteSize());
+        return Status::ok();
+    }
+    if (output.dtype() == DataType::BFloat16 && rounding == BFloat16Rounding::Truncate) {
+        dispatchCastable(input.dtype(), [&](auto fromTag) {
+            using From = decltype(fromTag);
+            const From *in = static_cast<const From *>(input.rawData());
+            uint16_t *out = static_cast<uint16_t *>(output.rawData());
+            parallelRange(n, [&](int64_t begin, int64_t end) {
+                for (int64_t i = begin; i < end; ++i) out[i] = truncateToBfloat16(convertValue<float>(in[i]));
+            });
+        });
         return Status::ok();
     }
     dispatchCastable(input.dtype(), [&](auto fromTag) {
@@ -102,7 +121,11 @@ namespace {
 class CastKernel final : public Kernel {
 public:
     // like: CastLike takes the target type from input 1.
-    CastKernel(DataType to, bool like) : m_to(to), m_like(like) {}
+    // ONNX specified round-to-nearest-even for bfloat16 only in Cast-19; the reference of
+    // earlier opsets (and their conformance data) truncates.
+    CastKernel(DataType to, bool like, int64_t opset)
+        : m_to(to), m_like(like),
+          m_rounding(opset >= 19 ? BFloat16Rounding::NearestEven : BFloat16Rounding::Truncate) {}
     bool acceptsChannelsLast(size_t i) const override { return i == 0; }
     Status run(KernelContext &ctx) override {
         const Tensor &x = ctx.input(0);
@@ -116,12 +139,13 @@ public:
                                        dataTypeName(to) + " is not supported");
         }
         Tensor &y = ctx.allocateOutput(0, to, x.shape(), x.layout());
-        return castInto(x, y);
+        return castInto(x, y, m_rounding);
     }
 
 private:
     DataType m_to;
     bool m_like;
+    BFloat16Rounding m_rounding;
 };
 
 Result<KernelPtr> makeCast(const KernelBuildInfo &info) {
@@ -133,7 +157,7 @@ Result<KernelPtr> makeCast(const KernelBuildInfo &info) {
     if (!isCastable(type))
         return Status::unsupported("cast to " + dataTypeName(type) + " (type code " +
                                    std::to_string(to->i) + ") is not supported");
-    return KernelPtr(new CastKernel(type, false));
+    return KernelPtr(new CastKernel(type, false, info.opset));
 }
 
 class IdentityKernel final : public Kernel {
@@ -297,8 +321,8 @@ private:
 
 void registerElementwiseMiscKernels(KernelRegistry &r) {
     r.add("Cast", makeCast);
-    r.add("CastLike", [](const KernelBuildInfo &) -> Result<KernelPtr> {
-        return KernelPtr(new CastKernel(DataType::Undefined, true));
+    r.add("CastLike", [](const KernelBuildInfo &info) -> Result<KernelPtr> {
+        return KernelPtr(new CastKernel(DataType::Undefined, true, info.opset));
     });
     r.add("Identity", [](const KernelBuildInfo &) -> Result<KernelPtr> {
         return KernelPtr(new IdentityKernel());

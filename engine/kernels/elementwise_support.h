@@ -60,7 +60,9 @@ inline bool isHalfType(DataType type) {
 // integers truncate toward zero, anything to bool is "!= 0", float16/bfloat16 round to
 // nearest even. Unsupported for string and undefined types.
 Result<Tensor> castTensor(const Tensor &input, DataType to);
+enum class BFloat16Rounding { NearestEven, Truncate };
 // Converts into existing storage of the same element count (layout is the caller's concern).
-Status castInto(const Tensor &input, Tensor &output);
+Status castInto(const Tensor &input, Tensor &output,
+                BFloat16Rounding rounding = BFloat16Rounding::NearestEven);
 
 }  // namespace ql::elementwise

@@ -438,5 +438,23 @@ TEST(ElementwiseKernels, GeluInMicrosoftDomain) {
         << why;
 }
 
+TEST(ElementwiseKernels, CastToBfloat16TruncatesBeforeOpset19AndRoundsFrom19) {
+    // 0.48046875 is bfloat16 0x3EF6 exactly; the float just below rounds up to it but
+    // truncates to 0x3EF5 (0.478515625), which is what the ONNX 1.12 reference data expects.
+    float below;
+    const uint32_t bits = 0x3EF5C000u;  // 0x3EF5 plus three quarters of one bfloat16 step
+    std::memcpy(&below, &bits, 4);
+    Node cast = test::makeNode("Cast");
+    cast.attributes["to"] = intAttr(static_cast<int64_t>(DataType::BFloat16));
+    const Tensor x = Tensor::fromVector<float>({2}, {below, -below});
+    for (int64_t opset : {13, 19}) {
+        auto r = test::runSingleNode(cast, {x}, 1, {}, opset);
+        ASSERT_TRUE(r.status.isOk()) << r.status.message();
+        const uint16_t *out = r.outputs[0].data<uint16_t>();
+        EXPECT_EQ(out[0], opset < 19 ? 0x3EF5 : 0x3EF6) << "opset " << opset;
+        EXPECT_EQ(out[1], opset < 19 ? 0xBEF5 : 0xBEF6) << "opset " << opset;
+    }
+}
+
 }  // namespace
 }  // namespace ql
