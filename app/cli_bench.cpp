@@ -7,7 +7,7 @@
 
 #include "cli_commands.h"
 #include "cli_support.h"
-#include "onnx/model_loader.h"
+#include "onnx_io/model_loader.h"
 #include "runtime/execution_plan.h"
 
 namespace cli {

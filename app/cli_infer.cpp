@@ -7,8 +7,8 @@
 
 #include "cli_commands.h"
 #include "cli_support.h"
-#include "onnx/model_loader.h"
-#include "onnx/tensor_file.h"
+#include "onnx_io/model_loader.h"
+#include "onnx_io/tensor_file.h"
 #include "runtime/execution_plan.h"
 
 namespace cli {

@@ -6,7 +6,7 @@
 #include <cstdio>
 
 #include "cli_commands.h"
-#include "onnx/tensor_file.h"
+#include "onnx_io/tensor_file.h"
 
 namespace cli {
 

@@ -4,7 +4,7 @@
 #include <QFileInfo>
 #include <QtConcurrent/QtConcurrentRun>
 
-#include "onnx/model_loader.h"
+#include "onnx_io/model_loader.h"
 
 namespace ql::ui {
 

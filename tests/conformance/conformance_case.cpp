@@ -7,8 +7,8 @@
 #include <memory>
 #include <sstream>
 
-#include "onnx/model_loader.h"
-#include "onnx/tensor_file.h"
+#include "onnx_io/model_loader.h"
+#include "onnx_io/tensor_file.h"
 #include "runtime/execution_plan.h"
 
 namespace ql::conformance {

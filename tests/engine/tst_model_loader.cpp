@@ -17,8 +17,8 @@
 #endif
 #include <onnx/onnx_pb.h>
 
-#include "onnx/model_loader.h"
-#include "onnx/tensor_file.h"
+#include "onnx_io/model_loader.h"
+#include "onnx_io/tensor_file.h"
 #include "runtime/execution_plan.h"
 #include "test_support.h"
 

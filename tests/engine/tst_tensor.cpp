@@ -8,7 +8,7 @@
 #include <fstream>
 
 #include "ir/tensor.h"
-#include "onnx/tensor_file.h"
+#include "onnx_io/tensor_file.h"
 #include "test_support.h"
 
 using namespace ql;

@@ -8,7 +8,7 @@
 #include "layer_proxy_model.h"
 #include "layer_table_model.h"
 #include "model_snapshot.h"
-#include "onnx/model_loader.h"
+#include "onnx_io/model_loader.h"
 
 using ql::ui::LayerTableModel;
 

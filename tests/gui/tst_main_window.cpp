@@ -21,7 +21,7 @@
 #include "main_window.h"
 #include "model_load_job.h"
 #include "model_summary_widget.h"
-#include "onnx/model_loader.h"
+#include "onnx_io/model_loader.h"
 #include "recent_files_controller.h"
 
 // Waits for the load job's QFutureWatcher to finish and the controller to report the outcome.

@@ -1,4 +1,4 @@
-#include "onnx/model_loader.h"
+#include "onnx_io/model_loader.h"
 
 #include <algorithm>
 #include <filesystem>
@@ -10,8 +10,8 @@
 #include <onnx/checker.h>
 #include <onnx/shape_inference/implementation.h>
 
-#include "onnx/external_data.h"
-#include "onnx/onnx_tensor.h"
+#include "onnx_io/external_data.h"
+#include "onnx_io/onnx_tensor.h"
 #include "passes/constant_folding.h"
 #include "passes/topological_sort.h"
 

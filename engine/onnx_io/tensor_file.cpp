@@ -1,11 +1,11 @@
-#include "onnx/tensor_file.h"
+#include "onnx_io/tensor_file.h"
 
 #include <cstdint>
 #include <cstring>
 #include <fstream>
 #include <sstream>
 
-#include "onnx/onnx_tensor.h"
+#include "onnx_io/onnx_tensor.h"
 
 namespace ql {
 

@@ -1,4 +1,4 @@
-#include "onnx/external_data.h"
+#include "onnx_io/external_data.h"
 
 #include <filesystem>
 #include <fstream>

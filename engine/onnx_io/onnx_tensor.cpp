@@ -1,4 +1,4 @@
-#include "onnx/onnx_tensor.h"
+#include "onnx_io/onnx_tensor.h"
 
 #include <cstring>
 #include <limits>
