@@ -6,6 +6,7 @@
 #include <cstdio>
 
 #include "cli_commands.h"
+#include "ir/tensor_checks.h"
 #include "onnx_io/tensor_file.h"
 
 namespace cli {
@@ -39,9 +40,11 @@ ql::Status readInputs(const ql::Graph &graph, const QStringList &namedInputs, co
         const std::string name = pair.left(eq).toStdString();
         bool known = false;
         for (const ql::ValueInfo &in : graph.inputs) known = known || in.name == name;
-        if (!known) return ql::Status::badInput("model has no input named '" + name + "'");
-        auto tensor = ql::readTensorFile(pair.mid(eq + 1).toStdString());
+        if (!known) return ql::Status::badInput(graph.sourcePath + ": model has no input named '" + name + "'");
+        const std::string file = pair.mid(eq + 1).toStdString();
+        auto tensor = ql::readTensorFile(file);
         if (!tensor) return tensor.status();
+        QL_RETURN_IF_ERROR(ql::checkFinite(tensor.value(), file + " (input '" + name + "')"));
         inputs[name] = tensor.value();
     }
     if (!inputsDir.isEmpty()) {
@@ -57,6 +60,7 @@ ql::Status readInputs(const ql::Graph &graph, const QStringList &namedInputs, co
             }
             auto tensor = ql::readTensorFile(file.toStdString());
             if (!tensor) return tensor.status();
+            QL_RETURN_IF_ERROR(ql::checkFinite(tensor.value(), file.toStdString() + " (input '" + graph.inputs[i].name + "')"));
             inputs[graph.inputs[i].name] = tensor.value();
         }
     }

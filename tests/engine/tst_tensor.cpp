@@ -8,6 +8,7 @@
 #include <fstream>
 
 #include "ir/tensor.h"
+#include "ir/tensor_checks.h"
 #include "onnx_io/tensor_file.h"
 #include "test_support.h"
 
@@ -134,4 +135,15 @@ TEST(TensorFile, TensorProtoRoundTrip) {
     EXPECT_EQ(back->shape(), t.shape());
     EXPECT_EQ(test::maxAbsDiff(back.value(), t), 0.0);
     std::remove(path.c_str());
+}
+
+TEST(TensorChecks, NonFiniteValuesAreReportedWithCountAndFirstIndex) {
+    Tensor t = Tensor::fromVector<float>({2, 3}, {1, 2, 3, 4, 5, 6});
+    EXPECT_TRUE(checkFinite(t, "x.npy").isOk());
+    t.data<float>()[4] = NAN;
+    t.data<float>()[5] = INFINITY;
+    const Status s = checkFinite(t, "x.npy");
+    EXPECT_EQ(s.kind(), ErrorKind::BadInput);
+    EXPECT_EQ(s.message(), "x.npy: 2 of 6 values are NaN or infinite (first at [1,1])");
+    EXPECT_TRUE(checkFinite(Tensor::fromVector<int64_t>({2}, {1, 2}), "ids").isOk());
 }

@@ -1,0 +1,56 @@
+#!/usr/bin/env bash
+# The `quantlens infer` / `bench` contract later checks rely on: outputs, outputs.json, exit codes
+# (0 ok, 2 bad usage or input, 3 unsupported model) and one-line messages naming the file.
+set -u
+quantlens=$1
+data=${2:-/usr/share/libonnx-testdata/data}
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+passed=0
+failed=0
+
+expect() {  # expect NAME EXIT_CODE STDERR_SUBSTRING -- command...
+    local name=$1 code=$2 text=$3
+    shift 4
+    "$@" >"$work/out" 2>"$work/err"
+    local got=$?
+    if [ "$got" -eq "$code" ] && { [ -z "$text" ] || grep -qF -- "$text" "$work/err" "$work/out"; }; then
+        passed=$((passed + 1))
+    else
+        failed=$((failed + 1))
+        echo "FAIL $name: exit $got (want $code), expected text '$text'; stderr: $(head -c 300 "$work/err")"
+    fi
+}
+
+relu="$data/node/test_relu"
+[ -d "$relu" ] || { echo "missing $relu: apt-get install libonnx-testdata"; exit 1; }
+
+expect "infer runs an ONNX test case" 0 "" -- \
+    "$quantlens" infer "$relu/model.onnx" --inputs-dir "$relu/test_data_set_0" --output-dir "$work/o"
+for f in output_0.npy outputs.json; do
+    if [ -s "$work/o/$f" ]; then passed=$((passed + 1)); else failed=$((failed + 1)); echo "FAIL missing $f"; fi
+done
+expect "outputs.json names the output" 0 '"name": "y"' -- cat "$work/o/outputs.json"
+expect "outputs.json gives dtype" 0 '"dtype": "float32"' -- cat "$work/o/outputs.json"
+expect "named input" 0 "" -- \
+    "$quantlens" infer "$relu/model.onnx" --input "x=$relu/test_data_set_0/input_0.pb" --output-dir "$work/o2"
+
+printf 'not a model' >"$work/bad.onnx"
+expect "corrupt model" 2 "bad.onnx: not an ONNX model" -- \
+    "$quantlens" infer "$work/bad.onnx" --inputs-dir "$relu/test_data_set_0" --output-dir "$work/o3"
+expect "missing model" 2 "no such file" -- \
+    "$quantlens" infer "$work/none.onnx" --inputs-dir "$relu/test_data_set_0" --output-dir "$work/o3"
+expect "unknown input name" 2 "model has no input named 'nope'" -- \
+    "$quantlens" infer "$relu/model.onnx" --input "nope=$relu/test_data_set_0/input_0.pb" --output-dir "$work/o3"
+expect "wrong input shape" 2 "input 'x': expected shape [3,4,5], got [5]" -- \
+    "$quantlens" infer "$relu/model.onnx" --input "x=$data/node/test_add_bcast/test_data_set_0/input_1.pb" \
+    --output-dir "$work/o3"
+expect "no inputs given" 2 "give either --input" -- "$quantlens" infer "$relu/model.onnx" --output-dir "$work/o3"
+expect "unknown option" 2 "Unknown option" -- "$quantlens" infer --frobnicate
+unsupported="$data/node/test_nonmaxsuppression_center_point_box_format"
+expect "unsupported op" 3 "unsupported op NonMaxSuppression (node '" -- \
+    "$quantlens" infer "$unsupported/model.onnx" --inputs-dir "$unsupported/test_data_set_0" --output-dir "$work/o3"
+expect "bench" 0 "median_ms:" -- "$quantlens" bench "$relu/model.onnx" --runs 3 --threads 1
+
+echo "cli contract: $passed passed, $failed failed"
+[ "$failed" -eq 0 ]
