@@ -241,12 +241,12 @@ Status ExecutionPlan::Impl::runNodes(const RunOptions &options) {
         PlannedNode &planned = nodes[n];
         if (options.progress && !options.progress(n, total))
             return Status::error(ErrorKind::Cancelled, "cancelled");
+        const auto start = Clock::now();  // layout conversions count towards the consumer
         for (size_t i = 0; i < planned.inputs.size(); ++i) {
             const int id = planned.inputs[i];
             if (id != kNoValue && values[id].layout() != Layout::Plain && !planned.kernel->acceptsChannelsLast(i))
                 values[id] = values[id].toPlain();
         }
-        const auto start = Clock::now();
         PlanKernelContext ctx(values, pool, planned, threads);
         Status status;
         try {
