@@ -15,6 +15,7 @@ void registerConvolutionKernels(KernelRegistry &registry);   // Conv, ConvTransp
 void registerMatMulKernels(KernelRegistry &registry);        // Gemm, MatMul
 void registerNormalizationKernels(KernelRegistry &registry); // BatchNormalization
 void registerResizeKernels(KernelRegistry &registry);        // Resize
+void registerQuantizationKernels(KernelRegistry &registry);  // Q/DQ, QLinear*, *Integer
 
 inline void registerAllKernelFamilies(KernelRegistry &registry) {
     registerElementwiseKernels(registry);
@@ -26,6 +27,7 @@ inline void registerAllKernelFamilies(KernelRegistry &registry) {
     registerMatMulKernels(registry);
     registerNormalizationKernels(registry);
     registerResizeKernels(registry);
+    registerQuantizationKernels(registry);
 }
 
 }  // namespace ql
