@@ -50,10 +50,9 @@ public:
 
 private:
     Tensor &store(size_t i, Tensor t) {
-        static Tensor discarded;
         if (i >= m_planned.outputs.size() || m_planned.outputs[i] == kNoValue) {
-            discarded = std::move(t);  // an omitted optional output: computed, then dropped
-            return discarded;
+            m_discarded = std::move(t);  // an omitted optional output: computed, then dropped
+            return m_discarded;
         }
         Tensor &slot = m_values[m_planned.outputs[i]];
         slot = std::move(t);
@@ -64,6 +63,7 @@ private:
     BufferPool &m_pool;
     const PlannedNode &m_planned;
     int m_threads;
+    Tensor m_discarded;
 };
 
 }  // namespace
