@@ -2,6 +2,8 @@
 // Build once, run many: the plan orders the graph, instantiates one kernel per node, and
 // reuses value buffers across nodes and runs. Kernels cache their oneDNN primitives, so a
 // second run with the same input shapes costs only the kernels.
+// A plan runs on one thread at a time (kernels keep per-shape caches); plans on different
+// threads are independent.
 
 #include <functional>
 #include <map>
