@@ -1,8 +1,272 @@
+// Exact reference kernels for the ONNX quantization operators: QuantizeLinear,
+// DequantizeLinear, DynamicQuantizeLinear here; the integer Conv/MatMul family in
+// quantization_linear.cpp. Plain C++, written for exactness against the ONNX reference.
+
+#include <algorithm>
+#include <cmath>
+#include <sstream>
+
 #include "kernels/kernel.h"
 #include "kernels/kernel_families.h"
+#include "kernels/quantization_common.h"
+#include "kernels/type_dispatch.h"
 
 namespace ql {
+namespace quant {
 
-void registerQuantizationKernels(KernelRegistry &registry) { (void)registry; }
+Status integerRange(DataType type, int64_t &lo, int64_t &hi) {
+    switch (type) {
+    case DataType::UInt8: lo = 0; hi = 255; return Status::ok();
+    case DataType::Int8: lo = -128; hi = 127; return Status::ok();
+    case DataType::UInt16: lo = 0; hi = 65535; return Status::ok();
+    case DataType::Int16: lo = -32768; hi = 32767; return Status::ok();
+    case DataType::Int32: lo = INT32_MIN; hi = INT32_MAX; return Status::ok();
+    default: return Status::unsupported("quantized type " + dataTypeName(type) + " is not supported");
+    }
+}
+
+static std::string numberText(double v) {
+    std::ostringstream s;
+    s << v;
+    return s.str();
+}
+
+Status readScales(const Tensor &scale, std::vector<float> &out) {
+    if (scale.dtype() != DataType::Float)
+        return Status::unsupported("scale of type " + dataTypeName(scale.dtype()) +
+                                   " is not supported (float32 expected)");
+    const float *p = scale.data<float>();
+    out.assign(p, p + scale.numel());
+    for (size_t i = 0; i < out.size(); ++i) {
+        if (!(out[i] > 0.0f) || !std::isfinite(out[i]))
+            return Status::badInput("scale must be positive and finite, got " + numberText(out[i]) +
+                                    " at index " + std::to_string(i));
+    }
+    if (out.empty()) return Status::badInput("scale is empty");
+    return Status::ok();
+}
+
+Status readZeroPoints(const Tensor &zp, DataType target, std::vector<int32_t> &out) {
+    int64_t lo = 0, hi = 0, zlo = 0, zhi = 0;
+    QL_RETURN_IF_ERROR(integerRange(target, lo, hi));
+    if (zp.dtype() != DataType::Int64 && !integerRange(zp.dtype(), zlo, zhi).isOk())
+        return Status::unsupported("zero point of type " + dataTypeName(zp.dtype()) +
+                                   " is not supported");
+    out.resize(static_cast<size_t>(zp.numel()));
+    for (int64_t i = 0; i < zp.numel(); ++i) {
+        const double v = zp.valueAsDouble(i);
+        if (v < static_cast<double>(lo) || v > static_cast<double>(hi))
+            return Status::badInput("zero point " + numberText(v) + " at index " +
+                                    std::to_string(i) + " is outside the " +
+                                    dataTypeName(target) + " range [" + std::to_string(lo) +
+                                    ", " + std::to_string(hi) + "]");
+        out[static_cast<size_t>(i)] = static_cast<int32_t>(v);
+    }
+    if (out.empty()) return Status::badInput("zero point is empty");
+    return Status::ok();
+}
+
+Status checkSameShape(const Tensor &scale, const Tensor &zp) {
+    if (scale.shape() != zp.shape())
+        return Status::badInput("scale shape " + shapeToString(scale.shape()) +
+                                " and zero point shape " + shapeToString(zp.shape()) + " differ");
+    return Status::ok();
+}
+
+Status normalizeAxis(int64_t axis, int rank, int64_t &out) {
+    if (axis < -rank || axis >= rank)
+        return Status::badInput("axis " + std::to_string(axis) + " is out of range for rank " +
+                                std::to_string(rank) + " input");
+    out = axis < 0 ? axis + rank : axis;
+    return Status::ok();
+}
+
+Status resolveLineLayout(const Tensor &param, const Shape &operand, bool rowOperand,
+                         const std::string &what, bool &perBatch, bool &perLine, int64_t &lines) {
+    const int r = static_cast<int>(operand.size());
+    lines = r == 1 ? 1 : (rowOperand ? operand[r - 2] : operand[r - 1]);
+    perBatch = perLine = false;
+    if (param.numel() == 1) return Status::ok();
+    if (param.rank() == 1 && param.dim(0) == lines && r >= 2) {
+        perLine = true;
+        return Status::ok();
+    }
+    Shape expected = operand;
+    if (r >= 2) expected[rowOperand ? r - 1 : r - 2] = 1;
+    if (r >= 2 && param.shape() == expected) {
+        perLine = true;
+        perBatch = true;
+        return Status::ok();
+    }
+    return Status::badInput(what + " shape " + shapeToString(param.shape()) +
+                            " fits neither per-tensor nor per-" +
+                            (rowOperand ? "row" : "column") + " use with input " +
+                            shapeToString(operand));
+}
+
+// Scale and zero point of Q/DQ for data of shape `shape`: per tensor, or per `axis`
+// (opset 13+). `zp` may be null (zero).
+struct AxisParams {
+    std::vector<float> scale;
+    std::vector<int32_t> zp;
+    int64_t outer = 1, channels = 1, inner = 1;  // per-axis blocking; channels = 1 per tensor
+};
+
+static Status resolveAxisParams(const KernelContext &ctx, const Shape &shape, DataType qtype,
+                                int64_t opset, int64_t axisAttr, AxisParams &p) {
+    const Tensor &scale = ctx.input(1);
+    QL_RETURN_IF_ERROR(readScales(scale, p.scale));
+    if (ctx.hasInput(2)) {
+        QL_RETURN_IF_ERROR(checkSameShape(scale, ctx.input(2)));
+        QL_RETURN_IF_ERROR(readZeroPoints(ctx.input(2), qtype, p.zp));
+    } else {
+        p.zp.assign(p.scale.size(), 0);
+    }
+    p.outer = shapeElementCount(shape);
+    p.channels = p.inner = 1;
+    if (scale.numel() == 1 && scale.rank() <= 1) return Status::ok();
+    if (opset < 13 || scale.rank() != 1)
+        return Status::badInput("scale shape " + shapeToString(scale.shape()) +
+                                (opset < 13 ? " must hold one value before opset 13"
+                                            : " must be a scalar or 1-D"));
+    int64_t axis = 0;
+    QL_RETURN_IF_ERROR(normalizeAxis(axisAttr, static_cast<int>(shape.size()), axis));
+    if (scale.dim(0) != shape[axis])
+        return Status::badInput("scale has " + std::to_string(scale.dim(0)) + " values but axis " +
+                                std::to_string(axis) + " has dimension " +
+                                std::to_string(shape[axis]));
+    p.channels = shape[axis];
+    p.outer = p.inner = 1;
+    for (int64_t i = 0; i < axis; ++i) p.outer *= shape[i];
+    for (size_t i = axis + 1; i < shape.size(); ++i) p.inner *= shape[i];
+    return Status::ok();
+}
+
+template <class Fn>
+static void forEachBlock(const AxisParams &p, Fn &&fn) {
+    const int64_t blocks = p.outer * p.channels;
+    for (int64_t b = 0; b < blocks; ++b) fn(b * p.inner, p.inner, b % p.channels);
+}
+
+class QuantizeLinearKernel : public Kernel {
+public:
+    explicit QuantizeLinearKernel(const KernelBuildInfo &info)
+        : m_opset(info.opset), m_axis(info.node.attrInt("axis", 1)) {}
+
+    Status run(KernelContext &ctx) override {
+        const Tensor &x = ctx.input(0);
+        const DataType out = ctx.hasInput(2) ? ctx.input(2).dtype() : DataType::UInt8;
+        if (out != DataType::UInt8 && out != DataType::Int8)
+            return Status::unsupported("QuantizeLinear to " + dataTypeName(out) +
+                                       " is not supported (uint8 or int8 zero point expected)");
+        if (x.dtype() != DataType::Float && x.dtype() != DataType::Int32)
+            return Status::unsupported("QuantizeLinear on " + dataTypeName(x.dtype()) +
+                                       " is not supported");
+        AxisParams p;
+        QL_RETURN_IF_ERROR(resolveAxisParams(ctx, x.shape(), out, m_opset, m_axis, p));
+        Tensor &y = ctx.allocateOutput(0, out, x.shape());
+        int64_t lo = 0, hi = 0;
+        QL_RETURN_IF_ERROR(integerRange(out, lo, hi));
+        dispatchAmong<uint8_t, int8_t>(out, [&](auto tag) {
+            using Q = decltype(tag);
+            Q *dst = y.data<Q>();
+            forEachBlock(p, [&](int64_t start, int64_t count, int64_t c) {
+                const float s = p.scale[c];
+                const float z = static_cast<float>(p.zp[c]);
+                for (int64_t i = start; i < start + count; ++i) {
+                    const float v = x.dtype() == DataType::Float
+                                        ? x.data<float>()[i]
+                                        : static_cast<float>(x.data<int32_t>()[i]);
+                    dst[i] = saturateTo<Q>(roundHalfEven(v / s) + z, lo, hi);
+                }
+            });
+        });
+        return Status::ok();
+    }
+
+private:
+    int64_t m_opset, m_axis;
+};
+
+class DequantizeLinearKernel : public Kernel {
+public:
+    explicit DequantizeLinearKernel(const KernelBuildInfo &info)
+        : m_opset(info.opset), m_axis(info.node.attrInt("axis", 1)) {}
+
+    Status run(KernelContext &ctx) override {
+        const Tensor &x = ctx.input(0);
+        AxisParams p;
+        bool known = dispatchAmong<uint8_t, int8_t, int32_t>(x.dtype(), [](auto) {});
+        if (!known)
+            return Status::unsupported("DequantizeLinear on " + dataTypeName(x.dtype()) +
+                                       " is not supported");
+        QL_RETURN_IF_ERROR(resolveAxisParams(ctx, x.shape(), x.dtype(), m_opset, m_axis, p));
+        Tensor &y = ctx.allocateOutput(0, DataType::Float, x.shape());
+        float *dst = y.data<float>();
+        dispatchAmong<uint8_t, int8_t, int32_t>(x.dtype(), [&](auto tag) {
+            using Q = decltype(tag);
+            const Q *src = x.data<Q>();
+            forEachBlock(p, [&](int64_t start, int64_t count, int64_t c) {
+                const float s = p.scale[c];
+                const int64_t z = p.zp[c];
+                for (int64_t i = start; i < start + count; ++i)
+                    dst[i] = static_cast<float>(static_cast<int64_t>(src[i]) - z) * s;
+            });
+        });
+        return Status::ok();
+    }
+
+private:
+    int64_t m_opset, m_axis;
+};
+
+class DynamicQuantizeLinearKernel : public Kernel {
+public:
+    explicit DynamicQuantizeLinearKernel(const KernelBuildInfo &) {}
+
+    Status run(KernelContext &ctx) override {
+        const Tensor &x = ctx.input(0);
+        if (x.dtype() != DataType::Float)
+            return Status::unsupported("DynamicQuantizeLinear on " + dataTypeName(x.dtype()) +
+                                       " is not supported");
+        const float *src = x.data<float>();
+        const int64_t n = x.numel();
+        // The range always includes 0 so that 0 is exactly representable.
+        float lo = 0.0f, hi = 0.0f;
+        for (int64_t i = 0; i < n; ++i) {
+            if (std::isnan(src[i]))
+                return Status::badInput("input holds NaN at index " + std::to_string(i));
+            lo = std::min(lo, src[i]);
+            hi = std::max(hi, src[i]);
+        }
+        if (!std::isfinite(lo) || !std::isfinite(hi))
+            return Status::badInput("input holds an infinite value");
+        const float scale = (hi - lo) / 255.0f;
+        // All zeros: any scale works; 0 keeps y == 0 and matches ONNX Runtime.
+        const float zp = scale > 0.0f ? saturateTo<float>(roundHalfEven((0.0f - lo) / scale), 0, 255)
+                                      : 0.0f;
+        Tensor &y = ctx.allocateOutput(0, DataType::UInt8, x.shape());
+        uint8_t *dst = y.data<uint8_t>();
+        for (int64_t i = 0; i < n; ++i)
+            dst[i] = scale > 0.0f ? saturateTo<uint8_t>(roundHalfEven(src[i] / scale) + zp, 0, 255)
+                                  : static_cast<uint8_t>(zp);
+        if (ctx.outputCount() > 1) ctx.allocateOutput(1, DataType::Float, {}).data<float>()[0] = scale;
+        if (ctx.outputCount() > 2)
+            ctx.allocateOutput(2, DataType::UInt8, {}).data<uint8_t>()[0] = static_cast<uint8_t>(zp);
+        return Status::ok();
+    }
+};
+
+}  // namespace quant
+
+void registerQuantizationKernels(KernelRegistry &registry) {
+    registry.add("QuantizeLinear", makeFactory<quant::QuantizeLinearKernel>());
+    registry.add("DequantizeLinear", makeFactory<quant::DequantizeLinearKernel>());
+    registry.add("DynamicQuantizeLinear", makeFactory<quant::DynamicQuantizeLinearKernel>());
+    registry.add("QLinearConv", quant::makeQLinearConv);
+    registry.add("ConvInteger", quant::makeConvInteger);
+    registry.add("QLinearMatMul", quant::makeQLinearMatMul);
+    registry.add("MatMulInteger", quant::makeMatMulInteger);
+}
 
 }  // namespace ql

@@ -1,0 +1,61 @@
+#pragma once
+// Internal to the quantization kernels: parameter validation, rounding and saturation shared by
+// the Q/DQ kernels and the integer Conv/MatMul references.
+
+#include <cmath>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "core/status.h"
+#include "ir/tensor.h"
+#include "kernels/kernel.h"
+
+namespace ql::quant {
+
+Result<KernelPtr> makeQLinearConv(const KernelBuildInfo &info);
+Result<KernelPtr> makeConvInteger(const KernelBuildInfo &info);
+Result<KernelPtr> makeQLinearMatMul(const KernelBuildInfo &info);
+Result<KernelPtr> makeMatMulInteger(const KernelBuildInfo &info);
+
+// Inclusive value range of an 8/16/32-bit integer type; Unsupported for other types.
+Status integerRange(DataType type, int64_t &lo, int64_t &hi);
+
+// Scale values (float32 only), each checked to be positive and finite.
+Status readScales(const Tensor &scale, std::vector<float> &out);
+// Zero point values as int32, checked to fit `target` (a zero point may come as a wider
+// integer type than the data it describes). Unsupported for non-integer zero points.
+Status readZeroPoints(const Tensor &zeroPoint, DataType target, std::vector<int32_t> &out);
+// BadInput unless the scale and the zero point have the same shape.
+Status checkSameShape(const Tensor &scale, const Tensor &zeroPoint);
+// Normalises a possibly negative axis; BadInput when out of range for `rank`.
+Status normalizeAxis(int64_t axis, int rank, int64_t &out);
+
+// Round half to even (the default FE_TONEAREST mode), as numpy.rint and the ONNX spec.
+inline float roundHalfEven(float v) { return std::nearbyint(v); }
+
+template <class T>
+inline T saturateTo(float v, int64_t lo, int64_t hi) {
+    if (!(v >= static_cast<float>(lo))) return static_cast<T>(lo);  // NaN saturates low
+    if (v > static_cast<float>(hi)) return static_cast<T>(hi);
+    return static_cast<T>(v);
+}
+
+// Per-tensor or per-row/column parameters of one MatMul operand: values[index(batch, line)].
+template <class V>
+struct LineParams {
+    std::vector<V> values;
+    bool perBatch = false, perLine = false;
+    int64_t lines = 1;
+    V at(int64_t batch, int64_t line) const {
+        return values[(perBatch ? batch * lines : 0) + (perLine ? line : 0)];
+    }
+};
+
+// Shape rules for a MatMul operand parameter (scale or zero point): one value, a 1-D vector of
+// `lines` values, or the operand's shape with the reduced dim set to 1.
+// `rowOperand` is true for A (lines = rows M, reduced dim last), false for B (lines = N).
+Status resolveLineLayout(const Tensor &param, const Shape &operand, bool rowOperand,
+                         const std::string &what, bool &perBatch, bool &perLine, int64_t &lines);
+
+}  // namespace ql::quant
