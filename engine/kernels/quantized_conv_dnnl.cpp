@@ -310,7 +310,8 @@ Status QLinearConvDnnl::run(KernelContext &ctx) {
     QL_RETURN_IF_ERROR(m_status);
     const Tensor &x = ctx.input(0), &w = ctx.input(3);
     ConvQuantKey key;
-    if (x.rank() < 3 || x.rank() > 5 || w.rank() != x.rank() || !readKey(ctx, w.dim(0), key))
+    if (x.rank() < 3 || x.rank() > 5 || w.rank() != x.rank() || x.numel() == 0 ||
+        w.numel() == 0 || !readKey(ctx, w.dim(0), key))
         return runReferenceOnPlain(*m_reference, ctx);
     Result<Entry *> entry = m_cache.findOrBuild(
         [&](const Entry &e) {

@@ -98,7 +98,8 @@ bool QuantMatMulDnnl::readKey(const KernelContext &ctx, MatMulKey &k) const {
     const Tensor &a = ctx.input(0), &b = ctx.input(3);
     if ((a.dtype() != DataType::UInt8 && a.dtype() != DataType::Int8) || b.dtype() != DataType::Int8)
         return false;
-    if (b.rank() != 2 || a.rank() < (m_gemm ? 2 : 2) || (m_gemm && a.rank() != 2)) return false;
+    if (b.rank() != 2 || a.rank() < 2 || (m_gemm && a.rank() != 2)) return false;
+    if (a.numel() == 0 || b.numel() == 0) return false;
     k.transA = m_transA;
     k.transB = m_transB;
     k.k = m_transA ? a.dim(0) : a.dim(a.rank() - 1);

@@ -263,6 +263,11 @@ TEST(QuantizedDnnlConv, LargeOppositeSignWeightPairs) {
     clip.stride = 2;
     clip.name = "alternating weights, u8 zp 100, Clip, stride 2";
     runConvCase(clip, 43);
+    ConvCase oneD = clip;
+    oneD.spatialRank = 1;
+    oneD.h = 21;
+    oneD.name = "alternating weights, 1-D (plain output via a reorder)";
+    runConvCase(oneD, 44);
 }
 
 TEST(QuantizedDnnlConv, UInt8WeightsFallBackToReference) {
@@ -424,6 +429,48 @@ TEST(QuantizedDnnlMatMul, QGemmReferenceMatchesNaiveLoopToo) {
             int acc = c.data<int32_t>()[i * 2 + j];
             for (int p = 0; p < 4; ++p) acc += (a.data<uint8_t>()[i * 4 + p] - 10) * b.data<int8_t>()[p * 2 + j];
             EXPECT_FLOAT_EQ(y.data<float>()[i * 2 + j], 0.125f * float(acc));
+        }
+}
+
+}  // namespace
+}  // namespace ql::test
+
+namespace ql::test {
+namespace {
+
+// Through a whole execution plan: the channels-last int8 output reaches the caller as plain ONNX
+// order, and the com.microsoft QGemm kernel is found by domain.
+TEST(QuantizedDnnlPlan, QLinearConvAndQGemmRunInAPlan) {
+    const Tensor x = randomInts<uint8_t>({1, 8, 6, 6}, 51, 0, 255);
+    Tensor w = randomInts<int8_t>({8, 8, 3, 3}, 52, -128, 127);
+    const Node conv = makeNode("QLinearConv", {{"pads", intsAttr({1, 1, 1, 1})},
+                                               {"ql_activation", stringAttr("Relu")}});
+    std::vector<Tensor> in{x, floatScalar(0.02f), scalarOf(DataType::UInt8, 60), w,
+                           floatScalar(0.01f), scalarOf(DataType::Int8, 0), floatScalar(0.4f),
+                           scalarOf(DataType::UInt8, 10)};
+    const std::vector<bool> constants{false, true, true, true, true, true, true, true};
+    const SingleNodeRun planned = runSingleNode(conv, in, 1, constants);
+    ASSERT_TRUE(planned.status.isOk()) << planned.status.message();
+    const Tensor exact = runKernel(quant::makeQLinearConvReference, conv, in, constants);
+    EXPECT_EQ(planned.outputs[0].layout(), Layout::Plain);
+    expectNearlyEqual(planned.outputs[0], exact, "QLinearConv in a plan");
+    for (int64_t i = 0; i < exact.numel(); ++i) ASSERT_GE(exact.data<uint8_t>()[i], 10);  // Relu
+
+    Node gemm = makeNode("QGemm", {{"transB", intAttr(1)}});
+    gemm.domain = "com.microsoft";
+    const Tensor a = randomInts<uint8_t>({2, 8}, 53, 0, 255);
+    const Tensor b = randomInts<int8_t>({3, 8}, 54, -128, 127);
+    std::vector<Tensor> gin{a, floatScalar(0.1f), scalarOf(DataType::UInt8, 0), b, floatScalar(0.1f),
+                            scalarOf(DataType::Int8, 0), Tensor(), floatScalar(10.0f),
+                            scalarOf(DataType::Int8, 0)};
+    const SingleNodeRun g = runSingleNode(gemm, gin, 1, {false, true, true, true, true, true, false, true, true});
+    ASSERT_TRUE(g.status.isOk()) << g.status.message();
+    for (int64_t i = 0; i < 2; ++i)
+        for (int64_t j = 0; j < 3; ++j) {
+            int acc = 0;
+            for (int p = 0; p < 8; ++p) acc += a.data<uint8_t>()[i * 8 + p] * b.data<int8_t>()[j * 8 + p];
+            const float q = std::min(127.0f, std::max(-128.0f, std::nearbyint(acc * 0.01f / 10.0f)));
+            EXPECT_NEAR(g.outputs[0].data<int8_t>()[i * 3 + j], q, 1.0);
         }
 }
 
