@@ -311,8 +311,9 @@ Status QLinearConvDnnl::run(KernelContext &ctx) {
     const Tensor &x = ctx.input(0), &w = ctx.input(3);
     ConvQuantKey key;
     if (x.rank() < 3 || x.rank() > 5 || w.rank() != x.rank() || x.numel() == 0 ||
-        w.numel() == 0 || !readKey(ctx, w.dim(0), key))
+        w.numel() == 0 || !readKey(ctx, w.dim(0), key)) {
         return runReferenceOnPlain(*m_reference, ctx);
+    }
     Result<Entry *> entry = m_cache.findOrBuild(
         [&](const Entry &e) {
             return e.xShape == x.shape() && e.xLayout == x.layout() && e.wShape == w.shape() &&

@@ -92,7 +92,7 @@ struct ConvCase {
 void runConvCase(const ConvCase &cc, unsigned seed) {
     SCOPED_TRACE(cc.name);
     Shape xShape{cc.n, cc.c, cc.h}, wShape{cc.m, cc.c / cc.group, cc.k};
-    if (cc.spatialRank == 2) {
+    for (int i = 1; i < cc.spatialRank; ++i) {
         xShape.push_back(cc.w);
         wShape.push_back(cc.k);
     }
@@ -112,7 +112,7 @@ void runConvCase(const ConvCase &cc, unsigned seed) {
     Tensor wScale(DataType::Float, {cc.perChannel ? cc.m : 1});
     for (int64_t i = 0; i < wScale.numel(); ++i) wScale.data<float>()[i] = 0.01f * scaleDist(rng);
     // Spread the outputs over the 8-bit range: acc has a std of about 74 * 74 * sqrt(depth).
-    const double depth = double(cc.c / cc.group) * cc.k * (cc.spatialRank == 2 ? cc.k : 1);
+    const double depth = double(cc.c / cc.group) * std::pow(double(cc.k), cc.spatialRank);
     const float yScale = static_cast<float>(xScale * 0.01 * 74.0 * 74.0 * std::sqrt(depth) / 40.0);
     Tensor bias(DataType::Int32, {cc.m});
     std::uniform_int_distribution<int> biasDist(-20000, 20000);
@@ -230,6 +230,14 @@ TEST(QuantizedDnnlConv, ChannelsLastInputAndOneDimensional) {
     oneD.h = 20;
     oneD.stride = 2;
     runConvCase(oneD, 32);
+    ConvCase threeD;
+    threeD.name = "3-D, s8, zero point";
+    threeD.spatialRank = 3;
+    threeD.h = threeD.w = 5;
+    threeD.c = threeD.m = 8;
+    threeD.xType = DataType::Int8;
+    threeD.xZp = 4;
+    runConvCase(threeD, 33);
 }
 
 // Weights whose adjacent input channels have opposite signs cannot overflow a 16-bit pair sum, so
