@@ -85,6 +85,7 @@ public:
         m_status = readQuantActivation(info.node, m_act);
         if (const Tensor *w = info.constantInput(3)) m_constWeights = *w;
         m_name = "QLinearConv '" + info.node.name + "'";
+        m_allowSaturation = info.node.attrInt(kAllowSaturationAttr, 0) != 0;
     }
 
     bool acceptsChannelsLast(size_t i) const override { return i == 0; }
@@ -118,6 +119,7 @@ private:
     conv::ConvAttributes m_attrs;
     KernelPtr m_reference;
     QuantActivation m_act;
+    bool m_allowSaturation = false;
     Status m_status;
     Tensor m_constWeights;
     std::string m_name;
@@ -177,7 +179,7 @@ Status QLinearConvDnnl::build(const KernelContext &ctx, const ConvQuantKey &key,
         appendActivation(ops, m_act, key.yScale);
         fusedAttr.set_post_ops(ops);
         auto pd = makePd(dnnlType(key.yType), fusedAttr, key.hasBias);
-        if (!exactDot) {
+        if (!exactDot && !m_allowSaturation) {
             // Pairs of adjacent input channels share one int16 in vpmaddubsw; only the direct
             // jit kernels are known to pair along input channels (depthwise: no pairs at all).
             const std::string impl = pd.impl_info_str();

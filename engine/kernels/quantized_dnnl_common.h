@@ -22,9 +22,6 @@
 
 namespace ql::quant {
 
-// True when oneDNN's int8 dot products are exact (VNNI: 32-bit accumulation of u8 x s8).
-bool cpuHasExactInt8Dot();
-
 dnnl::memory::data_type dnnlType(DataType type);  // u8, s8, s32 or f32
 
 // True when, in `rows` rows of `inner` groups of `depth` s8 weights ([rows][depth][inner]:

@@ -61,6 +61,7 @@ public:
             m_alpha = info.node.attrFloat("alpha", 1.0f);
         }
         m_name = info.node.opType + " '" + info.node.name + "'";
+        m_allowSaturation = info.node.attrInt(kAllowSaturationAttr, 0) != 0;
     }
     Status run(KernelContext &ctx) override;
 
@@ -88,6 +89,7 @@ private:
     bool m_transA = false, m_transB = false;
     float m_alpha = 1.0f;
     QuantActivation m_act;
+    bool m_allowSaturation = false;
     Status m_status;
     Tensor m_constB;
     std::string m_name;
@@ -157,7 +159,8 @@ Status QuantMatMulDnnl::build(const MatMulKey &key, bool constantB, Entry &e) co
     e.key = key;
     const bool exactDot = cpuHasExactInt8Dot();
     e.flipSrc = !exactDot && key.aType == DataType::Int8;
-    e.split = !exactDot;  // the gemm kernels' pairing is not known: always split without VNNI
+    // The gemm kernels' pairing is not known: always split without VNNI (unless told not to).
+    e.split = !exactDot && !m_allowSaturation;
     e.srcZpValue = e.flipSrc ? key.aZp + 128 : key.aZp;
     e.dstZpValue = key.yZp;
     const dt srcType = e.flipSrc ? dt::u8 : dnnlType(key.aType);

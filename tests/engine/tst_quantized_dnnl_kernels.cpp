@@ -278,6 +278,29 @@ TEST(QuantizedDnnlConv, LargeOppositeSignWeightPairs) {
     runConvCase(oneD, 44);
 }
 
+// ql_allow_saturation = 1 trades exactness for one primitive: exact with VNNI, and on CPUs
+// without it the int16 pair saturation of full-range u8 x s8 data shows up as large errors.
+TEST(QuantizedDnnlConv, AllowSaturationRunsOnePrimitive) {
+    const Tensor x = randomInts<uint8_t>({1, 32, 6, 6}, 61, 200, 255);
+    const Tensor w = randomInts<int8_t>({16, 32, 3, 3}, 62, 100, 127);  // same-sign, large
+    std::vector<Tensor> in{x, floatScalar(0.01f), scalarOf(DataType::UInt8, 0), w,
+                           floatScalar(0.01f), scalarOf(DataType::Int8, 0), floatScalar(40.0f),
+                           scalarOf(DataType::UInt8, 0)};
+    const std::vector<bool> constants{false, true, true, true, true, true, true, true};
+    const Node exactNode = makeNode("QLinearConv", {{"pads", intsAttr({1, 1, 1, 1})}});
+    Node fastNode = exactNode;
+    fastNode.attributes[quant::kAllowSaturationAttr] = intAttr(1);
+    const Tensor exact = runKernel(quant::makeQLinearConvReference, exactNode, in, constants);
+    const Tensor guarded = runKernel(nullptr, exactNode, in, constants);
+    const Tensor saturating = runKernel(nullptr, fastNode, in, constants);
+    expectNearlyEqual(guarded, exact, "default (guarded)");
+    if (quant::cpuHasExactInt8Dot()) {
+        expectNearlyEqual(saturating, exact, "ql_allow_saturation with VNNI");
+    } else {
+        EXPECT_GT(maxAbsDiff(saturating.toPlain(), exact), 1.0) << "saturation expected without VNNI";
+    }
+}
+
 TEST(QuantizedDnnlConv, UInt8WeightsFallBackToReference) {
     const Tensor x = randomInts<uint8_t>({1, 4, 5, 5}, 1, 0, 255);
     const Tensor w = randomInts<uint8_t>({2, 4, 3, 3}, 2, 0, 255);
