@@ -37,7 +37,8 @@ struct ConvQuantKey {
 // whether they are valid at all).
 bool readKey(const KernelContext &ctx, int64_t outChannels, ConvQuantKey &k) {
     const Tensor &x = ctx.input(0), &w = ctx.input(3);
-    if ((x.dtype() != DataType::UInt8 && x.dtype() != DataType::Int8) || w.dtype() != DataType::Int8)
+    if ((x.dtype() != DataType::UInt8 && x.dtype() != DataType::Int8) ||
+        w.dtype() != DataType::Int8)
         return false;
     for (size_t i : {size_t(1), size_t(4), size_t(6)})
         if (!ctx.hasInput(i) || ctx.input(i).dtype() != DataType::Float) return false;
@@ -97,10 +98,10 @@ private:
         Layout xLayout = Layout::Plain;
         ConvQuantKey key;
         conv::ConvGeometry g;
-        bool flipSrc = false;   // s8 input fed as u8 (no VNNI)
+        bool flipSrc = false;     // s8 input fed as u8 (no VNNI)
         bool reorderSrc = false;  // plain input made channels-last first
-        bool split = false;     // W = A + B, int32 accumulation, requantized here
-        bool dstTemp = false;   // non-4-D output: channels-last temp, then reorder to plain
+        bool split = false;       // W = A + B, int32 accumulation, requantized here
+        bool dstTemp = false;     // non-4-D output: channels-last temp, then reorder to plain
         dnnl::convolution_forward first, second;
         memory src, srcCl, dst, dstPlain, acc, bias, srcZp, dstZp;
         dnnl::reorder srcReorder, dstReorder;
@@ -152,9 +153,9 @@ Status QLinearConvDnnl::build(const KernelContext &ctx, const ConvQuantKey &key,
     const memory::dims wDims = conv::convWeightDims(g, w.shape());
     const memory::desc wAny(wDims, dt::s8, memory::format_tag::any);
     const memory::desc wUser(wDims, dt::s8, ds::plainTag(w.rank() + (g.group > 1)));
-    const memory::desc biasDesc = key.hasBias
-                                      ? memory::desc({g.outChannels}, dt::s32, memory::format_tag::a)
-                                      : memory::desc();
+    const memory::desc biasDesc =
+        key.hasBias ? memory::desc({g.outChannels}, dt::s32, memory::format_tag::a)
+                    : memory::desc();
     const memory::desc zpDesc({1}, dt::s32, memory::format_tag::a);
 
     std::vector<float> mult(static_cast<size_t>(g.outChannels));
@@ -183,8 +184,10 @@ Status QLinearConvDnnl::build(const KernelContext &ctx, const ConvQuantKey &key,
             // Pairs of adjacent input channels share one int16 in vpmaddubsw; only the direct
             // jit kernels are known to pair along input channels (depthwise: no pairs at all).
             const std::string impl = pd.impl_info_str();
-            const bool pairsAlongChannels = impl.rfind("jit", 0) == 0 && impl.find("int8") != std::string::npos;
-            const bool constant = m_constWeights.defined() && w.storage() == m_constWeights.storage();
+            const bool pairsAlongChannels =
+                impl.rfind("jit", 0) == 0 && impl.find("int8") != std::string::npos;
+            const bool constant =
+                m_constWeights.defined() && w.storage() == m_constWeights.storage();
             const int64_t taps = shapeElementCount(w.shape()) / (w.dim(0) * w.dim(1));
             e.split = !constant || !pairsAlongChannels ||
                       adjacentPairsMayOverflow(w.data<int8_t>(), w.dim(0), w.dim(1), taps);
@@ -222,7 +225,8 @@ Status QLinearConvDnnl::build(const KernelContext &ctx, const ConvQuantKey &key,
             e.srcReorder = dnnl::reorder(e.src, e.srcCl);
         }
         if (e.flipSrc) e.flipped.resize(static_cast<size_t>(x.numel()));
-        const memory::desc dstCl(dstDims, dnnlType(key.yType), conv::activationTag(g.spatialRank, true));
+        const memory::desc dstCl(dstDims, dnnlType(key.yType),
+                                 conv::activationTag(g.spatialRank, true));
         if (!e.split) {
             if (e.dstTemp) {
                 e.dst = memory(dstCl, eng);
@@ -312,8 +316,8 @@ Status QLinearConvDnnl::run(KernelContext &ctx) {
     QL_RETURN_IF_ERROR(m_status);
     const Tensor &x = ctx.input(0), &w = ctx.input(3);
     ConvQuantKey key;
-    if (x.rank() < 3 || x.rank() > 5 || w.rank() != x.rank() || x.numel() == 0 ||
-        w.numel() == 0 || !readKey(ctx, w.dim(0), key)) {
+    if (x.rank() < 3 || x.rank() > 5 || w.rank() != x.rank() || x.numel() == 0 || w.numel() == 0 ||
+        !readKey(ctx, w.dim(0), key)) {
         return runReferenceOnPlain(*m_reference, ctx);
     }
     Result<Entry *> entry = m_cache.findOrBuild(

@@ -18,11 +18,16 @@ bool cpuHasExactInt8Dot() {
 dnnl::memory::data_type dnnlType(DataType type) {
     using dt = dnnl::memory::data_type;
     switch (type) {
-        case DataType::UInt8: return dt::u8;
-        case DataType::Int8: return dt::s8;
-        case DataType::Int32: return dt::s32;
-        case DataType::Float: return dt::f32;
-        default: return dt::undef;
+        case DataType::UInt8:
+            return dt::u8;
+        case DataType::Int8:
+            return dt::s8;
+        case DataType::Int32:
+            return dt::s32;
+        case DataType::Float:
+            return dt::f32;
+        default:
+            return dt::undef;
     }
 }
 

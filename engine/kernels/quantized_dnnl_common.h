@@ -59,7 +59,7 @@ public:
     bool hasInput(size_t i) const override { return m_base.hasInput(i); }
     const Tensor &input(size_t i) const override {
         return i < m_replacements.size() && m_replacements[i].defined() ? m_replacements[i]
-                                                                       : m_base.input(i);
+                                                                        : m_base.input(i);
     }
     size_t outputCount() const override { return m_base.outputCount(); }
     Tensor &allocateOutput(size_t i, DataType type, const Shape &shape, Layout layout) override {

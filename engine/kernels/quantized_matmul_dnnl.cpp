@@ -23,7 +23,7 @@ struct MatMulKey {
     int64_t m = 0, k = 0, n = 0;
     bool transA = false, transB = false;
     DataType aType = DataType::UInt8, yType = DataType::UInt8;  // yType Float: QGemm w/o y_scale
-    std::vector<float> mult;                                   // 1 or N values
+    std::vector<float> mult;                                    // 1 or N values
     int32_t aZp = 0, yZp = 0;
     bool hasBias = false;
     float yScale = 1.0f;
@@ -98,7 +98,8 @@ private:
 
 bool QuantMatMulDnnl::readKey(const KernelContext &ctx, MatMulKey &k) const {
     const Tensor &a = ctx.input(0), &b = ctx.input(3);
-    if ((a.dtype() != DataType::UInt8 && a.dtype() != DataType::Int8) || b.dtype() != DataType::Int8)
+    if ((a.dtype() != DataType::UInt8 && a.dtype() != DataType::Int8) ||
+        b.dtype() != DataType::Int8)
         return false;
     if (b.rank() != 2 || a.rank() < 2 || (m_gemm && a.rank() != 2)) return false;
     if (a.numel() == 0 || b.numel() == 0) return false;
@@ -144,12 +145,14 @@ bool QuantMatMulDnnl::readKey(const KernelContext &ctx, MatMulKey &k) const {
     k.hasBias = m_in.bias && ctx.hasInput(m_in.bias);
     if (k.hasBias) {  // per column at most: [N], [1, N] or one value broadcast
         const Tensor &c = ctx.input(m_in.bias);
-        const bool perColumn = c.numel() == k.n && (c.rank() == 1 || (c.rank() == 2 && c.dim(0) == 1));
+        const bool perColumn =
+            c.numel() == k.n && (c.rank() == 1 || (c.rank() == 2 && c.dim(0) == 1));
         if (c.dtype() != DataType::Int32 || !(perColumn && k.n > 0)) return false;
     }
     k.mult.resize(bs.size());
     for (size_t i = 0; i < bs.size(); ++i)
-        k.mult[i] = k.yType == DataType::Float ? m_alpha * as * bs[i] : m_alpha * as * bs[i] / k.yScale;
+        k.mult[i] =
+            k.yType == DataType::Float ? m_alpha * as * bs[i] : m_alpha * as * bs[i] / k.yScale;
     return true;
 }
 
@@ -166,7 +169,8 @@ Status QuantMatMulDnnl::build(const MatMulKey &key, bool constantB, Entry &e) co
     const dt srcType = e.flipSrc ? dt::u8 : dnnlType(key.aType);
     const memory::desc srcDesc({key.m, key.k}, srcType, key.transA ? tag::ba : tag::ab);
     const memory::desc wUser({key.k, key.n}, dt::s8, key.transB ? tag::ba : tag::ab);
-    const memory::desc wWanted({key.k, key.n}, dt::s8, constantB ? tag::any : (key.transB ? tag::ba : tag::ab));
+    const memory::desc wWanted({key.k, key.n}, dt::s8,
+                               constantB ? tag::any : (key.transB ? tag::ba : tag::ab));
     const memory::desc biasDesc({1, key.n}, dt::s32, tag::ab);
     const memory::desc zpDesc({1}, dt::s32, tag::a);
     const int scaleMask = key.mult.size() > 1 ? 1 << 1 : 0;
@@ -174,7 +178,8 @@ Status QuantMatMulDnnl::build(const MatMulKey &key, bool constantB, Entry &e) co
         auto &eng = ds::cpuEngine();
         auto makePd = [&](dt dstType, const dnnl::primitive_attr &attr, bool withBias) {
             const memory::desc dstDesc({key.m, key.n}, dstType, tag::ab);
-            dnnl::matmul::desc desc(srcDesc, wWanted, withBias ? biasDesc : memory::desc(), dstDesc);
+            dnnl::matmul::desc desc(srcDesc, wWanted, withBias ? biasDesc : memory::desc(),
+                                    dstDesc);
             return dnnl::matmul::primitive_desc(desc, attr, eng);
         };
         if (!e.split) {
@@ -344,8 +349,7 @@ Status QGemmReference::run(KernelContext &ctx) {
     const Tensor *c = ctx.hasInput(6) ? &ctx.input(6) : nullptr;
     int64_t cRows = 1, cCols = 1;
     if (c) {
-        if (c->dtype() != DataType::Int32)
-            return Status::unsupported("QGemm bias C must be int32");
+        if (c->dtype() != DataType::Int32) return Status::unsupported("QGemm bias C must be int32");
         const Shape &cs = c->shape();
         cCols = cs.empty() ? 1 : cs.back();
         cRows = cs.size() == 2 ? cs[0] : 1;

@@ -33,8 +33,10 @@ Tensor randomInt8(DataType type, const Shape &shape, unsigned seed) {
 
 Tensor scalarOf(DataType type, int value) {
     Tensor t(type, {});
-    if (type == DataType::UInt8) t.data<uint8_t>()[0] = static_cast<uint8_t>(value);
-    else t.data<int8_t>()[0] = static_cast<int8_t>(value);
+    if (type == DataType::UInt8)
+        t.data<uint8_t>()[0] = static_cast<uint8_t>(value);
+    else
+        t.data<int8_t>()[0] = static_cast<int8_t>(value);
     return t;
 }
 
@@ -120,19 +122,18 @@ void runConvCase(const ConvCase &cc, unsigned seed) {
     Tensor wZp(DataType::Int8, wScale.shape());
     for (int64_t i = 0; i < wZp.numel(); ++i) wZp.data<int8_t>()[i] = 0;
 
-    std::map<std::string, Attribute> attrs{
-        {"kernel_shape", intsAttr(Shape(cc.spatialRank, cc.k))},
-        {"strides", intsAttr(Shape(cc.spatialRank, cc.stride))},
-        {"pads", intsAttr(Shape(2 * cc.spatialRank, cc.pad))},
-        {"group", intAttr(cc.group)}};
+    std::map<std::string, Attribute> attrs{{"kernel_shape", intsAttr(Shape(cc.spatialRank, cc.k))},
+                                           {"strides", intsAttr(Shape(cc.spatialRank, cc.stride))},
+                                           {"pads", intsAttr(Shape(2 * cc.spatialRank, cc.pad))},
+                                           {"group", intAttr(cc.group)}};
     if (!cc.activation.empty()) attrs["ql_activation"] = stringAttr(cc.activation);
     if (cc.activation == "Clip") {
         attrs["ql_clip_min"] = floatAttr(-0.3f * 40 * yScale);
         attrs["ql_clip_max"] = floatAttr(0.5f * 40 * yScale);
     }
     const Node node = makeNode("QLinearConv", attrs);
-    std::vector<Tensor> inputs{x, floatScalar(xScale), scalarOf(cc.xType, cc.xZp), w, wScale, wZp,
-                               floatScalar(yScale), scalarOf(cc.yType, cc.yZp)};
+    std::vector<Tensor> inputs{x,   floatScalar(xScale), scalarOf(cc.xType, cc.xZp), w, wScale,
+                               wZp, floatScalar(yScale), scalarOf(cc.yType, cc.yZp)};
     if (cc.bias) inputs.push_back(bias);
     const std::vector<bool> constants{false, true, true, true, true, true, true, true, true};
     const Tensor exact = runKernel(quant::makeQLinearConvReference, node, inputs, constants);
@@ -283,8 +284,13 @@ TEST(QuantizedDnnlConv, LargeOppositeSignWeightPairs) {
 TEST(QuantizedDnnlConv, AllowSaturationRunsOnePrimitive) {
     const Tensor x = randomInts<uint8_t>({1, 32, 6, 6}, 61, 200, 255);
     const Tensor w = randomInts<int8_t>({16, 32, 3, 3}, 62, 100, 127);  // same-sign, large
-    std::vector<Tensor> in{x, floatScalar(0.01f), scalarOf(DataType::UInt8, 0), w,
-                           floatScalar(0.01f), scalarOf(DataType::Int8, 0), floatScalar(40.0f),
+    std::vector<Tensor> in{x,
+                           floatScalar(0.01f),
+                           scalarOf(DataType::UInt8, 0),
+                           w,
+                           floatScalar(0.01f),
+                           scalarOf(DataType::Int8, 0),
+                           floatScalar(40.0f),
                            scalarOf(DataType::UInt8, 0)};
     const std::vector<bool> constants{false, true, true, true, true, true, true, true};
     const Node exactNode = makeNode("QLinearConv", {{"pads", intsAttr({1, 1, 1, 1})}});
@@ -297,7 +303,8 @@ TEST(QuantizedDnnlConv, AllowSaturationRunsOnePrimitive) {
     if (quant::cpuHasExactInt8Dot()) {
         expectNearlyEqual(saturating, exact, "ql_allow_saturation with VNNI");
     } else {
-        EXPECT_GT(maxAbsDiff(saturating.toPlain(), exact), 1.0) << "saturation expected without VNNI";
+        EXPECT_GT(maxAbsDiff(saturating.toPlain(), exact), 1.0)
+            << "saturation expected without VNNI";
     }
 }
 
@@ -305,8 +312,13 @@ TEST(QuantizedDnnlConv, UInt8WeightsFallBackToReference) {
     const Tensor x = randomInts<uint8_t>({1, 4, 5, 5}, 1, 0, 255);
     const Tensor w = randomInts<uint8_t>({2, 4, 3, 3}, 2, 0, 255);
     const Node node = makeNode("QLinearConv", {{"pads", intsAttr({1, 1, 1, 1})}});
-    std::vector<Tensor> in{x, floatScalar(0.1f), scalarOf(DataType::UInt8, 3), w, floatScalar(0.01f),
-                           scalarOf(DataType::UInt8, 128), floatScalar(2.0f),
+    std::vector<Tensor> in{x,
+                           floatScalar(0.1f),
+                           scalarOf(DataType::UInt8, 3),
+                           w,
+                           floatScalar(0.01f),
+                           scalarOf(DataType::UInt8, 128),
+                           floatScalar(2.0f),
                            scalarOf(DataType::UInt8, 10)};
     const std::vector<bool> constants{false, true, true, true, true, true, true, true};
     const Tensor exact = runKernel(quant::makeQLinearConvReference, node, in, constants);
@@ -319,8 +331,13 @@ TEST(QuantizedDnnlConv, BadScaleIsReportedLikeTheReference) {
     const Tensor x = randomInts<uint8_t>({1, 2, 4, 4}, 1, 0, 255);
     const Tensor w = randomInts<int8_t>({2, 2, 1, 1}, 2, -128, 127);
     const Node node = makeNode("QLinearConv");
-    std::vector<Tensor> in{x, floatScalar(-1.0f), scalarOf(DataType::UInt8, 0), w,
-                           floatScalar(0.1f), scalarOf(DataType::Int8, 0), floatScalar(1.0f),
+    std::vector<Tensor> in{x,
+                           floatScalar(-1.0f),
+                           scalarOf(DataType::UInt8, 0),
+                           w,
+                           floatScalar(0.1f),
+                           scalarOf(DataType::Int8, 0),
+                           floatScalar(1.0f),
                            scalarOf(DataType::UInt8, 0)};
     DirectKernel direct(node, in, {});
     std::vector<Tensor> out;
@@ -338,13 +355,20 @@ TEST(QuantizedDnnlMatMul, QLinearMatMulMatchesReference) {
             const Tensor a = randomInt8(aType, {2, m, k}, seed++);
             const Tensor b = randomInts<int8_t>({k, n}, seed++, -128, 127);
             Tensor bScale(DataType::Float, {perColumn ? n : 1});
-            for (int64_t i = 0; i < bScale.numel(); ++i) bScale.data<float>()[i] = 0.01f + 0.001f * i;
+            for (int64_t i = 0; i < bScale.numel(); ++i)
+                bScale.data<float>()[i] = 0.01f + 0.001f * i;
             Tensor bZp(DataType::Int8, bScale.shape());
             for (int64_t i = 0; i < bZp.numel(); ++i) bZp.data<int8_t>()[i] = 0;
             const float yScale = 0.05f * 0.01f * 74 * 74 * std::sqrt(double(k)) / 40;
             const Node node = makeNode("QLinearMatMul", {{"ql_activation", stringAttr("Relu")}});
-            std::vector<Tensor> in{a, floatScalar(0.05f), scalarOf(aType, aType == DataType::UInt8 ? 128 : 3),
-                                   b, bScale, bZp, floatScalar(yScale), scalarOf(DataType::UInt8, 40)};
+            std::vector<Tensor> in{a,
+                                   floatScalar(0.05f),
+                                   scalarOf(aType, aType == DataType::UInt8 ? 128 : 3),
+                                   b,
+                                   bScale,
+                                   bZp,
+                                   floatScalar(yScale),
+                                   scalarOf(DataType::UInt8, 40)};
             const std::vector<bool> constants{false, true, true, true, true, true, true, true};
             const Tensor exact = runKernel(quant::makeQLinearMatMulReference, node, in, constants);
             const Tensor fast = runKernel(nullptr, node, in, constants);
@@ -382,8 +406,8 @@ void runGemmCase(const GemmCase &gc, unsigned seed) {
     }
     Node node = makeNode("QGemm", attrs);
     node.domain = "com.microsoft";
-    std::vector<Tensor> in{a, floatScalar(aScale), scalarOf(gc.aType, aZp), b, bScale, bZp,
-                           gc.bias ? c : Tensor()};
+    std::vector<Tensor> in{a,   floatScalar(aScale),   scalarOf(gc.aType, aZp), b, bScale,
+                           bZp, gc.bias ? c : Tensor()};
     if (!gc.floatOut) {
         in.push_back(floatScalar(yScale));
         in.push_back(scalarOf(DataType::UInt8, 128));
@@ -398,11 +422,13 @@ void runGemmCase(const GemmCase &gc, unsigned seed) {
         for (int64_t j = 0; j < n; ++j) {
             int64_t acc = gc.bias ? c.data<int32_t>()[j] : 0;
             for (int64_t p = 0; p < k; ++p) {
-                const int64_t av = static_cast<int64_t>(a.valueAsDouble(gc.transA ? p * m + i : i * k + p));
+                const int64_t av =
+                    static_cast<int64_t>(a.valueAsDouble(gc.transA ? p * m + i : i * k + p));
                 const int64_t bv = b.data<int8_t>()[gc.transB ? j * k + p : p * n + j];
                 acc += (av - aZp) * bv;
             }
-            const double real = double(gc.alpha) * aScale * bScale.data<float>()[gc.perColumn ? j : 0] * double(acc);
+            const double real = double(gc.alpha) * aScale *
+                                bScale.data<float>()[gc.perColumn ? j : 0] * double(acc);
             if (gc.floatOut) {
                 EXPECT_NEAR(fast.data<float>()[i * n + j], real, 1e-4 * std::fabs(real) + 1e-6);
                 continue;
@@ -446,19 +472,22 @@ TEST(QuantizedDnnlMatMul, QGemmMatchesNaiveLoop) {
 
 TEST(QuantizedDnnlMatMul, QGemmReferenceMatchesNaiveLoopToo) {
     // The fallback reference, reached through its own factory, on a [M, N] bias oneDNN cannot take.
-    const Tensor a = randomInts<uint8_t>({3, 4}, 5, 0, 255), b = randomInts<int8_t>({4, 2}, 6, -128, 127);
+    const Tensor a = randomInts<uint8_t>({3, 4}, 5, 0, 255),
+                 b = randomInts<int8_t>({4, 2}, 6, -128, 127);
     Tensor c(DataType::Int32, {3, 2});
     for (int i = 0; i < 6; ++i) c.data<int32_t>()[i] = 100 * i - 250;
     Node node = makeNode("QGemm");
     node.domain = "com.microsoft";
-    std::vector<Tensor> in{a, floatScalar(0.5f), scalarOf(DataType::UInt8, 10), b, floatScalar(0.25f),
-                           scalarOf(DataType::Int8, 0), c};
+    std::vector<Tensor> in{a, floatScalar(0.5f),  scalarOf(DataType::UInt8, 10),
+                           b, floatScalar(0.25f), scalarOf(DataType::Int8, 0),
+                           c};
     const Tensor y = runKernel(nullptr, node, in, {});
     ASSERT_TRUE(y.defined());
     for (int i = 0; i < 3; ++i)
         for (int j = 0; j < 2; ++j) {
             int acc = c.data<int32_t>()[i * 2 + j];
-            for (int p = 0; p < 4; ++p) acc += (a.data<uint8_t>()[i * 4 + p] - 10) * b.data<int8_t>()[p * 2 + j];
+            for (int p = 0; p < 4; ++p)
+                acc += (a.data<uint8_t>()[i * 4 + p] - 10) * b.data<int8_t>()[p * 2 + j];
             EXPECT_FLOAT_EQ(y.data<float>()[i * 2 + j], 0.125f * float(acc));
         }
 }
@@ -474,10 +503,15 @@ namespace {
 TEST(QuantizedDnnlPlan, QLinearConvAndQGemmRunInAPlan) {
     const Tensor x = randomInts<uint8_t>({1, 8, 6, 6}, 51, 0, 255);
     Tensor w = randomInts<int8_t>({8, 8, 3, 3}, 52, -128, 127);
-    const Node conv = makeNode("QLinearConv", {{"pads", intsAttr({1, 1, 1, 1})},
-                                               {"ql_activation", stringAttr("Relu")}});
-    std::vector<Tensor> in{x, floatScalar(0.02f), scalarOf(DataType::UInt8, 60), w,
-                           floatScalar(0.01f), scalarOf(DataType::Int8, 0), floatScalar(0.4f),
+    const Node conv = makeNode(
+        "QLinearConv", {{"pads", intsAttr({1, 1, 1, 1})}, {"ql_activation", stringAttr("Relu")}});
+    std::vector<Tensor> in{x,
+                           floatScalar(0.02f),
+                           scalarOf(DataType::UInt8, 60),
+                           w,
+                           floatScalar(0.01f),
+                           scalarOf(DataType::Int8, 0),
+                           floatScalar(0.4f),
                            scalarOf(DataType::UInt8, 10)};
     const std::vector<bool> constants{false, true, true, true, true, true, true, true};
     const SingleNodeRun planned = runSingleNode(conv, in, 1, constants);
@@ -491,16 +525,19 @@ TEST(QuantizedDnnlPlan, QLinearConvAndQGemmRunInAPlan) {
     gemm.domain = "com.microsoft";
     const Tensor a = randomInts<uint8_t>({2, 8}, 53, 0, 255);
     const Tensor b = randomInts<int8_t>({3, 8}, 54, -128, 127);
-    std::vector<Tensor> gin{a, floatScalar(0.1f), scalarOf(DataType::UInt8, 0), b, floatScalar(0.1f),
-                            scalarOf(DataType::Int8, 0), Tensor(), floatScalar(10.0f),
-                            scalarOf(DataType::Int8, 0)};
-    const SingleNodeRun g = runSingleNode(gemm, gin, 1, {false, true, true, true, true, true, false, true, true});
+    std::vector<Tensor> gin{a,        floatScalar(0.1f),  scalarOf(DataType::UInt8, 0),
+                            b,        floatScalar(0.1f),  scalarOf(DataType::Int8, 0),
+                            Tensor(), floatScalar(10.0f), scalarOf(DataType::Int8, 0)};
+    const SingleNodeRun g =
+        runSingleNode(gemm, gin, 1, {false, true, true, true, true, true, false, true, true});
     ASSERT_TRUE(g.status.isOk()) << g.status.message();
     for (int64_t i = 0; i < 2; ++i)
         for (int64_t j = 0; j < 3; ++j) {
             int acc = 0;
-            for (int p = 0; p < 8; ++p) acc += a.data<uint8_t>()[i * 8 + p] * b.data<int8_t>()[j * 8 + p];
-            const float q = std::min(127.0f, std::max(-128.0f, std::nearbyint(acc * 0.01f / 10.0f)));
+            for (int p = 0; p < 8; ++p)
+                acc += a.data<uint8_t>()[i * 8 + p] * b.data<int8_t>()[j * 8 + p];
+            const float q =
+                std::min(127.0f, std::max(-128.0f, std::nearbyint(acc * 0.01f / 10.0f)));
             EXPECT_NEAR(g.outputs[0].data<int8_t>()[i * 3 + j], q, 1.0);
         }
 }
