@@ -72,10 +72,10 @@ Result<std::string> serializeModel(const Graph &graph, const WriteOptions &optio
     // Every domain a node uses needs an opset import; unknown custom domains get version 1.
     std::map<std::string, int64_t> opsets = graph.domainOpsets;
     if (graph.opsetVersion > 0) opsets[""] = graph.opsetVersion;
-    for (const Node &node : graph.nodes)
-        if (!opsets.count(node.domain)) opsets[node.domain] = 1;
     if (!opsets.count("") || opsets[""] <= 0)
         return Status::badInput("graph '" + graph.name + "' has no default ONNX opset to write");
+    for (const Node &node : graph.nodes)
+        if (!opsets.count(node.domain)) opsets[node.domain] = 1;
     for (const auto &[domain, version] : opsets) {
         auto *imp = model.add_opset_import();
         imp->set_domain(domain);

@@ -72,6 +72,7 @@ public:
 
     QuantizationPlan run() {
         for (size_t i = 0; i < m_graph.nodes.size(); ++i) m_plan.nodes.push_back(decide(i));
+        demoteSharingOpsWithoutQuantizedConsumer();
         return std::move(m_plan);
     }
 
@@ -137,6 +138,25 @@ private:
         if (in == m_plan.activations.end()) return fp32(node, "input is not quantized");
         m_plan.activations[node.outputs[0]] = in->second;
         return {node.name, node.opType, Precision::Int8, "shares its input's qparams", ""};
+    }
+
+    // A MaxPool / Reshape / ... is int8 only to keep a chain of int8 ops int8: when nothing quantized
+    // reads its output, its Q/DQ would add error for nothing. Reverse order handles chains.
+    void demoteSharingOpsWithoutQuantizedConsumer() {
+        for (size_t i = m_graph.nodes.size(); i-- > 0;) {
+            const Node &node = m_graph.nodes[i];
+            NodeDecision &d = m_plan.nodes[i];
+            if (!kSharingOps.count(node.opType) || d.precision != Precision::Int8) continue;
+            const std::string &out = node.outputs[0];
+            bool quantizedConsumer = m_graph.isGraphOutput(out);
+            auto it = m_consumers.find(out);
+            if (it != m_consumers.end())
+                for (size_t c : it->second) quantizedConsumer = quantizedConsumer || m_plan.nodes[c].precision == Precision::Int8;
+            if (quantizedConsumer) continue;
+            d.precision = Precision::Fp32;
+            d.reason = "no quantized consumer (runs on its input's dequantized values)";
+            m_plan.activations.erase(out);
+        }
     }
 
     // Inputs quantized as activations (with their qparams), or the reason the node stays fp32.
