@@ -274,22 +274,6 @@ private:
 
 }  // namespace
 
-const char *rangeMethodName(RangeMethod method) {
-    switch (method) {
-        case RangeMethod::MinMax: return "minmax";
-        case RangeMethod::Percentile: return "percentile";
-        case RangeMethod::Entropy: return "entropy";
-        case RangeMethod::Mse: return "mse";
-    }
-    return "minmax";
-}
-
-std::optional<RangeMethod> parseRangeMethod(const std::string &name) {
-    for (RangeMethod m : {RangeMethod::MinMax, RangeMethod::Percentile, RangeMethod::Entropy, RangeMethod::Mse})
-        if (name == rangeMethodName(m)) return m;
-    return std::nullopt;
-}
-
 QRangeOptions QuantizationOptions::activationRange() const {
     QRangeOptions r;
     r.type = symmetricActivations ? DataType::Int8 : DataType::UInt8;
@@ -299,6 +283,14 @@ QRangeOptions QuantizationOptions::activationRange() const {
 }
 
 QRangeOptions QuantizationOptions::weightRange() const { return defaultWeightOptions(); }
+
+ObserverOptions QuantizationOptions::observerOptions() const {
+    ObserverOptions o;
+    o.method = method;
+    o.percentile = percentile;
+    o.target = activationRange();
+    return o;
+}
 
 const NodeDecision *QuantizationPlan::decision(const std::string &nodeName) const {
     for (const NodeDecision &d : nodes)
@@ -337,6 +329,9 @@ Result<QuantizationPlan> buildPlanFromRanges(const Graph &graph, const RangeLook
     QL_RETURN_IF_ERROR(validateExcludedNodes(graph, options.excludedNodes));
     if (options.method == RangeMethod::Percentile && !(options.percentile > 0.0f && options.percentile <= 100.0f))
         return Status::badInput("percentile must be in (0, 100], got " + std::to_string(options.percentile));
+    if (options.method == RangeMethod::MovingAverageMinMax)
+        return Status::badInput("moving-average min/max cannot be re-derived from stored statistics; "
+                                "use minmax, percentile, entropy or mse");
     return Planner(graph, ranges, options).run();
 }
 

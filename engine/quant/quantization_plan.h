@@ -27,28 +27,25 @@
 
 #include "core/status.h"
 #include "ir/graph.h"
+#include "quant/observers.h"
 #include "quant/qparams.h"
 
 namespace ql::quant {
-
-class CalibrationStatistics;
-
-enum class RangeMethod { MinMax, Percentile, Entropy, Mse };
-const char *rangeMethodName(RangeMethod method);            // "minmax", ...
-std::optional<RangeMethod> parseRangeMethod(const std::string &name);
 
 struct QuantizationOptions {
     bool perChannelWeights = true;
     bool symmetricActivations = false;  // false: uint8 asymmetric; true: int8 symmetric
     bool reduceRange = false;
     RangeMethod method = RangeMethod::MinMax;
-    float percentile = 99.999f;         // for RangeMethod::Percentile, in percent
+    double percentile = 99.999;         // for RangeMethod::Percentile, in percent
     bool foldBatchNorm = true;          // applied by prepareFloatGraph (quant/qdq_builder.h)
     std::vector<std::string> excludedNodes;          // node names kept in fp32
     std::map<std::string, std::string> exclusionReasons;  // optional note per excluded node
 
     QRangeOptions activationRange() const;
     QRangeOptions weightRange() const;
+    // What a histogram observer needs to choose the activation range these options ask for.
+    ObserverOptions observerOptions() const;
 };
 
 enum class Precision { Int8, Fp32 };
