@@ -476,3 +476,57 @@ TEST_F(DemoPlan, ReplanningNeedsNoNewRanges) {
         EXPECT_EQ(s.zeroPoint.at(0), 0);
     }
 }
+
+// ---- every op family (tests/data/quantizer/mixed_ops.onnx, tests/tools/make_quantizer_fixture.py) ----
+
+TEST(MixedOpsPlan, DecisionsAxesConstantsAndAccuracy) {
+    const char *data = std::getenv("QL_TEST_DATA");
+    auto loaded = loadModel(std::string(data ? data : "tests/data") + "/quantizer/mixed_ops.onnx");
+    ASSERT_TRUE(loaded.isOk()) << loaded.status().message();
+    const Graph &floatGraph = loaded.value();
+    const Tensor x = randomTensor({16, 3, 8, 8}, 21, -2.0f, 2.0f);
+    const auto ranges = minMaxRanges(floatGraph, "x", x);
+    auto result = quant::quantizeGraph(floatGraph, ranges, {});
+    ASSERT_TRUE(result.isOk()) << result.status().message();
+    const auto &plan = result.value().plan;
+    const Graph &q = result.value().model;
+
+    ASSERT_EQ(result.value().folding.kept.size(), 1u);
+    EXPECT_NE(result.value().folding.kept[0].reason.find("Add 'add1'"), std::string::npos);
+    EXPECT_EQ(plan.decision("clip1")->unitHead, "conv1");  // Clip with constant bounds joins the unit
+    EXPECT_EQ(plan.decision("bn_after_add")->precision, quant::Precision::Int8);
+    EXPECT_EQ(plan.decision("softmax")->precision, quant::Precision::Fp32);
+    EXPECT_EQ(plan.decision("softmax")->reason, "op not quantizable");
+    for (const char *name : {"conv2", "add1", "leaky", "gap", "avgpool", "concat", "reshape", "matmul", "add_const",
+                             "sigmoid", "mul", "gemm"})
+        EXPECT_EQ(plan.decision(name)->precision, quant::Precision::Int8) << name;
+    // conv2 feeds the Add, so its output is quantized; the Add's other input is the unit output.
+    EXPECT_EQ(plan.activations.count("c2"), 1u);
+    EXPECT_EQ(plan.activations.count("c1"), 0u);
+
+    // MatMul weight [16, 4] and Gemm weight with transB=0 [4, 16]: per channel along axis 1.
+    const Node *wdq = producerOf(q, q.findNode("matmul")->inputs[1]);
+    EXPECT_EQ(wdq->attrInt("axis", -1), 1);
+    EXPECT_EQ(q.initializer(wdq->inputs[1])->numel(), 4);
+    const Node *gdq = producerOf(q, q.findNode("gemm")->inputs[1]);
+    EXPECT_EQ(gdq->attrInt("axis", -1), 1);
+    EXPECT_EQ(q.initializer(producerOf(q, q.findNode("gemm")->inputs[2])->inputs[0])->dtype(), DataType::Int32);
+    // The constant Add operand is stored uint8 per tensor behind a DequantizeLinear.
+    const Node *cdq = producerOf(q, q.findNode("add_const")->inputs[1]);
+    ASSERT_EQ(cdq->opType, "DequantizeLinear");
+    EXPECT_EQ(q.initializer(cdq->inputs[0])->dtype(), DataType::UInt8);
+    EXPECT_FALSE(cdq->hasAttribute("axis"));
+    // Softmax (fp32) writes the graph output itself; the quantized graph output "gap" keeps its name.
+    EXPECT_EQ(producerOf(q, "prob")->opType, "Softmax");
+    EXPECT_EQ(producerOf(q, "gap")->opType, "DequantizeLinear");
+
+    auto bytes = serializeModel(q);
+    ASSERT_TRUE(bytes.isOk()) << bytes.status().message();
+    auto reloaded = loadModelFromBytes(bytes.value(), "mixed_quantized.onnx", "");
+    ASSERT_TRUE(reloaded.isOk()) << reloaded.status().message();
+    const auto reference = runGraph(floatGraph, {{"x", x}});
+    const auto quantized = runGraph(reloaded.value(), {{"x", x}});
+    ASSERT_EQ(quantized.size(), 2u);
+    EXPECT_GT(sqnrDb(reference[0], quantized[0]), 35.0);
+    EXPECT_GT(sqnrDb(reference[1], quantized[1]), 35.0);
+}
