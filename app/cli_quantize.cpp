@@ -12,66 +12,15 @@
 
 #include "cli_commands.h"
 #include "cli_support.h"
-#include "ir/tensor_checks.h"
 #include "onnx_io/model_loader.h"
 #include "onnx_io/model_writer.h"
-#include "onnx_io/tensor_file.h"
-#include "quant/activation_histograms.h"
+#include "quant/calibration.h"
+#include "quant/calibration_data.h"
 #include "quant/qdq_builder.h"
 
 namespace cli {
 
 namespace {
-
-constexpr int64_t kSamplesPerRun = 32;  // bounds the calibration run's memory
-
-// --calib arguments: folders (their .npy / .pb files, sorted) and files.
-ql::Result<QStringList> calibrationFiles(const QStringList &arguments) {
-    QStringList files;
-    for (const QString &argument : arguments) {
-        for (const QString &part : argument.split(',', Qt::SkipEmptyParts)) {
-            const QFileInfo info(part);
-            if (info.isDir()) {
-                QStringList found = QDir(part).entryList({"*.npy", "*.pb"}, QDir::Files, QDir::Name);
-                if (found.isEmpty())
-                    return ql::Status::badInput(part.toStdString() + ": folder holds no .npy or .pb files");
-                for (const QString &f : found) files << QDir(part).filePath(f);
-            } else if (info.isFile()) {
-                files << part;
-            } else {
-                return ql::Status::badInput(part.toStdString() + ": no such file or folder");
-            }
-        }
-    }
-    if (files.isEmpty()) return ql::Status::badInput("--calib names no files");
-    return files;
-}
-
-// A calibration file holds one sample (the input's rank minus the batch dim) or a batch.
-ql::Result<ql::Tensor> asBatch(const ql::Tensor &t, const ql::ValueInfo &input, const std::string &file) {
-    if (t.dtype() != ql::DataType::Float)
-        return ql::Status::badInput(file + ": calibration data must be float32, got " + ql::dataTypeName(t.dtype()));
-    const size_t rank = input.shape.size();
-    ql::Tensor batch = t;
-    if (input.hasShape && static_cast<size_t>(t.rank()) + 1 == rank) {
-        ql::Shape shape{1};
-        shape.insert(shape.end(), t.shape().begin(), t.shape().end());
-        batch = t.toPlain().reshaped(shape);
-    }
-    ql::Status matches = ql::checkInputMatches(input, batch);
-    if (!matches) return ql::Status::badInput(file + ": " + matches.message());
-    QL_RETURN_IF_ERROR(ql::checkFinite(batch, file));
-    return batch;
-}
-
-ql::Tensor sliceBatch(const ql::Tensor &batch, int64_t begin, int64_t end) {
-    ql::Shape shape = batch.shape();
-    shape[0] = end - begin;
-    ql::Tensor out(ql::DataType::Float, shape);
-    const int64_t per = batch.numel() / std::max<int64_t>(1, batch.dim(0));
-    std::copy(batch.data<float>() + begin * per, batch.data<float>() + end * per, out.data<float>());
-    return out;
-}
 
 // Skip-list: {"model": "...", "fp32_nodes": ["name", ...], "reason": {"name": "why"}}.
 ql::Status readSkipList(const QString &path, const QString &modelPath, ql::quant::QuantizationOptions &options) {
@@ -127,7 +76,7 @@ int runQuantize(const QStringList &arguments) {
     parser.addPositionalArgument("model", "The float ONNX model.");
     parser.addOption({"calib", "Calibration inputs: a folder of .npy/.pb files or files (one sample or a batch each); repeatable.", "DIR_OR_FILES"});
     parser.addOption({"out", "The quantized QDQ model to write.", "QUANT.onnx"});
-    parser.addOption({"method", "Activation range: minmax (default), percentile, entropy or mse.", "METHOD", "minmax"});
+    parser.addOption({"method", "Activation range: minmax (default), percentile, entropy, mse or moving_average.", "METHOD", "minmax"});
     parser.addOption({"percentile", "Percentile for --method percentile (default 99.999).", "P", "99.999"});
     parser.addOption({"per-tensor", "Quantize weights per tensor instead of per output channel."});
     parser.addOption({"symmetric-activations", "Activations as int8 symmetric instead of uint8 asymmetric."});
@@ -149,9 +98,8 @@ int runQuantize(const QStringList &arguments) {
     if (!threadsOk || threads < 0) return usageError("quantize: --threads expects a positive number");
 
     ql::quant::QuantizationOptions options;
-    if (!ql::quant::parseRangeMethod(parser.value("method").toStdString(), options.method) ||
-        options.method == ql::quant::RangeMethod::MovingAverageMinMax)
-        return usageError("quantize: --method expects minmax, percentile, entropy or mse, got '" +
+    if (!ql::quant::parseRangeMethod(parser.value("method").toStdString(), options.method))
+        return usageError("quantize: --method expects minmax, percentile, entropy, mse or moving_average, got '" +
                           parser.value("method") + "'");
     bool percentileOk = false;
     options.percentile = parser.value("percentile").toDouble(&percentileOk);
@@ -176,37 +124,29 @@ int runQuantize(const QStringList &arguments) {
     if (floatGraph.inputs.size() != 1)
         return reportFailure(ql::Status::unsupported(modelPath.toStdString() + ": --calib supports models with one input, this one has " +
                                                      std::to_string(floatGraph.inputs.size())));
-    auto files = calibrationFiles(parser.values("calib"));
+    std::vector<std::string> paths;
+    for (const QString &argument : parser.values("calib"))
+        for (const QString &part : argument.split(',', Qt::SkipEmptyParts)) paths.push_back(part.toStdString());
+    auto files = ql::quant::listCalibrationFiles(paths);
     if (!files) return reportFailure(files.status());
-
-    // Unfused, so the taps see every value the plan may quantize.
-    auto plan = ql::ExecutionPlan::create(floatGraph, planOptions(threads, false));
-    if (!plan) return reportFailure(plan.status().withContext(floatGraph.sourcePath));
-    ql::quant::ActivationHistograms stats;
-    int64_t samples = 0;
-    const ql::ValueInfo &input = floatGraph.inputs[0];
-    for (const QString &file : files.value()) {
-        auto tensor = ql::readTensorFile(file.toStdString());
-        if (!tensor) return reportFailure(tensor.status());
-        auto batch = asBatch(tensor.value(), input, file.toStdString());
-        if (!batch) return reportFailure(batch.status());
-        const int64_t n = batch.value().rank() > 0 ? batch.value().dim(0) : 1;
-        for (int64_t begin = 0; begin < n; begin += kSamplesPerRun) {
-            const int64_t end = std::min(n, begin + kSamplesPerRun);
-            const ql::Tensor chunk = (begin == 0 && end == n) ? batch.value() : sliceBatch(batch.value(), begin, end);
-            ql::Status ran = stats.observeRun(*plan.value(), {{input.name, chunk}});
-            if (!ran) return reportFailure(ran.withContext(file.toStdString()));
-        }
-        samples += n;
-    }
-    std::printf("calibrated on %lld samples from %lld file(s); activation range: %s%s\n",
-                static_cast<long long>(samples), static_cast<long long>(files.value().size()),
+    auto source = ql::quant::fileBatchSource(floatGraph, files.value());
+    if (!source) return reportFailure(source.status());
+    ql::quant::CalibrationOptions calibrationOptions;
+    calibrationOptions.threads = threads;
+    ql::quant::CalibrationStatistics stats(calibrationOptions);
+    ql::Status calibrated = ql::quant::calibrate(floatGraph, source.value(), stats);
+    if (!calibrated) return reportFailure(calibrated.withContext(floatGraph.sourcePath));
+    for (const auto &[value, count] : stats.nonFiniteValues())
+        std::fprintf(stderr, "quantlens: warning: %lld NaN/Inf values of '%s' were skipped during calibration\n",
+                     static_cast<long long>(count), value.c_str());
+    std::printf("calibrated on %lld samples from %zu file(s); activation range: %s%s\n",
+                static_cast<long long>(stats.sampleCount()), files.value().size(),
                 ql::quant::rangeMethodName(options.method),
                 options.method == ql::quant::RangeMethod::Percentile
                     ? (" " + std::to_string(options.percentile)).c_str()
                     : "");
 
-    auto result = ql::quant::quantizeGraph(floatGraph, stats.lookup(options), options);
+    auto result = ql::quant::quantizeGraph(floatGraph, stats, options);
     if (!result) return reportFailure(result.status().withContext(floatGraph.sourcePath));
     const QString out = parser.value("out");
     const QString outDir = QFileInfo(out).absolutePath();

@@ -238,4 +238,9 @@ Result<QuantizeResult> quantizeGraph(const Graph &floatGraph, const RangeLookup 
     return result;
 }
 
+Result<QuantizeResult> quantizeGraph(const Graph &floatGraph, const CalibrationStatistics &stats,
+                                     const QuantizationOptions &options) {
+    return quantizeGraph(floatGraph, rangeLookup(stats, options), options);
+}
+
 }  // namespace ql::quant

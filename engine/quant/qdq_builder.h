@@ -34,5 +34,9 @@ struct QuantizeResult {
 // BatchNormalization that was folded is reported as a warning naming the node it went into.
 Result<QuantizeResult> quantizeGraph(const Graph &floatGraph, const RangeLookup &ranges,
                                      const QuantizationOptions &options);
+// Same from stored calibration statistics of the float graph (quant/calibration.h). BN folding
+// keeps the BN's output name on the folded Conv, so the float graph's statistics cover it.
+Result<QuantizeResult> quantizeGraph(const Graph &floatGraph, const CalibrationStatistics &stats,
+                                     const QuantizationOptions &options);
 
 }  // namespace ql::quant

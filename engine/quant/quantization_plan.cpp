@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "quant/calibration.h"
+
 namespace ql::quant {
 
 namespace {
@@ -329,10 +331,25 @@ Result<QuantizationPlan> buildPlanFromRanges(const Graph &graph, const RangeLook
     QL_RETURN_IF_ERROR(validateExcludedNodes(graph, options.excludedNodes));
     if (options.method == RangeMethod::Percentile && !(options.percentile > 0.0f && options.percentile <= 100.0f))
         return Status::badInput("percentile must be in (0, 100], got " + std::to_string(options.percentile));
-    if (options.method == RangeMethod::MovingAverageMinMax)
-        return Status::badInput("moving-average min/max cannot be re-derived from stored statistics; "
-                                "use minmax, percentile, entropy or mse");
     return Planner(graph, ranges, options).run();
+}
+
+}  // namespace ql::quant
+
+namespace ql::quant {
+
+RangeLookup rangeLookup(const CalibrationStatistics &stats, const QuantizationOptions &options) {
+    const ObserverOptions query = options.observerOptions();
+    return [&stats, query](const std::string &value) -> std::optional<std::pair<float, float>> {
+        const ValueStatistics *found = stats.find(value);
+        if (!found || found->minMax.empty()) return std::nullopt;
+        return found->range(query);
+    };
+}
+
+Result<QuantizationPlan> buildPlan(const Graph &graph, const CalibrationStatistics &stats,
+                                   const QuantizationOptions &options) {
+    return buildPlanFromRanges(graph, rangeLookup(stats, options), options);
 }
 
 }  // namespace ql::quant

@@ -32,6 +32,8 @@
 
 namespace ql::quant {
 
+class CalibrationStatistics;  // quant/calibration.h
+
 struct QuantizationOptions {
     bool perChannelWeights = true;
     bool symmetricActivations = false;  // false: uint8 asymmetric; true: int8 symmetric
@@ -88,11 +90,19 @@ struct QuantizationPlan {
 // calibration never saw the value.
 using RangeLookup = std::function<std::optional<std::pair<float, float>>(const std::string &value)>;
 
+// The ranges the options' method (and percentile, and activation grid for MSE) selects from
+// stored calibration statistics; `stats` must outlive the lookup.
+RangeLookup rangeLookup(const CalibrationStatistics &stats, const QuantizationOptions &options);
+
 // Unknown names in options.excludedNodes: BadInput listing the closest node names.
 Status validateExcludedNodes(const Graph &graph, const std::vector<std::string> &names);
 
 // The plan for `graph` (already BN-folded when options.foldBatchNorm) from activation ranges.
 Result<QuantizationPlan> buildPlanFromRanges(const Graph &graph, const RangeLookup &ranges,
                                              const QuantizationOptions &options);
+// Same from stored calibration statistics: pure, runs no model, so re-planning (layers switched
+// to fp32, another range method, per-tensor weights) never recalibrates.
+Result<QuantizationPlan> buildPlan(const Graph &graph, const CalibrationStatistics &stats,
+                                   const QuantizationOptions &options);
 
 }  // namespace ql::quant

@@ -10,6 +10,7 @@
 #include "onnx_io/model_writer.h"
 #include "onnx_io/tensor_file.h"
 #include "passes/fold_batchnorm.h"
+#include "quant/calibration.h"
 #include "quant/qdq_builder.h"
 #include "quant/quantization_plan.h"
 #include "runtime/execution_plan.h"
@@ -475,6 +476,36 @@ TEST_F(DemoPlan, ReplanningNeedsNoNewRanges) {
         EXPECT_EQ(s.type, DataType::Int8);
         EXPECT_EQ(s.zeroPoint.at(0), 0);
     }
+}
+
+TEST_F(DemoPlan, StoredStatisticsServeEveryReplan) {
+    quant::CalibrationStatistics stats;
+    ASSERT_TRUE(quant::calibrate(floatGraph, {{{"input", calibration}}}, stats).isOk());
+    ASSERT_EQ(stats.batchCount(), 1);
+    // MinMax from the stored statistics gives the qparams of an independent min/max pass.
+    auto fromStats = quant::quantizeGraph(floatGraph, stats, {});
+    auto fromRanges = quant::quantizeGraph(floatGraph, ranges, {});
+    ASSERT_TRUE(fromStats.isOk() && fromRanges.isOk());
+    for (const auto &[value, q] : fromRanges.value().plan.activations)
+        EXPECT_EQ(fromStats.value().plan.activations.at(value).scale, q.scale) << value;
+    // Re-plans with another method, per-tensor weights and a node in fp32: no new calibration.
+    quant::QuantizationOptions percentile;
+    percentile.method = quant::RangeMethod::Percentile;
+    percentile.percentile = 99.0;
+    quant::QuantizationOptions perTensorExcluded;
+    perTensorExcluded.perChannelWeights = false;
+    perTensorExcluded.excludedNodes = {"/features/features.8/Conv"};
+    auto p = quant::quantizeGraph(floatGraph, stats, percentile);
+    auto t = quant::quantizeGraph(floatGraph, stats, perTensorExcluded);
+    ASSERT_TRUE(p.isOk() && t.isOk());
+    EXPECT_EQ(stats.batchCount(), 1);
+    const std::string relu = "/features/features.6/Relu_output_0";
+    EXPECT_LT(p.value().plan.activations.at(relu).scale[0], fromStats.value().plan.activations.at(relu).scale[0]);
+    EXPECT_EQ(t.value().plan.decision("/features/features.8/Conv")->precision, quant::Precision::Fp32);
+    // The excluded Conv's Relu is then quantized on its own, and no weight of the Conv is quantized.
+    EXPECT_EQ(t.value().plan.decision("/features/features.10/Relu")->unitHead, "");
+    EXPECT_EQ(t.value().plan.weights.count({"/features/features.8/Conv", 1}), 0u);
+    for (const auto &[key, w] : t.value().plan.weights) EXPECT_FALSE(w.qparams.perChannel()) << key.first;
 }
 
 // ---- every op family (tests/data/quantizer/mixed_ops.onnx, tests/tools/make_quantizer_fixture.py) ----

@@ -50,6 +50,7 @@ grep -q "folded   BatchNormalization '/features/features.1/BatchNormalization' i
     passed=$((passed + 1)) || { failed=$((failed + 1)); echo "FAIL summary lines"; cat "$work/minmax.log"; }
 check_quantized percentile 30 --method percentile --percentile 99.99
 check_quantized mse 30 --method mse
+check_quantized moving_average 30 --method moving_average
 check_quantized per_tensor 30 --per-tensor
 check_quantized symmetric 30 --symmetric-activations
 check_quantized reduce_range 30 --reduce-range
@@ -78,7 +79,7 @@ expect "skip-list without fp32_nodes" 2 "expected an object with an \"fp32_nodes
 printf '{"fp32_nodes": [3]}' >"$work/numbers.json"
 expect "skip-list with non-strings" 2 "must hold node names" -- run --skip-list "$work/numbers.json"
 expect "missing skip-list" 2 "cannot open skip-list" -- run --skip-list "$work/none.json"
-expect "bad method" 2 "--method expects minmax, percentile, entropy or mse" -- run --method kmeans
+expect "bad method" 2 "--method expects minmax, percentile, entropy, mse" -- run --method kmeans
 expect "bad percentile" 2 "--percentile expects a number in (0, 100]" -- run --method percentile --percentile 101
 expect "missing calibration" 2 "nosuch: no such file or folder" -- \
     "$quantlens" quantize "$model" --calib "$work/nosuch" --out "$work/x.onnx"
