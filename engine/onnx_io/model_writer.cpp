@@ -35,9 +35,18 @@ Status fillAttribute(const std::string &key, const Attribute &attr, const Node &
     using A = onnx::AttributeProto;
     proto->set_name(key);
     switch (attr.kind) {
-        case Attribute::Kind::Float: proto->set_type(A::FLOAT); proto->set_f(attr.f); break;
-        case Attribute::Kind::Int: proto->set_type(A::INT); proto->set_i(attr.i); break;
-        case Attribute::Kind::String: proto->set_type(A::STRING); proto->set_s(attr.s); break;
+        case Attribute::Kind::Float:
+            proto->set_type(A::FLOAT);
+            proto->set_f(attr.f);
+            break;
+        case Attribute::Kind::Int:
+            proto->set_type(A::INT);
+            proto->set_i(attr.i);
+            break;
+        case Attribute::Kind::String:
+            proto->set_type(A::STRING);
+            proto->set_s(attr.s);
+            break;
         case Attribute::Kind::Floats:
             proto->set_type(A::FLOATS);
             for (float v : attr.floats) proto->add_floats(v);
@@ -56,8 +65,9 @@ Status fillAttribute(const std::string &key, const Attribute &attr, const Node &
             break;
         case Attribute::Kind::Graph:
         case Attribute::Kind::Unknown:
-            return Status::unsupported(node.describe() + ": attribute '" + key +
-                                       "' is a subgraph or of an unknown kind and cannot be written");
+            return Status::unsupported(
+                node.describe() + ": attribute '" + key +
+                "' is a subgraph or of an unknown kind and cannot be written");
     }
     return Status::ok();
 }
@@ -94,7 +104,8 @@ Result<std::string> serializeModel(const Graph &graph, const WriteOptions &optio
         for (const auto &[key, attr] : node.attributes)
             QL_RETURN_IF_ERROR(fillAttribute(key, attr, node, n->add_attribute()));
     }
-    for (const auto &[name, tensor] : graph.initializers) tensorToProto(tensor, name, g->add_initializer());
+    for (const auto &[name, tensor] : graph.initializers)
+        tensorToProto(tensor, name, g->add_initializer());
     std::set<std::string> declared;
     for (const ValueInfo &in : graph.inputs) {
         fillValueInfo(in, g->add_input());
@@ -106,7 +117,8 @@ Result<std::string> serializeModel(const Graph &graph, const WriteOptions &optio
     }
     if (options.writeValueInfo) {
         for (const auto &[name, info] : graph.valueInfo)
-            if (!declared.count(name) && !graph.isInitializer(name) && info.dtype != DataType::Undefined)
+            if (!declared.count(name) && !graph.isInitializer(name) &&
+                info.dtype != DataType::Undefined)
                 fillValueInfo(info, g->add_value_info());
     }
 

@@ -31,13 +31,14 @@ struct BnParams {
 };
 
 // Why the BN cannot be folded into `producer`, or "" when it can. Fills `params` on success.
-std::string checkFoldable(const Graph &graph, const Node &bn, const Node &producer, int64_t channels,
-                          BnParams *params) {
+std::string checkFoldable(const Graph &graph, const Node &bn, const Node &producer,
+                          int64_t channels, BnParams *params) {
     if (bn.inputs.size() < 5) return "BatchNormalization has fewer than 5 inputs";
     for (size_t o = 1; o < bn.outputs.size(); ++o)
         if (!bn.outputs[o].empty()) return "BatchNormalization has training-mode outputs";
     if (bn.attrInt("training_mode", 0) != 0) return "BatchNormalization is in training mode";
-    if (graph.opsetVersion < 9 && bn.attrInt("spatial", 1) == 0) return "non-spatial BatchNormalization";
+    if (graph.opsetVersion < 9 && bn.attrInt("spatial", 1) == 0)
+        return "non-spatial BatchNormalization";
     if (graph.useCount(producer.outputs[0]) != 1)
         return "the " + producer.opType + " output has other consumers or is a graph output";
     if (channels <= 0) return "the " + producer.opType + " weight is not a float constant";
@@ -46,8 +47,8 @@ std::string checkFoldable(const Graph &graph, const Node &bn, const Node &produc
     const auto mean = constantVector(graph, bn.inputs[3], channels);
     const auto var = constantVector(graph, bn.inputs[4], channels);
     if (gamma.empty() || beta.empty() || mean.empty() || var.empty())
-        return "scale, bias, mean and variance are not float constants of " + std::to_string(channels) +
-               " channels";
+        return "scale, bias, mean and variance are not float constants of " +
+               std::to_string(channels) + " channels";
     const double eps = bn.attrFloat("epsilon", 1e-5f);
     params->scale.resize(channels);
     params->shift.resize(channels);
@@ -96,7 +97,8 @@ WeightLayout weightLayout(const Graph &graph, const Node &producer) {
 
 // Existing bias of the producer as per-channel doubles (zeros when absent); empty when its shape
 // is not a plain per-channel vector (a Gemm C of full [M, N] shape, say).
-std::vector<double> existingBias(const Graph &graph, const Node &producer, int64_t channels, bool *ok) {
+std::vector<double> existingBias(const Graph &graph, const Node &producer, int64_t channels,
+                                 bool *ok) {
     *ok = true;
     std::vector<double> bias(channels, 0.0);
     if (!producer.hasInput(2)) return bias;
@@ -106,7 +108,8 @@ std::vector<double> existingBias(const Graph &graph, const Node &producer, int64
         return {};
     }
     const std::vector<float> values = b->toFloatVector();
-    const bool perChannel = b->numel() == channels && (b->rank() == 1 || (b->rank() == 2 && b->dim(0) == 1));
+    const bool perChannel =
+        b->numel() == channels && (b->rank() == 1 || (b->rank() == 2 && b->dim(0) == 1));
     if (producer.opType == "Gemm" && b->numel() == 1) {
         std::fill(bias.begin(), bias.end(), values[0]);
     } else if (!perChannel) {
@@ -144,8 +147,9 @@ std::string foldOne(Graph &graph, size_t bnIndex, int producerIndex) {
         newBias.data<float>()[c] = static_cast<float>(bias[c] * params.scale[c] + params.shift[c]);
 
     const std::string weightName = writableName(graph, producer.inputs[1], "_bn_folded");
-    const std::string biasName = producer.hasInput(2) ? writableName(graph, producer.inputs[2], "_bn_folded")
-                                                      : writableName(graph, producer.name + ".bias_bn_folded", "");
+    const std::string biasName = producer.hasInput(2)
+                                     ? writableName(graph, producer.inputs[2], "_bn_folded")
+                                     : writableName(graph, producer.name + ".bias_bn_folded", "");
     graph.initializers[weightName] = folded;
     graph.initializers[biasName] = newBias;
     producer.inputs[1] = weightName;
@@ -186,11 +190,12 @@ Status foldBatchNorms(Graph &graph, BatchNormFoldReport *report) {
             why = "its input is a graph input or constant, not a Conv/ConvTranspose/Gemm output";
         } else {
             const Node &producer = graph.nodes[producerIndex];
-            const bool candidate = producer.domain.empty() &&
-                                   (producer.opType == "Conv" || producer.opType == "ConvTranspose" ||
-                                    producer.opType == "Gemm");
+            const bool candidate = producer.domain.empty() && (producer.opType == "Conv" ||
+                                                               producer.opType == "ConvTranspose" ||
+                                                               producer.opType == "Gemm");
             why = candidate ? foldOne(graph, i, producerIndex)
-                            : "its input comes from " + producer.describe() + ", not a Conv/ConvTranspose/Gemm";
+                            : "its input comes from " + producer.describe() +
+                                  ", not a Conv/ConvTranspose/Gemm";
         }
         if (!why.empty()) {
             r.kept.push_back({graph.nodes[i].name, why});

@@ -8,8 +8,9 @@ namespace ql::quant {
 
 namespace {
 
-// Ops whose inputs or semantics changed at opset 13: raising an older model to 13 would change them.
-const std::set<std::string> kChangedAtOpset13 = {"Squeeze", "Unsqueeze", "Split", "ReduceSum",
+// Ops whose inputs or semantics changed at opset 13: raising an older model to 13 would change
+// them.
+const std::set<std::string> kChangedAtOpset13 = {"Squeeze", "Unsqueeze",  "Split",  "ReduceSum",
                                                  "Softmax", "LogSoftmax", "Hardmax"};
 
 Tensor int32Quantize(const Tensor &bias, const QParams &q) {
@@ -34,9 +35,12 @@ Tensor zeroPointTensor(const QParams &q) {
     const Shape shape = q.perChannel() ? Shape{static_cast<int64_t>(q.zeroPoint.size())} : Shape{};
     Tensor t(q.type, shape);
     for (size_t i = 0; i < q.zeroPoint.size(); ++i) {
-        if (q.type == DataType::Int8) t.data<int8_t>()[i] = static_cast<int8_t>(q.zeroPoint[i]);
-        else if (q.type == DataType::Int32) t.data<int32_t>()[i] = q.zeroPoint[i];
-        else t.data<uint8_t>()[i] = static_cast<uint8_t>(q.zeroPoint[i]);
+        if (q.type == DataType::Int8)
+            t.data<int8_t>()[i] = static_cast<int8_t>(q.zeroPoint[i]);
+        else if (q.type == DataType::Int32)
+            t.data<int32_t>()[i] = q.zeroPoint[i];
+        else
+            t.data<uint8_t>()[i] = static_cast<uint8_t>(q.zeroPoint[i]);
     }
     return t;
 }
@@ -68,7 +72,8 @@ public:
             for (size_t k = 0; k < copy.inputs.size(); ++k)
                 if (!copy.inputs[k].empty()) copy.inputs[k] = inputFor(node, k, int8);
             for (std::string &out : copy.outputs)
-                if (m_plan.activations.count(out) && m_in.isGraphOutput(out)) out = renamedOutput(out);
+                if (m_plan.activations.count(out) && m_in.isGraphOutput(out))
+                    out = renamedOutput(out);
             m_out.nodes.push_back(copy);
             for (const std::string &out : node.outputs)
                 if (!out.empty() && m_plan.activations.count(out)) emitQdq(out);
@@ -89,9 +94,10 @@ private:
         if (m_out.opsetVersion >= 13) return Status::ok();
         for (const Node &n : m_in.nodes)
             if (n.domain.empty() && kChangedAtOpset13.count(n.opType))
-                return Status::unsupported(n.describe() + ": the QDQ export needs opset 13 and the model's opset " +
-                                           std::to_string(m_out.opsetVersion) + " " + n.opType +
-                                           " differs from its opset-13 form; re-export the model at opset 13");
+                return Status::unsupported(
+                    n.describe() + ": the QDQ export needs opset 13 and the model's opset " +
+                    std::to_string(m_out.opsetVersion) + " " + n.opType +
+                    " differs from its opset-13 form; re-export the model at opset 13");
         m_out.opsetVersion = 13;
         m_out.domainOpsets[""] = 13;
         return Status::ok();
@@ -147,18 +153,22 @@ private:
         qn.outputs = {fresh(value + "_QuantizeLinear_Output")};
         m_out.nodes.push_back(qn);
         m_dqOutput[value] = graphOutput ? value : fresh(value + "_DequantizeLinear_Output");
-        m_out.nodes.push_back(dequantizeNode(value, qn.outputs[0], scale, zp, m_dqOutput[value], q));
+        m_out.nodes.push_back(
+            dequantizeNode(value, qn.outputs[0], scale, zp, m_dqOutput[value], q));
     }
 
-    // A weight or bias of an int8 node, stored quantized behind a DQ (once per initializer and qparams).
+    // A weight or bias of an int8 node, stored quantized behind a DQ (once per initializer and
+    // qparams).
     std::string emitConstant(const std::string &init, const QParams &q) {
-        const std::string key = init + "#" + std::to_string(q.axis) + "#" + std::to_string(q.scale.size()) + "#" +
+        const std::string key = init + "#" + std::to_string(q.axis) + "#" +
+                                std::to_string(q.scale.size()) + "#" +
                                 (q.scale.empty() ? std::string() : std::to_string(q.scale[0]));
         auto it = m_constantOutput.find(key);
         if (it != m_constantOutput.end()) return it->second;
         const Tensor &tensor = *m_in.initializer(init);
         const std::string stored = fresh(init + "_quantized");
-        m_out.initializers[stored] = q.type == DataType::Int32 ? int32Quantize(tensor, q) : quantizeTensor(tensor, q);
+        m_out.initializers[stored] =
+            q.type == DataType::Int32 ? int32Quantize(tensor, q) : quantizeTensor(tensor, q);
         auto [scale, zp] = storeQParams(init, q);
         const std::string output = fresh(init + "_DequantizeLinear_Output");
         m_out.nodes.push_back(dequantizeNode(init, stored, scale, zp, output, q));
@@ -169,9 +179,11 @@ private:
         const std::string &value = node.inputs[k];
         if (int8) {
             auto weight = m_plan.weights.find({node.name, k});
-            if (weight != m_plan.weights.end()) return emitConstant(weight->second.initializer, weight->second.qparams);
+            if (weight != m_plan.weights.end())
+                return emitConstant(weight->second.initializer, weight->second.qparams);
             auto bias = m_plan.biases.find(node.name);
-            if (k == 2 && bias != m_plan.biases.end()) return emitConstant(bias->second.initializer, bias->second.qparams);
+            if (k == 2 && bias != m_plan.biases.end())
+                return emitConstant(bias->second.initializer, bias->second.qparams);
         }
         if (!m_plan.activations.count(value)) return value;
         // fp32 nodes read constants as they are; activations through the neighbour's Q/DQ.
@@ -192,8 +204,9 @@ private:
     Graph m_out;
     std::set<std::string> m_used;
     std::map<std::string, bool> m_int8;
-    std::map<std::string, std::string> m_dqOutput;       // activation -> its DQ output
-    std::map<std::string, std::string> m_preQuant;       // quantized graph output -> producer's new output
+    std::map<std::string, std::string> m_dqOutput;  // activation -> its DQ output
+    std::map<std::string, std::string>
+        m_preQuant;  // quantized graph output -> producer's new output
     std::map<std::string, std::string> m_constantOutput;  // weight/bias key -> its DQ output
 };
 
@@ -223,8 +236,9 @@ Result<QuantizeResult> quantizeGraph(const Graph &floatGraph, const RangeLookup 
         }
         for (const FoldedBatchNorm &f : result.folding.folded)
             if (f.batchNormNode == name)
-                result.warnings.push_back("excluded node '" + name + "' was folded into " + f.producerOp + " '" +
-                                          f.producerNode + "'; exclude '" + f.producerNode +
+                result.warnings.push_back("excluded node '" + name + "' was folded into " +
+                                          f.producerOp + " '" + f.producerNode + "'; exclude '" +
+                                          f.producerNode +
                                           "' to keep it in fp32, or turn BN folding off");
     }
     auto plan = buildPlanFromRanges(prepared, ranges, effective);
@@ -234,7 +248,8 @@ Result<QuantizeResult> quantizeGraph(const Graph &floatGraph, const RangeLookup 
     auto built = buildQdqGraph(prepared, result.plan);
     if (!built) return built.status();
     result.model = std::move(built.value());
-    result.warnings.insert(result.warnings.end(), result.plan.warnings.begin(), result.plan.warnings.end());
+    result.warnings.insert(result.warnings.end(), result.plan.warnings.begin(),
+                           result.plan.warnings.end());
     return result;
 }
 

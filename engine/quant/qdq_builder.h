@@ -18,13 +18,14 @@
 namespace ql::quant {
 
 // The float graph the plan is built on: a copy, with BatchNormalization folded when asked.
-Graph prepareFloatGraph(const Graph &floatGraph, bool foldBatchNorm, BatchNormFoldReport *report = nullptr);
+Graph prepareFloatGraph(const Graph &floatGraph, bool foldBatchNorm,
+                        BatchNormFoldReport *report = nullptr);
 
 // `prepared` is the graph the plan was built for (prepareFloatGraph's result).
 Result<Graph> buildQdqGraph(const Graph &prepared, const QuantizationPlan &plan);
 
 struct QuantizeResult {
-    Graph model;                   // the QDQ graph
+    Graph model;  // the QDQ graph
     QuantizationPlan plan;
     BatchNormFoldReport folding;
     std::vector<std::string> warnings;

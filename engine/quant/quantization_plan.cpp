@@ -10,11 +10,11 @@ namespace ql::quant {
 namespace {
 
 const std::set<std::string> kWeightedOps = {"Conv", "ConvTranspose", "Gemm", "MatMul"};
-const std::set<std::string> kGeneralOps = {"Add",        "Mul",       "Concat",  "AveragePool", "GlobalAveragePool",
-                                           "BatchNormalization",     "Relu",    "Clip",        "Sigmoid",
-                                           "LeakyRelu"};
+const std::set<std::string> kGeneralOps = {
+    "Add",  "Mul",  "Concat",  "AveragePool", "GlobalAveragePool", "BatchNormalization",
+    "Relu", "Clip", "Sigmoid", "LeakyRelu"};
 // Ops whose int8 form is exact with the input's qparams, so the output reuses them.
-const std::set<std::string> kSharingOps = {"MaxPool", "Reshape", "Flatten", "Transpose",
+const std::set<std::string> kSharingOps = {"MaxPool", "Reshape",   "Flatten", "Transpose",
                                            "Squeeze", "Unsqueeze", "Identity"};
 
 size_t editDistance(const std::string &a, const std::string &b) {
@@ -25,7 +25,8 @@ size_t editDistance(const std::string &a, const std::string &b) {
         row[0] = i;
         for (size_t j = 1; j <= b.size(); ++j) {
             const size_t above = row[j];
-            row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] == b[j - 1] ? 0 : 1)});
+            row[j] =
+                std::min({row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] == b[j - 1] ? 0 : 1)});
             diagonal = above;
         }
     }
@@ -65,7 +66,9 @@ int64_t weightAxis(const Node &node, const Tensor &weight) {
 class Planner {
 public:
     Planner(const Graph &graph, const RangeLookup &ranges, const QuantizationOptions &options)
-        : m_graph(graph), m_ranges(ranges), m_options(options),
+        : m_graph(graph),
+          m_ranges(ranges),
+          m_options(options),
           m_excluded(options.excludedNodes.begin(), options.excludedNodes.end()) {
         m_plan.options = options;
         for (size_t i = 0; i < graph.nodes.size(); ++i)
@@ -101,7 +104,8 @@ private:
         if (!kWeightedOps.count(head.opType) || head.outputs.empty()) return -1;
         const std::string &out = head.outputs[0];
         auto it = m_consumers.find(out);
-        if (m_graph.isGraphOutput(out) || it == m_consumers.end() || it->second.size() != 1) return -1;
+        if (m_graph.isGraphOutput(out) || it == m_consumers.end() || it->second.size() != 1)
+            return -1;
         const Node &act = m_graph.nodes[it->second[0]];
         if (!act.domain.empty() || m_excluded.count(act.name)) return -1;
         if (act.opType == "Relu" || (act.opType == "Clip" && clipHasConstantBounds(m_graph, act)))
@@ -117,8 +121,8 @@ private:
         const Node &node = m_graph.nodes[i];
         auto absorbed = m_absorbedBy.find(i);
         if (absorbed != m_absorbedBy.end())
-            return {node.name, node.opType, Precision::Int8, "fused into the quantized unit of " + absorbed->second,
-                    absorbed->second};
+            return {node.name, node.opType, Precision::Int8,
+                    "fused into the quantized unit of " + absorbed->second, absorbed->second};
         if (m_excluded.count(node.name)) {
             auto note = m_options.exclusionReasons.find(node.name);
             return fp32(node, "excluded by user" +
@@ -126,8 +130,10 @@ private:
                                        ? " (" + note->second + ")"
                                        : std::string()));
         }
-        if (!node.domain.empty()) return fp32(node, "op not quantizable (domain " + node.domain + ")");
-        if (node.outputs.empty() || node.outputs[0].empty() || !isFloatValue(m_graph, node.outputs[0]))
+        if (!node.domain.empty())
+            return fp32(node, "op not quantizable (domain " + node.domain + ")");
+        if (node.outputs.empty() || node.outputs[0].empty() ||
+            !isFloatValue(m_graph, node.outputs[0]))
             return fp32(node, "output is not float");
         if (kSharingOps.count(node.opType)) return decideSharing(node);
         if (kWeightedOps.count(node.opType)) return decideWeighted(i);
@@ -136,14 +142,16 @@ private:
     }
 
     NodeDecision decideSharing(const Node &node) {
-        auto in = node.hasInput(0) ? m_plan.activations.find(node.inputs[0]) : m_plan.activations.end();
+        auto in =
+            node.hasInput(0) ? m_plan.activations.find(node.inputs[0]) : m_plan.activations.end();
         if (in == m_plan.activations.end()) return fp32(node, "input is not quantized");
         m_plan.activations[node.outputs[0]] = in->second;
         return {node.name, node.opType, Precision::Int8, "shares its input's qparams", ""};
     }
 
-    // A MaxPool / Reshape / ... is int8 only to keep a chain of int8 ops int8: when nothing quantized
-    // reads its output, its Q/DQ would add error for nothing. Reverse order handles chains.
+    // A MaxPool / Reshape / ... is int8 only to keep a chain of int8 ops int8: when nothing
+    // quantized reads its output, its Q/DQ would add error for nothing. Reverse order handles
+    // chains.
     void demoteSharingOpsWithoutQuantizedConsumer() {
         for (size_t i = m_graph.nodes.size(); i-- > 0;) {
             const Node &node = m_graph.nodes[i];
@@ -153,7 +161,9 @@ private:
             bool quantizedConsumer = m_graph.isGraphOutput(out);
             auto it = m_consumers.find(out);
             if (it != m_consumers.end())
-                for (size_t c : it->second) quantizedConsumer = quantizedConsumer || m_plan.nodes[c].precision == Precision::Int8;
+                for (size_t c : it->second)
+                    quantizedConsumer =
+                        quantizedConsumer || m_plan.nodes[c].precision == Precision::Int8;
             if (quantizedConsumer) continue;
             d.precision = Precision::Fp32;
             d.reason = "no quantized consumer (runs on its input's dequantized values)";
@@ -202,9 +212,12 @@ private:
         const Node &node = m_graph.nodes[i];
         const Tensor *weight = node.hasInput(1) ? m_graph.initializer(node.inputs[1]) : nullptr;
         std::vector<size_t> dataInputs{0};
-        if (!weight && node.opType == "MatMul") dataInputs = {0, 1};
-        else if (!weight) return fp32(node, "weight is not a constant");
-        else if (weight->dtype() != DataType::Float) return fp32(node, "weight is not float");
+        if (!weight && node.opType == "MatMul")
+            dataInputs = {0, 1};
+        else if (!weight)
+            return fp32(node, "weight is not a constant");
+        else if (weight->dtype() != DataType::Float)
+            return fp32(node, "weight is not float");
 
         const int act = fusedActivation(i);
         const Node &last = act >= 0 ? m_graph.nodes[act] : node;
@@ -218,7 +231,8 @@ private:
 
         if (weight) {
             const int64_t axis = weightAxis(node, *weight);
-            QParams wq = weightQParams(*weight, axis, m_options.perChannelWeights, m_options.weightRange());
+            QParams wq =
+                weightQParams(*weight, axis, m_options.perChannelWeights, m_options.weightRange());
             m_plan.weights[{node.name, 1}] = {node.inputs[1], wq};
             planBias(node, *weight, axis, qparams.at(node.inputs[0]), wq);
         }
@@ -226,24 +240,29 @@ private:
         std::string how = "quantized";
         if (act >= 0) {
             m_absorbedBy[static_cast<size_t>(act)] = node.name;
-            how += " with " + m_graph.nodes[act].opType + " '" + m_graph.nodes[act].name + "' as one unit";
+            how += " with " + m_graph.nodes[act].opType + " '" + m_graph.nodes[act].name +
+                   "' as one unit";
         }
         return {node.name, node.opType, Precision::Int8, how, ""};
     }
 
     // int32 bias with scale x_scale * w_scale[c] (ONNX Runtime's QDQ convention), when simple.
-    void planBias(const Node &node, const Tensor &weight, int64_t axis, const QParams &input, const QParams &wq) {
+    void planBias(const Node &node, const Tensor &weight, int64_t axis, const QParams &input,
+                  const QParams &wq) {
         if (node.opType == "MatMul" || !node.hasInput(2)) return;
         const Tensor *bias = m_graph.initializer(node.inputs[2]);
-        const int64_t channels = axis >= 0 && axis < weight.rank() ? weight.dim(static_cast<int>(axis)) : -1;
+        const int64_t channels =
+            axis >= 0 && axis < weight.rank() ? weight.dim(static_cast<int>(axis)) : -1;
         int64_t outChannels = channels;
         if (node.opType == "ConvTranspose") outChannels = channels * node.attrInt("group", 1);
         auto keepFloat = [&](const std::string &why) {
             m_plan.warnings.push_back(node.describe() + ": bias stays float (" + why + ")");
         };
         if (!bias || bias->dtype() != DataType::Float) return keepFloat("not a float constant");
-        if (bias->numel() != outChannels || bias->rank() != 1) return keepFloat("not a 1-D per-channel vector");
-        if (node.opType == "Gemm" && node.attrFloat("beta", 1.0f) != 1.0f) return keepFloat("Gemm beta is not 1");
+        if (bias->numel() != outChannels || bias->rank() != 1)
+            return keepFloat("not a 1-D per-channel vector");
+        if (node.opType == "Gemm" && node.attrFloat("beta", 1.0f) != 1.0f)
+            return keepFloat("Gemm beta is not 1");
         BiasPlan plan;
         plan.initializer = node.inputs[2];
         plan.qparams.type = DataType::Int32;
@@ -256,7 +275,8 @@ private:
             plan.qparams.scale.push_back(xs * wq.scale.at(0));
         }
         for (float s : plan.qparams.scale)
-            if (!(s > 0.0f) || !std::isfinite(s)) return keepFloat("scale input * weight is not positive");
+            if (!(s > 0.0f) || !std::isfinite(s))
+                return keepFloat("scale input * weight is not positive");
         plan.qparams.zeroPoint.assign(plan.qparams.scale.size(), 0);
         m_plan.biases[node.name] = plan;
     }
@@ -284,7 +304,9 @@ QRangeOptions QuantizationOptions::activationRange() const {
     return r;
 }
 
-QRangeOptions QuantizationOptions::weightRange() const { return defaultWeightOptions(); }
+QRangeOptions QuantizationOptions::weightRange() const {
+    return defaultWeightOptions();
+}
 
 ObserverOptions QuantizationOptions::observerOptions() const {
     ObserverOptions o;
@@ -301,11 +323,14 @@ const NodeDecision *QuantizationPlan::decision(const std::string &nodeName) cons
 }
 
 int QuantizationPlan::countInt8() const {
-    return static_cast<int>(std::count_if(nodes.begin(), nodes.end(),
-                                          [](const NodeDecision &d) { return d.precision == Precision::Int8; }));
+    return static_cast<int>(std::count_if(nodes.begin(), nodes.end(), [](const NodeDecision &d) {
+        return d.precision == Precision::Int8;
+    }));
 }
 
-int QuantizationPlan::countFp32() const { return static_cast<int>(nodes.size()) - countInt8(); }
+int QuantizationPlan::countFp32() const {
+    return static_cast<int>(nodes.size()) - countInt8();
+}
 
 Status validateExcludedNodes(const Graph &graph, const std::vector<std::string> &names) {
     std::vector<std::string> unknown;
@@ -317,7 +342,8 @@ Status validateExcludedNodes(const Graph &graph, const std::vector<std::string> 
     for (const Node &n : graph.nodes) scored.push_back({editDistance(first, n.name), n.name});
     std::sort(scored.begin(), scored.end());
     std::string message = "excluded node '" + first + "' is not in the model";
-    if (unknown.size() > 1) message += " (and " + std::to_string(unknown.size() - 1) + " more unknown names)";
+    if (unknown.size() > 1)
+        message += " (and " + std::to_string(unknown.size() - 1) + " more unknown names)";
     if (!scored.empty()) {
         message += "; closest names: ";
         for (size_t k = 0; k < std::min<size_t>(3, scored.size()); ++k)
@@ -329,8 +355,10 @@ Status validateExcludedNodes(const Graph &graph, const std::vector<std::string> 
 Result<QuantizationPlan> buildPlanFromRanges(const Graph &graph, const RangeLookup &ranges,
                                              const QuantizationOptions &options) {
     QL_RETURN_IF_ERROR(validateExcludedNodes(graph, options.excludedNodes));
-    if (options.method == RangeMethod::Percentile && !(options.percentile > 0.0f && options.percentile <= 100.0f))
-        return Status::badInput("percentile must be in (0, 100], got " + std::to_string(options.percentile));
+    if (options.method == RangeMethod::Percentile &&
+        !(options.percentile > 0.0f && options.percentile <= 100.0f))
+        return Status::badInput("percentile must be in (0, 100], got " +
+                                std::to_string(options.percentile));
     return Planner(graph, ranges, options).run();
 }
 

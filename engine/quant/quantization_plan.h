@@ -39,9 +39,9 @@ struct QuantizationOptions {
     bool symmetricActivations = false;  // false: uint8 asymmetric; true: int8 symmetric
     bool reduceRange = false;
     RangeMethod method = RangeMethod::MinMax;
-    double percentile = 99.999;         // for RangeMethod::Percentile, in percent
-    bool foldBatchNorm = true;          // applied by prepareFloatGraph (quant/qdq_builder.h)
-    std::vector<std::string> excludedNodes;          // node names kept in fp32
+    double percentile = 99.999;              // for RangeMethod::Percentile, in percent
+    bool foldBatchNorm = true;               // applied by prepareFloatGraph (quant/qdq_builder.h)
+    std::vector<std::string> excludedNodes;  // node names kept in fp32
     std::map<std::string, std::string> exclusionReasons;  // optional note per excluded node
 
     QRangeOptions activationRange() const;
@@ -56,8 +56,8 @@ struct NodeDecision {
     std::string node;
     std::string opType;
     Precision precision = Precision::Fp32;
-    std::string reason;     // why fp32 ("excluded by user", "op not quantizable", ...) or how int8
-    std::string unitHead;   // for an activation fused into a quantized unit: the head node's name
+    std::string reason;    // why fp32 ("excluded by user", "op not quantizable", ...) or how int8
+    std::string unitHead;  // for an activation fused into a quantized unit: the head node's name
 };
 
 // A weight (or quantized constant) of the plan: which initializer, quantized how.
@@ -78,7 +78,7 @@ struct QuantizationPlan {
     std::map<std::string, QParams> activations;  // value name -> qparams
     // Per (node, input index): how a constant input of an int8 node is quantized.
     std::map<std::pair<std::string, size_t>, WeightPlan> weights;
-    std::map<std::string, BiasPlan> biases;       // by node name (input 2)
+    std::map<std::string, BiasPlan> biases;  // by node name (input 2)
     std::vector<std::string> warnings;
 
     const NodeDecision *decision(const std::string &nodeName) const;
