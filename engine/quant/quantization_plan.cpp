@@ -102,6 +102,12 @@ private:
     int fusedActivation(size_t i) const {
         const Node &head = m_graph.nodes[i];
         if (!kWeightedOps.count(head.opType) || head.outputs.empty()) return -1;
+        return soleActivationConsumer(head);
+    }
+
+    // The Relu / Clip (constant bounds, not excluded) that alone reads node's output, or -1.
+    int soleActivationConsumer(const Node &head) const {
+        if (head.outputs.empty()) return -1;
         const std::string &out = head.outputs[0];
         auto it = m_consumers.find(out);
         if (m_graph.isGraphOutput(out) || it == m_consumers.end() || it->second.size() != 1)
@@ -201,11 +207,28 @@ private:
         std::map<std::string, QParams> qparams;
         std::string why;
         if (!collectActivationInputs(node, dataInputs, &qparams, &why)) return fp32(node, why);
-        auto out = activationQParams(node.outputs[0]);
-        if (!out) return fp32(node, "no calibration range for output '" + node.outputs[0] + "'");
+        if (m_clampAdopted.count(node.name)) {  // its producer already quantized the input with
+            qparams[node.outputs[0]] = qparams.at(node.inputs[0]);  // the clamp's own range
+            commit(qparams);
+            return {node.name, node.opType, Precision::Int8,
+                    "shares its input's qparams (the clamp is implicit in the quantized range)",
+                    ""};
+        }
+        // An Add / Concat / ... feeding only a Relu / Clip quantizes its output with the
+        // activation's range (ONNX Runtime's removable activation): the Q/DQ pair then does the
+        // clamp, the activation becomes a no-op on the quantized tensor, and int8 lowering can
+        // drop it. Exact because the activation is the value's only reader.
+        const int clamp = soleActivationConsumer(node);
+        const std::string &rangeOf = clamp >= 0 ? m_graph.nodes[clamp].outputs[0] : node.outputs[0];
+        auto out = activationQParams(rangeOf);
+        if (!out) return fp32(node, "no calibration range for output '" + rangeOf + "'");
         qparams[node.outputs[0]] = *out;
         commit(qparams);
-        return {node.name, node.opType, Precision::Int8, "quantized", ""};
+        if (clamp < 0) return {node.name, node.opType, Precision::Int8, "quantized", ""};
+        const Node &act = m_graph.nodes[clamp];
+        m_clampAdopted.insert(act.name);
+        return {node.name, node.opType, Precision::Int8,
+                "quantized with the range of " + act.opType + " '" + act.name + "'", ""};
     }
 
     NodeDecision decideWeighted(size_t i) {
@@ -291,6 +314,7 @@ private:
     std::set<std::string> m_excluded;
     std::map<std::string, std::vector<size_t>> m_consumers;
     std::map<size_t, std::string> m_absorbedBy;  // activation node index -> unit head name
+    std::set<std::string> m_clampAdopted;  // Relu / Clip whose range their producer's output took
     QuantizationPlan m_plan;
 };
 
