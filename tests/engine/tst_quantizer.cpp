@@ -307,3 +307,57 @@ TEST_F(DemoPlan, OlderOpsetIsRaisedTo13UnlessAnOpChangedThere) {
               std::string::npos)
         << refused.status().message();
 }
+
+TEST(RemovableActivation, AddFollowedByReluTakesTheReluRange) {
+    // x -> Conv -> Add(conv, x) -> Relu -> y: the Add's output is quantized with the Relu's range.
+    Graph g;
+    g.opsetVersion = 13;
+    g.domainOpsets[""] = 13;
+    ValueInfo in;
+    in.name = "x";
+    in.dtype = DataType::Float;
+    in.shape = {2, 3, 5, 5};
+    in.hasShape = true;
+    g.inputs = {in};
+    ValueInfo out = in;
+    out.name = "y";
+    g.outputs = {out};
+    g.initializers["w"] = randomTensor({3, 3, 3, 3}, 31, -0.5f, 0.5f);
+    Node conv = makeNode("Conv", {{"pads", intsAttr({1, 1, 1, 1})}});
+    conv.name = "conv";
+    conv.inputs = {"x", "w"};
+    conv.outputs = {"c"};
+    Node add = makeNode("Add");
+    add.name = "add";
+    add.inputs = {"c", "x"};
+    add.outputs = {"s"};
+    Node relu = makeNode("Relu");
+    relu.name = "relu";
+    relu.inputs = {"s"};
+    relu.outputs = {"y"};
+    g.nodes = {conv, add, relu};
+    const Tensor x = randomTensor({2, 3, 5, 5}, 32, -2.0f, 2.0f);
+    const auto ranges = minMaxRanges(g, "x", x);
+    auto result = quant::quantizeGraph(g, ranges, {});
+    ASSERT_TRUE(result.isOk()) << result.status().message();
+    const auto &plan = result.value().plan;
+    EXPECT_EQ(plan.decision("add")->reason, "quantized with the range of Relu 'relu'");
+    EXPECT_EQ(plan.decision("relu")->precision, quant::Precision::Int8);
+    const auto &sum = plan.activations.at("s");
+    const auto &y = plan.activations.at("y");
+    EXPECT_EQ(sum.scale, y.scale);
+    EXPECT_EQ(sum.zeroPoint, y.zeroPoint);
+    EXPECT_EQ(sum.zeroPoint.at(0), 0);  // uint8 [0, max]: the Q/DQ pair clamps like the Relu
+    EXPECT_FLOAT_EQ(sum.scale.at(0), ranges("y")->second / 255.0f);
+    // An excluded Relu keeps its own qparams and the Add its own range.
+    quant::QuantizationOptions options;
+    options.excludedNodes = {"relu"};
+    auto excluded = quant::quantizeGraph(g, ranges, options);
+    ASSERT_TRUE(excluded.isOk());
+    EXPECT_EQ(excluded.value().plan.decision("add")->reason, "quantized");
+    EXPECT_LT(excluded.value().plan.activations.at("s").zeroPoint.at(0), 255);
+    EXPECT_GT(excluded.value().plan.activations.at("s").zeroPoint.at(0), 0);
+    const auto reference = runGraph(g, {{"x", x}});
+    const auto quantized = runGraph(result.value().model, {{"x", x}});
+    EXPECT_GT(sqnrDb(reference[0], quantized[0]), 30.0);
+}
