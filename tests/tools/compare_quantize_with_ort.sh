@@ -23,8 +23,14 @@ failures=0
 grep -qw avx512_vnni /proc/cpuinfo && isa="VNNI" || isa="no VNNI ($(grep -ow -m1 'avx512f\|avx2' /proc/cpuinfo | head -1))"
 echo "model: $model, calibration and evaluation: $calib, CPU: $isa"
 echo
-echo "| setting | QuantLens QDQ vs float | ORT reference vs QuantLens | ORT int8 vs QuantLens |"
-echo "|---|---|---|---|"
+if "$quantlens" infer --help | grep -q -- --precision; then int8=1; else int8=0; fi
+if [ "$int8" = 1 ]; then
+    echo "| setting | QuantLens reference vs float | ORT reference vs QuantLens reference | QuantLens int8 vs float | QuantLens int8 vs reference | ORT int8 vs QuantLens int8 | int8 fallbacks |"
+    echo "|---|---|---|---|---|---|---|"
+else
+    echo "| setting | QuantLens QDQ vs float | ORT reference vs QuantLens | ORT int8 vs QuantLens |"
+    echo "|---|---|---|---|"
+fi
 for setting in "default:" "per-tensor:--per-tensor" "symmetric:--symmetric-activations" \
                "reduce-range:--reduce-range" "percentile:--method percentile" "mse:--method mse"; do
     name=${setting%%:*}
@@ -32,14 +38,28 @@ for setting in "default:" "per-tensor:--per-tensor" "symmetric:--symmetric-activ
     # shellcheck disable=SC2086
     "$quantlens" quantize "$model" --calib "$calib" --out "$work/$name.onnx" $args >"$work/$name.log" 2>&1 ||
         { echo "| $name | quantize failed: $(tail -1 "$work/$name.log") | | |"; failures=$((failures + 1)); continue; }
-    "$quantlens" infer "$work/$name.onnx" --input "input=$calib" --output-dir "$work/$name" --threads 2 >/dev/null
+    if [ "$int8" = 1 ]; then
+        "$quantlens" infer "$work/$name.onnx" --input "input=$calib" --output-dir "$work/$name" --threads 2 \
+            --precision reference >/dev/null
+        "$quantlens" infer "$work/$name.onnx" --input "input=$calib" --output-dir "$work/$name.int8" --threads 2 \
+            --precision int8 >/dev/null
+    else
+        "$quantlens" infer "$work/$name.onnx" --input "input=$calib" --output-dir "$work/$name" --threads 2 >/dev/null
+    fi
     node "$here/ort_run.js" infer "$work/$name.onnx" "$calib" "$work/$name.ort.npy" >/dev/null
     ORT_GRAPH_OPTIMIZATION=disabled node "$here/ort_run.js" infer "$work/$name.onnx" "$calib" "$work/$name.ortref.npy" >/dev/null
     ours="$work/$name/output_0.npy"
     vs_float=$(sqnr "$work/float/output_0.npy" "$ours")
     vs_ref=$(sqnr "$work/$name.ortref.npy" "$ours")
     vs_int8=$(sqnr "$work/$name.ort.npy" "$ours")
-    echo "| $name | $vs_float dB | $vs_ref dB | $vs_int8 dB |"
+    if [ "$int8" = 1 ]; then
+        int8_out="$work/$name.int8/output_0.npy"
+        fallbacks=$(grep -c '"node"' "$work/$name.int8/outputs.json")
+        echo "| $name | $vs_float dB | $vs_ref dB | $(sqnr "$work/float/output_0.npy" "$int8_out") dB |" \
+             "$(sqnr "$ours" "$int8_out") dB | $(sqnr "$work/$name.ort.npy" "$int8_out") dB | $fallbacks |"
+    else
+        echo "| $name | $vs_float dB | $vs_ref dB | $vs_int8 dB |"
+    fi
     python3 -c "import sys; sys.exit(0 if float('$vs_float') >= 30 and float('$vs_ref') >= 40 else 1)" ||
         failures=$((failures + 1))
 done
