@@ -57,6 +57,52 @@ ql::Status readSkipList(const QString &path, const QString &modelPath,
     return ql::Status::ok();
 }
 
+// The plan as JSON; "fp32_nodes" (the nodes the user excluded) and "reason" follow the skip-list
+// format, so the report can be edited and passed back with --skip-list.
+QJsonObject planReport(const ql::quant::QuantizeResult &result, const QString &model,
+                       const QString &out, int64_t samples) {
+    const ql::quant::QuantizationOptions &o = result.plan.options;
+    QJsonArray nodes, fp32, folded;
+    QJsonObject reasons;
+    for (const auto &d : result.plan.nodes) {
+        const bool int8 = d.precision == ql::quant::Precision::Int8;
+        QJsonObject node{{"name", QString::fromStdString(d.node)},
+                         {"op", QString::fromStdString(d.opType)},
+                         {"precision", int8 ? "int8" : "fp32"},
+                         {"reason", QString::fromStdString(d.reason)}};
+        if (!d.unitHead.empty()) node["unit_head"] = QString::fromStdString(d.unitHead);
+        nodes.append(node);
+        // Only the user's choices go to the skip-list part: the other fp32 nodes follow from them.
+        if (!int8 && d.reason.rfind("excluded by user", 0) == 0) {
+            fp32.append(QString::fromStdString(d.node));
+            auto note = o.exclusionReasons.find(d.node);
+            if (note != o.exclusionReasons.end())
+                reasons[QString::fromStdString(d.node)] = QString::fromStdString(note->second);
+        }
+    }
+    for (const auto &f : result.folding.folded)
+        folded.append(QJsonObject{{"batch_norm", QString::fromStdString(f.batchNormNode)},
+                                  {"into", QString::fromStdString(f.producerNode)},
+                                  {"op", QString::fromStdString(f.producerOp)}});
+    QJsonArray warnings;
+    for (const std::string &w : result.warnings) warnings.append(QString::fromStdString(w));
+    const QJsonObject options{{"method", ql::quant::rangeMethodName(o.method)},
+                              {"percentile", o.percentile},
+                              {"per_channel_weights", o.perChannelWeights},
+                              {"symmetric_activations", o.symmetricActivations},
+                              {"reduce_range", o.reduceRange},
+                              {"fold_batch_norm", o.foldBatchNorm}};
+    return QJsonObject{{"model", QFileInfo(model).fileName()},
+                       {"quantized_model", out},
+                       {"calibration_samples", static_cast<qint64>(samples)},
+                       {"options", options},
+                       {"nodes", nodes},
+                       {"folded_batch_norms", folded},
+                       {"warnings", warnings},
+                       {"fp32_nodes", fp32},
+                       {"reason", reasons}};
+}
+
 void printSummary(const ql::quant::QuantizeResult &result, const QString &out) {
     for (const auto &f : result.folding.folded)
         std::printf("folded   BatchNormalization '%s' into %s '%s'\n", f.batchNormNode.c_str(),
@@ -109,6 +155,11 @@ int runQuantize(const QStringList &arguments) {
                       "keep in fp32.",
                       "FILE.json"});
     parser.addOption({"threads", "Threads for the calibration run (default: all cores).", "N"});
+    parser.addOption(
+        {"report",
+         "Write the plan as JSON: per node int8/fp32 and why, BN folding, options; its "
+         "\"fp32_nodes\" and \"reason\" make it a skip-list for --skip-list.",
+         "FILE.json"});
     if (!parser.parse(QStringList{"quantlens quantize"} + arguments))
         return usageError(parser.errorText());
     if (parser.isSet("help")) {
@@ -187,6 +238,13 @@ int runQuantize(const QStringList &arguments) {
     if (!QDir().mkpath(outDir)) return usageError(outDir + ": cannot create folder");
     ql::Status written = ql::writeModel(result.value().model, out.toStdString());
     if (!written) return reportFailure(written);
+    if (parser.isSet("report")) {
+        QFile report(parser.value("report"));
+        if (!report.open(QIODevice::WriteOnly))
+            return usageError(report.fileName() + ": cannot write the report");
+        report.write(QJsonDocument(planReport(result.value(), modelPath, out, stats.sampleCount()))
+                         .toJson());
+    }
     printSummary(result.value(), out);
     return Success;
 }

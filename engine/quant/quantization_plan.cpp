@@ -129,7 +129,13 @@ private:
         if (absorbed != m_absorbedBy.end())
             return {node.name, node.opType, Precision::Int8,
                     "fused into the quantized unit of " + absorbed->second, absorbed->second};
+        auto follower = m_followsExcluded.find(i);
+        if (follower != m_followsExcluded.end())
+            return fp32(node, "in one unit with excluded " + follower->second);
         if (m_excluded.count(node.name)) {
+            // Excluding a Conv excludes the Relu / Clip of its unit too: the user means the layer.
+            const int act = fusedActivation(i);
+            if (act >= 0) m_followsExcluded[static_cast<size_t>(act)] = node.describe();
             auto note = m_options.exclusionReasons.find(node.name);
             return fp32(node, "excluded by user" +
                                   (note != m_options.exclusionReasons.end() && !note->second.empty()
@@ -314,7 +320,10 @@ private:
     std::set<std::string> m_excluded;
     std::map<std::string, std::vector<size_t>> m_consumers;
     std::map<size_t, std::string> m_absorbedBy;  // activation node index -> unit head name
-    std::set<std::string> m_clampAdopted;  // Relu / Clip whose range their producer's output took
+    std::set<std::string> m_clampAdopted;
+    std::map<size_t, std::string>
+        m_followsExcluded;  // activation index -> its excluded head  // Relu / Clip whose range
+                            // their producer's output took
     QuantizationPlan m_plan;
 };
 

@@ -222,7 +222,9 @@ TEST_F(DemoPlan, StoredStatisticsServeEveryReplan) {
               quant::Precision::Fp32);
     // The excluded Conv's Relu is then quantized on its own, and no weight of the Conv is
     // quantized.
-    EXPECT_EQ(t.value().plan.decision("/features/features.10/Relu")->unitHead, "");
+    const auto *relu10 = t.value().plan.decision("/features/features.10/Relu");
+    EXPECT_EQ(relu10->precision, quant::Precision::Fp32);
+    EXPECT_EQ(relu10->reason, "in one unit with excluded Conv '/features/features.8/Conv'");
     EXPECT_EQ(t.value().plan.weights.count({"/features/features.8/Conv", 1}), 0u);
     for (const auto &[key, w] : t.value().plan.weights)
         EXPECT_FALSE(w.qparams.perChannel()) << key.first;

@@ -66,6 +66,14 @@ expect "skip-list reason shown" 0 "fp32     Gemm '/classifier/Gemm': excluded by
 check_quantized exclude 30 --exclude /features/features.4/Conv
 expect "excluded conv fp32" 0 "fp32     Conv '/features/features.4/Conv': excluded by user" -- cat "$work/exclude.log"
 
+# --report: the plan as JSON, whose "fp32_nodes" / "reason" work as a skip-list again.
+expect "report written" 0 "summary:" -- "$quantlens" quantize "$model" --calib "$samples" --out "$work/r.onnx" \
+    --skip-list "$work/skip.json" --report "$work/report.json"
+expect "report names the excluded node" 0 '"/classifier/Gemm": "low SQNR"' -- cat "$work/report.json"
+expect "report lists folded BNs" 0 '"batch_norm": "/features/features.5/BatchNormalization"' -- cat "$work/report.json"
+expect "report reused as skip-list" 0 "fp32     Gemm '/classifier/Gemm': excluded by user (low SQNR)" -- \
+    "$quantlens" quantize "$model" --calib "$samples" --out "$work/r2.onnx" --skip-list "$work/report.json"
+
 # Mistakes: exit 2 and a message naming what is wrong.
 run() { "$quantlens" quantize "$model" --calib "$samples" --out "$work/x.onnx" "$@"; }
 expect "unknown excluded node" 2 "excluded node '/features/features.4/conv' is not in the model; closest names: '/features/features.4/Conv'" -- \
