@@ -10,17 +10,17 @@ namespace {
 
 // Bins needed to reach `extent` (>= 0) with bins of `width`; a value on the far edge still fits
 // (it is clamped into the last bin), and rounding noise of a few ulps does not cost a bin.
-int64_t binsToReach(double extent, double width) {
-    if (extent <= 0.0) return 0;
-    return static_cast<int64_t>(std::ceil(extent / width * (1.0 - 1e-12)));
+// A double, because a far outlier can need more bins than an int64 holds.
+double binsToReach(double extent, double width) {
+    if (extent <= 0.0) return 0.0;
+    return std::ceil(extent / width * (1.0 - 1e-12));
 }
 
-int64_t ceilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
 int64_t floorDiv(int64_t a, int64_t b) { return a >= 0 ? a / b : -((-a + b - 1) / b); }
 
 }  // namespace
 
-Histogram::Histogram(int bins) : m_counts(static_cast<size_t>(std::max(bins, 2)), 0) {}
+Histogram::Histogram(int bins) : m_counts(static_cast<size_t>(std::max(bins, 4)), 0) {}
 
 int Histogram::binOf(float v) const {
     const int64_t j = static_cast<int64_t>(std::floor(static_cast<double>(v) / m_width));
@@ -91,28 +91,45 @@ void Histogram::cover(double lo, double hi) {
         if (j < 0) usedNegative = std::max(usedNegative, -j);
         else usedPositive = std::max(usedPositive, j + 1);
     }
-    int64_t k = 2, needNegative = 0, needPositive = 0;
-    for (;; ++k) {
-        needNegative = std::max(binsToReach(-lo, m_width * k), ceilDiv(usedNegative, k));
-        needPositive = std::max(binsToReach(hi, m_width * k), ceilDiv(usedPositive, k));
-        if (needNegative + needPositive <= n) break;
+    // The smallest integer merge factor k that fits both the new data and the counted bins. The
+    // fit is monotone in k; k is a double because an outlier can be 1e30 bins away.
+    auto needs = [&](double k, double &negative, double &positive) {
+        negative = std::max(binsToReach(-lo, m_width * k), std::ceil(static_cast<double>(usedNegative) / k));
+        positive = std::max(binsToReach(hi, m_width * k), std::ceil(static_cast<double>(usedPositive) / k));
+        return negative + positive <= static_cast<double>(n);
+    };
+    const double extent = std::max(-lo, usedNegative * m_width) + std::max(hi, usedPositive * m_width);
+    // No k below extent / (w n) fits (each side needs at least its extent / (k w) bins), every k
+    // from extent / (w (n - 2)) does (ceil adds less than one bin per side); k = 1 did not fit.
+    double low = std::max(1.0, std::floor(extent / (m_width * static_cast<double>(n))));
+    double high = std::max(low + 1.0, std::ceil(extent / (m_width * static_cast<double>(n - 2))));
+    double needNegative = 0.0, needPositive = 0.0;
+    if (low >= 2.0 && needs(low, needNegative, needPositive)) high = low;
+    while (high - low > 1.0) {  // low does not fit, high fits
+        const double mid = std::floor((low + high) / 2.0);
+        if (mid <= low || mid >= high) break;  // beyond 2^53 doubles skip integers
+        (needs(mid, needNegative, needPositive) ? high : low) = mid;
     }
+    const double k = high;
+    needs(k, needNegative, needPositive);
     // Spare bins go half to each side that has data, so later growth needs fewer merges; a side
     // that never had data gets none (a Relu output keeps all bins for its positive range).
-    const int64_t spare = n - needNegative - needPositive;
-    int64_t negative = needNegative;
+    const int64_t spare = n - static_cast<int64_t>(needNegative + needPositive);
+    int64_t negative = static_cast<int64_t>(needNegative);
     if (needNegative > 0 && needPositive > 0) negative += spare / 2;
     else if (needPositive == 0) negative = n;
 
+    // Beyond n every old bin lands in bin -1 or 0 anyway; keeps the integer division in range.
+    const int64_t mergeFactor = static_cast<int64_t>(std::min(k, static_cast<double>(n + 1)));
     std::vector<int64_t> merged(static_cast<size_t>(n), 0);
     for (int64_t j = -m_negativeBins; j < positiveBins(); ++j) {
         const int64_t c = m_counts[static_cast<size_t>(j + m_negativeBins)];
         if (!c) continue;
-        merged[static_cast<size_t>(floorDiv(j, k) + negative)] += c;
+        merged[static_cast<size_t>(floorDiv(j, mergeFactor) + negative)] += c;
     }
     m_counts.swap(merged);
     m_negativeBins = static_cast<int>(negative);
-    m_width *= static_cast<double>(k);
+    m_width *= k;
 }
 
 std::vector<int64_t> Histogram::absoluteCounts() const {

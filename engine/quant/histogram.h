@@ -17,7 +17,7 @@ namespace ql::quant {
 
 class Histogram {
 public:
-    explicit Histogram(int bins = 2048);
+    explicit Histogram(int bins = 2048);  // at least 4 bins
 
     // Adds the finite values; NaN and +-Inf are skipped and counted in nonFiniteCount().
     void add(const float *data, int64_t n);

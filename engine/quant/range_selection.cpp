@@ -205,10 +205,18 @@ std::pair<float, float> mseRange(const Histogram &h, const QRangeOptions &target
         for (int64_t j : candidateEdges(std::max(usedNegative, usedPositive), maxCandidatesPerSide))
             consider(-static_cast<double>(j) * w, static_cast<double>(j) * w);
     } else {
-        const std::vector<int64_t> lows = candidateEdges(usedNegative, maxCandidatesPerSide);
-        const std::vector<int64_t> highs = candidateEdges(usedPositive, maxCandidatesPerSide);
+        // Coarse grid over both ends, then every edge within one coarse step of the best pair.
+        const int coarse = std::max(2, maxCandidatesPerSide / 16);
+        const std::vector<int64_t> lows = candidateEdges(usedNegative, coarse);
+        const std::vector<int64_t> highs = candidateEdges(usedPositive, coarse);
         for (int64_t a : lows)
             for (int64_t b : highs) consider(-static_cast<double>(a) * w, static_cast<double>(b) * w);
+        const int64_t strideLow = lows.size() > 1 ? lows[1] - lows[0] : 1;
+        const int64_t strideHigh = highs.size() > 1 ? highs[1] - highs[0] : 1;
+        const int64_t a0 = std::llround(-bestLo / w), b0 = std::llround(bestHi / w);
+        for (int64_t a = std::max<int64_t>(0, a0 - strideLow); a <= std::min(usedNegative, a0 + strideLow); ++a)
+            for (int64_t b = std::max<int64_t>(0, b0 - strideHigh); b <= std::min(usedPositive, b0 + strideHigh); ++b)
+                consider(-static_cast<double>(a) * w, static_cast<double>(b) * w);
     }
     return clampToObserved(h, bestLo, bestHi);
 }

@@ -32,9 +32,10 @@ std::pair<float, float> entropyRange(const Histogram &histogram, int quantizedBi
 double expectedQuantizationMse(const Histogram &histogram, float lo, float hi, const QRangeOptions &target);
 
 // MSE-optimal range: the [lo, hi] (lo <= 0 <= hi on bin edges; lo = -hi for a symmetric target)
-// that minimises expectedQuantizationMse. Asymmetric targets search lo and hi independently
-// (at most `maxCandidatesPerSide` edges per side).
+// that minimises expectedQuantizationMse. Symmetric targets try up to `maxCandidatesPerSide`
+// thresholds; asymmetric targets search lo and hi together on a grid of 1/16 of that per
+// side, then every edge pair within one grid step of the best.
 std::pair<float, float> mseRange(const Histogram &histogram, const QRangeOptions &target,
-                                 int maxCandidatesPerSide = 512);
+                                 int maxCandidatesPerSide = 2048);
 
 }  // namespace ql::quant

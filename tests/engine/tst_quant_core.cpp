@@ -767,3 +767,19 @@ TEST(CalibrationData, RejectsNanWrongShapeAndMissingFiles) {
     ASSERT_FALSE(source.isOk());
     EXPECT_NE(source.status().message().find("one input"), std::string::npos);
 }
+
+TEST(Histogram, FarOutlierAfterTinyRangeStaysExact) {
+    Histogram h(64);
+    const std::vector<float> small = {1e-6f, 2e-6f, -1e-6f, 0.0f}, far = {1e30f}, negative = {-3e35f};
+    h.add(small.data(), 4);
+    h.add(far.data(), 1);
+    h.add(negative.data(), 1);
+    EXPECT_EQ(h.total(), 6);
+    int64_t sum = 0;
+    for (int64_t c : h.counts()) sum += c;
+    EXPECT_EQ(sum, 6);
+    EXPECT_LE(h.lowerEdge(), -3e35);
+    EXPECT_GE(h.upperEdge(), 1e30 * (1 - 1e-9));
+    EXPECT_LE(h.upperEdge() - h.lowerEdge(), 3.1e35 * 64 / 60);  // about the data's extent
+    EXPECT_FLOAT_EQ(percentileRange(h, 100.0).first, -3e35f);
+}
