@@ -97,7 +97,7 @@ function sessionOptions(threads) {
     return {
         intraOpNumThreads: threads,
         interOpNumThreads: 1,
-        graphOptimizationLevel: 'all',
+        graphOptimizationLevel: process.env.ORT_GRAPH_OPTIMIZATION || 'all',  // 'disabled': QDQ runs as float ops
         executionMode: 'sequential',
     };
 }

@@ -1,0 +1,151 @@
+#include "onnx_io/model_writer.h"
+
+#include <fstream>
+#include <set>
+
+#include <onnx/checker.h>
+#include <onnx/onnx_pb.h>
+
+#include "onnx_io/onnx_tensor.h"
+
+namespace ql {
+
+namespace {
+
+void fillValueInfo(const ValueInfo &info, onnx::ValueInfoProto *proto) {
+    proto->set_name(info.name);
+    if (info.dtype == DataType::Undefined) return;
+    auto *tensorType = proto->mutable_type()->mutable_tensor_type();
+    tensorType->set_elem_type(static_cast<int>(info.dtype));
+    if (!info.hasShape) return;
+    auto *shape = tensorType->mutable_shape();
+    for (size_t i = 0; i < info.shape.size(); ++i) {
+        auto *dim = shape->add_dim();
+        const std::string symbol = i < info.dimNames.size() ? info.dimNames[i] : std::string();
+        if (info.shape[i] >= 0)
+            dim->set_dim_value(info.shape[i]);
+        else if (!symbol.empty())
+            dim->set_dim_param(symbol);
+        // else: an unknown dim is written as a dim with neither value nor name, as ONNX allows
+    }
+}
+
+Status fillAttribute(const std::string &key, const Attribute &attr, const Node &node,
+                     onnx::AttributeProto *proto) {
+    using A = onnx::AttributeProto;
+    proto->set_name(key);
+    switch (attr.kind) {
+        case Attribute::Kind::Float:
+            proto->set_type(A::FLOAT);
+            proto->set_f(attr.f);
+            break;
+        case Attribute::Kind::Int:
+            proto->set_type(A::INT);
+            proto->set_i(attr.i);
+            break;
+        case Attribute::Kind::String:
+            proto->set_type(A::STRING);
+            proto->set_s(attr.s);
+            break;
+        case Attribute::Kind::Floats:
+            proto->set_type(A::FLOATS);
+            for (float v : attr.floats) proto->add_floats(v);
+            break;
+        case Attribute::Kind::Ints:
+            proto->set_type(A::INTS);
+            for (int64_t v : attr.ints) proto->add_ints(v);
+            break;
+        case Attribute::Kind::Strings:
+            proto->set_type(A::STRINGS);
+            for (const std::string &v : attr.strings) proto->add_strings(v);
+            break;
+        case Attribute::Kind::Tensor:
+            proto->set_type(A::TENSOR);
+            tensorToProto(attr.t, "", proto->mutable_t());
+            break;
+        case Attribute::Kind::Graph:
+        case Attribute::Kind::Unknown:
+            return Status::unsupported(
+                node.describe() + ": attribute '" + key +
+                "' is a subgraph or of an unknown kind and cannot be written");
+    }
+    return Status::ok();
+}
+
+}  // namespace
+
+Result<std::string> serializeModel(const Graph &graph, const WriteOptions &options) {
+    onnx::ModelProto model;
+    model.set_ir_version(options.irVersion);
+    model.set_producer_name(options.producerName);
+
+    // Every domain a node uses needs an opset import; unknown custom domains get version 1.
+    std::map<std::string, int64_t> opsets = graph.domainOpsets;
+    if (graph.opsetVersion > 0) opsets[""] = graph.opsetVersion;
+    if (!opsets.count("") || opsets[""] <= 0)
+        return Status::badInput("graph '" + graph.name + "' has no default ONNX opset to write");
+    for (const Node &node : graph.nodes)
+        if (!opsets.count(node.domain)) opsets[node.domain] = 1;
+    for (const auto &[domain, version] : opsets) {
+        auto *imp = model.add_opset_import();
+        imp->set_domain(domain);
+        imp->set_version(version);
+    }
+
+    onnx::GraphProto *g = model.mutable_graph();
+    g->set_name(graph.name.empty() ? "quantlens" : graph.name);
+    for (const Node &node : graph.nodes) {
+        auto *n = g->add_node();
+        n->set_name(node.name);
+        n->set_op_type(node.opType);
+        if (!node.domain.empty()) n->set_domain(node.domain);
+        for (const std::string &in : node.inputs) n->add_input(in);
+        for (const std::string &out : node.outputs) n->add_output(out);
+        for (const auto &[key, attr] : node.attributes)
+            QL_RETURN_IF_ERROR(fillAttribute(key, attr, node, n->add_attribute()));
+    }
+    for (const auto &[name, tensor] : graph.initializers)
+        tensorToProto(tensor, name, g->add_initializer());
+    std::set<std::string> declared;
+    for (const ValueInfo &in : graph.inputs) {
+        fillValueInfo(in, g->add_input());
+        declared.insert(in.name);
+    }
+    for (const ValueInfo &out : graph.outputs) {
+        fillValueInfo(out, g->add_output());
+        declared.insert(out.name);
+    }
+    if (options.writeValueInfo) {
+        for (const auto &[name, info] : graph.valueInfo)
+            if (!declared.count(name) && !graph.isInitializer(name) &&
+                info.dtype != DataType::Undefined)
+                fillValueInfo(info, g->add_value_info());
+    }
+
+    if (options.runChecker) {
+        try {
+            onnx::checker::check_model(model);
+        } catch (const std::exception &e) {
+            std::string finding = e.what();
+            for (char &c : finding)
+                if (c == '\n') c = ' ';
+            return Status::badInput("the written model fails the ONNX checker: " + finding);
+        }
+    }
+    std::string bytes;
+    if (!model.SerializeToString(&bytes))
+        return Status::badInput("model is too large to serialize (protobuf limit is 2 GiB)");
+    return bytes;
+}
+
+Status writeModel(const Graph &graph, const std::string &path, const WriteOptions &options) {
+    auto bytes = serializeModel(graph, options);
+    if (!bytes) return bytes.status().withContext(path);
+    std::ofstream out(path, std::ios::binary | std::ios::trunc);
+    if (!out) return Status::badInput(path + ": cannot open for writing");
+    out.write(bytes.value().data(), static_cast<std::streamsize>(bytes.value().size()));
+    if (!out) return Status::badInput(path + ": write failed");
+    return Status::ok();
+}
+
+}  // namespace ql

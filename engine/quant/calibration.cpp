@@ -1,0 +1,145 @@
+#include "quant/calibration.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace ql::quant {
+
+namespace {
+
+ObserverOptions histogramOptions(const CalibrationOptions &options) {
+    ObserverOptions o;
+    o.method = RangeMethod::Percentile;
+    o.histogramBins = options.histogramBins;
+    return o;
+}
+
+}  // namespace
+
+ValueStatistics::ValueStatistics(const CalibrationOptions &options)
+    : movingAverage(options.averagingConstant), histogram(histogramOptions(options)) {}
+
+void ValueStatistics::observe(const float *data, int64_t n) {
+    minMax.observe(data, n);
+    // A batch without finite values is no batch for the moving average either (it skips it).
+    if (std::none_of(data, data + n, [](float v) { return std::isfinite(v); })) return;
+    movingAverage.observe(data, n);
+    histogram.observe(data, n);
+    ++batches;
+}
+
+std::pair<float, float> ValueStatistics::range(const ObserverOptions &query) const {
+    switch (query.method) {
+    case RangeMethod::MinMax: return minMax.range();
+    case RangeMethod::MovingAverageMinMax: return movingAverage.range();
+    case RangeMethod::Percentile:
+    case RangeMethod::Entropy:
+    case RangeMethod::Mse: break;
+    }
+    return histogram.rangeFor(query);
+}
+
+CalibrationStatistics::CalibrationStatistics(CalibrationOptions options) : m_options(std::move(options)) {}
+
+void CalibrationStatistics::observe(const std::string &value, const float *data, int64_t n) {
+    auto it = m_values.find(value);
+    if (it == m_values.end()) it = m_values.emplace(value, ValueStatistics(m_options)).first;
+    it->second.observe(data, n);
+}
+
+void CalibrationStatistics::observe(const std::string &value, const Tensor &tensor) {
+    if (tensor.dtype() != DataType::Float || !tensor.defined()) return;
+    if (tensor.layout() == Layout::Plain) {
+        observe(value, tensor.data<float>(), tensor.numel());
+        return;
+    }
+    const Tensor plain = tensor.toPlain();
+    observe(value, plain.data<float>(), plain.numel());
+}
+
+const ValueStatistics *CalibrationStatistics::find(const std::string &value) const {
+    auto it = m_values.find(value);
+    return it == m_values.end() ? nullptr : &it->second;
+}
+
+std::vector<std::string> CalibrationStatistics::valueNames() const {
+    std::vector<std::string> out;
+    for (const auto &[name, stats] : m_values) out.push_back(name);
+    return out;
+}
+
+std::map<std::string, int64_t> CalibrationStatistics::nonFiniteValues() const {
+    std::map<std::string, int64_t> out;
+    for (const auto &[name, stats] : m_values)
+        if (stats.minMax.nonFiniteCount()) out[name] = stats.minMax.nonFiniteCount();
+    return out;
+}
+
+std::pair<float, float> CalibrationStatistics::range(const std::string &value, RangeMethod method,
+                                                     double percentile) const {
+    ObserverOptions query;
+    query.method = method;
+    query.percentile = percentile;
+    return range(value, query);
+}
+
+std::pair<float, float> CalibrationStatistics::range(const std::string &value, const ObserverOptions &query) const {
+    const ValueStatistics *stats = find(value);
+    if (!stats || stats->minMax.empty()) return {0.0f, 0.0f};
+    return stats->range(query);
+}
+
+void CalibrationStatistics::clear() {
+    m_values.clear();
+    m_batches = m_samples = 0;
+}
+
+Status calibrate(const Graph &floatGraph, const BatchSource &source, CalibrationStatistics &out,
+                 const ProgressCallback &progress, int expectedBatches) {
+    PlanOptions planOptions;
+    planOptions.threads = out.options().threads;
+    planOptions.fuseOperators = false;  // every node output must reach the tap
+    auto plan = ExecutionPlan::create(floatGraph, planOptions);
+    if (!plan) return plan.status();
+
+    const auto &filter = out.options().valueFilter;
+    auto wanted = [&](const std::string &value) { return !value.empty() && (!filter || filter(value)); };
+    RunOptions run;
+    run.tap = [&](const Node &node, size_t outputIndex, const Tensor &value) {
+        if (outputIndex < node.outputs.size() && wanted(node.outputs[outputIndex])) out.observe(node.outputs[outputIndex], value);
+    };
+    std::map<std::string, Tensor> batch;
+    std::vector<Tensor> outputs;
+    for (int done = 0;;) {
+        batch.clear();
+        Result<bool> more = source(batch);
+        if (!more) return more.status();
+        if (!more.value()) break;
+        QL_RETURN_IF_ERROR(plan.value()->run(batch, outputs, run).withContext("calibration batch " + std::to_string(done + 1)));
+        int64_t samples = 1;
+        for (const ValueInfo &input : floatGraph.inputs) {
+            auto it = batch.find(input.name);
+            if (it == batch.end()) continue;
+            if (wanted(input.name)) out.observe(input.name, it->second);
+            if (it->second.rank() > 0) samples = std::max<int64_t>(samples, it->second.dim(0));
+        }
+        out.finishBatch(samples);
+        ++done;
+        if (progress && !progress(done, expectedBatches))
+            return Status::error(ErrorKind::Cancelled, "calibration cancelled after " + std::to_string(done) + " batches");
+    }
+    return Status::ok();
+}
+
+Status calibrate(const Graph &floatGraph, const std::vector<std::map<std::string, Tensor>> &batches,
+                 CalibrationStatistics &out, const ProgressCallback &progress) {
+    size_t next = 0;
+    BatchSource source = [&](std::map<std::string, Tensor> &batch) -> Result<bool> {
+        if (next >= batches.size()) return false;
+        batch = batches[next++];
+        return true;
+    };
+    return calibrate(floatGraph, source, out, progress, static_cast<int>(batches.size()));
+}
+
+}  // namespace ql::quant

@@ -1,0 +1,144 @@
+#include "quant/calibration_data.h"
+
+#include <algorithm>
+#include <cstring>
+#include <filesystem>
+#include <memory>
+#include <system_error>
+
+#include "ir/tensor_checks.h"
+#include "onnx_io/tensor_file.h"
+
+namespace ql::quant {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+bool isTensorFile(const fs::path &p) {
+    std::string ext = p.extension().string();
+    std::transform(ext.begin(), ext.end(), ext.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+    return ext == ".npy" || ext == ".pb";
+}
+
+// Rows [first, first + count) of a plain tensor along dim 0.
+Tensor sliceBatch(const Tensor &t, int64_t first, int64_t count) {
+    Shape shape = t.shape();
+    const int64_t rowBytes = static_cast<int64_t>(t.byteSize()) / std::max<int64_t>(shape[0], 1);
+    shape[0] = count;
+    Tensor out(t.dtype(), shape);
+    std::memcpy(out.rawData(), static_cast<const char *>(t.rawData()) + first * rowBytes,
+                static_cast<size_t>(count * rowBytes));
+    return out;
+}
+
+}  // namespace
+
+Result<std::vector<std::string>> listCalibrationFiles(const std::vector<std::string> &paths) {
+    std::vector<std::string> files;
+    for (const std::string &path : paths) {
+        std::error_code ec;
+        const fs::path p(path);
+        if (fs::is_directory(p, ec)) {
+            std::vector<std::string> inFolder;
+            for (const fs::directory_entry &entry : fs::directory_iterator(p, ec))
+                if (entry.is_regular_file(ec) && isTensorFile(entry.path())) inFolder.push_back(entry.path().string());
+            if (ec) return Status::badInput(path + ": cannot list folder: " + ec.message());
+            std::sort(inFolder.begin(), inFolder.end());
+            if (inFolder.empty()) return Status::badInput(path + ": folder holds no .npy or .pb files");
+            files.insert(files.end(), inFolder.begin(), inFolder.end());
+        } else if (fs::is_regular_file(p, ec)) {
+            if (!isTensorFile(p)) return Status::badInput(path + ": calibration files must be .npy or .pb");
+            files.push_back(path);
+        } else {
+            return Status::badInput(path + ": no such file or folder");
+        }
+    }
+    if (files.empty()) return Status::badInput("no calibration files given");
+    return files;
+}
+
+Result<Tensor> readCalibrationTensor(const std::string &path, const ValueInfo &input) {
+    auto read = readTensorFile(path);
+    if (!read) return read.status();
+    Tensor t = read.value().toPlain();
+    QL_RETURN_IF_ERROR(checkFinite(t, path + " (calibration input '" + input.name + "')"));
+    const DataType want = input.dtype == DataType::Undefined ? DataType::Float : input.dtype;
+    if (want == DataType::Float && t.dtype() == DataType::Double) {
+        Tensor f(DataType::Float, t.shape());
+        const std::vector<float> values = t.toFloatVector();
+        std::copy(values.begin(), values.end(), f.data<float>());
+        t = f;
+    }
+    if (input.hasShape) {
+        const int rank = static_cast<int>(input.shape.size());
+        if (t.rank() == rank - 1) {
+            Shape batched = t.shape();
+            batched.insert(batched.begin(), 1);
+            t = t.reshaped(batched);
+        } else if (t.rank() != rank) {
+            return Status::badInput(path + ": shape " + shapeToString(t.shape()) + " has rank " +
+                                    std::to_string(t.rank()) + ", input '" + input.name + "' needs rank " +
+                                    std::to_string(rank) + " (a batch) or " + std::to_string(rank - 1) +
+                                    " (one sample)");
+        }
+        // The batch dim is checked by the source (it may split); the others must match.
+        ValueInfo sampleShape = input;
+        if (rank > 0) sampleShape.shape[0] = -1;
+        QL_RETURN_IF_ERROR(checkInputMatches(sampleShape, t).withContext(path));
+    } else if (input.dtype != DataType::Undefined && t.dtype() != input.dtype) {
+        return Status::badInput(path + ": input '" + input.name + "': expected " + dataTypeName(input.dtype) +
+                                ", got " + dataTypeName(t.dtype()));
+    }
+    return t;
+}
+
+Result<BatchSource> fileBatchSource(const Graph &graph, std::vector<std::string> files) {
+    if (graph.inputs.size() != 1) {
+        return Status::badInput(graph.sourcePath + ": calibration files need a model with one input, this one has " +
+                                std::to_string(graph.inputs.size()));
+    }
+    struct State {
+        ValueInfo input;
+        std::vector<std::string> files;
+        size_t nextFile = 0;
+        Tensor current;        // the file being split, if any
+        std::string currentPath;
+        int64_t offset = 0;
+    };
+    auto state = std::make_shared<State>();
+    state->input = graph.inputs[0];
+    state->files = std::move(files);
+    const int64_t fixedBatch = state->input.hasShape && !state->input.shape.empty() ? state->input.shape[0] : -1;
+
+    return BatchSource([state, fixedBatch](std::map<std::string, Tensor> &batch) -> Result<bool> {
+        State &s = *state;
+        if (!s.current.defined()) {
+            if (s.nextFile >= s.files.size()) return false;
+            s.currentPath = s.files[s.nextFile++];
+            auto t = readCalibrationTensor(s.currentPath, s.input);
+            if (!t) return t.status();
+            s.current = t.value();
+            s.offset = 0;
+            const int64_t samples = s.current.rank() ? s.current.dim(0) : 1;
+            if (fixedBatch > 0 && samples % fixedBatch != 0) {
+                const std::string path = s.currentPath;
+                s.current = Tensor();
+                return Status::badInput(path + ": " + std::to_string(samples) + " samples, not a multiple of input '" +
+                                        s.input.name + "' batch size " + std::to_string(fixedBatch));
+            }
+        }
+        const int64_t samples = s.current.rank() ? s.current.dim(0) : 1;
+        if (fixedBatch <= 0 || samples == fixedBatch) {
+            batch[s.input.name] = s.current;
+            s.current = Tensor();
+            return true;
+        }
+        batch[s.input.name] = sliceBatch(s.current, s.offset, fixedBatch);
+        s.offset += fixedBatch;
+        if (s.offset >= samples) s.current = Tensor();
+        return true;
+    });
+}
+
+}  // namespace ql::quant

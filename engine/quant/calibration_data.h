@@ -1,0 +1,31 @@
+#pragma once
+// Calibration inputs from files, for a model with one (non-initializer) input: `.npy` or `.pb`
+// (TensorProto) files, each one sample or a batch, read one at a time so memory does not grow
+// with the number of files.
+
+#include <string>
+#include <vector>
+
+#include "core/status.h"
+#include "ir/graph.h"
+#include "ir/tensor.h"
+#include "quant/calibration.h"
+
+namespace ql::quant {
+
+// Expands files and folders (a folder's .npy / .pb files, sorted by name; not recursive) into a
+// list of files. BadInput for a missing path, a file of another extension, or an empty result.
+Result<std::vector<std::string>> listCalibrationFiles(const std::vector<std::string> &paths);
+
+// Reads one file as a batch for `input`: a tensor with the input's rank is a batch; one with a
+// rank one lower is one sample and gets a leading batch dim of 1. Float64 data is converted to
+// the input's float32. BadInput naming the file for NaN / Inf values, another rank, or a shape
+// that does not match the input.
+Result<Tensor> readCalibrationTensor(const std::string &path, const ValueInfo &input);
+
+// A BatchSource over `files` for the graph's single input. A file holding more samples than a
+// fixed batch dim of the input is split into batches of that size (its sample count must be a
+// multiple of it). BadInput when the graph does not have exactly one input.
+Result<BatchSource> fileBatchSource(const Graph &graph, std::vector<std::string> files);
+
+}  // namespace ql::quant

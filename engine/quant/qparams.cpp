@@ -1,0 +1,147 @@
+#include "quant/qparams.h"
+
+#include <algorithm>
+#include <cfloat>
+#include <cmath>
+#include <limits>
+
+namespace ql::quant {
+
+namespace {
+
+std::pair<int32_t, int32_t> fullTypeRange(DataType type) {
+    return type == DataType::Int8 ? std::make_pair(-128, 127) : std::make_pair(0, 255);
+}
+
+// Applies the parameter set `channel` to every element; `channelOf` maps a flat index to it.
+template <class Fn>
+void forEachChannelElement(const Shape &shape, const QParams &params, Fn fn) {
+    const int64_t total = shapeElementCount(shape);
+    if (params.axis < 0 || params.scale.size() <= 1) {
+        for (int64_t i = 0; i < total; ++i) fn(i, 0);
+        return;
+    }
+    const int64_t axis = params.axis;
+    int64_t inner = 1;
+    for (size_t d = static_cast<size_t>(axis) + 1; d < shape.size(); ++d) inner *= shape[d];
+    const int64_t channels = shape[static_cast<size_t>(axis)];
+    for (int64_t i = 0; i < total; ++i) fn(i, static_cast<size_t>((i / inner) % channels));
+}
+
+}  // namespace
+
+std::pair<int32_t, int32_t> quantizedRange(const QRangeOptions &options) {
+    if (options.type == DataType::Int8) return options.reduceRange ? std::make_pair(-64, 63) : std::make_pair(-128, 127);
+    return options.reduceRange ? std::make_pair(0, 127) : std::make_pair(0, 255);
+}
+
+int32_t quantizeValue(float x, float scale, int32_t zeroPoint, int32_t qmin, int32_t qmax) {
+    const float q = std::nearbyint(x / scale) + static_cast<float>(zeroPoint);
+    if (!(q >= static_cast<float>(qmin))) return qmin;  // NaN saturates low, as the Q kernel
+    if (q > static_cast<float>(qmax)) return qmax;
+    return static_cast<int32_t>(q);
+}
+
+QParams qparamsFromRange(float min, float max, const QRangeOptions &options) {
+    QParams out;
+    out.type = options.type == DataType::Int8 ? DataType::Int8 : DataType::UInt8;
+    const auto [qmin, qmax] = quantizedRange(options);
+    const double lo = std::isnan(min) ? 0.0 : std::min<double>(min, 0.0);
+    const double hi = std::isnan(max) ? 0.0 : std::max<double>(max, 0.0);
+    const double levels = static_cast<double>(qmax) - static_cast<double>(qmin);
+
+    int32_t symmetricZeroPoint = 0;
+    if (out.type == DataType::UInt8) symmetricZeroPoint = (qmin + qmax + 1) / 2;  // 128, or 64 reduced
+
+    float scale = 1.0f;
+    int32_t zeroPoint = options.symmetric ? symmetricZeroPoint : std::clamp<int32_t>(0, qmin, qmax);
+    if (options.symmetric) {
+        const double absMax = std::max(-lo, hi);
+        if (absMax > 0.0) scale = static_cast<float>(absMax / (levels / 2.0));
+    } else if (hi - lo > 0.0) {
+        scale = static_cast<float>((hi - lo) / levels);
+    }
+    if (!(scale >= FLT_MIN)) scale = FLT_MIN;  // a range of denormals: keep the scale normal
+    if (!options.symmetric && hi - lo > 0.0) {
+        const double zp = static_cast<double>(qmin) - std::nearbyint(lo / static_cast<double>(scale));
+        zeroPoint = static_cast<int32_t>(std::clamp<double>(zp, qmin, qmax));
+    }
+    out.scale = {scale};
+    out.zeroPoint = {zeroPoint};
+    out.axis = -1;
+    return out;
+}
+
+QParams weightQParams(const Tensor &weight, int64_t axis, bool perChannel, const QRangeOptions &options) {
+    const Tensor plain = weight.toPlain();
+    const std::vector<float> values = plain.dtype() == DataType::Float
+                                          ? std::vector<float>(plain.data<float>(), plain.data<float>() + plain.numel())
+                                          : plain.toFloatVector();
+    const int rank = plain.rank();
+    if (axis < 0) axis += rank;
+    const bool channelwise = perChannel && axis >= 0 && axis < rank;
+    if (!channelwise) {
+        float lo = 0.0f, hi = 0.0f;
+        for (float v : values) {
+            if (std::isnan(v)) continue;
+            lo = std::min(lo, v);
+            hi = std::max(hi, v);
+        }
+        return qparamsFromRange(lo, hi, options);
+    }
+    const int64_t channels = plain.shape()[static_cast<size_t>(axis)];
+    std::vector<float> lo(static_cast<size_t>(channels), 0.0f), hi(static_cast<size_t>(channels), 0.0f);
+    QParams shape;
+    shape.axis = axis;
+    shape.scale.assign(static_cast<size_t>(channels), 1.0f);
+    forEachChannelElement(plain.shape(), shape, [&](int64_t i, size_t c) {
+        const float v = values[static_cast<size_t>(i)];
+        if (std::isnan(v)) return;
+        lo[c] = std::min(lo[c], v);
+        hi[c] = std::max(hi[c], v);
+    });
+    QParams out;
+    out.axis = axis;
+    for (int64_t c = 0; c < channels; ++c) {
+        const QParams one = qparamsFromRange(lo[static_cast<size_t>(c)], hi[static_cast<size_t>(c)], options);
+        out.type = one.type;
+        out.scale.push_back(one.scale[0]);
+        out.zeroPoint.push_back(one.zeroPoint[0]);
+    }
+    return out;
+}
+
+Tensor quantizeTensor(const Tensor &x, const QParams &params) {
+    const Tensor plain = x.toPlain();
+    const std::vector<float> values = plain.dtype() == DataType::Float
+                                          ? std::vector<float>(plain.data<float>(), plain.data<float>() + plain.numel())
+                                          : plain.toFloatVector();
+    const DataType type = params.type == DataType::Int8 ? DataType::Int8 : DataType::UInt8;
+    const auto [qmin, qmax] = fullTypeRange(type);
+    Tensor out(type, plain.shape());
+    forEachChannelElement(plain.shape(), params, [&](int64_t i, size_t c) {
+        const int32_t q = quantizeValue(values[static_cast<size_t>(i)], params.scale[c], params.zeroPoint[c], qmin, qmax);
+        if (type == DataType::Int8) out.data<int8_t>()[i] = static_cast<int8_t>(q);
+        else out.data<uint8_t>()[i] = static_cast<uint8_t>(q);
+    });
+    return out;
+}
+
+Tensor dequantizeTensor(const Tensor &q, const QParams &params) {
+    const Tensor plain = q.toPlain();
+    Tensor out(DataType::Float, plain.shape());
+    float *dst = out.data<float>();
+    forEachChannelElement(plain.shape(), params, [&](int64_t i, size_t c) {
+        const int32_t v = plain.dtype() == DataType::Int8 ? plain.data<int8_t>()[i]
+                          : plain.dtype() == DataType::UInt8 ? plain.data<uint8_t>()[i]
+                                                             : static_cast<int32_t>(plain.valueAsDouble(i));
+        dst[i] = dequantizeValue(v, params.scale[c], params.zeroPoint[c]);
+    });
+    return out;
+}
+
+Tensor fakeQuantizeTensor(const Tensor &x, const QParams &params) {
+    return dequantizeTensor(quantizeTensor(x, params), params);
+}
+
+}  // namespace ql::quant

@@ -1,0 +1,116 @@
+#!/usr/bin/env bash
+# `quantlens quantize` end to end on the demo model (Fashion-MNIST CNN, 64 calibration samples):
+# the QDQ model it writes runs in QuantLens with output SQNR vs the float model above 30 dB, every
+# range method and option works, and user mistakes give exit code 2 with a one-line message.
+set -u
+quantlens=$1
+repo=$2
+model="$repo/resources/demo/fashion_cnn.onnx"
+samples="$repo/resources/demo/samples.npy"
+sqnr="python3 $repo/tests/quantize/sqnr.py"
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+export OMP_NUM_THREADS=2
+passed=0
+failed=0
+
+expect() {  # expect NAME EXIT_CODE TEXT -- command...   (TEXT must appear in stdout or stderr)
+    local name=$1 code=$2 text=$3
+    shift 4
+    "$@" >"$work/out" 2>"$work/err"
+    local got=$?
+    if [ "$got" -eq "$code" ] && { [ -z "$text" ] || grep -qF -- "$text" "$work/err" "$work/out"; }; then
+        passed=$((passed + 1))
+    else
+        failed=$((failed + 1))
+        echo "FAIL $name: exit $got (want $code), expected text '$text'"
+        head -c 600 "$work/err" "$work/out"
+    fi
+}
+
+"$quantlens" infer "$model" --input "input=$samples" --output-dir "$work/float" --threads 2 >/dev/null ||
+    { echo "float inference failed"; exit 1; }
+
+# quantize OPTIONS... -> SQNR of the quantized model's logits vs float, at least $min dB
+check_quantized() {
+    local name=$1 min=$2
+    shift 2
+    expect "quantize $name" 0 "summary:" -- \
+        "$quantlens" quantize "$model" --calib "$samples" --out "$work/$name.onnx" --threads 2 "$@"
+    cp "$work/out" "$work/$name.log"
+    expect "infer $name" 0 "" -- \
+        "$quantlens" infer "$work/$name.onnx" --input "input=$samples" --output-dir "$work/$name" --threads 2
+    expect "SQNR $name >= $min dB" 0 "SQNR" -- $sqnr "$work/float/output_0.npy" "$work/$name/output_0.npy" --min "$min"
+    echo "$name: $(cat "$work/out")"
+}
+
+check_quantized minmax 30
+grep -q "folded   BatchNormalization '/features/features.1/BatchNormalization' into Conv" "$work/minmax.log" &&
+    grep -q "int8     Relu '/features/features.2/Relu': fused into the quantized unit" "$work/minmax.log" &&
+    passed=$((passed + 1)) || { failed=$((failed + 1)); echo "FAIL summary lines"; cat "$work/minmax.log"; }
+check_quantized percentile 30 --method percentile --percentile 99.99
+check_quantized mse 30 --method mse
+check_quantized moving_average 30 --method moving_average
+check_quantized per_tensor 30 --per-tensor
+check_quantized symmetric 30 --symmetric-activations
+check_quantized reduce_range 30 --reduce-range
+check_quantized no_fold 30 --no-fold-bn
+# Entropy runs; its accuracy on this model is a quant-core matter, so only a sanity floor here.
+check_quantized entropy 0 --method entropy
+
+# Skip-list and --exclude: the named node stays fp32 with the reason shown.
+printf '{"model": "fashion_cnn.onnx", "fp32_nodes": ["/classifier/Gemm"], "reason": {"/classifier/Gemm": "low SQNR"}}' \
+    >"$work/skip.json"
+check_quantized skip_list 30 --skip-list "$work/skip.json"
+expect "skip-list reason shown" 0 "fp32     Gemm '/classifier/Gemm': excluded by user (low SQNR)" -- cat "$work/skip_list.log"
+check_quantized exclude 30 --exclude /features/features.4/Conv
+expect "excluded conv fp32" 0 "fp32     Conv '/features/features.4/Conv': excluded by user" -- cat "$work/exclude.log"
+
+# --report: the plan as JSON, whose "fp32_nodes" / "reason" work as a skip-list again.
+expect "report written" 0 "summary:" -- "$quantlens" quantize "$model" --calib "$samples" --out "$work/r.onnx" \
+    --skip-list "$work/skip.json" --report "$work/report.json"
+expect "report names the excluded node" 0 '"/classifier/Gemm": "low SQNR"' -- cat "$work/report.json"
+expect "report lists folded BNs" 0 '"batch_norm": "/features/features.5/BatchNormalization"' -- cat "$work/report.json"
+expect "report reused as skip-list" 0 "fp32     Gemm '/classifier/Gemm': excluded by user (low SQNR)" -- \
+    "$quantlens" quantize "$model" --calib "$samples" --out "$work/r2.onnx" --skip-list "$work/report.json"
+
+# Mistakes: exit 2 and a message naming what is wrong.
+run() { "$quantlens" quantize "$model" --calib "$samples" --out "$work/x.onnx" "$@"; }
+expect "unknown excluded node" 2 "excluded node '/features/features.4/conv' is not in the model; closest names: '/features/features.4/Conv'" -- \
+    run --exclude /features/features.4/conv
+printf '{"fp32_nodes": ["/classifier/Gem"]}' >"$work/typo.json"
+expect "skip-list with unknown node" 2 "closest names: '/classifier/Gemm'" -- run --skip-list "$work/typo.json"
+printf '{"fp32_nodes": [' >"$work/broken.json"
+expect "skip-list not JSON" 2 "broken.json: not valid JSON" -- run --skip-list "$work/broken.json"
+printf '{"nodes": []}' >"$work/wrong.json"
+expect "skip-list without fp32_nodes" 2 "expected an object with an \"fp32_nodes\" array" -- run --skip-list "$work/wrong.json"
+printf '{"fp32_nodes": [3]}' >"$work/numbers.json"
+expect "skip-list with non-strings" 2 "must hold node names" -- run --skip-list "$work/numbers.json"
+expect "missing skip-list" 2 "cannot open skip-list" -- run --skip-list "$work/none.json"
+expect "bad method" 2 "--method expects minmax, percentile, entropy, mse" -- run --method kmeans
+expect "bad percentile" 2 "--percentile expects a number in (0, 100]" -- run --method percentile --percentile 101
+expect "missing calibration" 2 "nosuch: no such file or folder" -- \
+    "$quantlens" quantize "$model" --calib "$work/nosuch" --out "$work/x.onnx"
+mkdir -p "$work/empty"
+expect "empty calibration folder" 2 "folder holds no .npy or .pb files" -- \
+    "$quantlens" quantize "$model" --calib "$work/empty" --out "$work/x.onnx"
+expect "no --out" 2 "--out is required" -- "$quantlens" quantize "$model" --calib "$samples"
+# A calibration folder of single samples ([1,28,28] each) works like one batch file.
+mkdir -p "$work/calib_dir"
+python3 - "$samples" "$work/calib_dir" <<'PY'
+import struct, sys
+data = open(sys.argv[1], 'rb').read()
+hl = struct.unpack('<H', data[8:10])[0]
+body = data[10 + hl:]
+per = 28 * 28 * 4
+for i in range(4):
+    header = "{'descr': '<f4', 'fortran_order': False, 'shape': (1, 28, 28), }"
+    header = header.ljust(118) + '\n'
+    with open(f'{sys.argv[2]}/sample_{i}.npy', 'wb') as f:
+        f.write(b'\x93NUMPY\x01\x00' + struct.pack('<H', len(header)) + header.encode() + body[i * per:(i + 1) * per])
+PY
+expect "calibration folder of single samples" 0 "calibrated on 4 samples from 4 file(s)" -- \
+    "$quantlens" quantize "$model" --calib "$work/calib_dir" --out "$work/dir.onnx"
+
+echo "quantize: $passed passed, $failed failed"
+[ "$failed" -eq 0 ]
