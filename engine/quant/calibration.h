@@ -60,8 +60,8 @@ public:
     // Values that had NaN or Inf in some batch (they were skipped), with their counts.
     std::map<std::string, int64_t> nonFiniteValues() const;
 
-    // Range of a value by method; {0, 0} for a value never observed. Mse targets uint8
-    // asymmetric here; use the ObserverOptions overload for another grid.
+    // Range of a value by method; {0, 0} for a value never observed. Mse and Entropy target
+    // uint8 asymmetric here; use the ObserverOptions overload for another grid.
     std::pair<float, float> range(const std::string &value, RangeMethod method, double percentile = 99.999) const;
     std::pair<float, float> range(const std::string &value, const ObserverOptions &query) const;
 

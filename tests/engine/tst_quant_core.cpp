@@ -445,7 +445,8 @@ TEST(RangeSelection, MseSignedAsymmetricAndSymmetricMatchBruteForce) {
 namespace {
 
 // TensorRT-style KL threshold search written out directly: returns the best number of |x| bins.
-size_t naiveEntropyBins(const std::vector<int64_t> &abs, size_t q) {
+size_t naiveEntropyBins(std::vector<int64_t> abs, size_t q) {
+    abs[0] = abs[1];  // TensorRT's treatment of the zero spike
     size_t used = abs.size();
     while (used && !abs[used - 1]) --used;
     auto smoothed = [](std::vector<double> d) {
@@ -782,4 +783,125 @@ TEST(Histogram, FarOutlierAfterTinyRangeStaysExact) {
     EXPECT_GE(h.upperEdge(), 1e30 * (1 - 1e-9));
     EXPECT_LE(h.upperEdge() - h.lowerEdge(), 3.1e35 * 64 / 60);  // about the data's extent
     EXPECT_FLOAT_EQ(percentileRange(h, 100.0).first, -3e35f);
+}
+
+// ---------------------------------------------------------------- on a trained model
+
+#include "onnx_io/model_loader.h"
+
+namespace {
+
+// Every float value a plan run produces, flattened, by value name (inputs included).
+std::map<std::string, std::vector<float>> collectAll(const Graph &g, const std::vector<Tensor> &batches,
+                                                     std::map<std::string, std::vector<std::pair<float, float>>> &perBatch) {
+    std::map<std::string, std::vector<float>> all;
+    auto plan = ExecutionPlan::create(g);
+    EXPECT_TRUE(plan.isOk());
+    auto keep = [&](const std::string &name, const Tensor &t) {
+        if (t.dtype() != DataType::Float) return;
+        const float *d = t.data<float>();
+        all[name].insert(all[name].end(), d, d + t.numel());
+        perBatch[name].push_back({*std::min_element(d, d + t.numel()), *std::max_element(d, d + t.numel())});
+    };
+    RunOptions run;
+    run.tap = [&](const Node &node, size_t i, const Tensor &value) { keep(node.outputs[i], value); };
+    for (const Tensor &b : batches) {
+        std::vector<Tensor> out;
+        EXPECT_TRUE(plan.value()->run({{g.inputs[0].name, b}}, out, run).isOk());
+        keep(g.inputs[0].name, b);
+    }
+    return all;
+}
+
+}  // namespace
+
+TEST(CalibrationOnModel, FashionCnnMatchesExactStatistics) {
+    const char *root = std::getenv("QL_TEST_DATA");
+    const std::string dir = std::string(root ? root : "") + "/fx_fashion_cnn/";
+    if (!root || !std::filesystem::exists(dir + "float.onnx")) GTEST_SKIP() << "no fx_fashion_cnn fixture";
+    auto graph = loadModel(dir + "float.onnx");
+    ASSERT_TRUE(graph.isOk()) << graph.status().message();
+    auto inputs = readTensorFile(dir + "inputs.npy");
+    ASSERT_TRUE(inputs.isOk());
+    const Tensor &x = inputs.value();
+    const int64_t n = x.dim(0), per = 16;
+    std::vector<Tensor> batches;
+    std::vector<std::map<std::string, Tensor>> feed;
+    for (int64_t first = 0; first + per <= n; first += per) {
+        batches.push_back(rows(x, first, per));
+        feed.push_back({{graph.value().inputs[0].name, batches.back()}});
+    }
+    CalibrationStatistics stats;
+    ASSERT_TRUE(calibrate(graph.value(), feed, stats).isOk());
+    std::map<std::string, std::vector<std::pair<float, float>>> perBatch;
+    const auto all = collectAll(graph.value(), batches, perBatch);
+    ASSERT_EQ(stats.valueNames().size(), all.size());
+
+    const QRangeOptions target = opts(DataType::UInt8);
+    int clippedByMse = 0;
+    for (const auto &[name, values] : all) {
+        SCOPED_TRACE(name);
+        const ValueStatistics *s = stats.find(name);
+        ASSERT_NE(s, nullptr);
+        const auto [mn, mx] = std::minmax_element(values.begin(), values.end());
+        EXPECT_EQ(stats.range(name, RangeMethod::MinMax), std::make_pair(*mn, *mx));
+
+        // Moving average from the per-batch extremes, by the formula.
+        double lo = perBatch[name][0].first, hi = perBatch[name][0].second;
+        for (size_t b = 1; b < perBatch[name].size(); ++b) {
+            lo += 0.01 * (perBatch[name][b].first - lo);
+            hi += 0.01 * (perBatch[name][b].second - hi);
+        }
+        EXPECT_FLOAT_EQ(stats.range(name, RangeMethod::MovingAverageMinMax).first, static_cast<float>(lo));
+        EXPECT_FLOAT_EQ(stats.range(name, RangeMethod::MovingAverageMinMax).second, static_cast<float>(hi));
+
+        // Percentile 99.9 against the exact order statistic of all values.
+        const Histogram &h = s->histogram.histogram();
+        std::vector<float> sorted = values;
+        const bool nonNegative = *mn >= 0.0f;
+        if (!nonNegative)
+            for (float &v : sorted) v = std::fabs(v);
+        std::sort(sorted.begin(), sorted.end());
+        const float exact = sorted[static_cast<size_t>(std::ceil(0.999 * sorted.size())) - 1];
+        const auto p = stats.range(name, RangeMethod::Percentile, 99.9);
+        EXPECT_NEAR(p.second, std::min(exact, *mx), 2 * h.binWidth());
+        if (!nonNegative) EXPECT_NEAR(p.first, std::max(-exact, *mn), 2 * h.binWidth());
+
+        // MSE never loses to MinMax on the real values, and its model predicts the real error.
+        // Not for the model input: its values are 256 pixel levels, which the min/max grid hits
+        // exactly by luck (error ~0) while the histogram model assumes values spread in a bin.
+        ObserverOptions mse;
+        mse.method = RangeMethod::Mse;
+        mse.target = target;
+        const auto m = stats.range(name, mse);
+        const double chosen = trueMse(values, m.first, m.second, target);
+        if (name != graph.value().inputs[0].name) {
+            EXPECT_LE(chosen, trueMse(values, *mn, *mx, target) * 1.01);
+            EXPECT_NEAR(expectedQuantizationMse(h, m.first, m.second, target), chosen, 0.25 * chosen);
+        }
+        clippedByMse += m.second < *mx;
+
+        const auto e = stats.range(name, RangeMethod::Entropy);
+        EXPECT_GE(e.first, *mn);
+        EXPECT_LE(e.second, *mx);
+        EXPECT_GT(e.second, 0.0f);
+    }
+    EXPECT_GT(clippedByMse, 0);
+}
+
+TEST(RangeSelection, EntropyIgnoresTheReluZeroSpike) {
+    // Relu output: 90% exact zeros, the rest evenly over (0, 4]. With the zero spike kept the
+    // KL search would prefer the narrowest threshold; TensorRT's first-bin replacement leaves the
+    // even part unclipped (any clipping puts a spike in P's last bin that Q cannot follow).
+    std::vector<float> v(100000, 0.0f);
+    for (size_t i = 0; i < 10000; ++i) v[i] = 4.0f * static_cast<float>(i + 1) / 10000.0f;
+    Histogram h(2048);
+    h.add(v.data(), static_cast<int64_t>(v.size()));
+    EXPECT_EQ(entropyQuantizedBinsFor(h, opts(DataType::UInt8)), 256);
+    EXPECT_EQ(entropyQuantizedBinsFor(h, opts(DataType::Int8, true)), 128);
+    EXPECT_EQ(entropyQuantizedBinsFor(h, opts(DataType::UInt8, false, true)), 128);
+    const auto r = entropyRange(h, 256);
+    EXPECT_EQ(r.first, 0.0f);
+    EXPECT_GT(r.second, 3.9f);
+    EXPECT_EQ(r.second, static_cast<float>(naiveEntropyBins(h.absoluteCounts(), 256) * h.binWidth()));
 }
