@@ -16,6 +16,7 @@
 #include "ir/graph.h"
 #include "ir/tensor.h"
 #include "quant/observers.h"
+#include "quant/qparams.h"
 #include "runtime/execution_plan.h"
 
 namespace ql::quant {
@@ -64,6 +65,8 @@ public:
     // uint8 asymmetric here; use the ObserverOptions overload for another grid.
     std::pair<float, float> range(const std::string &value, RangeMethod method, double percentile = 99.999) const;
     std::pair<float, float> range(const std::string &value, const ObserverOptions &query) const;
+    // qparamsFromRange(range(value, query), query.target): the activation's parameters.
+    QParams qparams(const std::string &value, const ObserverOptions &query) const;
 
     void clear();
 
