@@ -89,6 +89,11 @@ std::pair<float, float> CalibrationStatistics::range(const std::string &value, c
     return stats->range(query);
 }
 
+QParams CalibrationStatistics::qparams(const std::string &value, const ObserverOptions &query) const {
+    const auto [lo, hi] = range(value, query);
+    return qparamsFromRange(lo, hi, query.target);
+}
+
 void CalibrationStatistics::clear() {
     m_values.clear();
     m_batches = m_samples = 0;

@@ -16,6 +16,7 @@
 #include "ir/graph.h"
 #include "ir/tensor.h"
 #include "quant/observers.h"
+#include "quant/qparams.h"
 #include "runtime/execution_plan.h"
 
 namespace ql::quant {
@@ -60,10 +61,12 @@ public:
     // Values that had NaN or Inf in some batch (they were skipped), with their counts.
     std::map<std::string, int64_t> nonFiniteValues() const;
 
-    // Range of a value by method; {0, 0} for a value never observed. Mse targets uint8
-    // asymmetric here; use the ObserverOptions overload for another grid.
+    // Range of a value by method; {0, 0} for a value never observed. Mse and Entropy target
+    // uint8 asymmetric here; use the ObserverOptions overload for another grid.
     std::pair<float, float> range(const std::string &value, RangeMethod method, double percentile = 99.999) const;
     std::pair<float, float> range(const std::string &value, const ObserverOptions &query) const;
+    // qparamsFromRange(range(value, query), query.target): the activation's parameters.
+    QParams qparams(const std::string &value, const ObserverOptions &query) const;
 
     void clear();
 

@@ -28,36 +28,28 @@ int Histogram::binOf(float v) const {
 }
 
 void Histogram::add(const float *data, int64_t n) {
-    float lo = 0.0f, hi = 0.0f;
+    float lo = std::numeric_limits<float>::max(), hi = std::numeric_limits<float>::lowest();
     int64_t finite = 0;
     for (int64_t i = 0; i < n; ++i) {
         const float v = data[i];
-        if (!std::isfinite(v)) {
-            ++m_nonFinite;
-            continue;
-        }
+        if (!std::isfinite(v)) continue;
         lo = std::min(lo, v);
         hi = std::max(hi, v);
         ++finite;
     }
+    m_nonFinite += n - finite;
     if (!finite) return;
-    if (m_total == 0) {
-        m_min = std::numeric_limits<float>::max();
-        m_max = std::numeric_limits<float>::lowest();
-    }
-    for (int64_t i = 0; i < n; ++i) {  // exact min/max (lo/hi above include 0)
-        const float v = data[i];
-        if (!std::isfinite(v)) continue;
-        m_min = std::min(m_min, v);
-        m_max = std::max(m_max, v);
-    }
-    cover(lo, hi);
+    m_min = m_total ? std::min(m_min, lo) : lo;
+    m_max = m_total ? std::max(m_max, hi) : hi;
+    cover(std::min(lo, 0.0f), std::max(hi, 0.0f));
+    int64_t zeros = 0;
     for (int64_t i = 0; i < n; ++i) {
         const float v = data[i];
         if (!std::isfinite(v)) continue;
-        if (v == 0.0f) ++m_zeros;
+        zeros += v == 0.0f;
         if (m_width > 0.0) ++m_counts[static_cast<size_t>(binOf(v))];
     }
+    m_zeros += zeros;  // after cover(): initialise() moves only the zeros of earlier batches
     m_total += finite;
 }
 

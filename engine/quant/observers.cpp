@@ -82,7 +82,10 @@ HistogramObserver::HistogramObserver(const ObserverOptions &options)
 std::pair<float, float> HistogramObserver::rangeFor(const ObserverOptions &options) const {
     switch (options.method) {
     case RangeMethod::Percentile: return percentileRange(m_histogram, options.percentile);
-    case RangeMethod::Entropy: return entropyRange(m_histogram, options.entropyQuantizedBins);
+    case RangeMethod::Entropy:
+        return entropyRange(m_histogram, options.entropyQuantizedBins > 0
+                                             ? options.entropyQuantizedBins
+                                             : entropyQuantizedBinsFor(m_histogram, options.target));
     case RangeMethod::Mse: return mseRange(m_histogram, options.target);
     case RangeMethod::MinMax:
     case RangeMethod::MovingAverageMinMax: break;

@@ -30,8 +30,8 @@ struct ObserverOptions {
     double averagingConstant = 0.01;  // MovingAverageMinMax
     int histogramBins = 2048;         // Percentile, Entropy, Mse
     double percentile = 99.999;       // Percentile
-    int entropyQuantizedBins = 128;   // Entropy
-    QRangeOptions target;             // Mse: the integer grid the range is chosen for
+    int entropyQuantizedBins = 0;     // Entropy; 0: from the target (entropyQuantizedBinsFor)
+    QRangeOptions target;             // Mse and Entropy: the integer grid the range is chosen for
 };
 
 class Observer {

@@ -29,7 +29,8 @@ double quantileOf(const std::vector<int64_t> &counts, double origin, double widt
 
 std::pair<float, float> clampToObserved(const Histogram &h, double lo, double hi) {
     const double mn = h.observedMin(), mx = h.observedMax();
-    return {static_cast<float>(std::clamp(lo, mn, mx)), static_cast<float>(std::clamp(hi, mn, mx))};
+    // + 0.0f turns a -0 (from -0 * width) into 0, which prints and compares more plainly.
+    return {static_cast<float>(std::clamp(lo, mn, mx)) + 0.0f, static_cast<float>(std::clamp(hi, mn, mx)) + 0.0f};
 }
 
 // Range [-t, t] (or [min, t] for non-negative data) limited to the observed values.
@@ -147,6 +148,7 @@ std::pair<float, float> percentileRange(const Histogram &h, double percentile) {
 std::pair<float, float> entropyRange(const Histogram &h, int quantizedBins) {
     if (h.empty() || h.binWidth() == 0.0) return {0.0f, 0.0f};
     std::vector<int64_t> abs = h.absoluteCounts();
+    if (abs.size() > 1) abs[0] = abs[1];  // the Relu zero spike (see header)
     size_t used = abs.size();
     while (used > 0 && abs[used - 1] == 0) --used;
     const size_t q = static_cast<size_t>(std::max(quantizedBins, 1));
@@ -180,6 +182,12 @@ std::pair<float, float> entropyRange(const Histogram &h, int quantizedBins) {
         if (i == q) break;
     }
     return fromThreshold(h, static_cast<double>(bestBins) * h.binWidth());
+}
+
+int entropyQuantizedBinsFor(const Histogram &h, const QRangeOptions &target) {
+    const auto [qmin, qmax] = quantizedRange(target);
+    const int levels = qmax - qmin + 1;
+    return h.observedMin() >= 0.0f && !target.symmetric ? levels : levels / 2;
 }
 
 double expectedQuantizationMse(const Histogram &h, float lo, float hi, const QRangeOptions &target) {

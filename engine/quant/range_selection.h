@@ -22,7 +22,14 @@ std::pair<float, float> percentileRange(const Histogram &histogram, double perce
 // its nonzero bins. Both are smoothed (zeros get 1e-4, taken from the nonzero bins) and the
 // threshold t = i * binWidth with the smallest KL(P || Q) wins. Range: [0, t] for non-negative
 // data, [-t, t] otherwise (clamped to what was observed).
+// As TensorRT's pytorch-quantization calibrator, the first bin's count is replaced by the
+// second's: the spike of exact zeros after a Relu would otherwise dominate the divergence and
+// drive the threshold far too low.
 std::pair<float, float> entropyRange(const Histogram &histogram, int quantizedBins = 128);
+
+// The quantized bins the entropy search uses for a target grid: the levels on one side of 0,
+// i.e. 256 (128 with reduceRange) for non-negative data on an asymmetric grid, else 128 (64).
+int entropyQuantizedBinsFor(const Histogram &histogram, const QRangeOptions &target);
 
 // Expected squared quantization error of the histogram's values when quantized with the
 // qparams that `target` gives for [lo, hi]: values inside the representable range

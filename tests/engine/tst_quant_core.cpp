@@ -1,5 +1,6 @@
-// Quantization core: qparams formulas, observers, histogram range selection and calibration
-// statistics, against hand-computed values and naive brute-force references.
+// Quantization core: qparams formulas, observers, histogram re-binning and range selection,
+// against hand-computed values and naive brute-force references (calibration:
+// tst_quant_calibration.cpp).
 
 #include <gtest/gtest.h>
 
@@ -445,7 +446,8 @@ TEST(RangeSelection, MseSignedAsymmetricAndSymmetricMatchBruteForce) {
 namespace {
 
 // TensorRT-style KL threshold search written out directly: returns the best number of |x| bins.
-size_t naiveEntropyBins(const std::vector<int64_t> &abs, size_t q) {
+size_t naiveEntropyBins(std::vector<int64_t> abs, size_t q) {
+    abs[0] = abs[1];  // TensorRT's treatment of the zero spike
     size_t used = abs.size();
     while (used && !abs[used - 1]) --used;
     auto smoothed = [](std::vector<double> d) {
@@ -520,254 +522,6 @@ TEST(RangeSelection, EntropyOnNonNegativeDataIsOneSided) {
     EXPECT_EQ(entropyRange(small, 4096), std::make_pair(0.0f, 3.0f));
 }
 
-// ---------------------------------------------------------------- calibration
-
-#include <cstdio>
-#include <filesystem>
-
-#include "onnx_io/tensor_file.h"
-#include "quant/calibration.h"
-#include "quant/calibration_data.h"
-#include "runtime/execution_plan.h"
-
-namespace {
-
-ValueInfo floatInput(const std::string &name, Shape shape) {
-    ValueInfo v;
-    v.name = name;
-    v.dtype = DataType::Float;
-    v.shape = std::move(shape);
-    v.hasShape = true;
-    v.dimNames.assign(v.shape.size(), "");
-    return v;
-}
-
-// x[N,1,4,4] -> Conv(W[2,1,3,3], B[2], pad 1) -> c -> Relu -> y
-Graph convReluGraph(int64_t batch = -1) {
-    Graph g;
-    g.name = "conv_relu";
-    g.sourcePath = "conv_relu.onnx";
-    g.opsetVersion = 13;
-    g.inputs.push_back(floatInput("x", {batch, 1, 4, 4}));
-    g.initializers["W"] = test::randomTensor({2, 1, 3, 3}, 21);
-    g.initializers["B"] = Tensor::fromVector<float>({2}, {0.1f, -0.2f});
-    Node conv;
-    conv.name = "conv";
-    conv.opType = "Conv";
-    conv.inputs = {"x", "W", "B"};
-    conv.outputs = {"c"};
-    conv.attributes["pads"] = test::intsAttr({1, 1, 1, 1});
-    g.nodes.push_back(conv);
-    Node relu;
-    relu.name = "relu";
-    relu.opType = "Relu";
-    relu.inputs = {"c"};
-    relu.outputs = {"y"};
-    g.nodes.push_back(relu);
-    ValueInfo y;
-    y.name = "y";
-    g.outputs.push_back(y);
-    return g;
-}
-
-std::pair<float, float> minMaxOf(const Tensor &t) {
-    const float *d = t.data<float>();
-    return {*std::min_element(d, d + t.numel()), *std::max_element(d, d + t.numel())};
-}
-
-// Rows [first, first+count) of a [N,...] float tensor.
-Tensor rows(const Tensor &t, int64_t first, int64_t count) {
-    Shape s = t.shape();
-    const int64_t per = t.numel() / s[0];
-    s[0] = count;
-    Tensor out(DataType::Float, s);
-    std::copy(t.data<float>() + first * per, t.data<float>() + (first + count) * per, out.data<float>());
-    return out;
-}
-
-}  // namespace
-
-TEST(Calibration, OneBatchAndFourBatchesGiveTheSameMinMax) {
-    const Graph g = convReluGraph();
-    const Tensor all = test::randomTensor({8, 1, 4, 4}, 4, -2.0f, 3.0f);
-
-    CalibrationStatistics one, four;
-    ASSERT_TRUE(calibrate(g, {{{"x", all}}}, one).isOk());
-    std::vector<std::map<std::string, Tensor>> batches;
-    for (int b = 0; b < 4; ++b) batches.push_back({{"x", rows(all, 2 * b, 2)}});
-    int progressCalls = 0;
-    ASSERT_TRUE(calibrate(g, batches, four, [&](int done, int total) {
-                    EXPECT_EQ(total, 4);
-                    EXPECT_EQ(done, ++progressCalls);
-                    return true;
-                }).isOk());
-    EXPECT_EQ(progressCalls, 4);
-    EXPECT_EQ(four.batchCount(), 4);
-    EXPECT_EQ(four.sampleCount(), 8);
-
-    // Graph input and both node outputs, never the initializers.
-    EXPECT_EQ(four.valueNames(), (std::vector<std::string>{"c", "x", "y"}));
-    for (const std::string &v : {"x", "c", "y"})
-        EXPECT_EQ(one.range(v, RangeMethod::MinMax), four.range(v, RangeMethod::MinMax)) << v;
-
-    // The ranges are those of the values the plan computes.
-    auto plan = ExecutionPlan::create(g);
-    ASSERT_TRUE(plan.isOk());
-    std::vector<Tensor> out;
-    ASSERT_TRUE(plan.value()->run({{"x", all}}, out).isOk());
-    EXPECT_EQ(four.range("y", RangeMethod::MinMax), minMaxOf(out[0]));
-    EXPECT_EQ(four.range("x", RangeMethod::MinMax), minMaxOf(all));
-    EXPECT_EQ(four.range("y", RangeMethod::MinMax).first, 0.0f);  // Relu output
-    EXPECT_LT(four.range("c", RangeMethod::MinMax).first, 0.0f);
-    const ValueStatistics *y = four.find("y");
-    ASSERT_NE(y, nullptr);
-    EXPECT_EQ(y->batches, 4);
-    EXPECT_EQ(y->histogram.histogram().total(), out[0].numel());
-}
-
-TEST(Calibration, MovingAverageIsPerBatchAndRangesAreReDerivable) {
-    Graph g = convReluGraph();
-    // Batches with known input extremes: batch b holds -(b+1) and 2(b+1) and zeros elsewhere.
-    std::vector<std::map<std::string, Tensor>> batches;
-    for (int b = 0; b < 3; ++b) {
-        Tensor x(DataType::Float, {1, 1, 4, 4});
-        x.data<float>()[0] = -(b + 1.0f);
-        x.data<float>()[5] = 2.0f * (b + 1.0f);
-        batches.push_back({{"x", x}});
-    }
-    CalibrationStatistics stats;
-    ASSERT_TRUE(calibrate(g, batches, stats).isOk());
-    // min: -1, then -1 + 0.01(-2 + 1) = -1.01, then -1.01 + 0.01(-3 + 1.01) = -1.0299
-    // max: 2, then 2 + 0.01(4 - 2) = 2.02, then 2.02 + 0.01(6 - 2.02) = 2.0598
-    const auto ma = stats.range("x", RangeMethod::MovingAverageMinMax);
-    EXPECT_FLOAT_EQ(ma.first, -1.0299f);
-    EXPECT_FLOAT_EQ(ma.second, 2.0598f);
-    EXPECT_EQ(stats.range("x", RangeMethod::MinMax), std::make_pair(-3.0f, 6.0f));
-    // Another method from the same statistics, without running the model again: 42 of the 48
-    // input values are 0, so the 80th percentile of |x| is within the first bin (width < 0.01),
-    // while the 95th (45.6 values) lies between |x| = 3 (the 46th) and 2 (the 45th).
-    const auto p = stats.range("x", RangeMethod::Percentile, 80.0);
-    const auto p95 = stats.range("x", RangeMethod::Percentile, 95.0);
-    EXPECT_GE(p95.second, 2.0f);
-    EXPECT_LE(p95.second, 3.01f);
-    EXPECT_LT(p.second, 0.01f);
-    EXPECT_GT(p.first, -0.01f);
-    EXPECT_EQ(stats.range("unknown", RangeMethod::MinMax), std::make_pair(0.0f, 0.0f));
-}
-
-TEST(Calibration, FilterAndCancellation) {
-    CalibrationOptions options;
-    options.valueFilter = [](const std::string &v) { return v == "y"; };
-    CalibrationStatistics stats(options);
-    const Tensor x = test::randomTensor({1, 1, 4, 4}, 8);
-    std::vector<std::map<std::string, Tensor>> batches(3, {{"x", x}});
-    const Status s = calibrate(convReluGraph(), batches, stats, [](int done, int) { return done < 2; });
-    EXPECT_EQ(s.kind(), ErrorKind::Cancelled);
-    EXPECT_EQ(stats.valueNames(), (std::vector<std::string>{"y"}));
-    EXPECT_EQ(stats.batchCount(), 2);
-    // A bad batch is reported with its number.
-    CalibrationStatistics other;
-    const Status bad = calibrate(convReluGraph(), {{{"x", test::randomTensor({1, 2, 4, 4}, 1)}}}, other);
-    EXPECT_EQ(bad.kind(), ErrorKind::BadInput);
-    EXPECT_NE(bad.message().find("calibration batch 1"), std::string::npos) << bad.message();
-}
-
-namespace {
-
-struct TempDir {
-    std::filesystem::path path;
-    explicit TempDir(const std::string &name) {
-        path = std::filesystem::temp_directory_path() / (name + "_" + std::to_string(::getpid()));
-        std::filesystem::remove_all(path);
-        std::filesystem::create_directories(path);
-    }
-    ~TempDir() { std::filesystem::remove_all(path); }
-    std::string file(const std::string &name) const { return (path / name).string(); }
-};
-
-}  // namespace
-
-TEST(CalibrationData, FolderOfSamplesAndBatches) {
-    TempDir dir("ql_calib_files");
-    const Tensor sample = test::randomTensor({1, 4, 4}, 1);       // one sample (rank 3)
-    const Tensor batch = test::randomTensor({3, 1, 4, 4}, 2);     // a batch of 3
-    ASSERT_TRUE(writeNpy(dir.file("a.npy"), sample).isOk());
-    ASSERT_TRUE(writeTensorProtoFile(dir.file("b.pb"), batch, "x").isOk());
-    ASSERT_TRUE(writeNpy(dir.file("notes.txt.npy.bak"), sample).isOk());  // ignored: not .npy/.pb
-
-    auto files = listCalibrationFiles({dir.path.string()});
-    ASSERT_TRUE(files.isOk()) << files.status().message();
-    EXPECT_EQ(files.value(), (std::vector<std::string>{dir.file("a.npy"), dir.file("b.pb")}));
-
-    // Dynamic batch: one batch per file.
-    auto source = fileBatchSource(convReluGraph(), files.value());
-    ASSERT_TRUE(source.isOk());
-    CalibrationStatistics stats;
-    ASSERT_TRUE(calibrate(convReluGraph(), source.value(), stats).isOk());
-    EXPECT_EQ(stats.batchCount(), 2);
-    EXPECT_EQ(stats.sampleCount(), 4);  // 1 + 3
-    EXPECT_EQ(stats.find("x")->histogram.histogram().total(), 16 + 48);
-
-    // Fixed batch 1: the 3-sample file is split, 4 runs in all, same min/max.
-    auto split = fileBatchSource(convReluGraph(1), files.value());
-    ASSERT_TRUE(split.isOk());
-    CalibrationStatistics splitStats;
-    ASSERT_TRUE(calibrate(convReluGraph(1), split.value(), splitStats).isOk());
-    EXPECT_EQ(splitStats.batchCount(), 4);
-    for (const std::string &v : {"x", "c", "y"})
-        EXPECT_EQ(splitStats.range(v, RangeMethod::MinMax), stats.range(v, RangeMethod::MinMax)) << v;
-
-    // Fixed batch 2: 1 and 3 samples are not multiples of 2.
-    auto two = fileBatchSource(convReluGraph(2), files.value());
-    ASSERT_TRUE(two.isOk());
-    CalibrationStatistics twoStats;
-    const Status s = calibrate(convReluGraph(2), two.value(), twoStats);
-    EXPECT_EQ(s.kind(), ErrorKind::BadInput);
-    EXPECT_NE(s.message().find("a.npy"), std::string::npos) << s.message();
-}
-
-TEST(CalibrationData, RejectsNanWrongShapeAndMissingFiles) {
-    TempDir dir("ql_calib_bad");
-    Tensor nan = test::randomTensor({1, 1, 4, 4}, 3);
-    nan.data<float>()[7] = std::nanf("");
-    ASSERT_TRUE(writeNpy(dir.file("nan.npy"), nan).isOk());
-    auto r = readCalibrationTensor(dir.file("nan.npy"), floatInput("x", {-1, 1, 4, 4}));
-    ASSERT_FALSE(r.isOk());
-    EXPECT_EQ(r.status().kind(), ErrorKind::BadInput);
-    EXPECT_NE(r.status().message().find("nan.npy"), std::string::npos) << r.status().message();
-    EXPECT_NE(r.status().message().find("NaN"), std::string::npos) << r.status().message();
-
-    ASSERT_TRUE(writeNpy(dir.file("wide.npy"), test::randomTensor({1, 1, 5, 4}, 3)).isOk());
-    r = readCalibrationTensor(dir.file("wide.npy"), floatInput("x", {-1, 1, 4, 4}));
-    ASSERT_FALSE(r.isOk());
-    EXPECT_NE(r.status().message().find("wide.npy"), std::string::npos) << r.status().message();
-
-    ASSERT_TRUE(writeNpy(dir.file("flat.npy"), test::randomTensor({16}, 3)).isOk());
-    r = readCalibrationTensor(dir.file("flat.npy"), floatInput("x", {-1, 1, 4, 4}));
-    ASSERT_FALSE(r.isOk());
-    EXPECT_NE(r.status().message().find("rank"), std::string::npos) << r.status().message();
-
-    // float64 data becomes float32.
-    Tensor d(DataType::Double, {1, 1, 4, 4});
-    d.data<double>()[3] = 2.5;
-    ASSERT_TRUE(writeNpy(dir.file("double.npy"), d).isOk());
-    r = readCalibrationTensor(dir.file("double.npy"), floatInput("x", {-1, 1, 4, 4}));
-    ASSERT_TRUE(r.isOk()) << r.status().message();
-    EXPECT_EQ(r.value().dtype(), DataType::Float);
-    EXPECT_EQ(r.value().data<float>()[3], 2.5f);
-
-    EXPECT_FALSE(listCalibrationFiles({dir.file("missing.npy")}).isOk());
-    EXPECT_FALSE(listCalibrationFiles({}).isOk());
-    std::filesystem::create_directories(dir.path / "empty");
-    EXPECT_FALSE(listCalibrationFiles({(dir.path / "empty").string()}).isOk());
-
-    Graph twoInputs = convReluGraph();
-    twoInputs.inputs.push_back(floatInput("z", {1}));
-    auto source = fileBatchSource(twoInputs, {dir.file("double.npy")});
-    ASSERT_FALSE(source.isOk());
-    EXPECT_NE(source.status().message().find("one input"), std::string::npos);
-}
-
 TEST(Histogram, FarOutlierAfterTinyRangeStaysExact) {
     Histogram h(64);
     const std::vector<float> small = {1e-6f, 2e-6f, -1e-6f, 0.0f}, far = {1e30f}, negative = {-3e35f};
@@ -782,4 +536,21 @@ TEST(Histogram, FarOutlierAfterTinyRangeStaysExact) {
     EXPECT_GE(h.upperEdge(), 1e30 * (1 - 1e-9));
     EXPECT_LE(h.upperEdge() - h.lowerEdge(), 3.1e35 * 64 / 60);  // about the data's extent
     EXPECT_FLOAT_EQ(percentileRange(h, 100.0).first, -3e35f);
+}
+
+TEST(RangeSelection, EntropyIgnoresTheReluZeroSpike) {
+    // Relu output: 90% exact zeros, the rest evenly over (0, 4]. With the zero spike kept the
+    // KL search would prefer the narrowest threshold; TensorRT's first-bin replacement leaves the
+    // even part unclipped (any clipping puts a spike in P's last bin that Q cannot follow).
+    std::vector<float> v(100000, 0.0f);
+    for (size_t i = 0; i < 10000; ++i) v[i] = 4.0f * static_cast<float>(i + 1) / 10000.0f;
+    Histogram h(2048);
+    h.add(v.data(), static_cast<int64_t>(v.size()));
+    EXPECT_EQ(entropyQuantizedBinsFor(h, opts(DataType::UInt8)), 256);
+    EXPECT_EQ(entropyQuantizedBinsFor(h, opts(DataType::Int8, true)), 128);
+    EXPECT_EQ(entropyQuantizedBinsFor(h, opts(DataType::UInt8, false, true)), 128);
+    const auto r = entropyRange(h, 256);
+    EXPECT_EQ(r.first, 0.0f);
+    EXPECT_GT(r.second, 3.9f);
+    EXPECT_EQ(r.second, static_cast<float>(naiveEntropyBins(h.absoluteCounts(), 256) * h.binWidth()));
 }
