@@ -11,7 +11,10 @@ Developer tool, not run by CI (it needs PyTorch). Writes OUT (default tests/data
   labels.npy              int64 [64]
   torch_float_output.npy  float32 [64,10]: the float PyTorch model on inputs.npy
   torch_int8_output.npy   float32 [64,10]: the FX-quantized PyTorch model on inputs.npy
-  ort_int8_output.npy     float32 [64,10]: ONNX Runtime (node ort_run.js) on qdq.onnx (informative)
+  qdq_reference_output.npy float32 [64,10]: qdq.onnx evaluated exactly in float64
+                          (tests/tools/qdq_reference.py): the reference-path answer
+  ort_int8_output.npy     float32 [64,10]: ONNX Runtime (node ort_run.js) on qdq.onnx (informative:
+                          on AVX2 without VNNI its fused int8 kernels lose accuracy, see README)
   numeric_suite.json      PyTorch Numeric Suite figures on the same 64 samples (see numeric_suite())
 
 Everything is seeded; training is one epoch on 2 threads (about a minute or two).
@@ -32,6 +35,9 @@ import numpy as np
 import onnx
 import torch
 import torch.nn as nn
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import qdq_reference  # noqa: E402  (tests/tools/qdq_reference.py)
 from torch.ao.ns import _numeric_suite_fx as ns
 from torch.ao.ns.fx.utils import compute_sqnr
 from torch.ao.quantization import get_default_qconfig_mapping
@@ -155,27 +161,56 @@ def onnx_op_counts(path):
     return dict(sorted(counts.items()))
 
 
-def onnx_layer_map(float_path, qdq_path, layer_names):
-    """Map a layer name of the float model (conv1, fc1, ...) to the ONNX nodes that compute it.
+NOISE_OPS = ("QuantizeLinear", "DequantizeLinear", "Constant", "Cast", "Identity", "ConstantOfShape")
 
-    torch 1.13 names exported nodes after the module scope: the float export has e.g.
-    '/conv1/Conv', '/bn1/BatchNormalization', '/relu1/Relu'; the quantized export names the float
-    op after the fused quantized module (FX keeps the first module's name: conv1 = Conv+BN+ReLU),
-    e.g. '/conv1/Conv', with its Q/DQ chain around it. A layer maps to every node whose scope
-    (the first path component) is that layer name; the residual add has no module, so FX calls
-    it 'add' and the exporter '/Add' (float) — matched by op type in that case."""
-    result = {}
-    for which, path in (("float_onnx", float_path), ("qdq_onnx", qdq_path)):
-        nodes = onnx.load(path).graph.node
+
+def onnx_layer_map(model, float_path, qdq_path, layer_names):
+    """Map a Numeric Suite layer name (conv1, add_relu, ...) to the ONNX nodes that compute it.
+
+    torch 1.13 names exported nodes after the module scope: '/conv1/Conv', '/bn1/BatchNormalization',
+    '/relu1/Relu'; ops without a module (the residual add) get no scope: '/Add', '/Relu'.
+    FX fuses Conv+BN(+ReLU) into one quantized module named after the conv, and Add+ReLU into
+    'add_relu' (Numeric Suite key; its fqn is the ReLU module). So a layer's float.onnx nodes are
+    its first node ('/conv1/...', or '/Add' for add_relu) plus the BatchNormalization/Relu nodes
+    that directly follow it; in qdq.onnx the first node plus a following Relu, ignoring the Q/DQ
+    noise (Constant, Cast, ConstantOfShape, Identity). 'output' is the node whose output is the
+    layer's output: the last float node in float.onnx, the QuantizeLinear after it in qdq.onnx."""
+    fusable = {name for name, m in model.named_modules()
+               if isinstance(m, (nn.BatchNorm2d, nn.ReLU))}
+
+    def scope(node_name):
+        parts = node_name.split("/")
+        return parts[1] if len(parts) > 2 else ""
+
+    def segments(path, follower):
+        nodes = [n for n in onnx.load(path).graph.node]
+        compute = [n for n in nodes if n.op_type not in NOISE_OPS]
+        found = {}
         for layer in layer_names:
-            scoped = [n.name for n in nodes
-                      if n.name.startswith(f"/{layer}/") and n.op_type not in
-                      ("QuantizeLinear", "DequantizeLinear", "Constant", "Cast", "Identity",
-                       "ConstantOfShape")]
-            if not scoped and layer.startswith("add"):
-                scoped = [n.name for n in nodes if n.op_type == "Add"]
-            result.setdefault(layer, {})[which] = scoped
-    return result
+            first = next((i for i, n in enumerate(compute)
+                          if scope(n.name) == layer or
+                          (layer.startswith("add") and scope(n.name) == "" and n.op_type == "Add")),
+                         None)
+            if first is None:
+                continue
+            members = [compute[first]]
+            for n in compute[first + 1:]:
+                if not follower(n, layer):
+                    break
+                members.append(n)
+            output = members[-1]
+            quant = next((n for n in nodes if n.op_type == "QuantizeLinear" and
+                          n.input[0] == output.output[0]), None)
+            found[layer] = {"nodes": [n.name for n in members],
+                            "output": (quant or output).name}
+        return found
+
+    float_map = segments(float_path, lambda n, layer: scope(n.name) in fusable or
+                         (scope(n.name) == "" and n.op_type == "Relu"))
+    qdq_map = segments(qdq_path, lambda n, layer: n.op_type == "Relu" and
+                       scope(n.name) in (layer, ""))
+    return {layer: {"float_onnx": float_map.get(layer), "qdq_onnx": qdq_map.get(layer)}
+            for layer in layer_names}
 
 
 @torch.no_grad()
@@ -254,6 +289,11 @@ def main():
     export(model, x[:1], float_path, preserve_bn=True)
     export(quantized, x[:1], qdq_path, preserve_bn=False)
 
+    # The exact meaning of qdq.onnx (float64 dequantize -> op -> quantize): what QuantLens'
+    # reference path should reproduce, and what the int8 kernels are measured against.
+    reference_out = qdq_reference.run(qdq_path, x.numpy()).astype(np.float32)
+    np.save(os.path.join(out, "qdq_reference_output.npy"), reference_out)
+
     ort_path = os.path.join(out, "ort_int8_output.npy")
     ort_note = "not run"
     try:
@@ -267,7 +307,7 @@ def main():
 
     weight_sqnr, act_sqnr = numeric_suite(prepared, quantized, x)
     layers = sorted(set(weight_sqnr) | set(act_sqnr))
-    mapping = onnx_layer_map(float_path, qdq_path, layers)
+    mapping = onnx_layer_map(model, float_path, qdq_path, layers)
     summary = {
         "description": "PyTorch 1.13 Numeric Suite (FX) on inputs.npy (64 test images): fp32 = "
                        "model after FX fusion (BN folded), int8 = convert_fx output, onednn "
@@ -280,7 +320,9 @@ def main():
             "float": float((float_out.argmax(1) == y.numpy()).mean()),
             "int8": float((int8_out.argmax(1) == y.numpy()).mean()),
             "top1_agreement_int8_vs_float": float((float_out.argmax(1) == int8_out.argmax(1)).mean())},
-        "output_sqnr_db": {"torch_int8_vs_torch_float": sqnr_db(float_out, int8_out)},
+        "output_sqnr_db": {"torch_int8_vs_torch_float": sqnr_db(float_out, int8_out),
+                           "qdq_reference_vs_torch_int8": sqnr_db(int8_out, reference_out),
+                           "qdq_reference_vs_torch_float": sqnr_db(float_out, reference_out)},
         "weight_sqnr_db": {k: v["sqnr_db"] for k, v in weight_sqnr.items()},
         "activation_sqnr_db": {k: v["sqnr_db"] for k, v in act_sqnr.items()},
         "layers": {k: {"weight": weight_sqnr.get(k), "activation": act_sqnr.get(k),
@@ -292,6 +334,7 @@ def main():
     if os.path.exists(ort_path) and ort_note == "ok":
         ort_out = np.load(ort_path)
         summary["output_sqnr_db"]["ort_qdq_vs_torch_int8"] = sqnr_db(int8_out, ort_out)
+        summary["output_sqnr_db"]["ort_qdq_vs_qdq_reference"] = sqnr_db(reference_out, ort_out)
         summary["fixture_accuracy"]["top1_agreement_ort_vs_torch_int8"] = float(
             (ort_out.argmax(1) == int8_out.argmax(1)).mean())
     with open(os.path.join(out, "numeric_suite.json"), "w") as f:
