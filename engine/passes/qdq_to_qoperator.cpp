@@ -506,8 +506,16 @@ Status Lowering::run(PrecisionReport *report) {
                 const int p = m_index.producer(in);
                 touchesQdq |= p >= 0 && qdq::isOp(m_graph.nodes[p], "DequantizeLinear");
             }
-            why = touchesQdq ? "no int8 kernel for " + op + "; runs dequantize -> fp32 -> quantize"
-                             : "not quantized in the model";
+            for (const std::string &out : node.outputs)
+                for (int c : m_index.consumers(out))
+                    touchesQdq |= qdq::isOp(m_graph.nodes[c], "QuantizeLinear");
+            const int producer = node.inputs.size() == 1 ? m_index.producer(node.inputs[0]) : -1;
+            if ((op == "Relu" || op == "Clip") && producer >= 0 && !m_removed[producer] &&
+                !qdq::isOp(m_graph.nodes[producer], "DequantizeLinear"))
+                why = "runs in fp32 after " + m_graph.nodes[producer].describe();
+            else
+                why = touchesQdq ? "no int8 kernel for " + op + "; runs dequantize -> fp32 -> quantize"
+                                 : "not quantized in the model";
         }
         if (why.empty()) {
             entry.int8 = true;
