@@ -179,6 +179,14 @@ Status checkQdqParams(const Graph &graph, const GraphIndex &index, const Node &n
     return Status::ok();
 }
 
+Status checkAllQdqParams(const Graph &graph) {
+    const GraphIndex index(graph);
+    for (const Node &node : graph.nodes)
+        if (isOp(node, "QuantizeLinear") || isOp(node, "DequantizeLinear"))
+            QL_RETURN_IF_ERROR(checkQdqParams(graph, index, node));
+    return Status::ok();
+}
+
 bool readQParams(const Graph &graph, const GraphIndex &index, const Node &node, QParamsView &out) {
     const Tensor *scale = node.hasInput(1) ? graph.initializer(node.inputs[1]) : nullptr;
     if (!scale || scale->dtype() != DataType::Float) return false;

@@ -5,9 +5,9 @@
 #include <set>
 
 #include "kernels/kernel.h"
+#include "passes/kernel_probes.h"
 #include "passes/qdq_graph_utils.h"
 #include "passes/topological_sort.h"
-#include "runtime/execution_plan.h"
 
 namespace ql {
 
@@ -31,39 +31,6 @@ struct QuantizedOutput {
     float lo = 0.0f, hi = 0.0f;
     bool implicit = false;  // the output quantization already clamps to [lo, hi]
 };
-
-bool int8MaxPoolRuns() {
-    static const bool runs = [] {
-        Graph g;
-        g.opsetVersion = 13;
-        ValueInfo in;
-        in.name = "x";
-        in.dtype = DataType::UInt8;
-        in.shape = {1, 1, 2, 2};
-        in.hasShape = true;
-        g.inputs.push_back(in);
-        ValueInfo out;
-        out.name = "y";
-        g.outputs.push_back(out);
-        Node pool;
-        pool.name = "probe";
-        pool.opType = "MaxPool";
-        pool.inputs = {"x"};
-        pool.outputs = {"y"};
-        Attribute k;
-        k.kind = Attribute::Kind::Ints;
-        k.ints = {2, 2};
-        pool.attributes["kernel_shape"] = k;
-        g.nodes.push_back(pool);
-        auto plan = ExecutionPlan::create(g, PlanOptions{1});
-        if (!plan) return false;
-        std::vector<Tensor> outputs;
-        Tensor x = Tensor::fromVector<uint8_t>({1, 1, 2, 2}, {3, 200, 7, 9});
-        return plan.value()->run({{"x", x}}, outputs).isOk() && outputs.size() == 1 &&
-               outputs[0].dtype() == DataType::UInt8 && outputs[0].data<uint8_t>()[0] == 200;
-    }();
-    return runs;
-}
 
 class Lowering {
 public:
@@ -248,6 +215,12 @@ void Lowering::commit(int opIndex, Node node, const QuantizedOutput &y) {
     m_replacements[y.qNode] = std::move(node);
 }
 
+// A Relu/Clip the node must apply itself, which its kernel does not do in this build.
+std::string activationUnsupported(const QuantizedOutput &y, const std::string &qop, bool requireKernels) {
+    if (y.activationNode < 0 || y.implicit || !requireKernels || probe::appliesFusedActivation(qop)) return "";
+    return "the " + qop + " kernel of this build does not apply a fused " + y.activation;
+}
+
 // Output activation that only a MatMul-family kernel can fuse.
 std::string activationNotFusable(const QuantizedOutput &y, const std::string &op) {
     if (y.activationNode < 0 || y.implicit) return "";
@@ -283,6 +256,7 @@ std::string Lowering::lowerConv(int i) {
         bias = addInitializer(conv.name + "_bias_int32", Tensor::fromVector<int32_t>({channels}, q));
     }
     if (std::string missing = kernelMissing("", "QLinearConv"); !missing.empty()) return missing;
+    if (std::string w = activationUnsupported(y, "QLinearConv", m_options.requireKernels); !w.empty()) return w;
     Node n;
     n.name = conv.name;
     n.opType = "QLinearConv";
@@ -329,6 +303,7 @@ std::string Lowering::lowerGemm(int i) {
         bias = addInitializer(gemm.name + "_bias_int32", Tensor::fromVector<int32_t>({n}, q));
     }
     if (std::string missing = kernelMissing(kMicrosoft, "QGemm"); !missing.empty()) return missing;
+    if (std::string w = activationUnsupported(y, "QGemm", m_options.requireKernels); !w.empty()) return w;
     Node node;
     node.name = gemm.name;
     node.opType = "QGemm";
@@ -354,6 +329,7 @@ std::string Lowering::lowerMatMul(int i) {
         return "B is quantized along an axis other than its columns";
     if (!quantizedOutput(mm, y, why)) return why;
     if (std::string missing = kernelMissing("", "QLinearMatMul"); !missing.empty()) return missing;
+    if (std::string w = activationUnsupported(y, "QLinearMatMul", m_options.requireKernels); !w.empty()) return w;
     Node node;
     node.name = mm.name;
     node.opType = "QLinearMatMul";
@@ -446,7 +422,7 @@ std::string Lowering::lowerExact(int i) {
         x.params.zeroPoint != y.params.zeroPoint)
         return "output quantization differs from the input's, so the int8 op would not be exact";
     if (std::string w = activationNotFusable(y, op.opType); !w.empty()) return w;
-    if (op.opType == "MaxPool" && m_options.requireKernels && !int8MaxPoolRuns())
+    if (op.opType == "MaxPool" && m_options.requireKernels && !probe::maxPoolRunsOnUint8())
         return "MaxPool has no 8-bit kernel in this build";
     Node node = op;
     node.inputs[0] = x.q;
@@ -557,6 +533,7 @@ Status Lowering::run(PrecisionReport *report) {
 }  // namespace
 
 Status lowerQdqToQOperator(Graph &graph, PrecisionReport *report, const LoweringOptions &options) {
+    QL_RETURN_IF_ERROR(qdq::checkAllQdqParams(graph));
     Lowering lowering(graph, options);
     return lowering.run(report);
 }

@@ -63,9 +63,10 @@ struct QdqBuilder {
         node("DequantizeLinear", "dq_" + x, {x + "_q", s, z}, {x + "_dq"});
         return x + "_dq";
     }
-    std::string quantize(const std::string &x, const std::string &y, float scale, int zp) {
+    std::string quantize(const std::string &x, const std::string &y, float scale, int zp, bool int8 = false) {
         const std::string s = init(y + "_scale", Tensor::scalar<float>(scale));
-        const std::string z = init(y + "_zp", Tensor::scalar<uint8_t>(uint8_t(zp)));
+        const std::string z = int8 ? init(y + "_zp", Tensor::scalar<int8_t>(int8_t(zp)))
+                                   : init(y + "_zp", Tensor::scalar<uint8_t>(uint8_t(zp)));
         node("QuantizeLinear", "q_" + y, {x, s, z}, {y});
         return y;
     }
@@ -183,13 +184,34 @@ TEST(QdqLowering, ConvReluBecomesQLinearConvAndMatchesReference) {
     }
 }
 
+TEST(QdqLowering, Int8ActivationsWithPerTensorWeights) {
+    QdqBuilder b;
+    b.input("x", randomTensor({1, 3, 5, 5}, 71, -1.0f, 1.0f));
+    const std::string x = b.qdq("x", 1.0f / 127, 0, true);  // symmetric int8 activations
+    const std::string w = b.weight("w", {4, 3, 3, 3}, {0.005f}, 72);
+    b.node("Conv", "conv", {x, w}, {"c"});
+    b.node("Relu", "relu", {"c"}, {"r"});
+    b.quantize("r", "y_q", 0.01f, -128, true);  // Relu is the saturation at -128
+    b.output("y_q");
+    Graph int8 = b.g;
+    PrecisionReport report;
+    ASSERT_TRUE(preparePrecision(int8, Precision::Int8, &report).isOk());
+    EXPECT_EQ(nodeNamed(int8, "conv")->opType, "QLinearConv");
+    EXPECT_EQ(report.int8Count(), 2);
+    for (unsigned seed : {5u, 6u}) {
+        b.feeds["x"] = randomTensor({1, 3, 5, 5}, seed, -1.0f, 1.0f);
+        const Tensor a = run(int8, b.feeds)[0], r = run(b.g, b.feeds)[0];
+        EXPECT_EQ(a.dtype(), DataType::Int8);
+        EXPECT_LE(maxAbsDiff(a, r), 1.0);
+    }
+}
+
 TEST(QdqLowering, ClipInsideTheRangeBecomesAnAttribute) {
     QdqBuilder b = convRelu(100);  // zero point 100: Relu clamps inside the uint8 range
     mutableNode(b.g, "relu1").opType = "Clip";
     mutableNode(b.g, "relu1").inputs = {"c", b.init("lo", Tensor::scalar<float>(-0.5f)), b.init("hi", Tensor::scalar<float>(1.0f))};
     Graph g = b.g;
-    PrecisionReport report;
-    ASSERT_TRUE(preparePrecision(g, Precision::Int8, &report).isOk());
+    ASSERT_TRUE(lowerQdqToQOperator(g, nullptr, LoweringOptions{false}).isOk());
     const Node *conv = nodeNamed(g, "conv1");
     ASSERT_NE(conv, nullptr);
     EXPECT_EQ(conv->opType, "QLinearConv");
@@ -202,8 +224,23 @@ TEST(QdqLowering, ClipInsideTheRangeBecomesAnAttribute) {
     EXPECT_EQ(countOp(back, "Clip"), 1);
     EXPECT_EQ(countOp(back, "Conv"), 1);
     EXPECT_NE(nodeNamed(back, "conv1"), nullptr);
-    const std::vector<Tensor> a = run(back, b.feeds), r = run(b.g, b.feeds);
-    EXPECT_LE(maxAbsDiff(a[0], r[0]), 1.0);
+    const Tensor reference = run(b.g, b.feeds)[0];
+    EXPECT_LE(maxAbsDiff(run(back, b.feeds)[0], reference), 1.0);
+    int clamped = 0;  // values the Clip moved: 0.02 * (q - 100) < -0.5 would need q < 75
+    for (int64_t i = 0; i < reference.numel(); ++i) clamped += reference.data<uint8_t>()[i] == 75;
+    EXPECT_GT(clamped, 0);
+
+    // With the kernels of this build: fused when the QLinearConv kernel applies ql_activation,
+    // otherwise an honest fallback.
+    Graph real = b.g;
+    PrecisionReport report;
+    ASSERT_TRUE(preparePrecision(real, Precision::Int8, &report).isOk());
+    if (nodeNamed(real, "conv1")->opType == "QLinearConv") {
+        EXPECT_LE(maxAbsDiff(run(real, b.feeds)[0], reference), 1.0);
+    } else {
+        EXPECT_EQ(entry(report, "conv1")->reason,
+                  "the QLinearConv kernel of this build does not apply a fused Clip");
+    }
 }
 
 TEST(QdqLowering, Fp32StripsQdqAndStaysCloseToQuantized) {
