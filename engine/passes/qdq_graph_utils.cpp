@@ -103,6 +103,7 @@ DataType quantizedTypeOf(const Graph &graph, const GraphIndex &index, const std:
     const int p = index.producer(value);
     if (p < 0) return DataType::UInt8;
     const Node &producer = graph.nodes[p];
+    if (isOp(producer, "Cast")) return static_cast<DataType>(producer.attrInt("to", int64_t(DataType::UInt8)));
     const int zpInput = outputZeroPointInput(producer);
     if (zpInput < 0) return DataType::UInt8;
     if (!producer.hasInput(zpInput)) return DataType::UInt8;

@@ -410,7 +410,7 @@ TEST(QdqLowering, SoftmaxFallsBackAndSharedDequantizeStays) {
 TEST(QdqLowering, ExporterNoiseIsCleanedUp) {
     QdqBuilder b;
     b.input("x", randomTensor({1, 2, 5, 5}, 51));
-    // Zero point from Constant -> Cast, scale through an Identity, an Identity between Q and DQ.
+    // Zero point from Constant -> Cast; an Identity and a Cast to uint8 between Q and DQ (FX).
     Node &k = b.node("Constant", "zp_const", {}, {"zp_i32"});
     Attribute value;
     value.kind = Attribute::Kind::Tensor;
@@ -420,7 +420,8 @@ TEST(QdqLowering, ExporterNoiseIsCleanedUp) {
     b.init("xs", Tensor::scalar<float>(0.01f));
     b.node("QuantizeLinear", "qx", {"x", "xs", "zp_u8"}, {"xq"});
     b.node("Identity", "id1", {"xq"}, {"xq_id"});
-    b.node("DequantizeLinear", "dqx", {"xq_id", "xs", "zp_u8"}, {"xdq"});
+    b.node("Cast", "noop_cast", {"xq_id"}, {"xq_cast"}).attributes["to"] = intAttr(int64_t(DataType::UInt8));
+    b.node("DequantizeLinear", "dqx", {"xq_cast", "xs", "zp_u8"}, {"xdq"});
     const std::string w = b.weight("w", {2, 2, 3, 3}, {0.01f}, 52);
     b.node("Conv", "conv", {"xdq", w}, {"c"});
     b.quantize("c", "y_q", 0.05f, 128);
