@@ -48,6 +48,7 @@ private:
     std::string lowerConcat(int i);
     std::string lowerUnary(int i, const char *qop);
     std::string lowerExact(int i);
+    std::string lowerStandaloneActivation(int i);
 
     bool dequantized(const std::string &value, Operand &out, std::string &why);
     bool quantizedOutput(const Node &op, QuantizedOutput &out, std::string &why);
@@ -64,6 +65,7 @@ private:
     std::vector<bool> m_removed;
     std::map<int, Node> m_replacements;      // position of the absorbed Q -> new node
     std::map<int, std::string> m_fusedInto;  // absorbed activation -> report reason
+    std::map<std::string, std::string> m_aliases;  // output of a dropped no-op -> its int8 input
 };
 
 std::string Lowering::addInitializer(const std::string &base, Tensor value) {
@@ -431,6 +433,33 @@ std::string Lowering::lowerExact(int i) {
     return "";
 }
 
+// DQ -> Relu|Clip -> Q with one quantization whose range lies inside the clamp (ReLU6 as Clip(0, 6)
+// quantized to [0, 6]): on the quantized tensor it changes nothing, so it disappears.
+std::string Lowering::lowerStandaloneActivation(int i) {
+    const Node op = m_graph.nodes[i];
+    Operand x;
+    std::string why;
+    if (!dequantized(op.inputs[0], x, why)) return "input " + why;
+    if (!x.params.perTensor()) return "input is quantized per axis";
+    // Treat the activation as if it sat between an op and the Q: same saturation rule.
+    QuantizedOutput y;
+    Node passThrough;
+    passThrough.outputs = {op.inputs[0]};
+    const std::vector<int> &users = m_index.consumers(op.inputs[0]);
+    if (users.size() != 1) return "'" + op.inputs[0] + "' is also read by other nodes";
+    if (!quantizedOutput(passThrough, y, why)) return why;
+    if (y.activationNode != i) return "not followed by QuantizeLinear";
+    if (x.params.type != y.params.type || x.params.scale != y.params.scale ||
+        x.params.zeroPoint != y.params.zeroPoint)
+        return "output quantization differs from the input's";
+    if (!y.implicit) return op.opType + " clamps inside the quantized range";
+    m_removed[i] = true;
+    m_removed[y.qNode] = true;
+    m_aliases[y.value] = x.q;
+    m_fusedInto[i] = "no-op on the quantized tensor: its quantized range lies inside the clamp";
+    return "";
+}
+
 bool isQuantizationNode(const Node &n) {
     return qdq::isOp(n, "QuantizeLinear") || qdq::isOp(n, "DequantizeLinear") ||
            qdq::isOp(n, "DynamicQuantizeLinear");
@@ -476,6 +505,7 @@ Status Lowering::run(PrecisionReport *report) {
         else if (op == "Concat") why = lowerConcat(i);
         else if (unary.count(op)) why = lowerUnary(i, unary.at(op));
         else if (exact.count(op)) why = lowerExact(i);
+        else if (op == "Relu" || op == "Clip") why = lowerStandaloneActivation(i);
         else {
             bool touchesQdq = false;
             for (const std::string &in : node.inputs) {
@@ -497,6 +527,7 @@ Status Lowering::run(PrecisionReport *report) {
             entry.int8 = true;
             for (const auto &r : m_replacements)
                 if (r.second.name == node.name) entry.reason = r.second.opType;
+            if (entry.reason.empty()) entry.reason = m_fusedInto[i];
         } else {
             entry.reason = why;
         }
@@ -509,6 +540,24 @@ Status Lowering::run(PrecisionReport *report) {
         if (it != m_replacements.end()) nodes.push_back(std::move(it->second));
         else if (!m_removed[k]) nodes.push_back(std::move(m_graph.nodes[k]));
     }
+    // Values of dropped no-ops are read from their int8 inputs (chains resolve to the first).
+    std::vector<Node> aliasOutputs;
+    for (const auto &alias : m_aliases) {
+        std::string target = alias.second;
+        while (m_aliases.count(target)) target = m_aliases.at(target);
+        for (Node &n : nodes)
+            for (std::string &in : n.inputs)
+                if (in == alias.first) in = target;
+        if (m_graph.isGraphOutput(alias.first)) {
+            Node identity;
+            identity.name = alias.first + "_identity";
+            identity.opType = "Identity";
+            identity.inputs = {target};
+            identity.outputs = {alias.first};
+            aliasOutputs.push_back(identity);
+        }
+    }
+    nodes.insert(nodes.end(), aliasOutputs.begin(), aliasOutputs.end());
     // DequantizeLinear nodes whose float outputs nobody reads any more go away.
     std::set<std::string> read;
     for (const Node &n : nodes) read.insert(n.inputs.begin(), n.inputs.end());

@@ -206,6 +206,37 @@ TEST(QdqLowering, Int8ActivationsWithPerTensorWeights) {
     }
 }
 
+TEST(QdqLowering, StandaloneReluSixOnItsOwnRangeDisappears) {
+    // FX exports ReLU6 as DQ -> Clip(0, 6) -> Q with the input's quantization [0, 6].
+    QdqBuilder b;
+    b.input("x", randomTensor({1, 2, 5, 5}, 81, -1.0f, 1.0f));
+    const std::string x = b.qdq("x", 2.0f / 255, 128);
+    const std::string w = b.weight("w", {3, 2, 3, 3}, {0.02f, 0.03f, 0.025f}, 82);
+    b.node("Conv", "conv", {x, w}, {"c"});
+    b.quantize("c", "c_q", 6.0f / 255, 0);
+    b.node("DequantizeLinear", "dq_c", {"c_q", "c_q_scale", "c_q_zp"}, {"c_dq"});
+    b.node("Clip", "relu6", {"c_dq", b.init("zero", Tensor::scalar<float>(0.0f)), b.init("six", Tensor::scalar<float>(6.0f))}, {"r"});
+    b.node("QuantizeLinear", "q_r", {"r", "c_q_scale", "c_q_zp"}, {"y_q"});
+    b.output("y_q");
+    Graph int8 = b.g;
+    PrecisionReport report;
+    ASSERT_TRUE(preparePrecision(int8, Precision::Int8, &report).isOk());
+    EXPECT_EQ(countOp(int8, "Clip"), 0);
+    EXPECT_EQ(countOp(int8, "DequantizeLinear"), 0);
+    EXPECT_EQ(countOp(int8, "QLinearConv"), 1);
+    ASSERT_NE(entry(report, "relu6"), nullptr);
+    EXPECT_TRUE(entry(report, "relu6")->int8);
+    const Tensor a = run(int8, b.feeds)[0], r = run(b.g, b.feeds)[0];
+    EXPECT_LE(maxAbsDiff(a, r), 1.0);
+    // With another clamp ([0, 3]) the Clip really clamps and falls back.
+    Graph clamps = b.g;
+    clamps.initializers["six"] = Tensor::scalar<float>(3.0f);
+    PrecisionReport clampReport;
+    ASSERT_TRUE(preparePrecision(clamps, Precision::Int8, &clampReport).isOk());
+    EXPECT_EQ(countOp(clamps, "Clip"), 1);
+    EXPECT_EQ(entry(clampReport, "relu6")->reason, "Clip clamps inside the quantized range");
+}
+
 TEST(QdqLowering, ClipInsideTheRangeBecomesAnAttribute) {
     QdqBuilder b = convRelu(100);  // zero point 100: Relu clamps inside the uint8 range
     mutableNode(b.g, "relu1").opType = "Clip";
