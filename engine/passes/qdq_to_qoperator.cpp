@@ -452,11 +452,60 @@ std::string Lowering::lowerStandaloneActivation(int i) {
     if (x.params.type != y.params.type || x.params.scale != y.params.scale ||
         x.params.zeroPoint != y.params.zeroPoint)
         return "output quantization differs from the input's";
-    if (!y.implicit) return op.opType + " clamps inside the quantized range";
+    if (y.implicit) {
+        m_removed[i] = true;
+        m_removed[y.qNode] = true;
+        m_aliases[y.value] = x.q;
+        m_fusedInto[i] = "no-op on the quantized tensor: its quantized range lies inside the clamp";
+        return "";
+    }
+    // The producer was lowered here to a QLinearConv / QLinearMatMul / QGemm that nothing else
+    // reads: the clamp joins its fused activation.
+    const int producer = m_index.producer(x.q);
+    auto lowered = m_replacements.find(producer);
+    if (lowered != m_replacements.end() && m_index.consumers(x.q).size() == 1 && !m_graph.isGraphOutput(x.q)) {
+        Node &node = lowered->second;
+        const bool fusable = node.opType == "QLinearConv" || node.opType == "QLinearMatMul" || node.opType == "QGemm";
+        if (fusable && (!m_options.requireKernels || probe::appliesFusedActivation(node.opType))) {
+            float lo = std::numeric_limits<float>::lowest(), hi = std::numeric_limits<float>::max();
+            const std::string existing = node.attrString("ql_activation", "");
+            if (existing == "Relu") lo = 0.0f;
+            if (existing == "Clip") {
+                lo = node.attrFloat("ql_clip_min", lo);
+                hi = node.attrFloat("ql_clip_max", hi);
+            }
+            node.attributes["ql_activation"] = qdq::stringAttribute("Clip");
+            node.attributes["ql_clip_min"] = qdq::floatAttribute(std::max(lo, y.lo));
+            node.attributes["ql_clip_max"] = qdq::floatAttribute(std::min(hi, y.hi));
+            m_removed[i] = true;
+            m_removed[y.qNode] = true;
+            m_aliases[y.value] = x.q;
+            m_fusedInto[i] = "fused into " + node.describe();
+            return "";
+        }
+    }
+    // Otherwise a Clip on the quantized tensor with the bounds quantized: exact, since the input
+    // and output share one quantization.
+    auto it = m_graph.domainOpsets.find("");
+    const int64_t opset = it != m_graph.domainOpsets.end() ? it->second : m_graph.opsetVersion;
+    if (opset < 11) return op.opType + " clamps inside the quantized range (opset < 11)";
+    const double s = y.params.scale[0], zp = y.params.zeroPoint[0];
+    const double qmin = y.params.type == DataType::UInt8 ? 0 : -128, qmax = y.params.type == DataType::UInt8 ? 255 : 127;
+    auto quantizeBound = [&](float v) {
+        return std::min(std::max(std::nearbyint(double(v) / s) + zp, qmin), qmax);
+    };
+    auto boundTensor = [&](double v) {
+        return y.params.type == DataType::UInt8 ? Tensor::scalar<uint8_t>(uint8_t(v)) : Tensor::scalar<int8_t>(int8_t(v));
+    };
+    Node clip;
+    clip.name = op.name;
+    clip.opType = "Clip";
+    clip.inputs = {x.q, addInitializer(op.name + "_qmin", boundTensor(quantizeBound(y.lo))),
+                   addInitializer(op.name + "_qmax", boundTensor(quantizeBound(y.hi)))};
+    clip.outputs = {y.value};
     m_removed[i] = true;
     m_removed[y.qNode] = true;
-    m_aliases[y.value] = x.q;
-    m_fusedInto[i] = "no-op on the quantized tensor: its quantized range lies inside the clamp";
+    m_replacements[y.qNode] = clip;
     return "";
 }
 

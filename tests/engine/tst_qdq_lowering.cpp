@@ -228,13 +228,54 @@ TEST(QdqLowering, StandaloneReluSixOnItsOwnRangeDisappears) {
     EXPECT_TRUE(entry(report, "relu6")->int8);
     const Tensor a = run(int8, b.feeds)[0], r = run(b.g, b.feeds)[0];
     EXPECT_LE(maxAbsDiff(a, r), 1.0);
-    // With another clamp ([0, 3]) the Clip really clamps and falls back.
-    Graph clamps = b.g;
-    clamps.initializers["six"] = Tensor::scalar<float>(3.0f);
-    PrecisionReport clampReport;
-    ASSERT_TRUE(preparePrecision(clamps, Precision::Int8, &clampReport).isOk());
-    EXPECT_EQ(countOp(clamps, "Clip"), 1);
-    EXPECT_EQ(entry(clampReport, "relu6")->reason, "Clip clamps inside the quantized range");
+}
+
+TEST(QdqLowering, StandaloneClipInsideTheRangeRunsOnInt8) {
+    // FX shares the Conv output's quantization with a following ReLU6 ([-1, 1.5] here): the
+    // Clip clamps inside it. It joins the QLinearConv's fused activation, or (when the kernel
+    // cannot) becomes a Clip on the uint8 tensor with quantized bounds; both exact.
+    QdqBuilder b;
+    b.input("x", randomTensor({1, 2, 5, 5}, 91, -1.0f, 1.0f));
+    const std::string x = b.qdq("x", 2.0f / 255, 128);
+    const std::string w = b.weight("w", {3, 2, 3, 3}, {0.02f, 0.03f, 0.025f}, 92);
+    b.node("Conv", "conv", {x, w}, {"c"});
+    b.quantize("c", "c_q", 2.5f / 255, 102);
+    b.node("DequantizeLinear", "dq_c", {"c_q", "c_q_scale", "c_q_zp"}, {"c_dq"});
+    b.node("Clip", "relu6", {"c_dq", b.init("zero", Tensor::scalar<float>(0.0f)), b.init("top", Tensor::scalar<float>(0.6f))}, {"r"});
+    b.node("QuantizeLinear", "q_r", {"r", "c_q_scale", "c_q_zp"}, {"y_q"});
+    b.output("y_q");
+    const Tensor reference = run(b.g, b.feeds)[0];
+    int atBounds = 0;  // the clamp really acts: 0 -> 102, 0.6 -> 102 + 61 = 163
+    for (int64_t i = 0; i < reference.numel(); ++i)
+        atBounds += reference.data<uint8_t>()[i] == 102 || reference.data<uint8_t>()[i] == 163;
+    EXPECT_GT(atBounds, 5);
+
+    Graph fused = b.g;
+    ASSERT_TRUE(lowerQdqToQOperator(fused, nullptr, LoweringOptions{false}).isOk());
+    EXPECT_EQ(countOp(fused, "Clip"), 0);
+    const Node *conv = nodeNamed(fused, "conv");
+    ASSERT_NE(conv, nullptr);
+    EXPECT_EQ(conv->outputs[0], "c_q");
+    EXPECT_EQ(conv->attrString("ql_activation", ""), "Clip");
+    EXPECT_FLOAT_EQ(conv->attrFloat("ql_clip_min", -1), 0.0f);
+    EXPECT_FLOAT_EQ(conv->attrFloat("ql_clip_max", -1), 0.6f);
+    ASSERT_EQ(fused.nodes.back().opType, "Identity");  // y_q, a graph output, now reads c_q
+    Graph back = fused;
+    ASSERT_TRUE(expandQOperatorsToQdq(back).isOk());
+    EXPECT_LE(maxAbsDiff(run(back, b.feeds)[0], reference), 1.0);
+
+    Graph real = b.g;
+    PrecisionReport report;
+    ASSERT_TRUE(preparePrecision(real, Precision::Int8, &report).isOk());
+    EXPECT_TRUE(entry(report, "relu6")->int8);
+    if (!nodeNamed(real, "conv")->hasAttribute("ql_activation")) {
+        const Node *clip = nodeNamed(real, "relu6");
+        ASSERT_NE(clip, nullptr);
+        EXPECT_EQ(clip->inputs[0], "c_q");
+        EXPECT_EQ(real.initializers.at(clip->inputs[1]).data<uint8_t>()[0], 102);
+        EXPECT_EQ(real.initializers.at(clip->inputs[2]).data<uint8_t>()[0], 163);
+    }
+    EXPECT_LE(maxAbsDiff(run(real, b.feeds)[0], reference), 1.0);
 }
 
 TEST(QdqLowering, ClipInsideTheRangeBecomesAnAttribute) {
