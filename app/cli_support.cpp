@@ -36,6 +36,8 @@ ql::Status applyPrecision(ql::Graph &graph, const QString &option, ql::Precision
     ql::Precision precision = ql::defaultPrecision(graph);
     if (!option.isEmpty() && !ql::parsePrecision(option.toStdString(), precision))
         return ql::Status::badInput("--precision expects fp32, int8 or reference, got '" + option.toStdString() + "'");
+    if (!option.isEmpty() && precision != ql::Precision::Fp32 && !ql::isQuantizedModel(graph))
+        std::fprintf(stderr, "quantlens: %s has no quantized nodes; it runs in fp32\n", graph.sourcePath.c_str());
     ql::Status prepared = ql::preparePrecision(graph, precision, &report);
     return prepared.withContext(graph.sourcePath);
 }

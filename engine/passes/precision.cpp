@@ -49,7 +49,10 @@ Status preparePrecision(Graph &graph, Precision precision, PrecisionReport *repo
         *report = PrecisionReport{};
         report->precision = precisionName(precision);
     }
-    if (!isQuantizedModel(graph)) return Status::ok();
+    if (!isQuantizedModel(graph)) {
+        if (report) report->precision = precisionName(Precision::Fp32);  // what actually runs
+        return Status::ok();
+    }
     QL_RETURN_IF_ERROR(cleanupQdqNoise(graph));
     QL_RETURN_IF_ERROR(qdq::checkAllQdqParams(graph));
     switch (precision) {

@@ -27,7 +27,7 @@ Precision defaultPrecision(const Graph &graph);
 
 // Checks every constant Q/DQ parameter (BadInput naming the node), then rewrites the graph for
 // `precision`. `report` (optional) gets the per-node decisions of the int8 lowering; for the
-// other precisions only its `precision` field is set.
+// other precisions only its `precision` field is set ("fp32" for a float model, whatever was asked).
 Status preparePrecision(Graph &graph, Precision precision, PrecisionReport *report = nullptr);
 
 }  // namespace ql

@@ -67,6 +67,8 @@ if [ -f "$fx/qdq.onnx" ]; then
     expect "bench fp32" 0 "precision: fp32" -- "$quantlens" bench "$fx/qdq.onnx" --runs 1 --threads 1 --precision fp32
 fi
 expect "float model defaults to fp32" 0 "precision: fp32" -- "$quantlens" bench "$relu/model.onnx" --runs 1 --threads 1
+expect "int8 asked for a float model" 0 "has no quantized nodes; it runs in fp32" -- \
+    "$quantlens" bench "$relu/model.onnx" --runs 1 --threads 1 --precision int8
 
 echo "cli contract: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]

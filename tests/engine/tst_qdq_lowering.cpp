@@ -452,8 +452,11 @@ TEST(QdqLowering, PrecisionNamesAndDefaults) {
     EXPECT_FALSE(isQuantizedModel(f.g));
     EXPECT_EQ(defaultPrecision(f.g), Precision::Fp32);
     Graph unchanged = f.g;
-    ASSERT_TRUE(preparePrecision(unchanged, Precision::Int8).isOk());
+    PrecisionReport report;
+    ASSERT_TRUE(preparePrecision(unchanged, Precision::Int8, &report).isOk());
     EXPECT_EQ(unchanged.nodes.size(), 1u);
+    EXPECT_EQ(report.precision, "fp32");  // what runs, not what was asked
+    EXPECT_TRUE(report.nodes.empty());
 }
 
 }  // namespace
