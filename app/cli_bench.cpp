@@ -68,6 +68,7 @@ int runBench(const QStringList &arguments) {
     parser.addOption({"threads", "Threads for the kernels (default: all cores).", "N", "0"});
     parser.addOption({"batch", "Batch size for inputs whose first dim is symbolic (default 1).", "N", "1"});
     parser.addOption({"profile", "Also print the ten slowest nodes of the last run."});
+    parser.addOption({"precision", "fp32, int8 or reference (default: int8 for a quantized model, fp32 for a float one).", "P"});
     if (!parser.parse(QStringList{"quantlens bench"} + arguments)) return usageError(parser.errorText());
     if (parser.isSet("help")) {
         std::fputs(qPrintable(parser.helpText()), stdout);
@@ -85,6 +86,9 @@ int runBench(const QStringList &arguments) {
     std::map<std::string, ql::Tensor> inputs;
     ql::Status made = makeRandomInputs(graph.value(), batch, inputs);
     if (!made) return reportFailure(made);
+    ql::PrecisionReport precision;
+    ql::Status prepared = applyPrecision(graph.value(), parser.value("precision"), precision);
+    if (!prepared) return reportFailure(prepared);
     const std::string source = graph.value().sourcePath;
     auto plan = ql::ExecutionPlan::create(std::move(graph.value()), planOptions(threads, !parser.isSet("no-fuse")));
     if (!plan) return reportFailure(plan.status().withContext(source));
@@ -105,6 +109,8 @@ int runBench(const QStringList &arguments) {
     std::printf("model: %s\nthreads: %d  batch: %d  runs: %d\nmedian_ms: %.3f\nmin_ms: %.3f\n",
                 qPrintable(parser.positionalArguments().first()), threads, batch, runs,
                 times[times.size() / 2], times.front());
+    std::printf("precision: %s\n", precision.precision.c_str());
+    if (precision.precision == "int8") std::printf("%s\n", precision.summary().c_str());
     if (parser.isSet("profile")) printProfile(plan.value()->lastTimings());
     return Success;
 }

@@ -23,6 +23,7 @@ int runInfer(const QStringList &arguments) {
     parser.addOption({"output-dir", "Folder for output_<i>.npy and outputs.json.", "OUT"});
     parser.addOption({"no-fuse", "Run every node on its own instead of fusing Conv with its activation / residual Add."});
     parser.addOption({"threads", "Threads for the kernels (default: all cores).", "N"});
+    parser.addOption({"precision", "fp32, int8 or reference (default: int8 for a quantized model, fp32 for a float one).", "P"});
     if (!parser.parse(QStringList{"quantlens infer"} + arguments)) return usageError(parser.errorText());
     if (parser.isSet("help")) {
         std::fputs(qPrintable(parser.helpText()), stdout);
@@ -41,6 +42,9 @@ int runInfer(const QStringList &arguments) {
     std::map<std::string, ql::Tensor> inputs;
     ql::Status read = readInputs(graph.value(), parser.values("input"), parser.value("inputs-dir"), inputs);
     if (!read) return reportFailure(read);
+    ql::PrecisionReport precision;
+    ql::Status prepared = applyPrecision(graph.value(), parser.value("precision"), precision);
+    if (!prepared) return reportFailure(prepared);
     const ql::Graph model = graph.value();
     auto plan = ql::ExecutionPlan::create(std::move(graph.value()), planOptions(threads, !parser.isSet("no-fuse")));
     if (!plan) return reportFailure(plan.status().withContext(model.sourcePath));
@@ -64,7 +68,16 @@ int runInfer(const QStringList &arguments) {
     }
     QFile json(QDir(outDir).filePath("outputs.json"));
     if (!json.open(QIODevice::WriteOnly)) return usageError(json.fileName() + ": cannot write");
-    json.write(QJsonDocument(QJsonObject{{"outputs", described}}).toJson());
+    QJsonArray fallback;
+    for (const ql::NodePrecision &node : precision.nodes)
+        if (!node.int8)
+            fallback.append(QJsonObject{{"node", QString::fromStdString(node.node)},
+                                        {"op", QString::fromStdString(node.opType)},
+                                        {"reason", QString::fromStdString(node.reason)}});
+    const QJsonObject precisionJson{{"mode", QString::fromStdString(precision.precision)},
+                                    {"int8_nodes", precision.int8Count()},
+                                    {"fallback", fallback}};
+    json.write(QJsonDocument(QJsonObject{{"outputs", described}, {"precision", precisionJson}}).toJson());
     return Success;
 }
 

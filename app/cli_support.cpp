@@ -32,6 +32,14 @@ ql::PlanOptions planOptions(int threads, bool fuse) {
     return options;
 }
 
+ql::Status applyPrecision(ql::Graph &graph, const QString &option, ql::PrecisionReport &report) {
+    ql::Precision precision = ql::defaultPrecision(graph);
+    if (!option.isEmpty() && !ql::parsePrecision(option.toStdString(), precision))
+        return ql::Status::badInput("--precision expects fp32, int8 or reference, got '" + option.toStdString() + "'");
+    ql::Status prepared = ql::preparePrecision(graph, precision, &report);
+    return prepared.withContext(graph.sourcePath);
+}
+
 ql::Status readInputs(const ql::Graph &graph, const QStringList &namedInputs, const QString &inputsDir,
                       std::map<std::string, ql::Tensor> &inputs) {
     for (const QString &pair : namedInputs) {

@@ -11,6 +11,7 @@
 #include "core/status.h"
 #include "ir/graph.h"
 #include "ir/tensor.h"
+#include "passes/precision.h"
 #include "runtime/execution_plan.h"
 
 namespace cli {
@@ -21,6 +22,10 @@ int usageError(const QString &message);
 
 // Plan options for the subcommands: fused operators unless the user asked otherwise.
 ql::PlanOptions planOptions(int threads, bool fuse);
+
+// Applies --precision (fp32|int8|reference; default int8 for a quantized model, fp32 for a float
+// one) to the loaded graph. Usage errors come back as BadInput statuses.
+ql::Status applyPrecision(ql::Graph &graph, const QString &option, ql::PrecisionReport &report);
 
 // --input NAME=FILE pairs, or DIR/input_<i>.pb|.npy mapped in order to the graph inputs.
 ql::Status readInputs(const ql::Graph &graph, const QStringList &namedInputs, const QString &inputsDir,

@@ -43,6 +43,9 @@ bool isFoldable(const Graph &graph, const Node &node) {
     static const std::set<std::string> nondeterministic = {"RandomNormal", "RandomUniform",
         "RandomNormalLike", "RandomUniformLike", "Multinomial", "Bernoulli"};
     if (nondeterministic.count(node.opType)) return false;
+    // DequantizeLinear of a constant stays: the int8 weight behind it is what the int8 lowering
+    // (passes/qdq_to_qoperator.h) needs to see; passes/strip_qdq.h folds it for fp32 runs.
+    if (node.opType == "DequantizeLinear") return false;
     for (const std::string &in : node.inputs)
         if (!in.empty() && !graph.isInitializer(in)) return false;
     return true;
