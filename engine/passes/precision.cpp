@@ -51,12 +51,7 @@ Status preparePrecision(Graph &graph, Precision precision, PrecisionReport *repo
     }
     if (!isQuantizedModel(graph)) return Status::ok();
     QL_RETURN_IF_ERROR(cleanupQdqNoise(graph));
-    {
-        const qdq::GraphIndex index(graph);
-        for (const Node &node : graph.nodes)
-            if (qdq::isOp(node, "QuantizeLinear") || qdq::isOp(node, "DequantizeLinear"))
-                QL_RETURN_IF_ERROR(qdq::checkQdqParams(graph, index, node));
-    }
+    QL_RETURN_IF_ERROR(qdq::checkAllQdqParams(graph));
     switch (precision) {
     case Precision::Int8: return lowerQdqToQOperator(graph, report);
     case Precision::Reference: return expandQOperatorsToQdq(graph);

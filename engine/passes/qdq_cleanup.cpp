@@ -25,7 +25,14 @@ bool isPassThrough(const Graph &graph, const Node &node, bool &isCast) {
         return false;
     if (node.opType == "Identity") return true;
     if (node.opType != "Cast") return false;
-    const DataType in = valueType(graph, node.inputs[0]);
+    DataType in = valueType(graph, node.inputs[0]);
+    if (in == DataType::Undefined) {
+        // Without shape inference: the output of a QuantizeLinear has its zero point's type.
+        const qdq::GraphIndex index(graph);
+        const int p = index.producer(node.inputs[0]);
+        if (p >= 0 && qdq::isOp(graph.nodes[p], "QuantizeLinear"))
+            in = qdq::quantizedTypeOf(graph, index, node.inputs[0]);
+    }
     isCast = true;
     return in != DataType::Undefined && static_cast<int64_t>(in) == node.attrInt("to", -1);
 }

@@ -103,6 +103,7 @@ DataType quantizedTypeOf(const Graph &graph, const GraphIndex &index, const std:
     const int p = index.producer(value);
     if (p < 0) return DataType::UInt8;
     const Node &producer = graph.nodes[p];
+    if (isOp(producer, "Cast")) return static_cast<DataType>(producer.attrInt("to", int64_t(DataType::UInt8)));
     const int zpInput = outputZeroPointInput(producer);
     if (zpInput < 0) return DataType::UInt8;
     if (!producer.hasInput(zpInput)) return DataType::UInt8;
@@ -176,6 +177,14 @@ Status checkQdqParams(const Graph &graph, const GraphIndex &index, const Node &n
             }
         }
     }
+    return Status::ok();
+}
+
+Status checkAllQdqParams(const Graph &graph) {
+    const GraphIndex index(graph);
+    for (const Node &node : graph.nodes)
+        if (isOp(node, "QuantizeLinear") || isOp(node, "DequantizeLinear"))
+            QL_RETURN_IF_ERROR(checkQdqParams(graph, index, node));
     return Status::ok();
 }
 

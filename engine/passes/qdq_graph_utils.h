@@ -55,6 +55,9 @@ int rankOf(const Graph &graph, const std::string &value);
 // Message: "DequantizeLinear 'dq1': scale must be positive and finite, got 0 at index 0".
 Status checkQdqParams(const Graph &graph, const GraphIndex &index, const Node &node);
 
+// checkQdqParams on every QuantizeLinear / DequantizeLinear node; the first error.
+Status checkAllQdqParams(const Graph &graph);
+
 // Constant parameters of one Q/DQ node, read after checkQdqParams.
 struct QParamsView {
     std::vector<float> scale;

@@ -5,99 +5,11 @@
 #include <set>
 
 #include "kernels/kernel.h"
-#include "passes/qdq_graph_utils.h"
+#include "passes/qdq_lowering.h"
 #include "passes/topological_sort.h"
-#include "runtime/execution_plan.h"
 
 namespace ql {
-
-namespace {
-
-constexpr const char *kMicrosoft = "com.microsoft";
-
-// A dequantized operand: the quantized tensor and its parameters, taken from a DequantizeLinear.
-struct Operand {
-    std::string q, scale, zp;
-    qdq::QParamsView params;
-};
-
-// The QuantizeLinear that ends a pattern, and the Relu/Clip between op and Q if any.
-struct QuantizedOutput {
-    int qNode = -1;
-    std::string value, scale, zp;
-    qdq::QParamsView params;
-    int activationNode = -1;
-    std::string activation;  // "Relu" or "Clip"
-    float lo = 0.0f, hi = 0.0f;
-    bool implicit = false;  // the output quantization already clamps to [lo, hi]
-};
-
-bool int8MaxPoolRuns() {
-    static const bool runs = [] {
-        Graph g;
-        g.opsetVersion = 13;
-        ValueInfo in;
-        in.name = "x";
-        in.dtype = DataType::UInt8;
-        in.shape = {1, 1, 2, 2};
-        in.hasShape = true;
-        g.inputs.push_back(in);
-        ValueInfo out;
-        out.name = "y";
-        g.outputs.push_back(out);
-        Node pool;
-        pool.name = "probe";
-        pool.opType = "MaxPool";
-        pool.inputs = {"x"};
-        pool.outputs = {"y"};
-        Attribute k;
-        k.kind = Attribute::Kind::Ints;
-        k.ints = {2, 2};
-        pool.attributes["kernel_shape"] = k;
-        g.nodes.push_back(pool);
-        auto plan = ExecutionPlan::create(g, PlanOptions{1});
-        if (!plan) return false;
-        std::vector<Tensor> outputs;
-        Tensor x = Tensor::fromVector<uint8_t>({1, 1, 2, 2}, {3, 200, 7, 9});
-        return plan.value()->run({{"x", x}}, outputs).isOk() && outputs.size() == 1 &&
-               outputs[0].dtype() == DataType::UInt8 && outputs[0].data<uint8_t>()[0] == 200;
-    }();
-    return runs;
-}
-
-class Lowering {
-public:
-    Lowering(Graph &graph, const LoweringOptions &options)
-        : m_graph(graph), m_index(graph), m_names(graph), m_options(options),
-          m_removed(graph.nodes.size(), false) {}
-
-    Status run(PrecisionReport *report);
-
-private:
-    std::string lowerConv(int i);
-    std::string lowerGemm(int i);
-    std::string lowerMatMul(int i);
-    std::string lowerBinary(int i, const char *qop);
-    std::string lowerConcat(int i);
-    std::string lowerUnary(int i, const char *qop);
-    std::string lowerExact(int i);
-
-    bool dequantized(const std::string &value, Operand &out, std::string &why);
-    bool quantizedOutput(const Node &op, QuantizedOutput &out, std::string &why);
-    bool constantFloats(const std::string &value, std::vector<float> &out);
-    std::string zeroPointInput(const Node &qdqNode, DataType type);
-    std::string kernelMissing(const std::string &domain, const std::string &op) const;
-    void commit(int opIndex, Node node, const QuantizedOutput &y);
-    std::string addInitializer(const std::string &base, Tensor value);
-
-    Graph &m_graph;
-    qdq::GraphIndex m_index;
-    qdq::NameSource m_names;
-    LoweringOptions m_options;
-    std::vector<bool> m_removed;
-    std::map<int, Node> m_replacements;      // position of the absorbed Q -> new node
-    std::map<int, std::string> m_fusedInto;  // absorbed activation -> report reason
-};
+namespace lowering {
 
 std::string Lowering::addInitializer(const std::string &base, Tensor value) {
     const std::string name = m_names.make(base);
@@ -248,212 +160,8 @@ void Lowering::commit(int opIndex, Node node, const QuantizedOutput &y) {
     m_replacements[y.qNode] = std::move(node);
 }
 
-// Output activation that only a MatMul-family kernel can fuse.
-std::string activationNotFusable(const QuantizedOutput &y, const std::string &op) {
-    if (y.activationNode < 0 || y.implicit) return "";
-    return y.activation + " between " + op + " and QuantizeLinear clamps inside the quantized range";
-}
 
-std::string Lowering::lowerConv(int i) {
-    const Node conv = m_graph.nodes[i];
-    if (!conv.hasInput(1)) return "Conv without weights";
-    Operand x, w;
-    QuantizedOutput y;
-    std::string why;
-    if (!dequantized(conv.inputs[0], x, why)) return "input " + why;
-    if (!x.params.perTensor()) return "input is quantized per axis";
-    if (!dequantized(conv.inputs[1], w, why)) return "weight " + why;
-    const Tensor *wq = m_graph.initializer(w.q);
-    if (!wq || wq->dtype() != DataType::Int8) return "weight is not a constant int8 tensor";
-    const int64_t channels = wq->dim(0);
-    if (!w.params.perTensor() && (w.params.axis != 0 || int64_t(w.params.scale.size()) != channels))
-        return "weight is quantized along axis " + std::to_string(w.params.axis) + ", not per output channel";
-    if (!quantizedOutput(conv, y, why)) return why;
-    std::string bias;
-    if (conv.hasInput(2)) {
-        std::vector<float> b;
-        if (!constantFloats(conv.inputs[2], b)) return "bias is not a constant";
-        if (int64_t(b.size()) != channels) return "bias has " + std::to_string(b.size()) + " values for " + std::to_string(channels) + " channels";
-        std::vector<int32_t> q(b.size());
-        for (size_t c = 0; c < b.size(); ++c) {
-            const double s = double(x.params.scale[0]) * w.params.scale[w.params.perTensor() ? 0 : c];
-            const double v = std::nearbyint(b[c] / s);
-            q[c] = static_cast<int32_t>(std::min(std::max(v, double(INT32_MIN)), double(INT32_MAX)));
-        }
-        bias = addInitializer(conv.name + "_bias_int32", Tensor::fromVector<int32_t>({channels}, q));
-    }
-    if (std::string missing = kernelMissing("", "QLinearConv"); !missing.empty()) return missing;
-    Node n;
-    n.name = conv.name;
-    n.opType = "QLinearConv";
-    n.attributes = conv.attributes;
-    n.inputs = {x.q, x.scale, x.zp, w.q, w.scale, w.zp, y.scale, y.zp};
-    if (!bias.empty()) n.inputs.push_back(bias);
-    n.outputs = {y.value};
-    commit(i, n, y);
-    return "";
-}
-
-std::string Lowering::lowerGemm(int i) {
-    const Node gemm = m_graph.nodes[i];
-    Operand a, b;
-    QuantizedOutput y;
-    std::string why;
-    if (!gemm.hasInput(1)) return "Gemm without B";
-    if (!dequantized(gemm.inputs[0], a, why)) return "input A " + why;
-    if (!a.params.perTensor()) return "input A is quantized per axis";
-    if (!dequantized(gemm.inputs[1], b, why)) return "input B " + why;
-    const Tensor *bq = m_graph.initializer(b.q);
-    if (!bq || bq->dtype() != DataType::Int8 || bq->rank() != 2) return "B is not a constant 2-D int8 tensor";
-    const bool transB = gemm.attrInt("transB", 0) != 0;
-    const int64_t n = bq->dim(transB ? 0 : 1);
-    if (!b.params.perTensor() && (b.params.axis != (transB ? 0 : 1) || int64_t(b.params.scale.size()) != n))
-        return "B is quantized along axis " + std::to_string(b.params.axis) + ", not per output column";
-    if (!quantizedOutput(gemm, y, why)) return why;
-    const float alpha = gemm.attrFloat("alpha", 1.0f), beta = gemm.attrFloat("beta", 1.0f);
-    std::string bias;
-    if (gemm.hasInput(2)) {
-        std::vector<float> c;
-        if (!constantFloats(gemm.inputs[2], c)) return "C is not a constant";
-        if (c.size() != 1 && int64_t(c.size()) != n) return "C is not a per-column bias";
-        if (c.size() != 1) {
-            const Tensor *ct = m_graph.initializer(gemm.inputs[2]);
-            if (ct && ct->rank() == 2 && ct->dim(0) != 1) return "C is not a per-column bias";
-        }
-        std::vector<int32_t> q(n);
-        for (int64_t k = 0; k < n; ++k) {
-            const double s = double(alpha) * a.params.scale[0] * b.params.scale[b.params.perTensor() ? 0 : k];
-            const double v = std::nearbyint(double(beta) * c[c.size() == 1 ? 0 : k] / s);
-            q[k] = static_cast<int32_t>(std::min(std::max(v, double(INT32_MIN)), double(INT32_MAX)));
-        }
-        bias = addInitializer(gemm.name + "_bias_int32", Tensor::fromVector<int32_t>({n}, q));
-    }
-    if (std::string missing = kernelMissing(kMicrosoft, "QGemm"); !missing.empty()) return missing;
-    Node node;
-    node.name = gemm.name;
-    node.opType = "QGemm";
-    node.domain = kMicrosoft;
-    node.attributes["transA"] = qdq::intAttribute(gemm.attrInt("transA", 0));
-    node.attributes["transB"] = qdq::intAttribute(transB ? 1 : 0);
-    node.attributes["alpha"] = qdq::floatAttribute(alpha);
-    node.inputs = {a.q, a.scale, a.zp, b.q, b.scale, b.zp, bias, y.scale, y.zp};
-    node.outputs = {y.value};
-    commit(i, node, y);
-    return "";
-}
-
-std::string Lowering::lowerMatMul(int i) {
-    const Node mm = m_graph.nodes[i];
-    Operand a, b;
-    QuantizedOutput y;
-    std::string why;
-    if (!dequantized(mm.inputs[0], a, why)) return "input A " + why;
-    if (!a.params.perTensor()) return "input A is quantized per axis";
-    if (!dequantized(mm.inputs[1], b, why)) return "input B " + why;
-    if (!b.params.perTensor() && (b.params.axis != 1 || qdq::rankOf(m_graph, b.q) != 2))
-        return "B is quantized along an axis other than its columns";
-    if (!quantizedOutput(mm, y, why)) return why;
-    if (std::string missing = kernelMissing("", "QLinearMatMul"); !missing.empty()) return missing;
-    Node node;
-    node.name = mm.name;
-    node.opType = "QLinearMatMul";
-    node.inputs = {a.q, a.scale, a.zp, b.q, b.scale, b.zp, y.scale, y.zp};
-    node.outputs = {y.value};
-    commit(i, node, y);
-    return "";
-}
-
-std::string Lowering::lowerBinary(int i, const char *qop) {
-    const Node op = m_graph.nodes[i];
-    Operand a, b;
-    QuantizedOutput y;
-    std::string why;
-    if (op.inputs.size() != 2) return "needs two inputs";
-    if (!dequantized(op.inputs[0], a, why) || !dequantized(op.inputs[1], b, why)) return "input " + why;
-    if (!a.params.perTensor() || !b.params.perTensor()) return "an input is quantized per axis";
-    if (!quantizedOutput(op, y, why)) return why;
-    if (a.params.type != y.params.type || b.params.type != y.params.type) return "inputs and output mix uint8 and int8";
-    if (std::string w = activationNotFusable(y, op.opType); !w.empty()) return w;
-    if (std::string missing = kernelMissing(kMicrosoft, qop); !missing.empty()) return missing;
-    Node node;
-    node.name = op.name;
-    node.opType = qop;
-    node.domain = kMicrosoft;
-    node.inputs = {a.q, a.scale, a.zp, b.q, b.scale, b.zp, y.scale, y.zp};
-    node.outputs = {y.value};
-    commit(i, node, y);
-    return "";
-}
-
-std::string Lowering::lowerConcat(int i) {
-    const Node op = m_graph.nodes[i];
-    std::vector<Operand> xs(op.inputs.size());
-    QuantizedOutput y;
-    std::string why;
-    for (size_t k = 0; k < op.inputs.size(); ++k) {
-        if (!dequantized(op.inputs[k], xs[k], why)) return "input " + why;
-        if (!xs[k].params.perTensor()) return "input " + std::to_string(k) + " is quantized per axis";
-    }
-    if (!quantizedOutput(op, y, why)) return why;
-    for (const Operand &x : xs)
-        if (x.params.type != y.params.type) return "inputs and output mix uint8 and int8";
-    if (std::string w = activationNotFusable(y, op.opType); !w.empty()) return w;
-    if (std::string missing = kernelMissing(kMicrosoft, "QLinearConcat"); !missing.empty()) return missing;
-    Node node;
-    node.name = op.name;
-    node.opType = "QLinearConcat";
-    node.domain = kMicrosoft;
-    node.attributes["axis"] = qdq::intAttribute(op.attrInt("axis", 0));
-    node.inputs = {y.scale, y.zp};
-    for (const Operand &x : xs) node.inputs.insert(node.inputs.end(), {x.q, x.scale, x.zp});
-    node.outputs = {y.value};
-    commit(i, node, y);
-    return "";
-}
-
-std::string Lowering::lowerUnary(int i, const char *qop) {
-    const Node op = m_graph.nodes[i];
-    Operand x;
-    QuantizedOutput y;
-    std::string why;
-    if (!dequantized(op.inputs[0], x, why)) return "input " + why;
-    if (!x.params.perTensor()) return "input is quantized per axis";
-    if (!quantizedOutput(op, y, why)) return why;
-    if (x.params.type != y.params.type) return "input and output mix uint8 and int8";
-    if (std::string w = activationNotFusable(y, op.opType); !w.empty()) return w;
-    if (std::string missing = kernelMissing(kMicrosoft, qop); !missing.empty()) return missing;
-    Node node;
-    node.name = op.name;
-    node.opType = qop;
-    node.domain = kMicrosoft;
-    node.attributes = op.attributes;
-    if (op.opType == "GlobalAveragePool") node.attributes["channels_last"] = qdq::intAttribute(0);
-    if (op.opType == "LeakyRelu") node.attributes["alpha"] = qdq::floatAttribute(op.attrFloat("alpha", 0.01f));
-    node.inputs = {x.q, x.scale, x.zp, y.scale, y.zp};
-    node.outputs = {y.value};
-    commit(i, node, y);
-    return "";
-}
-
-std::string Lowering::lowerExact(int i) {
-    const Node op = m_graph.nodes[i];
-    Operand x;
-    QuantizedOutput y;
-    std::string why;
-    if (!dequantized(op.inputs[0], x, why)) return "input " + why;
-    if (!quantizedOutput(op, y, why)) return why;
-    if (x.params.type != y.params.type || x.params.scale != y.params.scale ||
-        x.params.zeroPoint != y.params.zeroPoint)
-        return "output quantization differs from the input's, so the int8 op would not be exact";
-    if (std::string w = activationNotFusable(y, op.opType); !w.empty()) return w;
-    if (op.opType == "MaxPool" && m_options.requireKernels && !int8MaxPoolRuns())
-        return "MaxPool has no 8-bit kernel in this build";
-    Node node = op;
-    node.inputs[0] = x.q;
-    node.outputs = {y.value};
-    commit(i, node, y);
-    return "";
-}
+namespace {
 
 bool isQuantizationNode(const Node &n) {
     return qdq::isOp(n, "QuantizeLinear") || qdq::isOp(n, "DequantizeLinear") ||
@@ -466,6 +174,8 @@ bool isQOperator(const Node &n) {
         "QLinearGlobalAveragePool", "QLinearAveragePool", "QLinearSigmoid", "QLinearLeakyRelu"};
     return (n.domain.empty() && onnx.count(n.opType)) || (n.domain == kMicrosoft && ms.count(n.opType));
 }
+
+}  // namespace
 
 Status Lowering::run(PrecisionReport *report) {
     static const std::set<std::string> exact = {"MaxPool", "Reshape", "Transpose", "Flatten", "Squeeze", "Unsqueeze"};
@@ -500,19 +210,29 @@ Status Lowering::run(PrecisionReport *report) {
         else if (op == "Concat") why = lowerConcat(i);
         else if (unary.count(op)) why = lowerUnary(i, unary.at(op));
         else if (exact.count(op)) why = lowerExact(i);
+        else if (op == "Relu" || op == "Clip") why = lowerStandaloneActivation(i);
         else {
             bool touchesQdq = false;
             for (const std::string &in : node.inputs) {
                 const int p = m_index.producer(in);
                 touchesQdq |= p >= 0 && qdq::isOp(m_graph.nodes[p], "DequantizeLinear");
             }
-            why = touchesQdq ? "no int8 kernel for " + op + "; runs dequantize -> fp32 -> quantize"
-                             : "not quantized in the model";
+            for (const std::string &out : node.outputs)
+                for (int c : m_index.consumers(out))
+                    touchesQdq |= qdq::isOp(m_graph.nodes[c], "QuantizeLinear");
+            const int producer = node.inputs.size() == 1 ? m_index.producer(node.inputs[0]) : -1;
+            if ((op == "Relu" || op == "Clip") && producer >= 0 && !m_removed[producer] &&
+                !qdq::isOp(m_graph.nodes[producer], "DequantizeLinear"))
+                why = "runs in fp32 after " + m_graph.nodes[producer].describe();
+            else
+                why = touchesQdq ? "no int8 kernel for " + op + "; runs dequantize -> fp32 -> quantize"
+                                 : "not quantized in the model";
         }
         if (why.empty()) {
             entry.int8 = true;
             for (const auto &r : m_replacements)
                 if (r.second.name == node.name) entry.reason = r.second.opType;
+            if (entry.reason.empty()) entry.reason = m_fusedInto[i];
         } else {
             entry.reason = why;
         }
@@ -525,6 +245,24 @@ Status Lowering::run(PrecisionReport *report) {
         if (it != m_replacements.end()) nodes.push_back(std::move(it->second));
         else if (!m_removed[k]) nodes.push_back(std::move(m_graph.nodes[k]));
     }
+    // Values of dropped no-ops are read from their int8 inputs (chains resolve to the first).
+    std::vector<Node> aliasOutputs;
+    for (const auto &alias : m_aliases) {
+        std::string target = alias.second;
+        while (m_aliases.count(target)) target = m_aliases.at(target);
+        for (Node &n : nodes)
+            for (std::string &in : n.inputs)
+                if (in == alias.first) in = target;
+        if (m_graph.isGraphOutput(alias.first)) {
+            Node identity;
+            identity.name = alias.first + "_identity";
+            identity.opType = "Identity";
+            identity.inputs = {target};
+            identity.outputs = {alias.first};
+            aliasOutputs.push_back(identity);
+        }
+    }
+    nodes.insert(nodes.end(), aliasOutputs.begin(), aliasOutputs.end());
     // DequantizeLinear nodes whose float outputs nobody reads any more go away.
     std::set<std::string> read;
     for (const Node &n : nodes) read.insert(n.inputs.begin(), n.inputs.end());
@@ -546,11 +284,14 @@ Status Lowering::run(PrecisionReport *report) {
     return sortTopologically(m_graph);
 }
 
-}  // namespace
+
+}  // namespace lowering
 
 Status lowerQdqToQOperator(Graph &graph, PrecisionReport *report, const LoweringOptions &options) {
-    Lowering lowering(graph, options);
+    QL_RETURN_IF_ERROR(qdq::checkAllQdqParams(graph));
+    lowering::Lowering lowering(graph, options);
     return lowering.run(report);
 }
+
 
 }  // namespace ql

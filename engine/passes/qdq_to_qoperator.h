@@ -25,7 +25,7 @@ struct LoweringOptions {
     bool requireKernels = true;
 };
 
-// Quantization parameters must have been checked (qdq::checkQdqParams) before.
+// Fails (BadInput naming the node) on bad constant quantization parameters.
 // Appends one entry per compute node to report->nodes when report is given.
 Status lowerQdqToQOperator(Graph &graph, PrecisionReport *report,
                            const LoweringOptions &options = {});

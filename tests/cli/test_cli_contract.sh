@@ -52,5 +52,21 @@ expect "unsupported op" 3 "unsupported op NonMaxSuppression (node '" -- \
     "$quantlens" infer "$unsupported/model.onnx" --inputs-dir "$unsupported/test_data_set_0" --output-dir "$work/o3"
 expect "bench" 0 "median_ms:" -- "$quantlens" bench "$relu/model.onnx" --runs 3 --threads 1
 
+# --precision on the PyTorch FX QDQ fixture (int8 by default for a quantized model).
+fx="$(dirname "$0")/../data/fx_fashion_cnn"
+if [ -f "$fx/qdq.onnx" ]; then
+    expect "infer int8 report" 0 "" -- \
+        "$quantlens" infer "$fx/qdq.onnx" --input "input=$fx/inputs.npy" --output-dir "$work/q8" --threads 1
+    expect "outputs.json has the precision" 0 '"int8_nodes"' -- cat "$work/q8/outputs.json"
+    expect "infer reference" 0 "" -- \
+        "$quantlens" infer "$fx/qdq.onnx" --input "input=$fx/inputs.npy" --output-dir "$work/qr" --precision reference
+    expect "reference mode recorded" 0 '"mode": "reference"' -- cat "$work/qr/outputs.json"
+    expect "bad precision" 2 "--precision expects fp32, int8 or reference, got 'int4'" -- \
+        "$quantlens" infer "$fx/qdq.onnx" --input "input=$fx/inputs.npy" --output-dir "$work/qx" --precision int4
+    expect "bench int8 summary" 0 "fp32 fallback:" -- "$quantlens" bench "$fx/qdq.onnx" --runs 1 --threads 1
+    expect "bench fp32" 0 "precision: fp32" -- "$quantlens" bench "$fx/qdq.onnx" --runs 1 --threads 1 --precision fp32
+fi
+expect "float model defaults to fp32" 0 "precision: fp32" -- "$quantlens" bench "$relu/model.onnx" --runs 1 --threads 1
+
 echo "cli contract: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]

@@ -11,118 +11,13 @@
 #include "passes/qdq_to_qoperator.h"
 #include "passes/qoperator_to_qdq.h"
 #include "runtime/execution_plan.h"
+#include "qdq_test_graphs.h"
 #include "test_support.h"
 
 using namespace ql;
 using namespace ql::test;
 
 namespace {
-
-struct QdqBuilder {
-    Graph g;
-    std::map<std::string, Tensor> feeds;
-
-    QdqBuilder() {
-        g.opsetVersion = 13;
-        g.name = "qdq";
-    }
-    void input(const std::string &name, const Tensor &t) {
-        ValueInfo v;
-        v.name = name;
-        v.dtype = t.dtype();
-        v.shape = t.shape();
-        v.hasShape = true;
-        g.inputs.push_back(v);
-        feeds[name] = t;
-    }
-    void output(const std::string &name) {
-        ValueInfo v;
-        v.name = name;
-        g.outputs.push_back(v);
-    }
-    Node &node(const std::string &op, const std::string &name, std::vector<std::string> ins,
-               std::vector<std::string> outs) {
-        Node n;
-        n.opType = op;
-        n.name = name;
-        n.inputs = std::move(ins);
-        n.outputs = std::move(outs);
-        g.nodes.push_back(n);
-        return g.nodes.back();
-    }
-    std::string init(const std::string &name, const Tensor &t) {
-        g.initializers[name] = t;
-        return name;
-    }
-    // QuantizeLinear(x) -> DequantizeLinear with per-tensor uint8 (or int8) parameters.
-    std::string qdq(const std::string &x, float scale, int zp, bool int8 = false) {
-        const std::string s = init(x + "_scale", Tensor::scalar<float>(scale));
-        const std::string z = int8 ? init(x + "_zp", Tensor::scalar<int8_t>(int8_t(zp)))
-                                   : init(x + "_zp", Tensor::scalar<uint8_t>(uint8_t(zp)));
-        node("QuantizeLinear", "q_" + x, {x, s, z}, {x + "_q"});
-        node("DequantizeLinear", "dq_" + x, {x + "_q", s, z}, {x + "_dq"});
-        return x + "_dq";
-    }
-    std::string quantize(const std::string &x, const std::string &y, float scale, int zp) {
-        const std::string s = init(y + "_scale", Tensor::scalar<float>(scale));
-        const std::string z = init(y + "_zp", Tensor::scalar<uint8_t>(uint8_t(zp)));
-        node("QuantizeLinear", "q_" + y, {x, s, z}, {y});
-        return y;
-    }
-    // Constant int8 weight behind a DequantizeLinear (per channel along axis 0 when several scales).
-    std::string weight(const std::string &name, const Shape &shape, const std::vector<float> &scales,
-                       unsigned seed) {
-        Tensor w(DataType::Int8, shape);
-        Tensor r = randomTensor(shape, seed, -127.0f, 127.0f);
-        for (int64_t i = 0; i < w.numel(); ++i) w.data<int8_t>()[i] = int8_t(std::lround(r.data<float>()[i]));
-        init(name + "_q", w);
-        const int64_t n = int64_t(scales.size());
-        init(name + "_scale", n == 1 ? Tensor::scalar<float>(scales[0]) : Tensor::fromVector<float>({n}, scales));
-        init(name + "_zp", n == 1 ? Tensor::scalar<int8_t>(0) : Tensor::fromVector<int8_t>({n}, std::vector<int8_t>(size_t(n), 0)));
-        Node &dq = node("DequantizeLinear", "dq_" + name, {name + "_q", name + "_scale", name + "_zp"}, {name});
-        if (n > 1) dq.attributes["axis"] = intAttr(0);
-        return name;
-    }
-};
-
-std::vector<Tensor> run(Graph g, const std::map<std::string, Tensor> &feeds) {
-    auto plan = ExecutionPlan::create(std::move(g), PlanOptions{1});
-    EXPECT_TRUE(plan.isOk()) << plan.status().message();
-    std::vector<Tensor> outputs;
-    if (!plan) return outputs;
-    Status s = plan.value()->run(feeds, outputs);
-    EXPECT_TRUE(s.isOk()) << s.message();
-    return outputs;
-}
-
-int countOp(const Graph &g, const std::string &op) {
-    int n = 0;
-    for (const Node &node : g.nodes) n += node.opType == op ? 1 : 0;
-    return n;
-}
-
-const Node *nodeNamed(const Graph &g, const std::string &name) {
-    for (const Node &node : g.nodes)
-        if (node.name == name) return &node;
-    return nullptr;
-}
-
-Node &mutableNode(Graph &g, const std::string &name) {
-    for (Node &node : g.nodes)
-        if (node.name == name) return node;
-    ADD_FAILURE() << "no node " << name;
-    return g.nodes.front();
-}
-
-const NodePrecision *entry(const PrecisionReport &r, const std::string &name) {
-    for (const NodePrecision &p : r.nodes)
-        if (p.node == name) return &p;
-    return nullptr;
-}
-
-bool hasKernel(const std::string &domain, const std::string &op) {
-    return KernelRegistry::instance().find(domain, op) != nullptr;
-}
 
 // x -> QDQ(uint8) -> Conv(per-channel int8 W, float bias) -> Relu -> Q(uint8, zp 0) -> y_q.
 QdqBuilder convRelu(int outputZeroPoint = 0) {
@@ -183,13 +78,106 @@ TEST(QdqLowering, ConvReluBecomesQLinearConvAndMatchesReference) {
     }
 }
 
+TEST(QdqLowering, Int8ActivationsWithPerTensorWeights) {
+    QdqBuilder b;
+    b.input("x", randomTensor({1, 3, 5, 5}, 71, -1.0f, 1.0f));
+    const std::string x = b.qdq("x", 1.0f / 127, 0, true);  // symmetric int8 activations
+    const std::string w = b.weight("w", {4, 3, 3, 3}, {0.005f}, 72);
+    b.node("Conv", "conv", {x, w}, {"c"});
+    b.node("Relu", "relu", {"c"}, {"r"});
+    b.quantize("r", "y_q", 0.01f, -128, true);  // Relu is the saturation at -128
+    b.output("y_q");
+    Graph int8 = b.g;
+    PrecisionReport report;
+    ASSERT_TRUE(preparePrecision(int8, Precision::Int8, &report).isOk());
+    EXPECT_EQ(nodeNamed(int8, "conv")->opType, "QLinearConv");
+    EXPECT_EQ(report.int8Count(), 2);
+    for (unsigned seed : {5u, 6u}) {
+        b.feeds["x"] = randomTensor({1, 3, 5, 5}, seed, -1.0f, 1.0f);
+        const Tensor a = run(int8, b.feeds)[0], r = run(b.g, b.feeds)[0];
+        EXPECT_EQ(a.dtype(), DataType::Int8);
+        EXPECT_LE(maxAbsDiff(a, r), 1.0);
+    }
+}
+
+TEST(QdqLowering, StandaloneReluSixOnItsOwnRangeDisappears) {
+    // FX exports ReLU6 as DQ -> Clip(0, 6) -> Q with the input's quantization [0, 6].
+    QdqBuilder b;
+    b.input("x", randomTensor({1, 2, 5, 5}, 81, -1.0f, 1.0f));
+    const std::string x = b.qdq("x", 2.0f / 255, 128);
+    const std::string w = b.weight("w", {3, 2, 3, 3}, {0.02f, 0.03f, 0.025f}, 82);
+    b.node("Conv", "conv", {x, w}, {"c"});
+    b.quantize("c", "c_q", 6.0f / 255, 0);
+    b.node("DequantizeLinear", "dq_c", {"c_q", "c_q_scale", "c_q_zp"}, {"c_dq"});
+    b.node("Clip", "relu6", {"c_dq", b.init("zero", Tensor::scalar<float>(0.0f)), b.init("six", Tensor::scalar<float>(6.0f))}, {"r"});
+    b.node("QuantizeLinear", "q_r", {"r", "c_q_scale", "c_q_zp"}, {"y_q"});
+    b.output("y_q");
+    Graph int8 = b.g;
+    PrecisionReport report;
+    ASSERT_TRUE(preparePrecision(int8, Precision::Int8, &report).isOk());
+    EXPECT_EQ(countOp(int8, "Clip"), 0);
+    EXPECT_EQ(countOp(int8, "DequantizeLinear"), 0);
+    EXPECT_EQ(countOp(int8, "QLinearConv"), 1);
+    ASSERT_NE(entry(report, "relu6"), nullptr);
+    EXPECT_TRUE(entry(report, "relu6")->int8);
+    const Tensor a = run(int8, b.feeds)[0], r = run(b.g, b.feeds)[0];
+    EXPECT_LE(maxAbsDiff(a, r), 1.0);
+}
+
+TEST(QdqLowering, StandaloneClipInsideTheRangeRunsOnInt8) {
+    // FX shares the Conv output's quantization with a following ReLU6 ([-1, 1.5] here): the
+    // Clip clamps inside it. It joins the QLinearConv's fused activation, or (when the kernel
+    // cannot) becomes a Clip on the uint8 tensor with quantized bounds; both exact.
+    QdqBuilder b;
+    b.input("x", randomTensor({1, 2, 5, 5}, 91, -1.0f, 1.0f));
+    const std::string x = b.qdq("x", 2.0f / 255, 128);
+    const std::string w = b.weight("w", {3, 2, 3, 3}, {0.02f, 0.03f, 0.025f}, 92);
+    b.node("Conv", "conv", {x, w}, {"c"});
+    b.quantize("c", "c_q", 2.5f / 255, 102);
+    b.node("DequantizeLinear", "dq_c", {"c_q", "c_q_scale", "c_q_zp"}, {"c_dq"});
+    b.node("Clip", "relu6", {"c_dq", b.init("zero", Tensor::scalar<float>(0.0f)), b.init("top", Tensor::scalar<float>(0.6f))}, {"r"});
+    b.node("QuantizeLinear", "q_r", {"r", "c_q_scale", "c_q_zp"}, {"y_q"});
+    b.output("y_q");
+    const Tensor reference = run(b.g, b.feeds)[0];
+    int atBounds = 0;  // the clamp really acts: 0 -> 102, 0.6 -> 102 + 61 = 163
+    for (int64_t i = 0; i < reference.numel(); ++i)
+        atBounds += reference.data<uint8_t>()[i] == 102 || reference.data<uint8_t>()[i] == 163;
+    EXPECT_GT(atBounds, 5);
+
+    Graph fused = b.g;
+    ASSERT_TRUE(lowerQdqToQOperator(fused, nullptr, LoweringOptions{false}).isOk());
+    EXPECT_EQ(countOp(fused, "Clip"), 0);
+    const Node *conv = nodeNamed(fused, "conv");
+    ASSERT_NE(conv, nullptr);
+    EXPECT_EQ(conv->outputs[0], "c_q");
+    EXPECT_EQ(conv->attrString("ql_activation", ""), "Clip");
+    EXPECT_FLOAT_EQ(conv->attrFloat("ql_clip_min", -1), 0.0f);
+    EXPECT_FLOAT_EQ(conv->attrFloat("ql_clip_max", -1), 0.6f);
+    ASSERT_EQ(fused.nodes.back().opType, "Identity");  // y_q, a graph output, now reads c_q
+    Graph back = fused;
+    ASSERT_TRUE(expandQOperatorsToQdq(back).isOk());
+    EXPECT_LE(maxAbsDiff(run(back, b.feeds)[0], reference), 1.0);
+
+    Graph real = b.g;
+    PrecisionReport report;
+    ASSERT_TRUE(preparePrecision(real, Precision::Int8, &report).isOk());
+    EXPECT_TRUE(entry(report, "relu6")->int8);
+    if (!nodeNamed(real, "conv")->hasAttribute("ql_activation")) {
+        const Node *clip = nodeNamed(real, "relu6");
+        ASSERT_NE(clip, nullptr);
+        EXPECT_EQ(clip->inputs[0], "c_q");
+        EXPECT_EQ(real.initializers.at(clip->inputs[1]).data<uint8_t>()[0], 102);
+        EXPECT_EQ(real.initializers.at(clip->inputs[2]).data<uint8_t>()[0], 163);
+    }
+    EXPECT_LE(maxAbsDiff(run(real, b.feeds)[0], reference), 1.0);
+}
+
 TEST(QdqLowering, ClipInsideTheRangeBecomesAnAttribute) {
     QdqBuilder b = convRelu(100);  // zero point 100: Relu clamps inside the uint8 range
     mutableNode(b.g, "relu1").opType = "Clip";
     mutableNode(b.g, "relu1").inputs = {"c", b.init("lo", Tensor::scalar<float>(-0.5f)), b.init("hi", Tensor::scalar<float>(1.0f))};
     Graph g = b.g;
-    PrecisionReport report;
-    ASSERT_TRUE(preparePrecision(g, Precision::Int8, &report).isOk());
+    ASSERT_TRUE(lowerQdqToQOperator(g, nullptr, LoweringOptions{false}).isOk());
     const Node *conv = nodeNamed(g, "conv1");
     ASSERT_NE(conv, nullptr);
     EXPECT_EQ(conv->opType, "QLinearConv");
@@ -202,8 +190,23 @@ TEST(QdqLowering, ClipInsideTheRangeBecomesAnAttribute) {
     EXPECT_EQ(countOp(back, "Clip"), 1);
     EXPECT_EQ(countOp(back, "Conv"), 1);
     EXPECT_NE(nodeNamed(back, "conv1"), nullptr);
-    const std::vector<Tensor> a = run(back, b.feeds), r = run(b.g, b.feeds);
-    EXPECT_LE(maxAbsDiff(a[0], r[0]), 1.0);
+    const Tensor reference = run(b.g, b.feeds)[0];
+    EXPECT_LE(maxAbsDiff(run(back, b.feeds)[0], reference), 1.0);
+    int clamped = 0;  // values the Clip moved: 0.02 * (q - 100) < -0.5 would need q < 75
+    for (int64_t i = 0; i < reference.numel(); ++i) clamped += reference.data<uint8_t>()[i] == 75;
+    EXPECT_GT(clamped, 0);
+
+    // With the kernels of this build: fused when the QLinearConv kernel applies ql_activation,
+    // otherwise an honest fallback.
+    Graph real = b.g;
+    PrecisionReport report;
+    ASSERT_TRUE(preparePrecision(real, Precision::Int8, &report).isOk());
+    if (nodeNamed(real, "conv1")->opType == "QLinearConv") {
+        EXPECT_LE(maxAbsDiff(run(real, b.feeds)[0], reference), 1.0);
+    } else {
+        EXPECT_EQ(entry(report, "conv1")->reason,
+                  "the QLinearConv kernel of this build does not apply a fused Clip");
+    }
 }
 
 TEST(QdqLowering, Fp32StripsQdqAndStaysCloseToQuantized) {
@@ -373,7 +376,7 @@ TEST(QdqLowering, SoftmaxFallsBackAndSharedDequantizeStays) {
 TEST(QdqLowering, ExporterNoiseIsCleanedUp) {
     QdqBuilder b;
     b.input("x", randomTensor({1, 2, 5, 5}, 51));
-    // Zero point from Constant -> Cast, scale through an Identity, an Identity between Q and DQ.
+    // Zero point from Constant -> Cast; an Identity and a Cast to uint8 between Q and DQ (FX).
     Node &k = b.node("Constant", "zp_const", {}, {"zp_i32"});
     Attribute value;
     value.kind = Attribute::Kind::Tensor;
@@ -383,7 +386,8 @@ TEST(QdqLowering, ExporterNoiseIsCleanedUp) {
     b.init("xs", Tensor::scalar<float>(0.01f));
     b.node("QuantizeLinear", "qx", {"x", "xs", "zp_u8"}, {"xq"});
     b.node("Identity", "id1", {"xq"}, {"xq_id"});
-    b.node("DequantizeLinear", "dqx", {"xq_id", "xs", "zp_u8"}, {"xdq"});
+    b.node("Cast", "noop_cast", {"xq_id"}, {"xq_cast"}).attributes["to"] = intAttr(int64_t(DataType::UInt8));
+    b.node("DequantizeLinear", "dqx", {"xq_cast", "xs", "zp_u8"}, {"xdq"});
     const std::string w = b.weight("w", {2, 2, 3, 3}, {0.01f}, 52);
     b.node("Conv", "conv", {"xdq", w}, {"c"});
     b.quantize("c", "y_q", 0.05f, 128);
@@ -394,44 +398,6 @@ TEST(QdqLowering, ExporterNoiseIsCleanedUp) {
     EXPECT_EQ(countOp(g, "Identity") + countOp(g, "Cast") + countOp(g, "Constant"), 0);
     EXPECT_EQ(nodeNamed(g, "conv")->opType, "QLinearConv");
     EXPECT_LE(maxAbsDiff(run(g, b.feeds)[0], run(b.g, b.feeds)[0]), 1.0);
-}
-
-TEST(QdqLowering, QOperatorModelRunsAsReferenceAndFp32) {
-    // A QOperator-form model: one QLinearConv with a fused-Relu attribute and an int32 bias.
-    QdqBuilder b;
-    Tensor x(DataType::UInt8, {1, 2, 5, 5});
-    Tensor r = randomTensor({1, 2, 5, 5}, 61, 0.0f, 255.0f);
-    for (int64_t i = 0; i < x.numel(); ++i) x.data<uint8_t>()[i] = uint8_t(r.data<float>()[i]);
-    b.input("x", x);
-    QdqBuilder w;
-    w.weight("w", {3, 2, 3, 3}, {0.01f, 0.02f, 0.015f}, 62);
-    for (auto &[name, t] : w.g.initializers) b.init(name, t);
-    b.init("xs", Tensor::scalar<float>(0.02f));
-    b.init("xz", Tensor::scalar<uint8_t>(100));
-    b.init("ys", Tensor::scalar<float>(0.05f));
-    b.init("yz", Tensor::scalar<uint8_t>(90));
-    b.init("B", Tensor::fromVector<int32_t>({3}, {50, -300, 20}));
-    Node &conv = b.node("QLinearConv", "qconv", {"x", "xs", "xz", "w_q", "w_scale", "w_zp", "ys", "yz", "B"}, {"y"});
-    conv.attributes["ql_activation"] = stringAttr("Relu");
-    b.output("y");
-    EXPECT_TRUE(isQuantizedModel(b.g));
-    Graph reference = b.g, fp32 = b.g;
-    ASSERT_TRUE(preparePrecision(reference, Precision::Reference).isOk());
-    EXPECT_EQ(countOp(reference, "QLinearConv"), 0);
-    EXPECT_EQ(nodeNamed(reference, "qconv")->opType, "Conv");
-    EXPECT_EQ(countOp(reference, "Relu"), 1);
-    const Tensor ref = run(reference, b.feeds)[0];
-    ASSERT_EQ(ref.dtype(), DataType::UInt8);
-    // Hand check of one output element against the definition (Relu clamps to the zero point).
-    int64_t below = 0;
-    for (int64_t i = 0; i < ref.numel(); ++i) {
-        EXPECT_GE(ref.data<uint8_t>()[i], 90);
-        below += ref.data<uint8_t>()[i] == 90;
-    }
-    EXPECT_GT(below, 0);
-    ASSERT_TRUE(preparePrecision(fp32, Precision::Fp32).isOk());
-    EXPECT_EQ(countOp(fp32, "DequantizeLinear"), 1);  // the uint8 graph input stays dequantized
-    EXPECT_EQ(countOp(fp32, "QuantizeLinear"), 1);    // and the uint8 graph output quantized
 }
 
 // preparePrecision's message for a graph DQ(x) -> Conv(DQ(w)) -> Q with one broken parameter.
