@@ -13,10 +13,39 @@
 
 namespace ql::quant {
 
+// The registered QLinearConv / QLinearMatMul / com.microsoft QGemm factories: oneDNN int8 kernels
+// (quantized_conv_dnnl.cpp, quantized_matmul_dnnl.cpp) that hand cases oneDNN cannot do exactly
+// (uint8 weights, nonzero weight zero points, ...) to the exact references.
 Result<KernelPtr> makeQLinearConv(const KernelBuildInfo &info);
-Result<KernelPtr> makeConvInteger(const KernelBuildInfo &info);
 Result<KernelPtr> makeQLinearMatMul(const KernelBuildInfo &info);
+Result<KernelPtr> makeQGemm(const KernelBuildInfo &info);
+// Exact integer references (plain loops), for fallback and for comparisons in tests.
+Result<KernelPtr> makeQLinearConvReference(const KernelBuildInfo &info);
+Result<KernelPtr> makeQLinearMatMulReference(const KernelBuildInfo &info);
+Result<KernelPtr> makeQGemmReference(const KernelBuildInfo &info);
+Result<KernelPtr> makeConvInteger(const KernelBuildInfo &info);
 Result<KernelPtr> makeMatMulInteger(const KernelBuildInfo &info);
+
+// Node attribute (int, default 0): 1 lets QLinearConv / QLinearMatMul / QGemm run as one oneDNN
+// primitive even where int16 pair saturation is possible (no VNNI), like ONNX Runtime's U8S8
+// path on AVX2: about twice as fast there, but no longer exact. s8 inputs are still fed as u8.
+inline constexpr const char *kAllowSaturationAttr = "ql_allow_saturation";
+
+// True when oneDNN's int8 dot products are exact (VNNI: 32-bit accumulation of u8 x s8).
+bool cpuHasExactInt8Dot();
+
+// Activation fused into QLinearConv / QLinearMatMul / QGemm by the int8 lowering: node attributes
+// ql_activation = "Relu" | "Clip" with ql_clip_min / ql_clip_max in real (dequantized) units.
+struct QuantActivation {
+    enum class Kind { None, Relu, Clip } kind = Kind::None;
+    float clipMin = 0.0f, clipMax = 0.0f;
+};
+// BadInput for an unknown activation or a Clip without min <= max.
+Status readQuantActivation(const Node &node, QuantActivation &out);
+// Narrows the quantized output range [lo, hi] so that clamping to it applies the activation
+// (rounding is monotonic, so clamping after requantization equals clipping before it).
+void narrowToActivation(const QuantActivation &act, float yScale, int32_t yZeroPoint, int64_t &lo,
+                        int64_t &hi);
 
 // Inclusive value range of an 8/16/32-bit integer type; Unsupported for other types.
 Status integerRange(DataType type, int64_t &lo, int64_t &hi);

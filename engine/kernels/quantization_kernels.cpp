@@ -267,6 +267,7 @@ void registerQuantizationKernels(KernelRegistry &registry) {
     registry.add("ConvInteger", quant::makeConvInteger);
     registry.add("QLinearMatMul", quant::makeQLinearMatMul);
     registry.add("MatMulInteger", quant::makeMatMulInteger);
+    registry.add("QGemm", quant::makeQGemm, "com.microsoft");
 }
 
 }  // namespace ql

@@ -96,9 +96,12 @@ void convAccumulate(const TX *x, const Shape &xs, int32_t xzp, const TW *w, cons
 class IntegerConvKernel : public Kernel {
 public:
     IntegerConvKernel(const KernelBuildInfo &info, bool qlinear)
-        : m_attrs(conv::readConvAttributes(info.node)), m_qlinear(qlinear) {}
+        : m_attrs(conv::readConvAttributes(info.node)), m_qlinear(qlinear) {
+        m_actStatus = readQuantActivation(info.node, m_act);
+    }
 
     Status run(KernelContext &ctx) override {
+        QL_RETURN_IF_ERROR(m_actStatus);
         const std::string op = m_qlinear ? "QLinearConv" : "ConvInteger";
         const size_t xi = 0, wi = m_qlinear ? 3 : 1;
         const Tensor &x = ctx.input(xi), &w = ctx.input(wi);
@@ -174,6 +177,7 @@ public:
 
         int64_t lo = 0, hi = 0;
         QL_RETURN_IF_ERROR(integerRange(outType, lo, hi));
+        narrowToActivation(m_act, ys[0], yzp[0], lo, hi);
         const int64_t spatial = total / (g.outputShape[0] * outCh);
         Tensor &y = ctx.allocateOutput(0, outType, g.outputShape);
         dispatchAmong<uint8_t, int8_t>(outType, [&](auto yt) {
@@ -193,6 +197,8 @@ public:
 private:
     conv::ConvAttributes m_attrs;
     bool m_qlinear;
+    QuantActivation m_act;
+    Status m_actStatus;
 };
 
 // numpy.matmul shapes with batch broadcasting; 1-D operands gain and then lose a unit dim.
@@ -265,9 +271,12 @@ Status readLineParams(const Tensor *t, const Shape &operand, bool rowOperand,
 // (a, b, azp, bzp).
 class IntegerMatMulKernel : public Kernel {
 public:
-    IntegerMatMulKernel(const KernelBuildInfo &, bool qlinear) : m_qlinear(qlinear) {}
+    IntegerMatMulKernel(const KernelBuildInfo &info, bool qlinear) : m_qlinear(qlinear) {
+        m_actStatus = readQuantActivation(info.node, m_act);
+    }
 
     Status run(KernelContext &ctx) override {
+        QL_RETURN_IF_ERROR(m_actStatus);
         const std::string op = m_qlinear ? "QLinearMatMul" : "MatMulInteger";
         const size_t ai = 0, bi = m_qlinear ? 3 : 1, azi = 2, bzi = m_qlinear ? 5 : 3;
         const Tensor &a = ctx.input(ai), &b = ctx.input(bi);
@@ -301,6 +310,7 @@ public:
         }
         int64_t lo = 0, hi = 0;
         QL_RETURN_IF_ERROR(integerRange(outType, lo, hi));
+        if (m_qlinear) narrowToActivation(m_act, ys[0], yzp[0], lo, hi);
         Tensor &y = ctx.allocateOutput(0, outType, s.outShape);
         const int64_t batches = static_cast<int64_t>(s.aBatchOf.size());
         dispatchAmong<uint8_t, int8_t>(a.dtype(), [&](auto at) {
@@ -343,17 +353,53 @@ public:
 
 private:
     bool m_qlinear;
+    QuantActivation m_act;
+    Status m_actStatus;
 };
 
 }  // namespace
 
-Result<KernelPtr> makeQLinearConv(const KernelBuildInfo &info) {
+Status readQuantActivation(const Node &node, QuantActivation &out) {
+    out = QuantActivation();
+    const std::string kind = node.attrString("ql_activation", "");
+    if (kind.empty()) return Status::ok();
+    if (kind == "Relu") {
+        out.kind = QuantActivation::Kind::Relu;
+        return Status::ok();
+    }
+    if (kind != "Clip")
+        return Status::badInput(node.opType + " '" + node.name + "': fused activation '" + kind +
+                                "' is not supported (Relu or Clip expected)");
+    out.kind = QuantActivation::Kind::Clip;
+    out.clipMin = node.attrFloat("ql_clip_min", -INFINITY);
+    out.clipMax = node.attrFloat("ql_clip_max", INFINITY);
+    if (!(out.clipMin <= out.clipMax))
+        return Status::badInput(node.opType + " '" + node.name + "': fused Clip needs min <= max");
+    return Status::ok();
+}
+
+void narrowToActivation(const QuantActivation &act, float yScale, int32_t yZeroPoint, int64_t &lo,
+                        int64_t &hi) {
+    auto level = [&](float real) {  // the quantized value of a real bound, kept in [lo, hi]
+        const float q = roundHalfEven(real / yScale) + static_cast<float>(yZeroPoint);
+        return static_cast<int64_t>(std::min<float>(std::max<float>(q, lo), hi));
+    };
+    if (act.kind == QuantActivation::Kind::Relu) {
+        lo = std::max<int64_t>(lo, yZeroPoint);
+    } else if (act.kind == QuantActivation::Kind::Clip) {
+        const int64_t newLo = level(act.clipMin), newHi = level(act.clipMax);
+        lo = std::max(lo, newLo);
+        hi = std::min(hi, newHi);
+    }
+}
+
+Result<KernelPtr> makeQLinearConvReference(const KernelBuildInfo &info) {
     return KernelPtr(new IntegerConvKernel(info, true));
 }
 Result<KernelPtr> makeConvInteger(const KernelBuildInfo &info) {
     return KernelPtr(new IntegerConvKernel(info, false));
 }
-Result<KernelPtr> makeQLinearMatMul(const KernelBuildInfo &info) {
+Result<KernelPtr> makeQLinearMatMulReference(const KernelBuildInfo &info) {
     return KernelPtr(new IntegerMatMulKernel(info, true));
 }
 Result<KernelPtr> makeMatMulInteger(const KernelBuildInfo &info) {
