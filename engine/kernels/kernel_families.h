@@ -16,6 +16,7 @@ void registerMatMulKernels(KernelRegistry &registry);        // Gemm, MatMul
 void registerNormalizationKernels(KernelRegistry &registry); // BatchNormalization
 void registerResizeKernels(KernelRegistry &registry);        // Resize
 void registerQuantizationKernels(KernelRegistry &registry);  // Q/DQ, QLinear*, *Integer
+void registerQLinearContribKernels(KernelRegistry &registry);  // com.microsoft QLinearAdd, ...
 
 inline void registerAllKernelFamilies(KernelRegistry &registry) {
     registerElementwiseKernels(registry);
@@ -28,6 +29,7 @@ inline void registerAllKernelFamilies(KernelRegistry &registry) {
     registerNormalizationKernels(registry);
     registerResizeKernels(registry);
     registerQuantizationKernels(registry);
+    registerQLinearContribKernels(registry);
 }
 
 }  // namespace ql

@@ -1,7 +1,8 @@
 // MaxPool, AveragePool, GlobalAveragePool, GlobalMaxPool.
-// 2-D float pooling runs on oneDNN (plain or channels-last, the output keeps the input's layout);
-// everything else (1-D, 3-D, integer types, the Indices output, count_include_pad windows that
-// overhang the padding in ceil_mode) uses the plain loops of pooling_reference.cpp.
+// 2-D float pooling and 2-D uint8/int8 max pooling run on oneDNN (plain or channels-last, the
+// output keeps the input's layout); everything else (1-D, 3-D, other integer types, the Indices
+// output, count_include_pad windows that overhang the padding in ceil_mode) uses the plain loops
+// of pooling_reference.cpp.
 
 #include <string>
 
@@ -39,11 +40,14 @@ public:
         const Shape outShape = g.outputShape();
         // oneDNN divides by the whole window with include_padding, which is wrong for windows that
         // reach past the padding in ceil_mode: ONNX never counts that overhang.
+        // Max pooling of uint8/int8 data (int8 networks) runs on oneDNN as well.
+        const bool eightBit = x.dtype() == DataType::UInt8 || x.dtype() == DataType::Int8;
         const bool dnnlEligible =
-            x.dtype() == DataType::Float && g.spatial == 2 && !m_wantIndices &&
+            (x.dtype() == DataType::Float || (m_isMax && eightBit)) && g.spatial == 2 &&
+            !m_wantIndices &&
             !(!m_isMax && m_attrs.countIncludePad && g.overhang) && shapeElementCount(outShape) > 0;
         if (dnnlEligible && prepareDnnl(x, g)) {
-            Tensor &y = ctx.allocateOutput(0, DataType::Float, outShape, x.layout());
+            Tensor &y = ctx.allocateOutput(0, x.dtype(), outShape, x.layout());
             dnnl::memory src = ds::wrap(x, m_srcDesc);
             dnnl::memory dst = ds::wrap(y, m_dstDesc);
             dnnl::stream &stream = ds::threadStream();
@@ -63,6 +67,7 @@ private:
     bool prepareDnnl(const Tensor &x, const PoolGeometry &g) {
         Shape key = x.shape();
         key.push_back(x.layout() == Layout::ChannelsLast ? 1 : 0);
+        key.push_back(static_cast<int64_t>(x.dtype()));
         if (key == m_cachedKey) return m_primitiveOk;
         m_cachedKey = key;
         m_primitiveOk = false;
@@ -79,11 +84,14 @@ private:
                 padR.push_back((g.out[d] - 1) * g.stride[d] + g.extent(d) - g.in[d] -
                                g.padBegin[d]);
             }
-            m_srcDesc = ds::describe(x);
+            const dnnl::memory::data_type type =
+                x.dtype() == DataType::UInt8  ? dnnl::memory::data_type::u8
+                : x.dtype() == DataType::Int8 ? dnnl::memory::data_type::s8
+                                              : dnnl::memory::data_type::f32;
+            m_srcDesc = ds::describe(x, type);
             const tag dstTag =
                 x.layout() == Layout::ChannelsLast ? tag::acdb : ds::plainTag(x.rank());
-            m_dstDesc = dnnl::memory::desc(ds::toDims(g.outputShape()),
-                                           dnnl::memory::data_type::f32, dstTag);
+            m_dstDesc = dnnl::memory::desc(ds::toDims(g.outputShape()), type, dstTag);
             const dnnl::algorithm alg = m_isMax ? dnnl::algorithm::pooling_max
                                         : m_attrs.countIncludePad
                                             ? dnnl::algorithm::pooling_avg_include_padding

@@ -6,8 +6,10 @@
 #include <cmath>
 #include <sstream>
 
+#include "kernels/elementwise_support.h"
 #include "kernels/kernel.h"
 #include "kernels/kernel_families.h"
+#include "kernels/qlinear_common.h"
 #include "kernels/quantization_common.h"
 #include "kernels/type_dispatch.h"
 
@@ -148,13 +150,33 @@ static void forEachBlock(const AxisParams &p, Fn &&fn) {
     for (int64_t b = 0; b < blocks; ++b) fn(b * p.inner, p.inner, b % p.channels);
 }
 
+// True when input 1 (the scale) is a constant single value: the op is then elementwise and
+// layout-agnostic, so a channels-last input may stay channels-last.
+static bool hasConstantScalarScale(const KernelBuildInfo &info) {
+    const Tensor *scale = info.constantInput(1);
+    return scale && scale->numel() == 1;
+}
+
+// Per-tensor float -> 8-bit: one vectorisable loop, parallel for large tensors. Same results as
+// saturate(round_half_even(v / s) + z): clamping to the integer bounds before rounding changes
+// nothing, and NaN still goes to the low end.
+template <class Q>
+QL_SIMD_CLONES static void quantizeRange(const float *src, Q *dst, int64_t n, float scale,
+                                         int32_t zp, float lo, float hi) {
+    for (int64_t i = 0; i < n; ++i)
+        dst[i] = static_cast<Q>(static_cast<int32_t>(clampRound(src[i] / scale, lo, hi)) + zp);
+}
+
 class QuantizeLinearKernel : public Kernel {
 public:
     explicit QuantizeLinearKernel(const KernelBuildInfo &info)
-        : m_opset(info.opset), m_axis(info.node.attrInt("axis", 1)) {}
+        : m_opset(info.opset), m_axis(info.node.attrInt("axis", 1)),
+          m_layoutFree(hasConstantScalarScale(info)) {}
+
+    bool acceptsChannelsLast(size_t i) const override { return i == 0 && m_layoutFree; }
 
     Status run(KernelContext &ctx) override {
-        const Tensor &x = ctx.input(0);
+        Tensor x = ctx.input(0);
         const DataType out = ctx.hasInput(2) ? ctx.input(2).dtype() : DataType::UInt8;
         if (out != DataType::UInt8 && out != DataType::Int8)
             return Status::unsupported("QuantizeLinear to " + dataTypeName(out) +
@@ -164,12 +186,22 @@ public:
                                        " is not supported");
         AxisParams p;
         QL_RETURN_IF_ERROR(resolveAxisParams(ctx, x.shape(), out, m_opset, m_axis, p));
-        Tensor &y = ctx.allocateOutput(0, out, x.shape());
+        if (p.channels != 1) x = x.toPlain();
+        Tensor &y = ctx.allocateOutput(0, out, x.shape(), x.layout());
         int64_t lo = 0, hi = 0;
         QL_RETURN_IF_ERROR(integerRange(out, lo, hi));
         dispatchAmong<uint8_t, int8_t>(out, [&](auto tag) {
             using Q = decltype(tag);
             Q *dst = y.data<Q>();
+            if (p.channels == 1 && x.dtype() == DataType::Float) {
+                const float z = static_cast<float>(p.zp[0]);
+                const float *src = x.data<float>();
+                elementwise::parallelRange(x.numel(), [&](int64_t begin, int64_t end) {
+                    quantizeRange<Q>(src + begin, dst + begin, end - begin, p.scale[0], p.zp[0],
+                                     static_cast<float>(lo) - z, static_cast<float>(hi) - z);
+                });
+                return;
+            }
             forEachBlock(p, [&](int64_t start, int64_t count, int64_t c) {
                 const float s = p.scale[c];
                 const float z = static_cast<float>(p.zp[c]);
@@ -186,26 +218,40 @@ public:
 
 private:
     int64_t m_opset, m_axis;
+    bool m_layoutFree;
 };
 
 class DequantizeLinearKernel : public Kernel {
 public:
     explicit DequantizeLinearKernel(const KernelBuildInfo &info)
-        : m_opset(info.opset), m_axis(info.node.attrInt("axis", 1)) {}
+        : m_opset(info.opset), m_axis(info.node.attrInt("axis", 1)),
+          m_layoutFree(hasConstantScalarScale(info)) {}
+
+    bool acceptsChannelsLast(size_t i) const override { return i == 0 && m_layoutFree; }
 
     Status run(KernelContext &ctx) override {
-        const Tensor &x = ctx.input(0);
+        Tensor x = ctx.input(0);
         AxisParams p;
         bool known = dispatchAmong<uint8_t, int8_t, int32_t>(x.dtype(), [](auto) {});
         if (!known)
             return Status::unsupported("DequantizeLinear on " + dataTypeName(x.dtype()) +
                                        " is not supported");
         QL_RETURN_IF_ERROR(resolveAxisParams(ctx, x.shape(), x.dtype(), m_opset, m_axis, p));
-        Tensor &y = ctx.allocateOutput(0, DataType::Float, x.shape());
+        if (p.channels != 1) x = x.toPlain();
+        Tensor &y = ctx.allocateOutput(0, DataType::Float, x.shape(), x.layout());
         float *dst = y.data<float>();
         dispatchAmong<uint8_t, int8_t, int32_t>(x.dtype(), [&](auto tag) {
             using Q = decltype(tag);
             const Q *src = x.data<Q>();
+            if (p.channels == 1) {
+                const float s = p.scale[0];
+                const int64_t z = p.zp[0];
+                elementwise::parallelRange(x.numel(), [&](int64_t begin, int64_t end) {
+                    for (int64_t i = begin; i < end; ++i)
+                        dst[i] = static_cast<float>(static_cast<int64_t>(src[i]) - z) * s;
+                });
+                return;
+            }
             forEachBlock(p, [&](int64_t start, int64_t count, int64_t c) {
                 const float s = p.scale[c];
                 const int64_t z = p.zp[c];
@@ -218,6 +264,7 @@ public:
 
 private:
     int64_t m_opset, m_axis;
+    bool m_layoutFree;
 };
 
 class DynamicQuantizeLinearKernel : public Kernel {

@@ -118,22 +118,22 @@ public:
         const size_t xzi = m_qlinear ? 2 : 2, wzi = m_qlinear ? 5 : 3;
         if (ctx.hasInput(xzi)) {
             QL_RETURN_IF_ERROR(scalarParam(ctx.input(xzi), "x zero point"));
-            QL_RETURN_IF_ERROR(readZeroPoints(ctx.input(xzi), x.dtype(), xzp));
+            QL_RETURN_IF_ERROR(readZeroPoints(ctx.input(xzi), x.dtype(), xzp).withContext("x zero point"));
         }
         if (ctx.hasInput(wzi)) {
             QL_RETURN_IF_ERROR(channelParam(ctx.input(wzi), outCh, "w zero point"));
-            QL_RETURN_IF_ERROR(readZeroPoints(ctx.input(wzi), w.dtype(), wzp));
+            QL_RETURN_IF_ERROR(readZeroPoints(ctx.input(wzi), w.dtype(), wzp).withContext("w zero point"));
         }
         std::vector<float> xs, ws, ys;
         std::vector<int32_t> yzp{0}, bias;
         DataType outType = DataType::Int32;
         if (m_qlinear) {
-            QL_RETURN_IF_ERROR(readScales(ctx.input(1), xs));
+            QL_RETURN_IF_ERROR(readScales(ctx.input(1), xs).withContext("x scale"));
             QL_RETURN_IF_ERROR(scalarParam(ctx.input(1), "x scale"));
-            QL_RETURN_IF_ERROR(readScales(ctx.input(4), ws));
+            QL_RETURN_IF_ERROR(readScales(ctx.input(4), ws).withContext("w scale"));
             QL_RETURN_IF_ERROR(channelParam(ctx.input(4), outCh, "w scale"));
             if (ctx.hasInput(5)) QL_RETURN_IF_ERROR(checkSameShape(ctx.input(4), ctx.input(5)));
-            QL_RETURN_IF_ERROR(readScales(ctx.input(6), ys));
+            QL_RETURN_IF_ERROR(readScales(ctx.input(6), ys).withContext("y scale"));
             QL_RETURN_IF_ERROR(scalarParam(ctx.input(6), "y scale"));
             outType = ctx.hasInput(7) ? ctx.input(7).dtype() : x.dtype();
             if (!isQuantized8(outType))
@@ -141,7 +141,7 @@ public:
                                            " is not supported (uint8 or int8 expected)");
             if (ctx.hasInput(7)) {
                 QL_RETURN_IF_ERROR(scalarParam(ctx.input(7), "y zero point"));
-                QL_RETURN_IF_ERROR(readZeroPoints(ctx.input(7), outType, yzp));
+                QL_RETURN_IF_ERROR(readZeroPoints(ctx.input(7), outType, yzp).withContext("y zero point"));
             }
             if (ctx.hasInput(8)) {
                 const Tensor &b = ctx.input(8);
@@ -261,9 +261,9 @@ Status readLineParams(const Tensor *t, const Shape &operand, bool rowOperand,
         resolveLineLayout(*t, operand, rowOperand, what, p.perBatch, p.perLine, p.lines));
     if constexpr (std::is_same_v<V, float>) {
         (void)qtype;
-        return readScales(*t, p.values);
+        return readScales(*t, p.values).withContext(what);
     } else {
-        return readZeroPoints(*t, qtype, p.values);
+        return readZeroPoints(*t, qtype, p.values).withContext(what);
     }
 }
 
@@ -297,7 +297,7 @@ public:
             QL_RETURN_IF_ERROR(readLineParams(opt(4), b.shape(), false, "b scale", b.dtype(), bs));
             if (opt(2)) QL_RETURN_IF_ERROR(checkSameShape(ctx.input(1), ctx.input(2)));
             if (opt(5)) QL_RETURN_IF_ERROR(checkSameShape(ctx.input(4), ctx.input(5)));
-            QL_RETURN_IF_ERROR(readScales(ctx.input(6), ys));
+            QL_RETURN_IF_ERROR(readScales(ctx.input(6), ys).withContext("y scale"));
             QL_RETURN_IF_ERROR(scalarParam(ctx.input(6), "y scale"));
             outType = ctx.hasInput(7) ? ctx.input(7).dtype() : a.dtype();
             if (!isQuantized8(outType))
@@ -305,7 +305,7 @@ public:
                                            " is not supported (uint8 or int8 expected)");
             if (ctx.hasInput(7)) {
                 QL_RETURN_IF_ERROR(scalarParam(ctx.input(7), "y zero point"));
-                QL_RETURN_IF_ERROR(readZeroPoints(ctx.input(7), outType, yzp));
+                QL_RETURN_IF_ERROR(readZeroPoints(ctx.input(7), outType, yzp).withContext("y zero point"));
             }
         }
         int64_t lo = 0, hi = 0;

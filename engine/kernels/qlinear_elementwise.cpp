@@ -1,0 +1,265 @@
+// com.microsoft QLinearAdd, QLinearMul (numpy broadcasting) and the table-driven QLinearSigmoid,
+// QLinearLeakyRelu. These sit between int8 convolutions of residual networks, so they keep a
+// channels-last input channels-last and the same-shape case is one vectorised loop.
+
+#include <cmath>
+#include <sstream>
+#include <type_traits>
+
+#include "kernels/binary_broadcast.h"
+#include "kernels/elementwise_support.h"
+#include "kernels/kernel.h"
+#include "kernels/kernel_families.h"
+#include "kernels/qlinear_common.h"
+#include "kernels/quantization_common.h"
+#include "kernels/type_dispatch.h"
+
+namespace ql {
+namespace quant {
+
+Status checkEightBit(DataType type, const std::string &what) {
+    if (type == DataType::UInt8 || type == DataType::Int8) return Status::ok();
+    return Status::unsupported(what + " of type " + dataTypeName(type) +
+                               " is not supported (uint8 or int8 expected)");
+}
+
+Status readScalarQParams(const KernelContext &ctx, size_t scaleIndex, size_t zeroPointIndex,
+                         DataType type, const std::string &what, ScalarQParams &out) {
+    if (!ctx.hasInput(scaleIndex)) return Status::badInput(what + ": scale input is missing");
+    const Tensor &scale = ctx.input(scaleIndex);
+    if (scale.numel() != 1)
+        return Status::badInput(what + ": scale must hold one value (per tensor), got shape " +
+                                shapeToString(scale.shape()));
+    std::vector<float> scales;
+    Status s = readScales(scale, scales);
+    if (!s) return s.withContext(what);
+    out.scale = scales[0];
+    out.zeroPoint = 0;
+    if (!ctx.hasInput(zeroPointIndex)) return Status::ok();
+    const Tensor &zp = ctx.input(zeroPointIndex);
+    if (zp.numel() != 1)
+        return Status::badInput(what + ": zero point must hold one value (per tensor), got shape " +
+                                shapeToString(zp.shape()));
+    std::vector<int32_t> zps;
+    s = readZeroPoints(zp, type, zps);
+    if (!s) return s.withContext(what);
+    out.zeroPoint = zps[0];
+    return Status::ok();
+}
+
+namespace {
+
+using binary::Prepared;
+
+template <class T>
+constexpr float lowOf() { return std::is_signed<T>::value ? -128.0f : 0.0f; }
+template <class T>
+constexpr float highOf() { return std::is_signed<T>::value ? 127.0f : 255.0f; }
+
+// y = q(sa*(a-za) + sb*(b-zb)) folded into one multiply-add per operand:
+// y = clampRound(ra*a + rb*b + bias) + zc with ra = sa/sc, rb = sb/sc.
+struct AddCoefficients {
+    float ra, rb, bias, lo, hi;
+    int32_t zc;
+};
+// y = q(sa*sb*(a-za)*(b-zb)) = clampRound(k*(a-za)*(b-zb)) + zc with k = sa*sb/sc.
+struct MulCoefficients {
+    float k, za, zb, lo, hi;
+    int32_t zc;
+};
+
+template <class T>
+QL_ALWAYS_INLINE T addOne(T a, T b, const AddCoefficients &c) {
+    const float v = c.ra * static_cast<float>(a) + c.rb * static_cast<float>(b) + c.bias;
+    return static_cast<T>(static_cast<int32_t>(clampRound(v, c.lo, c.hi)) + c.zc);
+}
+
+template <class T>
+QL_ALWAYS_INLINE T mulOne(T a, T b, const MulCoefficients &c) {
+    const float v = c.k * (static_cast<float>(a) - c.za) * (static_cast<float>(b) - c.zb);
+    return static_cast<T>(static_cast<int32_t>(clampRound(v, c.lo, c.hi)) + c.zc);
+}
+
+// Contiguous rows; strideA/strideB are 1 (same shape) or 0 (a broadcast scalar along the row).
+template <class T>
+QL_SIMD_CLONES void addRow(const T *a, int64_t strideA, const T *b, int64_t strideB, T *y,
+                           int64_t n, AddCoefficients c) {
+    if (strideA == 1 && strideB == 1) {
+        for (int64_t i = 0; i < n; ++i) y[i] = addOne(a[i], b[i], c);
+    } else {
+        for (int64_t i = 0; i < n; ++i) y[i] = addOne(a[i * strideA], b[i * strideB], c);
+    }
+}
+
+template <class T>
+QL_SIMD_CLONES void mulRow(const T *a, int64_t strideA, const T *b, int64_t strideB, T *y,
+                           int64_t n, MulCoefficients c) {
+    if (strideA == 1 && strideB == 1) {
+        for (int64_t i = 0; i < n; ++i) y[i] = mulOne(a[i], b[i], c);
+    } else {
+        for (int64_t i = 0; i < n; ++i) y[i] = mulOne(a[i * strideA], b[i * strideB], c);
+    }
+}
+
+// QLinearAdd / QLinearMul: A, A_scale, A_zero_point, B, B_scale, B_zero_point, C_scale,
+// C_zero_point (zero points optional).
+class QLinearBinaryKernel final : public Kernel {
+public:
+    QLinearBinaryKernel(const KernelBuildInfo &, bool isMul) : m_isMul(isMul) {}
+
+    bool acceptsChannelsLast(size_t i) const override { return i == 0 || i == 3; }
+
+    Status run(KernelContext &ctx) override {
+        if (ctx.inputCount() < 7 || !ctx.hasInput(0) || !ctx.hasInput(3))
+            return Status::badInput("expects inputs A, A_scale, A_zero_point, B, B_scale, "
+                                    "B_zero_point, C_scale[, C_zero_point]");
+        const DataType type = ctx.input(0).dtype();
+        QL_RETURN_IF_ERROR(checkEightBit(type, "A"));
+        if (ctx.input(3).dtype() != type)
+            return Status::badInput("A is " + dataTypeName(type) + " but B is " +
+                                    dataTypeName(ctx.input(3).dtype()));
+        ScalarQParams qa, qb, qc;
+        QL_RETURN_IF_ERROR(readScalarQParams(ctx, 1, 2, type, "A", qa));
+        QL_RETURN_IF_ERROR(readScalarQParams(ctx, 4, 5, type, "B", qb));
+        QL_RETURN_IF_ERROR(readScalarQParams(ctx, 6, 7, type, "C", qc));
+
+        Prepared p;
+        QL_RETURN_IF_ERROR(binary::prepareBroadcast({ctx.input(0), ctx.input(3)}, true, p));
+        Tensor &y = ctx.allocateOutput(0, type, p.outShape, p.outLayout);
+        dispatchAmong<uint8_t, int8_t>(type, [&](auto tag) {
+            using T = decltype(tag);
+            compute<T>(p, qa, qb, qc, y.data<T>());
+        });
+        return Status::ok();
+    }
+
+private:
+    template <class T>
+    void compute(const Prepared &p, const ScalarQParams &qa, const ScalarQParams &qb,
+                 const ScalarQParams &qc, T *y) const {
+        const T *a = p.inputs[0].data<T>();
+        const T *b = p.inputs[1].data<T>();
+        const float zc = static_cast<float>(qc.zeroPoint);
+        const float lo = lowOf<T>() - zc, hi = highOf<T>() - zc;
+        AddCoefficients add{};
+        MulCoefficients mul{};
+        if (m_isMul) {
+            mul = {qa.scale * qb.scale / qc.scale, static_cast<float>(qa.zeroPoint),
+                   static_cast<float>(qb.zeroPoint), lo, hi, qc.zeroPoint};
+        } else {
+            const float ra = qa.scale / qc.scale, rb = qb.scale / qc.scale;
+            add = {ra, rb, -(ra * static_cast<float>(qa.zeroPoint) + rb * static_cast<float>(qb.zeroPoint)),
+                   lo, hi, qc.zeroPoint};
+        }
+        auto row = [&](const T *ra, int64_t sa, const T *rb, int64_t sb, T *out, int64_t n) {
+            if (m_isMul)
+                mulRow<T>(ra, sa, rb, sb, out, n, mul);
+            else
+                addRow<T>(ra, sa, rb, sb, out, n, add);
+        };
+        const int64_t total = shapeElementCount(p.outShape);
+        if (p.shapes[0] == p.iterOut && p.shapes[1] == p.iterOut) {
+            elementwise::parallelRange(total, [&](int64_t begin, int64_t end) {
+                row(a + begin, 1, b + begin, 1, y + begin, end - begin);
+            });
+            return;
+        }
+        const binary::BroadcastPlan plan = binary::makePlan(p.iterOut, {p.shapes[0], p.shapes[1]});
+        const int64_t strideA = plan.innerStride(0), strideB = plan.innerStride(1);
+        elementwise::parallelRange(total, [&](int64_t begin, int64_t end) {
+            binary::forEachRow(plan, begin, end, [&](const int64_t *offsets, int64_t pos, int64_t n) {
+                row(a + offsets[0], strideA, b + offsets[1], strideB, y + pos, n);
+            });
+        });
+    }
+
+    bool m_isMul;
+};
+
+// QLinearSigmoid / QLinearLeakyRelu: X, X_scale, X_zero_point, Y_scale, Y_zero_point. An 8-bit
+// input has 256 values, so the whole op is one table lookup per element.
+class QLinearLookupKernel final : public Kernel {
+public:
+    enum class Function { Sigmoid, LeakyRelu };
+
+    QLinearLookupKernel(const KernelBuildInfo &info, Function function)
+        : m_function(function), m_alpha(info.node.attrFloat("alpha", 0.01f)) {}
+
+    bool acceptsChannelsLast(size_t i) const override { return i == 0; }
+
+    Status run(KernelContext &ctx) override {
+        if (ctx.inputCount() < 4 || !ctx.hasInput(0))
+            return Status::badInput("expects inputs X, X_scale, X_zero_point, Y_scale[, Y_zero_point]");
+        const Tensor &x = ctx.input(0);
+        const DataType type = x.dtype();
+        QL_RETURN_IF_ERROR(checkEightBit(type, "X"));
+        ScalarQParams qx, qy;
+        QL_RETURN_IF_ERROR(readScalarQParams(ctx, 1, 2, type, "X", qx));
+        QL_RETURN_IF_ERROR(readScalarQParams(ctx, 3, 4, type, "Y", qy));
+        prepareTable(type, qx, qy);
+        Tensor &y = ctx.allocateOutput(0, type, x.shape(), x.layout());
+        const uint8_t *src = static_cast<const uint8_t *>(x.rawData());
+        uint8_t *dst = static_cast<uint8_t *>(y.rawData());
+        const uint8_t *table = m_table;
+        elementwise::parallelRange(x.numel(), [&](int64_t begin, int64_t end) {
+            for (int64_t i = begin; i < end; ++i) dst[i] = table[src[i]];
+        });
+        return Status::ok();
+    }
+
+private:
+    // The table depends only on the parameters, which are constants in practice: rebuilt only
+    // when they change.
+    void prepareTable(DataType type, const ScalarQParams &qx, const ScalarQParams &qy) {
+        if (m_tableValid && type == m_tableType && qx.scale == m_qx.scale &&
+            qx.zeroPoint == m_qx.zeroPoint && qy.scale == m_qy.scale &&
+            qy.zeroPoint == m_qy.zeroPoint)
+            return;
+        const float alpha = m_alpha;
+        auto fn = [&](float r) {
+            if (m_function == Function::Sigmoid) return 1.0f / (1.0f + std::exp(-r));
+            return r >= 0.0f ? r : alpha * r;
+        };
+        dispatchAmong<uint8_t, int8_t>(type, [&](auto tag) {
+            using T = decltype(tag);
+            T typed[256];
+            buildLookupTable<T>(qx, qy, fn, typed);
+            for (int b = 0; b < 256; ++b) m_table[b] = static_cast<uint8_t>(typed[b]);
+        });
+        m_tableType = type;
+        m_qx = qx;
+        m_qy = qy;
+        m_tableValid = true;
+    }
+
+    Function m_function;
+    float m_alpha;
+    bool m_tableValid = false;
+    DataType m_tableType = DataType::Undefined;
+    ScalarQParams m_qx, m_qy;
+    uint8_t m_table[256] = {};
+};
+
+}  // namespace
+}  // namespace quant
+
+void registerQLinearContribKernels(KernelRegistry &registry) {
+    using quant::QLinearBinaryKernel;
+    using quant::QLinearLookupKernel;
+    const std::string ms = "com.microsoft";
+    registry.add("QLinearAdd", [](const KernelBuildInfo &info) -> Result<KernelPtr> {
+        return KernelPtr(new QLinearBinaryKernel(info, false));
+    }, ms);
+    registry.add("QLinearMul", [](const KernelBuildInfo &info) -> Result<KernelPtr> {
+        return KernelPtr(new QLinearBinaryKernel(info, true));
+    }, ms);
+    registry.add("QLinearSigmoid", [](const KernelBuildInfo &info) -> Result<KernelPtr> {
+        return KernelPtr(new QLinearLookupKernel(info, QLinearLookupKernel::Function::Sigmoid));
+    }, ms);
+    registry.add("QLinearLeakyRelu", [](const KernelBuildInfo &info) -> Result<KernelPtr> {
+        return KernelPtr(new QLinearLookupKernel(info, QLinearLookupKernel::Function::LeakyRelu));
+    }, ms);
+    quant::registerQLinearPoolingKernels(registry);
+}
+
+}  // namespace ql
