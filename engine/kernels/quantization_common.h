@@ -63,6 +63,15 @@ Status normalizeAxis(int64_t axis, int rank, int64_t &out);
 // Round half to even (the default FE_TONEAREST mode), as numpy.rint and the ONNX spec.
 inline float roundHalfEven(float v) { return std::nearbyint(v); }
 
+// value / scale rounded half to even and saturated to int32 (NaN saturates low): how an fp32
+// bias becomes the int32 bias of a quantized Conv / Gemm, at scale input_scale * weight_scale.
+inline int32_t quantizeBiasValue(double value, double scale) {
+    const double q = std::nearbyint(value / scale);
+    if (!(q >= static_cast<double>(INT32_MIN))) return INT32_MIN;
+    if (q > static_cast<double>(INT32_MAX)) return INT32_MAX;
+    return static_cast<int32_t>(q);
+}
+
 template <class T>
 inline T saturateTo(float v, int64_t lo, int64_t hi) {
     if (!(v >= static_cast<float>(lo))) return static_cast<T>(lo);  // NaN saturates low

@@ -8,15 +8,6 @@ namespace ql {
 
 namespace {
 
-DataType valueType(const Graph &graph, const std::string &value) {
-    if (const Tensor *t = graph.initializer(value)) return t->dtype();
-    auto it = graph.valueInfo.find(value);
-    if (it != graph.valueInfo.end()) return it->second.dtype;
-    for (const ValueInfo &v : graph.inputs)
-        if (v.name == value) return v.dtype;
-    return DataType::Undefined;
-}
-
 // Identity, or a Cast to the type its input already has.
 bool isPassThrough(const Graph &graph, const Node &node, bool &isCast) {
     isCast = false;
@@ -25,7 +16,7 @@ bool isPassThrough(const Graph &graph, const Node &node, bool &isCast) {
         return false;
     if (node.opType == "Identity") return true;
     if (node.opType != "Cast") return false;
-    DataType in = valueType(graph, node.inputs[0]);
+    DataType in = qdq::declaredType(graph, node.inputs[0]);
     if (in == DataType::Undefined) {
         // Without shape inference: the output of a QuantizeLinear has its zero point's type.
         const qdq::GraphIndex index(graph);

@@ -86,7 +86,9 @@ int outputZeroPointInput(const Node &node) {
     return -1;
 }
 
-DataType knownType(const Graph &graph, const std::string &value) {
+}  // namespace
+
+DataType declaredType(const Graph &graph, const std::string &value) {
     if (const Tensor *t = graph.initializer(value)) return t->dtype();
     auto it = graph.valueInfo.find(value);
     if (it != graph.valueInfo.end()) return it->second.dtype;
@@ -95,10 +97,8 @@ DataType knownType(const Graph &graph, const std::string &value) {
     return DataType::Undefined;
 }
 
-}  // namespace
-
 DataType quantizedTypeOf(const Graph &graph, const GraphIndex &index, const std::string &value) {
-    DataType type = knownType(graph, value);
+    DataType type = declaredType(graph, value);
     if (type != DataType::Undefined) return type;
     const int p = index.producer(value);
     if (p < 0) return DataType::UInt8;
@@ -107,7 +107,7 @@ DataType quantizedTypeOf(const Graph &graph, const GraphIndex &index, const std:
     const int zpInput = outputZeroPointInput(producer);
     if (zpInput < 0) return DataType::UInt8;
     if (!producer.hasInput(zpInput)) return DataType::UInt8;
-    type = knownType(graph, producer.inputs[zpInput]);
+    type = declaredType(graph, producer.inputs[zpInput]);
     return type == DataType::Undefined ? DataType::UInt8 : type;
 }
 
@@ -134,9 +134,9 @@ int64_t dimOf(const Graph &graph, const std::string &value, int64_t axis) {
 // Quantized type of a Q (its zero point) or DQ (its input) node.
 DataType qdqType(const Graph &graph, const GraphIndex &index, const Node &node) {
     const bool isQ = node.opType == "QuantizeLinear";
-    DataType zpType = node.hasInput(2) ? knownType(graph, node.inputs[2]) : DataType::Undefined;
+    DataType zpType = node.hasInput(2) ? declaredType(graph, node.inputs[2]) : DataType::Undefined;
     if (isQ) return zpType == DataType::Undefined ? DataType::UInt8 : zpType;
-    DataType xType = knownType(graph, node.inputs[0]);
+    DataType xType = declaredType(graph, node.inputs[0]);
     if (xType != DataType::Undefined) return xType;
     if (zpType != DataType::Undefined) return zpType;
     return quantizedTypeOf(graph, index, node.inputs[0]);

@@ -44,6 +44,9 @@ bool isMicrosoftOp(const Node &node, const char *opType);
 void replaceUses(Graph &graph, const std::string &from, const std::string &to,
                  std::vector<Node> &extraNodes);
 
+// Element type of a value from its initializer, shape inference or the graph inputs; Undefined
+// when none of them knows it.
+DataType declaredType(const Graph &graph, const std::string &value);
 // Element type of a quantized value: its initializer, shape inference, or the zero point of the
 // QuantizeLinear / QOperator node that produced it; UInt8 (the ONNX default) when unknown.
 DataType quantizedTypeOf(const Graph &graph, const GraphIndex &index, const std::string &value);

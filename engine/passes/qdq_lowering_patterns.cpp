@@ -4,6 +4,7 @@
 #include <limits>
 
 #include "kernels/kernel.h"
+#include "kernels/quantization_common.h"
 #include "passes/kernel_probes.h"
 #include "passes/qdq_lowering.h"
 
@@ -13,6 +14,22 @@ std::string activationUnsupported(const QuantizedOutput &y, const std::string &q
     if (y.activationNode < 0 || y.implicit || !requireKernels || probe::appliesFusedActivation(qop)) return "";
     return "the " + qop + " kernel of this build does not apply a fused " + y.activation;
 }
+
+namespace {
+
+// The QOperator node that replaces `op`: same name, writes the quantized output.
+Node loweredNode(const Node &op, const char *opType, const char *domain, std::vector<std::string> inputs,
+                 const QuantizedOutput &y) {
+    Node node;
+    node.name = op.name;
+    node.opType = opType;
+    node.domain = domain;
+    node.inputs = std::move(inputs);
+    node.outputs = {y.value};
+    return node;
+}
+
+}  // namespace
 
 // Output activation that only a MatMul-family kernel can fuse.
 std::string activationNotFusable(const QuantizedOutput &y, const std::string &op) {
@@ -41,22 +58,17 @@ std::string Lowering::lowerConv(int i) {
         if (!constantFloats(conv.inputs[2], b)) return "bias is not a constant";
         if (int64_t(b.size()) != channels) return "bias has " + std::to_string(b.size()) + " values for " + std::to_string(channels) + " channels";
         std::vector<int32_t> q(b.size());
-        for (size_t c = 0; c < b.size(); ++c) {
-            const double s = double(x.params.scale[0]) * w.params.scale[w.params.perTensor() ? 0 : c];
-            const double v = std::nearbyint(b[c] / s);
-            q[c] = static_cast<int32_t>(std::min(std::max(v, double(INT32_MIN)), double(INT32_MAX)));
-        }
+        for (size_t c = 0; c < b.size(); ++c)
+            q[c] = quant::quantizeBiasValue(
+                b[c], double(x.params.scale[0]) * w.params.scale[w.params.perTensor() ? 0 : c]);
         bias = addInitializer(conv.name + "_bias_int32", Tensor::fromVector<int32_t>({channels}, q));
     }
     if (std::string missing = kernelMissing("", "QLinearConv"); !missing.empty()) return missing;
     if (std::string w = activationUnsupported(y, "QLinearConv", m_options.requireKernels); !w.empty()) return w;
-    Node n;
-    n.name = conv.name;
-    n.opType = "QLinearConv";
+    Node n = loweredNode(conv, "QLinearConv", "",
+                         {x.q, x.scale, x.zp, w.q, w.scale, w.zp, y.scale, y.zp}, y);
     n.attributes = conv.attributes;
-    n.inputs = {x.q, x.scale, x.zp, w.q, w.scale, w.zp, y.scale, y.zp};
     if (!bias.empty()) n.inputs.push_back(bias);
-    n.outputs = {y.value};
     commit(i, n, y);
     return "";
 }
@@ -88,24 +100,19 @@ std::string Lowering::lowerGemm(int i) {
             if (ct && ct->rank() == 2 && ct->dim(0) != 1) return "C is not a per-column bias";
         }
         std::vector<int32_t> q(n);
-        for (int64_t k = 0; k < n; ++k) {
-            const double s = double(alpha) * a.params.scale[0] * b.params.scale[b.params.perTensor() ? 0 : k];
-            const double v = std::nearbyint(double(beta) * c[c.size() == 1 ? 0 : k] / s);
-            q[k] = static_cast<int32_t>(std::min(std::max(v, double(INT32_MIN)), double(INT32_MAX)));
-        }
+        for (int64_t k = 0; k < n; ++k)
+            q[k] = quant::quantizeBiasValue(
+                double(beta) * c[c.size() == 1 ? 0 : k],
+                double(alpha) * a.params.scale[0] * b.params.scale[b.params.perTensor() ? 0 : k]);
         bias = addInitializer(gemm.name + "_bias_int32", Tensor::fromVector<int32_t>({n}, q));
     }
     if (std::string missing = kernelMissing(kMicrosoft, "QGemm"); !missing.empty()) return missing;
     if (std::string w = activationUnsupported(y, "QGemm", m_options.requireKernels); !w.empty()) return w;
-    Node node;
-    node.name = gemm.name;
-    node.opType = "QGemm";
-    node.domain = kMicrosoft;
+    Node node = loweredNode(gemm, "QGemm", kMicrosoft,
+                            {a.q, a.scale, a.zp, b.q, b.scale, b.zp, bias, y.scale, y.zp}, y);
     node.attributes["transA"] = qdq::intAttribute(gemm.attrInt("transA", 0));
     node.attributes["transB"] = qdq::intAttribute(transB ? 1 : 0);
     node.attributes["alpha"] = qdq::floatAttribute(alpha);
-    node.inputs = {a.q, a.scale, a.zp, b.q, b.scale, b.zp, bias, y.scale, y.zp};
-    node.outputs = {y.value};
     commit(i, node, y);
     return "";
 }
@@ -123,12 +130,8 @@ std::string Lowering::lowerMatMul(int i) {
     if (!quantizedOutput(mm, y, why)) return why;
     if (std::string missing = kernelMissing("", "QLinearMatMul"); !missing.empty()) return missing;
     if (std::string w = activationUnsupported(y, "QLinearMatMul", m_options.requireKernels); !w.empty()) return w;
-    Node node;
-    node.name = mm.name;
-    node.opType = "QLinearMatMul";
-    node.inputs = {a.q, a.scale, a.zp, b.q, b.scale, b.zp, y.scale, y.zp};
-    node.outputs = {y.value};
-    commit(i, node, y);
+    commit(i, loweredNode(mm, "QLinearMatMul", "", {a.q, a.scale, a.zp, b.q, b.scale, b.zp, y.scale, y.zp}, y),
+           y);
     return "";
 }
 
@@ -144,13 +147,8 @@ std::string Lowering::lowerBinary(int i, const char *qop) {
     if (a.params.type != y.params.type || b.params.type != y.params.type) return "inputs and output mix uint8 and int8";
     if (std::string w = activationNotFusable(y, op.opType); !w.empty()) return w;
     if (std::string missing = kernelMissing(kMicrosoft, qop); !missing.empty()) return missing;
-    Node node;
-    node.name = op.name;
-    node.opType = qop;
-    node.domain = kMicrosoft;
-    node.inputs = {a.q, a.scale, a.zp, b.q, b.scale, b.zp, y.scale, y.zp};
-    node.outputs = {y.value};
-    commit(i, node, y);
+    commit(i, loweredNode(op, qop, kMicrosoft, {a.q, a.scale, a.zp, b.q, b.scale, b.zp, y.scale, y.zp}, y),
+           y);
     return "";
 }
 
@@ -168,14 +166,9 @@ std::string Lowering::lowerConcat(int i) {
         if (x.params.type != y.params.type) return "inputs and output mix uint8 and int8";
     if (std::string w = activationNotFusable(y, op.opType); !w.empty()) return w;
     if (std::string missing = kernelMissing(kMicrosoft, "QLinearConcat"); !missing.empty()) return missing;
-    Node node;
-    node.name = op.name;
-    node.opType = "QLinearConcat";
-    node.domain = kMicrosoft;
+    Node node = loweredNode(op, "QLinearConcat", kMicrosoft, {y.scale, y.zp}, y);
     node.attributes["axis"] = qdq::intAttribute(op.attrInt("axis", 0));
-    node.inputs = {y.scale, y.zp};
     for (const Operand &x : xs) node.inputs.insert(node.inputs.end(), {x.q, x.scale, x.zp});
-    node.outputs = {y.value};
     commit(i, node, y);
     return "";
 }
@@ -191,15 +184,10 @@ std::string Lowering::lowerUnary(int i, const char *qop) {
     if (x.params.type != y.params.type) return "input and output mix uint8 and int8";
     if (std::string w = activationNotFusable(y, op.opType); !w.empty()) return w;
     if (std::string missing = kernelMissing(kMicrosoft, qop); !missing.empty()) return missing;
-    Node node;
-    node.name = op.name;
-    node.opType = qop;
-    node.domain = kMicrosoft;
+    Node node = loweredNode(op, qop, kMicrosoft, {x.q, x.scale, x.zp, y.scale, y.zp}, y);
     node.attributes = op.attributes;
     if (op.opType == "GlobalAveragePool") node.attributes["channels_last"] = qdq::intAttribute(0);
     if (op.opType == "LeakyRelu") node.attributes["alpha"] = qdq::floatAttribute(op.attrFloat("alpha", 0.01f));
-    node.inputs = {x.q, x.scale, x.zp, y.scale, y.zp};
-    node.outputs = {y.value};
     commit(i, node, y);
     return "";
 }

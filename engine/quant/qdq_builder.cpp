@@ -1,8 +1,10 @@
 #include "quant/qdq_builder.h"
 
 #include <cmath>
-#include <limits>
 #include <set>
+
+#include "kernels/quantization_common.h"
+#include "passes/qdq_graph_utils.h"
 
 namespace ql::quant {
 
@@ -17,12 +19,8 @@ Tensor int32Quantize(const Tensor &bias, const QParams &q) {
     const std::vector<float> values = bias.toFloatVector();
     Tensor out(DataType::Int32, bias.shape());
     int32_t *dst = out.data<int32_t>();
-    const double lo = std::numeric_limits<int32_t>::min(), hi = std::numeric_limits<int32_t>::max();
-    for (size_t i = 0; i < values.size(); ++i) {
-        const double scale = q.scale[q.perChannel() ? i : 0];
-        const double r = std::nearbyint(static_cast<double>(values[i]) / scale);  // half to even
-        dst[i] = static_cast<int32_t>(std::min(hi, std::max(lo, r)));
-    }
+    for (size_t i = 0; i < values.size(); ++i)
+        dst[i] = quantizeBiasValue(values[i], q.scale[q.perChannel() ? i : 0]);
     return out;
 }
 
@@ -47,15 +45,8 @@ Tensor zeroPointTensor(const QParams &q) {
 
 class Builder {
 public:
-    Builder(const Graph &prepared, const QuantizationPlan &plan) : m_in(prepared), m_plan(plan) {
-        for (const Node &n : prepared.nodes) {
-            m_used.insert(n.name);
-            m_used.insert(n.inputs.begin(), n.inputs.end());
-            m_used.insert(n.outputs.begin(), n.outputs.end());
-        }
-        for (const auto &entry : prepared.initializers) m_used.insert(entry.first);
-        for (const ValueInfo &v : prepared.inputs) m_used.insert(v.name);
-    }
+    Builder(const Graph &prepared, const QuantizationPlan &plan)
+        : m_in(prepared), m_plan(plan), m_names(prepared) {}
 
     Result<Graph> run() {
         m_out = m_in;
@@ -83,13 +74,6 @@ public:
     }
 
 private:
-    std::string fresh(const std::string &base) {
-        std::string name = base;
-        for (int k = 1; m_used.count(name); ++k) name = base + "_" + std::to_string(k);
-        m_used.insert(name);
-        return name;
-    }
-
     Status raiseOpset() {
         if (m_out.opsetVersion >= 13) return Status::ok();
         for (const Node &n : m_in.nodes)
@@ -105,7 +89,8 @@ private:
 
     // Stores scale and zero point initializers for `base`; returns their names.
     std::pair<std::string, std::string> storeQParams(const std::string &base, const QParams &q) {
-        const std::string scale = fresh(base + "_scale"), zp = fresh(base + "_zero_point");
+        const std::string scale = m_names.make(base + "_scale");
+        const std::string zp = m_names.make(base + "_zero_point");
         m_out.initializers[scale] = scaleTensor(q);
         m_out.initializers[zp] = zeroPointTensor(q);
         return {scale, zp};
@@ -114,16 +99,11 @@ private:
     Node dequantizeNode(const std::string &base, const std::string &input, const std::string &scale,
                         const std::string &zp, const std::string &output, const QParams &q) {
         Node dq;
-        dq.name = fresh(base + "_DequantizeLinear");
+        dq.name = m_names.make(base + "_DequantizeLinear");
         dq.opType = "DequantizeLinear";
         dq.inputs = {input, scale, zp};
         dq.outputs = {output};
-        if (q.perChannel()) {
-            Attribute axis;
-            axis.kind = Attribute::Kind::Int;
-            axis.i = q.axis;
-            dq.attributes["axis"] = axis;
-        }
+        if (q.perChannel()) dq.attributes["axis"] = qdq::intAttribute(q.axis);
         return dq;
     }
 
@@ -131,7 +111,7 @@ private:
     std::string renamedOutput(const std::string &value) {
         auto it = m_preQuant.find(value);
         if (it != m_preQuant.end()) return it->second;
-        return m_preQuant[value] = fresh(value + "_QuantizeLinear_Input");
+        return m_preQuant[value] = m_names.make(value + "_QuantizeLinear_Input");
     }
 
     // A Q/DQ pair on an activation; constants are stored quantized with only a DQ.
@@ -139,20 +119,20 @@ private:
         const QParams &q = m_plan.activations.at(value);
         auto [scale, zp] = storeQParams(value, q);
         if (const Tensor *constant = m_in.initializer(value)) {
-            const std::string stored = fresh(value + "_quantized");
+            const std::string stored = m_names.make(value + "_quantized");
             m_out.initializers[stored] = quantizeTensor(*constant, q);
-            m_dqOutput[value] = fresh(value + "_DequantizeLinear_Output");
+            m_dqOutput[value] = m_names.make(value + "_DequantizeLinear_Output");
             m_out.nodes.push_back(dequantizeNode(value, stored, scale, zp, m_dqOutput[value], q));
             return;
         }
         const bool graphOutput = m_in.isGraphOutput(value);
         Node qn;
-        qn.name = fresh(value + "_QuantizeLinear");
+        qn.name = m_names.make(value + "_QuantizeLinear");
         qn.opType = "QuantizeLinear";
         qn.inputs = {graphOutput ? renamedOutput(value) : value, scale, zp};
-        qn.outputs = {fresh(value + "_QuantizeLinear_Output")};
+        qn.outputs = {m_names.make(value + "_QuantizeLinear_Output")};
         m_out.nodes.push_back(qn);
-        m_dqOutput[value] = graphOutput ? value : fresh(value + "_DequantizeLinear_Output");
+        m_dqOutput[value] = graphOutput ? value : m_names.make(value + "_DequantizeLinear_Output");
         m_out.nodes.push_back(
             dequantizeNode(value, qn.outputs[0], scale, zp, m_dqOutput[value], q));
     }
@@ -166,11 +146,11 @@ private:
         auto it = m_constantOutput.find(key);
         if (it != m_constantOutput.end()) return it->second;
         const Tensor &tensor = *m_in.initializer(init);
-        const std::string stored = fresh(init + "_quantized");
+        const std::string stored = m_names.make(init + "_quantized");
         m_out.initializers[stored] =
             q.type == DataType::Int32 ? int32Quantize(tensor, q) : quantizeTensor(tensor, q);
         auto [scale, zp] = storeQParams(init, q);
-        const std::string output = fresh(init + "_DequantizeLinear_Output");
+        const std::string output = m_names.make(init + "_DequantizeLinear_Output");
         m_out.nodes.push_back(dequantizeNode(init, stored, scale, zp, output, q));
         return m_constantOutput[key] = output;
     }
@@ -202,7 +182,7 @@ private:
     const Graph &m_in;
     const QuantizationPlan &m_plan;
     Graph m_out;
-    std::set<std::string> m_used;
+    qdq::NameSource m_names;
     std::map<std::string, bool> m_int8;
     std::map<std::string, std::string> m_dqOutput;  // activation -> its DQ output
     std::map<std::string, std::string>

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "passes/qdq_graph_utils.h"
 #include "quant/calibration.h"
 
 namespace ql::quant {
@@ -33,17 +34,8 @@ size_t editDistance(const std::string &a, const std::string &b) {
     return row[b.size()];
 }
 
-DataType valueType(const Graph &graph, const std::string &value) {
-    if (const Tensor *t = graph.initializer(value)) return t->dtype();
-    auto it = graph.valueInfo.find(value);
-    if (it != graph.valueInfo.end()) return it->second.dtype;
-    for (const ValueInfo &in : graph.inputs)
-        if (in.name == value) return in.dtype;
-    return DataType::Undefined;  // unknown: assumed float by the callers
-}
-
 bool isFloatValue(const Graph &graph, const std::string &value) {
-    const DataType t = valueType(graph, value);
+    const DataType t = qdq::declaredType(graph, value);  // Undefined: assumed float
     return t == DataType::Float || t == DataType::Undefined;
 }
 
