@@ -69,35 +69,26 @@ struct MulCoefficients {
 };
 
 template <class T>
-QL_ALWAYS_INLINE T addOne(T a, T b, const AddCoefficients &c) {
+QL_ALWAYS_INLINE T combine(T a, T b, const AddCoefficients &c) {
     const float v = c.ra * static_cast<float>(a) + c.rb * static_cast<float>(b) + c.bias;
     return static_cast<T>(static_cast<int32_t>(clampRound(v, c.lo, c.hi)) + c.zc);
 }
 
 template <class T>
-QL_ALWAYS_INLINE T mulOne(T a, T b, const MulCoefficients &c) {
+QL_ALWAYS_INLINE T combine(T a, T b, const MulCoefficients &c) {
     const float v = c.k * (static_cast<float>(a) - c.za) * (static_cast<float>(b) - c.zb);
     return static_cast<T>(static_cast<int32_t>(clampRound(v, c.lo, c.hi)) + c.zc);
 }
 
 // Contiguous rows; strideA/strideB are 1 (same shape) or 0 (a broadcast scalar along the row).
-template <class T>
-QL_SIMD_CLONES void addRow(const T *a, int64_t strideA, const T *b, int64_t strideB, T *y,
-                           int64_t n, AddCoefficients c) {
+// Coefficients (AddCoefficients or MulCoefficients) picks the operation at compile time.
+template <class T, class Coefficients>
+QL_SIMD_CLONES void combineRow(const T *a, int64_t strideA, const T *b, int64_t strideB, T *y,
+                               int64_t n, Coefficients c) {
     if (strideA == 1 && strideB == 1) {
-        for (int64_t i = 0; i < n; ++i) y[i] = addOne(a[i], b[i], c);
+        for (int64_t i = 0; i < n; ++i) y[i] = combine(a[i], b[i], c);
     } else {
-        for (int64_t i = 0; i < n; ++i) y[i] = addOne(a[i * strideA], b[i * strideB], c);
-    }
-}
-
-template <class T>
-QL_SIMD_CLONES void mulRow(const T *a, int64_t strideA, const T *b, int64_t strideB, T *y,
-                           int64_t n, MulCoefficients c) {
-    if (strideA == 1 && strideB == 1) {
-        for (int64_t i = 0; i < n; ++i) y[i] = mulOne(a[i], b[i], c);
-    } else {
-        for (int64_t i = 0; i < n; ++i) y[i] = mulOne(a[i * strideA], b[i * strideB], c);
+        for (int64_t i = 0; i < n; ++i) y[i] = combine(a[i * strideA], b[i * strideB], c);
     }
 }
 
@@ -153,9 +144,9 @@ private:
         }
         auto row = [&](const T *ra, int64_t sa, const T *rb, int64_t sb, T *out, int64_t n) {
             if (m_isMul)
-                mulRow<T>(ra, sa, rb, sb, out, n, mul);
+                combineRow<T>(ra, sa, rb, sb, out, n, mul);
             else
-                addRow<T>(ra, sa, rb, sb, out, n, add);
+                combineRow<T>(ra, sa, rb, sb, out, n, add);
         };
         const int64_t total = shapeElementCount(p.outShape);
         if (p.shapes[0] == p.iterOut && p.shapes[1] == p.iterOut) {

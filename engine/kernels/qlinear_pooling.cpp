@@ -26,14 +26,18 @@ template <class T>
 constexpr float highOf() { return std::is_signed<T>::value ? 127.0f : 255.0f; }
 
 // Reads X's and Y's parameters of the pooling ops (X, x_scale, x_zero_point, y_scale,
-// y_zero_point), checking the types.
+// y_zero_point), checking the types and that X is [N, C, spatial...] (at least 3-D).
 Status readPoolParams(const KernelContext &ctx, ScalarQParams &qx, ScalarQParams &qy) {
     if (ctx.inputCount() < 4 || !ctx.hasInput(0))
         return Status::badInput("expects inputs X, x_scale, x_zero_point, y_scale[, y_zero_point]");
     const DataType type = ctx.input(0).dtype();
     QL_RETURN_IF_ERROR(checkEightBit(type, "X"));
     QL_RETURN_IF_ERROR(readScalarQParams(ctx, 1, 2, type, "X", qx));
-    return readScalarQParams(ctx, 3, 4, type, "Y", qy);
+    QL_RETURN_IF_ERROR(readScalarQParams(ctx, 3, 4, type, "Y", qy));
+    if (ctx.input(0).rank() < 3)
+        return Status::badInput("expects an input [N, C, spatial...], got " +
+                                shapeToString(ctx.input(0).shape()));
+    return Status::ok();
 }
 
 // y = q(sx/count * (sum - count*zx)) for each of `n` sums.
@@ -98,9 +102,6 @@ public:
         ScalarQParams qx, qy;
         QL_RETURN_IF_ERROR(readPoolParams(ctx, qx, qy));
         const Tensor &x = ctx.input(0);
-        if (x.rank() < 3)
-            return Status::badInput("expects an input [N, C, spatial...], got " +
-                                    shapeToString(x.shape()));
         const Shape &s = x.shape();
         const int64_t batch = s[0];
         const int64_t channels = m_channelsLastAttr ? s.back() : s[1];
@@ -150,9 +151,6 @@ public:
         ScalarQParams qx, qy;
         QL_RETURN_IF_ERROR(readPoolParams(ctx, qx, qy));
         const Tensor &x = ctx.input(0);
-        if (x.rank() < 3)
-            return Status::badInput("expects an input [N, C, spatial...], got " +
-                                    shapeToString(x.shape()));
         // Work in the [N, C, spatial...] order the pooling geometry expects.
         Shape nc = x.shape();
         if (m_channelsLastAttr) {

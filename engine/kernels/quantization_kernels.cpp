@@ -167,13 +167,26 @@ QL_SIMD_CLONES static void quantizeRange(const float *src, Q *dst, int64_t n, fl
         dst[i] = static_cast<Q>(static_cast<int32_t>(clampRound(src[i] / scale, lo, hi)) + zp);
 }
 
-class QuantizeLinearKernel : public Kernel {
+// What QuantizeLinear and DequantizeLinear share: opset and axis, and a channels-last input
+// allowed when the scale is one constant value.
+class AxisQdqKernel : public Kernel {
 public:
-    explicit QuantizeLinearKernel(const KernelBuildInfo &info)
+    explicit AxisQdqKernel(const KernelBuildInfo &info)
         : m_opset(info.opset), m_axis(info.node.attrInt("axis", 1)),
           m_layoutFree(hasConstantScalarScale(info)) {}
 
     bool acceptsChannelsLast(size_t i) const override { return i == 0 && m_layoutFree; }
+
+protected:
+    int64_t m_opset, m_axis;
+
+private:
+    bool m_layoutFree;
+};
+
+class QuantizeLinearKernel : public AxisQdqKernel {
+public:
+    explicit QuantizeLinearKernel(const KernelBuildInfo &info) : AxisQdqKernel(info) {}
 
     Status run(KernelContext &ctx) override {
         Tensor x = ctx.input(0);
@@ -215,19 +228,11 @@ public:
         });
         return Status::ok();
     }
-
-private:
-    int64_t m_opset, m_axis;
-    bool m_layoutFree;
 };
 
-class DequantizeLinearKernel : public Kernel {
+class DequantizeLinearKernel : public AxisQdqKernel {
 public:
-    explicit DequantizeLinearKernel(const KernelBuildInfo &info)
-        : m_opset(info.opset), m_axis(info.node.attrInt("axis", 1)),
-          m_layoutFree(hasConstantScalarScale(info)) {}
-
-    bool acceptsChannelsLast(size_t i) const override { return i == 0 && m_layoutFree; }
+    explicit DequantizeLinearKernel(const KernelBuildInfo &info) : AxisQdqKernel(info) {}
 
     Status run(KernelContext &ctx) override {
         Tensor x = ctx.input(0);
@@ -261,10 +266,6 @@ public:
         });
         return Status::ok();
     }
-
-private:
-    int64_t m_opset, m_axis;
-    bool m_layoutFree;
 };
 
 class DynamicQuantizeLinearKernel : public Kernel {

@@ -94,18 +94,6 @@ inline std::vector<Tensor> run(Graph g, const std::map<std::string, Tensor> &fee
     return outputs;
 }
 
-inline int countOp(const Graph &g, const std::string &op) {
-    int n = 0;
-    for (const Node &node : g.nodes) n += node.opType == op ? 1 : 0;
-    return n;
-}
-
-inline const Node *nodeNamed(const Graph &g, const std::string &name) {
-    for (const Node &node : g.nodes)
-        if (node.name == name) return &node;
-    return nullptr;
-}
-
 inline Node &mutableNode(Graph &g, const std::string &name) {
     for (Node &node : g.nodes)
         if (node.name == name) return node;
@@ -122,6 +110,5 @@ inline const NodePrecision *entry(const PrecisionReport &r, const std::string &n
 inline bool hasKernel(const std::string &domain, const std::string &op) {
     return KernelRegistry::instance().find(domain, op) != nullptr;
 }
-
 
 }  // namespace ql::test

@@ -96,12 +96,6 @@ inline double sqnrDb(const Tensor &reference, const Tensor &test) {
     return 10.0 * std::log10(signal / noise);
 }
 
-inline int countOps(const Graph &g, const std::string &op) {
-    int n = 0;
-    for (const Node &node : g.nodes) n += node.opType == op ? 1 : 0;
-    return n;
-}
-
 inline const Node *consumerOf(const Graph &g, const std::string &value) {
     for (const Node &n : g.nodes)
         for (const std::string &in : n.inputs)

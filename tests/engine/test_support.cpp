@@ -125,4 +125,10 @@ bool allClose(const Tensor &a, const Tensor &b, double rtol, double atol, std::s
     return msg.str().empty();
 }
 
+int countOps(const Graph &graph, const std::string &op) {
+    int n = 0;
+    for (const Node &node : graph.nodes) n += node.opType == op ? 1 : 0;
+    return n;
+}
+
 }  // namespace ql::test

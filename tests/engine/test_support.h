@@ -40,6 +40,9 @@ Tensor floats(const std::vector<float> &values);
 std::vector<int64_t> unravelIndex(int64_t index, const Shape &shape);
 int64_t ravelIndex(const std::vector<int64_t> &coords, const Shape &shape);
 
+// Number of nodes of `op` in the graph.
+int countOps(const Graph &graph, const std::string &op);
+
 // Max |a-b| over all elements (converted to double); shapes must match.
 double maxAbsDiff(const Tensor &a, const Tensor &b);
 // True when |a-b| <= atol + rtol*|b| everywhere and shapes and dtypes match; fills `why`.

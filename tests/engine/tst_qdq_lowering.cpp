@@ -39,11 +39,11 @@ TEST(QdqLowering, ConvReluBecomesQLinearConvAndMatchesReference) {
     PrecisionReport report;
     ASSERT_TRUE(preparePrecision(int8, Precision::Int8, &report).isOk());
     ASSERT_TRUE(preparePrecision(reference, Precision::Reference).isOk());
-    EXPECT_EQ(countOp(int8, "QLinearConv"), 1);
-    EXPECT_EQ(countOp(int8, "Conv"), 0);
-    EXPECT_EQ(countOp(int8, "Relu"), 0);
-    EXPECT_EQ(countOp(int8, "DequantizeLinear"), 0);
-    const Node *conv = nodeNamed(int8, "conv1");
+    EXPECT_EQ(countOps(int8, "QLinearConv"), 1);
+    EXPECT_EQ(countOps(int8, "Conv"), 0);
+    EXPECT_EQ(countOps(int8, "Relu"), 0);
+    EXPECT_EQ(countOps(int8, "DequantizeLinear"), 0);
+    const Node *conv = int8.findNode("conv1");
     ASSERT_NE(conv, nullptr);
     EXPECT_EQ(conv->opType, "QLinearConv");
     EXPECT_EQ(conv->inputs[0], "x_q");
@@ -90,7 +90,7 @@ TEST(QdqLowering, Int8ActivationsWithPerTensorWeights) {
     Graph int8 = b.g;
     PrecisionReport report;
     ASSERT_TRUE(preparePrecision(int8, Precision::Int8, &report).isOk());
-    EXPECT_EQ(nodeNamed(int8, "conv")->opType, "QLinearConv");
+    EXPECT_EQ(int8.findNode("conv")->opType, "QLinearConv");
     EXPECT_EQ(report.int8Count(), 2);
     for (unsigned seed : {5u, 6u}) {
         b.feeds["x"] = randomTensor({1, 3, 5, 5}, seed, -1.0f, 1.0f);
@@ -115,9 +115,9 @@ TEST(QdqLowering, StandaloneReluSixOnItsOwnRangeDisappears) {
     Graph int8 = b.g;
     PrecisionReport report;
     ASSERT_TRUE(preparePrecision(int8, Precision::Int8, &report).isOk());
-    EXPECT_EQ(countOp(int8, "Clip"), 0);
-    EXPECT_EQ(countOp(int8, "DequantizeLinear"), 0);
-    EXPECT_EQ(countOp(int8, "QLinearConv"), 1);
+    EXPECT_EQ(countOps(int8, "Clip"), 0);
+    EXPECT_EQ(countOps(int8, "DequantizeLinear"), 0);
+    EXPECT_EQ(countOps(int8, "QLinearConv"), 1);
     ASSERT_NE(entry(report, "relu6"), nullptr);
     EXPECT_TRUE(entry(report, "relu6")->int8);
     const Tensor a = run(int8, b.feeds)[0], r = run(b.g, b.feeds)[0];
@@ -146,14 +146,14 @@ TEST(QdqLowering, StandaloneClipInsideTheRangeRunsOnInt8) {
 
     Graph fused = b.g;
     ASSERT_TRUE(lowerQdqToQOperator(fused, nullptr, LoweringOptions{false}).isOk());
-    EXPECT_EQ(countOp(fused, "Clip"), 0);
-    const Node *conv = nodeNamed(fused, "conv");
+    EXPECT_EQ(countOps(fused, "Clip"), 0);
+    const Node *conv = fused.findNode("conv");
     ASSERT_NE(conv, nullptr);
     EXPECT_EQ(conv->outputs[0], "y_q");  // the clamped value keeps the reference path's name
     EXPECT_EQ(conv->attrString("ql_activation", ""), "Clip");
     EXPECT_FLOAT_EQ(conv->attrFloat("ql_clip_min", -1), 0.0f);
     EXPECT_FLOAT_EQ(conv->attrFloat("ql_clip_max", -1), 0.6f);
-    EXPECT_EQ(countOp(fused, "Identity"), 0);
+    EXPECT_EQ(countOps(fused, "Identity"), 0);
     Graph back = fused;
     ASSERT_TRUE(expandQOperatorsToQdq(back).isOk());
     EXPECT_LE(maxAbsDiff(run(back, b.feeds)[0], reference), 1.0);
@@ -162,8 +162,8 @@ TEST(QdqLowering, StandaloneClipInsideTheRangeRunsOnInt8) {
     PrecisionReport report;
     ASSERT_TRUE(preparePrecision(real, Precision::Int8, &report).isOk());
     EXPECT_TRUE(entry(report, "relu6")->int8);
-    if (!nodeNamed(real, "conv")->hasAttribute("ql_activation")) {
-        const Node *clip = nodeNamed(real, "relu6");
+    if (!real.findNode("conv")->hasAttribute("ql_activation")) {
+        const Node *clip = real.findNode("relu6");
         ASSERT_NE(clip, nullptr);
         EXPECT_EQ(clip->inputs[0], "c_q");
         EXPECT_EQ(real.initializers.at(clip->inputs[1]).data<uint8_t>()[0], 102);
@@ -178,7 +178,7 @@ TEST(QdqLowering, ClipInsideTheRangeBecomesAnAttribute) {
     mutableNode(b.g, "relu1").inputs = {"c", b.init("lo", Tensor::scalar<float>(-0.5f)), b.init("hi", Tensor::scalar<float>(1.0f))};
     Graph g = b.g;
     ASSERT_TRUE(lowerQdqToQOperator(g, nullptr, LoweringOptions{false}).isOk());
-    const Node *conv = nodeNamed(g, "conv1");
+    const Node *conv = g.findNode("conv1");
     ASSERT_NE(conv, nullptr);
     EXPECT_EQ(conv->opType, "QLinearConv");
     EXPECT_EQ(conv->attrString("ql_activation", ""), "Clip");
@@ -187,9 +187,9 @@ TEST(QdqLowering, ClipInsideTheRangeBecomesAnAttribute) {
     // The reference expansion of the int8 graph puts the Clip back.
     Graph back = g;
     ASSERT_TRUE(expandQOperatorsToQdq(back).isOk());
-    EXPECT_EQ(countOp(back, "Clip"), 1);
-    EXPECT_EQ(countOp(back, "Conv"), 1);
-    EXPECT_NE(nodeNamed(back, "conv1"), nullptr);
+    EXPECT_EQ(countOps(back, "Clip"), 1);
+    EXPECT_EQ(countOps(back, "Conv"), 1);
+    EXPECT_NE(back.findNode("conv1"), nullptr);
     const Tensor reference = run(b.g, b.feeds)[0];
     EXPECT_LE(maxAbsDiff(run(back, b.feeds)[0], reference), 1.0);
     int clamped = 0;  // values the Clip moved: 0.02 * (q - 100) < -0.5 would need q < 75
@@ -201,7 +201,7 @@ TEST(QdqLowering, ClipInsideTheRangeBecomesAnAttribute) {
     Graph real = b.g;
     PrecisionReport report;
     ASSERT_TRUE(preparePrecision(real, Precision::Int8, &report).isOk());
-    if (nodeNamed(real, "conv1")->opType == "QLinearConv") {
+    if (real.findNode("conv1")->opType == "QLinearConv") {
         EXPECT_LE(maxAbsDiff(run(real, b.feeds)[0], reference), 1.0);
     } else {
         EXPECT_EQ(entry(report, "conv1")->reason,
@@ -218,9 +218,9 @@ TEST(QdqLowering, Fp32StripsQdqAndStaysCloseToQuantized) {
     PrecisionReport report;
     ASSERT_TRUE(preparePrecision(fp32, Precision::Fp32, &report).isOk());
     EXPECT_EQ(report.precision, "fp32");
-    EXPECT_EQ(countOp(fp32, "QuantizeLinear"), 0);
-    EXPECT_EQ(countOp(fp32, "DequantizeLinear"), 0);
-    EXPECT_EQ(countOp(fp32, "Conv"), 1);
+    EXPECT_EQ(countOps(fp32, "QuantizeLinear"), 0);
+    EXPECT_EQ(countOps(fp32, "DequantizeLinear"), 0);
+    EXPECT_EQ(countOps(fp32, "Conv"), 1);
     ASSERT_TRUE(preparePrecision(reference, Precision::Reference).isOk());
     const std::vector<Tensor> f = run(fp32, b.feeds), r = run(reference, b.feeds);
     ASSERT_EQ(f[0].dtype(), DataType::Float);
@@ -242,7 +242,7 @@ TEST(QdqLowering, GemmBecomesQGemmWithTransBAndInt32Bias) {
 
     Graph structural = b.g;
     ASSERT_TRUE(lowerQdqToQOperator(structural, nullptr, LoweringOptions{false}).isOk());
-    const Node *q = nodeNamed(structural, "fc");
+    const Node *q = structural.findNode("fc");
     ASSERT_NE(q, nullptr);
     EXPECT_EQ(q->opType, "QGemm");
     EXPECT_EQ(q->domain, "com.microsoft");
@@ -260,7 +260,7 @@ TEST(QdqLowering, GemmBecomesQGemmWithTransBAndInt32Bias) {
     ASSERT_TRUE(preparePrecision(int8, Precision::Int8, &report).isOk());
     if (!hasKernel("com.microsoft", "QGemm")) {
         EXPECT_EQ(entry(report, "fc")->reason, "no com.microsoft QGemm kernel in this build");
-        EXPECT_EQ(countOp(int8, "Gemm"), 1);
+        EXPECT_EQ(countOps(int8, "Gemm"), 1);
         return;
     }
     EXPECT_TRUE(entry(report, "fc")->int8);
@@ -282,7 +282,7 @@ TEST(QdqLowering, AddAndConcatBecomeMicrosoftQLinearOps) {
     Graph structural = b.g;
     PrecisionReport report;
     ASSERT_TRUE(lowerQdqToQOperator(structural, &report, LoweringOptions{false}).isOk());
-    const Node *add = nodeNamed(structural, "add"), *cat = nodeNamed(structural, "cat");
+    const Node *add = structural.findNode("add"), *cat = structural.findNode("cat");
     ASSERT_TRUE(add && cat);
     EXPECT_EQ(add->opType, "QLinearAdd");
     EXPECT_EQ(add->domain, "com.microsoft");
@@ -292,13 +292,13 @@ TEST(QdqLowering, AddAndConcatBecomeMicrosoftQLinearOps) {
     EXPECT_EQ(cat->inputs, (std::vector<std::string>{"y_q_scale", "y_q_zp", "s_q", "s_q_scale", "s_q_zp",
                                                       "x1_q", "x1_scale", "x1_zp"}));
     EXPECT_EQ(cat->attrInt("axis", 0), 1);
-    EXPECT_EQ(countOp(structural, "DequantizeLinear"), 0);
+    EXPECT_EQ(countOps(structural, "DequantizeLinear"), 0);
     EXPECT_EQ(report.int8Count(), 2);
 
     // Reference expansion of the QOperator form runs and agrees with the QDQ model.
     Graph back = structural;
     ASSERT_TRUE(expandQOperatorsToQdq(back).isOk());
-    EXPECT_EQ(countOp(back, "QLinearAdd") + countOp(back, "QLinearConcat"), 0);
+    EXPECT_EQ(countOps(back, "QLinearAdd") + countOps(back, "QLinearConcat"), 0);
     EXPECT_LE(maxAbsDiff(run(back, b.feeds)[0], run(b.g, b.feeds)[0]), 0.0);
 
     Graph int8 = b.g;
@@ -326,11 +326,11 @@ TEST(QdqLowering, MaxPoolAndReshapeRunOnInt8WhenQuantizationIsShared) {
 
     Graph structural = b.g;
     ASSERT_TRUE(lowerQdqToQOperator(structural, nullptr, LoweringOptions{false}).isOk());
-    ASSERT_NE(nodeNamed(structural, "pool"), nullptr);
-    EXPECT_EQ(nodeNamed(structural, "pool")->inputs[0], "x_q");
-    EXPECT_EQ(nodeNamed(structural, "flat")->inputs[0], "p_q");
-    EXPECT_EQ(countOp(structural, "DequantizeLinear"), 0);
-    EXPECT_EQ(countOp(structural, "QuantizeLinear"), 1);  // the input's
+    ASSERT_NE(structural.findNode("pool"), nullptr);
+    EXPECT_EQ(structural.findNode("pool")->inputs[0], "x_q");
+    EXPECT_EQ(structural.findNode("flat")->inputs[0], "p_q");
+    EXPECT_EQ(countOps(structural, "DequantizeLinear"), 0);
+    EXPECT_EQ(countOps(structural, "QuantizeLinear"), 1);  // the input's
 
     Graph int8 = b.g;
     PrecisionReport report;
@@ -359,10 +359,10 @@ TEST(QdqLowering, SoftmaxFallsBackAndSharedDequantizeStays) {
     Graph g = b.g;
     PrecisionReport report;
     ASSERT_TRUE(preparePrecision(g, Precision::Int8, &report).isOk());
-    EXPECT_EQ(nodeNamed(g, "conv1")->opType, "QLinearConv");
-    EXPECT_EQ(nodeNamed(g, "conv1")->inputs[0], "x_q");
-    EXPECT_EQ(nodeNamed(g, "soft")->inputs[0], "x_dq");
-    EXPECT_NE(nodeNamed(g, "dq_x"), nullptr);  // still read by the Softmax
+    EXPECT_EQ(g.findNode("conv1")->opType, "QLinearConv");
+    EXPECT_EQ(g.findNode("conv1")->inputs[0], "x_q");
+    EXPECT_EQ(g.findNode("soft")->inputs[0], "x_dq");
+    EXPECT_NE(g.findNode("dq_x"), nullptr);  // still read by the Softmax
     ASSERT_NE(entry(report, "soft"), nullptr);
     EXPECT_FALSE(entry(report, "soft")->int8);
     EXPECT_EQ(entry(report, "soft")->reason, "no int8 kernel for Softmax; runs dequantize -> fp32 -> quantize");
@@ -395,8 +395,8 @@ TEST(QdqLowering, ExporterNoiseIsCleanedUp) {
     Graph g = b.g;
     PrecisionReport report;
     ASSERT_TRUE(preparePrecision(g, Precision::Int8, &report).isOk());
-    EXPECT_EQ(countOp(g, "Identity") + countOp(g, "Cast") + countOp(g, "Constant"), 0);
-    EXPECT_EQ(nodeNamed(g, "conv")->opType, "QLinearConv");
+    EXPECT_EQ(countOps(g, "Identity") + countOps(g, "Cast") + countOps(g, "Constant"), 0);
+    EXPECT_EQ(g.findNode("conv")->opType, "QLinearConv");
     EXPECT_LE(maxAbsDiff(run(g, b.feeds)[0], run(b.g, b.feeds)[0]), 1.0);
 }
 

@@ -33,9 +33,9 @@ TEST(QOperatorToQdq, QLinearConvModelRunsAsReferenceAndFp32) {
     EXPECT_TRUE(isQuantizedModel(b.g));
     Graph reference = b.g, fp32 = b.g;
     ASSERT_TRUE(preparePrecision(reference, Precision::Reference).isOk());
-    EXPECT_EQ(countOp(reference, "QLinearConv"), 0);
-    EXPECT_EQ(nodeNamed(reference, "qconv")->opType, "Conv");
-    EXPECT_EQ(countOp(reference, "Relu"), 1);
+    EXPECT_EQ(countOps(reference, "QLinearConv"), 0);
+    EXPECT_EQ(reference.findNode("qconv")->opType, "Conv");
+    EXPECT_EQ(countOps(reference, "Relu"), 1);
     const Tensor ref = run(reference, b.feeds)[0];
     ASSERT_EQ(ref.dtype(), DataType::UInt8);
     // Hand check of one output element against the definition (Relu clamps to the zero point).
@@ -46,8 +46,8 @@ TEST(QOperatorToQdq, QLinearConvModelRunsAsReferenceAndFp32) {
     }
     EXPECT_GT(below, 0);
     ASSERT_TRUE(preparePrecision(fp32, Precision::Fp32).isOk());
-    EXPECT_EQ(countOp(fp32, "DequantizeLinear"), 1);  // the uint8 graph input stays dequantized
-    EXPECT_EQ(countOp(fp32, "QuantizeLinear"), 1);    // and the uint8 graph output quantized
+    EXPECT_EQ(countOps(fp32, "DequantizeLinear"), 1);  // the uint8 graph input stays dequantized
+    EXPECT_EQ(countOps(fp32, "QuantizeLinear"), 1);    // and the uint8 graph output quantized
 }
 // A one-QOperator graph on uint8 input "x": the reference expansion leaves no quantized operator,
 // runs, and (when this build has the kernel) agrees with it within `tolerance` steps.
@@ -61,7 +61,7 @@ void expectExpansionMatchesKernel(QdqBuilder &b, double tolerance) {
             << n.opType;
     }
     const Node &original = b.g.nodes.back();
-    ASSERT_NE(nodeNamed(expanded, original.name), nullptr);  // the float op keeps the name
+    ASSERT_NE(expanded.findNode(original.name), nullptr);  // the float op keeps the name
     const std::vector<Tensor> r = run(expanded, b.feeds);
     ASSERT_EQ(r.size(), 1u);
     if (!hasKernel(original.domain, original.opType)) return;

@@ -15,32 +15,13 @@
 #include "quant/calibration.h"
 #include "quant/calibration_data.h"
 #include "quant/range_selection.h"
+#include "quant_test_support.h"
 #include "runtime/execution_plan.h"
 #include "test_support.h"
 
 using namespace ql;
 using namespace ql::quant;
-
-namespace {
-
-QRangeOptions opts(DataType type, bool symmetric = false, bool reduceRange = false) {
-    return {type, symmetric, reduceRange};
-}
-
-// Mean squared error of quantizing `values` with the qparams of [lo, hi], value by value.
-double trueMse(const std::vector<float> &values, float lo, float hi, const QRangeOptions &target) {
-    const QParams p = qparamsFromRange(lo, hi, target);
-    const auto [qmin, qmax] = quantizedRange(target);
-    double sum = 0.0;
-    for (float v : values) {
-        const double d = v - dequantizeValue(quantizeValue(v, p.scale[0], p.zeroPoint[0], qmin, qmax), p.scale[0],
-                                             p.zeroPoint[0]);
-        sum += d * d;
-    }
-    return sum / static_cast<double>(values.size());
-}
-
-}  // namespace
+using namespace ql::test;
 
 namespace {
 

@@ -13,16 +13,14 @@
 #include "quant/observers.h"
 #include "quant/qparams.h"
 #include "quant/range_selection.h"
+#include "quant_test_support.h"
 #include "test_support.h"
 
 using namespace ql;
 using namespace ql::quant;
+using namespace ql::test;
 
 namespace {
-
-QRangeOptions opts(DataType type, bool symmetric = false, bool reduceRange = false) {
-    return {type, symmetric, reduceRange};
-}
 
 void expectQParams(const QParams &p, DataType type, float scale, int32_t zeroPoint) {
     ASSERT_EQ(p.scale.size(), 1u);
@@ -362,23 +360,6 @@ TEST(RangeSelection, PercentileSymmetricForSignedData) {
     EXPECT_NEAR(r.second, t, h.binWidth());
     EXPECT_NEAR(r.first, -t, h.binWidth());
 }
-
-namespace {
-
-// Mean squared error of quantizing `values` with the qparams of [lo, hi], computed value by value.
-double trueMse(const std::vector<float> &values, float lo, float hi, const QRangeOptions &target) {
-    const QParams p = qparamsFromRange(lo, hi, target);
-    const auto [qmin, qmax] = quantizedRange(target);
-    double sum = 0.0;
-    for (float v : values) {
-        const double d = v - dequantizeValue(quantizeValue(v, p.scale[0], p.zeroPoint[0], qmin, qmax), p.scale[0],
-                                             p.zeroPoint[0]);
-        sum += d * d;
-    }
-    return sum / static_cast<double>(values.size());
-}
-
-}  // namespace
 
 TEST(RangeSelection, MseClipsAFarOutlierAndMatchesBruteForce) {
     // 100000 values spread evenly over [0, 1) and one outlier at 30: keeping the outlier costs
