@@ -1,6 +1,7 @@
 #pragma once
-// Internal to the quantization kernels: parameter validation, rounding and saturation shared by
-// the Q/DQ kernels and the integer Conv/MatMul references.
+// Internal to the engine: parameter validation, rounding and saturation shared by the Q/DQ
+// kernels and the integer Conv/MatMul references (and, for the checks and the int32 bias rule,
+// the QDQ passes and the quantizer).
 
 #include <cmath>
 #include <cstdint>

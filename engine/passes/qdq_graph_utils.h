@@ -1,6 +1,7 @@
 #pragma once
-// Helpers shared by the precision passes (qdq_cleanup, qdq_to_qoperator, qoperator_to_qdq,
-// strip_qdq): who produces and uses a value, fresh names, rewiring, constant Q/DQ parameters.
+// Graph helpers shared by the precision passes (qdq_cleanup, qdq_to_qoperator, qoperator_to_qdq,
+// strip_qdq) and the quantizer (quant/): who produces and uses a value, value types, fresh names,
+// rewiring, constant Q/DQ parameters.
 
 #include <map>
 #include <set>

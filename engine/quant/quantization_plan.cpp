@@ -400,9 +400,4 @@ RangeLookup rangeLookup(const CalibrationStatistics &stats, const QuantizationOp
     };
 }
 
-Result<QuantizationPlan> buildPlan(const Graph &graph, const CalibrationStatistics &stats,
-                                   const QuantizationOptions &options) {
-    return buildPlanFromRanges(graph, rangeLookup(stats, options), options);
-}
-
 }  // namespace ql::quant

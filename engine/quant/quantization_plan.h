@@ -100,9 +100,5 @@ Status validateExcludedNodes(const Graph &graph, const std::vector<std::string> 
 // The plan for `graph` (already BN-folded when options.foldBatchNorm) from activation ranges.
 Result<QuantizationPlan> buildPlanFromRanges(const Graph &graph, const RangeLookup &ranges,
                                              const QuantizationOptions &options);
-// Same from stored calibration statistics: pure, runs no model, so re-planning (layers switched
-// to fp32, another range method, per-tensor weights) never recalibrates.
-Result<QuantizationPlan> buildPlan(const Graph &graph, const CalibrationStatistics &stats,
-                                   const QuantizationOptions &options);
 
 }  // namespace ql::quant

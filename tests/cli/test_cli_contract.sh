@@ -6,21 +6,7 @@ quantlens=$1
 data=${2:-/usr/share/libonnx-testdata/data}
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-passed=0
-failed=0
-
-expect() {  # expect NAME EXIT_CODE STDERR_SUBSTRING -- command...
-    local name=$1 code=$2 text=$3
-    shift 4
-    "$@" >"$work/out" 2>"$work/err"
-    local got=$?
-    if [ "$got" -eq "$code" ] && { [ -z "$text" ] || grep -qF -- "$text" "$work/err" "$work/out"; }; then
-        passed=$((passed + 1))
-    else
-        failed=$((failed + 1))
-        echo "FAIL $name: exit $got (want $code), expected text '$text'; stderr: $(head -c 300 "$work/err")"
-    fi
-}
+source "$(dirname "$0")/expect.sh"
 
 relu="$data/node/test_relu"
 [ -d "$relu" ] || { echo "missing $relu: apt-get install libonnx-testdata"; exit 1; }

@@ -11,22 +11,7 @@ sqnr="python3 $repo/tests/quantize/sqnr.py"
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 export OMP_NUM_THREADS=2
-passed=0
-failed=0
-
-expect() {  # expect NAME EXIT_CODE TEXT -- command...   (TEXT must appear in stdout or stderr)
-    local name=$1 code=$2 text=$3
-    shift 4
-    "$@" >"$work/out" 2>"$work/err"
-    local got=$?
-    if [ "$got" -eq "$code" ] && { [ -z "$text" ] || grep -qF -- "$text" "$work/err" "$work/out"; }; then
-        passed=$((passed + 1))
-    else
-        failed=$((failed + 1))
-        echo "FAIL $name: exit $got (want $code), expected text '$text'"
-        head -c 600 "$work/err" "$work/out"
-    fi
-}
+source "$(dirname "$0")/../cli/expect.sh"
 
 "$quantlens" infer "$model" --input "input=$samples" --output-dir "$work/float" --threads 2 >/dev/null ||
     { echo "float inference failed"; exit 1; }
