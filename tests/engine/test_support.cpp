@@ -131,4 +131,14 @@ int countOps(const Graph &graph, const std::string &op) {
     return n;
 }
 
+ValueInfo floatValueInfo(const std::string &name, const Shape &shape) {
+    ValueInfo v;
+    v.name = name;
+    v.dtype = DataType::Float;
+    v.shape = shape;
+    v.hasShape = true;
+    v.dimNames.assign(v.shape.size(), "");
+    return v;
+}
+
 }  // namespace ql::test

@@ -40,6 +40,9 @@ Tensor floats(const std::vector<float> &values);
 std::vector<int64_t> unravelIndex(int64_t index, const Shape &shape);
 int64_t ravelIndex(const std::vector<int64_t> &coords, const Shape &shape);
 
+// A float value with a fully known shape (no symbolic dims), for hand-built graphs.
+ValueInfo floatValueInfo(const std::string &name, const Shape &shape);
+
 // Number of nodes of `op` in the graph.
 int countOps(const Graph &graph, const std::string &op);
 

@@ -20,15 +20,6 @@ using namespace ql::test;
 
 namespace {
 
-ValueInfo floatInfo(const std::string &name, const Shape &shape) {
-    ValueInfo v;
-    v.name = name;
-    v.dtype = DataType::Float;
-    v.shape = shape;
-    v.hasShape = true;
-    return v;
-}
-
 // x -> producer(opType) -> BN -> y, with random weights and BN statistics (variance > 0).
 Graph producerWithBatchNorm(const std::string &opType, const Shape &inputShape,
                             const Tensor &weight, int64_t channels,
@@ -36,8 +27,8 @@ Graph producerWithBatchNorm(const std::string &opType, const Shape &inputShape,
     Graph g;
     g.opsetVersion = 13;
     g.domainOpsets[""] = 13;
-    g.inputs.push_back(floatInfo("x", inputShape));
-    g.outputs.push_back(floatInfo("y", {}));
+    g.inputs.push_back(floatValueInfo("x", inputShape));
+    g.outputs.push_back(floatValueInfo("y", {}));
     g.outputs.back().hasShape = false;
     g.initializers["w"] = weight;
     Node producer = makeNode(opType, std::move(attributes));
@@ -142,7 +133,7 @@ TEST(FoldBatchNorm, KeepsBatchNormAfterAddAndSharedConvOutput) {
     bn2.outputs = {"z"};
     g.nodes.push_back(add);
     g.nodes.push_back(bn2);
-    g.outputs.push_back(floatInfo("z", {}));
+    g.outputs.push_back(floatValueInfo("z", {}));
     BatchNormFoldReport report;
     ASSERT_TRUE(foldBatchNorms(g, &report).isOk());
     EXPECT_TRUE(report.folded.empty());

@@ -25,23 +25,13 @@ using namespace ql::test;
 
 namespace {
 
-ValueInfo floatInput(const std::string &name, Shape shape) {
-    ValueInfo v;
-    v.name = name;
-    v.dtype = DataType::Float;
-    v.shape = std::move(shape);
-    v.hasShape = true;
-    v.dimNames.assign(v.shape.size(), "");
-    return v;
-}
-
 // x[N,1,4,4] -> Conv(W[2,1,3,3], B[2], pad 1) -> c -> Relu -> y
 Graph convReluGraph(int64_t batch = -1) {
     Graph g;
     g.name = "conv_relu";
     g.sourcePath = "conv_relu.onnx";
     g.opsetVersion = 13;
-    g.inputs.push_back(floatInput("x", {batch, 1, 4, 4}));
+    g.inputs.push_back(floatValueInfo("x", {batch, 1, 4, 4}));
     g.initializers["W"] = test::randomTensor({2, 1, 3, 3}, 21);
     g.initializers["B"] = Tensor::fromVector<float>({2}, {0.1f, -0.2f});
     Node conv;
@@ -235,19 +225,19 @@ TEST(CalibrationData, RejectsNanWrongShapeAndMissingFiles) {
     Tensor nan = test::randomTensor({1, 1, 4, 4}, 3);
     nan.data<float>()[7] = std::nanf("");
     ASSERT_TRUE(writeNpy(dir.file("nan.npy"), nan).isOk());
-    auto r = readCalibrationTensor(dir.file("nan.npy"), floatInput("x", {-1, 1, 4, 4}));
+    auto r = readCalibrationTensor(dir.file("nan.npy"), floatValueInfo("x", {-1, 1, 4, 4}));
     ASSERT_FALSE(r.isOk());
     EXPECT_EQ(r.status().kind(), ErrorKind::BadInput);
     EXPECT_NE(r.status().message().find("nan.npy"), std::string::npos) << r.status().message();
     EXPECT_NE(r.status().message().find("NaN"), std::string::npos) << r.status().message();
 
     ASSERT_TRUE(writeNpy(dir.file("wide.npy"), test::randomTensor({1, 1, 5, 4}, 3)).isOk());
-    r = readCalibrationTensor(dir.file("wide.npy"), floatInput("x", {-1, 1, 4, 4}));
+    r = readCalibrationTensor(dir.file("wide.npy"), floatValueInfo("x", {-1, 1, 4, 4}));
     ASSERT_FALSE(r.isOk());
     EXPECT_NE(r.status().message().find("wide.npy"), std::string::npos) << r.status().message();
 
     ASSERT_TRUE(writeNpy(dir.file("flat.npy"), test::randomTensor({16}, 3)).isOk());
-    r = readCalibrationTensor(dir.file("flat.npy"), floatInput("x", {-1, 1, 4, 4}));
+    r = readCalibrationTensor(dir.file("flat.npy"), floatValueInfo("x", {-1, 1, 4, 4}));
     ASSERT_FALSE(r.isOk());
     EXPECT_NE(r.status().message().find("rank"), std::string::npos) << r.status().message();
 
@@ -255,7 +245,7 @@ TEST(CalibrationData, RejectsNanWrongShapeAndMissingFiles) {
     Tensor d(DataType::Double, {1, 1, 4, 4});
     d.data<double>()[3] = 2.5;
     ASSERT_TRUE(writeNpy(dir.file("double.npy"), d).isOk());
-    r = readCalibrationTensor(dir.file("double.npy"), floatInput("x", {-1, 1, 4, 4}));
+    r = readCalibrationTensor(dir.file("double.npy"), floatValueInfo("x", {-1, 1, 4, 4}));
     ASSERT_TRUE(r.isOk()) << r.status().message();
     EXPECT_EQ(r.value().dtype(), DataType::Float);
     EXPECT_EQ(r.value().data<float>()[3], 2.5f);
@@ -266,7 +256,7 @@ TEST(CalibrationData, RejectsNanWrongShapeAndMissingFiles) {
     EXPECT_FALSE(listCalibrationFiles({(dir.path / "empty").string()}).isOk());
 
     Graph twoInputs = convReluGraph();
-    twoInputs.inputs.push_back(floatInput("z", {1}));
+    twoInputs.inputs.push_back(floatValueInfo("z", {1}));
     auto source = fileBatchSource(twoInputs, {dir.file("double.npy")});
     ASSERT_FALSE(source.isOk());
     EXPECT_NE(source.status().message().find("one input"), std::string::npos);
