@@ -61,10 +61,9 @@ public:
         : m_graph(graph),
           m_ranges(ranges),
           m_options(options),
-          m_excluded(options.excludedNodes.begin(), options.excludedNodes.end()) {
+          m_excluded(options.excludedNodes.begin(), options.excludedNodes.end()),
+          m_index(graph) {
         m_plan.options = options;
-        for (size_t i = 0; i < graph.nodes.size(); ++i)
-            for (const std::string &in : graph.nodes[i].inputs) m_consumers[in].push_back(i);
     }
 
     QuantizationPlan run() {
@@ -101,13 +100,12 @@ private:
     int soleActivationConsumer(const Node &head) const {
         if (head.outputs.empty()) return -1;
         const std::string &out = head.outputs[0];
-        auto it = m_consumers.find(out);
-        if (m_graph.isGraphOutput(out) || it == m_consumers.end() || it->second.size() != 1)
-            return -1;
-        const Node &act = m_graph.nodes[it->second[0]];
+        const std::vector<int> &users = m_index.consumers(out);
+        if (m_graph.isGraphOutput(out) || users.size() != 1) return -1;
+        const Node &act = m_graph.nodes[users[0]];
         if (!act.domain.empty() || m_excluded.count(act.name)) return -1;
         if (act.opType == "Relu" || (act.opType == "Clip" && clipHasConstantBounds(m_graph, act)))
-            return static_cast<int>(it->second[0]);
+            return users[0];
         return -1;
     }
 
@@ -163,11 +161,8 @@ private:
             if (!kSharingOps.count(node.opType) || d.precision != Precision::Int8) continue;
             const std::string &out = node.outputs[0];
             bool quantizedConsumer = m_graph.isGraphOutput(out);
-            auto it = m_consumers.find(out);
-            if (it != m_consumers.end())
-                for (size_t c : it->second)
-                    quantizedConsumer =
-                        quantizedConsumer || m_plan.nodes[c].precision == Precision::Int8;
+            for (int c : m_index.consumers(out))
+                quantizedConsumer = quantizedConsumer || m_plan.nodes[c].precision == Precision::Int8;
             if (quantizedConsumer) continue;
             d.precision = Precision::Fp32;
             d.reason = "no quantized consumer (runs on its input's dequantized values)";
@@ -205,8 +200,9 @@ private:
         std::map<std::string, QParams> qparams;
         std::string why;
         if (!collectActivationInputs(node, dataInputs, &qparams, &why)) return fp32(node, why);
-        if (m_clampAdopted.count(node.name)) {  // its producer already quantized the input with
-            qparams[node.outputs[0]] = qparams.at(node.inputs[0]);  // the clamp's own range
+        if (m_clampAdopted.count(node.name)) {
+            // Its producer already quantized the input with the clamp's own range.
+            qparams[node.outputs[0]] = qparams.at(node.inputs[0]);
             commit(qparams);
             return {node.name, node.opType, Precision::Int8,
                     "shares its input's qparams (the clamp is implicit in the quantized range)",
@@ -310,12 +306,10 @@ private:
     const RangeLookup &m_ranges;
     const QuantizationOptions &m_options;
     std::set<std::string> m_excluded;
-    std::map<std::string, std::vector<size_t>> m_consumers;
+    qdq::GraphIndex m_index;
     std::map<size_t, std::string> m_absorbedBy;  // activation node index -> unit head name
-    std::set<std::string> m_clampAdopted;
-    std::map<size_t, std::string>
-        m_followsExcluded;  // activation index -> its excluded head  // Relu / Clip whose range
-                            // their producer's output took
+    std::set<std::string> m_clampAdopted;  // Relu / Clip whose range their producer's output took
+    std::map<size_t, std::string> m_followsExcluded;  // activation index -> its excluded head
     QuantizationPlan m_plan;
 };
 
