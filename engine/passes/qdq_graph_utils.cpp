@@ -111,25 +111,40 @@ DataType quantizedTypeOf(const Graph &graph, const GraphIndex &index, const std:
     return type == DataType::Undefined ? DataType::UInt8 : type;
 }
 
-int rankOf(const Graph &graph, const std::string &value) {
-    if (const Tensor *t = graph.initializer(value)) return t->rank();
+namespace {
+
+// Shape of a value from its initializer, shape inference or the graph inputs; false when unknown.
+bool knownShape(const Graph &graph, const std::string &value, Shape &shape) {
+    if (const Tensor *t = graph.initializer(value)) {
+        shape = t->shape();
+        return true;
+    }
     auto it = graph.valueInfo.find(value);
-    if (it != graph.valueInfo.end() && it->second.hasShape) return static_cast<int>(it->second.shape.size());
+    if (it != graph.valueInfo.end() && it->second.hasShape) {
+        shape = it->second.shape;
+        return true;
+    }
     for (const ValueInfo &v : graph.inputs)
-        if (v.name == value && v.hasShape) return static_cast<int>(v.shape.size());
-    return -1;
+        if (v.name == value && v.hasShape) {
+            shape = v.shape;
+            return true;
+        }
+    return false;
+}
+
+int64_t dimOf(const Graph &graph, const std::string &value, int64_t axis) {
+    Shape shape;
+    return knownShape(graph, value, shape) ? shape[axis] : -1;
+}
+
+}  // namespace
+
+int rankOf(const Graph &graph, const std::string &value) {
+    Shape shape;
+    return knownShape(graph, value, shape) ? static_cast<int>(shape.size()) : -1;
 }
 
 namespace {
-
-int64_t dimOf(const Graph &graph, const std::string &value, int64_t axis) {
-    if (const Tensor *t = graph.initializer(value)) return t->dim(static_cast<int>(axis));
-    auto it = graph.valueInfo.find(value);
-    if (it != graph.valueInfo.end() && it->second.hasShape) return it->second.shape[axis];
-    for (const ValueInfo &v : graph.inputs)
-        if (v.name == value && v.hasShape) return v.shape[axis];
-    return -1;
-}
 
 // Quantized type of a Q (its zero point) or DQ (its input) node.
 DataType qdqType(const Graph &graph, const GraphIndex &index, const Node &node) {
