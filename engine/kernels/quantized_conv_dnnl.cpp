@@ -106,6 +106,7 @@ private:
         std::vector<ConvFixup> fixups;
         FixupGeometry fixGeometry;
         std::vector<float> multiplier;  // per output channel
+        std::vector<int16_t> fixupPlanes;
         bool dstTemp = false;     // non-4-D output: channels-last temp, then reorder to plain
         dnnl::convolution_forward first, second;
         memory src, srcCl, dst, dstPlain, acc, bias, srcZp, dstZp;
@@ -234,6 +235,7 @@ Status QLinearConvDnnl::build(const KernelContext &ctx, const ConvQuantKey &key,
                         fg.padTop = g.padBegin[0];
                         fg.padLeft = g.padBegin[1];
                         setFixupColumns(e.fixups, fg);
+                        e.fixupPlanes.resize(static_cast<size_t>(fixupPlaneSize(fg)));
                     }
                 }
             }
@@ -335,7 +337,8 @@ Status QLinearConvDnnl::execute(KernelContext &ctx, Entry &e) {
                                                                         : srcData);
             applyFixupsAndRequantize(e.accBuffer.data(), xCl, e.srcZpValue, e.fixups,
                                      e.fixGeometry, e.multiplier.data(), e.requant.zeroPoint,
-                                     e.requant.lo, e.requant.hi, e.key.yType, y.rawData());
+                                     e.requant.lo, e.requant.hi, e.key.yType, y.rawData(),
+                                     e.fixupPlanes.data());
             return;
         }
         if (!e.split) {

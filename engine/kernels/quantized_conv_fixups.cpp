@@ -39,16 +39,25 @@ bool splitSaturatingPairs(const int8_t *w, int64_t outChannels, int64_t channels
 }
 
 void setFixupColumns(std::vector<ConvFixup> &fixups, const FixupGeometry &g) {
-    // Output columns whose input column ow * strideW - padLeft + dx lies inside [0, inW); the
-    // divisions are done once here, not per row.
+    // Output columns whose input column ow * strideW - padLeft + dx lies inside [0, inW), and
+    // where that column sits in the phase-split planes; the divisions are done once, here.
+    const int64_t s = g.strideW;
     for (ConvFixup &f : fixups) {
         const int64_t shift = f.dx - g.padLeft;
-        const int64_t first = shift >= 0 ? 0 : (-shift + g.strideW - 1) / g.strideW;
+        const int64_t first = shift >= 0 ? 0 : (-shift + s - 1) / s;
         const int64_t last =
-            g.inW - 1 - shift < 0 ? -1 : std::min((g.inW - 1 - shift) / g.strideW, g.outW - 1);
+            g.inW - 1 - shift < 0 ? -1 : std::min((g.inW - 1 - shift) / s, g.outW - 1);
+        const int64_t phase = ((shift % s) + s) % s;
         f.firstOw = static_cast<int32_t>(first);
         f.lastOw = static_cast<int32_t>(last);
+        f.phase = static_cast<int32_t>(phase);
+        f.columnShift = static_cast<int32_t>((shift - phase) / s);
     }
+}
+
+int64_t fixupPlaneSize(const FixupGeometry &g) {
+    const int64_t columns = (g.inW + g.strideW - 1) / g.strideW;
+    return g.batch * g.inC * g.inH * g.strideW * columns;
 }
 
 void requantizeRow(const int32_t *acc, int64_t count, const float *mult, float zeroPoint,
@@ -76,38 +85,93 @@ void requantizeRow(const int32_t *acc, int64_t count, const float *mult, float z
     }
 }
 
+namespace {
+
+// corr[oh][ow] += value * (x - zp) over one channel's fix-ups: the hot loop, also compiled for
+// AVX2 (picked at load time).
+__attribute__((target_clones("avx2", "default"))) void accumulateChannel(
+    int32_t *corr, const ConvFixup *fix, int64_t count, const int16_t *image,
+    const FixupGeometry &g, int64_t columns, int64_t planeRow, int64_t rowBegin, int64_t rowEnd) {
+    for (int64_t i = 0; i < count; ++i) {
+        const ConvFixup &f = fix[i];
+        if (f.lastOw < f.firstOw) continue;
+        const int32_t value = f.value;
+        const int64_t length = f.lastOw - f.firstOw + 1;
+        const int16_t *channelPlane = image + f.inChannel * g.inH * planeRow + f.phase * columns +
+                                      f.columnShift + f.firstOw;
+        for (int64_t oh = rowBegin; oh < rowEnd; ++oh) {
+            const int64_t iy = oh * g.strideH - g.padTop + f.dy;
+            if (iy < 0 || iy >= g.inH) continue;  // padding: x - zp = 0
+            const int16_t *src = channelPlane + iy * planeRow;
+            int32_t *dst = corr + (oh - rowBegin) * g.outW + f.firstOw;
+            for (int64_t k = 0; k < length; ++k) dst[k] += value * static_cast<int32_t>(src[k]);
+        }
+    }
+}
+
+}  // namespace
+
 void applyFixupsAndRequantize(int32_t *acc, const uint8_t *x, int32_t xZp,
                               const std::vector<ConvFixup> &fixups, const FixupGeometry &g,
                               const float *multiplier, float zeroPoint, int64_t lo, int64_t hi,
-                              DataType outType, void *y) {
-    const int64_t rows = g.batch * g.outH, rowSize = g.outW * g.outC;
-    const float flo = static_cast<float>(lo), fhi = static_cast<float>(hi);
-    const int64_t xStep = g.strideW * g.inC;
-    // One output row at a time (its accumulators stay in L1), each fix-up applied along the
-    // row: the fix-up list is read once per row, not once per pixel.
+                              DataType outType, void *y, int16_t *planes) {
+    const int64_t s = g.strideW, columns = (g.inW + s - 1) / s;
+    const int64_t planeRow = s * columns;  // one input row of one channel, all phases
+    // x - zp as planes [n][c][iy][phase][column]: a fix-up then reads contiguous int16 along
+    // an output row (column = ow + columnShift), which vectorises.
 #pragma omp parallel for schedule(static)
-    for (int64_t r = 0; r < rows; ++r) {
-        const int64_t n = r / g.outH, oh = r % g.outH;
-        const int64_t iy0 = oh * g.strideH - g.padTop;
-        const uint8_t *image = x + n * g.inH * g.inW * g.inC;
-        int32_t *row = acc + r * rowSize;
-        for (const ConvFixup &f : fixups) {
-            const int64_t iy = iy0 + f.dy;
-            if (iy < 0 || iy >= g.inH) continue;  // padding rows: x - zp = 0
-            const int64_t first = f.firstOw, last = f.lastOw, shift = f.dx - g.padLeft;
-            const uint8_t *xp = image + (iy * g.inW + first * g.strideW + shift) * g.inC + f.inChannel;
-            int32_t *ap = row + first * g.outC + f.outChannel;
-            const int32_t value = f.value;
-            for (int64_t ow = first; ow <= last; ++ow, xp += xStep, ap += g.outC)
-                *ap += value * (static_cast<int32_t>(*xp) - xZp);
+    for (int64_t r = 0; r < g.batch * g.inH; ++r) {
+        const int64_t n = r / g.inH, iy = r % g.inH;
+        const uint8_t *src = x + r * g.inW * g.inC;
+        int16_t *dstImage = planes + n * g.inC * g.inH * planeRow + iy * planeRow;
+        for (int64_t ix = 0; ix < g.inW; ++ix) {
+            int16_t *dst = dstImage + (ix % s) * columns + ix / s;
+            const uint8_t *px = src + ix * g.inC;
+            for (int64_t c = 0; c < g.inC; ++c)
+                dst[c * g.inH * planeRow] = static_cast<int16_t>(int32_t(px[c]) - xZp);
         }
-        void *dst = outType == DataType::UInt8
-                        ? static_cast<void *>(static_cast<uint8_t *>(y) + r * rowSize)
-                        : static_cast<void *>(static_cast<int8_t *>(y) + r * rowSize);
-        for (int64_t ow = 0; ow < g.outW; ++ow)
-            requantizeRow(row + ow * g.outC, g.outC, multiplier, zeroPoint, flo, fhi, outType,
-                          static_cast<uint8_t *>(dst) + ow * g.outC);
     }
+    // Fix-ups come sorted by output channel. Work items: a tile of output rows (>= ~64 pixels,
+    // so that per-fix-up costs are spread) times a block of channels (independent, so threads
+    // can share a tile); each channel's sum over the tile is built in a small buffer, then added
+    // to the tile's accumulators, which stay in cache.
+    std::vector<int64_t> starts;  // one entry per output channel with fix-ups
+    for (int64_t i = 0; i < static_cast<int64_t>(fixups.size()); ++i)
+        if (i == 0 || fixups[i].outChannel != fixups[i - 1].outChannel) starts.push_back(i);
+    starts.push_back(static_cast<int64_t>(fixups.size()));
+    const int64_t groups = static_cast<int64_t>(starts.size()) - 1;
+    const int64_t tileRows = std::max<int64_t>(1, std::min<int64_t>(g.outH, 64 / std::max<int64_t>(1, g.outW)));
+    const int64_t tilesPerImage = (g.outH + tileRows - 1) / tileRows;
+    const int64_t tiles = g.batch * tilesPerImage;
+    const int64_t blocks = std::min<int64_t>(groups, 4);
+    const int64_t outPixels = g.outH * g.outW;
+#pragma omp parallel for collapse(2) schedule(static)
+    for (int64_t t = 0; t < tiles; ++t) {
+        for (int64_t b = 0; b < blocks; ++b) {
+            thread_local std::vector<int32_t> corr;
+            corr.resize(static_cast<size_t>(tileRows * g.outW));
+            const int64_t n = t / tilesPerImage;
+            const int64_t rowBegin = (t % tilesPerImage) * tileRows;
+            const int64_t rowEnd = std::min(g.outH, rowBegin + tileRows);
+            const int64_t tilePixels = (rowEnd - rowBegin) * g.outW;
+            int32_t *tileAcc = acc + (n * outPixels + rowBegin * g.outW) * g.outC;
+            const int16_t *image = planes + n * g.inC * g.inH * planeRow;
+            for (int64_t gi = groups * b / blocks; gi < groups * (b + 1) / blocks; ++gi) {
+                std::fill(corr.begin(), corr.begin() + tilePixels, 0);
+                accumulateChannel(corr.data(), fixups.data() + starts[gi],
+                                  starts[gi + 1] - starts[gi], image, g, columns, planeRow,
+                                  rowBegin, rowEnd);
+                int32_t *out = tileAcc + fixups[starts[gi]].outChannel;
+                for (int64_t p = 0; p < tilePixels; ++p) out[p * g.outC] += corr[p];
+            }
+        }
+    }
+    const float flo = static_cast<float>(lo), fhi = static_cast<float>(hi);
+    const int64_t pixels = g.batch * outPixels;
+#pragma omp parallel for schedule(static)
+    for (int64_t p = 0; p < pixels; ++p)
+        requantizeRow(acc + p * g.outC, g.outC, multiplier, zeroPoint, flo, fhi, outType,
+                      static_cast<uint8_t *>(y) + p * g.outC);  // 1-byte elements either way
 }
 
 }  // namespace ql::quant

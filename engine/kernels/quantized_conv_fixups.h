@@ -20,7 +20,10 @@ struct ConvFixup {
     int32_t inChannel = 0;
     int32_t dy = 0, dx = 0;  // kh * dilH, kw * dilW
     int32_t value = 0;
-    int32_t firstOw = 0, lastOw = -1;  // output columns it touches (setFixupColumns)
+    // Set by setFixupColumns: the output columns it touches, and where input column
+    // ow * strideW - padLeft + dx sits in the phase-split planes (phase, ow + columnShift).
+    int32_t firstOw = 0, lastOw = -1;
+    int32_t phase = 0, columnShift = 0;
 };
 
 // Splits s8 weights [M][C/g][kh][kw] (group g) into `a` (same layout) and fixups. Returns false
@@ -36,15 +39,17 @@ struct FixupGeometry {
     int64_t strideH = 1, strideW = 1, padTop = 0, padLeft = 0;
 };
 
-// Fills firstOw / lastOw of every fix-up for the geometry.
+// Fills the column fields of every fix-up for the geometry.
 void setFixupColumns(std::vector<ConvFixup> &fixups, const FixupGeometry &g);
+// int16 elements of the scratch planes applyFixupsAndRequantize needs.
+int64_t fixupPlaneSize(const FixupGeometry &g);
 
 // acc (int32, bias included) += conv(x - xZp, F), then y = requantized acc (channels-last).
 // `multiplier` holds one value per output channel.
 void applyFixupsAndRequantize(int32_t *acc, const uint8_t *x, int32_t xZp,
                               const std::vector<ConvFixup> &fixups, const FixupGeometry &g,
                               const float *multiplier, float zeroPoint, int64_t lo, int64_t hi,
-                              DataType outType, void *y);
+                              DataType outType, void *y, int16_t *planes);
 
 // y[c] = clamp(round_half_even(acc[c] * mult[c]) + zp, lo, hi) for c < count, vectorisable.
 void requantizeRow(const int32_t *acc, int64_t count, const float *mult, float zeroPoint,
