@@ -124,11 +124,12 @@ void applyFixupsAndRequantize(int32_t *acc, const uint8_t *x, int32_t xZp,
         const int64_t n = r / g.inH, iy = r % g.inH;
         const uint8_t *src = x + r * g.inW * g.inC;
         int16_t *dstImage = planes + n * g.inC * g.inH * planeRow + iy * planeRow;
-        for (int64_t ix = 0; ix < g.inW; ++ix) {
-            int16_t *dst = dstImage + (ix % s) * columns + ix / s;
-            const uint8_t *px = src + ix * g.inC;
-            for (int64_t c = 0; c < g.inC; ++c)
-                dst[c * g.inH * planeRow] = static_cast<int16_t>(int32_t(px[c]) - xZp);
+        for (int64_t c = 0; c < g.inC; ++c) {  // contiguous writes; the input row stays in L1
+            int16_t *dst = dstImage + c * g.inH * planeRow;
+            for (int64_t phase = 0; phase < s; ++phase)
+                for (int64_t col = 0, ix = phase; ix < g.inW; ++col, ix += s)
+                    dst[phase * columns + col] =
+                        static_cast<int16_t>(int32_t(src[ix * g.inC + c]) - xZp);
         }
     }
     // Fix-ups come sorted by output channel. Work items: a tile of output rows (>= ~64 pixels,
@@ -140,6 +141,9 @@ void applyFixupsAndRequantize(int32_t *acc, const uint8_t *x, int32_t xZp,
         if (i == 0 || fixups[i].outChannel != fixups[i - 1].outChannel) starts.push_back(i);
     starts.push_back(static_cast<int64_t>(fixups.size()));
     const int64_t groups = static_cast<int64_t>(starts.size()) - 1;
+    std::vector<int32_t> channelOf(static_cast<size_t>(groups));
+    for (int64_t gi = 0; gi < groups; ++gi) channelOf[gi] = fixups[starts[gi]].outChannel;
+    constexpr int64_t kChunk = 16;
     const int64_t tileRows = std::max<int64_t>(1, std::min<int64_t>(g.outH, 64 / std::max<int64_t>(1, g.outW)));
     const int64_t tilesPerImage = (g.outH + tileRows - 1) / tileRows;
     const int64_t tiles = g.batch * tilesPerImage;
@@ -149,20 +153,29 @@ void applyFixupsAndRequantize(int32_t *acc, const uint8_t *x, int32_t xZp,
     for (int64_t t = 0; t < tiles; ++t) {
         for (int64_t b = 0; b < blocks; ++b) {
             thread_local std::vector<int32_t> corr;
-            corr.resize(static_cast<size_t>(tileRows * g.outW));
+            corr.resize(static_cast<size_t>(kChunk * tileRows * g.outW));
             const int64_t n = t / tilesPerImage;
             const int64_t rowBegin = (t % tilesPerImage) * tileRows;
             const int64_t rowEnd = std::min(g.outH, rowBegin + tileRows);
             const int64_t tilePixels = (rowEnd - rowBegin) * g.outW;
             int32_t *tileAcc = acc + (n * outPixels + rowBegin * g.outW) * g.outC;
             const int16_t *image = planes + n * g.inC * g.inH * planeRow;
-            for (int64_t gi = groups * b / blocks; gi < groups * (b + 1) / blocks; ++gi) {
-                std::fill(corr.begin(), corr.begin() + tilePixels, 0);
-                accumulateChannel(corr.data(), fixups.data() + starts[gi],
-                                  starts[gi + 1] - starts[gi], image, g, columns, planeRow,
-                                  rowBegin, rowEnd);
-                int32_t *out = tileAcc + fixups[starts[gi]].outChannel;
-                for (int64_t p = 0; p < tilePixels; ++p) out[p * g.outC] += corr[p];
+            // kChunk channels at a time: their sums land in `corr` channel-major (what the
+            // vectorised loop wants), then go to the channels-last accumulators pixel by pixel,
+            // touching neighbouring channels together instead of one channel across the tile.
+            const int64_t gEnd = groups * (b + 1) / blocks;
+            for (int64_t gi = groups * b / blocks; gi < gEnd; gi += kChunk) {
+                const int64_t count = std::min(kChunk, gEnd - gi);
+                std::fill(corr.begin(), corr.begin() + count * tilePixels, 0);
+                for (int64_t k = 0; k < count; ++k)
+                    accumulateChannel(corr.data() + k * tilePixels, fixups.data() + starts[gi + k],
+                                      starts[gi + k + 1] - starts[gi + k], image, g, columns,
+                                      planeRow, rowBegin, rowEnd);
+                const int32_t *channels = channelOf.data() + gi;
+                for (int64_t p = 0; p < tilePixels; ++p) {
+                    int32_t *out = tileAcc + p * g.outC;
+                    for (int64_t k = 0; k < count; ++k) out[channels[k]] += corr[k * tilePixels + p];
+                }
             }
         }
     }
