@@ -99,6 +99,17 @@ __attribute__((target_clones("avx2", "default"))) void accumulateChannel(
         const int64_t length = f.lastOw - f.firstOw + 1;
         const int16_t *channelPlane = image + f.inChannel * g.inH * planeRow + f.phase * columns +
                                       f.columnShift + f.firstOw;
+        const int64_t iyFirst = rowBegin * g.strideH - g.padTop + f.dy;
+        const int64_t iyLast = (rowEnd - 1) * g.strideH - g.padTop + f.dy;
+        if (length == g.outW && g.strideH == 1 && planeRow == g.outW && iyFirst >= 0 &&
+            iyLast < g.inH) {
+            // Whole rows, contiguous in the planes and in corr (1x1 convolutions, mostly):
+            // one long loop over the tile.
+            const int16_t *src = channelPlane + iyFirst * planeRow;
+            const int64_t total = (rowEnd - rowBegin) * g.outW;
+            for (int64_t k = 0; k < total; ++k) corr[k] += value * static_cast<int32_t>(src[k]);
+            continue;
+        }
         for (int64_t oh = rowBegin; oh < rowEnd; ++oh) {
             const int64_t iy = oh * g.strideH - g.padTop + f.dy;
             if (iy < 0 || iy >= g.inH) continue;  // padding: x - zp = 0
@@ -132,7 +143,7 @@ void applyFixupsAndRequantize(int32_t *acc, const uint8_t *x, int32_t xZp,
                         static_cast<int16_t>(int32_t(src[ix * g.inC + c]) - xZp);
         }
     }
-    // Fix-ups come sorted by output channel. Work items: a tile of output rows (>= ~64 pixels,
+    // Fix-ups come sorted by output channel. Work items: a tile of output rows (~256 pixels,
     // so that per-fix-up costs are spread) times a block of channels (independent, so threads
     // can share a tile); each channel's sum over the tile is built in a small buffer, then added
     // to the tile's accumulators, which stay in cache.
@@ -144,7 +155,8 @@ void applyFixupsAndRequantize(int32_t *acc, const uint8_t *x, int32_t xZp,
     std::vector<int32_t> channelOf(static_cast<size_t>(groups));
     for (int64_t gi = 0; gi < groups; ++gi) channelOf[gi] = fixups[starts[gi]].outChannel;
     constexpr int64_t kChunk = 16;
-    const int64_t tileRows = std::max<int64_t>(1, std::min<int64_t>(g.outH, 64 / std::max<int64_t>(1, g.outW)));
+    const int64_t tileRows =
+        std::max<int64_t>(1, std::min<int64_t>(g.outH, 256 / std::max<int64_t>(1, g.outW)));
     const int64_t tilesPerImage = (g.outH + tileRows - 1) / tileRows;
     const int64_t tiles = g.batch * tilesPerImage;
     const int64_t blocks = std::min<int64_t>(groups, 4);
