@@ -159,7 +159,11 @@ void applyFixupsAndRequantize(int32_t *acc, const uint8_t *x, int32_t xZp,
         std::max<int64_t>(1, std::min<int64_t>(g.outH, 256 / std::max<int64_t>(1, g.outW)));
     const int64_t tilesPerImage = (g.outH + tileRows - 1) / tileRows;
     const int64_t tiles = g.batch * tilesPerImage;
-    const int64_t blocks = std::min<int64_t>(groups, 4);
+    // Enough tiles for the threads: one work item per tile, requantized while still in cache.
+    // Else (small images) channel blocks give the threads work, and a last pass requantizes.
+    const bool fuseRequant = tiles >= 4 || groups <= 1;
+    const int64_t blocks = fuseRequant ? 1 : std::min<int64_t>(groups, 4);
+    const float flo = static_cast<float>(lo), fhi = static_cast<float>(hi);
     const int64_t outPixels = g.outH * g.outW;
 #pragma omp parallel for collapse(2) schedule(static)
     for (int64_t t = 0; t < tiles; ++t) {
@@ -189,9 +193,15 @@ void applyFixupsAndRequantize(int32_t *acc, const uint8_t *x, int32_t xZp,
                     for (int64_t k = 0; k < count; ++k) out[channels[k]] += corr[k * tilePixels + p];
                 }
             }
+            if (fuseRequant) {
+                auto *tileY = static_cast<uint8_t *>(y) + (tileAcc - acc);  // 1-byte elements
+                for (int64_t p = 0; p < tilePixels; ++p)
+                    requantizeRow(tileAcc + p * g.outC, g.outC, multiplier, zeroPoint, flo, fhi,
+                                  outType, tileY + p * g.outC);
+            }
         }
     }
-    const float flo = static_cast<float>(lo), fhi = static_cast<float>(hi);
+    if (fuseRequant) return;
     const int64_t pixels = g.batch * outPixels;
 #pragma omp parallel for schedule(static)
     for (int64_t p = 0; p < pixels; ++p)
