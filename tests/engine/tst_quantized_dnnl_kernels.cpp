@@ -411,6 +411,34 @@ TEST(QuantizedDnnlMatMul, QLinearMatMulMatchesReference) {
     }
 }
 
+// Classifier-sized constant B (K = 1280 like mobilenet_v2's, 2048 like resnet50's, and K not a
+// multiple of 4, where oneDNN's blocks of K start at odd k): without VNNI the kernel runs B with
+// its saturating pairs along K split off and adds them back itself (or splits B in halves). Large
+// activations (200..255) and same-sign weights make oneDNN's int16 pair sums overflow if the
+// pairing along K were assumed wrongly.
+TEST(QuantizedDnnlMatMul, LargeConstantBMatchesReference) {
+    unsigned seed = 300;
+    for (const Shape &mkn : {Shape{1, 1280, 100}, Shape{3, 2048, 64}, Shape{1, 516, 64},
+                             Shape{2, 772, 40}, Shape{1, 514, 64}, Shape{3, 517, 64}}) {
+        const int64_t m = mkn[0], k = mkn[1], n = mkn[2];
+        const Tensor a = randomInts<uint8_t>({m, k}, seed++, 200, 255);
+        const Tensor b = randomInts<int8_t>({k, n}, seed++, 60, 127);
+        const float yScale = 0.01f * 0.01f * 230 * 95 * float(k) / 200;
+        const Node node = makeNode("QLinearMatMul");
+        std::vector<Tensor> in{a, floatScalar(0.01f), scalarOf(DataType::UInt8, 0), b,
+                               floatScalar(0.01f), scalarOf(DataType::Int8, 0),
+                               floatScalar(yScale), scalarOf(DataType::UInt8, 0)};
+        const std::vector<bool> constants{false, true, true, true, true, true, true, true};
+        const Tensor exact = runKernel(quant::makeQLinearMatMulReference, node, in, constants);
+        const Tensor fast = runKernel(nullptr, node, in, constants);
+        expectNearlyEqual(fast, exact, "QLinearMatMul K=" + std::to_string(k));
+        int64_t spread = 0;  // the outputs are not all saturated: the comparison means something
+        for (int64_t i = 0; i < exact.numel(); ++i)
+            spread += exact.data<uint8_t>()[i] > 20 && exact.data<uint8_t>()[i] < 250;
+        EXPECT_GT(spread, exact.numel() / 2);
+    }
+}
+
 struct GemmCase {
     bool transA = false, transB = false, perColumn = true, bias = true, floatOut = false;
     DataType aType = DataType::UInt8;
