@@ -169,13 +169,15 @@ TEST(QuantizedDnnlConv, MatchesReferenceAcrossTypesAndZeroPoints) {
 // Full-range constant weights: without VNNI the exact path runs oneDNN on the weights with every
 // saturating pair split off and adds the rest as sparse fix-ups. Geometries that take its
 // different loops: 1x1 (whole tiles at once), strides (phase-split planes), padding on every
-// side, a 3-channel 7x7 first layer, groups, batch 2, non-square images, tall images (tiles).
+// side, a 3-channel 7x7 first layer, groups, batch 2, non-square images, tall images (tiles),
+// input channel counts above 512 that are not multiples of 4.
 TEST(QuantizedDnnlConv, SparseFixupsAcrossGeometries) {
     struct Geometry { int64_t n, c, h, w, m, k, stride, pad, group; };
     const Geometry geometries[] = {{1, 32, 12, 10, 24, 1, 1, 0, 1}, {2, 16, 11, 13, 8, 1, 2, 0, 1},
                                    {1, 16, 13, 9, 16, 3, 2, 1, 1},  {1, 3, 23, 19, 8, 7, 2, 3, 1},
                                    {2, 16, 9, 9, 16, 3, 1, 1, 2},   {1, 8, 70, 5, 8, 3, 1, 1, 1},
-                                   {1, 18, 6, 40, 12, 5, 3, 2, 1}};
+                                   {1, 18, 6, 40, 12, 5, 3, 2, 1},  {1, 1030, 4, 4, 16, 1, 1, 0, 1},
+                                   {1, 518, 5, 5, 8, 3, 1, 1, 1}};
     unsigned seed = 700;
     for (const Geometry &geo : geometries) {
         for (DataType xType : {DataType::UInt8, DataType::Int8}) {
