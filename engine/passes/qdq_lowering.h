@@ -57,6 +57,10 @@ private:
     std::string kernelMissing(const std::string &domain, const std::string &op) const;
     void commit(int opIndex, Node node, const QuantizedOutput &y);
     std::string addInitializer(const std::string &base, Tensor value);
+    // The value `dropped` (output of a removed no-op) is now `source`: the producer of `source`
+    // takes the name `dropped` when nothing else reads `source`, so taps see the value under the
+    // name the reference path gives it; otherwise readers of `dropped` read `source`.
+    void forward(const std::string &dropped, const std::string &source);
 
     Graph &m_graph;
     qdq::GraphIndex m_index;

@@ -246,7 +246,7 @@ std::string Lowering::lowerStandaloneActivation(int i) {
     if (y.implicit) {
         m_removed[i] = true;
         m_removed[y.qNode] = true;
-        m_aliases[y.value] = x.q;
+        forward(y.value, x.q);
         m_fusedInto[i] = "no-op on the quantized tensor: its quantized range lies inside the clamp";
         return "";
     }
@@ -270,7 +270,7 @@ std::string Lowering::lowerStandaloneActivation(int i) {
             node.attributes["ql_clip_max"] = qdq::floatAttribute(std::min(hi, y.hi));
             m_removed[i] = true;
             m_removed[y.qNode] = true;
-            m_aliases[y.value] = x.q;
+            forward(y.value, x.q);
             m_fusedInto[i] = "fused into " + node.describe();
             return "";
         }

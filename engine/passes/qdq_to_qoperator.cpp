@@ -17,6 +17,22 @@ std::string Lowering::addInitializer(const std::string &base, Tensor value) {
     return name;
 }
 
+void Lowering::forward(const std::string &dropped, const std::string &source) {
+    const int p = m_index.producer(source);
+    if (p >= 0 && m_index.consumers(source).size() == 1 && !m_graph.isGraphOutput(source)) {
+        auto lowered = m_replacements.find(p);
+        Node *producer = lowered != m_replacements.end() ? &lowered->second
+                         : !m_removed[p]                 ? &m_graph.nodes[p]
+                                                         : nullptr;
+        if (producer) {
+            for (std::string &out : producer->outputs)
+                if (out == source) out = dropped;
+            return;
+        }
+    }
+    m_aliases[dropped] = source;
+}
+
 std::string Lowering::zeroPointInput(const Node &qdqNode, DataType type) {
     if (qdqNode.hasInput(2)) return qdqNode.inputs[2];
     return addInitializer(qdqNode.name + "_zero_point", Tensor(type, {}));

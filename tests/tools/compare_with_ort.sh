@@ -49,31 +49,8 @@ done
 mkdir -p "$work"
 failures=0
 
-# Markdown cells must not contain '|' or newlines.
-cell() { tr '\n|' ' /' <<<"$1" | sed 's/ *$//' | cut -c1-160; }
-
-# SQNR and max |diff| of OURS against REF (float64 sums); "inf" when identical.
-sqnr() {
-    "$python" - "$1" "$2" <<'EOF'
-import sys
-import numpy as np
-ours, ref = np.load(sys.argv[1]).astype(np.float64), np.load(sys.argv[2]).astype(np.float64)
-if ours.shape != ref.shape:
-    print(f"shape {list(ours.shape)} vs {list(ref.shape)}")
-    sys.exit(0)
-noise = np.sum((ours - ref) ** 2)
-signal = np.sum(ref ** 2)
-value = "inf" if noise == 0 else ("-inf" if signal == 0 else f"{10 * np.log10(signal / noise):.1f}")
-if not np.all(np.isfinite(ours)):
-    value = "nan/inf in output"
-print(f"{value} {np.max(np.abs(ours - ref)):.3g}")
-EOF
-}
-
-passes_sqnr() {  # "inf" passes; numbers compare against the threshold; anything else fails
-    [ "$1" = inf ] && return 0
-    awk -v s="$1" -v t="$min_sqnr" 'BEGIN { exit !(s ~ /^-?[0-9.]+$/ && s + 0 > t + 0) }'
-}
+# cell, sqnr, passes_sqnr, median, median_ms
+source "$here/compare_common.sh"
 
 echo "QuantLens vs ONNX Runtime — $(date -u '+%Y-%m-%d %H:%M UTC'), $(nproc) cores," \
      "load average $(cut -d' ' -f1-3 /proc/loadavg), threads $threads"
@@ -110,9 +87,6 @@ for name in "${model_list[@]}"; do
 done
 
 [ "$bench" = none ] && { echo; echo "failures: $failures"; [ $failures -eq 0 ]; exit; }
-
-median() { sort -g | awk '{ v[NR] = $1 } END { if (NR == 0) print "nan"; else print v[int((NR + 1) / 2)] }'; }
-median_ms() { awk '/^median_ms:/ { print $2 }' "$1"; }
 
 echo
 echo "Benchmark: batch 1, $threads threads, $runs runs per call, $rounds interleaved rounds" \
