@@ -107,6 +107,7 @@ private:
         FixupGeometry fixGeometry;
         std::vector<float> multiplier;  // per output channel
         std::vector<int16_t> fixupPlanes;
+        FixupGroups fixupGroups;
         bool dstTemp = false;     // non-4-D output: channels-last temp, then reorder to plain
         dnnl::convolution_forward first, second;
         memory src, srcCl, dst, dstPlain, acc, bias, srcZp, dstZp;
@@ -235,6 +236,7 @@ Status QLinearConvDnnl::build(const KernelContext &ctx, const ConvQuantKey &key,
                         fg.padTop = g.padBegin[0];
                         fg.padLeft = g.padBegin[1];
                         setFixupColumns(e.fixups, fg);
+                        e.fixupGroups = groupFixups(e.fixups);
                         e.fixupPlanes.resize(static_cast<size_t>(fixupPlaneSize(fg)));
                     }
                 }
@@ -335,7 +337,7 @@ Status QLinearConvDnnl::execute(KernelContext &ctx, Entry &e) {
             stream.wait();
             const auto *xCl = static_cast<const uint8_t *>(e.reorderSrc ? e.srcCl.get_data_handle()
                                                                         : srcData);
-            applyFixupsAndRequantize(e.accBuffer.data(), xCl, e.srcZpValue, e.fixups,
+            applyFixupsAndRequantize(e.accBuffer.data(), xCl, e.srcZpValue, e.fixups, e.fixupGroups,
                                      e.fixGeometry, e.multiplier.data(), e.requant.zeroPoint,
                                      e.requant.lo, e.requant.hi, e.key.yType, y.rawData(),
                                      e.fixupPlanes.data());

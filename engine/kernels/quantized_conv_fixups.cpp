@@ -55,6 +55,18 @@ void setFixupColumns(std::vector<ConvFixup> &fixups, const FixupGeometry &g) {
     }
 }
 
+FixupGroups groupFixups(const std::vector<ConvFixup> &fixups) {
+    FixupGroups groups;
+    for (size_t i = 0; i < fixups.size(); ++i) {
+        if (i == 0 || fixups[i].outChannel != fixups[i - 1].outChannel) {
+            groups.starts.push_back(static_cast<int64_t>(i));
+            groups.channels.push_back(fixups[i].outChannel);
+        }
+    }
+    groups.starts.push_back(static_cast<int64_t>(fixups.size()));
+    return groups;
+}
+
 int64_t fixupPlaneSize(const FixupGeometry &g) {
     const int64_t columns = (g.inW + g.strideW - 1) / g.strideW;
     return g.batch * g.inC * g.inH * g.strideW * columns;
@@ -123,7 +135,8 @@ __attribute__((target_clones("avx2", "default"))) void accumulateChannel(
 }  // namespace
 
 void applyFixupsAndRequantize(int32_t *acc, const uint8_t *x, int32_t xZp,
-                              const std::vector<ConvFixup> &fixups, const FixupGeometry &g,
+                              const std::vector<ConvFixup> &fixups,
+                              const FixupGroups &fixupGroups, const FixupGeometry &g,
                               const float *multiplier, float zeroPoint, int64_t lo, int64_t hi,
                               DataType outType, void *y, int16_t *planes) {
     const int64_t s = g.strideW, columns = (g.inW + s - 1) / s;
@@ -147,13 +160,9 @@ void applyFixupsAndRequantize(int32_t *acc, const uint8_t *x, int32_t xZp,
     // so that per-fix-up costs are spread) times a block of channels (independent, so threads
     // can share a tile); each channel's sum over the tile is built in a small buffer, then added
     // to the tile's accumulators, which stay in cache.
-    std::vector<int64_t> starts;  // one entry per output channel with fix-ups
-    for (int64_t i = 0; i < static_cast<int64_t>(fixups.size()); ++i)
-        if (i == 0 || fixups[i].outChannel != fixups[i - 1].outChannel) starts.push_back(i);
-    starts.push_back(static_cast<int64_t>(fixups.size()));
-    const int64_t groups = static_cast<int64_t>(starts.size()) - 1;
-    std::vector<int32_t> channelOf(static_cast<size_t>(groups));
-    for (int64_t gi = 0; gi < groups; ++gi) channelOf[gi] = fixups[starts[gi]].outChannel;
+    const std::vector<int64_t> &starts = fixupGroups.starts;
+    const int64_t groups = static_cast<int64_t>(fixupGroups.channels.size());
+    const std::vector<int32_t> &channelOf = fixupGroups.channels;
     constexpr int64_t kChunk = 16;
     const int64_t tileRows =
         std::max<int64_t>(1, std::min<int64_t>(g.outH, 256 / std::max<int64_t>(1, g.outW)));

@@ -41,13 +41,21 @@ struct FixupGeometry {
 
 // Fills the column fields of every fix-up for the geometry.
 void setFixupColumns(std::vector<ConvFixup> &fixups, const FixupGeometry &g);
+// Where each output channel's run of fix-ups starts (sorted by channel; plus the end) and its
+// channel, computed once per plan entry.
+struct FixupGroups {
+    std::vector<int64_t> starts;
+    std::vector<int32_t> channels;
+};
+FixupGroups groupFixups(const std::vector<ConvFixup> &fixups);
 // int16 elements of the scratch planes applyFixupsAndRequantize needs.
 int64_t fixupPlaneSize(const FixupGeometry &g);
 
 // acc (int32, bias included) += conv(x - xZp, F), then y = requantized acc (channels-last).
 // `multiplier` holds one value per output channel.
 void applyFixupsAndRequantize(int32_t *acc, const uint8_t *x, int32_t xZp,
-                              const std::vector<ConvFixup> &fixups, const FixupGeometry &g,
+                              const std::vector<ConvFixup> &fixups,
+                              const FixupGroups &fixupGroups, const FixupGeometry &g,
                               const float *multiplier, float zeroPoint, int64_t lo, int64_t hi,
                               DataType outType, void *y, int16_t *planes);
 

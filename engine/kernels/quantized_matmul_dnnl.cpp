@@ -241,7 +241,8 @@ Status QuantMatMulDnnl::build(const MatMulKey &key, bool constantB, Entry &e) co
             }
             e.accBuffer.resize(static_cast<size_t>(key.m * key.n));
             e.acc = memory(pd1.dst_desc(), eng, e.accBuffer.data());
-            e.requant.multiplier = key.mult;
+            e.requant.multiplier = key.mult;  // one per column: no expansion per run
+            if (key.mult.size() == 1) e.requant.multiplier.assign(key.n, key.mult[0]);
             e.requant.zeroPoint = static_cast<float>(key.yZp);
             if (key.yType != DataType::Float) {
                 QL_RETURN_IF_ERROR(integerRange(key.yType, e.requant.lo, e.requant.hi));
