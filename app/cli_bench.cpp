@@ -69,6 +69,7 @@ int runBench(const QStringList &arguments) {
     parser.addOption({"batch", "Batch size for inputs whose first dim is symbolic (default 1).", "N", "1"});
     parser.addOption({"profile", "Also print the ten slowest nodes of the last run."});
     parser.addOption({"precision", "fp32, int8 or reference (default: int8 for a quantized model, fp32 for a float one).", "P"});
+    parser.addOption({"int8-kernels", kInt8KernelsHelp, "MODE"});
     if (!parser.parse(QStringList{"quantlens bench"} + arguments)) return usageError(parser.errorText());
     if (parser.isSet("help")) {
         std::fputs(qPrintable(parser.helpText()), stdout);
@@ -87,7 +88,7 @@ int runBench(const QStringList &arguments) {
     ql::Status made = makeRandomInputs(graph.value(), batch, inputs);
     if (!made) return reportFailure(made);
     ql::PrecisionReport precision;
-    ql::Status prepared = applyPrecision(graph.value(), parser.value("precision"), precision);
+    ql::Status prepared = applyPrecision(graph.value(), parser.value("precision"), precision, parser.value("int8-kernels"));
     if (!prepared) return reportFailure(prepared);
     const std::string source = graph.value().sourcePath;
     auto plan = ql::ExecutionPlan::create(std::move(graph.value()), planOptions(threads, !parser.isSet("no-fuse")));

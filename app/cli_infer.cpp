@@ -24,6 +24,7 @@ int runInfer(const QStringList &arguments) {
     parser.addOption({"no-fuse", "Run every node on its own instead of fusing Conv with its activation / residual Add."});
     parser.addOption({"threads", "Threads for the kernels (default: all cores).", "N"});
     parser.addOption({"precision", "fp32, int8 or reference (default: int8 for a quantized model, fp32 for a float one).", "P"});
+    parser.addOption({"int8-kernels", kInt8KernelsHelp, "MODE"});
     if (!parser.parse(QStringList{"quantlens infer"} + arguments)) return usageError(parser.errorText());
     if (parser.isSet("help")) {
         std::fputs(qPrintable(parser.helpText()), stdout);
@@ -43,7 +44,7 @@ int runInfer(const QStringList &arguments) {
     ql::Status read = readInputs(graph.value(), parser.values("input"), parser.value("inputs-dir"), inputs);
     if (!read) return reportFailure(read);
     ql::PrecisionReport precision;
-    ql::Status prepared = applyPrecision(graph.value(), parser.value("precision"), precision);
+    ql::Status prepared = applyPrecision(graph.value(), parser.value("precision"), precision, parser.value("int8-kernels"));
     if (!prepared) return reportFailure(prepared);
     const ql::Graph model = graph.value();
     auto plan = ql::ExecutionPlan::create(std::move(graph.value()), planOptions(threads, !parser.isSet("no-fuse")));

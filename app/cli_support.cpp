@@ -8,6 +8,7 @@
 #include "cli_commands.h"
 #include "ir/tensor_checks.h"
 #include "onnx_io/tensor_file.h"
+#include "passes/int8_kernel_mode.h"
 
 namespace cli {
 
@@ -32,14 +33,24 @@ ql::PlanOptions planOptions(int threads, bool fuse) {
     return options;
 }
 
-ql::Status applyPrecision(ql::Graph &graph, const QString &option, ql::PrecisionReport &report) {
+const char *const kInt8KernelsHelp =
+    "exact (default: exact integer arithmetic) or fast (one oneDNN primitive per node; on CPUs without VNNI it may "
+    "saturate int16 pair sums like ONNX Runtime; identical to exact with VNNI).";
+
+ql::Status applyPrecision(ql::Graph &graph, const QString &option, ql::PrecisionReport &report,
+                          const QString &int8Kernels) {
+    ql::Int8Kernels kernels = ql::Int8Kernels::Exact;
+    if (!int8Kernels.isEmpty() && !ql::parseInt8Kernels(int8Kernels.toStdString(), kernels))
+        return ql::Status::badInput("--int8-kernels expects exact or fast, got '" + int8Kernels.toStdString() + "'");
     ql::Precision precision = ql::defaultPrecision(graph);
     if (!option.isEmpty() && !ql::parsePrecision(option.toStdString(), precision))
         return ql::Status::badInput("--precision expects fp32, int8 or reference, got '" + option.toStdString() + "'");
     if (!option.isEmpty() && precision != ql::Precision::Fp32 && !ql::isQuantizedModel(graph))
         std::fprintf(stderr, "quantlens: %s has no quantized nodes; it runs in fp32\n", graph.sourcePath.c_str());
     ql::Status prepared = ql::preparePrecision(graph, precision, &report);
-    return prepared.withContext(graph.sourcePath);
+    if (!prepared) return prepared.withContext(graph.sourcePath);
+    ql::applyInt8Kernels(graph, kernels);
+    return ql::Status::ok();
 }
 
 ql::Status readInputs(const ql::Graph &graph, const QStringList &namedInputs, const QString &inputsDir,

@@ -24,8 +24,13 @@ int usageError(const QString &message);
 ql::PlanOptions planOptions(int threads, bool fuse);
 
 // Applies --precision (fp32|int8|reference; default int8 for a quantized model, fp32 for a float
-// one) to the loaded graph. Usage errors come back as BadInput statuses.
-ql::Status applyPrecision(ql::Graph &graph, const QString &option, ql::PrecisionReport &report);
+// one) and --int8-kernels (exact|fast; default exact) to the loaded graph. Usage errors come back
+// as BadInput statuses.
+ql::Status applyPrecision(ql::Graph &graph, const QString &option, ql::PrecisionReport &report,
+                          const QString &int8Kernels = QString());
+
+// The help text of --int8-kernels, shared by infer and bench.
+extern const char *const kInt8KernelsHelp;
 
 // --input NAME=FILE pairs, or DIR/input_<i>.pb|.npy mapped in order to the graph inputs.
 ql::Status readInputs(const ql::Graph &graph, const QStringList &namedInputs, const QString &inputsDir,

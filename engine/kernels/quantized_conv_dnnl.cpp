@@ -12,6 +12,7 @@
 
 #include "kernels/convolution_common.h"
 #include "kernels/dnnl_support.h"
+#include "kernels/quantized_conv_fixups.h"
 #include "kernels/quantized_dnnl_common.h"
 
 namespace ql::quant {
@@ -101,6 +102,12 @@ private:
         bool flipSrc = false;     // s8 input fed as u8 (no VNNI)
         bool reorderSrc = false;  // plain input made channels-last first
         bool split = false;       // W = A + B, int32 accumulation, requantized here
+        bool sparse = false;      // W = A + F, F sparse (quantized_conv_fixups.h), one pass
+        std::vector<ConvFixup> fixups;
+        FixupGeometry fixGeometry;
+        std::vector<float> multiplier;  // per output channel
+        std::vector<int16_t> fixupPlanes;
+        FixupGroups fixupGroups;
         bool dstTemp = false;     // non-4-D output: channels-last temp, then reorder to plain
         dnnl::convolution_forward first, second;
         memory src, srcCl, dst, dstPlain, acc, bias, srcZp, dstZp;
@@ -183,16 +190,61 @@ Status QLinearConvDnnl::build(const KernelContext &ctx, const ConvQuantKey &key,
         if (!exactDot && !m_allowSaturation) {
             // Pairs of adjacent input channels share one int16 in vpmaddubsw; only the direct
             // jit kernels are known to pair along input channels (depthwise: no pairs at all).
-            const std::string impl = pd.impl_info_str();
-            const bool pairsAlongChannels =
-                impl.rfind("jit", 0) == 0 && impl.find("int8") != std::string::npos;
+            auto pairsAlongChannels = [](const std::string &impl) {
+                return impl.rfind("jit", 0) == 0 && impl.find("int8") != std::string::npos;
+            };
             const bool constant =
                 m_constWeights.defined() && w.storage() == m_constWeights.storage();
             const int64_t taps = shapeElementCount(w.shape()) / (w.dim(0) * w.dim(1));
-            e.split = !constant || !pairsAlongChannels ||
-                      adjacentPairsMayOverflow(w.data<int8_t>(), w.dim(0), w.dim(1), taps);
+            if (!constant || !pairsAlongChannels(pd.impl_info_str())) {
+                e.split = true;
+            } else if (adjacentPairsMayOverflow(w.data<int8_t>(), w.dim(0), w.dim(1), taps)) {
+                e.split = true;
+                if (rank == 4) {  // one pass on the safe weights + sparse fix-ups
+                    dnnl::primitive_attr attr;
+                    if (e.srcZpValue != 0)
+                        attr.set_zero_points(DNNL_ARG_SRC, 0, {DNNL_RUNTIME_S32_VAL});
+                    auto pdAcc = makePd(dt::s32, attr, key.hasBias);
+                    if (pairsAlongChannels(pdAcc.impl_info_str())) {
+                        e.split = false;
+                        e.sparse = true;
+                        const int64_t dilH = g.dilations.empty() ? 1 : g.dilations[0];
+                        const int64_t dilW = g.dilations.size() < 2 ? 1 : g.dilations[1];
+                        splitSaturatingPairs(w.data<int8_t>(), w.dim(0), w.dim(1), w.dim(2),
+                                             w.dim(3), g.group, dilH, dilW, e.wA, e.fixups);
+                        e.splitReady = true;
+                        e.first = dnnl::convolution_forward(pdAcc);
+                        e.weights.init(wUser, pdAcc.weights_desc());
+                        e.accBuffer.resize(static_cast<size_t>(shapeElementCount(g.outputShape)));
+                        e.acc = memory(pdAcc.dst_desc(), eng, e.accBuffer.data());
+                        e.multiplier = mult;
+                        e.requant.multiplier = mult;
+                        e.requant.zeroPoint = static_cast<float>(key.yZp);
+                        QL_RETURN_IF_ERROR(integerRange(key.yType, e.requant.lo, e.requant.hi));
+                        narrowToActivation(m_act, key.yScale, key.yZp, e.requant.lo,
+                                           e.requant.hi);
+                        FixupGeometry &fg = e.fixGeometry;
+                        fg.batch = x.dim(0);
+                        fg.inC = x.dim(1);
+                        fg.inH = x.dim(2);
+                        fg.inW = x.dim(3);
+                        fg.outC = g.outChannels;
+                        fg.outH = g.outputShape[2];
+                        fg.outW = g.outputShape[3];
+                        fg.strideH = g.strides[0];
+                        fg.strideW = g.strides[1];
+                        fg.padTop = g.padBegin[0];
+                        fg.padLeft = g.padBegin[1];
+                        setFixupColumns(e.fixups, fg);
+                        e.fixupGroups = groupFixups(e.fixups);
+                        e.fixupPlanes.resize(static_cast<size_t>(fixupPlaneSize(fg)));
+                    }
+                }
+            }
         }
-        if (!e.split) {
+        if (e.sparse) {
+            // primitive and weights built above
+        } else if (!e.split) {
             e.first = dnnl::convolution_forward(pd);
             e.weights.init(wUser, pd.weights_desc());
         } else {
@@ -227,7 +279,7 @@ Status QLinearConvDnnl::build(const KernelContext &ctx, const ConvQuantKey &key,
         if (e.flipSrc) e.flipped.resize(static_cast<size_t>(x.numel()));
         const memory::desc dstCl(dstDims, dnnlType(key.yType),
                                  conv::activationTag(g.spatialRank, true));
-        if (!e.split) {
+        if (!e.split && !e.sparse) {
             if (e.dstTemp) {
                 e.dst = memory(dstCl, eng);
                 const memory::desc dstPlain(dstDims, dnnlType(key.yType),
@@ -277,6 +329,19 @@ Status QLinearConvDnnl::execute(KernelContext &ctx, Entry &e) {
         if (e.key.hasBias) {
             e.bias.set_data_handle(const_cast<void *>(ctx.input(8).rawData()));
             args[DNNL_ARG_BIAS] = e.bias;
+        }
+        if (e.sparse) {
+            args[DNNL_ARG_WEIGHTS] = e.weights.prepare(stream, e.wA.data(), true);
+            args[DNNL_ARG_DST] = e.acc;
+            e.first.execute(stream, args);
+            stream.wait();
+            const auto *xCl = static_cast<const uint8_t *>(e.reorderSrc ? e.srcCl.get_data_handle()
+                                                                        : srcData);
+            applyFixupsAndRequantize(e.accBuffer.data(), xCl, e.srcZpValue, e.fixups, e.fixupGroups,
+                                     e.fixGeometry, e.multiplier.data(), e.requant.zeroPoint,
+                                     e.requant.lo, e.requant.hi, e.key.yType, y.rawData(),
+                                     e.fixupPlanes.data());
+            return;
         }
         if (!e.split) {
             args[DNNL_ARG_WEIGHTS] = e.weights.prepare(stream, w.rawData(), constWeights);

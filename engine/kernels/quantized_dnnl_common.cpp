@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "kernels/quantized_conv_fixups.h"
+
 namespace ql::quant {
 
 bool cpuHasExactInt8Dot() {
@@ -64,13 +66,25 @@ void flipSignBit(const int8_t *x, uint8_t *dst, int64_t count) {
 void Requantizer::run(const int32_t *acc, int64_t outer, int64_t channels, DataType outType,
                       void *y, int64_t outerStride, int64_t channelStride) const {
     const float flo = static_cast<float>(lo), fhi = static_cast<float>(hi);
-    const bool perChannel = multiplier.size() > 1;
+    std::vector<float> expanded;
+    const float *mult = multiplier.data();
+    if (multiplier.size() != static_cast<size_t>(channels)) {
+        expanded.assign(static_cast<size_t>(channels), multiplier[0]);
+        mult = expanded.data();
+    }
+    const size_t elementSize = 1;  // uint8 or int8
+    if (channelStride == 1) {  // rows of y are contiguous: the vectorised row loop
+#pragma omp parallel for if (outer * channels > (1 << 15))
+        for (int64_t o = 0; o < outer; ++o)
+            requantizeRow(acc + o * channels, channels, mult, zeroPoint, flo, fhi, outType,
+                          static_cast<uint8_t *>(y) + o * outerStride * elementSize);
+        return;
+    }
 #pragma omp parallel for if (outer * channels > (1 << 15))
     for (int64_t o = 0; o < outer; ++o) {
         const int32_t *row = acc + o * channels;
         for (int64_t c = 0; c < channels; ++c) {
-            const float mult = multiplier[perChannel ? c : 0];
-            float v = roundHalfEven(static_cast<float>(row[c]) * mult) + zeroPoint;
+            float v = roundHalfEven(static_cast<float>(row[c]) * mult[c]) + zeroPoint;
             v = std::min(std::max(v, flo), fhi);  // NaN cannot occur: acc and mult are finite
             const int64_t at = o * outerStride + c * channelStride;
             if (outType == DataType::UInt8)

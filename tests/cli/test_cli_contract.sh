@@ -51,6 +51,12 @@ if [ -f "$fx/qdq.onnx" ]; then
         "$quantlens" infer "$fx/qdq.onnx" --input "input=$fx/inputs.npy" --output-dir "$work/qx" --precision int4
     expect "bench int8 summary" 0 "fp32 fallback:" -- "$quantlens" bench "$fx/qdq.onnx" --runs 1 --threads 1
     expect "bench fp32" 0 "precision: fp32" -- "$quantlens" bench "$fx/qdq.onnx" --runs 1 --threads 1 --precision fp32
+    expect "infer fast int8 kernels" 0 "" -- \
+        "$quantlens" infer "$fx/qdq.onnx" --input "input=$fx/inputs.npy" --output-dir "$work/qf" --int8-kernels fast
+    expect "bench exact int8 kernels" 0 "median_ms:" -- \
+        "$quantlens" bench "$fx/qdq.onnx" --runs 1 --threads 1 --int8-kernels exact
+    expect "bad int8 kernels" 2 "--int8-kernels expects exact or fast, got 'vnni'" -- \
+        "$quantlens" bench "$fx/qdq.onnx" --runs 1 --int8-kernels vnni
 fi
 expect "float model defaults to fp32" 0 "precision: fp32" -- "$quantlens" bench "$relu/model.onnx" --runs 1 --threads 1
 expect "int8 asked for a float model" 0 "has no quantized nodes; it runs in fp32" -- \

@@ -166,6 +166,42 @@ TEST(QuantizedDnnlConv, MatchesReferenceAcrossTypesAndZeroPoints) {
     }
 }
 
+// Full-range constant weights: without VNNI the exact path runs oneDNN on the weights with every
+// saturating pair split off and adds the rest as sparse fix-ups. Geometries that take its
+// different loops: 1x1 (whole tiles at once), strides (phase-split planes), padding on every
+// side, a 3-channel 7x7 first layer, groups, batch 2, non-square images, tall images (tiles),
+// input channel counts above 512 that are not multiples of 4.
+TEST(QuantizedDnnlConv, SparseFixupsAcrossGeometries) {
+    struct Geometry { int64_t n, c, h, w, m, k, stride, pad, group; };
+    const Geometry geometries[] = {{1, 32, 12, 10, 24, 1, 1, 0, 1}, {2, 16, 11, 13, 8, 1, 2, 0, 1},
+                                   {1, 16, 13, 9, 16, 3, 2, 1, 1},  {1, 3, 23, 19, 8, 7, 2, 3, 1},
+                                   {2, 16, 9, 9, 16, 3, 1, 1, 2},   {1, 8, 70, 5, 8, 3, 1, 1, 1},
+                                   {1, 18, 6, 40, 12, 5, 3, 2, 1},  {1, 1030, 4, 4, 16, 1, 1, 0, 1},
+                                   {1, 518, 5, 5, 8, 3, 1, 1, 1}};
+    unsigned seed = 700;
+    for (const Geometry &geo : geometries) {
+        for (DataType xType : {DataType::UInt8, DataType::Int8}) {
+            ConvCase cc;
+            cc.n = geo.n;
+            cc.c = geo.c;
+            cc.h = geo.h;
+            cc.w = geo.w;
+            cc.m = geo.m;
+            cc.k = geo.k;
+            cc.stride = geo.stride;
+            cc.pad = geo.pad;
+            cc.group = geo.group;
+            cc.xType = xType;
+            cc.xZp = xType == DataType::UInt8 ? 37 : -11;
+            cc.yZp = 9;
+            cc.name = "geometry c" + std::to_string(geo.c) + " k" + std::to_string(geo.k) + " s" +
+                      std::to_string(geo.stride) + " p" + std::to_string(geo.pad) + " g" +
+                      std::to_string(geo.group) + " " + dataTypeName(xType);
+            runConvCase(cc, seed++);
+        }
+    }
+}
+
 TEST(QuantizedDnnlConv, PerTensorWeightsWithoutBias) {
     ConvCase cc;
     cc.name = "per-tensor, no bias";
@@ -374,6 +410,34 @@ TEST(QuantizedDnnlMatMul, QLinearMatMulMatchesReference) {
             const Tensor fast = runKernel(nullptr, node, in, constants);
             expectNearlyEqual(fast, exact, "QLinearMatMul " + dataTypeName(aType));
         }
+    }
+}
+
+// Classifier-sized constant B (K = 1280 like mobilenet_v2's, 2048 like resnet50's, and K not a
+// multiple of 4, where oneDNN's blocks of K start at odd k): without VNNI the kernel runs B with
+// its saturating pairs along K split off and adds them back itself (or splits B in halves). Large
+// activations (200..255) and same-sign weights make oneDNN's int16 pair sums overflow if the
+// pairing along K were assumed wrongly.
+TEST(QuantizedDnnlMatMul, LargeConstantBMatchesReference) {
+    unsigned seed = 300;
+    for (const Shape &mkn : {Shape{1, 1280, 100}, Shape{3, 2048, 64}, Shape{1, 516, 64},
+                             Shape{2, 772, 40}, Shape{1, 514, 64}, Shape{3, 517, 64}}) {
+        const int64_t m = mkn[0], k = mkn[1], n = mkn[2];
+        const Tensor a = randomInts<uint8_t>({m, k}, seed++, 200, 255);
+        const Tensor b = randomInts<int8_t>({k, n}, seed++, 60, 127);
+        const float yScale = 0.01f * 0.01f * 230 * 95 * float(k) / 200;
+        const Node node = makeNode("QLinearMatMul");
+        std::vector<Tensor> in{a, floatScalar(0.01f), scalarOf(DataType::UInt8, 0), b,
+                               floatScalar(0.01f), scalarOf(DataType::Int8, 0),
+                               floatScalar(yScale), scalarOf(DataType::UInt8, 0)};
+        const std::vector<bool> constants{false, true, true, true, true, true, true, true};
+        const Tensor exact = runKernel(quant::makeQLinearMatMulReference, node, in, constants);
+        const Tensor fast = runKernel(nullptr, node, in, constants);
+        expectNearlyEqual(fast, exact, "QLinearMatMul K=" + std::to_string(k));
+        int64_t spread = 0;  // the outputs are not all saturated: the comparison means something
+        for (int64_t i = 0; i < exact.numel(); ++i)
+            spread += exact.data<uint8_t>()[i] > 20 && exact.data<uint8_t>()[i] < 250;
+        EXPECT_GT(spread, exact.numel() / 2);
     }
 }
 
