@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # `quantlens quantize` end to end on the demo model (Fashion-MNIST CNN, 64 calibration samples):
-# the QDQ model it writes runs in QuantLens with output SQNR vs the float model above 30 dB, every
+# the QDQ model it writes runs in QuantLens int8 (no fp32 fallback, int8 vs reference above 40 dB) with output SQNR vs the float model above 30 dB, every
 # range method and option works, and user mistakes give exit code 2 with a one-line message.
 set -u
 quantlens=$1
@@ -16,10 +16,11 @@ source "$(dirname "$0")/../cli/expect.sh"
 "$quantlens" infer "$model" --input "input=$samples" --output-dir "$work/float" --threads 2 >/dev/null ||
     { echo "float inference failed"; exit 1; }
 
-# quantize OPTIONS... -> SQNR of the quantized model's logits vs float, at least $min dB
+# check_quantized NAME MIN_DB ALL_INT8(yes|no) OPTIONS...: SQNR of the quantized model's logits
+# vs float at least MIN_DB; with ALL_INT8=yes no node may fall back to fp32 in the int8 run.
 check_quantized() {
-    local name=$1 min=$2
-    shift 2
+    local name=$1 min=$2 all_int8=$3
+    shift 3
     expect "quantize $name" 0 "summary:" -- \
         "$quantlens" quantize "$model" --calib "$samples" --out "$work/$name.onnx" --threads 2 "$@"
     cp "$work/out" "$work/$name.log"
@@ -27,28 +28,37 @@ check_quantized() {
         "$quantlens" infer "$work/$name.onnx" --input "input=$samples" --output-dir "$work/$name" --threads 2
     expect "SQNR $name >= $min dB" 0 "SQNR" -- $sqnr "$work/float/output_0.npy" "$work/$name/output_0.npy" --min "$min"
     echo "$name: $(cat "$work/out")"
+    # The int8 kernels agree with the dequantize -> fp32 -> quantize reference (implementation
+    # error) above 40 dB; fp32 nodes are the user's choice (skip-list) or an unfolded BN.
+    if [ "$all_int8" = yes ]; then
+        expect "$name: no fp32 fallback" 0 "" -- grep -qzE '"fallback": \[[[:space:]]*\]' "$work/$name/outputs.json"
+    fi
+    expect "reference $name" 0 "" -- "$quantlens" infer "$work/$name.onnx" --input "input=$samples" \
+        --output-dir "$work/$name.ref" --threads 2 --precision reference
+    expect "$name: int8 vs reference >= 40 dB" 0 "SQNR" -- \
+        $sqnr "$work/$name.ref/output_0.npy" "$work/$name/output_0.npy" --min 40
 }
 
-check_quantized minmax 30
+check_quantized minmax 30 yes
 grep -q "folded   BatchNormalization '/features/features.1/BatchNormalization' into Conv" "$work/minmax.log" &&
     grep -q "int8     Relu '/features/features.2/Relu': fused into the quantized unit" "$work/minmax.log" &&
     passed=$((passed + 1)) || { failed=$((failed + 1)); echo "FAIL summary lines"; cat "$work/minmax.log"; }
-check_quantized percentile 30 --method percentile --percentile 99.99
-check_quantized mse 30 --method mse
-check_quantized moving_average 30 --method moving_average
-check_quantized per_tensor 30 --per-tensor
-check_quantized symmetric 30 --symmetric-activations
-check_quantized reduce_range 30 --reduce-range
-check_quantized no_fold 30 --no-fold-bn
+check_quantized percentile 30 yes --method percentile --percentile 99.99
+check_quantized mse 30 yes --method mse
+check_quantized moving_average 30 yes --method moving_average
+check_quantized per_tensor 30 yes --per-tensor
+check_quantized symmetric 30 yes --symmetric-activations
+check_quantized reduce_range 30 yes --reduce-range
+check_quantized no_fold 30 no --no-fold-bn
 # Entropy runs; its accuracy on this model is a quant-core matter, so only a sanity floor here.
-check_quantized entropy 0 --method entropy
+check_quantized entropy 0 yes --method entropy
 
 # Skip-list and --exclude: the named node stays fp32 with the reason shown.
 printf '{"model": "fashion_cnn.onnx", "fp32_nodes": ["/classifier/Gemm"], "reason": {"/classifier/Gemm": "low SQNR"}}' \
     >"$work/skip.json"
-check_quantized skip_list 30 --skip-list "$work/skip.json"
+check_quantized skip_list 30 no --skip-list "$work/skip.json"
 expect "skip-list reason shown" 0 "fp32     Gemm '/classifier/Gemm': excluded by user (low SQNR)" -- cat "$work/skip_list.log"
-check_quantized exclude 30 --exclude /features/features.4/Conv
+check_quantized exclude 30 no --exclude /features/features.4/Conv
 expect "excluded conv fp32" 0 "fp32     Conv '/features/features.4/Conv': excluded by user" -- cat "$work/exclude.log"
 
 # --report: the plan as JSON, whose "fp32_nodes" / "reason" work as a skip-list again.
