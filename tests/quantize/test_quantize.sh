@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # `quantlens quantize` end to end on the demo model (Fashion-MNIST CNN, 64 calibration samples):
-# the QDQ model it writes runs in QuantLens int8 (no fp32 fallback, int8 vs reference above 40 dB) with output SQNR vs the float model above 30 dB, every
-# range method and option works, and user mistakes give exit code 2 with a one-line message.
+# the QDQ model it writes runs in QuantLens int8 (no fp32 fallback, int8 vs reference above
+# 40 dB) with output SQNR vs the float model above 30 dB, every range method and option works,
+# and user mistakes give exit code 2 with a one-line message.
 set -u
 quantlens=$1
 repo=$2
