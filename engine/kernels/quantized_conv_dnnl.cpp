@@ -248,16 +248,9 @@ Status QLinearConvDnnl::build(const KernelContext &ctx, const ConvQuantKey &key,
             e.first = dnnl::convolution_forward(pd);
             e.weights.init(wUser, pd.weights_desc());
         } else {
-            dnnl::primitive_attr firstAttr, secondAttr;
-            if (e.srcZpValue != 0) {
-                firstAttr.set_zero_points(DNNL_ARG_SRC, 0, {DNNL_RUNTIME_S32_VAL});
-                secondAttr.set_zero_points(DNNL_ARG_SRC, 0, {DNNL_RUNTIME_S32_VAL});
-            }
-            dnnl::post_ops sum;
-            sum.append_sum(1.0f);
-            secondAttr.set_post_ops(sum);
-            auto pd1 = makePd(dt::s32, firstAttr, key.hasBias);
-            auto pd2 = makePd(dt::s32, secondAttr, false);
+            const SplitPassAttributes attrs = makeSplitPassAttributes(e.srcZpValue != 0);
+            auto pd1 = makePd(dt::s32, attrs.first, key.hasBias);
+            auto pd2 = makePd(dt::s32, attrs.second, false);
             e.first = dnnl::convolution_forward(pd1);
             e.second = dnnl::convolution_forward(pd2);
             e.weights.init(wUser, pd1.weights_desc());

@@ -95,6 +95,18 @@ void Requantizer::run(const int32_t *acc, int64_t outer, int64_t channels, DataT
     }
 }
 
+SplitPassAttributes makeSplitPassAttributes(bool hasSrcZeroPoint) {
+    SplitPassAttributes attrs;
+    if (hasSrcZeroPoint) {
+        attrs.first.set_zero_points(DNNL_ARG_SRC, 0, {DNNL_RUNTIME_S32_VAL});
+        attrs.second.set_zero_points(DNNL_ARG_SRC, 0, {DNNL_RUNTIME_S32_VAL});
+    }
+    dnnl::post_ops sum;
+    sum.append_sum(1.0f);
+    attrs.second.set_post_ops(sum);
+    return attrs;
+}
+
 void appendActivation(dnnl::post_ops &ops, const QuantActivation &act, float yScale) {
     using alg = dnnl::algorithm;
     if (act.kind == QuantActivation::Kind::Relu) {

@@ -49,6 +49,13 @@ struct Requantizer {
 // The post-op of a fused Relu / Clip on oneDNN's scaled result (real value / y_scale).
 void appendActivation(dnnl::post_ops &ops, const QuantActivation &act, float yScale);
 
+// Attributes of the two int32 passes of the split-weights path: both subtract the source zero
+// point (given at run time) when there is one; the second adds onto the first's accumulators.
+struct SplitPassAttributes {
+    dnnl::primitive_attr first, second;
+};
+SplitPassAttributes makeSplitPassAttributes(bool hasSrcZeroPoint);
+
 // Forwards to another context with some inputs replaced (e.g. a plain copy of a channels-last
 // input for the reference kernel, which only reads plain tensors).
 class SubstitutedInputs : public KernelContext {

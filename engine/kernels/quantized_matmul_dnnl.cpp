@@ -221,19 +221,12 @@ Status QuantMatMulDnnl::build(const MatMulKey &key, bool constantB, Entry &e) co
             e.weights.init(wUser, pd.weights_desc());
             e.dst = memory(pd.dst_desc(), eng, nullptr);
         } else {
-            dnnl::primitive_attr firstAttr, secondAttr;
-            if (e.srcZpValue != 0) {
-                firstAttr.set_zero_points(DNNL_ARG_SRC, 0, {DNNL_RUNTIME_S32_VAL});
-                secondAttr.set_zero_points(DNNL_ARG_SRC, 0, {DNNL_RUNTIME_S32_VAL});
-            }
-            dnnl::post_ops sum;
-            sum.append_sum(1.0f);
-            secondAttr.set_post_ops(sum);
-            auto pd1 = makePd(dt::s32, firstAttr, key.hasBias);
+            const SplitPassAttributes attrs = makeSplitPassAttributes(e.srcZpValue != 0);
+            auto pd1 = makePd(dt::s32, attrs.first, key.hasBias);
             e.first = dnnl::matmul(pd1);
             e.weights.init(wUser, pd1.weights_desc());
             if (!e.sparse) {
-                auto pd2 = makePd(dt::s32, secondAttr, false);
+                auto pd2 = makePd(dt::s32, attrs.second, false);
                 e.second = dnnl::matmul(pd2);
                 e.weightsB.init(wUser, pd2.weights_desc());
                 e.wA.resize(static_cast<size_t>(key.k * key.n));
