@@ -51,8 +51,10 @@ check_quantized per_tensor 30 yes --per-tensor
 check_quantized symmetric 30 yes --symmetric-activations
 check_quantized reduce_range 30 yes --reduce-range
 check_quantized no_fold 30 no --no-fold-bn
-# Entropy runs; its accuracy on this model is a quant-core matter, so only a sanity floor here.
-check_quantized entropy 0 yes --method entropy
+# Entropy (TensorRT-style KL on a 2048-bin |x| histogram) clips the first Relu to 1.83 of 7.32
+# (KL of the histogram shape, not the error, is minimised), which costs ~26 dB on this model:
+# measured 14.0 dB, so only a regression floor here.
+check_quantized entropy 12 yes --method entropy
 
 # Skip-list and --exclude: the named node stays fp32 with the reason shown.
 printf '{"model": "fashion_cnn.onnx", "fp32_nodes": ["/classifier/Gemm"], "reason": {"/classifier/Gemm": "low SQNR"}}' \
