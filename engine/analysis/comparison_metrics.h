@@ -1,0 +1,118 @@
+#pragma once
+// Streaming comparison of a float reference x with a dequantized quantized value y, fed batch by
+// batch. Memory does not grow with the number of samples except the per-sample SQNR store, which
+// keeps EXACTLY one double per sample up to `sampleCapacity` samples (the first ones seen, or
+// for merged accumulators, this one's first, then the other's); later samples still count in
+// every other figure, and `SampleSqnrSummary::stored < samples` tells that the distribution
+// covers only a prefix.
+//
+// Definitions (shared/DESIGN.md), over all elements of all samples:
+//  * SQNR dB = 10·log10(Σx² / Σ(x−y)²). Σ(x−y)² = 0 -> +inf (also when Σx² = 0: identical);
+//    Σx² = 0 < Σ(x−y)² -> -inf (all noise, the formula's limit; PyTorch compute_sqnr agrees).
+//  * cosine = Σxy / sqrt(Σx²·Σy²), clamped to [-1, 1]; both all zero -> 1, one all zero -> 0.
+//  * MSE = Σ(x−y)² / N; max abs error = max |x−y|; rmse/scale = sqrt(MSE) / output scale
+//    (nullopt when no positive scale was given).
+//  * saturation % = 100 · (quantized values equal to qmin or qmax) / (quantized values seen);
+//    nullopt when no quantized values were given.
+//  * per-sample SQNR: the same SQNR formula per sample; min, 5th percentile and median with
+//    numpy's default percentile rule (linear interpolation between closest ranks:
+//    h = (n−1)·p, v[floor h] + (h − floor h)·(v[floor h + 1] − v[floor h]) on the sorted values).
+//    With an infinite endpoint the interpolation takes the limit (-inf below, +inf above).
+// With no elements added the float figures are NaN. NaN inputs propagate into the figures.
+// Sums are double: each batch is summed per sample in double, and the totals are kept with
+// Neumaier compensation, so 1e8+ elements stay accurate to ~1e-12 relative.
+
+#include <cstdint>
+#include <optional>
+#include <vector>
+
+#include "core/status.h"
+
+namespace ql::analysis {
+
+// 10·log10(signal / noise) with the conventions above.
+double sqnrDb(double signalEnergy, double noiseEnergy);
+
+// numpy-default (linear) percentile, p in [0, 100], of values sorted ascending; NaN when empty.
+double percentileSorted(const std::vector<double> &sorted, double p);
+
+// A double sum with Neumaier compensation; merging two keeps the compensation.
+class CompensatedSum {
+public:
+    void add(double value);
+    void merge(const CompensatedSum &other);
+    double value() const { return m_sum + m_compensation; }
+
+private:
+    double m_sum = 0.0;
+    double m_compensation = 0.0;
+};
+
+struct SampleSqnrSummary {
+    double min = 0.0;
+    double p5 = 0.0;
+    double median = 0.0;
+    int64_t stored = 0;  // samples the distribution covers (<= the accumulator's samples)
+};
+
+struct ComparisonMetrics {
+    int64_t samples = 0;
+    int64_t elements = 0;
+    double sqnrDb = 0.0;
+    double cosine = 0.0;
+    double mse = 0.0;
+    double maxAbsError = 0.0;
+    std::optional<double> rmseOverScale;
+    std::optional<double> saturationPct;
+    std::optional<SampleSqnrSummary> sampleSqnr;  // nullopt when no sample was stored
+};
+
+class ComparisonAccumulator {
+public:
+    static constexpr int64_t kDefaultSampleCapacity = 65536;  // 512 KB of per-sample SQNR
+
+    explicit ComparisonAccumulator(int64_t sampleCapacity = kDefaultSampleCapacity);
+
+    // A batch of `samples` equal-sized samples, n elements in all (n divisible by samples;
+    // samples >= 1 when n > 0). x is the float reference, y the dequantized value.
+    Status add(const float *x, const float *y, int64_t n, int64_t samples);
+
+    // Saturation from the quantized tensor itself: values equal to qmin or qmax.
+    void addQuantized(const uint8_t *q, int64_t n, int32_t qmin, int32_t qmax);
+    void addQuantized(const int8_t *q, int64_t n, int32_t qmin, int32_t qmax);
+    // Saturation from dequantized values y = scale·(q − zeroPoint) and their per-tensor qparams:
+    // q is recovered as round(y / scale) + zeroPoint (round half to even), then compared.
+    void addSaturationFromDequantized(const float *y, int64_t n, float scale, int32_t zeroPoint,
+                                      int32_t qmin, int32_t qmax);
+
+    // Output quantization scale for rmse/scale; <= 0 or never set -> no rmse/scale.
+    void setOutputScale(double scale) { m_outputScale = scale; }
+
+    // Folds another accumulator in (parallel use); the figures equal those of one accumulator
+    // fed both streams, up to rounding. The output scale is taken from `other` if unset here.
+    void merge(const ComparisonAccumulator &other);
+
+    ComparisonMetrics result() const;
+
+    int64_t samples() const { return m_samples; }
+    int64_t elements() const { return m_elements; }
+    int64_t sampleCapacity() const { return m_sampleCapacity; }
+
+private:
+    void storeSampleSqnr(double value);
+
+    int64_t m_sampleCapacity;
+    int64_t m_samples = 0;
+    int64_t m_elements = 0;
+    CompensatedSum m_sumXX;
+    CompensatedSum m_sumYY;
+    CompensatedSum m_sumXY;
+    CompensatedSum m_sumEE;  // Σ(x−y)²
+    double m_maxAbsError = 0.0;
+    double m_outputScale = 0.0;
+    int64_t m_quantizedValues = 0;
+    int64_t m_saturatedValues = 0;
+    std::vector<double> m_sampleSqnrDb;
+};
+
+}  // namespace ql::analysis
