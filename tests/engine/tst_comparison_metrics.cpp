@@ -1,0 +1,334 @@
+// Streaming comparison metrics: hand-computed tensors, streaming vs a naive two-pass loop, merge,
+// edge cases (identical, zero signal), 1e8-element accuracy and per-sample percentiles.
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <random>
+#include <vector>
+
+#include "analysis/comparison_metrics.h"
+
+using namespace ql::analysis;
+
+namespace {
+
+constexpr double kInf = std::numeric_limits<double>::infinity();
+
+void expectRelNear(double actual, double expected, double rel) {
+    EXPECT_NEAR(actual, expected, rel * std::max(1.0, std::fabs(expected)))
+        << "actual " << actual << " expected " << expected;
+}
+
+// The numpy-default (linear) percentile, written out independently for the naive reference.
+double naivePercentile(std::vector<double> v, double p) {
+    std::sort(v.begin(), v.end());
+    const double h = (v.size() - 1) * p / 100.0;
+    const size_t lo = static_cast<size_t>(h);
+    if (lo + 1 >= v.size()) return v[lo];
+    return v[lo] + (h - lo) * (v[lo + 1] - v[lo]);
+}
+
+struct NaiveFigures {
+    double sqnr, cosine, mse, maxAbs, sampleMin, sampleP5, sampleMedian;
+};
+
+// Two passes over the concatenated data: totals first, then per-sample SQNRs.
+NaiveFigures naiveFigures(const std::vector<float> &x, const std::vector<float> &y, int64_t sampleSize) {
+    double xx = 0, yy = 0, xy = 0, ee = 0, maxAbs = 0;
+    for (size_t i = 0; i < x.size(); ++i) {
+        const double a = x[i], b = y[i];
+        xx += a * a;
+        yy += b * b;
+        xy += a * b;
+        ee += (a - b) * (a - b);
+        maxAbs = std::max(maxAbs, std::fabs(a - b));
+    }
+    std::vector<double> perSample;
+    for (size_t s = 0; s < x.size(); s += sampleSize) {
+        double sx = 0, se = 0;
+        for (size_t i = s; i < s + sampleSize; ++i) {
+            sx += double(x[i]) * x[i];
+            se += (double(x[i]) - y[i]) * (double(x[i]) - y[i]);
+        }
+        perSample.push_back(10 * std::log10(sx / se));
+    }
+    const double minSample = *std::min_element(perSample.begin(), perSample.end());
+    return {10 * std::log10(xx / ee),       xy / std::sqrt(xx * yy),
+            ee / x.size(),                  maxAbs,
+            minSample,                      naivePercentile(perSample, 5),
+            naivePercentile(perSample, 50)};
+}
+
+void expectMatches(const ComparisonMetrics &m, const NaiveFigures &n, double rel) {
+    expectRelNear(m.sqnrDb, n.sqnr, rel);
+    expectRelNear(m.cosine, n.cosine, rel);
+    expectRelNear(m.mse, n.mse, rel);
+    EXPECT_EQ(m.maxAbsError, n.maxAbs);
+    ASSERT_TRUE(m.sampleSqnr.has_value());
+    expectRelNear(m.sampleSqnr->min, n.sampleMin, rel);
+    expectRelNear(m.sampleSqnr->p5, n.sampleP5, rel);
+    expectRelNear(m.sampleSqnr->median, n.sampleMedian, rel);
+}
+
+std::vector<float> randomVector(size_t n, unsigned seed, float lo, float hi) {
+    std::mt19937 gen(seed);
+    std::uniform_real_distribution<float> dist(lo, hi);
+    std::vector<float> v(n);
+    for (float &f : v) f = dist(gen);
+    return v;
+}
+
+}  // namespace
+
+TEST(ComparisonMetrics, HandComputedTwoSamples) {
+    // Sample A: x = [1, 2, 2, 0], y = [1, 2, 1, 1]: e = [0, 0, 1, -1], Σx² = 9, Σe² = 2,
+    //           Σy² = 7, Σxy = 7, SQNR_A = 10·log10(4.5) = 6.532125137753438 dB.
+    // Sample B: x = [3, 0, 0, 4], y = [3, 0, 0, 4.5]: e = [0, 0, 0, -0.5], Σx² = 25, Σe² = 0.25,
+    //           Σy² = 29.25, Σxy = 27, SQNR_B = 10·log10(100) = 20 dB.
+    // Totals: Σx² = 34, Σe² = 2.25 -> SQNR = 10·log10(34 / 2.25) = 11.792963989308927 dB;
+    //         cosine = 34 / sqrt(34 · 36.25) = 0.9684683962230046; MSE = 2.25 / 8 = 0.28125;
+    //         max |e| = 1; rmse/scale (scale 0.25) = sqrt(0.28125) / 0.25 = 2.1213203435596424.
+    // Per sample (numpy linear): min = 6.5321..., p5 = A + 0.05·(20 − A) = 7.205518880865766,
+    //         median = (A + 20) / 2 = 13.26606256887672.
+    const std::vector<float> x = {1, 2, 2, 0, 3, 0, 0, 4};
+    const std::vector<float> y = {1, 2, 1, 1, 3, 0, 0, 4.5f};
+    ComparisonAccumulator acc;
+    acc.setOutputScale(0.25);
+    ASSERT_TRUE(acc.add(x.data(), y.data(), 8, 2).isOk());
+    const ComparisonMetrics m = acc.result();
+    EXPECT_EQ(m.samples, 2);
+    EXPECT_EQ(m.elements, 8);
+    EXPECT_NEAR(m.sqnrDb, 11.792963989308927, 1e-12);
+    EXPECT_NEAR(m.cosine, 0.9684683962230046, 1e-14);
+    EXPECT_DOUBLE_EQ(m.mse, 0.28125);
+    EXPECT_DOUBLE_EQ(m.maxAbsError, 1.0);
+    ASSERT_TRUE(m.rmseOverScale.has_value());
+    EXPECT_NEAR(*m.rmseOverScale, 2.1213203435596424, 1e-14);
+    EXPECT_FALSE(m.saturationPct.has_value());
+    ASSERT_TRUE(m.sampleSqnr.has_value());
+    EXPECT_EQ(m.sampleSqnr->stored, 2);
+    EXPECT_NEAR(m.sampleSqnr->min, 6.532125137753438, 1e-12);
+    EXPECT_NEAR(m.sampleSqnr->p5, 7.205518880865766, 1e-12);
+    EXPECT_NEAR(m.sampleSqnr->median, 13.26606256887672, 1e-12);
+}
+
+TEST(ComparisonMetrics, NoScaleGivesNoRmseOverScale) {
+    const float x[] = {3, 4}, y[] = {3, 3};
+    ComparisonAccumulator acc;
+    ASSERT_TRUE(acc.add(x, y, 2, 1).isOk());
+    EXPECT_FALSE(acc.result().rmseOverScale.has_value());
+    acc.setOutputScale(0.0);
+    EXPECT_FALSE(acc.result().rmseOverScale.has_value());
+    // Σx² = 25, Σe² = 1 -> 10·log10(25) = 13.979400086720377 dB.
+    EXPECT_NEAR(acc.result().sqnrDb, 13.979400086720377, 1e-12);
+}
+
+TEST(ComparisonMetrics, SaturationFromQuantizedValues) {
+    // uint8 [0, 5, 255, 128, 255] in [0, 255]: 0, 255, 255 saturated -> 3 of 5.
+    const uint8_t qu[] = {0, 5, 255, 128, 255};
+    // int8 [-128, 127, 0, 1] in [-128, 127]: 2 of 4. Together 5 of 9 = 55.555...%.
+    const int8_t qs[] = {-128, 127, 0, 1};
+    ComparisonAccumulator acc;
+    acc.addQuantized(qu, 5, 0, 255);
+    ASSERT_TRUE(acc.result().saturationPct.has_value());
+    EXPECT_DOUBLE_EQ(*acc.result().saturationPct, 60.0);
+    acc.addQuantized(qs, 4, -128, 127);
+    EXPECT_NEAR(*acc.result().saturationPct, 500.0 / 9.0, 1e-12);
+}
+
+TEST(ComparisonMetrics, SaturationFromDequantizedValues) {
+    // scale 0.1, zero point 10, uint8: q = [0, 10, 255, 254] -> y = 0.1·(q − 10) = [-1, 0, 24.5, 24.4]
+    // in float; q = 0 and q = 255 are saturated -> 2 of 4 = 50%.
+    const float scale = 0.1f;
+    const int32_t q[] = {0, 10, 255, 254};
+    std::vector<float> y;
+    for (int32_t v : q) y.push_back(scale * static_cast<float>(v - 10));
+    ComparisonAccumulator acc;
+    acc.addSaturationFromDequantized(y.data(), 4, scale, 10, 0, 255);
+    ASSERT_TRUE(acc.result().saturationPct.has_value());
+    EXPECT_DOUBLE_EQ(*acc.result().saturationPct, 50.0);
+}
+
+TEST(ComparisonMetrics, IdenticalInputsGiveInfiniteSqnrAndZeroErrors) {
+    const std::vector<float> x = randomVector(60, 7, -2, 2);
+    ComparisonAccumulator acc;
+    acc.setOutputScale(0.02);
+    ASSERT_TRUE(acc.add(x.data(), x.data(), 60, 3).isOk());
+    const ComparisonMetrics m = acc.result();
+    EXPECT_EQ(m.sqnrDb, kInf);
+    EXPECT_EQ(m.mse, 0.0);
+    EXPECT_EQ(m.maxAbsError, 0.0);
+    EXPECT_NEAR(m.cosine, 1.0, 1e-15);
+    EXPECT_EQ(*m.rmseOverScale, 0.0);
+    EXPECT_EQ(m.sampleSqnr->min, kInf);
+    EXPECT_EQ(m.sampleSqnr->p5, kInf);
+    EXPECT_EQ(m.sampleSqnr->median, kInf);
+}
+
+TEST(ComparisonMetrics, ZeroSignal) {
+    // x all zero, y not: Σx² = 0 < Σe² -> -inf dB, cosine 0. Both zero: +inf dB, cosine 1.
+    const float zeros[] = {0, 0}, y[] = {0.5f, 0};
+    ComparisonAccumulator noisy;
+    ASSERT_TRUE(noisy.add(zeros, y, 2, 1).isOk());
+    EXPECT_EQ(noisy.result().sqnrDb, -kInf);
+    EXPECT_EQ(noisy.result().cosine, 0.0);
+    EXPECT_DOUBLE_EQ(noisy.result().mse, 0.125);
+    ComparisonAccumulator silent;
+    ASSERT_TRUE(silent.add(zeros, zeros, 2, 2).isOk());
+    EXPECT_EQ(silent.result().sqnrDb, kInf);
+    EXPECT_EQ(silent.result().cosine, 1.0);
+}
+
+TEST(ComparisonMetrics, EmptyAndBadBatches) {
+    ComparisonAccumulator acc;
+    EXPECT_TRUE(std::isnan(acc.result().sqnrDb));
+    EXPECT_FALSE(acc.result().sampleSqnr.has_value());
+    const float x[] = {1, 2, 3};
+    EXPECT_FALSE(acc.add(x, x, 3, 2).isOk());  // 3 elements do not split into 2 samples
+    EXPECT_FALSE(acc.add(x, x, 3, 0).isOk());
+    EXPECT_EQ(acc.samples(), 0);
+}
+
+TEST(ComparisonMetrics, PercentileRuleIsNumpyLinear) {
+    // numpy.percentile([1, 2, 3, 4], [5, 50]) = [1.15, 2.5]: h = 3·0.05 = 0.15 -> 1 + 0.15·1.
+    EXPECT_NEAR(percentileSorted({1, 2, 3, 4}, 5), 1.15, 1e-15);
+    EXPECT_DOUBLE_EQ(percentileSorted({1, 2, 3, 4}, 50), 2.5);
+    EXPECT_DOUBLE_EQ(percentileSorted({7}, 5), 7.0);
+    // Interpolation towards an infinite endpoint takes the limit.
+    EXPECT_EQ(percentileSorted({-kInf, 1}, 50), -kInf);
+    EXPECT_EQ(percentileSorted({1, kInf}, 50), kInf);
+    EXPECT_EQ(percentileSorted({kInf, kInf}, 5), kInf);
+}
+
+TEST(ComparisonMetrics, PerSamplePercentilesAgainstHandList) {
+    // One-element samples x = 1, y = 1 − 2^-m (exact in float): SQNR = 10·log10(2^(2m))
+    // = m · 6.020599913279624 dB. m = [7, 1, 4, 2, 10, 5, 3, 9, 6, 8, 12], sorted
+    // [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 12], n = 11: min m = 1; p5: h = 10·0.05 = 0.5 -> m = 1.5;
+    // median: h = 5 -> m = 6.
+    const double dbPerBit = 6.020599913279624;
+    const int ms[] = {7, 1, 4, 2, 10, 5, 3, 9, 6, 8, 12};
+    ComparisonAccumulator acc;
+    for (int m : ms) {  // one batch per sample, as a stream would deliver them
+        const float x = 1.0f, y = 1.0f - std::ldexp(1.0f, -m);
+        ASSERT_TRUE(acc.add(&x, &y, 1, 1).isOk());
+    }
+    const ComparisonMetrics r = acc.result();
+    ASSERT_TRUE(r.sampleSqnr.has_value());
+    EXPECT_EQ(r.sampleSqnr->stored, 11);
+    EXPECT_NEAR(r.sampleSqnr->min, 1 * dbPerBit, 1e-12);
+    EXPECT_NEAR(r.sampleSqnr->p5, 1.5 * dbPerBit, 1e-12);
+    EXPECT_NEAR(r.sampleSqnr->median, 6 * dbPerBit, 1e-12);
+}
+
+TEST(ComparisonMetrics, SampleStoreIsCapped) {
+    // Capacity 3: the first three samples (SQNR m·6.02 dB with m = 5, 1, 4) are kept, m = 2, 3
+    // are counted but not stored. min = 1·6.02, median of [1, 4, 5]·6.02 = 4·6.02.
+    const double dbPerBit = 6.020599913279624;
+    ComparisonAccumulator acc(3);
+    for (int m : {5, 1, 4, 2, 3}) {
+        const float x = 1.0f, y = 1.0f - std::ldexp(1.0f, -m);
+        ASSERT_TRUE(acc.add(&x, &y, 1, 1).isOk());
+    }
+    const ComparisonMetrics r = acc.result();
+    EXPECT_EQ(r.samples, 5);
+    EXPECT_EQ(r.sampleSqnr->stored, 3);
+    EXPECT_NEAR(r.sampleSqnr->min, 1 * dbPerBit, 1e-12);
+    EXPECT_NEAR(r.sampleSqnr->median, 4 * dbPerBit, 1e-12);
+}
+
+TEST(ComparisonMetrics, StreamingEqualsTwoPassOverConcatenation) {
+    const int64_t sampleSize = 50;
+    const std::vector<int64_t> batchSamples = {1, 7, 3, 16, 2, 9, 1, 32, 5, 4, 11, 8};
+    int64_t totalSamples = 0;
+    for (int64_t b : batchSamples) totalSamples += b;
+    const size_t n = static_cast<size_t>(totalSamples * sampleSize);
+    const std::vector<float> x = randomVector(n, 1, -3, 3);
+    std::vector<float> y = randomVector(n, 2, -0.05f, 0.05f);
+    for (size_t i = 0; i < n; ++i) y[i] += x[i];  // y = x + noise
+
+    ComparisonAccumulator acc;
+    int64_t offset = 0;
+    for (int64_t b : batchSamples) {
+        ASSERT_TRUE(acc.add(x.data() + offset, y.data() + offset, b * sampleSize, b).isOk());
+        offset += b * sampleSize;
+    }
+    const ComparisonMetrics m = acc.result();
+    EXPECT_EQ(m.samples, totalSamples);
+    EXPECT_EQ(m.elements, static_cast<int64_t>(n));
+    expectMatches(m, naiveFigures(x, y, sampleSize), 1e-12);
+}
+
+TEST(ComparisonMetrics, MergeEqualsSequential) {
+    const int64_t sampleSize = 24, samples = 40;
+    const size_t n = samples * sampleSize;
+    const std::vector<float> x = randomVector(n, 3, -1, 1);
+    std::vector<float> y = randomVector(n, 4, -0.1f, 0.1f);
+    for (size_t i = 0; i < n; ++i) y[i] += x[i];
+    std::vector<uint8_t> q(n);
+    for (size_t i = 0; i < n; ++i) q[i] = static_cast<uint8_t>((i * 37) % 256);
+
+    ComparisonAccumulator sequential;
+    sequential.setOutputScale(0.01);
+    ASSERT_TRUE(sequential.add(x.data(), y.data(), n, samples).isOk());
+    sequential.addQuantized(q.data(), n, 0, 255);
+
+    // Two halves in parallel accumulators (the scale set only on the second), merged.
+    const size_t half = 17 * sampleSize;
+    ComparisonAccumulator a, b;
+    b.setOutputScale(0.01);
+    ASSERT_TRUE(a.add(x.data(), y.data(), half, 17).isOk());
+    a.addQuantized(q.data(), half, 0, 255);
+    ASSERT_TRUE(b.add(x.data() + half, y.data() + half, n - half, samples - 17).isOk());
+    b.addQuantized(q.data() + half, n - half, 0, 255);
+    a.merge(b);
+
+    const ComparisonMetrics s = sequential.result(), p = a.result();
+    EXPECT_EQ(p.samples, s.samples);
+    EXPECT_EQ(p.elements, s.elements);
+    expectRelNear(p.sqnrDb, s.sqnrDb, 1e-13);
+    expectRelNear(p.cosine, s.cosine, 1e-13);
+    expectRelNear(p.mse, s.mse, 1e-13);
+    EXPECT_EQ(p.maxAbsError, s.maxAbsError);
+    expectRelNear(*p.rmseOverScale, *s.rmseOverScale, 1e-13);
+    EXPECT_EQ(*p.saturationPct, *s.saturationPct);
+    EXPECT_EQ(p.sampleSqnr->stored, s.sampleSqnr->stored);
+    EXPECT_EQ(p.sampleSqnr->min, s.sampleSqnr->min);
+    EXPECT_EQ(p.sampleSqnr->p5, s.sampleSqnr->p5);
+    EXPECT_EQ(p.sampleSqnr->median, s.sampleSqnr->median);
+}
+
+TEST(ComparisonMetrics, HundredMillionElementsStayAccurate) {
+    // One 1e6-element buffer fed 100 times = 1e8 elements (1e5 samples of 1000). The exact totals
+    // are 100 × the buffer's sums, which long double (64-bit mantissa) gets to ~1e-13 relative.
+    const size_t bufferSize = 1000000;
+    const int repeats = 100;
+    const std::vector<float> x = randomVector(bufferSize, 5, 0.5f, 2.0f);
+    std::vector<float> y = randomVector(bufferSize, 6, -0.01f, 0.01f);
+    for (size_t i = 0; i < bufferSize; ++i) y[i] += x[i];
+    long double xx = 0, yy = 0, xy = 0, ee = 0;
+    for (size_t i = 0; i < bufferSize; ++i) {
+        const long double a = x[i], b = y[i];
+        xx += a * a;
+        yy += b * b;
+        xy += a * b;
+        ee += (a - b) * (a - b);
+    }
+    const double refMse = static_cast<double>(ee * repeats / (static_cast<long double>(bufferSize) * repeats));
+    const double refSnr = static_cast<double>(xx / ee);  // ratio, the repeats cancel
+    const double refCosine = static_cast<double>(xy / std::sqrt(xx * yy));
+
+    ComparisonAccumulator acc(1024);
+    for (int r = 0; r < repeats; ++r)
+        ASSERT_TRUE(acc.add(x.data(), y.data(), bufferSize, 1000).isOk());
+    const ComparisonMetrics m = acc.result();
+    EXPECT_EQ(m.elements, 100000000);
+    EXPECT_EQ(m.samples, 100000);
+    EXPECT_EQ(m.sampleSqnr->stored, 1024);
+    EXPECT_NEAR(m.mse / refMse - 1.0, 0.0, 1e-9);
+    EXPECT_NEAR(std::pow(10.0, m.sqnrDb / 10.0) / refSnr - 1.0, 0.0, 1e-9);
+    EXPECT_NEAR(m.cosine / refCosine - 1.0, 0.0, 1e-9);
+}
