@@ -1,6 +1,7 @@
 #include "analysis/layer_matching.h"
 
 #include <algorithm>
+#include <functional>
 #include <map>
 #include <set>
 #include <tuple>
@@ -29,6 +30,11 @@ const std::map<std::string, std::string> &quantizedOpCanon() {
     return ops;
 }
 
+// Layers the quantized model may fold or fuse away; they do not count in depths or signatures.
+bool isFoldable(const std::string &op) {
+    return op == "BatchNormalization" || op == "Relu" || op == "Clip";
+}
+
 bool isFoldTarget(const std::string &op) {
     return op == "Conv" || op == "ConvTranspose" || op == "Gemm" || op == "MatMul";
 }
@@ -40,6 +46,7 @@ struct Unit {
     bool fusedActivation = false;  // QOperator node carrying `ql_activation`
     int depth = 0;
     std::string op;
+    std::string signature;  // op types downstream, to order same-depth same-op layers
 };
 
 struct GraphLayers {
@@ -65,11 +72,41 @@ GraphLayers collectLayers(const Graph &graph) {
             auto it = valueDepth.find(in);
             if (it != valueDepth.end()) depth = std::max(depth, it->second);
         }
-        if (isComputeLayer(node)) ++depth;
+        if (isComputeLayer(node) && !isFoldable(node.opType)) ++depth;
         nodeDepth[i] = depth;
         for (const auto &out : node.outputs)
             if (!out.empty()) valueDepth[out] = depth;
     }
+
+    // Downstream signature: op types of the compute layers fed by a node, three levels deep,
+    // so that e.g. a Conv feeding a Relu and a Conv feeding a Concat sort the same way in both
+    // models whatever order the files list them in.
+    std::function<std::string(int, int)> signature = [&](int index, int levels) -> std::string {
+        std::vector<std::string> parts;
+        std::vector<int> frontier = {index};
+        std::set<int> seen;
+        while (!frontier.empty()) {
+            const int n = frontier.back();
+            frontier.pop_back();
+            for (const auto &out : graph.nodes[n].outputs) {
+                auto it = layers.consumers.find(out);
+                if (it == layers.consumers.end()) continue;
+                for (int c : it->second) {
+                    if (!seen.insert(c).second) continue;
+                    const Node &consumer = graph.nodes[c];
+                    if (!isComputeLayer(consumer) || isFoldable(consumer.opType))
+                        frontier.push_back(c);
+                    else
+                        parts.push_back(levels > 1 ? signature(c, levels - 1)
+                                                   : canonicalOpType(consumer));
+                }
+            }
+        }
+        std::sort(parts.begin(), parts.end());
+        std::string text = canonicalOpType(graph.nodes[index]) + "(";
+        for (const auto &part : parts) text += part + ",";
+        return text + ")";
+    };
 
     std::set<int> absorbed;
     for (size_t i = 0; i < graph.nodes.size(); ++i) {
@@ -80,6 +117,7 @@ GraphLayers collectLayers(const Graph &graph) {
         unit.op = canonicalOpType(node);
         unit.depth = nodeDepth[i];
         unit.fusedActivation = node.hasAttribute("ql_activation");
+        unit.signature = signature(int(i), 3);
         if (isFoldTarget(unit.op) && !node.outputs.empty() &&
             graph.useCount(node.outputs[0]) == 1) {
             auto it = layers.consumers.find(node.outputs[0]);
@@ -124,7 +162,7 @@ Status checkInputs(const Graph &f, const Graph &q) {
     const std::string prefix = "models do not match: ";
     if (f.inputs.size() != q.inputs.size())
         return Status::badInput(prefix + "the float model has " + std::to_string(f.inputs.size()) +
-                                " input(s), the quantized model " +
+                                " input(s), the quantized model has " +
                                 std::to_string(q.inputs.size()));
     for (size_t i = 0; i < f.inputs.size(); ++i) {
         const ValueInfo &a = f.inputs[i];
@@ -168,7 +206,8 @@ std::vector<std::pair<int, int>> alignByOpType(const std::vector<const Unit *> &
 
 std::vector<const Unit *> canonicalOrder(std::vector<const Unit *> units) {
     std::stable_sort(units.begin(), units.end(), [](const Unit *x, const Unit *y) {
-        return std::tie(x->depth, x->op, x->head) < std::tie(y->depth, y->op, y->head);
+        return std::tie(x->depth, x->op, x->signature, x->head) <
+               std::tie(y->depth, y->op, y->signature, y->head);
     });
     return units;
 }

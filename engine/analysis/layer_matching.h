@@ -16,9 +16,10 @@
 //  1. By name: a float and a quantized compute node with the same name and the same (canonical)
 //     op type are paired, wherever they sit in the graph.
 //  2. By structure, for the rest: each graph's remaining layers are put in a canonical order
-//     (depth in compute layers from the graph inputs, then op type, then file order, so that
-//     independent branches stored in a different order line up) and aligned by a longest common
-//     subsequence of their op types.
+//     (depth in compute layers from the graph inputs, then op type, then the op types downstream
+//     three layers deep, then file order, so that independent branches stored in a different
+//     order line up; BN/Relu/Clip do not count as they may be folded) and aligned by a longest
+//     common subsequence of their op types.
 // A float BatchNormalization that directly follows a Conv/ConvTranspose/Gemm/MatMul (sole
 // consumer) is folded into that layer when the quantized counterpart has no BatchNormalization
 // after it; the match then compares the BN output with the quantized layer's output. A float
