@@ -304,10 +304,22 @@ Result<LayerMatching> matchLayers(const Graph &floatGraph, const Graph &quantGra
         byFloatNode[f.head] = head;
     }
 
-    // A Relu/Clip the quantized layer fuses by attribute folds into that layer's match.
+    // A float Relu/Clip left unmatched folds into the match before it when the quantized layer
+    // fuses it: by attribute (QOperator `ql_activation`), or by quantizing its output directly
+    // (ONNX Runtime's QDQ quantizer drops a Relu/Clip whose clipping the QuantizeLinear's range
+    // already does).
+    auto feedsOnlyQuantize = [&](const Node &node) {
+        if (node.outputs.empty() || quantGraph.isGraphOutput(node.outputs[0])) return false;
+        auto it = ql.consumers.find(node.outputs[0]);
+        if (it == ql.consumers.end()) return false;
+        for (int c : it->second)
+            if (quantGraph.nodes[c].opType != "QuantizeLinear") return false;
+        return true;
+    };
     for (auto &[index, match] : byFloatNode) {
         const Node *qNode = quantGraph.findNode(match.quantNode);
-        if (!qNode || !qNode->hasAttribute("ql_activation")) continue;
+        if (!qNode || !(qNode->hasAttribute("ql_activation") || feedsOnlyQuantize(*qNode)))
+            continue;
         auto it = fl.consumers.find(match.floatOutput);
         if (it == fl.consumers.end() || it->second.size() != 1 ||
             floatGraph.useCount(match.floatOutput) != 1)

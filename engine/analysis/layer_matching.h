@@ -23,8 +23,10 @@
 // A float BatchNormalization that directly follows a Conv/ConvTranspose/Gemm/MatMul (sole
 // consumer) is folded into that layer when the quantized counterpart has no BatchNormalization
 // after it; the match then compares the BN output with the quantized layer's output. A float
-// Relu/Clip is folded the same way when the quantized layer fuses it by attribute
-// (`ql_activation`, QOperator form); a separate quantized Relu node is matched on its own.
+// Relu/Clip left unmatched is folded the same way when the quantized layer fuses it: by
+// attribute (`ql_activation`, QOperator form) or by feeding its output straight into a
+// QuantizeLinear (ONNX Runtime's QDQ quantizer drops such activations). A separate quantized
+// Relu node is matched on its own.
 
 #include <string>
 #include <vector>

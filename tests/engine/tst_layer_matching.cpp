@@ -280,6 +280,38 @@ TEST(LayerMatching, QOperatorWithFusedActivationFoldsBatchNormAndRelu) {
     EXPECT_TRUE(m.unmatchedQuant.empty());
 }
 
+TEST(LayerMatching, ReluDroppedByQdqQuantizerFoldsIntoTheLayerBefore) {
+    // ONNX Runtime style: Conv -> QuantizeLinear with the Relu removed; the Add keeps its Relu.
+    Graph f = emptyGraph();
+    add(f, "Conv", "conv", {"x", "w"}, {"c"});
+    add(f, "Relu", "relu", {"c"}, {"r"});
+    add(f, "Add", "add", {"r", "x"}, {"a"});
+    add(f, "Relu", "relu2", {"a"}, {"y"});
+
+    Graph q = emptyGraph();
+    std::string in = qdq(q, "x");
+    add(q, "Conv", "conv", {in, "w"}, {"q0"});
+    add(q, "Add", "add", {qdq(q, "q0"), in}, {"q1"});
+    add(q, "Relu", "relu2", {"q1"}, {"q2"});
+    qdq(q, "q2");
+
+    auto result = matchLayers(f, q);
+    ASSERT_TRUE(result) << result.status().message();
+    const LayerMatching &m = *result;
+    ASSERT_EQ(m.matches.size(), 3u);
+    EXPECT_EQ(m.matches[0].floatNode, "conv");
+    EXPECT_EQ(m.matches[0].floatOutput, "r");
+    EXPECT_EQ(m.matches[0].quantOutput, "q0_deq");
+    EXPECT_EQ(m.matches[0].foldedFloatNodes, std::vector<std::string>{"relu"});
+    EXPECT_EQ(m.matches[1].floatNode, "add");
+    EXPECT_EQ(m.matches[1].floatOutput, "a");
+    EXPECT_TRUE(m.matches[1].foldedFloatNodes.empty());
+    EXPECT_EQ(m.matches[2].floatNode, "relu2");
+    EXPECT_EQ(m.matches[2].quantOutput, "q2_deq");
+    EXPECT_TRUE(m.unmatchedFloat.empty());
+    EXPECT_TRUE(m.unmatchedQuant.empty());
+}
+
 TEST(LayerMatching, MismatchedPairsAreErrors) {
     Graph f = emptyGraph();
     add(f, "Conv", "conv", {"x", "w"}, {"y"});
