@@ -1,0 +1,346 @@
+#include "analysis/layer_matching.h"
+
+#include <algorithm>
+#include <functional>
+#include <map>
+#include <set>
+#include <tuple>
+
+namespace ql::analysis {
+
+namespace {
+
+const std::set<std::string> &floatComputeOps() {
+    static const std::set<std::string> ops = {
+        "Conv", "ConvTranspose", "Gemm", "MatMul", "Add", "Sub", "Mul", "Div", "Concat",
+        "MaxPool", "AveragePool", "GlobalAveragePool", "GlobalMaxPool", "BatchNormalization",
+        "LayerNormalization", "Relu", "Clip", "LeakyRelu", "PRelu", "Sigmoid", "Tanh",
+        "HardSigmoid", "HardSwish", "Gelu", "Softmax", "Flatten", "Reshape", "Transpose",
+        "Squeeze", "Unsqueeze", "Resize", "Pad", "ReduceMean", "Split", "Slice"};
+    return ops;
+}
+
+const std::map<std::string, std::string> &quantizedOpCanon() {
+    static const std::map<std::string, std::string> ops = {
+        {"QLinearConv", "Conv"}, {"ConvInteger", "Conv"}, {"QLinearMatMul", "MatMul"},
+        {"MatMulInteger", "MatMul"}, {"QGemm", "Gemm"}, {"QLinearAdd", "Add"},
+        {"QLinearMul", "Mul"}, {"QLinearConcat", "Concat"},
+        {"QLinearGlobalAveragePool", "GlobalAveragePool"}, {"QLinearAveragePool", "AveragePool"},
+        {"QLinearSigmoid", "Sigmoid"}, {"QLinearLeakyRelu", "LeakyRelu"}};
+    return ops;
+}
+
+// Layers the quantized model may fold or fuse away; they do not count in depths or signatures.
+bool isFoldable(const std::string &op) {
+    return op == "BatchNormalization" || op == "Relu" || op == "Clip";
+}
+
+bool isFoldTarget(const std::string &op) {
+    return op == "Conv" || op == "ConvTranspose" || op == "Gemm" || op == "MatMul";
+}
+
+// One layer: a compute node plus a BatchNormalization directly behind it (sole consumer).
+struct Unit {
+    int head = -1;
+    int bn = -1;
+    bool fusedActivation = false;  // QOperator node carrying `ql_activation`
+    int depth = 0;
+    std::string op;
+    std::string signature;  // op types downstream, to order same-depth same-op layers
+};
+
+struct GraphLayers {
+    const Graph *graph = nullptr;
+    std::map<std::string, std::vector<int>> consumers;
+    std::vector<Unit> units;
+};
+
+GraphLayers collectLayers(const Graph &graph) {
+    GraphLayers layers;
+    layers.graph = &graph;
+    for (size_t i = 0; i < graph.nodes.size(); ++i)
+        for (const auto &in : graph.nodes[i].inputs)
+            if (!in.empty()) layers.consumers[in].push_back(int(i));
+
+    // Depth in compute layers from the graph inputs; plumbing nodes pass depth through.
+    std::map<std::string, int> valueDepth;
+    std::vector<int> nodeDepth(graph.nodes.size(), 0);
+    for (size_t i = 0; i < graph.nodes.size(); ++i) {
+        const Node &node = graph.nodes[i];
+        int depth = 0;
+        for (const auto &in : node.inputs) {
+            auto it = valueDepth.find(in);
+            if (it != valueDepth.end()) depth = std::max(depth, it->second);
+        }
+        if (isComputeLayer(node) && !isFoldable(node.opType)) ++depth;
+        nodeDepth[i] = depth;
+        for (const auto &out : node.outputs)
+            if (!out.empty()) valueDepth[out] = depth;
+    }
+
+    // Downstream signature: op types of the compute layers fed by a node, three levels deep,
+    // so that e.g. a Conv feeding a Relu and a Conv feeding a Concat sort the same way in both
+    // models whatever order the files list them in.
+    std::function<std::string(int, int)> signature = [&](int index, int levels) -> std::string {
+        std::vector<std::string> parts;
+        std::vector<int> frontier = {index};
+        std::set<int> seen;
+        while (!frontier.empty()) {
+            const int n = frontier.back();
+            frontier.pop_back();
+            for (const auto &out : graph.nodes[n].outputs) {
+                auto it = layers.consumers.find(out);
+                if (it == layers.consumers.end()) continue;
+                for (int c : it->second) {
+                    if (!seen.insert(c).second) continue;
+                    const Node &consumer = graph.nodes[c];
+                    if (!isComputeLayer(consumer) || isFoldable(consumer.opType))
+                        frontier.push_back(c);
+                    else
+                        parts.push_back(levels > 1 ? signature(c, levels - 1)
+                                                   : canonicalOpType(consumer));
+                }
+            }
+        }
+        std::sort(parts.begin(), parts.end());
+        std::string text = canonicalOpType(graph.nodes[index]) + "(";
+        for (const auto &part : parts) text += part + ",";
+        return text + ")";
+    };
+
+    std::set<int> absorbed;
+    for (size_t i = 0; i < graph.nodes.size(); ++i) {
+        const Node &node = graph.nodes[i];
+        if (!isComputeLayer(node) || absorbed.count(int(i))) continue;
+        Unit unit;
+        unit.head = int(i);
+        unit.op = canonicalOpType(node);
+        unit.depth = nodeDepth[i];
+        unit.fusedActivation = node.hasAttribute("ql_activation");
+        unit.signature = signature(int(i), 3);
+        if (isFoldTarget(unit.op) && !node.outputs.empty() &&
+            graph.useCount(node.outputs[0]) == 1) {
+            auto it = layers.consumers.find(node.outputs[0]);
+            if (it != layers.consumers.end() && it->second.size() == 1) {
+                const Node &next = graph.nodes[it->second[0]];
+                if (next.opType == "BatchNormalization" && next.inputs[0] == node.outputs[0]) {
+                    unit.bn = it->second[0];
+                    absorbed.insert(unit.bn);
+                }
+            }
+        }
+        layers.units.push_back(unit);
+    }
+    return layers;
+}
+
+bool isPassThrough(const std::string &op) { return op == "Cast" || op == "Identity"; }
+
+// The value the quantized model really carries for `value`: the DequantizeLinear output behind
+// the QuantizeLinear that consumes it (through Cast/Identity), else `value` itself.
+std::string dequantizedValue(const GraphLayers &layers, const std::string &value) {
+    const Graph &graph = *layers.graph;
+    auto consumersOf = [&](const std::string &v) -> std::vector<int> {
+        auto it = layers.consumers.find(v);
+        return it == layers.consumers.end() ? std::vector<int>{} : it->second;
+    };
+    for (int q : consumersOf(value)) {
+        if (graph.nodes[q].opType != "QuantizeLinear") continue;
+        std::vector<std::string> frontier = {graph.nodes[q].outputs[0]};
+        for (size_t step = 0; step < frontier.size() && step < 16; ++step) {
+            for (int c : consumersOf(frontier[step])) {
+                const Node &consumer = graph.nodes[c];
+                if (consumer.opType == "DequantizeLinear") return consumer.outputs[0];
+                if (isPassThrough(consumer.opType)) frontier.push_back(consumer.outputs[0]);
+            }
+        }
+    }
+    return value;
+}
+
+Status checkInputs(const Graph &f, const Graph &q) {
+    const std::string prefix = "models do not match: ";
+    if (f.inputs.size() != q.inputs.size())
+        return Status::badInput(prefix + "the float model has " + std::to_string(f.inputs.size()) +
+                                " input(s), the quantized model has " +
+                                std::to_string(q.inputs.size()));
+    for (size_t i = 0; i < f.inputs.size(); ++i) {
+        const ValueInfo &a = f.inputs[i];
+        const ValueInfo &b = q.inputs[i];
+        const std::string which = "input " + std::to_string(i) + " ('" + a.name + "' vs '" +
+                                  b.name + "')";
+        if (a.dtype != DataType::Undefined && b.dtype != DataType::Undefined && a.dtype != b.dtype)
+            return Status::badInput(prefix + which + " has different element types");
+        if (!a.hasShape || !b.hasShape) continue;
+        bool same = a.shape.size() == b.shape.size();
+        for (size_t d = 0; same && d < a.shape.size(); ++d)
+            if (a.shape[d] > 0 && b.shape[d] > 0 && a.shape[d] != b.shape[d]) same = false;
+        if (!same) return Status::badInput(prefix + which + " has different shapes");
+    }
+    return Status::ok();
+}
+
+// Longest common subsequence of op types; returns pairs of positions in `a` and `b`.
+std::vector<std::pair<int, int>> alignByOpType(const std::vector<const Unit *> &a,
+                                               const std::vector<const Unit *> &b) {
+    const size_t n = a.size(), m = b.size();
+    std::vector<std::vector<int>> len(n + 1, std::vector<int>(m + 1, 0));
+    for (size_t i = n; i-- > 0;)
+        for (size_t j = m; j-- > 0;)
+            len[i][j] = a[i]->op == b[j]->op ? len[i + 1][j + 1] + 1
+                                             : std::max(len[i + 1][j], len[i][j + 1]);
+    std::vector<std::pair<int, int>> pairs;
+    size_t i = 0, j = 0;
+    while (i < n && j < m) {
+        if (a[i]->op == b[j]->op) {
+            pairs.emplace_back(int(i), int(j));
+            ++i, ++j;
+        } else if (len[i + 1][j] >= len[i][j + 1]) {
+            ++i;
+        } else {
+            ++j;
+        }
+    }
+    return pairs;
+}
+
+std::vector<const Unit *> canonicalOrder(std::vector<const Unit *> units) {
+    std::stable_sort(units.begin(), units.end(), [](const Unit *x, const Unit *y) {
+        return std::tie(x->depth, x->op, x->signature, x->head) <
+               std::tie(y->depth, y->op, y->signature, y->head);
+    });
+    return units;
+}
+
+}  // namespace
+
+bool isComputeLayer(const Node &node) {
+    if (node.domain.empty() || node.domain == "ai.onnx") {
+        if (floatComputeOps().count(node.opType)) return true;
+    }
+    return quantizedOpCanon().count(node.opType) != 0;
+}
+
+std::string canonicalOpType(const Node &node) {
+    auto it = quantizedOpCanon().find(node.opType);
+    return it == quantizedOpCanon().end() ? node.opType : it->second;
+}
+
+Result<LayerMatching> matchLayers(const Graph &floatGraph, const Graph &quantGraph) {
+    if (Status s = checkInputs(floatGraph, quantGraph); !s) return s;
+    const GraphLayers fl = collectLayers(floatGraph);
+    const GraphLayers ql = collectLayers(quantGraph);
+
+    std::vector<std::pair<const Unit *, const Unit *>> pairs;  // with how
+    std::vector<std::string> hows;
+    std::set<const Unit *> usedF, usedQ;
+
+    // 1. By name.
+    std::map<std::string, const Unit *> quantByName;
+    for (const Unit &u : ql.units) quantByName[quantGraph.nodes[u.head].name] = &u;
+    for (const Unit &u : fl.units) {
+        auto it = quantByName.find(floatGraph.nodes[u.head].name);
+        if (it == quantByName.end() || it->second->op != u.op || usedQ.count(it->second)) continue;
+        pairs.emplace_back(&u, it->second);
+        hows.push_back("name");
+        usedF.insert(&u);
+        usedQ.insert(it->second);
+    }
+
+    // 2. By structure, for what is left.
+    std::vector<const Unit *> restF, restQ;
+    for (const Unit &u : fl.units)
+        if (!usedF.count(&u)) restF.push_back(&u);
+    for (const Unit &u : ql.units)
+        if (!usedQ.count(&u)) restQ.push_back(&u);
+    restF = canonicalOrder(restF);
+    restQ = canonicalOrder(restQ);
+    for (const auto &[i, j] : alignByOpType(restF, restQ)) {
+        pairs.emplace_back(restF[i], restQ[j]);
+        hows.push_back("structure");
+        usedF.insert(restF[i]);
+        usedQ.insert(restQ[j]);
+    }
+
+    if (pairs.empty())
+        return Status::badInput(
+            "models do not match: no compute layer of the float model" +
+            (floatGraph.sourcePath.empty() ? std::string() : " '" + floatGraph.sourcePath + "'") +
+            " has a counterpart in the quantized model" +
+            (quantGraph.sourcePath.empty() ? std::string() : " '" + quantGraph.sourcePath + "'"));
+
+    LayerMatching result;
+    std::set<int> matchedFloatNodes, matchedQuantNodes;
+    std::map<int, LayerMatch> byFloatNode;  // float node index -> match, for node order
+    auto quantOut = [&](int node) { return dequantizedValue(ql, quantGraph.nodes[node].outputs[0]); };
+
+    for (size_t k = 0; k < pairs.size(); ++k) {
+        const Unit &f = *pairs[k].first;
+        const Unit &q = *pairs[k].second;
+        const Node &fHead = floatGraph.nodes[f.head];
+        const Node &qHead = quantGraph.nodes[q.head];
+        LayerMatch head{fHead.name, qHead.name, fHead.outputs[0], "", {}, hows[k]};
+        matchedFloatNodes.insert(f.head);
+        matchedQuantNodes.insert(q.head);
+        if (f.bn >= 0 && q.bn >= 0) {
+            // Both kept the BatchNormalization: two layers to compare.
+            head.quantOutput = quantOut(q.head);
+            const Node &fBn = floatGraph.nodes[f.bn];
+            const Node &qBn = quantGraph.nodes[q.bn];
+            byFloatNode[f.bn] = LayerMatch{fBn.name, qBn.name, fBn.outputs[0], quantOut(q.bn), {},
+                                           hows[k]};
+            matchedFloatNodes.insert(f.bn);
+            matchedQuantNodes.insert(q.bn);
+        } else if (f.bn >= 0) {
+            // BN folded into the quantized layer: compare the float BN output.
+            const Node &fBn = floatGraph.nodes[f.bn];
+            head.floatOutput = fBn.outputs[0];
+            head.foldedFloatNodes.push_back(fBn.name);
+            head.quantOutput = quantOut(q.head);
+            matchedFloatNodes.insert(f.bn);
+        } else {
+            head.quantOutput = quantOut(q.head);  // a quantized-only BN stays unmatched
+        }
+        byFloatNode[f.head] = head;
+    }
+
+    // A float Relu/Clip left unmatched folds into the match before it when the quantized layer
+    // fuses it: by attribute (QOperator `ql_activation`), or by quantizing its output directly
+    // (ONNX Runtime's QDQ quantizer drops a Relu/Clip whose clipping the QuantizeLinear's range
+    // already does).
+    auto feedsOnlyQuantize = [&](const Node &node) {
+        if (node.outputs.empty() || quantGraph.isGraphOutput(node.outputs[0])) return false;
+        auto it = ql.consumers.find(node.outputs[0]);
+        if (it == ql.consumers.end()) return false;
+        for (int c : it->second)
+            if (quantGraph.nodes[c].opType != "QuantizeLinear") return false;
+        return true;
+    };
+    for (auto &[index, match] : byFloatNode) {
+        const Node *qNode = quantGraph.findNode(match.quantNode);
+        if (!qNode || !(qNode->hasAttribute("ql_activation") || feedsOnlyQuantize(*qNode)))
+            continue;
+        auto it = fl.consumers.find(match.floatOutput);
+        if (it == fl.consumers.end() || it->second.size() != 1 ||
+            floatGraph.useCount(match.floatOutput) != 1)
+            continue;
+        const int act = it->second[0];
+        const Node &actNode = floatGraph.nodes[act];
+        if ((actNode.opType != "Relu" && actNode.opType != "Clip") || matchedFloatNodes.count(act))
+            continue;
+        match.floatOutput = actNode.outputs[0];
+        match.foldedFloatNodes.push_back(actNode.name);
+        matchedFloatNodes.insert(act);
+    }
+
+    for (auto &entry : byFloatNode) result.matches.push_back(std::move(entry.second));
+    for (size_t i = 0; i < floatGraph.nodes.size(); ++i)
+        if (isComputeLayer(floatGraph.nodes[i]) && !matchedFloatNodes.count(int(i)))
+            result.unmatchedFloat.push_back(floatGraph.nodes[i].name);
+    for (size_t i = 0; i < quantGraph.nodes.size(); ++i)
+        if (isComputeLayer(quantGraph.nodes[i]) && !matchedQuantNodes.count(int(i)))
+            result.unmatchedQuant.push_back(quantGraph.nodes[i].name);
+    return result;
+}
+
+}  // namespace ql::analysis

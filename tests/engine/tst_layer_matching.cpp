@@ -1,0 +1,341 @@
+// Layer matching between a float model and its quantized version: the committed PyTorch FX
+// fixture (names partly kept, BN folded, Relu renamed), and hand-built graphs with renamed nodes,
+// reordered branches, extra nodes, folded/kept BN, fused activations and mismatched pairs.
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <set>
+
+#include "analysis/layer_matching.h"
+#include "onnx_io/model_loader.h"
+#include "test_support.h"
+
+using namespace ql;
+using namespace ql::analysis;
+using namespace ql::test;
+
+namespace {
+
+void add(Graph &g, const std::string &op, const std::string &name, std::vector<std::string> inputs,
+         std::vector<std::string> outputs, const std::string &domain = "") {
+    Node n;
+    n.opType = op;
+    n.name = name;
+    n.domain = domain;
+    n.inputs = std::move(inputs);
+    n.outputs = std::move(outputs);
+    g.nodes.push_back(std::move(n));
+}
+
+Graph emptyGraph(const Shape &inputShape = {1, 3, 8, 8}) {
+    Graph g;
+    g.opsetVersion = 13;
+    g.inputs.push_back(floatValueInfo("x", inputShape));
+    return g;
+}
+
+// QuantizeLinear -> DequantizeLinear behind `value`; returns the DQ output.
+std::string qdq(Graph &g, const std::string &value) {
+    add(g, "QuantizeLinear", value + "_q", {value, "s", "zp"}, {value + "_quant"});
+    add(g, "DequantizeLinear", value + "_dq", {value + "_quant", "s", "zp"}, {value + "_deq"});
+    return value + "_deq";
+}
+
+const LayerMatch *findMatch(const LayerMatching &m, const std::string &floatNode) {
+    for (const auto &match : m.matches)
+        if (match.floatNode == floatNode) return &match;
+    return nullptr;
+}
+
+}  // namespace
+
+TEST(LayerMatching, FashionCnnFixtureFloatVsQdq) {
+    const char *data = std::getenv("QL_TEST_DATA");
+    ASSERT_NE(data, nullptr);
+    const std::string dir = std::string(data) + "/fx_fashion_cnn/";
+    auto floatModel = loadModel(dir + "float.onnx");
+    auto quantModel = loadModel(dir + "qdq.onnx");
+    ASSERT_TRUE(floatModel) << floatModel.status().message();
+    ASSERT_TRUE(quantModel) << quantModel.status().message();
+    auto result = matchLayers(*floatModel, *quantModel);
+    ASSERT_TRUE(result) << result.status().message();
+    const LayerMatching &m = *result;
+
+    struct Expected {
+        std::string floatNode, quantNode, how, floatOutput;
+        std::set<std::string> quantOutputs;  // the Q output feeds two DQs in one place
+        std::vector<std::string> folded;
+    };
+    const std::vector<Expected> expected = {
+        {"/conv1/Conv", "/conv1/Conv", "name", "/bn1/BatchNormalization_output_0",
+         {"/conv1/Conv_output_0"}, {"/bn1/BatchNormalization"}},
+        {"/relu1/Relu", "/conv1/Relu", "structure", "/relu1/Relu_output_0",
+         {"/conv2/DequantizeLinear_output_0", "/DequantizeLinear_1_output_0"}, {}},
+        {"/conv2/Conv", "/conv2/Conv", "name", "/bn2/BatchNormalization_output_0",
+         {"/DequantizeLinear_output_0"}, {"/bn2/BatchNormalization"}},
+        {"/Add", "/Add", "name", "/Add_output_0", {"/Add_output_0"}, {}},
+        {"/relu2/Relu", "/Relu", "structure", "/relu2/Relu_output_0",
+         {"/pool1/DequantizeLinear_output_0"}, {}},
+        {"/pool1/MaxPool", "/pool1/MaxPool", "name", "/pool1/MaxPool_output_0",
+         {"/conv3/DequantizeLinear_output_0"}, {}},
+        {"/conv3/Conv", "/conv3/Conv", "name", "/bn3/BatchNormalization_output_0",
+         {"/conv3/Conv_output_0"}, {"/bn3/BatchNormalization"}},
+        {"/relu3/Relu", "/conv3/Relu", "structure", "/relu3/Relu_output_0",
+         {"/pool2/DequantizeLinear_output_0"}, {}},
+        {"/pool2/MaxPool", "/pool2/MaxPool", "name", "/pool2/MaxPool_output_0",
+         {"/DequantizeLinear_2_output_0"}, {}},
+        {"/flatten/Flatten", "/flatten/Flatten", "name", "/flatten/Flatten_output_0",
+         {"/fc/DequantizeLinear_output_0"}, {}},
+        {"/fc/Gemm", "/fc/Gemm", "name", "output", {"output"}, {}},
+    };
+    ASSERT_EQ(m.matches.size(), expected.size());
+    for (size_t i = 0; i < expected.size(); ++i) {
+        const LayerMatch &got = m.matches[i];
+        const Expected &want = expected[i];
+        SCOPED_TRACE(want.floatNode);
+        EXPECT_EQ(got.floatNode, want.floatNode);  // float node order
+        EXPECT_EQ(got.quantNode, want.quantNode);
+        EXPECT_EQ(got.how, want.how);
+        EXPECT_EQ(got.floatOutput, want.floatOutput);
+        EXPECT_TRUE(want.quantOutputs.count(got.quantOutput)) << got.quantOutput;
+        EXPECT_EQ(got.foldedFloatNodes, want.folded);
+    }
+    EXPECT_TRUE(m.unmatchedFloat.empty());
+    EXPECT_TRUE(m.unmatchedQuant.empty());
+}
+
+TEST(LayerMatching, RenamedNodesMatchStructurallyWithBatchNormFolded) {
+    Graph f = emptyGraph();
+    add(f, "Conv", "conv", {"x", "w"}, {"c"});
+    add(f, "BatchNormalization", "bn", {"c", "g", "b", "m", "v"}, {"n"});
+    add(f, "Relu", "relu", {"n"}, {"r"});
+    add(f, "MaxPool", "pool", {"r"}, {"p"});
+    add(f, "Flatten", "flat", {"p"}, {"fl"});
+    add(f, "Gemm", "fc", {"fl", "wf"}, {"y"});
+
+    Graph q = emptyGraph();
+    std::string in = qdq(q, "x");
+    add(q, "Conv", "node_0", {in, "wq"}, {"q0"});
+    add(q, "Relu", "node_1", {"q0"}, {"q1"});
+    add(q, "MaxPool", "node_2", {qdq(q, "q1")}, {"q2"});
+    add(q, "Flatten", "node_3", {qdq(q, "q2")}, {"q3"});
+    add(q, "Gemm", "node_4", {qdq(q, "q3"), "wq2"}, {"q4"});
+    qdq(q, "q4");
+
+    auto result = matchLayers(f, q);
+    ASSERT_TRUE(result) << result.status().message();
+    const LayerMatching &m = *result;
+    ASSERT_EQ(m.matches.size(), 5u);
+    const std::vector<std::vector<std::string>> expected = {
+        {"conv", "node_0", "n", "q0"},     {"relu", "node_1", "r", "q1_deq"},
+        {"pool", "node_2", "p", "q2_deq"}, {"flat", "node_3", "fl", "q3_deq"},
+        {"fc", "node_4", "y", "q4_deq"}};
+    for (size_t i = 0; i < expected.size(); ++i) {
+        EXPECT_EQ(m.matches[i].floatNode, expected[i][0]);
+        EXPECT_EQ(m.matches[i].quantNode, expected[i][1]);
+        EXPECT_EQ(m.matches[i].floatOutput, expected[i][2]);
+        EXPECT_EQ(m.matches[i].quantOutput, expected[i][3]);
+        EXPECT_EQ(m.matches[i].how, "structure");
+    }
+    EXPECT_EQ(m.matches[0].foldedFloatNodes, std::vector<std::string>{"bn"});
+    EXPECT_TRUE(m.unmatchedFloat.empty());
+    EXPECT_TRUE(m.unmatchedQuant.empty());
+}
+
+TEST(LayerMatching, ReorderedIndependentBranches) {
+    // x -> Conv -> Relu and x -> MaxPool, then Concat; the quantized file lists the MaxPool
+    // branch first and every node is renamed.
+    Graph f = emptyGraph();
+    add(f, "Conv", "a_conv", {"x", "w"}, {"a"});
+    add(f, "Relu", "a_relu", {"a"}, {"ar"});
+    add(f, "MaxPool", "b_pool", {"x"}, {"b"});
+    add(f, "Concat", "cat", {"ar", "b"}, {"y"});
+
+    Graph q = emptyGraph();
+    std::string in = qdq(q, "x");
+    add(q, "MaxPool", "n0", {in}, {"q0"});
+    add(q, "Conv", "n1", {in, "w"}, {"q1"});
+    add(q, "Relu", "n2", {"q1"}, {"q2"});
+    add(q, "Concat", "n3", {qdq(q, "q2"), qdq(q, "q0")}, {"q3"});
+
+    auto result = matchLayers(f, q);
+    ASSERT_TRUE(result) << result.status().message();
+    const LayerMatching &m = *result;
+    ASSERT_EQ(m.matches.size(), 4u);
+    EXPECT_EQ(findMatch(m, "a_conv")->quantNode, "n1");
+    EXPECT_EQ(findMatch(m, "a_relu")->quantNode, "n2");
+    EXPECT_EQ(findMatch(m, "b_pool")->quantNode, "n0");
+    EXPECT_EQ(findMatch(m, "cat")->quantNode, "n3");
+    EXPECT_EQ(findMatch(m, "b_pool")->quantOutput, "q0_deq");
+    EXPECT_TRUE(m.unmatchedFloat.empty());
+    EXPECT_TRUE(m.unmatchedQuant.empty());
+
+    // Same with names kept: matched by name regardless of order.
+    for (auto &node : q.nodes) {
+        if (node.name == "n0") node.name = "b_pool";
+        if (node.name == "n1") node.name = "a_conv";
+    }
+    auto byName = matchLayers(f, q);
+    ASSERT_TRUE(byName);
+    EXPECT_EQ(findMatch(*byName, "b_pool")->how, "name");
+    EXPECT_EQ(findMatch(*byName, "a_conv")->how, "name");
+    EXPECT_EQ(findMatch(*byName, "a_relu")->quantNode, "n2");
+    EXPECT_EQ(findMatch(*byName, "a_relu")->how, "structure");
+}
+
+TEST(LayerMatching, ReorderedBranchesWithTheSameOpsAreToldApartByWhatFollows) {
+    // Two Conv branches at the same depth; only what follows them (MaxPool or nothing) tells
+    // them apart. The quantized file lists the other branch first, names all changed.
+    Graph f = emptyGraph();
+    add(f, "Conv", "a_conv", {"x", "w1"}, {"a"});
+    add(f, "MaxPool", "a_pool", {"a"}, {"ap"});
+    add(f, "Conv", "b_conv", {"x", "w2"}, {"b"});
+    add(f, "Concat", "cat", {"ap", "b"}, {"y"});
+
+    Graph q = emptyGraph();
+    std::string in = qdq(q, "x");
+    add(q, "Conv", "n0", {in, "w2"}, {"q0"});
+    add(q, "Conv", "n1", {in, "w1"}, {"q1"});
+    add(q, "MaxPool", "n2", {qdq(q, "q1")}, {"q2"});
+    add(q, "Concat", "n3", {qdq(q, "q2"), qdq(q, "q0")}, {"q3"});
+
+    auto result = matchLayers(f, q);
+    ASSERT_TRUE(result) << result.status().message();
+    ASSERT_EQ(result->matches.size(), 4u);
+    EXPECT_EQ(findMatch(*result, "a_conv")->quantNode, "n1");
+    EXPECT_EQ(findMatch(*result, "a_conv")->quantOutput, "q1_deq");
+    EXPECT_EQ(findMatch(*result, "b_conv")->quantNode, "n0");
+    EXPECT_EQ(findMatch(*result, "a_pool")->quantNode, "n2");
+    EXPECT_EQ(findMatch(*result, "cat")->quantNode, "n3");
+}
+
+TEST(LayerMatching, ExtraNodesAreListedAsUnmatched) {
+    Graph f = emptyGraph();
+    add(f, "Conv", "conv", {"x", "w"}, {"c"});
+    add(f, "Add", "extra_add", {"c", "bias"}, {"a"});
+    add(f, "Gemm", "fc", {"a", "wf"}, {"y"});
+
+    Graph q = emptyGraph();
+    add(q, "Conv", "qconv", {qdq(q, "x"), "w"}, {"q0"});
+    add(q, "Sigmoid", "extra_sigmoid", {qdq(q, "q0")}, {"q1"});
+    add(q, "Gemm", "qfc", {qdq(q, "q1"), "wf"}, {"q2"});
+
+    auto result = matchLayers(f, q);
+    ASSERT_TRUE(result) << result.status().message();
+    const LayerMatching &m = *result;
+    ASSERT_EQ(m.matches.size(), 2u);
+    EXPECT_EQ(m.matches[0].quantNode, "qconv");
+    EXPECT_EQ(m.matches[1].quantNode, "qfc");
+    EXPECT_EQ(m.unmatchedFloat, std::vector<std::string>{"extra_add"});
+    EXPECT_EQ(m.unmatchedQuant, std::vector<std::string>{"extra_sigmoid"});
+}
+
+TEST(LayerMatching, BatchNormKeptInBothModelsIsItsOwnLayer) {
+    Graph f = emptyGraph();
+    add(f, "Conv", "conv", {"x", "w"}, {"c"});
+    add(f, "BatchNormalization", "bn", {"c", "g", "b", "m", "v"}, {"y"});
+    Graph q = emptyGraph();
+    add(q, "Conv", "qconv", {qdq(q, "x"), "w"}, {"q0"});
+    add(q, "BatchNormalization", "qbn", {"q0", "g", "b", "m", "v"}, {"q1"});
+    qdq(q, "q1");
+
+    auto result = matchLayers(f, q);
+    ASSERT_TRUE(result) << result.status().message();
+    const LayerMatching &m = *result;
+    ASSERT_EQ(m.matches.size(), 2u);
+    EXPECT_EQ(m.matches[0].floatNode, "conv");
+    EXPECT_EQ(m.matches[0].floatOutput, "c");
+    EXPECT_EQ(m.matches[0].quantOutput, "q0");
+    EXPECT_TRUE(m.matches[0].foldedFloatNodes.empty());
+    EXPECT_EQ(m.matches[1].floatNode, "bn");
+    EXPECT_EQ(m.matches[1].quantNode, "qbn");
+    EXPECT_EQ(m.matches[1].quantOutput, "q1_deq");
+}
+
+TEST(LayerMatching, QOperatorWithFusedActivationFoldsBatchNormAndRelu) {
+    Graph f = emptyGraph();
+    add(f, "Conv", "conv", {"x", "w"}, {"c"});
+    add(f, "BatchNormalization", "bn", {"c", "g", "b", "m", "v"}, {"n"});
+    add(f, "Relu", "relu", {"n"}, {"r"});
+    add(f, "GlobalAveragePool", "gap", {"r"}, {"y"});
+
+    Graph q = emptyGraph();
+    add(q, "QuantizeLinear", "qx", {"x", "s", "zp"}, {"xq"});
+    add(q, "QLinearConv", "qconv", {"xq", "s", "zp", "w", "ws", "wzp", "s", "zp"}, {"q0"});
+    q.nodes.back().attributes["ql_activation"] = stringAttr("Relu");
+    add(q, "QLinearGlobalAveragePool", "qgap", {"q0", "s", "zp", "s", "zp"}, {"q1"},
+        "com.microsoft");
+    add(q, "DequantizeLinear", "dq", {"q1", "s", "zp"}, {"yq"});
+
+    auto result = matchLayers(f, q);
+    ASSERT_TRUE(result) << result.status().message();
+    const LayerMatching &m = *result;
+    ASSERT_EQ(m.matches.size(), 2u);
+    EXPECT_EQ(m.matches[0].quantNode, "qconv");
+    EXPECT_EQ(m.matches[0].floatOutput, "r");
+    EXPECT_EQ(m.matches[0].quantOutput, "q0");  // int8 value of a QOperator node
+    EXPECT_EQ(m.matches[0].foldedFloatNodes, (std::vector<std::string>{"bn", "relu"}));
+    EXPECT_EQ(m.matches[1].quantNode, "qgap");
+    EXPECT_TRUE(m.unmatchedFloat.empty());
+    EXPECT_TRUE(m.unmatchedQuant.empty());
+}
+
+TEST(LayerMatching, ReluDroppedByQdqQuantizerFoldsIntoTheLayerBefore) {
+    // ONNX Runtime style: Conv -> QuantizeLinear with the Relu removed; the Add keeps its Relu.
+    Graph f = emptyGraph();
+    add(f, "Conv", "conv", {"x", "w"}, {"c"});
+    add(f, "Relu", "relu", {"c"}, {"r"});
+    add(f, "Add", "add", {"r", "x"}, {"a"});
+    add(f, "Relu", "relu2", {"a"}, {"y"});
+
+    Graph q = emptyGraph();
+    std::string in = qdq(q, "x");
+    add(q, "Conv", "conv", {in, "w"}, {"q0"});
+    add(q, "Add", "add", {qdq(q, "q0"), in}, {"q1"});
+    add(q, "Relu", "relu2", {"q1"}, {"q2"});
+    qdq(q, "q2");
+
+    auto result = matchLayers(f, q);
+    ASSERT_TRUE(result) << result.status().message();
+    const LayerMatching &m = *result;
+    ASSERT_EQ(m.matches.size(), 3u);
+    EXPECT_EQ(m.matches[0].floatNode, "conv");
+    EXPECT_EQ(m.matches[0].floatOutput, "r");
+    EXPECT_EQ(m.matches[0].quantOutput, "q0_deq");
+    EXPECT_EQ(m.matches[0].foldedFloatNodes, std::vector<std::string>{"relu"});
+    EXPECT_EQ(m.matches[1].floatNode, "add");
+    EXPECT_EQ(m.matches[1].floatOutput, "a");
+    EXPECT_TRUE(m.matches[1].foldedFloatNodes.empty());
+    EXPECT_EQ(m.matches[2].floatNode, "relu2");
+    EXPECT_EQ(m.matches[2].quantOutput, "q2_deq");
+    EXPECT_TRUE(m.unmatchedFloat.empty());
+    EXPECT_TRUE(m.unmatchedQuant.empty());
+}
+
+TEST(LayerMatching, MismatchedPairsAreErrors) {
+    Graph f = emptyGraph();
+    add(f, "Conv", "conv", {"x", "w"}, {"y"});
+
+    Graph otherShape = emptyGraph({1, 1, 28, 28});
+    add(otherShape, "Conv", "conv", {"x", "w"}, {"y"});
+    auto shapeResult = matchLayers(f, otherShape);
+    ASSERT_FALSE(shapeResult);
+    EXPECT_EQ(shapeResult.status().kind(), ErrorKind::BadInput);
+    EXPECT_NE(shapeResult.status().message().find("different shapes"), std::string::npos)
+        << shapeResult.status().message();
+
+    Graph twoInputs = emptyGraph();
+    twoInputs.inputs.push_back(floatValueInfo("x2", {1, 3, 8, 8}));
+    add(twoInputs, "Conv", "conv", {"x", "w"}, {"y"});
+    auto countResult = matchLayers(f, twoInputs);
+    ASSERT_FALSE(countResult);
+    EXPECT_NE(countResult.status().message().find("quantized model has 2"), std::string::npos)
+        << countResult.status().message();
+
+    Graph unrelated = emptyGraph();
+    add(unrelated, "Softmax", "softmax", {"x"}, {"y"});
+    auto nothing = matchLayers(f, unrelated);
+    ASSERT_FALSE(nothing);
+    EXPECT_NE(nothing.status().message().find("no compute layer"), std::string::npos)
+        << nothing.status().message();
+}
