@@ -53,8 +53,8 @@ quant::QParams qparamsFrom(const Tensor &q, const Tensor &scale, const Tensor *z
         p.zeroPoint.assign(p.scale.size(), 0);
     }
     if (p.zeroPoint.size() != p.scale.size()) p.zeroPoint.resize(p.scale.size(), p.zeroPoint.empty() ? 0 : p.zeroPoint[0]);
-    p.axis = p.scale.size() > 1 || scale.rank() == 1 ? (axis < 0 ? axis + q.rank() : axis) : -1;
-    if (p.scale.size() == 1) p.axis = -1;
+    // One scale is per tensor whatever its rank; otherwise per channel along `axis`.
+    p.axis = p.scale.size() > 1 ? (axis < 0 ? axis + q.rank() : axis) : -1;
     return p;
 }
 

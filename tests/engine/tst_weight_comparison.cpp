@@ -220,3 +220,30 @@ TEST(WeightComparison, QLinearConvConstantWeight) {
     ASSERT_TRUE((*result)[0].stats) << (*result)[0].note;
     EXPECT_NEAR((*result)[0].stats->sqnrDb, 10 * std::log10(18.64 / 0.04), 1e-3);
 }
+
+TEST(WeightComparison, MatMulConstantWeightPerColumn) {
+    // MatMul B [2 rows, 2 columns]: output channels are columns (last axis); DQ per axis 1 with
+    // scales [0.1, 1]: q [[10, 1], [20, 3]] -> [[1, 1], [2, 3]]; float [[1, 1.1], [2, 3]].
+    // Column 0 exact (+inf); column 1: 10·log10((1.21 + 9) / 0.01) = 30.0903.
+    Graph f, q;
+    f.inputs.push_back(floatValueInfo("x", {1, 2}));
+    f.initializers["b"] = Tensor::fromVector<float>({2, 2}, {1, 1.1f, 2, 3});
+    add(f, "MatMul", "mm", {"x", "b"}, {"y"});
+    q.initializers["bq"] = Tensor::fromVector<int8_t>({2, 2}, {10, 1, 20, 3});
+    q.initializers["s"] = Tensor::fromVector<float>({2}, {0.1f, 1.0f});
+    q.initializers["zp"] = Tensor::fromVector<int8_t>({2}, {0, 0});
+    add(q, "DequantizeLinear", "dq_b", {"bq", "s", "zp"}, {"b_deq"}, {{"axis", intAttr(1)}});
+    add(q, "MatMul", "mm_q", {"x", "b_deq"}, {"y"});
+    LayerMatching m;
+    m.matches.push_back({"mm", "mm_q", "y", "y", {}, "name"});
+    auto result = compareWeights(f, q, m);
+    ASSERT_TRUE(result) << result.status().message();
+    const auto &mm = (*result)[0];
+    ASSERT_TRUE(mm.stats) << mm.note;
+    EXPECT_EQ(mm.channelAxis, 1);
+    ASSERT_EQ(mm.stats->channelSqnrDb.size(), 2u);
+    EXPECT_EQ(mm.stats->channelSqnrDb[0], INFINITY);
+    EXPECT_NEAR(mm.stats->channelSqnrDb[1], 10 * std::log10(10.21 / 0.01), 1e-3);
+    EXPECT_FLOAT_EQ(mm.stats->channelMin[1], 1.1f);
+    EXPECT_FLOAT_EQ(mm.stats->channelMax[1], 3.0f);
+}
