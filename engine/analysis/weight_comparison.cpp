@@ -63,14 +63,16 @@ quant::QParams qparamsFrom(const Tensor &q, const Tensor &scale, const Tensor *z
 std::optional<Tensor> dequantizedWeight(const Graph &graph, const Node &node, int inputIndex, std::string *why) {
     const bool qoperator = node.opType == "QLinearConv" || node.opType == "QLinearMatMul" || node.opType == "QGemm";
     if (qoperator) {
-        const Tensor *w = node.hasInput(3) ? constantBehind(graph, node.inputs[3]) : nullptr;
-        const Tensor *s = node.hasInput(4) ? constantBehind(graph, node.inputs[4]) : nullptr;
-        const Tensor *zp = node.hasInput(5) ? constantBehind(graph, node.inputs[5]) : nullptr;
+        // A constant left MatMul operand is QLinearMatMul's a, a_scale, a_zero_point (0..2).
+        const size_t base = node.opType == "QLinearMatMul" && inputIndex == 0 ? 0 : 3;
+        const Tensor *w = node.hasInput(base) ? constantBehind(graph, node.inputs[base]) : nullptr;
+        const Tensor *s = node.hasInput(base + 1) ? constantBehind(graph, node.inputs[base + 1]) : nullptr;
+        const Tensor *zp = node.hasInput(base + 2) ? constantBehind(graph, node.inputs[base + 2]) : nullptr;
         if (!w || !s) { *why = "quantized weight or its scale is not a constant"; return std::nullopt; }
         // Per-channel QLinearConv weights are along axis 0; QLinearMatMul / QGemm along the
         // output-column axis of B (last axis, or 0 when QGemm transB).
         int64_t axis = 0;
-        if (node.opType == "QLinearMatMul") axis = w->rank() - 1;
+        if (node.opType == "QLinearMatMul") axis = base == 0 ? -1 : w->rank() - 1;
         if (node.opType == "QGemm") axis = node.attrInt("transB", 0) ? 0 : 1;
         return quant::dequantizeTensor(*w, qparamsFrom(*w, *s, zp, axis));
     }
