@@ -19,6 +19,7 @@ struct QuantTarget {
     std::vector<float> scale;
     std::vector<int32_t> zeroPoint;
     int64_t axis = 1;
+    DataType quantType = DataType::UInt8;  // from the zero point's type (uint8 when absent)
 };
 
 bool isPassThrough(const Node &node) {
@@ -47,6 +48,7 @@ QuantTarget describeQuantValue(const Graph &folded, const std::string &value) {
     if (!scale || (dq.inputs.size() > 2 && !dq.inputs[2].empty() && !zp)) return target;
     target.scale = floatValues(*scale);
     if (zp) {
+        target.quantType = zp->dtype();
         for (int64_t i = 0; i < zp->numel(); ++i) target.zeroPoint.push_back(static_cast<int32_t>(zp->valueAsDouble(i)));
     } else {
         target.zeroPoint.assign(target.scale.size(), 0);
@@ -217,6 +219,14 @@ Result<ActivationComparisonResult> compareActivations(const Graph &floatGraph, c
                         accumulators[matchIndex].addQuantized(value.toPlain().data<int8_t>(), value.numel(), -128, 127);
                 } else {
                     y = floatCopy(value);
+                    const QuantTarget &t = targets[matchIndex];
+                    if (t.scale.size() == 1 && t.scale[0] > 0.0f && !t.quantizedNames.empty()) {
+                        // Saturation of the quantized tensor behind the DQ, recovered from its output.
+                        const bool isSigned = t.quantType == DataType::Int8;
+                        accumulators[matchIndex].addSaturationFromDequantized(
+                            y.data<float>(), y.numel(), t.scale[0], t.zeroPoint[0], isSigned ? -128 : 0,
+                            isSigned ? 127 : 255);
+                    }
                 }
                 Status s = compareInto(accumulators[matchIndex], fx->second, y, "layer '" + match.floatNode + "'");
                 if (!s.isOk()) { tapStatus = s; return; }

@@ -123,8 +123,19 @@ TEST_P(ActivationComparisonTest, MatchesPyTorchAddLoggersAndIsBatchIndependent) 
         EXPECT_NEAR(a->metrics.mse, b->metrics.mse, 1e-9 * b->metrics.mse);
         EXPECT_NEAR(a->metrics.cosine, b->metrics.cosine, 1e-9);
         EXPECT_EQ(a->metrics.maxAbsError, b->metrics.maxAbsError);
-        std::printf("%-16s %-8s %8.3f dB (PyTorch %8.3f) seen as %s\n", node.c_str(),
-                    precisionName(GetParam()), a->metrics.sqnrDb, torchDb, a->quantValueSeen.c_str());
+        std::printf("%-16s %-8s %8.3f dB (PyTorch %8.3f) sat %.3f%% seen as %s\n", node.c_str(),
+                    precisionName(GetParam()), a->metrics.sqnrDb, torchDb,
+                    a->metrics.saturationPct.value_or(-1.0), a->quantValueSeen.c_str());
+    }
+    for (const auto &l : by16->layers) {
+        if (!l.observed) std::printf("not observed (%s): %s -> %s\n", precisionName(GetParam()),
+                                     l.match.floatNode.c_str(), l.match.quantOutput.c_str());
+        // Saturation is known for every layer read through a quantized tensor.
+        if (l.observed && l.quantValueSeen != l.match.quantOutput) EXPECT_TRUE(l.metrics.saturationPct);
+        if (l.metrics.saturationPct) {
+            EXPECT_GE(*l.metrics.saturationPct, 0.0);
+            EXPECT_LE(*l.metrics.saturationPct, 100.0);
+        }
     }
     ASSERT_EQ(by16->outputs.size(), 1u);
     const OutputComparison &out = by16->outputs[0];
