@@ -27,14 +27,6 @@ Tensor uniformInts(DataType type, const Shape &shape, unsigned seed, int lo, int
     return t;
 }
 
-Tensor scalar(DataType type, float v) {
-    Tensor t(type, {});
-    if (type == DataType::Float) t.data<float>()[0] = v;
-    if (type == DataType::UInt8) t.data<uint8_t>()[0] = static_cast<uint8_t>(v);
-    if (type == DataType::Int8) t.data<int8_t>()[0] = static_cast<int8_t>(v);
-    return t;
-}
-
 TEST(Int8KernelMode, ParsesTheTwoModes) {
     Int8Kernels mode = Int8Kernels::Fast;
     ASSERT_TRUE(parseInt8Kernels("exact", mode));
@@ -80,9 +72,9 @@ TEST(Int8KernelMode, FastSaturatesOnlyWithoutVnniAndExactMatchesNaiveLoop) {
     const Tensor wt = uniformInts(DataType::Int8, {m, c, 3, 3}, 8, 100, 127);
     const float xs = 0.02f, ws = 0.01f, ys = 20.0f;  // exact outputs around 40 of 255
     const int yzp = 0;
-    std::vector<Tensor> in{x, scalar(DataType::Float, xs), scalar(DataType::UInt8, 0),
-                           wt, scalar(DataType::Float, ws), scalar(DataType::Int8, 0),
-                           scalar(DataType::Float, ys), scalar(DataType::UInt8, yzp)};
+    std::vector<Tensor> in{x, Tensor::scalar<float>(xs), Tensor::scalar<uint8_t>(0),
+                           wt, Tensor::scalar<float>(ws), Tensor::scalar<int8_t>(0),
+                           Tensor::scalar<float>(ys), Tensor::scalar<uint8_t>(static_cast<uint8_t>(yzp))};
     const std::vector<bool> constants{false, true, true, true, true, true, true, true};
     Graph graph;
     graph.nodes.push_back(makeNode("QLinearConv", {{"pads", intsAttr({1, 1, 1, 1})}}));

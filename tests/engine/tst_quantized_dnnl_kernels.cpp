@@ -31,13 +31,10 @@ Tensor randomInt8(DataType type, const Shape &shape, unsigned seed) {
                                    : randomInts<int8_t>(shape, seed, -128, 127);
 }
 
+// A zero point of the activation type chosen at run time by the test parameters.
 Tensor scalarOf(DataType type, int value) {
-    Tensor t(type, {});
-    if (type == DataType::UInt8)
-        t.data<uint8_t>()[0] = static_cast<uint8_t>(value);
-    else
-        t.data<int8_t>()[0] = static_cast<int8_t>(value);
-    return t;
+    return type == DataType::UInt8 ? Tensor::scalar<uint8_t>(static_cast<uint8_t>(value))
+                                   : Tensor::scalar<int8_t>(static_cast<int8_t>(value));
 }
 
 Tensor floatScalar(float v) {
