@@ -72,8 +72,6 @@ private:
     std::map<std::string, std::string> m_aliases;  // output of a dropped no-op -> its int8 input
 };
 
-// A Relu/Clip the node must apply itself, which its kernel does not do in this build ("" if fine).
-std::string activationUnsupported(const QuantizedOutput &y, const std::string &qop, bool requireKernels);
 // Output activation that only a MatMul-family kernel can fuse ("" if none or implicit).
 std::string activationNotFusable(const QuantizedOutput &y, const std::string &op);
 

@@ -5,15 +5,9 @@
 
 #include "kernels/kernel.h"
 #include "kernels/quantization_common.h"
-#include "passes/kernel_probes.h"
 #include "passes/qdq_lowering.h"
 
 namespace ql::lowering {
-
-std::string activationUnsupported(const QuantizedOutput &y, const std::string &qop, bool requireKernels) {
-    if (y.activationNode < 0 || y.implicit || !requireKernels || probe::appliesFusedActivation(qop)) return "";
-    return "the " + qop + " kernel of this build does not apply a fused " + y.activation;
-}
 
 namespace {
 
@@ -64,7 +58,6 @@ std::string Lowering::lowerConv(int i) {
         bias = addInitializer(conv.name + "_bias_int32", Tensor::fromVector<int32_t>({channels}, q));
     }
     if (std::string missing = kernelMissing("", "QLinearConv"); !missing.empty()) return missing;
-    if (std::string w = activationUnsupported(y, "QLinearConv", m_options.requireKernels); !w.empty()) return w;
     Node n = loweredNode(conv, "QLinearConv", "",
                          {x.q, x.scale, x.zp, w.q, w.scale, w.zp, y.scale, y.zp}, y);
     n.attributes = conv.attributes;
@@ -107,7 +100,6 @@ std::string Lowering::lowerGemm(int i) {
         bias = addInitializer(gemm.name + "_bias_int32", Tensor::fromVector<int32_t>({n}, q));
     }
     if (std::string missing = kernelMissing(kMicrosoft, "QGemm"); !missing.empty()) return missing;
-    if (std::string w = activationUnsupported(y, "QGemm", m_options.requireKernels); !w.empty()) return w;
     Node node = loweredNode(gemm, "QGemm", kMicrosoft,
                             {a.q, a.scale, a.zp, b.q, b.scale, b.zp, bias, y.scale, y.zp}, y);
     node.attributes["transA"] = qdq::intAttribute(gemm.attrInt("transA", 0));
@@ -129,7 +121,6 @@ std::string Lowering::lowerMatMul(int i) {
         return "B is quantized along an axis other than its columns";
     if (!quantizedOutput(mm, y, why)) return why;
     if (std::string missing = kernelMissing("", "QLinearMatMul"); !missing.empty()) return missing;
-    if (std::string w = activationUnsupported(y, "QLinearMatMul", m_options.requireKernels); !w.empty()) return w;
     commit(i, loweredNode(mm, "QLinearMatMul", "", {a.q, a.scale, a.zp, b.q, b.scale, b.zp, y.scale, y.zp}, y),
            y);
     return "";
@@ -203,8 +194,6 @@ std::string Lowering::lowerExact(int i) {
         x.params.zeroPoint != y.params.zeroPoint)
         return "output quantization differs from the input's, so the int8 op would not be exact";
     if (std::string w = activationNotFusable(y, op.opType); !w.empty()) return w;
-    if (op.opType == "MaxPool" && m_options.requireKernels && !probe::maxPoolRunsOnUint8())
-        return "MaxPool has no 8-bit kernel in this build";
     Node node = op;
     node.inputs[0] = x.q;
     node.outputs = {y.value};
@@ -245,7 +234,7 @@ std::string Lowering::lowerStandaloneActivation(int i) {
     if (lowered != m_replacements.end() && m_index.consumers(x.q).size() == 1 && !m_graph.isGraphOutput(x.q)) {
         Node &node = lowered->second;
         const bool fusable = node.opType == "QLinearConv" || node.opType == "QLinearMatMul" || node.opType == "QGemm";
-        if (fusable && (!m_options.requireKernels || probe::appliesFusedActivation(node.opType))) {
+        if (fusable) {
             float lo = std::numeric_limits<float>::lowest(), hi = std::numeric_limits<float>::max();
             const std::string existing = node.attrString("ql_activation", "");
             if (existing == "Relu") lo = 0.0f;

@@ -196,17 +196,12 @@ TEST(QdqLowering, ClipInsideTheRangeBecomesAnAttribute) {
     for (int64_t i = 0; i < reference.numel(); ++i) clamped += reference.data<uint8_t>()[i] == 75;
     EXPECT_GT(clamped, 0);
 
-    // With the kernels of this build: fused when the QLinearConv kernel applies ql_activation,
-    // otherwise an honest fallback.
+    // With the kernels of this build the Clip is fused into QLinearConv (ql_activation).
     Graph real = b.g;
     PrecisionReport report;
     ASSERT_TRUE(preparePrecision(real, Precision::Int8, &report).isOk());
-    if (real.findNode("conv1")->opType == "QLinearConv") {
-        EXPECT_LE(maxAbsDiff(run(real, b.feeds)[0], reference), 1.0);
-    } else {
-        EXPECT_EQ(entry(report, "conv1")->reason,
-                  "the QLinearConv kernel of this build does not apply a fused Clip");
-    }
+    ASSERT_EQ(real.findNode("conv1")->opType, "QLinearConv");
+    EXPECT_LE(maxAbsDiff(run(real, b.feeds)[0], reference), 1.0);
 }
 
 TEST(QdqLowering, Fp32StripsQdqAndStaysCloseToQuantized) {
