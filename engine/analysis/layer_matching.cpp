@@ -279,7 +279,7 @@ Result<LayerMatching> matchLayers(const Graph &floatGraph, const Graph &quantGra
         const Unit &q = *pairs[k].second;
         const Node &fHead = floatGraph.nodes[f.head];
         const Node &qHead = quantGraph.nodes[q.head];
-        LayerMatch head{fHead.name, qHead.name, fHead.outputs[0], "", {}, hows[k]};
+        LayerMatch head{fHead.name, qHead.name, fHead.outputs[0], "", {}, hows[k], {}};
         matchedFloatNodes.insert(f.head);
         matchedQuantNodes.insert(q.head);
         if (f.bn >= 0 && q.bn >= 0) {
@@ -288,7 +288,7 @@ Result<LayerMatching> matchLayers(const Graph &floatGraph, const Graph &quantGra
             const Node &fBn = floatGraph.nodes[f.bn];
             const Node &qBn = quantGraph.nodes[q.bn];
             byFloatNode[f.bn] = LayerMatch{fBn.name, qBn.name, fBn.outputs[0], quantOut(q.bn), {},
-                                           hows[k]};
+                                           hows[k], {}};
             matchedFloatNodes.insert(f.bn);
             matchedQuantNodes.insert(q.bn);
         } else if (f.bn >= 0) {
@@ -302,6 +302,39 @@ Result<LayerMatching> matchLayers(const Graph &floatGraph, const Graph &quantGra
             head.quantOutput = quantOut(q.head);  // a quantized-only BN stays unmatched
         }
         byFloatNode[f.head] = head;
+    }
+
+    // A quantized layer whose output is not requantized but goes straight into a matched Relu/Clip
+    // (PyTorch FX exports ConvReLU as Conv -> Relu -> QuantizeLinear) is one int8 unit: the
+    // layer value between them does not exist when the pair runs as one int8 kernel. Fold the
+    // activation's match into the layer's, on both sides.
+    {
+        std::map<std::string, int> floatIndexOfQuantNode;
+        for (const auto &[index, match] : byFloatNode) floatIndexOfQuantNode[match.quantNode] = index;
+        std::vector<int> mergedActivations;
+        for (auto &[index, match] : byFloatNode) {
+            const Node *qNode = quantGraph.findNode(match.quantNode);
+            if (!qNode || qNode->outputs.empty() || match.quantOutput != qNode->outputs[0]) continue;
+            auto qc = ql.consumers.find(qNode->outputs[0]);
+            if (qc == ql.consumers.end() || qc->second.size() != 1 ||
+                quantGraph.isGraphOutput(qNode->outputs[0]))
+                continue;
+            const Node &qAct = quantGraph.nodes[qc->second[0]];
+            if (qAct.opType != "Relu" && qAct.opType != "Clip") continue;
+            auto actMatch = floatIndexOfQuantNode.find(qAct.name);
+            if (actMatch == floatIndexOfQuantNode.end()) continue;
+            LayerMatch &act = byFloatNode[actMatch->second];
+            const Node &fAct = floatGraph.nodes[actMatch->second];
+            if (fAct.inputs.empty() || fAct.inputs[0] != match.floatOutput ||
+                floatGraph.useCount(match.floatOutput) != 1)
+                continue;
+            match.floatOutput = act.floatOutput;
+            match.foldedFloatNodes.push_back(act.floatNode);
+            match.quantOutput = act.quantOutput;
+            match.foldedQuantNodes.push_back(act.quantNode);
+            mergedActivations.push_back(actMatch->second);
+        }
+        for (int index : mergedActivations) byFloatNode.erase(index);
     }
 
     // A float Relu/Clip left unmatched folds into the match before it when the quantized layer

@@ -25,8 +25,10 @@
 // after it; the match then compares the BN output with the quantized layer's output. A float
 // Relu/Clip left unmatched is folded the same way when the quantized layer fuses it: by
 // attribute (`ql_activation`, QOperator form) or by feeding its output straight into a
-// QuantizeLinear (ONNX Runtime's QDQ quantizer drops such activations). A separate quantized
-// Relu node is matched on its own.
+// QuantizeLinear (ONNX Runtime's QDQ quantizer drops such activations). A quantized layer whose
+// output feeds only a Relu/Clip without being requantized (PyTorch FX: Conv -> Relu -> Q) forms
+// one unit with it: the two matches merge into the layer's, with the Relu in foldedFloatNodes and
+// foldedQuantNodes. A quantized Relu after a requantized layer is matched on its own.
 
 #include <string>
 #include <vector>
@@ -45,6 +47,9 @@ struct LayerMatch {
     std::string floatOutput, quantOutput;
     std::vector<std::string> foldedFloatNodes;  // e.g. a BatchNormalization folded into a Conv
     std::string how;                            // "name" | "structure"
+    // A quantized Relu/Clip that follows the layer with no QuantizeLinear in between (one int8
+    // unit, e.g. PyTorch FX's Conv -> Relu -> Q); quantOutput is then the value after it.
+    std::vector<std::string> foldedQuantNodes;
 };
 
 struct LayerMatching {

@@ -64,29 +64,28 @@ TEST(LayerMatching, FashionCnnFixtureFloatVsQdq) {
     struct Expected {
         std::string floatNode, quantNode, how, floatOutput;
         std::set<std::string> quantOutputs;  // the Q output feeds two DQs in one place
-        std::vector<std::string> folded;
+        std::vector<std::string> folded, foldedQuant;
     };
+    // PyTorch FX exports ConvReLU as Conv -> Relu -> QuantizeLinear (and Add + Relu likewise):
+    // the Relu folds into the layer's match on both sides.
     const std::vector<Expected> expected = {
-        {"/conv1/Conv", "/conv1/Conv", "name", "/bn1/BatchNormalization_output_0",
-         {"/conv1/Conv_output_0"}, {"/bn1/BatchNormalization"}},
-        {"/relu1/Relu", "/conv1/Relu", "structure", "/relu1/Relu_output_0",
-         {"/conv2/DequantizeLinear_output_0", "/DequantizeLinear_1_output_0"}, {}},
+        {"/conv1/Conv", "/conv1/Conv", "name", "/relu1/Relu_output_0",
+         {"/conv2/DequantizeLinear_output_0", "/DequantizeLinear_1_output_0"},
+         {"/bn1/BatchNormalization", "/relu1/Relu"}, {"/conv1/Relu"}},
         {"/conv2/Conv", "/conv2/Conv", "name", "/bn2/BatchNormalization_output_0",
-         {"/DequantizeLinear_output_0"}, {"/bn2/BatchNormalization"}},
-        {"/Add", "/Add", "name", "/Add_output_0", {"/Add_output_0"}, {}},
-        {"/relu2/Relu", "/Relu", "structure", "/relu2/Relu_output_0",
-         {"/pool1/DequantizeLinear_output_0"}, {}},
+         {"/DequantizeLinear_output_0"}, {"/bn2/BatchNormalization"}, {}},
+        {"/Add", "/Add", "name", "/relu2/Relu_output_0", {"/pool1/DequantizeLinear_output_0"},
+         {"/relu2/Relu"}, {"/Relu"}},
         {"/pool1/MaxPool", "/pool1/MaxPool", "name", "/pool1/MaxPool_output_0",
-         {"/conv3/DequantizeLinear_output_0"}, {}},
-        {"/conv3/Conv", "/conv3/Conv", "name", "/bn3/BatchNormalization_output_0",
-         {"/conv3/Conv_output_0"}, {"/bn3/BatchNormalization"}},
-        {"/relu3/Relu", "/conv3/Relu", "structure", "/relu3/Relu_output_0",
-         {"/pool2/DequantizeLinear_output_0"}, {}},
+         {"/conv3/DequantizeLinear_output_0"}, {}, {}},
+        {"/conv3/Conv", "/conv3/Conv", "name", "/relu3/Relu_output_0",
+         {"/pool2/DequantizeLinear_output_0"}, {"/bn3/BatchNormalization", "/relu3/Relu"},
+         {"/conv3/Relu"}},
         {"/pool2/MaxPool", "/pool2/MaxPool", "name", "/pool2/MaxPool_output_0",
-         {"/DequantizeLinear_2_output_0"}, {}},
+         {"/DequantizeLinear_2_output_0"}, {}, {}},
         {"/flatten/Flatten", "/flatten/Flatten", "name", "/flatten/Flatten_output_0",
-         {"/fc/DequantizeLinear_output_0"}, {}},
-        {"/fc/Gemm", "/fc/Gemm", "name", "output", {"output"}, {}},
+         {"/fc/DequantizeLinear_output_0"}, {}, {}},
+        {"/fc/Gemm", "/fc/Gemm", "name", "output", {"output"}, {}, {}},
     };
     ASSERT_EQ(m.matches.size(), expected.size());
     for (size_t i = 0; i < expected.size(); ++i) {
@@ -99,6 +98,7 @@ TEST(LayerMatching, FashionCnnFixtureFloatVsQdq) {
         EXPECT_EQ(got.floatOutput, want.floatOutput);
         EXPECT_TRUE(want.quantOutputs.count(got.quantOutput)) << got.quantOutput;
         EXPECT_EQ(got.foldedFloatNodes, want.folded);
+        EXPECT_EQ(got.foldedQuantNodes, want.foldedQuant);
     }
     EXPECT_TRUE(m.unmatchedFloat.empty());
     EXPECT_TRUE(m.unmatchedQuant.empty());
@@ -125,11 +125,10 @@ TEST(LayerMatching, RenamedNodesMatchStructurallyWithBatchNormFolded) {
     auto result = matchLayers(f, q);
     ASSERT_TRUE(result) << result.status().message();
     const LayerMatching &m = *result;
-    ASSERT_EQ(m.matches.size(), 5u);
+    ASSERT_EQ(m.matches.size(), 4u);
     const std::vector<std::vector<std::string>> expected = {
-        {"conv", "node_0", "n", "q0"},     {"relu", "node_1", "r", "q1_deq"},
-        {"pool", "node_2", "p", "q2_deq"}, {"flat", "node_3", "fl", "q3_deq"},
-        {"fc", "node_4", "y", "q4_deq"}};
+        {"conv", "node_0", "r", "q1_deq"}, {"pool", "node_2", "p", "q2_deq"},
+        {"flat", "node_3", "fl", "q3_deq"}, {"fc", "node_4", "y", "q4_deq"}};
     for (size_t i = 0; i < expected.size(); ++i) {
         EXPECT_EQ(m.matches[i].floatNode, expected[i][0]);
         EXPECT_EQ(m.matches[i].quantNode, expected[i][1]);
@@ -137,7 +136,8 @@ TEST(LayerMatching, RenamedNodesMatchStructurallyWithBatchNormFolded) {
         EXPECT_EQ(m.matches[i].quantOutput, expected[i][3]);
         EXPECT_EQ(m.matches[i].how, "structure");
     }
-    EXPECT_EQ(m.matches[0].foldedFloatNodes, std::vector<std::string>{"bn"});
+    EXPECT_EQ(m.matches[0].foldedFloatNodes, (std::vector<std::string>{"bn", "relu"}));
+    EXPECT_EQ(m.matches[0].foldedQuantNodes, std::vector<std::string>{"node_1"});
     EXPECT_TRUE(m.unmatchedFloat.empty());
     EXPECT_TRUE(m.unmatchedQuant.empty());
 }
@@ -161,9 +161,9 @@ TEST(LayerMatching, ReorderedIndependentBranches) {
     auto result = matchLayers(f, q);
     ASSERT_TRUE(result) << result.status().message();
     const LayerMatching &m = *result;
-    ASSERT_EQ(m.matches.size(), 4u);
+    ASSERT_EQ(m.matches.size(), 3u);  // the Relu, not requantized after the Conv, folds into it
     EXPECT_EQ(findMatch(m, "a_conv")->quantNode, "n1");
-    EXPECT_EQ(findMatch(m, "a_relu")->quantNode, "n2");
+    EXPECT_EQ(findMatch(m, "a_conv")->foldedQuantNodes, std::vector<std::string>{"n2"});
     EXPECT_EQ(findMatch(m, "b_pool")->quantNode, "n0");
     EXPECT_EQ(findMatch(m, "cat")->quantNode, "n3");
     EXPECT_EQ(findMatch(m, "b_pool")->quantOutput, "q0_deq");
@@ -179,8 +179,8 @@ TEST(LayerMatching, ReorderedIndependentBranches) {
     ASSERT_TRUE(byName);
     EXPECT_EQ(findMatch(*byName, "b_pool")->how, "name");
     EXPECT_EQ(findMatch(*byName, "a_conv")->how, "name");
-    EXPECT_EQ(findMatch(*byName, "a_relu")->quantNode, "n2");
-    EXPECT_EQ(findMatch(*byName, "a_relu")->how, "structure");
+    EXPECT_EQ(findMatch(*byName, "a_conv")->floatOutput, "ar");
+    EXPECT_EQ(findMatch(*byName, "a_conv")->quantOutput, "q2_deq");
 }
 
 TEST(LayerMatching, ReorderedBranchesWithTheSameOpsAreToldApartByWhatFollows) {
@@ -298,16 +298,18 @@ TEST(LayerMatching, ReluDroppedByQdqQuantizerFoldsIntoTheLayerBefore) {
     auto result = matchLayers(f, q);
     ASSERT_TRUE(result) << result.status().message();
     const LayerMatching &m = *result;
-    ASSERT_EQ(m.matches.size(), 3u);
+    ASSERT_EQ(m.matches.size(), 2u);
     EXPECT_EQ(m.matches[0].floatNode, "conv");
     EXPECT_EQ(m.matches[0].floatOutput, "r");
     EXPECT_EQ(m.matches[0].quantOutput, "q0_deq");
     EXPECT_EQ(m.matches[0].foldedFloatNodes, std::vector<std::string>{"relu"});
+    EXPECT_TRUE(m.matches[0].foldedQuantNodes.empty());
+    // The Add is not requantized before its Relu: one unit on both sides.
     EXPECT_EQ(m.matches[1].floatNode, "add");
-    EXPECT_EQ(m.matches[1].floatOutput, "a");
-    EXPECT_TRUE(m.matches[1].foldedFloatNodes.empty());
-    EXPECT_EQ(m.matches[2].floatNode, "relu2");
-    EXPECT_EQ(m.matches[2].quantOutput, "q2_deq");
+    EXPECT_EQ(m.matches[1].floatOutput, "y");
+    EXPECT_EQ(m.matches[1].quantOutput, "q2_deq");
+    EXPECT_EQ(m.matches[1].foldedFloatNodes, std::vector<std::string>{"relu2"});
+    EXPECT_EQ(m.matches[1].foldedQuantNodes, std::vector<std::string>{"relu2"});
     EXPECT_TRUE(m.unmatchedFloat.empty());
     EXPECT_TRUE(m.unmatchedQuant.empty());
 }
