@@ -92,190 +92,279 @@ Result<Tensor> dequantize(const Tensor &q, const QuantTarget &t) {
 
 int64_t sampleCount(const Tensor &t) { return t.rank() == 0 ? 1 : t.dim(0); }
 
-Tensor floatCopy(const Tensor &t) {
-    if (t.dtype() == DataType::Float) return t.toPlain().clone();
-    Tensor out(DataType::Float, t.shape());
-    float *y = out.data<float>();
-    for (int64_t i = 0; i < t.numel(); ++i) y[i] = static_cast<float>(t.valueAsDouble(i));
-    return out;
-}
-
 Status compareInto(ComparisonAccumulator &acc, const Tensor &x, const Tensor &y, const std::string &what) {
     if (x.shape() != y.shape())
         return Status::badInput(what + ": float and quantized shapes differ");
     return acc.add(x.data<float>(), y.data<float>(), x.numel(), sampleCount(x)).withContext(what);
 }
 
+int64_t argmaxRow(const float *row, int64_t width) {
+    int64_t best = 0;
+    for (int64_t c = 1; c < width; ++c)
+        if (row[c] > row[best]) best = c;
+    return best;
+}
+
 }  // namespace
 
-Result<ActivationComparisonResult> compareActivations(const Graph &floatGraph, const Graph &quantGraph,
-                                                      const LayerMatching &matching,
-                                                      const ActivationBatchSource &source,
-                                                      const ActivationComparisonOptions &options) {
-    if (!source) return Status::badInput("activation comparison: no batch source");
+Tensor floatCopy(const Tensor &t) {
+    if (t.dtype() == DataType::Float) return t.toPlain().clone();
+    const Tensor plain = t.toPlain();
+    Tensor out(DataType::Float, plain.shape());
+    float *y = out.data<float>();
+    for (int64_t i = 0; i < plain.numel(); ++i) y[i] = static_cast<float>(plain.valueAsDouble(i));
+    return out;
+}
+
+Status runAndCapture(ExecutionPlan &plan, const std::map<std::string, Tensor> &inputs,
+                     const std::set<std::string> &wanted, std::map<std::string, Tensor> &values,
+                     std::vector<Tensor> &outputs) {
+    values.clear();
+    RunOptions run;
+    run.tapFilter = [&](const Node &node) {
+        for (const auto &o : node.outputs)
+            if (wanted.count(o)) return true;
+        return false;
+    };
+    run.tap = [&](const Node &node, size_t index, const Tensor &value) {
+        const std::string &name = node.outputs[index];
+        if (wanted.count(name)) values[name] = floatCopy(value);
+    };
+    QL_RETURN_IF_ERROR(plan.run(inputs, outputs, run));
+    // Wanted graph inputs are not produced by any node.
+    for (const auto &[name, tensor] : inputs)
+        if (wanted.count(name) && !values.count(name)) values[name] = floatCopy(tensor);
+    return Status::ok();
+}
+
+struct CumulativeComparison::Impl {
+    LayerMatching matches;
+    std::vector<QuantTarget> targets;
+    std::unique_ptr<ExecutionPlan> quantPlan;
+    std::set<std::string> floatWanted;
+    std::map<std::string, std::vector<std::pair<size_t, bool>>> quantWanted;  // value -> (match, dequantize)
+    std::vector<ComparisonAccumulator> accumulators;
+    std::vector<ComparisonAccumulator> outputAccumulators;
+    std::vector<int64_t> rows, agreements;
+    std::vector<int64_t> labels;
+    int64_t labelCursor = 0, floatCorrect = 0, quantCorrect = 0;
+    ActivationComparisonResult result;
+
+    Status compareLayer(size_t matchIndex, bool needsDequantize, const Tensor &value,
+                        const std::map<std::string, Tensor> &floatValues);
+    Status compareOutputs(const std::vector<Tensor> &floatOutputs, const std::vector<Tensor> &quantOutputs);
+};
+
+CumulativeComparison::CumulativeComparison() : m_impl(std::make_unique<Impl>()) {}
+CumulativeComparison::~CumulativeComparison() = default;
+
+const std::set<std::string> &CumulativeComparison::floatValuesNeeded() const { return m_impl->floatWanted; }
+
+Result<std::unique_ptr<CumulativeComparison>> CumulativeComparison::create(const Graph &floatGraph,
+                                                                           const Graph &quantGraph,
+                                                                           const LayerMatching &matching,
+                                                                           const ActivationComparisonOptions &options) {
     if (floatGraph.outputs.size() != quantGraph.outputs.size())
         return Status::badInput("activation comparison: the models have different numbers of outputs");
+    std::unique_ptr<CumulativeComparison> self(new CumulativeComparison());
+    Impl &d = *self->m_impl;
+    d.matches = matching;
+    d.labels = options.labels;
 
     // Q/DQ parameters from the loaded quantized graph, with constant subgraphs folded.
     Graph folded = quantGraph;
     QL_RETURN_IF_ERROR(foldConstants(folded));
-    std::vector<QuantTarget> targets;
-    for (const auto &match : matching.matches) targets.push_back(describeQuantValue(folded, match.quantOutput));
+    for (const auto &match : matching.matches) d.targets.push_back(describeQuantValue(folded, match.quantOutput));
 
     Graph quantPrepared = quantGraph;
     QL_RETURN_IF_ERROR(preparePrecision(quantPrepared, options.precision));
-    Graph floatPrepared = floatGraph;
-    QL_RETURN_IF_ERROR(preparePrecision(floatPrepared, Precision::Fp32));
+    if (options.precision == Precision::Int8) applyInt8Kernels(quantPrepared, options.int8Kernels);
 
     // Which plan value each match reads: the float name if it still exists, else a quantized alias.
     std::set<std::string> quantValues;
     for (const auto &node : quantPrepared.nodes) quantValues.insert(node.outputs.begin(), node.outputs.end());
     for (const auto &in : quantPrepared.inputs) quantValues.insert(in.name);
 
-    ActivationComparisonResult result;
-    std::vector<ComparisonAccumulator> accumulators(matching.matches.size());
-    std::map<std::string, std::vector<size_t>> floatWanted;              // float value -> matches
-    std::map<std::string, std::vector<std::pair<size_t, bool>>> quantWanted;  // value -> (match, dequantize)
+    d.accumulators.resize(matching.matches.size());
     for (size_t i = 0; i < matching.matches.size(); ++i) {
         LayerActivationComparison layer;
         layer.match = matching.matches[i];
-        const QuantTarget &t = targets[i];
+        const QuantTarget &t = d.targets[i];
         if (quantValues.count(t.floatName)) {
             layer.quantValueSeen = t.floatName;
-            quantWanted[t.floatName].push_back({i, false});
+            d.quantWanted[t.floatName].push_back({i, false});
         } else {
             for (const auto &name : t.quantizedNames)
                 if (quantValues.count(name)) {
                     layer.quantValueSeen = name;
-                    quantWanted[name].push_back({i, true});
+                    d.quantWanted[name].push_back({i, true});
                     break;
                 }
         }
-        if (!layer.quantValueSeen.empty()) floatWanted[layer.match.floatOutput].push_back(i);
-        if (!t.scale.empty() && t.scale.size() == 1) accumulators[i].setOutputScale(t.scale[0]);
-        result.layers.push_back(std::move(layer));
+        if (!layer.quantValueSeen.empty()) d.floatWanted.insert(layer.match.floatOutput);
+        if (!t.scale.empty() && t.scale.size() == 1) d.accumulators[i].setOutputScale(t.scale[0]);
+        d.result.layers.push_back(std::move(layer));
     }
 
     PlanOptions planOptions;
     planOptions.threads = options.threads;
-    auto floatPlan = ExecutionPlan::create(std::move(floatPrepared), planOptions);
-    if (!floatPlan) return floatPlan.status().withContext("float model");
     auto quantPlan = ExecutionPlan::create(std::move(quantPrepared), planOptions);
     if (!quantPlan) return quantPlan.status().withContext("quantized model");
+    d.quantPlan = std::move(*quantPlan);
 
-    std::vector<ComparisonAccumulator> outputAccumulators(floatGraph.outputs.size());
-    std::vector<int64_t> rows(floatGraph.outputs.size(), 0), agreements(floatGraph.outputs.size(), 0);
+    d.outputAccumulators.resize(floatGraph.outputs.size());
+    d.rows.assign(floatGraph.outputs.size(), 0);
+    d.agreements.assign(floatGraph.outputs.size(), 0);
+    for (size_t o = 0; o < floatGraph.outputs.size(); ++o) {
+        OutputComparison out;
+        out.floatName = floatGraph.outputs[o].name;
+        out.quantName = quantGraph.outputs[o].name;
+        d.result.outputs.push_back(std::move(out));
+    }
+    return self;
+}
 
-    std::map<std::string, Tensor> batch;
-    std::map<std::string, Tensor> floatValuesOfBatch;
-    std::vector<Tensor> floatOutputs, quantOutputs;
-    std::vector<bool> seenThisBatch(matching.matches.size());
+Status CumulativeComparison::Impl::compareLayer(size_t matchIndex, bool needsDequantize, const Tensor &value,
+                                                const std::map<std::string, Tensor> &floatValues) {
+    const LayerMatch &match = matches.matches[matchIndex];
+    auto fx = floatValues.find(match.floatOutput);
+    if (fx == floatValues.end()) return Status::internal("float value '" + match.floatOutput + "' was not produced");
+    ComparisonAccumulator &acc = accumulators[matchIndex];
+    const QuantTarget &t = targets[matchIndex];
+    Tensor y;
+    if (needsDequantize) {
+        const Tensor plain = value.toPlain();
+        auto dq = dequantize(plain, t);
+        if (!dq) return dq.status();
+        y = std::move(*dq);
+        if (plain.dtype() == DataType::UInt8)
+            acc.addQuantized(plain.data<uint8_t>(), plain.numel(), 0, 255);
+        else
+            acc.addQuantized(plain.data<int8_t>(), plain.numel(), -128, 127);
+    } else {
+        y = floatCopy(value);
+        if (t.scale.size() == 1 && t.scale[0] > 0.0f && !t.quantizedNames.empty()) {
+            // Saturation of the quantized tensor behind the DQ, recovered from its output.
+            const bool isSigned = t.quantType == DataType::Int8;
+            acc.addSaturationFromDequantized(y.data<float>(), y.numel(), t.scale[0], t.zeroPoint[0],
+                                             isSigned ? -128 : 0, isSigned ? 127 : 255);
+        }
+    }
+    return compareInto(acc, fx->second, y, "layer '" + match.floatNode + "'");
+}
+
+Status CumulativeComparison::Impl::compareOutputs(const std::vector<Tensor> &floatOutputs,
+                                                  const std::vector<Tensor> &quantOutputs) {
+    for (size_t o = 0; o < floatOutputs.size() && o < quantOutputs.size() && o < outputAccumulators.size(); ++o) {
+        const Tensor x = floatCopy(floatOutputs[o]);
+        const Tensor y = floatCopy(quantOutputs[o]);
+        QL_RETURN_IF_ERROR(compareInto(outputAccumulators[o], x, y, "output '" + result.outputs[o].floatName + "'"));
+        if (x.rank() == 0 || x.dim(-1) <= 0) continue;
+        const int64_t width = x.dim(-1);
+        const int64_t n = x.numel() / width;
+        const bool withLabels = o == 0 && !labels.empty();
+        if (withLabels && labelCursor + n > static_cast<int64_t>(labels.size()))
+            return Status::badInput("labels: " + std::to_string(labels.size()) + " labels for more rows of output '" +
+                                    result.outputs[o].floatName + "'");
+        for (int64_t r = 0; r < n; ++r) {
+            const int64_t ax = argmaxRow(x.data<float>() + r * width, width);
+            const int64_t ay = argmaxRow(y.data<float>() + r * width, width);
+            ++rows[o];
+            if (ax == ay) ++agreements[o];
+            if (withLabels) {
+                const int64_t label = labels[static_cast<size_t>(labelCursor++)];
+                floatCorrect += ax == label;
+                quantCorrect += ay == label;
+            }
+        }
+    }
+    return Status::ok();
+}
+
+Status CumulativeComparison::addBatch(const std::map<std::string, Tensor> &inputs,
+                                      const std::map<std::string, Tensor> &floatValues,
+                                      const std::vector<Tensor> &floatOutputs) {
+    Impl &d = *m_impl;
+    std::vector<bool> seen(d.matches.matches.size(), false);
     Status tapStatus;
-    for (;;) {
+    RunOptions quantRun;
+    quantRun.tapFilter = [&](const Node &node) {
+        for (const auto &o : node.outputs)
+            if (d.quantWanted.count(o)) return true;
+        return false;
+    };
+    quantRun.tap = [&](const Node &node, size_t index, const Tensor &value) {
+        if (!tapStatus.isOk()) return;
+        auto it = d.quantWanted.find(node.outputs[index]);
+        if (it == d.quantWanted.end()) return;
+        for (const auto &[matchIndex, needsDequantize] : it->second) {
+            tapStatus = d.compareLayer(matchIndex, needsDequantize, value, floatValues);
+            if (!tapStatus.isOk()) return;
+            seen[matchIndex] = true;
+        }
+    };
+    std::vector<Tensor> quantOutputs;
+    QL_RETURN_IF_ERROR(d.quantPlan->run(inputs, quantOutputs, quantRun).withContext("quantized model"));
+    QL_RETURN_IF_ERROR(tapStatus);
+    for (size_t i = 0; i < seen.size(); ++i)
+        if (seen[i]) d.result.layers[i].observed = true;
+    QL_RETURN_IF_ERROR(d.compareOutputs(floatOutputs, quantOutputs));
+    if (!inputs.empty()) d.result.samples += sampleCount(floatOutputs.empty() ? inputs.begin()->second : floatOutputs[0]);
+    ++d.result.batches;
+    return Status::ok();
+}
+
+ActivationComparisonResult CumulativeComparison::result() const {
+    const Impl &d = *m_impl;
+    ActivationComparisonResult r = d.result;
+    for (size_t i = 0; i < d.accumulators.size(); ++i) r.layers[i].metrics = d.accumulators[i].result();
+    for (size_t o = 0; o < d.outputAccumulators.size(); ++o) {
+        OutputComparison &out = r.outputs[o];
+        out.metrics = d.outputAccumulators[o].result();
+        out.rows = d.rows[o];
+        out.top1Agreements = d.agreements[o];
+        out.top1Agreement = d.rows[o] ? static_cast<double>(d.agreements[o]) / static_cast<double>(d.rows[o])
+                                      : std::numeric_limits<double>::quiet_NaN();
+        if (o == 0 && !d.labels.empty()) {
+            out.labelled = true;
+            out.floatCorrect = d.floatCorrect;
+            out.quantCorrect = d.quantCorrect;
+        }
+    }
+    return r;
+}
+
+Result<ActivationComparisonResult> compareActivations(const Graph &floatGraph, const Graph &quantGraph,
+                                                      const LayerMatching &matching,
+                                                      const ActivationBatchSource &source,
+                                                      const ActivationComparisonOptions &options) {
+    if (!source) return Status::badInput("activation comparison: no batch source");
+    auto comparison = CumulativeComparison::create(floatGraph, quantGraph, matching, options);
+    if (!comparison) return comparison.status();
+
+    Graph floatPrepared = floatGraph;
+    QL_RETURN_IF_ERROR(preparePrecision(floatPrepared, Precision::Fp32));
+    PlanOptions planOptions;
+    planOptions.threads = options.threads;
+    auto floatPlan = ExecutionPlan::create(std::move(floatPrepared), planOptions);
+    if (!floatPlan) return floatPlan.status().withContext("float model");
+
+    std::map<std::string, Tensor> batch, floatValues;
+    std::vector<Tensor> floatOutputs;
+    for (int done = 1;; ++done) {
         batch.clear();
         auto more = source(batch);
         if (!more) return more.status();
         if (!*more) break;
-
-        floatValuesOfBatch.clear();
-        RunOptions floatRun;
-        floatRun.tapFilter = [&](const Node &node) {
-            for (const auto &o : node.outputs)
-                if (floatWanted.count(o)) return true;
-            return false;
-        };
-        floatRun.tap = [&](const Node &node, size_t index, const Tensor &value) {
-            const std::string &name = node.outputs[index];
-            if (floatWanted.count(name)) floatValuesOfBatch[name] = floatCopy(value);
-        };
-        QL_RETURN_IF_ERROR((*floatPlan)->run(batch, floatOutputs, floatRun).withContext("float model"));
-
-        std::fill(seenThisBatch.begin(), seenThisBatch.end(), false);
-        RunOptions quantRun;
-        quantRun.tapFilter = [&](const Node &node) {
-            for (const auto &o : node.outputs)
-                if (quantWanted.count(o)) return true;
-            return false;
-        };
-        quantRun.tap = [&](const Node &node, size_t index, const Tensor &value) {
-            if (!tapStatus.isOk()) return;
-            auto it = quantWanted.find(node.outputs[index]);
-            if (it == quantWanted.end()) return;
-            for (const auto &[matchIndex, needsDequantize] : it->second) {
-                const LayerMatch &match = matching.matches[matchIndex];
-                auto fx = floatValuesOfBatch.find(match.floatOutput);
-                if (fx == floatValuesOfBatch.end()) {
-                    tapStatus = Status::internal("float value '" + match.floatOutput + "' was not produced");
-                    return;
-                }
-                Tensor y;
-                if (needsDequantize) {
-                    auto dq = dequantize(value.toPlain(), targets[matchIndex]);
-                    if (!dq) { tapStatus = dq.status(); return; }
-                    y = std::move(*dq);
-                    if (value.dtype() == DataType::UInt8)
-                        accumulators[matchIndex].addQuantized(value.toPlain().data<uint8_t>(), value.numel(), 0, 255);
-                    else
-                        accumulators[matchIndex].addQuantized(value.toPlain().data<int8_t>(), value.numel(), -128, 127);
-                } else {
-                    y = floatCopy(value);
-                    const QuantTarget &t = targets[matchIndex];
-                    if (t.scale.size() == 1 && t.scale[0] > 0.0f && !t.quantizedNames.empty()) {
-                        // Saturation of the quantized tensor behind the DQ, recovered from its output.
-                        const bool isSigned = t.quantType == DataType::Int8;
-                        accumulators[matchIndex].addSaturationFromDequantized(
-                            y.data<float>(), y.numel(), t.scale[0], t.zeroPoint[0], isSigned ? -128 : 0,
-                            isSigned ? 127 : 255);
-                    }
-                }
-                Status s = compareInto(accumulators[matchIndex], fx->second, y, "layer '" + match.floatNode + "'");
-                if (!s.isOk()) { tapStatus = s; return; }
-                seenThisBatch[matchIndex] = true;
-            }
-        };
-        QL_RETURN_IF_ERROR((*quantPlan)->run(batch, quantOutputs, quantRun).withContext("quantized model"));
-        QL_RETURN_IF_ERROR(tapStatus);
-        floatValuesOfBatch.clear();  // this batch's copies are not kept
-        for (size_t i = 0; i < seenThisBatch.size(); ++i)
-            if (seenThisBatch[i]) result.layers[i].observed = true;
-
-        for (size_t o = 0; o < floatOutputs.size() && o < quantOutputs.size(); ++o) {
-            const Tensor x = floatCopy(floatOutputs[o]);
-            const Tensor y = floatCopy(quantOutputs[o]);
-            QL_RETURN_IF_ERROR(compareInto(outputAccumulators[o], x, y, "output " + std::to_string(o)));
-            if (x.rank() == 0) continue;
-            const int64_t width = x.dim(-1);
-            if (width <= 0) continue;
-            const float *px = x.data<float>(), *py = y.data<float>();
-            for (int64_t r = 0; r < x.numel() / width; ++r) {
-                int64_t ax = 0, ay = 0;
-                for (int64_t c = 1; c < width; ++c) {
-                    if (px[r * width + c] > px[r * width + ax]) ax = c;
-                    if (py[r * width + c] > py[r * width + ay]) ay = c;
-                }
-                ++rows[o];
-                if (ax == ay) ++agreements[o];
-            }
-        }
-        result.samples += batch.empty() ? 0 : sampleCount(floatOutputs.empty() ? batch.begin()->second : floatOutputs[0]);
-        ++result.batches;
-        if (options.progress && !options.progress(result.batches, options.expectedBatches))
+        QL_RETURN_IF_ERROR(runAndCapture(**floatPlan, batch, (*comparison)->floatValuesNeeded(), floatValues,
+                                         floatOutputs)
+                               .withContext("float model"));
+        QL_RETURN_IF_ERROR((*comparison)->addBatch(batch, floatValues, floatOutputs));
+        floatValues.clear();  // this batch's copies are not kept
+        if (options.progress && !options.progress(done, options.expectedBatches))
             return Status::error(ErrorKind::Cancelled, "activation comparison cancelled");
     }
-
-    for (size_t i = 0; i < accumulators.size(); ++i) result.layers[i].metrics = accumulators[i].result();
-    for (size_t o = 0; o < outputAccumulators.size(); ++o) {
-        OutputComparison out;
-        out.floatName = floatGraph.outputs[o].name;
-        out.quantName = quantGraph.outputs[o].name;
-        out.metrics = outputAccumulators[o].result();
-        out.rows = rows[o];
-        out.top1Agreements = agreements[o];
-        out.top1Agreement = rows[o] ? static_cast<double>(agreements[o]) / static_cast<double>(rows[o])
-                                    : std::numeric_limits<double>::quiet_NaN();
-        result.outputs.push_back(std::move(out));
-    }
-    return result;
+    return (*comparison)->result();
 }
 
 }  // namespace ql::analysis

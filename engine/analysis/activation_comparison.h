@@ -16,6 +16,8 @@
 
 #include <functional>
 #include <map>
+#include <memory>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -24,7 +26,9 @@
 #include "core/status.h"
 #include "ir/graph.h"
 #include "ir/tensor.h"
+#include "passes/int8_kernel_mode.h"
 #include "passes/precision.h"
+#include "runtime/execution_plan.h"
 
 namespace ql::analysis {
 
@@ -33,7 +37,11 @@ using ActivationBatchSource = std::function<Result<bool>(std::map<std::string, T
 
 struct ActivationComparisonOptions {
     Precision precision = Precision::Int8;  // how the quantized model runs (Int8 or Reference)
+    Int8Kernels int8Kernels = Int8Kernels::Exact;
     int threads = 0;                        // plan threads; 0: all
+    // Class ids, one per argmax row of the first output (one per sample for [N, classes]), in
+    // the order the batches deliver them; empty: no accuracy. Too few labels is an error.
+    std::vector<int64_t> labels;
     int expectedBatches = 0;                // the `total` passed to progress (0 when unknown)
     // Called after each batch; return false to cancel (the call then fails with ErrorKind::Cancelled).
     std::function<bool(int done, int total)> progress;
@@ -52,6 +60,9 @@ struct OutputComparison {
     int64_t rows = 0;            // argmax rows compared (product of all dims but the last)
     int64_t top1Agreements = 0;
     double top1Agreement = 0.0;  // agreements / rows; NaN when rows == 0
+    // With labels (first output only): rows whose argmax equals the label, per model.
+    int64_t floatCorrect = 0, quantCorrect = 0;
+    bool labelled = false;
 };
 
 struct ActivationComparisonResult {
@@ -60,6 +71,35 @@ struct ActivationComparisonResult {
     std::vector<LayerActivationComparison> layers;  // same order as matching.matches
     std::vector<OutputComparison> outputs;          // graph outputs paired in order
 };
+
+// The same comparison fed one batch at a time by a caller that runs the float model itself (so
+// that one float pass can serve several comparisons): run the float plan with a tap that keeps
+// the values in floatValuesNeeded(), then call addBatch with them and the float outputs.
+class CumulativeComparison {
+public:
+    static Result<std::unique_ptr<CumulativeComparison>> create(const Graph &floatGraph, const Graph &quantGraph,
+                                                                const LayerMatching &matching,
+                                                                const ActivationComparisonOptions &options);
+    ~CumulativeComparison();
+    const std::set<std::string> &floatValuesNeeded() const;
+    // floatValues: at least floatValuesNeeded() of this batch; floatOutputs: the float graph's outputs.
+    Status addBatch(const std::map<std::string, Tensor> &inputs, const std::map<std::string, Tensor> &floatValues,
+                    const std::vector<Tensor> &floatOutputs);
+    ActivationComparisonResult result() const;
+
+private:
+    CumulativeComparison();
+    struct Impl;
+    std::unique_ptr<Impl> m_impl;
+};
+
+// Runs `plan` on one batch and copies the values named in `wanted` (to float) into `values`.
+Status runAndCapture(ExecutionPlan &plan, const std::map<std::string, Tensor> &inputs,
+                     const std::set<std::string> &wanted, std::map<std::string, Tensor> &values,
+                     std::vector<Tensor> &outputs);
+
+// Float copy of any numeric tensor (plain layout).
+Tensor floatCopy(const Tensor &t);
 
 Result<ActivationComparisonResult> compareActivations(const Graph &floatGraph, const Graph &quantGraph,
                                                       const LayerMatching &matching,

@@ -1,0 +1,97 @@
+#pragma once
+// The numeric suite: every per-layer figure of a float / quantized model pair in one report, the
+// data behind `quantlens analyze` and the inspector window. It matches the layers, compares the
+// weights, runs both models on the same inputs (cumulative comparison), feeds each quantized layer
+// the float model's input to that layer (isolated comparison) and checks each int8 kernel against
+// the reference path; all of it streaming, batch by batch.
+//
+// Layers are listed in the float model's topological order; a figure that does not apply to a
+// layer is nullopt (JSON null): e.g. weight SQNR for a MaxPool, isolated SQNR for a layer whose
+// input has no float counterpart.
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "analysis/activation_comparison.h"
+#include "analysis/comparison_metrics.h"
+#include "core/status.h"
+#include "ir/graph.h"
+#include "passes/int8_kernel_mode.h"
+
+namespace ql::analysis {
+
+// Kernel-vs-reference SQNR below this flags a kernel mismatch (issue 4).
+constexpr double kKernelMismatchDb = 40.0;
+
+struct LayerReport {
+    std::string name;       // float node name
+    std::string quantName;  // quantized node name
+    std::string opType;     // float op type
+    std::vector<std::string> foldedFloatNodes, foldedQuantNodes;
+    std::string matchedBy;  // "name" | "structure"
+    std::string precision;  // how the quantized layer runs: "int8" | "fp32"
+    std::string precisionReason;  // the lowering's reason ("QLinearConv", "no int8 kernel: ...")
+
+    std::optional<double> weightSqnrDb;
+    std::vector<double> weightChannelSqnrDb;
+    std::vector<float> weightChannelMin, weightChannelMax;
+
+    std::optional<ComparisonMetrics> cumulative;  // activation SQNR, cosine, MSE, ... end to end
+    std::optional<ComparisonMetrics> isolated;    // the layer alone on the float input
+    std::optional<double> kernelVsReferenceSqnrDb;
+    bool kernelMismatch = false;                  // kernelVsReferenceSqnrDb < kKernelMismatchDb
+    std::vector<std::string> notes;               // why a figure is missing, in plain words
+};
+
+struct UnmatchedLayer {
+    std::string name, opType;
+    std::string model;  // "float" | "quant"
+};
+
+struct OutputReport {
+    std::string floatName, quantName;
+    double sqnrDb = 0.0;
+    double top1Agreement = 0.0;
+    std::optional<double> floatAccuracy, quantAccuracy;  // with labels
+};
+
+struct NumericSuiteReport {
+    int64_t samples = 0;
+    std::string quantPrecision;  // "int8" (or "reference" when asked)
+    std::string int8Kernels;     // "exact" | "fast"
+    std::vector<OutputReport> outputs;  // graph outputs paired in order; outputs[0] is the headline
+    std::vector<LayerReport> layers;
+    std::vector<UnmatchedLayer> unmatched;
+    int int8Layers = 0, fp32Layers = 0;  // over matched layers
+};
+
+struct NumericSuiteOptions {
+    Precision quantPrecision = Precision::Int8;
+    Int8Kernels int8Kernels = Int8Kernels::Exact;
+    bool isolated = true;      // the shadow comparison (about one more int8 pass)
+    bool kernelCheck = true;   // int8 vs reference per layer (about one more fp32 pass)
+    int threads = 0;
+    // Class ids, one per row of the first output's argmax (usually one per sample); empty: no
+    // accuracy figures. Fewer labels than rows is an error.
+    std::vector<int64_t> labels;
+    int expectedBatches = 0;
+    // Called after each batch of each pass; return false to cancel (ErrorKind::Cancelled).
+    // stage: "weights", "cumulative", "isolated".
+    std::function<bool(const std::string &stage, int done, int total)> progress;
+};
+
+// Both graphs as loaded (topologically sorted). `source` is rewound by the suite through
+// `rewind` before each pass that needs the inputs again.
+struct BatchStream {
+    ActivationBatchSource next;
+    std::function<Status()> rewind;
+};
+
+Result<NumericSuiteReport> runNumericSuite(const Graph &floatGraph, const Graph &quantGraph,
+                                           const BatchStream &inputs,
+                                           const NumericSuiteOptions &options = {});
+
+}  // namespace ql::analysis
