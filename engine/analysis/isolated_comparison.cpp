@@ -5,6 +5,7 @@
 
 #include "analysis/isolated_layer_graph.h"
 #include "passes/precision.h"
+#include "runtime/buffer_pool.h"
 #include "runtime/execution_plan.h"
 
 namespace ql::analysis {
@@ -20,12 +21,20 @@ Tensor asFloat(const Tensor &t) {
     return out;
 }
 
+// y = scale·(q − zp) in float, the arithmetic of DequantizeLinear, into a reused buffer.
+template <class Q>
+void dequantizeInto(const Q *q, int64_t n, float scale, int32_t zeroPoint, std::vector<float> &out) {
+    out.resize(static_cast<size_t>(n));
+    for (int64_t i = 0; i < n; ++i) out[i] = static_cast<float>(static_cast<int32_t>(q[i]) - zeroPoint) * scale;
+}
+
 // One isolated layer: its plans, the float values it waits for, and its accumulators.
 struct LayerRun {
     bool active = false;  // has plans and has not failed
     std::vector<std::pair<std::string, std::string>> inputs;  // layer-graph input -> float value
     std::string floatOutput;
     std::vector<std::string> needs;  // distinct float values: inputs and the float output
+    bool outputQuantized = false;  // the plans output the quantized tensor (per-tensor params below)
     std::optional<float> outputScale;
     int32_t outputZeroPoint = 0, outputQmin = 0, outputQmax = 255;
     std::unique_ptr<ExecutionPlan> int8Plan, referencePlan;
@@ -46,7 +55,12 @@ struct IsolatedComparator::Impl {
     std::map<std::string, int> remaining;           // float value -> layers that have not run yet
     int64_t samples = 0;
     int batches = 0;
+    std::vector<float> isolatedValues, referenceValues;  // dequantized outputs, reused
 
+    // The float view of a layer-graph output: `quantized` outputs are dequantized into `buffer`
+    // (and, when `acc` is given, their saturation counted). Fails on an unexpected type.
+    Status outputValues(const LayerRun &run, const Tensor &value, std::vector<float> &buffer,
+                        ComparisonAccumulator *acc, const float *&data);
     void fail(int index, const std::string &why) {
         runs[index].active = false;
         layers[index].note = why;
@@ -69,6 +83,9 @@ Result<std::unique_ptr<IsolatedComparator>> IsolatedComparator::create(const Gra
     p.runs.resize(matching.matches.size());
     PlanOptions planOptions;
     planOptions.threads = options.threads;
+    // The layer plans run one after the other: one pool serves them all, so memory holds the
+    // largest layer's buffers, not every layer's.
+    planOptions.bufferPool = std::make_shared<BufferPool>();
 
     for (size_t i = 0; i < matching.matches.size(); ++i) {
         IsolatedLayerGraph &cut = (*extracted)[i];
@@ -79,6 +96,7 @@ Result<std::unique_ptr<IsolatedComparator>> IsolatedComparator::create(const Gra
         if (cut.usable) {
             run.inputs = cut.inputs;
             run.floatOutput = cut.floatOutput;
+            run.outputQuantized = cut.outputQuantized;
             run.outputScale = cut.outputScale;
             run.outputZeroPoint = cut.outputZeroPoint;
             run.outputQmin = cut.outputQmin;
@@ -141,33 +159,58 @@ void IsolatedComparator::beginBatch() {
     }
 }
 
+Status IsolatedComparator::Impl::outputValues(const LayerRun &run, const Tensor &value, std::vector<float> &buffer,
+                                              ComparisonAccumulator *acc, const float *&data) {
+    const Tensor plain = value.toPlain();
+    if (!run.outputQuantized) {
+        if (plain.dtype() != DataType::Float) return Status::internal("the isolated output is not float");
+        data = plain.data<float>();
+        if (acc && run.outputScale)
+            acc->addSaturationFromDequantized(data, plain.numel(), *run.outputScale, run.outputZeroPoint,
+                                              run.outputQmin, run.outputQmax);
+        return Status::ok();
+    }
+    if (plain.dtype() == DataType::UInt8) {
+        dequantizeInto(plain.data<uint8_t>(), plain.numel(), *run.outputScale, run.outputZeroPoint, buffer);
+        if (acc) acc->addQuantized(plain.data<uint8_t>(), plain.numel(), run.outputQmin, run.outputQmax);
+    } else if (plain.dtype() == DataType::Int8) {
+        dequantizeInto(plain.data<int8_t>(), plain.numel(), *run.outputScale, run.outputZeroPoint, buffer);
+        if (acc) acc->addQuantized(plain.data<int8_t>(), plain.numel(), run.outputQmin, run.outputQmax);
+    } else {
+        return Status::internal(std::string("the isolated output is ") + dataTypeName(plain.dtype()) +
+                                ", not a quantized tensor");
+    }
+    data = buffer.data();
+    return Status::ok();
+}
+
 void IsolatedComparator::Impl::runLayer(int index) {
     LayerRun &run = runs[index];
     run.ran = true;
     if (!run.active) return;
-    const std::string what = "layer '" + layers[index].match.floatNode + "': ";
     std::map<std::string, Tensor> feeds;
     for (const auto &[input, floatName] : run.inputs) feeds[input] = held.at(floatName);
     std::vector<Tensor> outputs;
     Status status = run.int8Plan->run(feeds, outputs);
     if (!status) return fail(index, "the isolated layer failed: " + status.message());
     const Tensor x = asFloat(held.at(run.floatOutput));
-    const Tensor y = asFloat(outputs.at(0));
+    const Tensor &y = outputs.at(0);
     if (x.shape() != y.shape())
         return fail(index, "the float output " + shapeToString(x.shape()) + " and the isolated output " +
                                shapeToString(y.shape()) + " have different shapes");
-    status = run.isolated.add(x.data<float>(), y.data<float>(), x.numel(), sampleCount(x));
+    const float *yData = nullptr;
+    status = outputValues(run, y, isolatedValues, &run.isolated, yData);
+    if (status) status = run.isolated.add(x.data<float>(), yData, x.numel(), sampleCount(x));
     if (!status) return fail(index, status.message());
-    if (run.outputScale)
-        run.isolated.addSaturationFromDequantized(y.data<float>(), y.numel(), *run.outputScale,
-                                                  run.outputZeroPoint, run.outputQmin, run.outputQmax);
     if (run.referencePlan) {
         std::vector<Tensor> reference;
         status = run.referencePlan->run(feeds, reference);
         if (!status) return fail(index, "the isolated reference layer failed: " + status.message());
-        const Tensor r = asFloat(reference.at(0));
-        if (r.shape() != y.shape()) return fail(index, "the reference and int8 outputs have different shapes");
-        status = run.kernel.add(r.data<float>(), y.data<float>(), r.numel(), sampleCount(r));
+        if (reference.at(0).shape() != y.shape())
+            return fail(index, "the reference and int8 outputs have different shapes");
+        const float *rData = nullptr;
+        status = outputValues(run, reference.at(0), referenceValues, nullptr, rData);
+        if (status) status = run.kernel.add(rData, yData, y.numel(), sampleCount(y));
         if (!status) return fail(index, status.message());
     }
 }

@@ -79,15 +79,43 @@ int quantizeBehind(const Graph &g, const qdq::GraphIndex &index, std::string val
     return -1;
 }
 
-// Makes the layer graph's single output float: appends a DequantizeLinear behind a quantized
-// output, and reads the output's per-tensor quantization.
+// Constant per-tensor parameters of a Q/DQ node, or false.
+bool perTensorParams(const Graph &g, const qdq::GraphIndex &index, const Node &node, qdq::QParamsView &params) {
+    return qdq::checkQdqParams(g, index, node).isOk() && qdq::readQParams(g, index, node, params) &&
+           params.perTensor();
+}
+
+void setOutputQuantization(IsolatedLayerGraph &layer, const qdq::QParamsView &params) {
+    layer.outputScale = params.scale[0];
+    layer.outputZeroPoint = params.zeroPoint[0];
+    const bool isSigned = params.type == DataType::Int8;
+    layer.outputQmin = isSigned ? -128 : 0;
+    layer.outputQmax = isSigned ? 127 : 255;
+}
+
+// Chooses the layer graph's single output. With per-tensor output quantization it is the
+// quantized tensor itself (a final DequantizeLinear is dropped): the comparison dequantizes it
+// while counting saturation, which is cheaper than a DequantizeLinear kernel plus a float copy
+// of the output. Otherwise a float value: the DequantizeLinear output, one appended behind a
+// per-channel quantized output, or the layer's float output when it is not quantized at all.
 void finishOutput(IsolatedLayerGraph &layer, const std::string &output) {
     Graph &g = layer.graph;
     const qdq::GraphIndex index(g);
     std::string finalValue = output;
+    qdq::QParamsView params;
+    const int producer = index.producer(output);
     const int quantize = quantizeBehind(g, index, output);
-    const bool quantizedOutput = quantize >= 0;
-    if (quantizedOutput) {
+    if (producer >= 0 && qdq::isOp(g.nodes[producer], "DequantizeLinear") &&
+        quantizeBehind(g, index, g.nodes[producer].inputs[0]) >= 0 &&
+        perTensorParams(g, index, g.nodes[producer], params)) {
+        finalValue = g.nodes[producer].inputs[0];
+        g.nodes.erase(g.nodes.begin() + producer);
+        layer.outputQuantized = true;
+        setOutputQuantization(layer, params);
+    } else if (quantize >= 0 && perTensorParams(g, index, g.nodes[quantize], params)) {
+        layer.outputQuantized = true;
+        setOutputQuantization(layer, params);
+    } else if (quantize >= 0) {
         const Node &q = g.nodes[quantize];
         Node dq;
         dq.opType = "DequantizeLinear";
@@ -98,22 +126,13 @@ void finishOutput(IsolatedLayerGraph &layer, const std::string &output) {
         finalValue = qdq::NameSource(g).make(output + "_isolated_dequantized");
         dq.outputs = {finalValue};
         g.nodes.push_back(dq);
+    } else if (producer >= 0 && qdq::isOp(g.nodes[producer], "DequantizeLinear") &&
+               perTensorParams(g, index, g.nodes[producer], params)) {
+        setOutputQuantization(layer, params);  // float output; saturation from its values
     }
     ValueInfo out;
     out.name = finalValue;
     g.outputs = {out};
-
-    const qdq::GraphIndex finalIndex(g);
-    const int dq = finalIndex.producer(finalValue);
-    if (dq < 0 || !qdq::isOp(g.nodes[dq], "DequantizeLinear")) return;
-    if (!qdq::checkQdqParams(g, finalIndex, g.nodes[dq]).isOk()) return;
-    qdq::QParamsView params;
-    if (!qdq::readQParams(g, finalIndex, g.nodes[dq], params) || !params.perTensor()) return;
-    layer.outputScale = params.scale[0];
-    layer.outputZeroPoint = params.zeroPoint[0];
-    const bool isSigned = params.type == DataType::Int8;
-    layer.outputQmin = isSigned ? -128 : 0;
-    layer.outputQmax = isSigned ? 127 : 255;
 }
 
 }  // namespace

@@ -13,8 +13,9 @@
 //    match's core -> that match's floatOutput.
 // So the layer sees Q(float input) with exactly the quantized model's input parameters, its own
 // quantized weights, and its own output quantization: the layer's own error.
-// A quantized output (QOperator form) gets a DequantizeLinear appended, so the graph output is
-// always float. A layer whose root has no float counterpart gets no graph and a note saying why.
+// The graph output is the layer's quantized tensor when its quantization is per tensor (the
+// caller dequantizes it), else a float value. A layer whose root has no float counterpart gets
+// no graph and a note saying why.
 
 #include <optional>
 #include <string>
@@ -35,7 +36,10 @@ struct IsolatedLayerGraph {
     Graph graph;
     std::vector<std::pair<std::string, std::string>> inputs;  // layer-graph input -> float value
     std::string floatOutput;                                   // the float value to compare with
-    // Per-tensor output quantization (for saturation and rmse/scale), when constant.
+    // The graph output is the quantized (uint8/int8) tensor: dequantize it with the parameters
+    // below. Otherwise it is float.
+    bool outputQuantized = false;
+    // Per-tensor output quantization (dequantization, saturation, rmse/scale), when constant.
     std::optional<float> outputScale;
     int32_t outputZeroPoint = 0;
     int32_t outputQmin = 0, outputQmax = 255;

@@ -17,6 +17,8 @@
 
 namespace ql {
 
+class BufferPool;
+
 // Sees a node's output right after the node ran. The tensor is plain (ONNX order) and valid only
 // during the call: copy what you keep. The plan never keeps values alive for taps.
 using TapCallback = std::function<void(const Node &node, size_t outputIndex, const Tensor &value)>;
@@ -28,6 +30,10 @@ struct PlanOptions {
     // Fuse Conv + activation / residual Add chains into oneDNN post-ops (passes/fuse_activations.h).
     // Faster, but the fused intermediate values are no longer seen by taps.
     bool fuseOperators = false;
+    // Buffers for the plan's values. Plans that never run at the same time (e.g. many small
+    // plans run one after the other on one thread) can share one pool so that their buffers are
+    // reused across plans; nullptr: the plan's own pool.
+    std::shared_ptr<BufferPool> bufferPool;
 };
 
 struct RunOptions {
