@@ -1,5 +1,6 @@
 #include "analysis/isolated_comparison.h"
 
+#include <algorithm>
 #include <cmath>
 #include <map>
 
@@ -13,8 +14,9 @@ namespace {
 
 int64_t sampleCount(const Tensor &t) { return t.rank() == 0 ? 1 : t.dim(0); }
 
+// A float view (kept in its storage order) or a plain float copy of another numeric type.
 Tensor asFloat(const Tensor &t) {
-    if (t.dtype() == DataType::Float) return t.toPlain();
+    if (t.dtype() == DataType::Float) return t;
     Tensor out(DataType::Float, t.shape());
     float *y = out.data<float>();
     for (int64_t i = 0; i < t.numel(); ++i) y[i] = static_cast<float>(t.valueAsDouble(i));
@@ -161,7 +163,7 @@ void IsolatedComparator::beginBatch() {
 
 Status IsolatedComparator::Impl::outputValues(const LayerRun &run, const Tensor &value, std::vector<float> &buffer,
                                               ComparisonAccumulator *acc, const float *&data) {
-    const Tensor plain = value.toPlain();
+    const Tensor &plain = value;  // any storage order: dequantizing is element-wise
     if (!run.outputQuantized) {
         if (plain.dtype() != DataType::Float) return Status::internal("the isolated output is not float");
         data = plain.data<float>();
@@ -184,32 +186,61 @@ Status IsolatedComparator::Impl::outputValues(const LayerRun &run, const Tensor 
     return Status::ok();
 }
 
+// Runs a layer plan; `value` is its output as stored (maybe channels-last), seen by a tap, so
+// that no transposed copy is made for the comparison.
+Status runPlan(ExecutionPlan &plan, const std::map<std::string, Tensor> &feeds, Tensor &value) {
+    const std::string &output = plan.graph().outputs.at(0).name;
+    RunOptions options;
+    options.tapStoredLayout = true;
+    options.tapFilter = [&](const Node &node) {
+        return std::find(node.outputs.begin(), node.outputs.end(), output) != node.outputs.end();
+    };
+    options.tap = [&](const Node &node, size_t i, const Tensor &v) {
+        if (node.outputs[i] == output) value = v;
+    };
+    std::vector<Tensor> outputs;
+    QL_RETURN_IF_ERROR(plan.run(feeds, outputs, options));
+    if (!value.defined()) value = outputs.at(0);
+    return Status::ok();
+}
+
+// Both in the same storage order (element-wise pairs); plain unless both are channels-last.
+void sameLayout(Tensor &a, Tensor &b) {
+    if (a.layout() == b.layout()) return;
+    a = a.toPlain();
+    b = b.toPlain();
+}
+
 void IsolatedComparator::Impl::runLayer(int index) {
     LayerRun &run = runs[index];
     run.ran = true;
     if (!run.active) return;
     std::map<std::string, Tensor> feeds;
     for (const auto &[input, floatName] : run.inputs) feeds[input] = held.at(floatName);
-    std::vector<Tensor> outputs;
-    Status status = run.int8Plan->run(feeds, outputs);
+    Tensor y;
+    Status status = runPlan(*run.int8Plan, feeds, y);
     if (!status) return fail(index, "the isolated layer failed: " + status.message());
-    const Tensor x = asFloat(held.at(run.floatOutput));
-    const Tensor &y = outputs.at(0);
+    Tensor x = asFloat(held.at(run.floatOutput));
     if (x.shape() != y.shape())
         return fail(index, "the float output " + shapeToString(x.shape()) + " and the isolated output " +
                                shapeToString(y.shape()) + " have different shapes");
+    sameLayout(x, y);
     const float *yData = nullptr;
     status = outputValues(run, y, isolatedValues, &run.isolated, yData);
     if (status) status = run.isolated.add(x.data<float>(), yData, x.numel(), sampleCount(x));
     if (!status) return fail(index, status.message());
     if (run.referencePlan) {
-        std::vector<Tensor> reference;
-        status = run.referencePlan->run(feeds, reference);
+        Tensor r;
+        status = runPlan(*run.referencePlan, feeds, r);
         if (!status) return fail(index, "the isolated reference layer failed: " + status.message());
-        if (reference.at(0).shape() != y.shape())
-            return fail(index, "the reference and int8 outputs have different shapes");
+        if (r.shape() != y.shape()) return fail(index, "the reference and int8 outputs have different shapes");
+        if (r.layout() != y.layout()) {
+            sameLayout(r, y);
+            status = outputValues(run, y, isolatedValues, nullptr, yData);
+            if (!status) return fail(index, status.message());
+        }
         const float *rData = nullptr;
-        status = outputValues(run, reference.at(0), referenceValues, nullptr, rData);
+        status = outputValues(run, r, referenceValues, nullptr, rData);
         if (status) status = run.kernel.add(rData, yData, y.numel(), sampleCount(y));
         if (!status) return fail(index, status.message());
     }
@@ -299,6 +330,7 @@ Result<IsolatedComparisonResult> compareIsolated(const Graph &floatGraph, const 
             if (needed.count(o)) return true;
         return false;
     };
+    floatRun.tapStoredLayout = true;  // the layer plans take channels-last inputs as they are
     floatRun.tap = [&](const Node &node, size_t index, const Tensor &value) {
         if (tapStatus) tapStatus = isolated.addFloatValue(node.outputs[index], value);
     };

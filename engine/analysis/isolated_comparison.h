@@ -77,8 +77,9 @@ public:
     // Float-model value names (graph inputs and node outputs) the layers need.
     const std::set<std::string> &floatValuesNeeded() const;
     void beginBatch();
-    // A float value of the current batch. The tensor is kept (shared, not copied: the plan's
-    // buffer pool does not reuse storage that is still referenced) until no layer needs it.
+    // A float value of the current batch, plain or channels-last (a tap with
+    // RunOptions::tapStoredLayout saves a transpose). The tensor is kept (shared, not copied: the
+    // plan's buffer pool does not reuse storage that is still referenced) until no layer needs it.
     // Layers whose values are all there run at once. Names not needed are ignored.
     Status addFloatValue(const std::string &name, const Tensor &value);
     // Fails when a layer did not get all its values this batch; drops what is left.

@@ -268,7 +268,8 @@ Status ExecutionPlan::Impl::runNodes(const RunOptions &options) {
         if (options.tap && (!options.tapFilter || options.tapFilter(*planned.node))) {
             for (size_t o = 0; o < planned.outputs.size(); ++o) {
                 const int id = planned.outputs[o];
-                if (id != kNoValue) options.tap(*planned.node, o, values[id].toPlain());
+                if (id != kNoValue)
+                    options.tap(*planned.node, o, options.tapStoredLayout ? values[id] : values[id].toPlain());
             }
         }
         for (int id : planned.releaseAfter) values[id] = Tensor();

@@ -19,8 +19,10 @@ namespace ql {
 
 class BufferPool;
 
-// Sees a node's output right after the node ran. The tensor is plain (ONNX order) and valid only
-// during the call: copy what you keep. The plan never keeps values alive for taps.
+// Sees a node's output right after the node ran. The tensor is plain (ONNX order) unless
+// RunOptions::tapStoredLayout. Its buffer is not reused while a reference to it is kept (the pool
+// hands out only unreferenced storage), so keeping the Tensor is safe but holds the memory; its
+// contents never change. The plan never keeps values alive for taps.
 using TapCallback = std::function<void(const Node &node, size_t outputIndex, const Tensor &value)>;
 // Called between nodes; return false to cancel the run.
 using ProgressCallback = std::function<bool(int done, int total)>;
@@ -40,6 +42,9 @@ struct RunOptions {
     TapCallback tap;                       // optional
     std::function<bool(const Node &)> tapFilter;  // which nodes to tap; all when empty
     ProgressCallback progress;             // optional
+    // The tap sees each value as stored (a rank-4 value may be channels-last: Tensor::layout())
+    // instead of a plain copy; saves a transpose per tapped value for callers that handle both.
+    bool tapStoredLayout = false;
 };
 
 struct NodeTiming {
