@@ -27,25 +27,48 @@ double maxPropagatingNaN(double current, double value) {
     return current;
 }
 
+// Four independent lanes per block (element i - start goes to lane (i - start) % 4) so that the
+// sums are not one long chain of dependent additions; the lanes are combined in a fixed order, so
+// a sample's sums depend only on its values, never on how samples were batched. A NaN error
+// makes the block's Σ(x−y)² NaN, which then also makes the max abs error NaN.
 void sumSample(const float *x, const float *y, int64_t n, SampleSums &sums) {
+    constexpr int kLanes = 4;
     for (int64_t start = 0; start < n; start += kBlockLength) {
         const int64_t end = std::min(n, start + kBlockLength);
-        double xx = 0.0, yy = 0.0, xy = 0.0, ee = 0.0, maxAbs = 0.0;
-        for (int64_t i = start; i < end; ++i) {
+        double xx[kLanes] = {}, yy[kLanes] = {}, xy[kLanes] = {}, ee[kLanes] = {}, maxAbs[kLanes] = {};
+        int64_t i = start;
+        for (; i + kLanes <= end; i += kLanes) {
+            for (int k = 0; k < kLanes; ++k) {
+                const double xv = x[i + k];
+                const double yv = y[i + k];
+                const double e = xv - yv;
+                xx[k] += xv * xv;
+                yy[k] += yv * yv;
+                xy[k] += xv * yv;
+                ee[k] += e * e;
+                const double a = std::fabs(e);
+                maxAbs[k] = a > maxAbs[k] ? a : maxAbs[k];
+            }
+        }
+        for (int k = 0; i < end; ++i, ++k) {
             const double xv = x[i];
             const double yv = y[i];
             const double e = xv - yv;
-            xx += xv * xv;
-            yy += yv * yv;
-            xy += xv * yv;
-            ee += e * e;
-            maxAbs = maxPropagatingNaN(maxAbs, std::fabs(e));
+            xx[k] += xv * xv;
+            yy[k] += yv * yv;
+            xy[k] += xv * yv;
+            ee[k] += e * e;
+            const double a = std::fabs(e);
+            maxAbs[k] = a > maxAbs[k] ? a : maxAbs[k];
         }
-        sums.xx.add(xx);
-        sums.yy.add(yy);
-        sums.xy.add(xy);
-        sums.ee.add(ee);
-        sums.maxAbsError = maxPropagatingNaN(sums.maxAbsError, maxAbs);
+        const double blockEe = (ee[0] + ee[1]) + (ee[2] + ee[3]);
+        sums.xx.add((xx[0] + xx[1]) + (xx[2] + xx[3]));
+        sums.yy.add((yy[0] + yy[1]) + (yy[2] + yy[3]));
+        sums.xy.add((xy[0] + xy[1]) + (xy[2] + xy[3]));
+        sums.ee.add(blockEe);
+        const double blockMax = std::isnan(blockEe) ? kNaN
+                                                    : std::max(std::max(maxAbs[0], maxAbs[1]), std::max(maxAbs[2], maxAbs[3]));
+        sums.maxAbsError = maxPropagatingNaN(sums.maxAbsError, blockMax);
     }
 }
 
