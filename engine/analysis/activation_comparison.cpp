@@ -177,7 +177,7 @@ Result<std::unique_ptr<CumulativeComparison>> CumulativeComparison::create(const
     for (const auto &match : matching.matches) d.targets.push_back(describeQuantValue(folded, match.quantOutput));
 
     Graph quantPrepared = quantGraph;
-    QL_RETURN_IF_ERROR(preparePrecision(quantPrepared, options.precision));
+    QL_RETURN_IF_ERROR(preparePrecision(quantPrepared, options.precision, &d.result.precision));
     if (options.precision == Precision::Int8) applyInt8Kernels(quantPrepared, options.int8Kernels);
 
     // Which plan value each match reads: the float name if it still exists, else a quantized alias.

@@ -341,3 +341,35 @@ TEST(LayerMatching, MismatchedPairsAreErrors) {
     EXPECT_NE(nothing.status().message().find("no compute layer"), std::string::npos)
         << nothing.status().message();
 }
+
+TEST(LayerMatching, ReluOnATensorQuantizedFromZeroFoldsIntoItsProducer) {
+    // Our quantizer and ONNX Runtime give an Add feeding a Relu the Relu's range: zero point =
+    // qmin, so the Relu is a no-op on the requantized tensor (the int8 lowering drops it).
+    auto build = [](uint8_t zeroPoint) {
+        Graph q = emptyGraph();
+        q.initializers["s"] = Tensor::scalar<float>(0.1f);
+        q.initializers["zp"] = Tensor::scalar<uint8_t>(zeroPoint);
+        std::string in = qdq(q, "x");
+        add(q, "Add", "add", {in, in}, {"a"});
+        add(q, "Relu", "relu", {qdq(q, "a")}, {"r"});
+        qdq(q, "r");
+        return q;
+    };
+    Graph f = emptyGraph();
+    add(f, "Add", "add", {"x", "x"}, {"a"});
+    add(f, "Relu", "relu", {"a"}, {"r"});
+
+    auto fromZero = matchLayers(f, build(0));
+    ASSERT_TRUE(fromZero) << fromZero.status().message();
+    ASSERT_EQ(fromZero->matches.size(), 1u);
+    EXPECT_EQ(fromZero->matches[0].floatOutput, "r");
+    EXPECT_EQ(fromZero->matches[0].quantOutput, "r_deq");
+    EXPECT_EQ(fromZero->matches[0].foldedQuantNodes, std::vector<std::string>{"relu"});
+
+    // Zero point 128: the requantized Add holds negative values, the Relu does work.
+    auto midZero = matchLayers(f, build(128));
+    ASSERT_TRUE(midZero) << midZero.status().message();
+    ASSERT_EQ(midZero->matches.size(), 2u);
+    EXPECT_EQ(midZero->matches[0].quantOutput, "a_deq");
+    EXPECT_EQ(midZero->matches[1].floatNode, "relu");
+}
