@@ -264,8 +264,8 @@ Status CumulativeComparison::Impl::compareOutputs(const std::vector<Tensor> &flo
         const int64_t n = x.numel() / width;
         const bool withLabels = o == 0 && !labels.empty();
         if (withLabels && labelCursor + n > static_cast<int64_t>(labels.size()))
-            return Status::badInput("labels: " + std::to_string(labels.size()) + " labels for more rows of output '" +
-                                    result.outputs[o].floatName + "'");
+            return Status::badInput("labels: " + std::to_string(labels.size()) +
+                                    " labels, but the inputs hold more samples");
         for (int64_t r = 0; r < n; ++r) {
             const int64_t ax = argmaxRow(x.data<float>() + r * width, width);
             const int64_t ay = argmaxRow(y.data<float>() + r * width, width);

@@ -175,7 +175,9 @@ std::string dequantizedValue(const GraphLayers &layers, const std::string &value
 }
 
 Status checkInputs(const Graph &f, const Graph &q) {
-    const std::string prefix = "models do not match: ";
+    const std::string prefix = f.sourcePath.empty() || q.sourcePath.empty()
+                                   ? std::string("models do not match: ")
+                                   : "models do not match ('" + f.sourcePath + "' vs '" + q.sourcePath + "'): ";
     if (f.inputs.size() != q.inputs.size())
         return Status::badInput(prefix + "the float model has " + std::to_string(f.inputs.size()) +
                                 " input(s), the quantized model has " +
