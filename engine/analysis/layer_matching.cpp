@@ -136,6 +136,33 @@ GraphLayers collectLayers(const Graph &graph) {
 
 bool isPassThrough(const std::string &op) { return op == "Cast" || op == "Identity"; }
 
+// Scale and zero point inputs of a Q/DQ node equal (same names, or equal constant values).
+bool sameQParams(const Graph &graph, const Node &a, const Node &b) {
+    for (size_t k = 1; k < 3; ++k) {
+        const std::string x = a.inputs.size() > k ? a.inputs[k] : "";
+        const std::string y = b.inputs.size() > k ? b.inputs[k] : "";
+        if (x == y) continue;
+        const Tensor *tx = x.empty() ? nullptr : graph.initializer(x);
+        const Tensor *ty = y.empty() ? nullptr : graph.initializer(y);
+        if (!tx || !ty || tx->dtype() != ty->dtype() || tx->numel() != ty->numel()) return false;
+        for (int64_t i = 0; i < tx->numel(); ++i)
+            if (tx->valueAsDouble(i) != ty->valueAsDouble(i)) return false;
+    }
+    return true;
+}
+
+// True when `dqValue` (a DequantizeLinear output) feeds `act`, whose output goes only to a
+// QuantizeLinear with the same scale and zero point as that DequantizeLinear.
+bool requantizedOnSameGrid(const GraphLayers &layers, const std::string &dqValue, const Node &act) {
+    const Graph &graph = *layers.graph;
+    const int p = graph.producerIndex(dqValue);
+    if (p < 0 || graph.nodes[p].opType != "DequantizeLinear" || act.outputs.empty()) return false;
+    auto it = layers.consumers.find(act.outputs[0]);
+    if (it == layers.consumers.end() || it->second.size() != 1) return false;
+    const Node &q = graph.nodes[it->second[0]];
+    return q.opType == "QuantizeLinear" && sameQParams(graph, graph.nodes[p], q);
+}
+
 // True when `value` is a DequantizeLinear output whose zero points all equal the type's qmin
 // (uint8 0, int8 -128): every dequantized value is >= 0, so a Relu on it changes nothing.
 bool dequantizesNonNegative(const Graph &graph, const std::string &value) {
@@ -336,12 +363,14 @@ Result<LayerMatching> matchLayers(const Graph &floatGraph, const Graph &quantGra
             const Node *qNode = quantGraph.findNode(match.quantNode);
             if (!qNode || qNode->outputs.empty()) continue;
             const bool requantized = match.quantOutput != qNode->outputs[0];
-            if (requantized && !dequantizesNonNegative(quantGraph, match.quantOutput)) continue;
             auto qc = ql.consumers.find(match.quantOutput);
             if (qc == ql.consumers.end() || qc->second.size() != 1 || quantGraph.isGraphOutput(match.quantOutput))
                 continue;
             const Node &qAct = quantGraph.nodes[qc->second[0]];
-            if (qAct.opType != "Relu" && !(qAct.opType == "Clip" && !requantized)) continue;
+            if (qAct.opType != "Relu" && qAct.opType != "Clip") continue;
+            if (requantized && !(qAct.opType == "Relu" && dequantizesNonNegative(quantGraph, match.quantOutput)) &&
+                !requantizedOnSameGrid(ql, match.quantOutput, qAct))
+                continue;
             auto actMatch = floatIndexOfQuantNode.find(qAct.name);
             if (actMatch == floatIndexOfQuantNode.end()) continue;
             LayerMatch &act = byFloatNode[actMatch->second];
