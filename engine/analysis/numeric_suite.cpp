@@ -95,7 +95,6 @@ Result<NumericSuiteReport> runNumericSuite(const Graph &floatGraph, const Graph 
         if (!*more) break;
         QL_RETURN_IF_ERROR(runAndCapture(**floatPlan, batch, wanted, floatValues, floatOutputs).withContext("float model"));
         QL_RETURN_IF_ERROR((*cumulative)->addBatch(batch, floatValues, floatOutputs));
-        floatValues.clear();
         if (options.progress && !options.progress("cumulative", done, options.expectedBatches))
             return Status::error(ErrorKind::Cancelled, "analysis cancelled");
     }
