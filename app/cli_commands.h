@@ -11,5 +11,6 @@ enum ExitCode { Success = 0, Failure = 1, BadInput = 2, Unsupported = 3 };
 int runInfer(const QStringList &arguments);
 int runBench(const QStringList &arguments);
 int runQuantize(const QStringList &arguments);
+int runAnalyze(const QStringList &arguments);
 
 }  // namespace cli

@@ -11,51 +11,15 @@
 #include <cstdio>
 
 #include "cli_commands.h"
+#include "cli_quantizer_options.h"
 #include "cli_support.h"
 #include "onnx_io/model_loader.h"
 #include "onnx_io/model_writer.h"
-#include "quant/calibration.h"
-#include "quant/calibration_data.h"
 #include "quant/qdq_builder.h"
 
 namespace cli {
 
 namespace {
-
-// Skip-list: {"model": "...", "fp32_nodes": ["name", ...], "reason": {"name": "why"}}.
-ql::Status readSkipList(const QString &path, const QString &modelPath,
-                        ql::quant::QuantizationOptions &options) {
-    QFile file(path);
-    if (!file.open(QIODevice::ReadOnly))
-        return ql::Status::badInput(path.toStdString() + ": cannot open skip-list");
-    QJsonParseError error;
-    const QJsonDocument doc = QJsonDocument::fromJson(file.readAll(), &error);
-    const std::string where = path.toStdString() + ": ";
-    if (error.error != QJsonParseError::NoError)
-        return ql::Status::badInput(where + "not valid JSON (" + error.errorString().toStdString() +
-                                    " at offset " + std::to_string(error.offset) + ")");
-    const QJsonObject root = doc.object();
-    if (!doc.isObject() || !root.value("fp32_nodes").isArray())
-        return ql::Status::badInput(
-            where + "expected an object with an \"fp32_nodes\" array of node names");
-    for (const QJsonValue &v : root.value("fp32_nodes").toArray()) {
-        if (!v.isString())
-            return ql::Status::badInput(where + "\"fp32_nodes\" must hold node names (strings)");
-        options.excludedNodes.push_back(v.toString().toStdString());
-    }
-    if (root.contains("reason") && !root.value("reason").isObject())
-        return ql::Status::badInput(where +
-                                    "\"reason\" must be an object mapping node names to text");
-    const QJsonObject reasons = root.value("reason").toObject();
-    for (auto it = reasons.begin(); it != reasons.end(); ++it)
-        options.exclusionReasons[it.key().toStdString()] = it.value().toString().toStdString();
-    const QString model = root.value("model").toString();
-    if (!model.isEmpty() && QFileInfo(model).fileName() != QFileInfo(modelPath).fileName())
-        std::fprintf(stderr, "quantlens: warning: skip-list %s was written for %s, not %s\n",
-                     qPrintable(path), qPrintable(model),
-                     qPrintable(QFileInfo(modelPath).fileName()));
-    return ql::Status::ok();
-}
 
 // The plan as JSON; "fp32_nodes" (the nodes the user excluded) and "reason" follow the skip-list
 // format, so the report can be edited and passed back with --skip-list.
@@ -136,24 +100,7 @@ int runQuantize(const QStringList &arguments) {
                       "batch each); repeatable.",
                       "DIR_OR_FILES"});
     parser.addOption({"out", "The quantized QDQ model to write.", "QUANT.onnx"});
-    parser.addOption(
-        {"method",
-         "Activation range: minmax (default), percentile, entropy, mse or moving_average.",
-         "METHOD", "minmax"});
-    parser.addOption(
-        {"percentile", "Percentile for --method percentile (default 99.999).", "P", "99.999"});
-    parser.addOption({"per-tensor", "Quantize weights per tensor instead of per output channel."});
-    parser.addOption(
-        {"symmetric-activations", "Activations as int8 symmetric instead of uint8 asymmetric."});
-    parser.addOption({"reduce-range", "Use 7-bit activations (for CPUs without VNNI)."});
-    parser.addOption(
-        {"no-fold-bn",
-         "Keep BatchNormalization nodes instead of folding them into the preceding Conv/Gemm."});
-    parser.addOption({"exclude", "Keep this node in fp32; repeatable.", "NODE_NAME"});
-    parser.addOption({"skip-list",
-                      "JSON {\"model\": ..., \"fp32_nodes\": [...], \"reason\": {...}} of nodes to "
-                      "keep in fp32.",
-                      "FILE.json"});
+    addQuantizerOptions(parser);
     parser.addOption({"threads", "Threads for the calibration run (default: all cores).", "N"});
     parser.addOption(
         {"report",
@@ -175,64 +122,17 @@ int runQuantize(const QStringList &arguments) {
     if (!threadsOk || threads < 0)
         return usageError("quantize: --threads expects a positive number");
 
-    ql::quant::QuantizationOptions options;
-    if (!ql::quant::parseRangeMethod(parser.value("method").toStdString(), options.method))
-        return usageError(
-            "quantize: --method expects minmax, percentile, entropy, mse or moving_average, got '" +
-            parser.value("method") + "'");
-    bool percentileOk = false;
-    options.percentile = parser.value("percentile").toDouble(&percentileOk);
-    if (!percentileOk || !(options.percentile > 0.0 && options.percentile <= 100.0))
-        return usageError("quantize: --percentile expects a number in (0, 100], got '" +
-                          parser.value("percentile") + "'");
-    options.perChannelWeights = !parser.isSet("per-tensor");
-    options.symmetricActivations = parser.isSet("symmetric-activations");
-    options.reduceRange = parser.isSet("reduce-range");
-    options.foldBatchNorm = !parser.isSet("no-fold-bn");
     const QString modelPath = parser.positionalArguments().first();
-    if (parser.isSet("skip-list")) {
-        ql::Status read = readSkipList(parser.value("skip-list"), modelPath, options);
-        if (!read) return reportFailure(read);
-    }
-    for (const QString &name : parser.values("exclude"))
-        options.excludedNodes.push_back(name.toStdString());
+    ql::quant::QuantizationOptions options;
+    if (ql::Status read = readQuantizerOptions(parser, "quantize", modelPath, options); !read)
+        return reportFailure(read);
 
     auto graph = ql::loadModel(modelPath.toStdString());
     if (!graph) return reportFailure(graph.status());
     const ql::Graph &floatGraph = graph.value();
-    ql::Status names = ql::quant::validateExcludedNodes(floatGraph, options.excludedNodes);
-    if (!names) return reportFailure(names.withContext(modelPath.toStdString()));
-    if (floatGraph.inputs.size() != 1)
-        return reportFailure(ql::Status::unsupported(
-            modelPath.toStdString() + ": --calib supports models with one input, this one has " +
-            std::to_string(floatGraph.inputs.size())));
-    std::vector<std::string> paths;
-    for (const QString &argument : parser.values("calib"))
-        for (const QString &part : argument.split(',', Qt::SkipEmptyParts))
-            paths.push_back(part.toStdString());
-    auto files = ql::quant::listCalibrationFiles(paths);
-    if (!files) return reportFailure(files.status());
-    auto source = ql::quant::fileBatchSource(floatGraph, files.value());
-    if (!source) return reportFailure(source.status());
-    ql::quant::CalibrationOptions calibrationOptions;
-    calibrationOptions.threads = threads;
-    ql::quant::CalibrationStatistics stats(calibrationOptions);
-    ql::Status calibrated = ql::quant::calibrate(floatGraph, source.value(), stats);
-    if (!calibrated) return reportFailure(calibrated.withContext(floatGraph.sourcePath));
-    for (const auto &[value, count] : stats.nonFiniteValues())
-        std::fprintf(
-            stderr,
-            "quantlens: warning: %lld NaN/Inf values of '%s' were skipped during calibration\n",
-            static_cast<long long>(count), value.c_str());
-    std::printf("calibrated on %lld samples from %zu file(s); activation range: %s%s\n",
-                static_cast<long long>(stats.sampleCount()), files.value().size(),
-                ql::quant::rangeMethodName(options.method),
-                options.method == ql::quant::RangeMethod::Percentile
-                    ? (" " + std::to_string(options.percentile)).c_str()
-                    : "");
-
-    auto result = ql::quant::quantizeGraph(floatGraph, stats, options);
-    if (!result) return reportFailure(result.status().withContext(floatGraph.sourcePath));
+    int64_t samples = 0;
+    auto result = quantizeFromFiles(floatGraph, parser.values("calib"), options, threads, samples);
+    if (!result) return reportFailure(result.status());
     const QString out = parser.value("out");
     const QString outDir = QFileInfo(out).absolutePath();
     if (!QDir().mkpath(outDir)) return usageError(outDir + ": cannot create folder");
@@ -242,7 +142,7 @@ int runQuantize(const QStringList &arguments) {
         QFile report(parser.value("report"));
         if (!report.open(QIODevice::WriteOnly))
             return usageError(report.fileName() + ": cannot write the report");
-        report.write(QJsonDocument(planReport(result.value(), modelPath, out, stats.sampleCount()))
+        report.write(QJsonDocument(planReport(result.value(), modelPath, out, samples))
                          .toJson());
     }
     printSummary(result.value(), out);

@@ -59,7 +59,7 @@ int runGui(int argc, char *argv[], int firstArgument) {
     parser.setApplicationDescription(QApplication::translate(
         "main",
         "QuantLens: find and fix int8 quantization accuracy loss.\n"
-        "Subcommands: gui (default), infer, bench; `quantlens SUBCOMMAND --help`."));
+        "Subcommands: gui (default), infer, bench, quantize, analyze; `quantlens SUBCOMMAND --help`."));
     parser.addHelpOption();
     parser.addVersionOption();
     parser.addPositionalArgument(QStringLiteral("model"),

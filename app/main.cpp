@@ -19,9 +19,10 @@ int main(int argc, char *argv[]) {
         QStringList rest = app.arguments().mid(2);
         return std::strcmp(command, "infer") == 0 ? cli::runInfer(rest) : cli::runBench(rest);
     }
-    if (std::strcmp(command, "quantize") == 0) {
+    if (std::strcmp(command, "quantize") == 0 || std::strcmp(command, "analyze") == 0) {
         QCoreApplication app(argc, argv);
-        return cli::runQuantize(app.arguments().mid(2));
+        QStringList rest = app.arguments().mid(2);
+        return std::strcmp(command, "quantize") == 0 ? cli::runQuantize(rest) : cli::runAnalyze(rest);
     }
     if (std::strcmp(command, "gui") == 0) return runGui(argc, argv, 2);
     return runGui(argc, argv);

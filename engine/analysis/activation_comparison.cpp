@@ -1,6 +1,7 @@
 #include "analysis/activation_comparison.h"
 
 #include <cmath>
+#include <cstring>
 #include <limits>
 #include <memory>
 #include <set>
@@ -116,10 +117,23 @@ Tensor floatCopy(const Tensor &t) {
     return out;
 }
 
+void captureInto(Tensor &slot, const Tensor &value) {
+    if (value.dtype() != DataType::Float) {
+        slot = floatCopy(value);
+        return;
+    }
+    // Reuse last batch's buffer: no new pages to fault in and zero for every batch.
+    if (slot.defined() && slot.dtype() == DataType::Float && slot.shape() == value.shape() &&
+        slot.layout() == value.layout() && slot.storage().use_count() == 1) {
+        std::memcpy(slot.rawData(), value.rawData(), value.byteSize());
+        return;
+    }
+    slot = value.clone();  // keeps the layout: comparisons need both sides in the same order only
+}
+
 Status runAndCapture(ExecutionPlan &plan, const std::map<std::string, Tensor> &inputs,
                      const std::set<std::string> &wanted, std::map<std::string, Tensor> &values,
                      std::vector<Tensor> &outputs) {
-    values.clear();
     RunOptions run;
     run.tapFilter = [&](const Node &node) {
         for (const auto &o : node.outputs)
@@ -128,12 +142,12 @@ Status runAndCapture(ExecutionPlan &plan, const std::map<std::string, Tensor> &i
     };
     run.tap = [&](const Node &node, size_t index, const Tensor &value) {
         const std::string &name = node.outputs[index];
-        if (wanted.count(name)) values[name] = floatCopy(value);
+        if (wanted.count(name)) captureInto(values[name], value);
     };
     QL_RETURN_IF_ERROR(plan.run(inputs, outputs, run));
     // Wanted graph inputs are not produced by any node.
     for (const auto &[name, tensor] : inputs)
-        if (wanted.count(name) && !values.count(name)) values[name] = floatCopy(tensor);
+        if (wanted.count(name)) captureInto(values[name], tensor);
     return Status::ok();
 }
 
@@ -150,7 +164,7 @@ struct CumulativeComparison::Impl {
     int64_t labelCursor = 0, floatCorrect = 0, quantCorrect = 0;
     ActivationComparisonResult result;
 
-    Status compareLayer(size_t matchIndex, bool needsDequantize, const Tensor &value,
+    Status compareLayer(size_t matchIndex, bool isQuantizedTensor, const Tensor &value,
                         const std::map<std::string, Tensor> &floatValues);
     Status compareOutputs(const std::vector<Tensor> &floatOutputs, const std::vector<Tensor> &quantOutputs);
 };
@@ -177,7 +191,7 @@ Result<std::unique_ptr<CumulativeComparison>> CumulativeComparison::create(const
     for (const auto &match : matching.matches) d.targets.push_back(describeQuantValue(folded, match.quantOutput));
 
     Graph quantPrepared = quantGraph;
-    QL_RETURN_IF_ERROR(preparePrecision(quantPrepared, options.precision));
+    QL_RETURN_IF_ERROR(preparePrecision(quantPrepared, options.precision, &d.result.precision));
     if (options.precision == Precision::Int8) applyInt8Kernels(quantPrepared, options.int8Kernels);
 
     // Which plan value each match reads: the float name if it still exists, else a quantized alias.
@@ -224,33 +238,40 @@ Result<std::unique_ptr<CumulativeComparison>> CumulativeComparison::create(const
     return self;
 }
 
-Status CumulativeComparison::Impl::compareLayer(size_t matchIndex, bool needsDequantize, const Tensor &value,
+Status CumulativeComparison::Impl::compareLayer(size_t matchIndex, bool isQuantizedTensor, const Tensor &value,
                                                 const std::map<std::string, Tensor> &floatValues) {
     const LayerMatch &match = matches.matches[matchIndex];
     auto fx = floatValues.find(match.floatOutput);
     if (fx == floatValues.end()) return Status::internal("float value '" + match.floatOutput + "' was not produced");
+    const std::string what = "layer '" + match.floatNode + "'";
+    if (fx->second.shape() != value.shape()) return Status::badInput(what + ": float and quantized shapes differ");
     ComparisonAccumulator &acc = accumulators[matchIndex];
     const QuantTarget &t = targets[matchIndex];
-    Tensor y;
-    if (needsDequantize) {
-        const Tensor plain = value.toPlain();
-        auto dq = dequantize(plain, t);
-        if (!dq) return dq.status();
-        y = std::move(*dq);
-        if (plain.dtype() == DataType::UInt8)
-            acc.addQuantized(plain.data<uint8_t>(), plain.numel(), 0, 255);
-        else
-            acc.addQuantized(plain.data<int8_t>(), plain.numel(), -128, 127);
-    } else {
-        y = floatCopy(value);
-        if (t.scale.size() == 1 && t.scale[0] > 0.0f && !t.quantizedNames.empty()) {
-            // Saturation of the quantized tensor behind the DQ, recovered from its output.
-            const bool isSigned = t.quantType == DataType::Int8;
-            acc.addSaturationFromDequantized(y.data<float>(), y.numel(), t.scale[0], t.zeroPoint[0],
-                                             isSigned ? -128 : 0, isSigned ? 127 : 255);
-        }
+    // Both sides in one element order; NHWC stays NHWC when both plans keep it.
+    const bool sameLayout = fx->second.layout() == value.layout();
+    const Tensor x = sameLayout ? fx->second : fx->second.toPlain();
+    const Tensor y = sameLayout ? value : value.toPlain();
+    const float *px = x.data<float>();
+    const int64_t n = x.numel(), samples = sampleCount(x);
+    const bool perTensor = t.scale.size() == 1 && t.scale[0] > 0.0f;
+    if (perTensor && !t.quantizedNames.empty()) {
+        const bool isSigned = t.quantType == DataType::Int8;
+        acc.addClipping(px, n, t.scale[0], t.zeroPoint[0], isSigned ? -128 : 0, isSigned ? 127 : 255);
     }
-    return compareInto(acc, fx->second, y, "layer '" + match.floatNode + "'");
+    if (!isQuantizedTensor) {
+        if (y.dtype() == DataType::Float) return acc.add(px, y.data<float>(), n, samples).withContext(what);
+        const Tensor yf = floatCopy(y);
+        return acc.add(px, yf.data<float>(), n, samples).withContext(what);
+    }
+    if (perTensor && y.dtype() == DataType::UInt8)
+        return acc.addDequantized(px, y.data<uint8_t>(), n, samples, t.scale[0], t.zeroPoint[0]).withContext(what);
+    if (perTensor && y.dtype() == DataType::Int8)
+        return acc.addDequantized(px, y.data<int8_t>(), n, samples, t.scale[0], t.zeroPoint[0]).withContext(what);
+    // Per-channel parameters: dequantize a plain copy.
+    const Tensor xp = x.toPlain();
+    auto dq = dequantize(y.toPlain(), t);
+    if (!dq) return dq.status();
+    return acc.add(xp.data<float>(), dq->data<float>(), n, samples).withContext(what);
 }
 
 Status CumulativeComparison::Impl::compareOutputs(const std::vector<Tensor> &floatOutputs,
@@ -264,8 +285,8 @@ Status CumulativeComparison::Impl::compareOutputs(const std::vector<Tensor> &flo
         const int64_t n = x.numel() / width;
         const bool withLabels = o == 0 && !labels.empty();
         if (withLabels && labelCursor + n > static_cast<int64_t>(labels.size()))
-            return Status::badInput("labels: " + std::to_string(labels.size()) + " labels for more rows of output '" +
-                                    result.outputs[o].floatName + "'");
+            return Status::badInput("labels: " + std::to_string(labels.size()) +
+                                    " labels, but the inputs hold more samples");
         for (int64_t r = 0; r < n; ++r) {
             const int64_t ax = argmaxRow(x.data<float>() + r * width, width);
             const int64_t ay = argmaxRow(y.data<float>() + r * width, width);
@@ -360,7 +381,6 @@ Result<ActivationComparisonResult> compareActivations(const Graph &floatGraph, c
                                          floatOutputs)
                                .withContext("float model"));
         QL_RETURN_IF_ERROR((*comparison)->addBatch(batch, floatValues, floatOutputs));
-        floatValues.clear();  // this batch's copies are not kept
         if (options.progress && !options.progress(done, options.expectedBatches))
             return Status::error(ErrorKind::Cancelled, "activation comparison cancelled");
     }

@@ -70,6 +70,7 @@ struct ActivationComparisonResult {
     int batches = 0;
     std::vector<LayerActivationComparison> layers;  // same order as matching.matches
     std::vector<OutputComparison> outputs;          // graph outputs paired in order
+    PrecisionReport precision;                      // how the quantized model's nodes ran
 };
 
 // The same comparison fed one batch at a time by a caller that runs the float model itself (so

@@ -27,59 +27,36 @@ double maxPropagatingNaN(double current, double value) {
     return current;
 }
 
-// Four independent lanes per block (element i - start goes to lane (i - start) % 4) so that the
-// sums are not one long chain of dependent additions; the lanes are combined in a fixed order, so
-// a sample's sums depend only on its values, never on how samples were batched. A NaN error
-// makes the block's Σ(x−y)² NaN, which then also makes the max abs error NaN.
-void sumSample(const float *x, const float *y, int64_t n, SampleSums &sums) {
-    constexpr int kLanes = 4;
+// y[i] through `load`, so that a quantized tensor is dequantized on the fly, not copied.
+template <class Load>
+void sumSample(const float *x, const Load &load, int64_t first, int64_t n, SampleSums &sums) {
     for (int64_t start = 0; start < n; start += kBlockLength) {
         const int64_t end = std::min(n, start + kBlockLength);
-        double xx[kLanes] = {}, yy[kLanes] = {}, xy[kLanes] = {}, ee[kLanes] = {}, maxAbs[kLanes] = {};
-        int64_t i = start;
-        for (; i + kLanes <= end; i += kLanes) {
-            for (int k = 0; k < kLanes; ++k) {
-                const double xv = x[i + k];
-                const double yv = y[i + k];
-                const double e = xv - yv;
-                xx[k] += xv * xv;
-                yy[k] += yv * yv;
-                xy[k] += xv * yv;
-                ee[k] += e * e;
-                const double a = std::fabs(e);
-                maxAbs[k] = a > maxAbs[k] ? a : maxAbs[k];
-            }
-        }
-        for (int k = 0; i < end; ++i, ++k) {
+        double xx = 0.0, yy = 0.0, xy = 0.0, ee = 0.0, maxAbs = 0.0;
+        for (int64_t i = start; i < end; ++i) {
             const double xv = x[i];
-            const double yv = y[i];
+            const double yv = load(first + i);
             const double e = xv - yv;
-            xx[k] += xv * xv;
-            yy[k] += yv * yv;
-            xy[k] += xv * yv;
-            ee[k] += e * e;
-            const double a = std::fabs(e);
-            maxAbs[k] = a > maxAbs[k] ? a : maxAbs[k];
+            xx += xv * xv;
+            yy += yv * yv;
+            xy += xv * yv;
+            ee += e * e;
+            maxAbs = maxPropagatingNaN(maxAbs, std::fabs(e));
         }
-        const double blockEe = (ee[0] + ee[1]) + (ee[2] + ee[3]);
-        sums.xx.add((xx[0] + xx[1]) + (xx[2] + xx[3]));
-        sums.yy.add((yy[0] + yy[1]) + (yy[2] + yy[3]));
-        sums.xy.add((xy[0] + xy[1]) + (xy[2] + xy[3]));
-        sums.ee.add(blockEe);
-        const double blockMax = std::isnan(blockEe) ? kNaN
-                                                    : std::max(std::max(maxAbs[0], maxAbs[1]), std::max(maxAbs[2], maxAbs[3]));
-        sums.maxAbsError = maxPropagatingNaN(sums.maxAbsError, blockMax);
+        sums.xx.add(xx);
+        sums.yy.add(yy);
+        sums.xy.add(xy);
+        sums.ee.add(ee);
+        sums.maxAbsError = maxPropagatingNaN(sums.maxAbsError, maxAbs);
     }
 }
 
-template <class Q>
-int64_t countSaturated(const Q *q, int64_t n, int32_t qmin, int32_t qmax) {
-    int64_t count = 0;
-    for (int64_t i = 0; i < n; ++i) {
-        const int32_t v = q[i];
-        if (v <= qmin || v >= qmax) ++count;
-    }
-    return count;
+Status checkSplit(int64_t n, int64_t samples) {
+    if (n < 0) return Status::badInput("comparison: negative element count " + std::to_string(n));
+    if (n > 0 && (samples <= 0 || n % samples != 0))
+        return Status::badInput("comparison: " + std::to_string(n) + " elements do not split into " +
+                                std::to_string(samples) + " equal samples");
+    return Status::ok();
 }
 
 }  // namespace
@@ -123,17 +100,16 @@ void CompensatedSum::merge(const CompensatedSum &other) {
 ComparisonAccumulator::ComparisonAccumulator(int64_t sampleCapacity)
     : m_sampleCapacity(std::max<int64_t>(0, sampleCapacity)) {}
 
-Status ComparisonAccumulator::add(const float *x, const float *y, int64_t n, int64_t samples) {
-    if (n < 0) return Status::badInput("comparison: negative element count " + std::to_string(n));
-    if (n == 0) return Status::ok();
-    if (samples <= 0 || n % samples != 0)
-        return Status::badInput("comparison: " + std::to_string(n) +
-                                " elements do not split into " + std::to_string(samples) +
-                                " equal samples");
+template <class Load>
+void ComparisonAccumulator::addSamples(const float *x, const Load &load, int64_t n, int64_t samples) {
     const int64_t sampleSize = n / samples;
-    for (int64_t s = 0; s < samples; ++s) {
-        SampleSums sums;
-        sumSample(x + s * sampleSize, y + s * sampleSize, sampleSize, sums);
+    // Samples are summed in parallel, then merged in sample order: the figures do not depend on
+    // the thread count.
+    std::vector<SampleSums> perSample(static_cast<size_t>(samples));
+#pragma omp parallel for schedule(dynamic, 1) if (n >= 65536)
+    for (int64_t s = 0; s < samples; ++s)
+        sumSample(x + s * sampleSize, load, s * sampleSize, sampleSize, perSample[static_cast<size_t>(s)]);
+    for (const SampleSums &sums : perSample) {
         m_sumXX.merge(sums.xx);
         m_sumYY.merge(sums.yy);
         m_sumXY.merge(sums.xy);
@@ -143,30 +119,46 @@ Status ComparisonAccumulator::add(const float *x, const float *y, int64_t n, int
     }
     m_samples += samples;
     m_elements += n;
+}
+
+Status ComparisonAccumulator::add(const float *x, const float *y, int64_t n, int64_t samples) {
+    QL_RETURN_IF_ERROR(checkSplit(n, samples));
+    if (n > 0) addSamples(x, [y](int64_t i) { return static_cast<double>(y[i]); }, n, samples);
     return Status::ok();
 }
 
-void ComparisonAccumulator::addQuantized(const uint8_t *q, int64_t n, int32_t qmin, int32_t qmax) {
-    if (n <= 0) return;
-    m_saturatedValues += countSaturated(q, n, qmin, qmax);
-    m_quantizedValues += n;
+Status ComparisonAccumulator::addDequantized(const float *x, const uint8_t *q, int64_t n, int64_t samples,
+                                             float scale, int32_t zeroPoint) {
+    QL_RETURN_IF_ERROR(checkSplit(n, samples));
+    // As DequantizeLinear computes it: float(q - zero point) * scale.
+    if (n > 0)
+        addSamples(x, [=](int64_t i) { return static_cast<double>(static_cast<float>(q[i] - zeroPoint) * scale); }, n,
+                   samples);
+    return Status::ok();
 }
 
-void ComparisonAccumulator::addQuantized(const int8_t *q, int64_t n, int32_t qmin, int32_t qmax) {
-    if (n <= 0) return;
-    m_saturatedValues += countSaturated(q, n, qmin, qmax);
-    m_quantizedValues += n;
+Status ComparisonAccumulator::addDequantized(const float *x, const int8_t *q, int64_t n, int64_t samples,
+                                             float scale, int32_t zeroPoint) {
+    QL_RETURN_IF_ERROR(checkSplit(n, samples));
+    if (n > 0)
+        addSamples(x, [=](int64_t i) { return static_cast<double>(static_cast<float>(q[i] - zeroPoint) * scale); }, n,
+                   samples);
+    return Status::ok();
 }
 
-void ComparisonAccumulator::addSaturationFromDequantized(const float *y, int64_t n, float scale,
-                                                         int32_t zeroPoint, int32_t qmin,
-                                                         int32_t qmax) {
+void ComparisonAccumulator::addClipping(const float *x, int64_t n, float scale, int32_t zeroPoint, int32_t qmin,
+                                        int32_t qmax) {
     if (n <= 0 || !(scale > 0.0f)) return;
+    // x quantizes to round(x / scale) + zp; outside [qmin, qmax] the quantizer clamps it.
+    // Boundaries in real units, half a step beyond the extreme levels (ties count as clipped
+    // only when rounding half to even would leave the range; the difference is immaterial).
+    const double lo = (static_cast<double>(qmin - zeroPoint) - 0.5) * scale;
+    const double hi = (static_cast<double>(qmax - zeroPoint) + 0.5) * scale;
     int64_t count = 0;
+#pragma omp parallel for reduction(+ : count) if (n >= 65536)
     for (int64_t i = 0; i < n; ++i) {
-        // y was computed as scale·(q − zp) in float, so y / scale is within rounding of an integer.
-        const double q = std::nearbyint(static_cast<double>(y[i]) / scale) + zeroPoint;
-        if (q <= qmin || q >= qmax) ++count;
+        const double v = x[i];
+        if (v < lo || v > hi) ++count;
     }
     m_saturatedValues += count;
     m_quantizedValues += n;

@@ -12,8 +12,8 @@
 //  * cosine = Σxy / sqrt(Σx²·Σy²), clamped to [-1, 1]; both all zero -> 1, one all zero -> 0.
 //  * MSE = Σ(x−y)² / N; max abs error = max |x−y|; rmse/scale = sqrt(MSE) / output scale
 //    (nullopt when no positive scale was given).
-//  * saturation % = 100 · (quantized values equal to qmin or qmax) / (quantized values seen);
-//    nullopt when no quantized values were given.
+//  * saturation % = 100 · (float reference values the layer's quantizer clips: round(x/scale) + zp
+//    outside [qmin, qmax]) / (values seen); nullopt when no quantizer was given (addClipping).
 //  * per-sample SQNR: the same SQNR formula per sample; min, 5th percentile and median with
 //    numpy's default percentile rule (linear interpolation between closest ranks:
 //    h = (n−1)·p, v[floor h] + (h − floor h)·(v[floor h + 1] − v[floor h]) on the sorted values).
@@ -77,13 +77,17 @@ public:
     // samples >= 1 when n > 0). x is the float reference, y the dequantized value.
     Status add(const float *x, const float *y, int64_t n, int64_t samples);
 
-    // Saturation from the quantized tensor itself: values equal to qmin or qmax.
-    void addQuantized(const uint8_t *q, int64_t n, int32_t qmin, int32_t qmax);
-    void addQuantized(const int8_t *q, int64_t n, int32_t qmin, int32_t qmax);
-    // Saturation from dequantized values y = scale·(q − zeroPoint) and their per-tensor qparams:
-    // q is recovered as round(y / scale) + zeroPoint (round half to even), then compared.
-    void addSaturationFromDequantized(const float *y, int64_t n, float scale, int32_t zeroPoint,
-                                      int32_t qmin, int32_t qmax);
+    // The same with y = float(q − zeroPoint)·scale read from a quantized tensor (per-tensor
+    // parameters), as DequantizeLinear computes it, without a dequantized copy.
+    Status addDequantized(const float *x, const uint8_t *q, int64_t n, int64_t samples, float scale,
+                          int32_t zeroPoint);
+    Status addDequantized(const float *x, const int8_t *q, int64_t n, int64_t samples, float scale,
+                          int32_t zeroPoint);
+
+    // Saturation: the float reference values x that the layer's quantizer (scale, zero point,
+    // [qmin, qmax]) clips, i.e. whose round(x / scale) + zeroPoint falls outside [qmin, qmax].
+    // A Relu output's zeros sit exactly on qmin = zero point and are not clipped.
+    void addClipping(const float *x, int64_t n, float scale, int32_t zeroPoint, int32_t qmin, int32_t qmax);
 
     // Output quantization scale for rmse/scale; <= 0 or never set -> no rmse/scale.
     void setOutputScale(double scale) { m_outputScale = scale; }
@@ -99,6 +103,8 @@ public:
     int64_t sampleCapacity() const { return m_sampleCapacity; }
 
 private:
+    template <class Load>
+    void addSamples(const float *x, const Load &load, int64_t n, int64_t samples);
     void storeSampleSqnr(double value);
 
     int64_t m_sampleCapacity;

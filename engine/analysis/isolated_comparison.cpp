@@ -57,12 +57,7 @@ struct IsolatedComparator::Impl {
     std::map<std::string, int> remaining;           // float value -> layers that have not run yet
     int64_t samples = 0;
     int batches = 0;
-    std::vector<float> isolatedValues, referenceValues;  // dequantized outputs, reused
-
-    // The float view of a layer-graph output: `quantized` outputs are dequantized into `buffer`
-    // (and, when `acc` is given, their saturation counted). Fails on an unexpected type.
-    Status outputValues(const LayerRun &run, const Tensor &value, std::vector<float> &buffer,
-                        ComparisonAccumulator *acc, const float *&data);
+    std::vector<float> referenceValues;  // the dequantized reference output, reused
     void fail(int index, const std::string &why) {
         runs[index].active = false;
         layers[index].note = why;
@@ -161,29 +156,19 @@ void IsolatedComparator::beginBatch() {
     }
 }
 
-Status IsolatedComparator::Impl::outputValues(const LayerRun &run, const Tensor &value, std::vector<float> &buffer,
-                                              ComparisonAccumulator *acc, const float *&data) {
-    const Tensor &plain = value;  // any storage order: dequantizing is element-wise
+// One comparison of the float reference x with a layer-graph output y (a quantized output is
+// dequantized on the fly, as DequantizeLinear computes it).
+static Status compareWith(ComparisonAccumulator &acc, const LayerRun &run, const float *x, const Tensor &y, int64_t samples) {
     if (!run.outputQuantized) {
-        if (plain.dtype() != DataType::Float) return Status::internal("the isolated output is not float");
-        data = plain.data<float>();
-        if (acc && run.outputScale)
-            acc->addSaturationFromDequantized(data, plain.numel(), *run.outputScale, run.outputZeroPoint,
-                                              run.outputQmin, run.outputQmax);
-        return Status::ok();
+        if (y.dtype() != DataType::Float) return Status::internal("the isolated output is not float");
+        return acc.add(x, y.data<float>(), y.numel(), samples);
     }
-    if (plain.dtype() == DataType::UInt8) {
-        dequantizeInto(plain.data<uint8_t>(), plain.numel(), *run.outputScale, run.outputZeroPoint, buffer);
-        if (acc) acc->addQuantized(plain.data<uint8_t>(), plain.numel(), run.outputQmin, run.outputQmax);
-    } else if (plain.dtype() == DataType::Int8) {
-        dequantizeInto(plain.data<int8_t>(), plain.numel(), *run.outputScale, run.outputZeroPoint, buffer);
-        if (acc) acc->addQuantized(plain.data<int8_t>(), plain.numel(), run.outputQmin, run.outputQmax);
-    } else {
-        return Status::internal(std::string("the isolated output is ") + dataTypeName(plain.dtype()) +
-                                ", not a quantized tensor");
-    }
-    data = buffer.data();
-    return Status::ok();
+    if (y.dtype() == DataType::UInt8)
+        return acc.addDequantized(x, y.data<uint8_t>(), y.numel(), samples, *run.outputScale, run.outputZeroPoint);
+    if (y.dtype() == DataType::Int8)
+        return acc.addDequantized(x, y.data<int8_t>(), y.numel(), samples, *run.outputScale, run.outputZeroPoint);
+    return Status::internal(std::string("the isolated output is ") + dataTypeName(y.dtype()) +
+                            ", not a quantized tensor");
 }
 
 // Runs a layer plan; `value` is its output as stored (maybe channels-last), seen by a tap, so
@@ -225,23 +210,32 @@ void IsolatedComparator::Impl::runLayer(int index) {
         return fail(index, "the float output " + shapeToString(x.shape()) + " and the isolated output " +
                                shapeToString(y.shape()) + " have different shapes");
     sameLayout(x, y);
-    const float *yData = nullptr;
-    status = outputValues(run, y, isolatedValues, &run.isolated, yData);
-    if (status) status = run.isolated.add(x.data<float>(), yData, x.numel(), sampleCount(x));
+    const int64_t samples = sampleCount(x);
+    status = compareWith(run.isolated, run, x.data<float>(), y, samples);
     if (!status) return fail(index, status.message());
+    if (run.outputScale)
+        run.isolated.addClipping(x.data<float>(), x.numel(), *run.outputScale, run.outputZeroPoint, run.outputQmin,
+                                 run.outputQmax);
     if (run.referencePlan) {
         Tensor r;
         status = runPlan(*run.referencePlan, feeds, r);
         if (!status) return fail(index, "the isolated reference layer failed: " + status.message());
         if (r.shape() != y.shape()) return fail(index, "the reference and int8 outputs have different shapes");
-        if (r.layout() != y.layout()) {
-            sameLayout(r, y);
-            status = outputValues(run, y, isolatedValues, nullptr, yData);
-            if (!status) return fail(index, status.message());
-        }
+        sameLayout(r, y);
+        // The reference path is the float reference here.
         const float *rData = nullptr;
-        status = outputValues(run, r, referenceValues, nullptr, rData);
-        if (status) status = run.kernel.add(rData, yData, y.numel(), sampleCount(y));
+        if (run.outputQuantized && r.dtype() == DataType::UInt8) {
+            dequantizeInto(r.data<uint8_t>(), r.numel(), *run.outputScale, run.outputZeroPoint, referenceValues);
+            rData = referenceValues.data();
+        } else if (run.outputQuantized && r.dtype() == DataType::Int8) {
+            dequantizeInto(r.data<int8_t>(), r.numel(), *run.outputScale, run.outputZeroPoint, referenceValues);
+            rData = referenceValues.data();
+        } else if (!run.outputQuantized && r.dtype() == DataType::Float) {
+            rData = r.data<float>();
+        } else {
+            return fail(index, "the reference output has an unexpected type");
+        }
+        status = compareWith(run.kernel, run, rData, y, samples);
         if (!status) return fail(index, status.message());
     }
 }

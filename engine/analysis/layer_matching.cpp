@@ -136,6 +136,49 @@ GraphLayers collectLayers(const Graph &graph) {
 
 bool isPassThrough(const std::string &op) { return op == "Cast" || op == "Identity"; }
 
+// Scale and zero point inputs of a Q/DQ node equal (same names, or equal constant values).
+bool sameQParams(const Graph &graph, const Node &a, const Node &b) {
+    for (size_t k = 1; k < 3; ++k) {
+        const std::string x = a.inputs.size() > k ? a.inputs[k] : "";
+        const std::string y = b.inputs.size() > k ? b.inputs[k] : "";
+        if (x == y) continue;
+        const Tensor *tx = x.empty() ? nullptr : graph.initializer(x);
+        const Tensor *ty = y.empty() ? nullptr : graph.initializer(y);
+        if (!tx || !ty || tx->dtype() != ty->dtype() || tx->numel() != ty->numel()) return false;
+        for (int64_t i = 0; i < tx->numel(); ++i)
+            if (tx->valueAsDouble(i) != ty->valueAsDouble(i)) return false;
+    }
+    return true;
+}
+
+// True when `dqValue` (a DequantizeLinear output) feeds `act`, whose output goes only to a
+// QuantizeLinear with the same scale and zero point as that DequantizeLinear.
+bool requantizedOnSameGrid(const GraphLayers &layers, const std::string &dqValue, const Node &act) {
+    const Graph &graph = *layers.graph;
+    const int p = graph.producerIndex(dqValue);
+    if (p < 0 || graph.nodes[p].opType != "DequantizeLinear" || act.outputs.empty()) return false;
+    auto it = layers.consumers.find(act.outputs[0]);
+    if (it == layers.consumers.end() || it->second.size() != 1) return false;
+    const Node &q = graph.nodes[it->second[0]];
+    return q.opType == "QuantizeLinear" && sameQParams(graph, graph.nodes[p], q);
+}
+
+// True when `value` is a DequantizeLinear output whose zero points all equal the type's qmin
+// (uint8 0, int8 -128): every dequantized value is >= 0, so a Relu on it changes nothing.
+bool dequantizesNonNegative(const Graph &graph, const std::string &value) {
+    const int p = graph.producerIndex(value);
+    if (p < 0 || graph.nodes[p].opType != "DequantizeLinear") return false;
+    const Node &dq = graph.nodes[p];
+    if (dq.inputs.size() < 3 || dq.inputs[2].empty()) return true;  // uint8, zero point 0
+    const Tensor *zp = graph.initializer(dq.inputs[2]);
+    if (!zp) return false;
+    const double qmin = zp->dtype() == DataType::Int8 ? -128.0 : zp->dtype() == DataType::UInt8 ? 0.0 : 1.0;
+    if (qmin > 0.0) return false;
+    for (int64_t i = 0; i < zp->numel(); ++i)
+        if (zp->valueAsDouble(i) != qmin) return false;
+    return true;
+}
+
 // The value the quantized model really carries for `value`: the DequantizeLinear output behind
 // the QuantizeLinear that consumes it (through Cast/Identity), else `value` itself.
 std::string dequantizedValue(const GraphLayers &layers, const std::string &value) {
@@ -159,7 +202,9 @@ std::string dequantizedValue(const GraphLayers &layers, const std::string &value
 }
 
 Status checkInputs(const Graph &f, const Graph &q) {
-    const std::string prefix = "models do not match: ";
+    const std::string prefix = f.sourcePath.empty() || q.sourcePath.empty()
+                                   ? std::string("models do not match: ")
+                                   : "models do not match ('" + f.sourcePath + "' vs '" + q.sourcePath + "'): ";
     if (f.inputs.size() != q.inputs.size())
         return Status::badInput(prefix + "the float model has " + std::to_string(f.inputs.size()) +
                                 " input(s), the quantized model has " +
@@ -306,21 +351,26 @@ Result<LayerMatching> matchLayers(const Graph &floatGraph, const Graph &quantGra
 
     // A quantized layer whose output is not requantized but goes straight into a matched Relu/Clip
     // (PyTorch FX exports ConvReLU as Conv -> Relu -> QuantizeLinear) is one int8 unit: the
-    // layer value between them does not exist when the pair runs as one int8 kernel. Fold the
-    // activation's match into the layer's, on both sides.
+    // layer value between them does not exist when the pair runs as one int8 kernel. The same
+    // holds for a Relu after a requantization whose zero point is qmin (ONNX Runtime and our
+    // quantizer give the layer the Relu's range): the Relu is a no-op on that tensor and the int8
+    // lowering drops it. Fold the activation's match into the layer's, on both sides.
     {
         std::map<std::string, int> floatIndexOfQuantNode;
         for (const auto &[index, match] : byFloatNode) floatIndexOfQuantNode[match.quantNode] = index;
         std::vector<int> mergedActivations;
         for (auto &[index, match] : byFloatNode) {
             const Node *qNode = quantGraph.findNode(match.quantNode);
-            if (!qNode || qNode->outputs.empty() || match.quantOutput != qNode->outputs[0]) continue;
-            auto qc = ql.consumers.find(qNode->outputs[0]);
-            if (qc == ql.consumers.end() || qc->second.size() != 1 ||
-                quantGraph.isGraphOutput(qNode->outputs[0]))
+            if (!qNode || qNode->outputs.empty()) continue;
+            const bool requantized = match.quantOutput != qNode->outputs[0];
+            auto qc = ql.consumers.find(match.quantOutput);
+            if (qc == ql.consumers.end() || qc->second.size() != 1 || quantGraph.isGraphOutput(match.quantOutput))
                 continue;
             const Node &qAct = quantGraph.nodes[qc->second[0]];
             if (qAct.opType != "Relu" && qAct.opType != "Clip") continue;
+            if (requantized && !(qAct.opType == "Relu" && dequantizesNonNegative(quantGraph, match.quantOutput)) &&
+                !requantizedOnSameGrid(ql, match.quantOutput, qAct))
+                continue;
             auto actMatch = floatIndexOfQuantNode.find(qAct.name);
             if (actMatch == floatIndexOfQuantNode.end()) continue;
             LayerMatch &act = byFloatNode[actMatch->second];

@@ -83,15 +83,12 @@ struct NumericSuiteOptions {
     std::function<bool(const std::string &stage, int done, int total)> progress;
 };
 
-// Both graphs as loaded (topologically sorted). `source` is rewound by the suite through
-// `rewind` before each pass that needs the inputs again.
-struct BatchStream {
-    ActivationBatchSource next;
-    std::function<Status()> rewind;
-};
+// Opens the evaluation inputs from the start; called once per pass over them.
+using BatchSourceFactory = std::function<Result<ActivationBatchSource>()>;
 
+// Both graphs as loaded (topologically sorted).
 Result<NumericSuiteReport> runNumericSuite(const Graph &floatGraph, const Graph &quantGraph,
-                                           const BatchStream &inputs,
+                                           const BatchSourceFactory &inputs,
                                            const NumericSuiteOptions &options = {});
 
 }  // namespace ql::analysis

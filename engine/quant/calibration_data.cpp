@@ -32,6 +32,20 @@ Tensor sliceBatch(const Tensor &t, int64_t first, int64_t count) {
     return out;
 }
 
+// Plain tensors of equal sample shape, stacked along dim 0.
+Tensor concatBatches(const std::vector<Tensor> &parts) {
+    Shape shape = parts[0].shape();
+    shape[0] = 0;
+    for (const Tensor &p : parts) shape[0] += p.dim(0);
+    Tensor out(parts[0].dtype(), shape);
+    char *dst = static_cast<char *>(out.rawData());
+    for (const Tensor &p : parts) {
+        std::memcpy(dst, p.rawData(), p.byteSize());
+        dst += p.byteSize();
+    }
+    return out;
+}
+
 }  // namespace
 
 Result<std::vector<std::string>> listCalibrationFiles(const std::vector<std::string> &paths) {
@@ -93,9 +107,9 @@ Result<Tensor> readCalibrationTensor(const std::string &path, const ValueInfo &i
     return t;
 }
 
-Result<BatchSource> fileBatchSource(const Graph &graph, std::vector<std::string> files) {
+Result<BatchSource> fileBatchSource(const Graph &graph, std::vector<std::string> files, int64_t batchSize) {
     if (graph.inputs.size() != 1) {
-        return Status::badInput(graph.sourcePath + ": calibration files need a model with one input, this one has " +
+        return Status::badInput(graph.sourcePath + ": input files need a model with one input, this one has " +
                                 std::to_string(graph.inputs.size()));
     }
     struct State {
@@ -110,33 +124,39 @@ Result<BatchSource> fileBatchSource(const Graph &graph, std::vector<std::string>
     state->input = graph.inputs[0];
     state->files = std::move(files);
     const int64_t fixedBatch = state->input.hasShape && !state->input.shape.empty() ? state->input.shape[0] : -1;
+    // A fixed batch dim decides; otherwise batchSize samples per batch, or each file as it is.
+    const int64_t wanted = fixedBatch > 0 ? fixedBatch : batchSize;
 
-    return BatchSource([state, fixedBatch](std::map<std::string, Tensor> &batch) -> Result<bool> {
+    return BatchSource([state, fixedBatch, wanted](std::map<std::string, Tensor> &batch) -> Result<bool> {
         State &s = *state;
-        if (!s.current.defined()) {
-            if (s.nextFile >= s.files.size()) return false;
-            s.currentPath = s.files[s.nextFile++];
-            auto t = readCalibrationTensor(s.currentPath, s.input);
-            if (!t) return t.status();
-            s.current = t.value();
-            s.offset = 0;
-            const int64_t samples = s.current.rank() ? s.current.dim(0) : 1;
-            if (fixedBatch > 0 && samples % fixedBatch != 0) {
-                const std::string path = s.currentPath;
-                s.current = Tensor();
-                return Status::badInput(path + ": " + std::to_string(samples) + " samples, not a multiple of input '" +
-                                        s.input.name + "' batch size " + std::to_string(fixedBatch));
+        std::vector<Tensor> parts;
+        int64_t collected = 0;
+        while (wanted <= 0 ? parts.empty() : collected < wanted) {
+            if (!s.current.defined()) {
+                if (s.nextFile >= s.files.size()) break;
+                s.currentPath = s.files[s.nextFile++];
+                auto t = readCalibrationTensor(s.currentPath, s.input);
+                if (!t) return t.status();
+                s.current = t.value();
+                s.offset = 0;
+                const int64_t samples = s.current.rank() ? s.current.dim(0) : 1;
+                if (fixedBatch > 0 && samples % fixedBatch != 0) {
+                    const std::string path = s.currentPath;
+                    s.current = Tensor();
+                    return Status::badInput(path + ": " + std::to_string(samples) +
+                                            " samples, not a multiple of input '" + s.input.name +
+                                            "' batch size " + std::to_string(fixedBatch));
+                }
             }
+            const int64_t samples = s.current.rank() ? s.current.dim(0) : 1;
+            const int64_t take = wanted <= 0 ? samples : std::min(wanted - collected, samples - s.offset);
+            parts.push_back(take == samples ? s.current : sliceBatch(s.current, s.offset, take));
+            collected += take;
+            s.offset += take;
+            if (s.offset >= samples) s.current = Tensor();
         }
-        const int64_t samples = s.current.rank() ? s.current.dim(0) : 1;
-        if (fixedBatch <= 0 || samples == fixedBatch) {
-            batch[s.input.name] = s.current;
-            s.current = Tensor();
-            return true;
-        }
-        batch[s.input.name] = sliceBatch(s.current, s.offset, fixedBatch);
-        s.offset += fixedBatch;
-        if (s.offset >= samples) s.current = Tensor();
+        if (parts.empty()) return false;
+        batch[s.input.name] = parts.size() == 1 ? parts[0] : concatBatches(parts);
         return true;
     });
 }

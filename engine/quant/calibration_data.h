@@ -23,9 +23,11 @@ Result<std::vector<std::string>> listCalibrationFiles(const std::vector<std::str
 // that does not match the input.
 Result<Tensor> readCalibrationTensor(const std::string &path, const ValueInfo &input);
 
-// A BatchSource over `files` for the graph's single input. A file holding more samples than a
-// fixed batch dim of the input is split into batches of that size (its sample count must be a
-// multiple of it). BadInput when the graph does not have exactly one input.
-Result<BatchSource> fileBatchSource(const Graph &graph, std::vector<std::string> files);
+// A BatchSource over `files` for the graph's single input, reading one file at a time. With a
+// fixed batch dim on the input, every batch has that size (a file's sample count must be a
+// multiple of it). Otherwise batchSize > 0 regroups the samples of all files into batches of
+// batchSize (the last one smaller), and batchSize <= 0 gives each file as one batch. BadInput when
+// the graph does not have exactly one input.
+Result<BatchSource> fileBatchSource(const Graph &graph, std::vector<std::string> files, int64_t batchSize = 0);
 
 }  // namespace ql::quant

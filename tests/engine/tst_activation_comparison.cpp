@@ -9,56 +9,13 @@
 #include <cstring>
 
 #include "analysis/activation_comparison.h"
-#include "onnx_io/model_loader.h"
-#include "onnx_io/tensor_file.h"
+#include "fx_fixture.h"
 
 using namespace ql;
 using namespace ql::analysis;
+using namespace ql::test;
 
 namespace {
-
-struct Fixture {
-    Graph floatGraph, quantGraph;
-    Tensor inputs;
-    LayerMatching matching;
-};
-
-bool loadFixture(Fixture &f) {
-    const char *data = std::getenv("QL_TEST_DATA");
-    if (!data) return false;
-    const std::string dir = std::string(data) + "/fx_fashion_cnn/";
-    auto fm = loadModel(dir + "float.onnx");
-    auto qm = loadModel(dir + "qdq.onnx");
-    auto in = readTensorFile(dir + "inputs.npy");
-    if (!fm || !qm || !in) return false;
-    f.floatGraph = std::move(*fm);
-    f.quantGraph = std::move(*qm);
-    f.inputs = std::move(*in);
-    auto m = matchLayers(f.floatGraph, f.quantGraph);
-    if (!m) return false;
-    f.matching = std::move(*m);
-    return true;
-}
-
-// Slices the [N,1,28,28] inputs into batches of `batchSize` samples.
-ActivationBatchSource slicer(const Fixture &f, int64_t batchSize) {
-    auto next = std::make_shared<int64_t>(0);
-    const Tensor inputs = f.inputs;
-    const std::string name = f.floatGraph.inputs[0].name;
-    return [=](std::map<std::string, Tensor> &batch) -> Result<bool> {
-        const int64_t n = inputs.dim(0);
-        if (*next >= n) return false;
-        const int64_t count = std::min(batchSize, n - *next);
-        Shape shape = inputs.shape();
-        shape[0] = count;
-        Tensor t(DataType::Float, shape);
-        const int64_t per = inputs.numel() / n;
-        std::memcpy(t.data<float>(), inputs.data<float>() + *next * per, sizeof(float) * count * per);
-        batch[name] = t;
-        *next += count;
-        return true;
-    };
-}
 
 const LayerActivationComparison *layer(const ActivationComparisonResult &r, const std::string &floatNode) {
     // The layer itself, or the one it was folded into (a Relu merged into its Conv).

@@ -127,30 +127,52 @@ TEST(ComparisonMetrics, NoScaleGivesNoRmseOverScale) {
     EXPECT_NEAR(acc.result().sqnrDb, 13.979400086720377, 1e-12);
 }
 
-TEST(ComparisonMetrics, SaturationFromQuantizedValues) {
-    // uint8 [0, 5, 255, 128, 255] in [0, 255]: 0, 255, 255 saturated -> 3 of 5.
-    const uint8_t qu[] = {0, 5, 255, 128, 255};
-    // int8 [-128, 127, 0, 1] in [-128, 127]: 2 of 4. Together 5 of 9 = 55.555...%.
-    const int8_t qs[] = {-128, 127, 0, 1};
+TEST(ComparisonMetrics, SaturationCountsTheFloatValuesTheQuantizerClips) {
+    // uint8, scale 0.1, zero point 10: representable [-1.0, 24.5], clipped beyond half a step:
+    // below -1.05 or above 24.55. x = [-2, -1.04, 0, 0, 24.5, 24.56, 30, 5] -> -2, 24.56, 30 -> 3 of 8.
+    const float x[] = {-2.0f, -1.04f, 0.0f, 0.0f, 24.5f, 24.56f, 30.0f, 5.0f};
     ComparisonAccumulator acc;
-    acc.addQuantized(qu, 5, 0, 255);
+    acc.addClipping(x, 8, 0.1f, 10, 0, 255);
     ASSERT_TRUE(acc.result().saturationPct.has_value());
-    EXPECT_DOUBLE_EQ(*acc.result().saturationPct, 60.0);
-    acc.addQuantized(qs, 4, -128, 127);
-    EXPECT_NEAR(*acc.result().saturationPct, 500.0 / 9.0, 1e-12);
+    EXPECT_DOUBLE_EQ(*acc.result().saturationPct, 37.5);
+    // A Relu output quantized with zero point = qmin: its zeros are not clipped. int8, scale 0.5,
+    // zero point -128: [0, 127.5]; x = [0, 0, 0, 200] -> 1 more of 4, 4 of 12 in all.
+    const float relu[] = {0.0f, 0.0f, 0.0f, 200.0f};
+    acc.addClipping(relu, 4, 0.5f, -128, -128, 127);
+    EXPECT_NEAR(*acc.result().saturationPct, 100.0 / 3.0, 1e-12);
 }
 
-TEST(ComparisonMetrics, SaturationFromDequantizedValues) {
-    // scale 0.1, zero point 10, uint8: q = [0, 10, 255, 254] -> y = 0.1·(q − 10) = [-1, 0, 24.5, 24.4]
-    // in float; q = 0 and q = 255 are saturated -> 2 of 4 = 50%.
-    const float scale = 0.1f;
-    const int32_t q[] = {0, 10, 255, 254};
-    std::vector<float> y;
-    for (int32_t v : q) y.push_back(scale * static_cast<float>(v - 10));
-    ComparisonAccumulator acc;
-    acc.addSaturationFromDequantized(y.data(), 4, scale, 10, 0, 255);
-    ASSERT_TRUE(acc.result().saturationPct.has_value());
-    EXPECT_DOUBLE_EQ(*acc.result().saturationPct, 50.0);
+TEST(ComparisonMetrics, DequantizedOnTheFlyEqualsADequantizedCopy) {
+    // y = float(q − zp)·scale, as DequantizeLinear computes it, for uint8 and int8.
+    const int64_t samples = 3, size = 70000;  // large enough for the parallel path
+    const std::vector<float> x = randomVector(samples * size, 21, -3, 3);
+    std::vector<uint8_t> qu(x.size());
+    std::vector<int8_t> qs(x.size());
+    std::vector<float> yu(x.size()), ys(x.size());
+    for (size_t i = 0; i < x.size(); ++i) {
+        qu[i] = static_cast<uint8_t>((i * 131) % 256);
+        qs[i] = static_cast<int8_t>(static_cast<int>((i * 71) % 256) - 128);
+        yu[i] = static_cast<float>(qu[i] - 128) * 0.023f;
+        ys[i] = static_cast<float>(qs[i] - 3) * 0.023f;
+    }
+    for (int variant = 0; variant < 2; ++variant) {
+        ComparisonAccumulator direct, copy;
+        if (variant == 0) {
+            ASSERT_TRUE(direct.addDequantized(x.data(), qu.data(), x.size(), samples, 0.023f, 128).isOk());
+            ASSERT_TRUE(copy.add(x.data(), yu.data(), x.size(), samples).isOk());
+        } else {
+            ASSERT_TRUE(direct.addDequantized(x.data(), qs.data(), x.size(), samples, 0.023f, 3).isOk());
+            ASSERT_TRUE(copy.add(x.data(), ys.data(), x.size(), samples).isOk());
+        }
+        const ComparisonMetrics a = direct.result(), b = copy.result();
+        EXPECT_EQ(a.sqnrDb, b.sqnrDb);
+        EXPECT_EQ(a.mse, b.mse);
+        EXPECT_EQ(a.cosine, b.cosine);
+        EXPECT_EQ(a.maxAbsError, b.maxAbsError);
+        EXPECT_EQ(a.sampleSqnr->median, b.sampleSqnr->median);
+    }
+    ComparisonAccumulator bad;
+    EXPECT_FALSE(bad.addDequantized(x.data(), qu.data(), 10, 3, 0.1f, 0).isOk());
 }
 
 TEST(ComparisonMetrics, IdenticalInputsGiveInfiniteSqnrAndZeroErrors) {
@@ -268,22 +290,20 @@ TEST(ComparisonMetrics, MergeEqualsSequential) {
     const std::vector<float> x = randomVector(n, 3, -1, 1);
     std::vector<float> y = randomVector(n, 4, -0.1f, 0.1f);
     for (size_t i = 0; i < n; ++i) y[i] += x[i];
-    std::vector<uint8_t> q(n);
-    for (size_t i = 0; i < n; ++i) q[i] = static_cast<uint8_t>((i * 37) % 256);
 
     ComparisonAccumulator sequential;
     sequential.setOutputScale(0.01);
     ASSERT_TRUE(sequential.add(x.data(), y.data(), n, samples).isOk());
-    sequential.addQuantized(q.data(), n, 0, 255);
+    sequential.addClipping(x.data(), n, 0.004f, 128, 0, 255);
 
     // Two halves in parallel accumulators (the scale set only on the second), merged.
     const size_t half = 17 * sampleSize;
     ComparisonAccumulator a, b;
     b.setOutputScale(0.01);
     ASSERT_TRUE(a.add(x.data(), y.data(), half, 17).isOk());
-    a.addQuantized(q.data(), half, 0, 255);
+    a.addClipping(x.data(), half, 0.004f, 128, 0, 255);
     ASSERT_TRUE(b.add(x.data() + half, y.data() + half, n - half, samples - 17).isOk());
-    b.addQuantized(q.data() + half, n - half, 0, 255);
+    b.addClipping(x.data() + half, n - half, 0.004f, 128, 0, 255);
     a.merge(b);
 
     const ComparisonMetrics s = sequential.result(), p = a.result();

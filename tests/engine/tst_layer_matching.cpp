@@ -5,6 +5,7 @@
 
 #include <cstdlib>
 #include <set>
+#include <tuple>
 
 #include "analysis/layer_matching.h"
 #include "onnx_io/model_loader.h"
@@ -340,4 +341,46 @@ TEST(LayerMatching, MismatchedPairsAreErrors) {
     ASSERT_FALSE(nothing);
     EXPECT_NE(nothing.status().message().find("no compute layer"), std::string::npos)
         << nothing.status().message();
+}
+
+TEST(LayerMatching, ActivationThatIsAClampOnTheLayersQuantizedTensorFoldsIntoIt) {
+    // add -> Q(s1, z1) -> DQ -> relu -> Q(s2, z2) -> DQ. The Relu folds into the Add's match when
+    // the int8 lowering makes them one unit: z1 = qmin (our quantizer and ONNX Runtime give the
+    // Add the Relu's range, so the Relu is a no-op), or (s2, z2) = (s1, z1) (a clamp on the same
+    // grid, PyTorch FX's Clip after a Conv). Otherwise the Relu does work between two
+    // requantizations and is a layer of its own.
+    auto build = [](float s1, uint8_t z1, float s2, uint8_t z2) {
+        Graph q = emptyGraph();
+        q.initializers["s"] = Tensor::scalar<float>(s1);
+        q.initializers["zp"] = Tensor::scalar<uint8_t>(z1);
+        q.initializers["s2"] = Tensor::scalar<float>(s2);
+        q.initializers["zp2"] = Tensor::scalar<uint8_t>(z2);
+        std::string in = qdq(q, "x");
+        add(q, "Add", "add", {in, in}, {"a"});
+        add(q, "Relu", "relu", {qdq(q, "a")}, {"r"});
+        add(q, "QuantizeLinear", "r_q", {"r", "s2", "zp2"}, {"r_quant"});
+        add(q, "DequantizeLinear", "r_dq", {"r_quant", "s2", "zp2"}, {"r_deq"});
+        return q;
+    };
+    Graph f = emptyGraph();
+    add(f, "Add", "add", {"x", "x"}, {"a"});
+    add(f, "Relu", "relu", {"a"}, {"r"});
+
+    for (const auto &[s1, z1, s2, z2] : std::vector<std::tuple<float, uint8_t, float, uint8_t>>{
+             {0.1f, 0, 0.05f, 0}, {0.1f, 128, 0.1f, 128}}) {
+        SCOPED_TRACE(std::to_string(s1) + " " + std::to_string(z1) + " " + std::to_string(s2) + " " + std::to_string(z2));
+        auto m = matchLayers(f, build(s1, z1, s2, z2));
+        ASSERT_TRUE(m) << m.status().message();
+        ASSERT_EQ(m->matches.size(), 1u);
+        EXPECT_EQ(m->matches[0].floatOutput, "r");
+        EXPECT_EQ(m->matches[0].quantOutput, "r_deq");
+        EXPECT_EQ(m->matches[0].foldedQuantNodes, std::vector<std::string>{"relu"});
+    }
+
+    auto separate = matchLayers(f, build(0.1f, 128, 0.05f, 0));
+    ASSERT_TRUE(separate) << separate.status().message();
+    ASSERT_EQ(separate->matches.size(), 2u);
+    EXPECT_EQ(separate->matches[0].quantOutput, "a_deq");
+    EXPECT_EQ(separate->matches[1].floatNode, "relu");
+    EXPECT_EQ(separate->matches[1].quantOutput, "r_deq");
 }

@@ -1,0 +1,205 @@
+// `quantlens analyze`: the numeric suite of a float / quantized model pair (or of a float model
+// and its in-app quantization) on evaluation inputs, as a table on stdout and JSON / CSV files.
+#include <QCommandLineParser>
+#include <QDir>
+#include <QFile>
+#include <QFileInfo>
+#include <QJsonDocument>
+
+#include <cmath>
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "analysis/numeric_suite.h"
+#include "analysis_report_format.h"
+#include "cli_commands.h"
+#include "cli_quantizer_options.h"
+#include "cli_support.h"
+#include "onnx_io/model_loader.h"
+#include "onnx_io/tensor_file.h"
+#include "quant/calibration_data.h"
+
+namespace cli {
+
+namespace {
+
+std::vector<std::string> splitPaths(const QStringList &arguments) {
+    std::vector<std::string> paths;
+    for (const QString &argument : arguments)
+        for (const QString &part : argument.split(',', Qt::SkipEmptyParts)) paths.push_back(part.toStdString());
+    return paths;
+}
+
+// Class ids from a .npy of integers, shape [N] or [N, 1].
+ql::Result<std::vector<int64_t>> readLabels(const std::string &path) {
+    auto tensor = ql::readNpy(path);
+    if (!tensor) return tensor.status();
+    const ql::Tensor &t = *tensor;
+    const bool integral = t.dtype() == ql::DataType::Int64 || t.dtype() == ql::DataType::Int32 ||
+                          t.dtype() == ql::DataType::UInt8 || t.dtype() == ql::DataType::Int8 ||
+                          t.dtype() == ql::DataType::Int16 || t.dtype() == ql::DataType::UInt16;
+    if (!integral) return ql::Status::badInput(path + ": labels must be integer class ids");
+    if (t.rank() != 1 && !(t.rank() == 2 && t.dim(1) == 1))
+        return ql::Status::badInput(path + ": labels must have shape [N] or [N, 1]");
+    std::vector<int64_t> labels(static_cast<size_t>(t.numel()));
+    for (int64_t i = 0; i < t.numel(); ++i) labels[static_cast<size_t>(i)] = static_cast<int64_t>(t.valueAsDouble(i));
+    return labels;
+}
+
+QString db(const std::optional<double> &value) {
+    if (!value || std::isnan(*value)) return QStringLiteral("-");
+    if (std::isinf(*value)) return *value > 0 ? QStringLiteral("inf") : QStringLiteral("-inf");
+    return QString::number(*value, 'f', 2);
+}
+
+void printTable(const ql::analysis::NumericSuiteReport &report) {
+    std::printf("%-32s %-18s %-5s %8s %8s %8s %8s %8s %8s\n", "layer", "op", "prec", "weight", "cumul",
+                "isolated", "p5", "sat%", "kernel");
+    for (const auto &layer : report.layers) {
+        const auto &c = layer.cumulative;
+        const std::optional<double> p5 =
+            c && c->sampleSqnr ? std::optional<double>(c->sampleSqnr->p5) : std::nullopt;
+        std::printf("%-32s %-18s %-5s %8s %8s %8s %8s %8s %8s%s\n", layer.name.c_str(), layer.opType.c_str(),
+                    layer.precision.c_str(), qPrintable(db(layer.weightSqnrDb)),
+                    qPrintable(db(c ? std::optional<double>(c->sqnrDb) : std::nullopt)),
+                    qPrintable(db(layer.isolated ? std::optional<double>(layer.isolated->sqnrDb) : std::nullopt)),
+                    qPrintable(db(p5)), qPrintable(db(c ? c->saturationPct : std::nullopt)),
+                    qPrintable(db(layer.kernelVsReferenceSqnrDb)), layer.kernelMismatch ? "  KERNEL MISMATCH" : "");
+    }
+    for (const auto &u : report.unmatched)
+        std::printf("unmatched %s layer %s '%s'\n", u.model.c_str(), u.opType.c_str(), u.name.c_str());
+    if (!report.outputs.empty()) {
+        const auto &out = report.outputs.front();
+        std::printf("output '%s': SQNR %s dB, top-1 agreement %.2f%%", out.floatName.c_str(), qPrintable(db(out.sqnrDb)),
+                    100.0 * out.top1Agreement);
+        if (out.floatAccuracy && out.quantAccuracy)
+            std::printf(", accuracy float %.2f%% / quantized %.2f%%", 100.0 * *out.floatAccuracy,
+                        100.0 * *out.quantAccuracy);
+        std::printf("\n");
+    }
+    std::printf("samples: %lld; layers: %d int8, %d fp32; quantized model ran %s (%s kernels)\n",
+                static_cast<long long>(report.samples), report.int8Layers, report.fp32Layers,
+                report.quantPrecision.c_str(), report.int8Kernels.c_str());
+}
+
+ql::Status writeText(const QString &path, const QByteArray &bytes) {
+    const QString dir = QFileInfo(path).absolutePath();
+    if (!QDir().mkpath(dir)) return ql::Status::badInput(dir.toStdString() + ": cannot create folder");
+    QFile file(path);
+    if (!file.open(QIODevice::WriteOnly) || file.write(bytes) != bytes.size())
+        return ql::Status::badInput(path.toStdString() + ": cannot write");
+    return ql::Status::ok();
+}
+
+}  // namespace
+
+int runAnalyze(const QStringList &arguments) {
+    QCommandLineParser parser;
+    parser.setApplicationDescription(
+        "Compare a float ONNX model with its quantized version layer by layer: weight, cumulative and isolated "
+        "activation SQNR, output agreement, and the int8 kernels against the reference path.");
+    parser.addHelpOption();
+    parser.addOption({"float", "The float ONNX model.", "FLOAT.onnx"});
+    parser.addOption({"quant", "The quantized ONNX model (QDQ or QOperator).", "QUANT.onnx"});
+    parser.addOption({"calib",
+                      "Instead of --quant: quantize the float model in the app from these calibration inputs "
+                      "(folders of .npy/.pb files or files; repeatable), with the quantizer options below.",
+                      "DIR_OR_FILES"});
+    addQuantizerOptions(parser);
+    parser.addOption({"data", "Evaluation inputs: folders of .npy/.pb files or files (one sample or a batch each); "
+                              "repeatable.", "DIR_OR_FILES"});
+    parser.addOption({"labels", "Class ids (.npy of integers, one per sample) for the accuracy of both models.",
+                      "LABELS.npy"});
+    parser.addOption({"batch", "Samples per batch (default 16; a fixed batch dim of the model wins).", "N", "16"});
+    parser.addOption({"json", "Write the report as JSON.", "OUT.json"});
+    parser.addOption({"csv", "Write one row per layer as CSV.", "OUT.csv"});
+    parser.addOption({"threads", "Threads (default: all cores).", "N"});
+    parser.addOption({"int8-kernels", kInt8KernelsHelp, "MODE", "exact"});
+    parser.addOption({"no-isolated", "Skip the isolated (shadow) comparison."});
+    parser.addOption({"no-kernel-check", "Skip the int8-kernel-vs-reference check."});
+    if (!parser.parse(QStringList{"quantlens analyze"} + arguments)) return usageError(parser.errorText());
+    if (parser.isSet("help")) {
+        std::fputs(qPrintable(parser.helpText()), stdout);
+        return Success;
+    }
+    if (!parser.positionalArguments().isEmpty())
+        return usageError("analyze: unexpected argument '" + parser.positionalArguments().first() +
+                          "' (models are given with --float and --quant)");
+    if (!parser.isSet("float")) return usageError("analyze: --float is required");
+    if (parser.isSet("quant") == parser.isSet("calib"))
+        return usageError("analyze: give either --quant QUANT.onnx or --calib DIR_OR_FILES");
+    if (!parser.isSet("data")) return usageError("analyze: --data is required");
+    bool ok = true;
+    const int threads = parser.isSet("threads") ? parser.value("threads").toInt(&ok) : 0;
+    if (!ok || threads < 0) return usageError("analyze: --threads expects a positive number");
+    const int batch = parser.value("batch").toInt(&ok);
+    if (!ok || batch <= 0) return usageError("analyze: --batch expects a positive number");
+
+    ql::analysis::NumericSuiteOptions options;
+    options.threads = threads;
+    options.isolated = !parser.isSet("no-isolated");
+    options.kernelCheck = !parser.isSet("no-kernel-check");
+    if (!ql::parseInt8Kernels(parser.value("int8-kernels").toStdString(), options.int8Kernels))
+        return usageError("analyze: --int8-kernels expects exact or fast, got '" + parser.value("int8-kernels") + "'");
+
+    const QString floatPath = parser.value("float");
+    auto floatGraph = ql::loadModel(floatPath.toStdString());
+    if (!floatGraph) return reportFailure(floatGraph.status());
+    ql::Graph quantGraph;
+    ql::ui::AnalysisModels models;
+    models.floatModel = floatPath;
+    if (parser.isSet("quant")) {
+        models.quantModel = parser.value("quant");
+        auto loaded = ql::loadModel(models.quantModel.toStdString());
+        if (!loaded) return reportFailure(loaded.status());
+        quantGraph = std::move(*loaded);
+        if (!ql::isQuantizedModel(quantGraph))
+            return reportFailure(ql::Status::badInput(quantGraph.sourcePath +
+                                                      ": has no quantized nodes; expected a QDQ or QOperator model"));
+    } else {
+        ql::quant::QuantizationOptions quantizer;
+        if (ql::Status read = readQuantizerOptions(parser, "analyze", floatPath, quantizer); !read)
+            return reportFailure(read);
+        int64_t calibrated = 0;
+        auto quantized = quantizeFromFiles(*floatGraph, parser.values("calib"), quantizer, threads, calibrated);
+        if (!quantized) return reportFailure(quantized.status());
+        quantGraph = std::move(quantized->model);
+        models.quantizedInApp = true;
+        models.quantizerOptions = QJsonObject{{"method", ql::quant::rangeMethodName(quantizer.method)},
+                                              {"percentile", quantizer.percentile},
+                                              {"per_channel_weights", quantizer.perChannelWeights},
+                                              {"symmetric_activations", quantizer.symmetricActivations},
+                                              {"reduce_range", quantizer.reduceRange},
+                                              {"fold_batch_norm", quantizer.foldBatchNorm},
+                                              {"calibration_samples", static_cast<double>(calibrated)}};
+    }
+
+    auto files = ql::quant::listCalibrationFiles(splitPaths(parser.values("data")));
+    if (!files) return reportFailure(files.status().withContext("--data"));
+    const ql::Graph &floatModel = *floatGraph;
+    const std::vector<std::string> dataFiles = *files;
+    const ql::analysis::BatchSourceFactory inputs = [&floatModel, dataFiles, batch]() {
+        return ql::quant::fileBatchSource(floatModel, dataFiles, batch);
+    };
+    if (parser.isSet("labels")) {
+        auto labels = readLabels(parser.value("labels").toStdString());
+        if (!labels) return reportFailure(labels.status());
+        options.labels = std::move(*labels);
+    }
+
+    auto report = ql::analysis::runNumericSuite(floatModel, quantGraph, inputs, options);
+    if (!report) return reportFailure(report.status());
+    printTable(*report);
+    if (parser.isSet("json")) {
+        const QByteArray json = QJsonDocument(ql::ui::analysisReportJson(*report, models)).toJson();
+        if (ql::Status s = writeText(parser.value("json"), json); !s) return reportFailure(s);
+    }
+    if (parser.isSet("csv")) {
+        if (ql::Status s = writeText(parser.value("csv"), ql::ui::analysisReportCsv(*report).toUtf8()); !s)
+            return reportFailure(s);
+    }
+    return Success;
+}
+
+}  // namespace cli

@@ -1,0 +1,130 @@
+#include "cli_quantizer_options.h"
+
+#include <QFile>
+#include <QFileInfo>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "quant/calibration.h"
+#include "quant/calibration_data.h"
+
+namespace cli {
+
+namespace {
+
+// Skip-list: {"model": "...", "fp32_nodes": ["name", ...], "reason": {"name": "why"}}.
+ql::Status readSkipList(const QString &path, const QString &modelPath,
+                        ql::quant::QuantizationOptions &options) {
+    QFile file(path);
+    if (!file.open(QIODevice::ReadOnly))
+        return ql::Status::badInput(path.toStdString() + ": cannot open skip-list");
+    QJsonParseError error;
+    const QJsonDocument doc = QJsonDocument::fromJson(file.readAll(), &error);
+    const std::string where = path.toStdString() + ": ";
+    if (error.error != QJsonParseError::NoError)
+        return ql::Status::badInput(where + "not valid JSON (" + error.errorString().toStdString() +
+                                    " at offset " + std::to_string(error.offset) + ")");
+    const QJsonObject root = doc.object();
+    if (!doc.isObject() || !root.value("fp32_nodes").isArray())
+        return ql::Status::badInput(
+            where + "expected an object with an \"fp32_nodes\" array of node names");
+    for (const QJsonValue &v : root.value("fp32_nodes").toArray()) {
+        if (!v.isString())
+            return ql::Status::badInput(where + "\"fp32_nodes\" must hold node names (strings)");
+        options.excludedNodes.push_back(v.toString().toStdString());
+    }
+    if (root.contains("reason") && !root.value("reason").isObject())
+        return ql::Status::badInput(where +
+                                    "\"reason\" must be an object mapping node names to text");
+    const QJsonObject reasons = root.value("reason").toObject();
+    for (auto it = reasons.begin(); it != reasons.end(); ++it)
+        options.exclusionReasons[it.key().toStdString()] = it.value().toString().toStdString();
+    const QString model = root.value("model").toString();
+    if (!model.isEmpty() && QFileInfo(model).fileName() != QFileInfo(modelPath).fileName())
+        std::fprintf(stderr, "quantlens: warning: skip-list %s was written for %s, not %s\n",
+                     qPrintable(path), qPrintable(model),
+                     qPrintable(QFileInfo(modelPath).fileName()));
+    return ql::Status::ok();
+}
+
+}  // namespace
+
+void addQuantizerOptions(QCommandLineParser &parser) {
+    parser.addOption(
+        {"method",
+         "Activation range: minmax (default), percentile, entropy, mse or moving_average.",
+         "METHOD", "minmax"});
+    parser.addOption(
+        {"percentile", "Percentile for --method percentile (default 99.999).", "P", "99.999"});
+    parser.addOption({"per-tensor", "Quantize weights per tensor instead of per output channel."});
+    parser.addOption(
+        {"symmetric-activations", "Activations as int8 symmetric instead of uint8 asymmetric."});
+    parser.addOption({"reduce-range", "Use 7-bit activations (for CPUs without VNNI)."});
+    parser.addOption(
+        {"no-fold-bn",
+         "Keep BatchNormalization nodes instead of folding them into the preceding Conv/Gemm."});
+    parser.addOption({"exclude", "Keep this node in fp32; repeatable.", "NODE_NAME"});
+    parser.addOption({"skip-list",
+                      "JSON {\"model\": ..., \"fp32_nodes\": [...], \"reason\": {...}} of nodes to "
+                      "keep in fp32.",
+                      "FILE.json"});
+}
+
+ql::Status readQuantizerOptions(const QCommandLineParser &parser, const QString &command, const QString &modelPath,
+                                ql::quant::QuantizationOptions &options) {
+    const std::string prefix = command.toStdString() + ": ";
+    if (!ql::quant::parseRangeMethod(parser.value("method").toStdString(), options.method))
+        return ql::Status::badInput(prefix + "--method expects minmax, percentile, entropy, mse or moving_average, got '" +
+                                    parser.value("method").toStdString() + "'");
+    bool percentileOk = false;
+    options.percentile = parser.value("percentile").toDouble(&percentileOk);
+    if (!percentileOk || !(options.percentile > 0.0 && options.percentile <= 100.0))
+        return ql::Status::badInput(prefix + "--percentile expects a number in (0, 100], got '" +
+                                    parser.value("percentile").toStdString() + "'");
+    options.perChannelWeights = !parser.isSet("per-tensor");
+    options.symmetricActivations = parser.isSet("symmetric-activations");
+    options.reduceRange = parser.isSet("reduce-range");
+    options.foldBatchNorm = !parser.isSet("no-fold-bn");
+    if (parser.isSet("skip-list")) QL_RETURN_IF_ERROR(readSkipList(parser.value("skip-list"), modelPath, options));
+    for (const QString &name : parser.values("exclude")) options.excludedNodes.push_back(name.toStdString());
+    return ql::Status::ok();
+}
+
+ql::Result<ql::quant::QuantizeResult> quantizeFromFiles(const ql::Graph &floatGraph, const QStringList &calibArguments,
+                                                        const ql::quant::QuantizationOptions &options, int threads,
+                                                        int64_t &samples) {
+    QL_RETURN_IF_ERROR(ql::quant::validateExcludedNodes(floatGraph, options.excludedNodes).withContext(floatGraph.sourcePath));
+    if (floatGraph.inputs.size() != 1)
+        return ql::Status::unsupported(floatGraph.sourcePath + ": --calib supports models with one input, this one has " +
+                                       std::to_string(floatGraph.inputs.size()));
+    std::vector<std::string> paths;
+    for (const QString &argument : calibArguments)
+        for (const QString &part : argument.split(',', Qt::SkipEmptyParts)) paths.push_back(part.toStdString());
+    auto files = ql::quant::listCalibrationFiles(paths);
+    if (!files) return files.status();
+    auto source = ql::quant::fileBatchSource(floatGraph, files.value());
+    if (!source) return source.status();
+    ql::quant::CalibrationOptions calibrationOptions;
+    calibrationOptions.threads = threads;
+    ql::quant::CalibrationStatistics stats(calibrationOptions);
+    QL_RETURN_IF_ERROR(ql::quant::calibrate(floatGraph, source.value(), stats).withContext(floatGraph.sourcePath));
+    for (const auto &[value, count] : stats.nonFiniteValues())
+        std::fprintf(stderr, "quantlens: warning: %lld NaN/Inf values of '%s' were skipped during calibration\n",
+                     static_cast<long long>(count), value.c_str());
+    std::printf("calibrated on %lld samples from %zu file(s); activation range: %s%s\n",
+                static_cast<long long>(stats.sampleCount()), files.value().size(),
+                ql::quant::rangeMethodName(options.method),
+                options.method == ql::quant::RangeMethod::Percentile ? (" " + std::to_string(options.percentile)).c_str()
+                                                                     : "");
+    samples = stats.sampleCount();
+    auto result = ql::quant::quantizeGraph(floatGraph, stats, options);
+    if (!result) return result.status().withContext(floatGraph.sourcePath);
+    return result;
+}
+
+}  // namespace cli

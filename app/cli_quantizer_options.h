@@ -1,0 +1,31 @@
+#pragma once
+// Quantizer options shared by `quantlens quantize` and `quantlens analyze --calib`: the same
+// flags, parsed the same way, and the calibrate-then-quantize run on files.
+
+#include <QCommandLineParser>
+#include <QString>
+#include <QStringList>
+
+#include <cstdint>
+
+#include "core/status.h"
+#include "ir/graph.h"
+#include "quant/qdq_builder.h"
+
+namespace cli {
+
+// --method, --percentile, --per-tensor, --symmetric-activations, --reduce-range, --no-fold-bn,
+// --exclude, --skip-list.
+void addQuantizerOptions(QCommandLineParser &parser);
+
+// Reads those options (bad values are BadInput statuses naming the option) for `modelPath`.
+ql::Status readQuantizerOptions(const QCommandLineParser &parser, const QString &command, const QString &modelPath,
+                                ql::quant::QuantizationOptions &options);
+
+// Calibrates the float model on `calibArguments` (folders and files, comma-separated or
+// repeated) and quantizes it; prints the calibration line and warnings. samples: calibrated count.
+ql::Result<ql::quant::QuantizeResult> quantizeFromFiles(const ql::Graph &floatGraph, const QStringList &calibArguments,
+                                                        const ql::quant::QuantizationOptions &options, int threads,
+                                                        int64_t &samples);
+
+}  // namespace cli

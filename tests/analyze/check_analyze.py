@@ -1,0 +1,153 @@
+#!/usr/bin/env python3
+"""Checks a `quantlens analyze` JSON report (standard library only, no numpy or torch in CI).
+
+  check_analyze.py torch REPORT.json NUMERIC_SUITE.json  - against PyTorch Numeric Suite figures
+  check_analyze.py csv REPORT.json REPORT.csv            - the CSV holds the JSON's scalar columns
+  check_analyze.py same A.json B.json                    - equal figures (batch-size independence)
+  check_analyze.py inapp REPORT.json                     - a float model quantized in the app
+"""
+import csv
+import json
+import math
+import sys
+
+SCALARS = ["weight_sqnr_db", "activation_sqnr_db", "isolated_sqnr_db", "cosine", "mse", "max_abs_error",
+           "rmse_over_scale", "saturation_pct", "kernel_vs_reference_sqnr_db"]
+failures = []
+
+
+def fail(message):
+    failures.append(message)
+
+
+def value(v):
+    """JSON figure -> float or None ("inf" strings become infinities)."""
+    if v is None:
+        return None
+    return float(v)
+
+
+def check_layer_sanity(layer):
+    name = layer["name"]
+    if layer["precision"] not in ("int8", "fp32"):
+        fail(f"{name}: precision {layer['precision']!r}")
+    if layer["activation_sqnr_db"] is None:
+        return
+    cosine = value(layer["cosine"])
+    if not -1.0 <= cosine <= 1.0:
+        fail(f"{name}: cosine {cosine} out of [-1, 1]")
+    if value(layer["mse"]) < 0 or value(layer["max_abs_error"]) < 0:
+        fail(f"{name}: negative error figure")
+    if value(layer["max_abs_error"]) ** 2 < value(layer["mse"]) * (1 - 1e-9):
+        fail(f"{name}: max abs error below the RMS error")
+    s = layer["sample_sqnr_db"]
+    if not value(s["min"]) <= value(s["p5"]) <= value(s["median"]):
+        fail(f"{name}: sample SQNR min <= p5 <= median violated: {s}")
+    kernel = value(layer["kernel_vs_reference_sqnr_db"])
+    if kernel is not None and layer["precision"] == "int8" and kernel < 40.0:
+        fail(f"{name}: int8 kernel vs reference {kernel:.2f} dB < 40 dB")
+    if layer["kernel_mismatch"] != (kernel is not None and kernel < 40.0):
+        fail(f"{name}: kernel_mismatch flag disagrees with {kernel}")
+
+
+def torch_mode(report_path, suite_path):
+    report = json.load(open(report_path))
+    suite = json.load(open(suite_path))
+    layers = {layer["name"]: layer for layer in report["layers"]}
+    if len(layers) != len(report["layers"]):
+        fail("layer names are not unique")
+    if report["unmatched"]:
+        fail(f"unmatched layers: {report['unmatched']}")
+    print(f"{'PyTorch layer':14} {'ONNX layer':18} {'weight dB':>22} {'cumulative dB':>22}")
+    for torch_name, entry in sorted(suite["layers"].items()):
+        nodes = entry["onnx_nodes"]["float_onnx"]["nodes"]
+        ours = layers.get(nodes[0])
+        if ours is None:
+            fail(f"{torch_name}: no layer '{nodes[0]}' in the report")
+            continue
+        if ours["folded_float_nodes"] != nodes[1:]:
+            fail(f"{torch_name}: folded {ours['folded_float_nodes']} != PyTorch's module {nodes[1:]}")
+        cells = []
+        for key, figure, tolerance in (("weight", "weight_sqnr_db", 0.1), ("activation", "activation_sqnr_db", 1.0)):
+            theirs = entry[key]["sqnr_db"] if entry[key] else None
+            mine = value(ours[figure])
+            if theirs is None:
+                cells.append("-")
+                continue
+            if mine is None or abs(mine - theirs) > tolerance:
+                fail(f"{torch_name}: {figure} {mine} vs PyTorch {theirs:.4f} (tolerance {tolerance} dB)")
+            cells.append(f"{mine if mine is not None else float('nan'):.3f} / {theirs:.3f}")
+        print(f"{torch_name:14} {nodes[0]:18} {cells[0]:>22} {cells[1]:>22}")
+    for layer in report["layers"]:
+        check_layer_sanity(layer)
+    out = report["output"]
+    accuracy = suite["fixture_accuracy"]
+    if abs(value(out["float_accuracy"]) - accuracy["float"]) > 1e-9:
+        fail(f"float accuracy {out['float_accuracy']} vs PyTorch {accuracy['float']}")
+    # Our int8 run of the QDQ export and PyTorch's int8 model agree on every top-1 of the fixture.
+    if abs(value(out["quant_accuracy"]) - accuracy["int8"]) > 1e-9:
+        fail(f"quantized accuracy {out['quant_accuracy']} vs PyTorch int8 {accuracy['int8']}")
+    suite_db = suite["output_sqnr_db"]["qdq_reference_vs_torch_float"]
+    if abs(value(out["sqnr_db"]) - suite_db) > 1.0:
+        fail(f"output SQNR {out['sqnr_db']} vs {suite_db:.3f} dB (exact evaluation of the QDQ graph)")
+    if report["samples"] != 64:
+        fail(f"samples {report['samples']} != 64")
+    print(f"output: {value(out['sqnr_db']):.3f} dB, accuracy {out['float_accuracy']} / {out['quant_accuracy']}; "
+          f"compared with PyTorch Numeric Suite figures")
+
+
+def csv_mode(report_path, csv_path):
+    report = json.load(open(report_path))
+    rows = list(csv.DictReader(open(csv_path)))
+    if [r["name"] for r in rows] != [layer["name"] for layer in report["layers"]]:
+        fail("CSV rows are not the JSON layers in order")
+    for row, layer in zip(rows, report["layers"]):
+        for key in SCALARS:
+            mine = layer[key]
+            cell = row[key]
+            if mine is None:
+                if cell != "":
+                    fail(f"{layer['name']}.{key}: CSV '{cell}' for null")
+            elif not math.isclose(float(cell), value(mine), rel_tol=1e-8, abs_tol=1e-12):
+                fail(f"{layer['name']}.{key}: CSV {cell} vs JSON {mine}")
+        p5 = layer["sample_sqnr_db"]["p5"] if layer["sample_sqnr_db"] else None
+        if p5 is not None and not math.isclose(float(row["sample_sqnr_p5_db"]), value(p5), rel_tol=1e-8):
+            fail(f"{layer['name']}: CSV p5 differs")
+
+
+def same_mode(a_path, b_path):
+    a, b = json.load(open(a_path)), json.load(open(b_path))
+    if [layer["name"] for layer in a["layers"]] != [layer["name"] for layer in b["layers"]]:
+        fail("different layers")
+    for la, lb in zip(a["layers"], b["layers"]):
+        for key in SCALARS:
+            x, y = value(la[key]), value(lb[key])
+            if (x is None) != (y is None) or (x is not None and not math.isclose(x, y, rel_tol=1e-6, abs_tol=1e-9)):
+                fail(f"{la['name']}.{key}: {x} vs {y}")
+    if not math.isclose(value(a["output"]["sqnr_db"]), value(b["output"]["sqnr_db"]), rel_tol=1e-6):
+        fail("output SQNR differs")
+
+
+def inapp_mode(report_path):
+    report = json.load(open(report_path))
+    models = report["models"]
+    if not models["quantized_in_app"] or models["quant"] is not None:
+        fail(f"models section: {models}")
+    if models["quantizer_options"]["method"] != "mse" or models["quantizer_options"]["calibration_samples"] != 64:
+        fail(f"quantizer options: {models['quantizer_options']}")
+    for layer in report["layers"]:
+        check_layer_sanity(layer)
+        if layer["precision"] != "int8":
+            fail(f"{layer['name']}: our quantizer left it {layer['precision']} ({layer['precision_reason']})")
+        if layer["activation_sqnr_db"] is None:
+            fail(f"{layer['name']}: no cumulative figure ({layer['notes']})")
+    if value(report["output"]["sqnr_db"]) < 35.0:
+        fail(f"output SQNR {report['output']['sqnr_db']} < 35 dB")
+
+
+if __name__ == "__main__":
+    modes = {"torch": torch_mode, "csv": csv_mode, "same": same_mode, "inapp": inapp_mode}
+    modes[sys.argv[1]](*sys.argv[2:])
+    for message in failures:
+        print("FAIL " + message)
+    sys.exit(1 if failures else 0)

@@ -1,0 +1,66 @@
+#pragma once
+// The committed PyTorch FX fixture (tests/data/fx_fashion_cnn: float.onnx, qdq.onnx, 64
+// Fashion-MNIST images and labels, made by tests/tools/make_fx_fixture.py), loaded and matched,
+// and a batch source over its inputs, for the numeric-suite tests.
+
+#include <algorithm>
+#include <cstdlib>
+#include <cstring>
+#include <memory>
+#include <string>
+
+#include "analysis/activation_comparison.h"
+#include "analysis/layer_matching.h"
+#include "onnx_io/model_loader.h"
+#include "onnx_io/tensor_file.h"
+
+namespace ql::test {
+
+struct Fixture {
+    Graph floatGraph, quantGraph;
+    Tensor inputs;
+    analysis::LayerMatching matching;
+    Tensor labels;  // int64 [N]
+};
+
+inline bool loadFixture(Fixture &f) {
+    const char *data = std::getenv("QL_TEST_DATA");
+    if (!data) return false;
+    const std::string dir = std::string(data) + "/fx_fashion_cnn/";
+    auto fm = loadModel(dir + "float.onnx");
+    auto qm = loadModel(dir + "qdq.onnx");
+    auto in = readTensorFile(dir + "inputs.npy");
+    if (!fm || !qm || !in) return false;
+    f.floatGraph = std::move(*fm);
+    f.quantGraph = std::move(*qm);
+    f.inputs = std::move(*in);
+    auto labels = readTensorFile(dir + "labels.npy");
+    if (!labels) return false;
+    f.labels = std::move(*labels);
+    auto m = analysis::matchLayers(f.floatGraph, f.quantGraph);
+    if (!m) return false;
+    f.matching = std::move(*m);
+    return true;
+}
+
+// Slices the [N,1,28,28] inputs into batches of `batchSize` samples.
+inline analysis::ActivationBatchSource slicer(const Fixture &f, int64_t batchSize) {
+    auto next = std::make_shared<int64_t>(0);
+    const Tensor inputs = f.inputs;
+    const std::string name = f.floatGraph.inputs[0].name;
+    return [=](std::map<std::string, Tensor> &batch) -> Result<bool> {
+        const int64_t n = inputs.dim(0);
+        if (*next >= n) return false;
+        const int64_t count = std::min(batchSize, n - *next);
+        Shape shape = inputs.shape();
+        shape[0] = count;
+        Tensor t(DataType::Float, shape);
+        const int64_t per = inputs.numel() / n;
+        std::memcpy(t.data<float>(), inputs.data<float>() + *next * per, sizeof(float) * count * per);
+        batch[name] = t;
+        *next += count;
+        return true;
+    };
+}
+
+}  // namespace ql::test

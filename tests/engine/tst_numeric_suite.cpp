@@ -1,0 +1,148 @@
+// The numeric suite's report on the PyTorch FX fixture: one row per matched layer with the
+// figures of the separate comparisons (weights, cumulative), accuracy from labels against an
+// argmax computed here from PyTorch's own outputs, precision per layer, label-count errors,
+// unmatched layers, cancellation.
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "analysis/numeric_suite.h"
+#include "analysis/weight_comparison.h"
+#include "fx_fixture.h"
+
+using namespace ql;
+using namespace ql::analysis;
+using namespace ql::test;
+
+namespace {
+
+BatchSourceFactory batches(const Fixture &f, int64_t size) {
+    return [&f, size]() -> Result<ActivationBatchSource> { return slicer(f, size); };
+}
+
+std::vector<int64_t> labelsOf(const Fixture &f) {
+    std::vector<int64_t> labels;
+    for (int64_t i = 0; i < f.labels.numel(); ++i) labels.push_back(static_cast<int64_t>(f.labels.valueAsDouble(i)));
+    return labels;
+}
+
+// Share of rows of a [N, C] tensor whose argmax equals the label.
+double accuracyOf(const Tensor &logits, const std::vector<int64_t> &labels) {
+    const int64_t rows = logits.dim(0), width = logits.dim(1);
+    int64_t correct = 0;
+    for (int64_t r = 0; r < rows; ++r) {
+        int64_t best = 0;
+        for (int64_t c = 1; c < width; ++c)
+            if (logits.valueAsDouble(r * width + c) > logits.valueAsDouble(r * width + best)) best = c;
+        correct += best == labels[static_cast<size_t>(r)];
+    }
+    return static_cast<double>(correct) / static_cast<double>(rows);
+}
+
+}  // namespace
+
+TEST(NumericSuite, ReportRowsCarryEveryComparisonsFigures) {
+    Fixture f;
+    ASSERT_TRUE(loadFixture(f));
+    NumericSuiteOptions options;
+    options.threads = 1;
+    options.labels = labelsOf(f);
+    auto report = runNumericSuite(f.floatGraph, f.quantGraph, batches(f, 16), options);
+    ASSERT_TRUE(report) << report.status().message();
+    EXPECT_EQ(report->samples, 64);
+    ASSERT_EQ(report->layers.size(), f.matching.matches.size());
+    EXPECT_TRUE(report->unmatched.empty());
+
+    auto weights = compareWeights(f.floatGraph, f.quantGraph, f.matching);
+    ASSERT_TRUE(weights);
+    ActivationComparisonOptions cumulativeOptions;
+    cumulativeOptions.threads = 1;
+    auto cumulative = compareActivations(f.floatGraph, f.quantGraph, f.matching, slicer(f, 16), cumulativeOptions);
+    ASSERT_TRUE(cumulative);
+    int int8 = 0;
+    for (size_t i = 0; i < report->layers.size(); ++i) {
+        const LayerReport &row = report->layers[i];
+        SCOPED_TRACE(row.name);
+        EXPECT_EQ(row.name, f.matching.matches[i].floatNode);
+        EXPECT_EQ(row.quantName, f.matching.matches[i].quantNode);
+        EXPECT_EQ(row.opType, f.floatGraph.findNode(row.name)->opType);
+        EXPECT_EQ(row.weightSqnrDb.has_value(), (*weights)[i].stats.has_value());
+        if (row.weightSqnrDb) EXPECT_EQ(*row.weightSqnrDb, (*weights)[i].stats->sqnrDb);
+        ASSERT_TRUE(row.cumulative.has_value());
+        EXPECT_EQ(row.cumulative->sqnrDb, cumulative->layers[i].metrics.sqnrDb);
+        EXPECT_EQ(row.cumulative->saturationPct, cumulative->layers[i].metrics.saturationPct);
+        int8 += row.precision == "int8";
+    }
+    // FX requantizes the Flatten with another scale: that one runs DQ -> fp32 -> Q.
+    EXPECT_EQ(int8, 7);
+    EXPECT_EQ(report->int8Layers, 7);
+    EXPECT_EQ(report->fp32Layers, 1);
+    for (const auto &row : report->layers)
+        if (row.opType == "Flatten") EXPECT_EQ(row.precision, "fp32") << row.precisionReason;
+
+    // Accuracy of both models: the float model's equals PyTorch's float argmax on these labels,
+    // the quantized model's equals PyTorch's int8 argmax (they agree on every sample here).
+    ASSERT_EQ(report->outputs.size(), 1u);
+    const char *data = std::getenv("QL_TEST_DATA");
+    auto torchFloat = readTensorFile(std::string(data) + "/fx_fashion_cnn/torch_float_output.npy");
+    auto torchInt8 = readTensorFile(std::string(data) + "/fx_fashion_cnn/torch_int8_output.npy");
+    ASSERT_TRUE(torchFloat && torchInt8);
+    ASSERT_TRUE(report->outputs[0].floatAccuracy && report->outputs[0].quantAccuracy);
+    EXPECT_DOUBLE_EQ(*report->outputs[0].floatAccuracy, accuracyOf(*torchFloat, options.labels));
+    EXPECT_DOUBLE_EQ(*report->outputs[0].quantAccuracy, accuracyOf(*torchInt8, options.labels));
+    EXPECT_EQ(report->outputs[0].sqnrDb, cumulative->outputs[0].metrics.sqnrDb);
+}
+
+TEST(NumericSuite, LabelCountMustMatchTheSamples) {
+    Fixture f;
+    ASSERT_TRUE(loadFixture(f));
+    NumericSuiteOptions options;
+    options.isolated = options.kernelCheck = false;
+    options.labels = labelsOf(f);
+    options.labels.push_back(3);  // 65 labels, 64 samples
+    auto tooMany = runNumericSuite(f.floatGraph, f.quantGraph, batches(f, 64), options);
+    ASSERT_FALSE(tooMany);
+    EXPECT_EQ(tooMany.status().message(), "labels: 65 labels for 64 samples");
+    options.labels.resize(40);
+    auto tooFew = runNumericSuite(f.floatGraph, f.quantGraph, batches(f, 32), options);
+    ASSERT_FALSE(tooFew);
+    EXPECT_NE(tooFew.status().message().find("40 labels, but the inputs hold more samples"), std::string::npos)
+        << tooFew.status().message();
+}
+
+TEST(NumericSuite, UnmatchedLayersAreListedWithTheirModel) {
+    Fixture f;
+    ASSERT_TRUE(loadFixture(f));
+    // An extra float-only layer: a Sigmoid on the output, which the quantized model does not have.
+    Graph extended = f.floatGraph;
+    Node sigmoid;
+    sigmoid.name = "/extra/Sigmoid";
+    sigmoid.opType = "Sigmoid";
+    sigmoid.inputs = {extended.outputs[0].name};
+    sigmoid.outputs = {"extra_out"};
+    extended.nodes.push_back(sigmoid);
+    extended.outputs[0].name = "extra_out";
+    NumericSuiteOptions options;
+    options.isolated = options.kernelCheck = false;
+    auto report = runNumericSuite(extended, f.quantGraph, batches(f, 64), options);
+    ASSERT_TRUE(report) << report.status().message();
+    ASSERT_EQ(report->unmatched.size(), 1u);
+    EXPECT_EQ(report->unmatched[0].name, "/extra/Sigmoid");
+    EXPECT_EQ(report->unmatched[0].opType, "Sigmoid");
+    EXPECT_EQ(report->unmatched[0].model, "float");
+}
+
+TEST(NumericSuite, CancelStopsWithCancelled) {
+    Fixture f;
+    ASSERT_TRUE(loadFixture(f));
+    NumericSuiteOptions options;
+    int calls = 0;
+    options.progress = [&](const std::string &stage, int, int) {
+        ++calls;
+        return stage == "weights";  // cancel at the first data batch
+    };
+    auto report = runNumericSuite(f.floatGraph, f.quantGraph, batches(f, 8), options);
+    ASSERT_FALSE(report);
+    EXPECT_EQ(report.status().kind(), ErrorKind::Cancelled);
+    EXPECT_EQ(calls, 2);
+}

@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# Time and peak memory of `quantlens analyze` against issue 4's budget, measured in one run:
+#   analysis of N samples (weights, cumulative, isolated) <= 1.5 x (ORT fp32 + 2 x ORT int8
+#   latency, batch 1) x N, under 1 GB peak RSS; and 512 samples need <= 15% more peak RSS
+#   than 64.
+#
+#   bench_analyze.sh QUANTLENS MODELS_DIR [MODEL=mobilenet_v2] [THREADS=2] [EXTRA analyze options...]
+#
+# MODELS_DIR holds MODEL.onnx and MODEL_qdq.onnx (tests/tools/export_torchvision_qdq.py). Inputs
+# are seeded normal [N,3,224,224] float32 written with numpy; ONNX Runtime 1.30 for Node.js as in
+# ort_run.js. Prints a markdown table.
+set -u -o pipefail
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+ql=$1 dir=$2 model=${3:-mobilenet_v2} threads=${4:-2}
+shift $(($# < 4 ? $# : 4))
+extra=("$@")
+node=${NODE:-node}
+python=${PYTHON:-/usr/bin/python3}
+work=$(mktemp -d /tmp/bench-analyze.XXXXXX)
+trap 'rm -rf "$work"' EXIT
+f="$dir/$model.onnx" q="$dir/${model}_qdq.onnx"
+for n in 64 512; do
+    "$python" -c "import numpy as np, sys; n = int(sys.argv[1]); np.save(sys.argv[2], np.random.default_rng(n).standard_normal((n, 3, 224, 224)).astype(np.float32))" "$n" "$work/in$n.npy"
+done
+median() { grep '^median_ms:' | awk '{print $2}'; }
+ort_fp32=$("$node" "$here/ort_run.js" bench "$f" --threads "$threads" --runs 30 | median)
+ort_int8=$("$node" "$here/ort_run.js" bench "$q" --threads "$threads" --runs 30 | median)
+run() {  # run N -> "seconds max_rss_kb"
+    /usr/bin/time -f "%e %M" -o "$work/time$1" "$ql" analyze --float "$f" --quant "$q" --data "$work/in$1.npy" \
+        --threads "$threads" --json "$work/report$1.json" "${extra[@]}" >"$work/log$1" || { cat "$work/log$1"; exit 1; }
+    cat "$work/time$1"
+}
+read -r s64 rss64 <<<"$(run 64)"
+read -r s512 rss512 <<<"$(run 512)"
+budget=$(awk "BEGIN {printf \"%.2f\", 1.5 * ($ort_fp32 + 2 * $ort_int8) * 64 / 1000}")
+echo "| model | ORT fp32 ms | ORT int8 ms | budget 64 samples s | analyze 64 s | peak RSS 64 MB | analyze 512 s | peak RSS 512 MB | RSS 512 / 64 |"
+echo "|---|---|---|---|---|---|---|---|---|"
+awk -v m="$model" -v of="$ort_fp32" -v oi="$ort_int8" -v b="$budget" -v s64="$s64" -v r64="$rss64" -v s512="$s512" -v r512="$rss512" \
+    'BEGIN {printf "| %s | %.1f | %.1f | %.2f | %.2f | %d | %.2f | %d | %.3f |\n", m, of, oi, b, s64, r64 / 1024, s512, r512 / 1024, r512 / r64}'
+tail -2 "$work/log64"

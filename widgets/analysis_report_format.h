@@ -1,0 +1,28 @@
+#pragma once
+// The numeric-suite report in the `quantlens analyze` file formats, shared by the command line
+// and the GUI's export:
+//  * JSON: {"models": {...}, "samples": N, "output": {...}, "outputs": [...], "layers": [...],
+//    "unmatched": [...]}; one object per layer in the float model's topological order; null where
+//    a figure does not apply; an infinite SQNR (identical values) is the string "inf" ("-inf"
+//    for all noise), as JSON has no infinity.
+//  * CSV: a header and one row per layer with the scalar columns; empty cells for null, "inf".
+
+#include <QJsonObject>
+#include <QString>
+
+#include "analysis/numeric_suite.h"
+
+namespace ql::ui {
+
+// Where the two models came from, for the "models" section.
+struct AnalysisModels {
+    QString floatModel;
+    QString quantModel;         // the file, or empty when quantized in the app
+    bool quantizedInApp = false;
+    QJsonObject quantizerOptions;  // when quantized in the app
+};
+
+QJsonObject analysisReportJson(const analysis::NumericSuiteReport &report, const AnalysisModels &models);
+QString analysisReportCsv(const analysis::NumericSuiteReport &report);
+
+}  // namespace ql::ui
