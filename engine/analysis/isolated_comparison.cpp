@@ -213,7 +213,7 @@ void IsolatedComparator::Impl::runLayer(int index) {
     const int64_t samples = sampleCount(x);
     status = compareWith(run.isolated, run, x.data<float>(), y, samples);
     if (!status) return fail(index, status.message());
-    if (run.outputScale)
+    if (run.outputScale && options.saturation)
         run.isolated.addClipping(x.data<float>(), x.numel(), *run.outputScale, run.outputZeroPoint, run.outputQmin,
                                  run.outputQmax);
     if (run.referencePlan) {

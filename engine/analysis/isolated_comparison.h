@@ -41,6 +41,10 @@ struct IsolatedComparisonOptions {
     Int8Kernels int8Kernels = Int8Kernels::Exact;  // as `--int8-kernels`
     bool kernelCheck = true;                       // also run the reference path per layer
     double kernelMismatchDb = 40.0;                // kernel vs reference below this: a mismatch
+    // Saturation % of the isolated figures. It depends only on the float layer output and the
+    // layer's output quantizer, so it equals the cumulative comparison's figure; off by default
+    // to save a pass over every output (rmse/scale is given either way).
+    bool saturation = false;
     int threads = 0;                               // plan threads; 0: all
     int expectedBatches = 0;                       // the `total` passed to progress (0 when unknown)
     // Called after each batch; return false to cancel (the call then fails with ErrorKind::Cancelled).

@@ -76,7 +76,7 @@ void printTable(const IsolatedComparisonResult &r) {
         std::printf("%-24s %-20s %10.4f %10.3f %8.3f %10.4f  %s%s\n", l.match.floatNode.c_str(),
                     l.match.quantNode.c_str(), l.metrics ? l.metrics->sqnrDb : NAN,
                     l.kernelVsReferenceSqnrDb.value_or(NAN),
-                    l.metrics ? l.metrics->saturationPct.value_or(NAN) : NAN,
+                    l.metrics ? l.metrics->saturationPct.value_or(NAN) : NAN,  // NaN unless asked for
                     l.metrics ? l.metrics->rmseOverScale.value_or(NAN) : NAN, l.lowering.c_str(),
                     l.note.empty() ? "" : (" | " + l.note).c_str());
     }
@@ -153,6 +153,13 @@ TEST(IsolatedComparison, FixtureFirstLayerEqualsCumulativeAndKernelsMatchReferen
                                          cumulativeOptions);
     ASSERT_TRUE(cumulative) << cumulative.status().message();
 
+    // Saturation (when asked for) depends only on the float output and the output quantizer:
+    // the cumulative comparison's figure.
+    options.saturation = true;
+    options.progress = {};
+    auto withSaturation = compareIsolated(f.floatGraph, f.quantGraph, f.matching, slicer(f.inputs, input, 16), options);
+    ASSERT_TRUE(withSaturation) << withSaturation.status().message();
+
     int firstLayers = 0, kernelChecked = 0;
     for (size_t i = 0; i < isolated->layers.size(); ++i) {
         const LayerIsolatedComparison &l = isolated->layers[i];
@@ -161,13 +168,18 @@ TEST(IsolatedComparison, FixtureFirstLayerEqualsCumulativeAndKernelsMatchReferen
         EXPECT_EQ(l.metrics->samples, 64);
         EXPECT_TRUE(std::isfinite(l.metrics->sqnrDb));
         EXPECT_GT(l.metrics->sqnrDb, 15.0);
-        EXPECT_TRUE(l.metrics->saturationPct);
+        EXPECT_FALSE(l.metrics->saturationPct);  // off by default: the cumulative figure is the same
         EXPECT_TRUE(l.metrics->rmseOverScale);
         // The quantization noise floor is 1/sqrt(12) of a step; a layer alone cannot beat it by much.
         EXPECT_GT(*l.metrics->rmseOverScale, 0.2);
+        const auto &c = cumulative->layers[i];
+        ASSERT_TRUE(c.metrics.saturationPct);
+        if (withSaturation->layers[i].metrics->saturationPct)
+            EXPECT_EQ(*withSaturation->layers[i].metrics->saturationPct, *c.metrics.saturationPct);
+        else
+            ADD_FAILURE() << "no saturation with options.saturation";
         if (l.floatInputs == std::vector<std::string>{input}) {
             ++firstLayers;
-            const auto &c = cumulative->layers[i];
             ASSERT_TRUE(c.observed);
             EXPECT_NEAR(l.metrics->sqnrDb, c.metrics.sqnrDb, 1e-6);
             EXPECT_NEAR(l.metrics->mse, c.metrics.mse, 1e-6 * c.metrics.mse);
