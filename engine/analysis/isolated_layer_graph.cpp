@@ -66,14 +66,23 @@ Core findCore(const Graph &q, const qdq::GraphIndex &index, const std::map<std::
     return core;
 }
 
-// The QuantizeLinear behind a value through Cast/Identity, or -1.
+// Ops that run on a quantized tensor unchanged when the int8 lowering finds equal input and
+// output quantization (QOperator form): their output carries their input's quantization.
+bool keepsQuantization(const Node &node) {
+    static const std::set<std::string> ops = {"Cast", "Identity", "MaxPool", "Reshape", "Flatten",
+                                              "Transpose", "Squeeze", "Unsqueeze"};
+    return isDefaultDomain(node) && ops.count(node.opType) != 0;
+}
+
+// The QuantizeLinear whose quantization a value carries (through Cast/Identity and ops that keep
+// the quantization, along their data input), or -1 for a float value.
 int quantizeBehind(const Graph &g, const qdq::GraphIndex &index, std::string value) {
-    for (int step = 0; step < 16; ++step) {
+    for (int step = 0; step < 64; ++step) {
         const int p = index.producer(value);
         if (p < 0) return -1;
         const Node &node = g.nodes[p];
         if (qdq::isOp(node, "QuantizeLinear")) return p;
-        if (!(qdq::isOp(node, "Cast") || qdq::isOp(node, "Identity")) || node.inputs.empty()) return -1;
+        if (!keepsQuantization(node) || node.inputs.empty()) return -1;
         value = node.inputs[0];
     }
     return -1;
@@ -215,14 +224,30 @@ Result<std::vector<IsolatedLayerGraph>> extractIsolatedLayers(const Graph &float
             values.insert(q.nodes[n].inputs.begin(), q.nodes[n].inputs.end());
             values.insert(q.nodes[n].outputs.begin(), q.nodes[n].outputs.end());
         }
-        for (const std::string &name : initializers) g.initializers[name] = q.initializers.at(name);
-        for (const auto &[root, floatName] : layer.inputs) {
+        // A quantized root (QOperator form: e.g. a MaxPool run on uint8) is fed as float and
+        // quantized here with the parameters it carries in the quantized model.
+        qdq::NameSource names(q);
+        std::vector<Node> rootQuantizers;
+        for (auto &[root, floatName] : layer.inputs) {
+            const int quantize = quantizeBehind(q, index, root);
             ValueInfo in;
+            in.dtype = DataType::Float;
             in.name = root;
-            auto known = q.valueInfo.find(root);
-            in.dtype = known != q.valueInfo.end() ? known->second.dtype : DataType::Float;
+            if (quantize >= 0) {
+                Node qn = q.nodes[quantize];
+                qn.name = names.make(root + "_isolated_quantize");
+                in.name = names.make(root + "_isolated_float");
+                qn.inputs[0] = in.name;
+                qn.outputs = {root};
+                for (size_t k = 1; k < qn.inputs.size(); ++k)
+                    if (q.isInitializer(qn.inputs[k])) initializers.insert(qn.inputs[k]);
+                rootQuantizers.push_back(qn);
+                root = in.name;
+            }
             g.inputs.push_back(in);  // no shape: the batch size follows the float model's
         }
+        g.nodes.insert(g.nodes.begin(), rootQuantizers.begin(), rootQuantizers.end());
+        for (const std::string &name : initializers) g.initializers[name] = q.initializers.at(name);
         for (const std::string &value : values) {
             auto known = q.valueInfo.find(value);
             if (known != q.valueInfo.end()) g.valueInfo[value] = known->second;
