@@ -1,6 +1,5 @@
 #include "analysis/isolated_comparison.h"
 
-#include <algorithm>
 #include <cmath>
 #include <map>
 
@@ -171,21 +170,13 @@ static Status compareWith(ComparisonAccumulator &acc, const LayerRun &run, const
                             ", not a quantized tensor");
 }
 
-// Runs a layer plan; `value` is its output as stored (maybe channels-last), seen by a tap, so
-// that no transposed copy is made for the comparison.
+// Runs a layer plan; `value` is its output as stored (maybe channels-last, not copied).
 Status runPlan(ExecutionPlan &plan, const std::map<std::string, Tensor> &feeds, Tensor &value) {
-    const std::string &output = plan.graph().outputs.at(0).name;
     RunOptions options;
-    options.tapStoredLayout = true;
-    options.tapFilter = [&](const Node &node) {
-        return std::find(node.outputs.begin(), node.outputs.end(), output) != node.outputs.end();
-    };
-    options.tap = [&](const Node &node, size_t i, const Tensor &v) {
-        if (node.outputs[i] == output) value = v;
-    };
+    options.outputsAsStored = true;
     std::vector<Tensor> outputs;
     QL_RETURN_IF_ERROR(plan.run(feeds, outputs, options));
-    if (!value.defined()) value = outputs.at(0);
+    value = outputs.at(0);
     return Status::ok();
 }
 

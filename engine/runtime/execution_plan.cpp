@@ -226,9 +226,11 @@ Status ExecutionPlan::run(const std::map<std::string, Tensor> &inputs, std::vect
     }
     if (status.isOk()) {
         outputs.clear();
-        for (int id : p.graphOutputIds) outputs.push_back(p.values[id].layout() == Layout::Plain
-                                                              ? p.values[id].clone()
-                                                              : p.values[id].toPlain());
+        for (int id : p.graphOutputIds) {
+            const Tensor &value = p.values[id];
+            if (options.outputsAsStored) outputs.push_back(value);  // shared; the pool skips it while held
+            else outputs.push_back(value.layout() == Layout::Plain ? value.clone() : value.toPlain());
+        }
     }
     for (Tensor &value : p.values) value = Tensor();  // buffers go back to the pool
     return status;

@@ -45,6 +45,10 @@ struct RunOptions {
     // The tap sees each value as stored (a rank-4 value may be channels-last: Tensor::layout())
     // instead of a plain copy; saves a transpose per tapped value for callers that handle both.
     bool tapStoredLayout = false;
+    // run() hands out the plan's own output tensors as stored (maybe channels-last), without a
+    // copy: read them, do not write them (an output may be an initializer). Their buffers stay
+    // out of the pool's reach while referenced.
+    bool outputsAsStored = false;
 };
 
 struct NodeTiming {
@@ -61,7 +65,8 @@ public:
     ExecutionPlan(const ExecutionPlan &) = delete;
     ExecutionPlan &operator=(const ExecutionPlan &) = delete;
 
-    // inputs: by graph input name. outputs: one plain tensor per graph output, in order.
+    // inputs: by graph input name. outputs: one plain tensor per graph output, in order (or the
+    // stored tensors with RunOptions::outputsAsStored).
     Status run(const std::map<std::string, Tensor> &inputs, std::vector<Tensor> &outputs,
                const RunOptions &options = {});
 

@@ -193,3 +193,22 @@ TEST(ExecutionPlan, PlansCanShareABufferPool) {
     EXPECT_EQ(a.value()->pooledBytes(), onePlanBytes);
     EXPECT_EQ(b.value()->pooledBytes(), onePlanBytes);
 }
+
+// Outputs handed out as stored are the plan's own tensors: same values, no copy, and later runs
+// do not overwrite them while they are held.
+TEST(ExecutionPlan, OutputsAsStoredAreNotCopiedNorOverwritten) {
+    auto plan = ExecutionPlan::create(chainGraph());
+    ASSERT_TRUE(plan.isOk());
+    const Tensor x1 = test::randomTensor({2, 4}, 21), x2 = test::randomTensor({2, 4}, 22);
+    RunOptions asStored;
+    asStored.outputsAsStored = true;
+    std::vector<Tensor> first, later;
+    ASSERT_TRUE(plan.value()->run({{"x", x1}}, first, asStored).isOk());
+    for (int run = 0; run < 3; ++run) ASSERT_TRUE(plan.value()->run({{"x", x2}}, later, asStored).isOk());
+    ASSERT_EQ(first.size(), 1u);
+    EXPECT_NE(first[0].storage(), later[0].storage());
+    for (int64_t i = 0; i < x1.numel(); ++i) {
+        const float v = x1.data<float>()[i];
+        EXPECT_FLOAT_EQ(first[0].data<float>()[i], -std::max(v, 0.0f) + v);
+    }
+}
