@@ -22,12 +22,21 @@ Tensor asFloat(const Tensor &t) {
     return out;
 }
 
-// y = scale·(q − zp) in float, the arithmetic of DequantizeLinear, into a reused buffer.
-template <class Q>
-void dequantizeInto(const Q *q, int64_t n, float scale, int32_t zeroPoint, std::vector<float> &out) {
-    out.resize(static_cast<size_t>(n));
-    for (int64_t i = 0; i < n; ++i) out[i] = static_cast<float>(static_cast<int32_t>(q[i]) - zeroPoint) * scale;
-}
+// Σ(r − zp)² and Σ(r − y)² of two quantized tensors with the same parameters, in exact integers.
+struct IntegerSqnr {
+    int64_t signal = 0, noise = 0;
+    template <class Q>
+    void add(const Q *r, const Q *y, int64_t n, int32_t zeroPoint) {
+        int64_t s = 0, e = 0;
+        for (int64_t i = 0; i < n; ++i) {
+            const int64_t a = int64_t(r[i]) - zeroPoint, d = int64_t(r[i]) - int64_t(y[i]);
+            s += a * a;
+            e += d * d;
+        }
+        signal += s;
+        noise += e;
+    }
+};
 
 // One isolated layer: its plans, the float values it waits for, and its accumulators.
 struct LayerRun {
@@ -39,7 +48,8 @@ struct LayerRun {
     std::optional<float> outputScale;
     int32_t outputZeroPoint = 0, outputQmin = 0, outputQmax = 255;
     std::unique_ptr<ExecutionPlan> int8Plan, referencePlan;
-    ComparisonAccumulator isolated, kernel;
+    ComparisonAccumulator isolated, kernel;  // kernel: float outputs only
+    IntegerSqnr kernelIntegers;              // kernel: quantized outputs
     int pending = 0;
     bool ran = false;
 };
@@ -56,7 +66,6 @@ struct IsolatedComparator::Impl {
     std::map<std::string, int> remaining;           // float value -> layers that have not run yet
     int64_t samples = 0;
     int batches = 0;
-    std::vector<float> referenceValues;  // the dequantized reference output, reused
     void fail(int index, const std::string &why) {
         runs[index].active = false;
         layers[index].note = why;
@@ -213,21 +222,18 @@ void IsolatedComparator::Impl::runLayer(int index) {
         if (!status) return fail(index, "the isolated reference layer failed: " + status.message());
         if (r.shape() != y.shape()) return fail(index, "the reference and int8 outputs have different shapes");
         sameLayout(r, y);
-        // The reference path is the float reference here.
-        const float *rData = nullptr;
-        if (run.outputQuantized && r.dtype() == DataType::UInt8) {
-            dequantizeInto(r.data<uint8_t>(), r.numel(), *run.outputScale, run.outputZeroPoint, referenceValues);
-            rData = referenceValues.data();
-        } else if (run.outputQuantized && r.dtype() == DataType::Int8) {
-            dequantizeInto(r.data<int8_t>(), r.numel(), *run.outputScale, run.outputZeroPoint, referenceValues);
-            rData = referenceValues.data();
+        // The reference path is the reference here. Both outputs quantized with the same
+        // parameters: the SQNR of their dequantized values is that of (q - zp), exactly in integers.
+        if (run.outputQuantized && r.dtype() == y.dtype() && r.dtype() == DataType::UInt8) {
+            run.kernelIntegers.add(r.data<uint8_t>(), y.data<uint8_t>(), r.numel(), run.outputZeroPoint);
+        } else if (run.outputQuantized && r.dtype() == y.dtype() && r.dtype() == DataType::Int8) {
+            run.kernelIntegers.add(r.data<int8_t>(), y.data<int8_t>(), r.numel(), run.outputZeroPoint);
         } else if (!run.outputQuantized && r.dtype() == DataType::Float) {
-            rData = r.data<float>();
+            status = compareWith(run.kernel, run, r.data<float>(), y, samples);
+            if (!status) return fail(index, status.message());
         } else {
             return fail(index, "the reference output has an unexpected type");
         }
-        status = compareWith(run.kernel, run, rData, y, samples);
-        if (!status) return fail(index, status.message());
     }
 }
 
@@ -284,7 +290,9 @@ IsolatedComparisonResult IsolatedComparator::result() const {
         if (!run.active) continue;
         layer.metrics = run.isolated.result();
         if (run.referencePlan) {
-            layer.kernelVsReferenceSqnrDb = run.kernel.result().sqnrDb;
+            layer.kernelVsReferenceSqnrDb =
+                run.outputQuantized ? sqnrDb(double(run.kernelIntegers.signal), double(run.kernelIntegers.noise))
+                                    : run.kernel.result().sqnrDb;
             layer.kernelMismatch = *layer.kernelVsReferenceSqnrDb < p.options.kernelMismatchDb;
         }
     }

@@ -483,3 +483,29 @@ TEST(IsolatedComparison, QOperatorFormGivesTheQdqFigures) {
     }
     EXPECT_GE(compared, 4);  // conv2, pool1 and pool2 (uint8 MaxPool: quantized roots and outputs), fc
 }
+
+// The mismatch flag follows the threshold: at 100 dB the conv2 kernel (exact integer arithmetic,
+// ~77 dB from the reference's float rounding of half steps) is flagged, bit-exact layers are not.
+TEST(IsolatedComparison, KernelMismatchFollowsTheThreshold) {
+    Fixture f;
+    ASSERT_TRUE(loadFixture(f));
+    IsolatedComparisonOptions options;
+    options.kernelMismatchDb = 100.0;
+    auto r = compareIsolated(f.floatGraph, f.quantGraph, f.matching,
+                             slicer(f.inputs, f.floatGraph.inputs[0].name, 64), options);
+    ASSERT_TRUE(r) << r.status().message();
+    int flagged = 0;
+    for (const auto &l : r->layers) {
+        if (!l.kernelVsReferenceSqnrDb) {
+            EXPECT_FALSE(l.kernelMismatch);
+            continue;
+        }
+        EXPECT_EQ(l.kernelMismatch, *l.kernelVsReferenceSqnrDb < 100.0) << l.match.floatNode;
+        flagged += l.kernelMismatch;
+    }
+    const auto *conv2 = layer(*r, "/conv2/Conv");
+    ASSERT_TRUE(conv2 && conv2->kernelVsReferenceSqnrDb);
+    EXPECT_GT(*conv2->kernelVsReferenceSqnrDb, 40.0);
+    EXPECT_TRUE(conv2->kernelMismatch);
+    EXPECT_GE(flagged, 1);
+}
