@@ -216,7 +216,7 @@ void IsolatedComparator::Impl::runLayer(int index) {
     if (run.outputScale && options.saturation)
         run.isolated.addClipping(x.data<float>(), x.numel(), *run.outputScale, run.outputZeroPoint, run.outputQmin,
                                  run.outputQmax);
-    if (run.referencePlan) {
+    if (run.referencePlan && (options.kernelCheckBatches <= 0 || batches < options.kernelCheckBatches)) {
         Tensor r;
         status = runPlan(*run.referencePlan, feeds, r);
         if (!status) return fail(index, "the isolated reference layer failed: " + status.message());

@@ -324,6 +324,33 @@ TEST(IsolatedComparison, KernelCheckCanBeTurnedOff) {
     }
 }
 
+// The kernel check limited to the first batch: same verdicts, from 16 of the 64 samples.
+TEST(IsolatedComparison, KernelCheckOnTheFirstBatchesOnly) {
+    Fixture f;
+    ASSERT_TRUE(loadFixture(f));
+    const std::string input = f.floatGraph.inputs[0].name;
+    IsolatedComparisonOptions options;
+    options.threads = 1;
+    auto all = compareIsolated(f.floatGraph, f.quantGraph, f.matching, slicer(f.inputs, input, 16), options);
+    options.kernelCheckBatches = 1;
+    auto first = compareIsolated(f.floatGraph, f.quantGraph, f.matching, slicer(f.inputs, input, 16), options);
+    Fixture head = f;
+    head.inputs = Tensor(DataType::Float, {16, 1, 28, 28});
+    std::memcpy(head.inputs.data<float>(), f.inputs.data<float>(), head.inputs.byteSize());
+    options.kernelCheckBatches = 0;
+    auto only16 = compareIsolated(f.floatGraph, f.quantGraph, f.matching, slicer(head.inputs, input, 16), options);
+    ASSERT_TRUE(all && first && only16);
+    for (size_t i = 0; i < all->layers.size(); ++i) {
+        SCOPED_TRACE(all->layers[i].match.floatNode);
+        ASSERT_EQ(first->layers[i].kernelVsReferenceSqnrDb.has_value(), all->layers[i].kernelVsReferenceSqnrDb.has_value());
+        if (!first->layers[i].kernelVsReferenceSqnrDb) continue;
+        EXPECT_EQ(*first->layers[i].kernelVsReferenceSqnrDb, *only16->layers[i].kernelVsReferenceSqnrDb);
+        EXPECT_EQ(first->layers[i].kernelMismatch, all->layers[i].kernelMismatch);
+        // The isolated figures still cover every sample.
+        EXPECT_EQ(first->layers[i].metrics->sqnrDb, all->layers[i].metrics->sqnrDb);
+    }
+}
+
 // (f)
 TEST(IsolatedComparison, CancelStopsAfterFirstBatch) {
     Fixture f;
