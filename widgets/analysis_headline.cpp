@@ -27,6 +27,8 @@ AnalysisHeadline::AnalysisHeadline(QWidget *parent) : QWidget(parent) {
                         tr("Matched layers by how the quantized model runs them"));
     m_latency = addField(QStringLiteral("latency"), tr("Latency int8 / fp32"),
                          tr("Time of one pass of the current int8 plan and of the float model"));
+    m_samples = addField(QStringLiteral("samples"), tr("Samples"),
+                         tr("Evaluation samples both models ran on"));
     layout->addStretch(1);
     setReport(nullptr);
     setLatency(std::nullopt, std::nullopt);
@@ -62,6 +64,7 @@ void AnalysisHeadline::setReport(ReportPtr report) {
     const analysis::OutputReport *output =
         m_report && !m_report->outputs.empty() ? &m_report->outputs.front() : nullptr;
     updateOutputSqnr();
+    m_samples->setText(m_report ? formatCount(m_report->samples) : QStringLiteral("—"));
     m_top1->setText(output ? formatShare(output->top1Agreement) : QStringLiteral("—"));
     if (output && (output->floatAccuracy || output->quantAccuracy))
         m_accuracy->setText(tr("%1 / %2").arg(formatShare(output->floatAccuracy),
@@ -71,8 +74,7 @@ void AnalysisHeadline::setReport(ReportPtr report) {
     if (m_report) {
         QString text = tr("%1 / %2").arg(m_report->int8Layers).arg(m_report->fp32Layers);
         if (!m_report->unmatched.empty())
-            text += QLatin1Char(' ') + tr("(%n unmatched)", nullptr,
-                                          static_cast<int>(m_report->unmatched.size()));
+            text += QLatin1Char(' ') + tr("(%1 unmatched)").arg(m_report->unmatched.size());
         m_layers->setText(text);
     } else {
         m_layers->setText(QStringLiteral("—"));
@@ -95,10 +97,10 @@ void AnalysisHeadline::updateOutputSqnr() {
     m_outputSqnr->setText(tr("%1 dB").arg(formatDb(output->sqnrDb)));
     const bool under = !std::isnan(output->sqnrDb) && output->sqnrDb < m_thresholdDb;
     m_outputSqnr->setStyleSheet(under ? QStringLiteral("color: #d03030;") : QString());
-    m_outputSqnr->setToolTip(tr("%1 vs %2, %n sample(s)", nullptr,
-                                static_cast<int>(m_report->samples))
+    m_outputSqnr->setToolTip(tr("%1 vs %2 over %3 samples")
                                  .arg(QString::fromStdString(output->floatName),
-                                      QString::fromStdString(output->quantName)));
+                                      QString::fromStdString(output->quantName))
+                                 .arg(m_report->samples));
 }
 
 void AnalysisHeadline::setLatency(std::optional<double> int8Ms, std::optional<double> fp32Ms) {
@@ -114,5 +116,6 @@ QString AnalysisHeadline::top1AgreementText() const { return m_top1->text(); }
 QString AnalysisHeadline::accuracyText() const { return m_accuracy->text(); }
 QString AnalysisHeadline::layersText() const { return m_layers->text(); }
 QString AnalysisHeadline::latencyText() const { return m_latency->text(); }
+QString AnalysisHeadline::samplesText() const { return m_samples->text(); }
 
 }  // namespace ql::ui

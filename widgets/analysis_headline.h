@@ -28,6 +28,7 @@ public:
     QString accuracyText() const;
     QString layersText() const;
     QString latencyText() const;
+    QString samplesText() const;
 
 public slots:
     // Output SQNR under the threshold is shown in red.
@@ -44,6 +45,7 @@ private:
     QLabel *m_accuracy;
     QLabel *m_layers;
     QLabel *m_latency;
+    QLabel *m_samples;
 };
 
 }  // namespace ql::ui

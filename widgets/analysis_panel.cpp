@@ -188,18 +188,21 @@ void AnalysisPanel::selectLayer(int layer) {
 
 void AnalysisPanel::updateCounts() {
     const int under = m_chart->layersUnderThreshold().size();
-    m_underCount->setText(
-        tr("%n layer(s) under %1 dB", nullptr, under).arg(formatDb(m_chart->thresholdDb())));
+    // Explicit singular: there is no English .qm to resolve %n plurals.
+    const QString threshold = formatDb(m_chart->thresholdDb());
+    m_underCount->setText(under == 1 ? tr("1 layer under %1 dB").arg(threshold)
+                                     : tr("%1 layers under %2 dB").arg(under).arg(threshold));
     m_underCount->setStyleSheet(under > 0 ? QStringLiteral("color: #d03030;") : QString());
     const int total = m_model->rowCount(), shown = m_proxy->rowCount();
     m_rowCount->setText(shown != total ? tr("%1 of %2 layers").arg(shown).arg(total)
-                                       : tr("%n layer(s)", nullptr, total));
+                       : total == 1        ? tr("1 layer")
+                                           : tr("%1 layers").arg(total));
 }
 
 void AnalysisPanel::fitColumns() {
     // Figures get what they need; the name column takes the rest and elides in the middle.
     QHeaderView *header = m_view->horizontalHeader();
-    const int pad = fontMetrics().averageCharWidth() * 2;
+    const int pad = fontMetrics().averageCharWidth();
     for (int c = 0; c < AnalysisTableModel::ColumnCount; ++c) {
         if (c == AnalysisTableModel::NameColumn) continue;
         header->setSectionResizeMode(c, QHeaderView::Interactive);

@@ -99,7 +99,7 @@ QVariant AnalysisTableModel::displayData(int row, int column) const {
         case PrecisionColumn:
             return m_fp32[row] ? tr("fp32") : tr("int8");
         case CosineColumn:
-            return formatFixed(figure(layer, column), 4);
+            return formatFixed(figure(layer, column), 5);  // 40 dB is 0.99995
         case RmseOverScaleColumn:
             return formatFixed(figure(layer, column), 3);
         case SaturationColumn:
@@ -125,8 +125,8 @@ QString AnalysisTableModel::toolTip(int row, int column) const {
         case CumulativeSqnrColumn:
         case IsolatedSqnrColumn:
             if (const auto v = figure(layer, column); v && *v < m_thresholdDb)
-                lines << tr("%1 dB is under the %2 dB threshold")
-                             .arg(formatDb(v), formatDb(m_thresholdDb));
+                lines << tr("%1 dB is under the %2 dB threshold")  // 2 decimals: 29.98 < 30
+                             .arg(formatFixed(v, 2), formatFixed(m_thresholdDb, 2));
             break;
         case SampleP5SqnrColumn:
             if (layer.cumulative && layer.cumulative->sampleSqnr) {
@@ -275,11 +275,11 @@ QVariant AnalysisTableModel::headerData(int section, Qt::Orientation orientation
             case OpTypeColumn:
                 return tr("Op type");
             case PrecisionColumn:
-                return tr("fp32");
+                return tr("Precision");
             case WeightSqnrColumn:
                 return tr("Weight dB");
             case CumulativeSqnrColumn:
-                return tr("Cumulative dB");
+                return tr("Cumul. dB");
             case IsolatedSqnrColumn:
                 return tr("Isolated dB");
             case CosineColumn:
@@ -287,11 +287,11 @@ QVariant AnalysisTableModel::headerData(int section, Qt::Orientation orientation
             case RmseOverScaleColumn:
                 return tr("RMSE/scale");
             case SaturationColumn:
-                return tr("Saturation %");
+                return tr("Sat. %");
             case SampleP5SqnrColumn:
-                return tr("Sample p5 dB");
+                return tr("p5 dB");
             case KernelSqnrColumn:
-                return tr("Kernel vs ref dB");
+                return tr("Kernel dB");
         }
     }
     if (role == Qt::TextAlignmentRole)

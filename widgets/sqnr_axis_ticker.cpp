@@ -22,8 +22,14 @@ void SqnrAxisTicker::setBottomRow(double position, const QString &label) {
 QVector<double> SqnrAxisTicker::createTickVector(double tickStep, const QCPRange &range) {
     QVector<double> ticks;
     const double eps = tickStep * 1e-6;
-    for (const double t : QCPAxisTicker::createTickVector(tickStep, range))
-        if (t >= m_scaleBottom - eps && t <= m_scaleTop + eps) ticks << t;
+    // Scale ticks stay clear of the off-scale rows, so "80" and "> 80" never overlap.
+    const double clearance = tickStep * 0.75;
+    for (const double t : QCPAxisTicker::createTickVector(tickStep, range)) {
+        if (t < m_scaleBottom - eps || t > m_scaleTop + eps) continue;
+        if (!m_topLabel.isEmpty() && t > m_topRow - clearance) continue;
+        if (!m_bottomLabel.isEmpty() && t < m_bottomRow + clearance) continue;
+        ticks << t;
+    }
     if (!m_topLabel.isEmpty() && range.contains(m_topRow)) ticks << m_topRow;
     if (!m_bottomLabel.isEmpty() && range.contains(m_bottomRow)) ticks.prepend(m_bottomRow);
     return ticks;

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
 #include "display_format.h"
 #include "sqnr_axis_ticker.h"
@@ -14,13 +15,13 @@ namespace ql::ui {
 
 namespace {
 
-const QColor kWeightColor(110, 160, 215);
+const QColor kWeightColor(150, 185, 225);
 const QColor kCumulativeColor(25, 80, 170);
 const QColor kIsolatedColor(235, 125, 20);
 const QColor kUnderColor(210, 35, 35);
 const QColor kFp32Color(128, 128, 128);
 const QColor kSelectionColor(40, 120, 255);
-constexpr double kBarWidth = 0.6;
+constexpr double kBarWidth = 0.55;
 constexpr double kOffScaleGap = 8.0;  // dB between the scale's end and the "∞" row
 constexpr double kMaxScaleTop = 80.0, kMinScaleTop = 50.0, kMinScaleBottom = -40.0;
 constexpr int kThresholdGrabPx = 6;
@@ -70,10 +71,18 @@ void SqnrChart::setUpPlot() {
     m_fp32WeightBars->setPen(QPen(kFp32Color));
     m_fp32WeightBars->setBrush(QBrush(kFp32Color, Qt::BDiagPattern));
 
+    // The line (legend entry, with a dot) and the dots are two graphs: a figure on the "∞" row
+    // keeps its dot but breaks the line instead of spiking it to the top.
+    m_cumulativeLine = m_plot->addGraph();
+    m_cumulativeLine->setName(tr("Cumulative SQNR"));
+    m_cumulativeLine->setPen(QPen(kCumulativeColor, 2));
+    m_cumulativeLine->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssDisc, 7));
     m_cumulative = m_plot->addGraph();
     m_cumulative->setName(tr("Cumulative SQNR"));
+    m_cumulative->setLineStyle(QCPGraph::lsNone);
     m_cumulative->setPen(QPen(kCumulativeColor, 2));
     m_cumulative->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssDisc, 7));
+    m_cumulative->removeFromLegend();
     m_isolated = m_plot->addGraph();
     m_isolated->setName(tr("Isolated SQNR"));
     m_isolated->setLineStyle(QCPGraph::lsNone);
@@ -101,21 +110,32 @@ void SqnrChart::setUpPlot() {
     m_thresholdLabel->position->setAxisRect(m_plot->axisRect());
     m_thresholdLabel->setPositionAlignment(Qt::AlignRight | Qt::AlignBottom);
     m_thresholdLabel->setColor(kUnderColor);
+    m_thresholdLabel->setPadding(QMargins(3, 1, 3, 1));
+    QColor selectionEdge = kSelectionColor;
+    selectionEdge.setAlpha(170);
     m_selectionBand = makeBand(QColor(kSelectionColor.red(), kSelectionColor.green(),
-                                      kSelectionColor.blue(), 45),
-                               QPen(kSelectionColor, 1.5));
+                                      kSelectionColor.blue(), 40),
+                               QPen(selectionEdge, 1.0));
     m_selectionBand->setLayer(QStringLiteral("main"));
     m_selectionBand->setVisible(false);
 
-    // The legend in a row of its own above the plot, so it never hides a layer's figures.
+    // The legend in a row of its own above the plot, so it never hides a layer's figures; one
+    // line, packed to the left (an empty stretching cell takes the rest of the row).
+    auto *legendRow = new QCPLayoutGrid;
     m_plot->plotLayout()->insertRow(0);
-    m_plot->plotLayout()->addElement(0, 0, m_plot->legend);
+    m_plot->plotLayout()->addElement(0, 0, legendRow);
+    legendRow->addElement(0, 0, m_plot->legend);
+    legendRow->addElement(0, 1, new QCPLayoutElement(m_plot));
+    legendRow->setColumnStretchFactor(0, 0.001);
+    legendRow->setColumnStretchFactor(1, 1.0);
+    legendRow->setMargins(QMargins(0, 0, 0, 0));
     m_plot->legend->setVisible(true);
     m_plot->legend->setFillOrder(QCPLayoutGrid::foColumnsFirst);
-    m_plot->legend->setWrap(4);
-    m_plot->legend->setMargins(QMargins(4, 2, 4, 2));
+    m_plot->legend->setWrap(0);
+    m_plot->legend->setColumnSpacing(14);
+    m_plot->legend->setMargins(QMargins(6, 2, 6, 0));
     m_plot->plotLayout()->setRowStretchFactor(0, 0.001);
-    m_plot->plotLayout()->setRowSpacing(2);
+    m_plot->plotLayout()->setRowSpacing(0);
 
     connect(m_plot->xAxis, qOverload<const QCPRange &>(&QCPAxis::rangeChanged), this,
             &SqnrChart::clampXRange);
@@ -160,6 +180,16 @@ void SqnrChart::applyPalette() {
     m_plot->legend->setBrush(pal.brush(QPalette::Base));
     m_plot->legend->setBorderPen(Qt::NoPen);
     m_fp32WeightBars->setBrush(QBrush(kFp32Color, Qt::BDiagPattern));
+    // The dark blue line vanishes on a dark base: a lighter blue there.
+    const bool darkBase = pal.color(QPalette::Base).lightness() < 110;
+    const QColor cumulative = darkBase ? QColor(95, 165, 255) : kCumulativeColor;
+    QPen linePen = m_cumulativeLine->pen();
+    linePen.setColor(cumulative);
+    m_cumulativeLine->setPen(linePen);
+    m_cumulative->setPen(QPen(cumulative, 2));
+    QColor labelBackground = pal.color(QPalette::Base);
+    labelBackground.setAlpha(215);
+    m_thresholdLabel->setBrush(labelBackground);
 }
 
 void SqnrChart::changeEvent(QEvent *event) {
@@ -202,8 +232,9 @@ void SqnrChart::computeScale() {
         for (const analysis::LayerReport &layer : m_report->layers)
             for (const auto v : {weightSqnr(layer), cumulativeSqnr(layer), isolatedSqnr(layer)})
                 if (v) values.push_back(*v);
+    // Figures beyond the widest scale go to a row anyway: they must not stretch the scale.
     for (const double v : values)
-        if (std::isfinite(v)) {
+        if (std::isfinite(v) && v <= kMaxScaleTop && v >= kMinScaleBottom) {
             lo = std::min(lo, v);
             hi = std::max(hi, v);
         }
@@ -236,7 +267,7 @@ double SqnrChart::plotted(double db) const {
 }
 
 void SqnrChart::rebuildData() {
-    QVector<double> wx, wy, fx, fy, cx, cy, ix, iy, ox, oy;
+    QVector<double> wx, wy, fx, fy, cx, cy, ix, iy, ox, oy, lx, ly;
     for (int i = 0; i < layerCount(); ++i) {
         const analysis::LayerReport &layer = m_report->layers[static_cast<size_t>(i)];
         const auto add = [&](std::optional<double> v, QVector<double> &x, QVector<double> &y) {
@@ -253,11 +284,17 @@ void SqnrChart::rebuildData() {
         else
             add(weightSqnr(layer), wx, wy);
         add(cumulativeSqnr(layer), cx, cy);
+        if (const auto c = cumulativeSqnr(layer)) {
+            const bool onScale = *c <= m_scaleTop && *c >= m_scaleBottom;
+            lx << i;
+            ly << (onScale ? *c : std::numeric_limits<double>::quiet_NaN());  // NaN: a gap
+        }
         add(isolatedSqnr(layer), ix, iy);
     }
     m_weightBars->setData(wx, wy, true);
     m_fp32WeightBars->setData(fx, fy, true);
     m_cumulative->setData(cx, cy, true);
+    m_cumulativeLine->setData(lx, ly, true);
     m_isolated->setData(ix, iy, true);
     m_offScale->setData(ox, oy);
     if (ox.isEmpty())
@@ -272,7 +309,7 @@ void SqnrChart::rebuildFp32Bands() {
     m_fp32Bands.clear();
     m_fp32Labels.clear();
     QColor tint = kFp32Color;
-    tint.setAlpha(70);
+    tint.setAlpha(120);
     for (int i = 0; i < layerCount(); ++i) {
         if (!isFp32(m_report->layers[static_cast<size_t>(i)])) continue;
         QCPItemRect *band = makeBand(QBrush(tint, Qt::BDiagPattern), Qt::NoPen);
@@ -307,7 +344,7 @@ void SqnrChart::rebuildThresholdMarks() {
     QVector<double> x, y;
     for (const int i : layersUnderThreshold()) {
         QCPItemRect *band = makeBand(QColor(kUnderColor.red(), kUnderColor.green(),
-                                            kUnderColor.blue(), 38),
+                                            kUnderColor.blue(), 26),
                                      Qt::NoPen);
         band->topLeft->setCoords(i - 0.5, 0);
         band->bottomRight->setCoords(i + 0.5, 1);
@@ -408,9 +445,41 @@ void SqnrChart::updateXTicks() {
     }
     for (int i = 0; i < n; i += step) ticker->addTick(i, labels[i]);
     m_plot->xAxis->setTickLabelRotation(horizontal ? 0 : -45);
+    // A label rotated -45° ends at its tick and reaches left of it, and QCustomPlot drops a
+    // label that would cross the widget's edge: leave room for the first one.
+    const int firstVisible = std::max(0, static_cast<int>(std::ceil(range.lower / step)) * step);
+    const int reach =
+        horizontal || firstVisible >= n
+            ? 0
+            : static_cast<int>(0.71 * (fm.horizontalAdvance(labels[firstVisible]) + fm.height())) +
+                  6 - static_cast<int>((firstVisible - range.lower) * perLayerPx);
+    m_plot->axisRect()->setMinimumMargins(QMargins(std::clamp(reach, 0, 200), 0, 0, 0));
     // fp32 labels only when a layer is wide enough for the word.
     const bool roomForFp32 = perLayerPx >= fm.horizontalAdvance(tr("fp32")) + 4;
     for (QCPItemText *label : std::as_const(m_fp32Labels)) label->setVisible(roomForFp32);
+    updateMarkerSizes(perLayerPx);
+}
+
+void SqnrChart::updateMarkerSizes(double perLayerPx) {
+    // Markers a bit narrower than a layer's column, so 150 layers do not merge into a smear.
+    const double scale = std::clamp(perLayerPx / 14.0, 0.55, 1.0);
+    const auto resize = [scale](QCPGraph *graph, double size) {
+        QCPScatterStyle style = graph->scatterStyle();
+        style.setSize(size * scale);
+        graph->setScatterStyle(style);
+    };
+    resize(m_cumulative, 7);
+    resize(m_cumulativeLine, 7);
+    resize(m_isolated, 9);
+    resize(m_underThreshold, 13);
+    resize(m_offScale, 12);
+    // Bars no wider than 40 px: with few layers, wide bars would drown the activation figures.
+    const double barWidth = std::min(kBarWidth, 40.0 / std::max(perLayerPx, 1.0));
+    m_weightBars->setWidth(barWidth);
+    m_fp32WeightBars->setWidth(barWidth);
+    QPen linePen = m_cumulativeLine->pen();
+    linePen.setWidthF(scale < 0.8 ? 1.2 : 2.0);
+    m_cumulativeLine->setPen(linePen);
 }
 
 void SqnrChart::resizeEvent(QResizeEvent *event) {

@@ -54,6 +54,7 @@ public:
     QCPBars *weightBars() const { return m_weightBars; }
     QCPBars *fp32WeightBars() const { return m_fp32WeightBars; }
     QCPGraph *cumulativeGraph() const { return m_cumulative; }
+    QCPGraph *cumulativeLineGraph() const { return m_cumulativeLine; }
     QCPGraph *isolatedGraph() const { return m_isolated; }
     QCPGraph *underThresholdGraph() const { return m_underThreshold; }
     QCPGraph *offScaleGraph() const { return m_offScale; }
@@ -86,6 +87,7 @@ private:
     void updateThresholdLine();
     void updateSelectionBand();
     void updateXTicks();
+    void updateMarkerSizes(double perLayerPx);
     void clampXRange(const QCPRange &range);
     QCPItemRect *makeBand(const QBrush &brush, const QPen &pen);
     int layerCount() const;
@@ -107,7 +109,8 @@ private:
     QSharedPointer<SqnrAxisTicker> m_yTicker;
     QCPBars *m_weightBars;
     QCPBars *m_fp32WeightBars;
-    QCPGraph *m_cumulative;
+    QCPGraph *m_cumulative;      // markers at every figure (off-scale ones on their row)
+    QCPGraph *m_cumulativeLine;  // the line through on-scale figures, broken at off-scale ones
     QCPGraph *m_isolated;
     QCPGraph *m_underThreshold;
     QCPGraph *m_offScale;
