@@ -6,6 +6,8 @@
 #include <QItemSelectionModel>
 #include <QLabel>
 #include <QLineEdit>
+#include <QMenu>
+#include <qcustomplot.h>
 #include <QSplitter>
 #include <QTableView>
 #include <QToolButton>
@@ -64,7 +66,35 @@ AnalysisPanel::AnalysisPanel(QWidget *parent)
         m_proxy->setFilterFixedString(text.trimmed());
         updateCounts();
     });
+    m_chart->plot()->setContextMenuPolicy(Qt::CustomContextMenu);
+    connect(m_chart->plot(), &QWidget::customContextMenuRequested, this,
+            [this](const QPoint &position) {
+                const int layer = m_chart->layerAt(position);
+                if (layer >= 0) selectLayer(layer);
+                QMenu *menu = createChartMenu(layer, this);
+                menu->setAttribute(Qt::WA_DeleteOnClose);
+                menu->popup(m_chart->plot()->mapToGlobal(position));
+            });
     onThresholdChanged(m_chart->thresholdDb());
+}
+
+QMenu *AnalysisPanel::createChartMenu(int layer, QWidget *parent) {
+    auto *menu = new QMenu(parent);
+    if (layer >= 0 && layer < m_model->rowCount()) {
+        const QString name =
+            m_model->index(layer, AnalysisTableModel::NameColumn).data().toString();
+        QAction *fp32 = menu->addAction(tr("Keep %1 in fp32").arg(name));
+        fp32->setObjectName(QStringLiteral("keepFp32Action"));
+        fp32->setCheckable(true);
+        fp32->setChecked(m_model->isLayerFp32(layer));
+        connect(fp32, &QAction::toggled, this, [this, layer](bool on) {
+            m_model->setData(m_model->index(layer, AnalysisTableModel::PrecisionColumn),
+                             on ? Qt::Checked : Qt::Unchecked, Qt::CheckStateRole);
+        });
+        menu->addSeparator();
+    }
+    menu->addAction(tr("Show all layers"), m_chart, &SqnrChart::resetZoom);
+    return menu;
 }
 
 QWidget *AnalysisPanel::makeThresholdBar() {

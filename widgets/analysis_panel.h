@@ -12,6 +12,7 @@
 class QDoubleSpinBox;
 class QLabel;
 class QLineEdit;
+class QMenu;
 class QSplitter;
 class QTableView;
 
@@ -42,6 +43,10 @@ public:
     QDoubleSpinBox *thresholdSpinBox() const { return m_threshold; }
     QLineEdit *filterEdit() const { return m_filter; }
     QSplitter *splitter() const { return m_splitter; }
+
+    // The chart's context menu for a layer (-1: none under the mouse): keep it in fp32, show all
+    // layers. The caller owns the menu.
+    QMenu *createChartMenu(int layer, QWidget *parent);
 
 public slots:
     void setThresholdDb(double thresholdDb);
