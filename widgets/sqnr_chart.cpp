@@ -95,7 +95,7 @@ void SqnrChart::setUpPlot() {
     m_underThreshold->setScatterStyle(
         QCPScatterStyle(QCPScatterStyle::ssCircle, QPen(kUnderColor, 2), Qt::NoBrush, 13));
     m_offScale = m_plot->addGraph();
-    m_offScale->setName(tr("Off scale (∞)"));
+    m_offScale->setName(tr("Off scale"));
     m_offScale->setLineStyle(QCPGraph::lsNone);
     m_offScale->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssTriangle,
                                                 QPen(Qt::darkGray, 1.5), Qt::NoBrush, 12));

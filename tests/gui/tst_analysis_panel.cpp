@@ -7,6 +7,7 @@
 #include <QLabel>
 #include <QLineEdit>
 #include <QMenu>
+#include <memory>
 #include <QSignalSpy>
 #include <QTableView>
 #include <QtTest>
@@ -205,13 +206,16 @@ void TestAnalysisPanel::rendersToPng_data() {
     QTest::addColumn<double>("threshold");
     QTest::addColumn<int>("selected");
     QTest::addColumn<bool>("dark");
-    QTest::newRow("fixture, 30 dB") << "analysis_panel_8_layers.png" << 8 << 30.0 << 1 << false;
+    QTest::addColumn<double>("zoomFrom");  // first layer shown; < 0: all
+    QTest::newRow("fixture, 30 dB") << "analysis_panel_8_layers.png" << 8 << 30.0 << 1 << false << -1.0;
     QTest::newRow("fixture, 34 dB")
-        << "analysis_panel_8_layers_34db.png" << 8 << 34.0 << 4 << false;
+        << "analysis_panel_8_layers_34db.png" << 8 << 34.0 << 4 << false << -1.0;
     QTest::newRow("synthetic 150")
-        << "analysis_panel_150_layers.png" << 150 << 30.0 << 71 << false;
+        << "analysis_panel_150_layers.png" << 150 << 30.0 << 71 << false << -1.0;
+    QTest::newRow("synthetic 150, zoomed")
+        << "analysis_panel_150_layers_zoomed.png" << 150 << 30.0 << 42 << false << 32.0;
     QTest::newRow("synthetic 150, dark")
-        << "analysis_panel_150_layers_dark.png" << 150 << 30.0 << 66 << true;
+        << "analysis_panel_150_layers_dark.png" << 150 << 30.0 << 66 << true << -1.0;
 }
 
 void TestAnalysisPanel::rendersToPng() {
@@ -220,6 +224,7 @@ void TestAnalysisPanel::rendersToPng() {
     QFETCH(double, threshold);
     QFETCH(int, selected);
     QFETCH(bool, dark);
+    QFETCH(double, zoomFrom);
     AnalysisPanel panel;
     if (dark) {
         QPalette palette;
@@ -240,6 +245,8 @@ void TestAnalysisPanel::rendersToPng() {
     panel.setLatency(std::nullopt, std::nullopt);
     show(panel);
     panel.selectLayer(selected);
+    if (zoomFrom >= 0) panel.chart()->plot()->xAxis->setRange(zoomFrom - 0.5, zoomFrom + 20.5);
+    panel.chart()->plot()->replot();
     QTest::qWait(50);
     const QImage image = panel.grab().toImage();
     QCOMPARE(image.size(), panel.size() * panel.devicePixelRatioF());

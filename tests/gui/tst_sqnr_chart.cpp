@@ -3,6 +3,7 @@
 // (set or dragged), clicks and selectLayer select, zoom stays on the layers, x labels thin out.
 
 #include <QSignalSpy>
+#include <QToolTip>
 #include <QtTest>
 #include <qcustomplot.h>
 
@@ -55,6 +56,7 @@ private slots:
     void draggingTheLineMovesTheThreshold();
     void clickAndSelectLayerSelect();
     void toolTipShowsNameOpAndFigures();
+    void hoverShowsToolTip();
     void zoomAndPanStayOnTheLayers();
     void xLabelsThinOutForManyLayers();
     void shortLayerNames();
@@ -278,6 +280,24 @@ void TestSqnrChart::toolTipShowsNameOpAndFigures() {
     chart.setThresholdDb(33.0);
     QVERIFY(chart.toolTipText(1).contains("Under the 33.0 dB threshold"));
     QVERIFY(chart.toolTipText(2).contains("Weight SQNR: — dB"));
+}
+
+void TestSqnrChart::hoverShowsToolTip() {
+    SqnrChart chart;
+    chart.setReport(fixture::makeFixtureReport());
+    showChart(chart);
+    sendMouse(chart.plot(), QEvent::MouseMove, chart.pixelFor(3, 12.0), Qt::NoButton,
+              Qt::NoButton);
+    QTRY_VERIFY(QToolTip::isVisible());
+    QVERIFY2(QToolTip::text().contains("/pool1/MaxPool"), qPrintable(QToolTip::text()));
+    QVERIFY(QToolTip::text().contains("Cumulative SQNR: 35.0 dB"));
+    sendMouse(chart.plot(), QEvent::MouseMove, chart.pixelFor(7, 12.0), Qt::NoButton,
+              Qt::NoButton);
+    QTRY_VERIFY(QToolTip::text().contains("/fc/Gemm"));
+    // Near the threshold line the cursor offers to drag it.
+    sendMouse(chart.plot(), QEvent::MouseMove, chart.pixelFor(5, 30.0) + QPoint(0, 2),
+              Qt::NoButton, Qt::NoButton);
+    QCOMPARE(chart.plot()->cursor().shape(), Qt::SizeVerCursor);
 }
 
 void TestSqnrChart::zoomAndPanStayOnTheLayers() {
