@@ -111,11 +111,23 @@ void AnalysisHeadline::setLatency(std::optional<double> int8Ms, std::optional<do
     m_latency->setText(tr("%1 / %2 ms").arg(formatFixed(int8Ms, 2), formatFixed(fp32Ms, 2)));
 }
 
-QString AnalysisHeadline::outputSqnrText() const { return m_outputSqnr->text(); }
-QString AnalysisHeadline::top1AgreementText() const { return m_top1->text(); }
-QString AnalysisHeadline::accuracyText() const { return m_accuracy->text(); }
-QString AnalysisHeadline::layersText() const { return m_layers->text(); }
-QString AnalysisHeadline::latencyText() const { return m_latency->text(); }
-QString AnalysisHeadline::samplesText() const { return m_samples->text(); }
+QString AnalysisHeadline::outputSqnrText() const {
+    return m_outputSqnr->text();
+}
+QString AnalysisHeadline::top1AgreementText() const {
+    return m_top1->text();
+}
+QString AnalysisHeadline::accuracyText() const {
+    return m_accuracy->text();
+}
+QString AnalysisHeadline::layersText() const {
+    return m_layers->text();
+}
+QString AnalysisHeadline::latencyText() const {
+    return m_latency->text();
+}
+QString AnalysisHeadline::samplesText() const {
+    return m_samples->text();
+}
 
 }  // namespace ql::ui

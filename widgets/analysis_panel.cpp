@@ -1,5 +1,6 @@
 #include "analysis_panel.h"
 
+#include <qcustomplot.h>
 #include <QDoubleSpinBox>
 #include <QHBoxLayout>
 #include <QHeaderView>
@@ -7,7 +8,6 @@
 #include <QLabel>
 #include <QLineEdit>
 #include <QMenu>
-#include <qcustomplot.h>
 #include <QSplitter>
 #include <QTableView>
 #include <QToolButton>
@@ -60,8 +60,7 @@ AnalysisPanel::AnalysisPanel(QWidget *parent)
                 if (current.isValid())
                     selectLayer(current.data(AnalysisTableModel::LayerIndexRole).toInt());
             });
-    connect(m_model, &AnalysisTableModel::precisionToggled, this,
-            &AnalysisPanel::precisionToggled);
+    connect(m_model, &AnalysisTableModel::precisionToggled, this, &AnalysisPanel::precisionToggled);
     connect(m_filter, &QLineEdit::textChanged, this, [this](const QString &text) {
         m_proxy->setFilterFixedString(text.trimmed());
         updateCounts();
@@ -182,9 +181,13 @@ void AnalysisPanel::setLatency(std::optional<double> int8Ms, std::optional<doubl
     m_headline->setLatency(int8Ms, fp32Ms);
 }
 
-double AnalysisPanel::thresholdDb() const { return m_chart->thresholdDb(); }
+double AnalysisPanel::thresholdDb() const {
+    return m_chart->thresholdDb();
+}
 
-void AnalysisPanel::setThresholdDb(double thresholdDb) { m_chart->setThresholdDb(thresholdDb); }
+void AnalysisPanel::setThresholdDb(double thresholdDb) {
+    m_chart->setThresholdDb(thresholdDb);
+}
 
 void AnalysisPanel::onThresholdChanged(double thresholdDb) {
     {
@@ -225,8 +228,8 @@ void AnalysisPanel::updateCounts() {
     m_underCount->setStyleSheet(under > 0 ? QStringLiteral("color: #d03030;") : QString());
     const int total = m_model->rowCount(), shown = m_proxy->rowCount();
     m_rowCount->setText(shown != total ? tr("%1 of %2 layers").arg(shown).arg(total)
-                       : total == 1        ? tr("1 layer")
-                                           : tr("%1 layers").arg(total));
+                        : total == 1   ? tr("1 layer")
+                                       : tr("%1 layers").arg(total));
 }
 
 void AnalysisPanel::fitColumns() {

@@ -32,7 +32,9 @@ std::optional<double> kernelVsReferenceSqnr(const analysis::LayerReport &layer) 
     return presentFigure(layer.kernelVsReferenceSqnrDb);
 }
 
-bool isFp32(const analysis::LayerReport &layer) { return layer.precision == "fp32"; }
+bool isFp32(const analysis::LayerReport &layer) {
+    return layer.precision == "fp32";
+}
 
 bool isUnderThreshold(const analysis::LayerReport &layer, double thresholdDb) {
     const auto under = [thresholdDb](std::optional<double> v) { return v && *v < thresholdDb; };

@@ -203,8 +203,8 @@ QVariant AnalysisTableModel::data(const QModelIndex &index, int role) const {
             if (column == KernelSqnrColumn && hasKernelMismatch(layer)) return m_warningIcon;
             return {};
         case Qt::TextAlignmentRole:
-            return QVariant::fromValue(
-                (isNumericColumn(column) ? Qt::AlignRight : Qt::AlignLeft) | Qt::AlignVCenter);
+            return QVariant::fromValue((isNumericColumn(column) ? Qt::AlignRight : Qt::AlignLeft) |
+                                       Qt::AlignVCenter);
         default:
             return {};
     }
@@ -217,7 +217,8 @@ bool AnalysisTableModel::setData(const QModelIndex &index, const QVariant &value
     const bool fp32 = value.toInt() == Qt::Checked;
     if (m_fp32[index.row()] == fp32) return true;
     m_fp32[index.row()] = fp32;
-    emit dataChanged(index, index, {Qt::CheckStateRole, Qt::DisplayRole, Qt::ToolTipRole, SortRole});
+    emit dataChanged(index, index,
+                     {Qt::CheckStateRole, Qt::DisplayRole, Qt::ToolTipRole, SortRole});
     emit precisionToggled(index.row(), fp32);
     return true;
 }
@@ -239,14 +240,17 @@ QString AnalysisTableModel::headerToolTip(int section) const {
         case PrecisionColumn:
             return tr("How the quantized layer runs; check to keep it in fp32");
         case WeightSqnrColumn:
-            return tr("Weight SQNR = 10·log10(Σw² / Σ(w − dequant(q(w)))²), float weight (BN-folded "
-                      "when the quantized model folded it) vs dequantized int8 weight");
+            return tr(
+                "Weight SQNR = 10·log10(Σw² / Σ(w − dequant(q(w)))²), float weight (BN-folded "
+                "when the quantized model folded it) vs dequantized int8 weight");
         case CumulativeSqnrColumn:
-            return tr("Cumulative activation SQNR: both models run end to end on the same inputs, "
-                      "this layer's outputs compared; 10·log10(Σx² / Σ(x−y)²)");
+            return tr(
+                "Cumulative activation SQNR: both models run end to end on the same inputs, "
+                "this layer's outputs compared; 10·log10(Σx² / Σ(x−y)²)");
         case IsolatedSqnrColumn:
-            return tr("Isolated (shadow) SQNR: the quantized layer fed the float model's input to "
-                      "it, compared with the float layer's output: the layer's own error");
+            return tr(
+                "Isolated (shadow) SQNR: the quantized layer fed the float model's input to "
+                "it, compared with the float layer's output: the layer's own error");
         case CosineColumn:
             return tr("Cosine similarity Σxy / sqrt(Σx²·Σy²) of the cumulative outputs");
         case RmseOverScaleColumn:
@@ -254,8 +258,9 @@ QString AnalysisTableModel::headerToolTip(int section) const {
         case SaturationColumn:
             return tr("Share of quantized output values clipped at qmin or qmax (%)");
         case SampleP5SqnrColumn:
-            return tr("5th percentile of the per-sample cumulative SQNR: far under the overall "
-                      "SQNR means the error depends on the data (a few inputs are bad)");
+            return tr(
+                "5th percentile of the per-sample cumulative SQNR: far under the overall "
+                "SQNR means the error depends on the data (a few inputs are bad)");
         case KernelSqnrColumn:
             return tr("int8 kernel output vs the reference path (dequantize, fp32 op, quantize); "
                       "under %1 dB is flagged as a kernel mismatch")
@@ -295,8 +300,8 @@ QVariant AnalysisTableModel::headerData(int section, Qt::Orientation orientation
         }
     }
     if (role == Qt::TextAlignmentRole)
-        return QVariant::fromValue(
-            (isNumericColumn(section) ? Qt::AlignRight : Qt::AlignLeft) | Qt::AlignVCenter);
+        return QVariant::fromValue((isNumericColumn(section) ? Qt::AlignRight : Qt::AlignLeft) |
+                                   Qt::AlignVCenter);
     if (role == Qt::ToolTipRole) return headerToolTip(section);
     return {};
 }

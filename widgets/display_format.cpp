@@ -96,18 +96,21 @@ QString shortLayerName(const QString &name, const QString &opType) {
     if (segments.size() > 1 && segments.last() == opType) segments.removeLast();
     QStringList kept;
     for (qsizetype i = 0; i < segments.size(); ++i) {
-        const bool repeatedNext = i + 1 < segments.size() &&
-                                  segments[i + 1].startsWith(segments[i] + QLatin1Char('.'));
+        const bool repeatedNext =
+            i + 1 < segments.size() && segments[i + 1].startsWith(segments[i] + QLatin1Char('.'));
         if (!repeatedNext) kept << segments[i];
     }
     return kept.isEmpty() ? name : kept.join(QLatin1Char('/'));
 }
 
-QString formatDb(std::optional<double> db) { return formatFixed(db, 1); }
+QString formatDb(std::optional<double> db) {
+    return formatFixed(db, 1);
+}
 
 QString formatPercent(std::optional<double> percent, int decimals) {
     if (!percent || std::isnan(*percent)) return QStringLiteral("—");
-    return QCoreApplication::translate("ql::ui::Format", "%1 %").arg(formatFixed(percent, decimals));
+    return QCoreApplication::translate("ql::ui::Format", "%1 %")
+        .arg(formatFixed(percent, decimals));
 }
 
 QString formatShare(std::optional<double> share, int decimals) {

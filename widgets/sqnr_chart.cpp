@@ -1,8 +1,8 @@
 #include "sqnr_chart.h"
 
+#include <qcustomplot.h>
 #include <QToolTip>
 #include <QVBoxLayout>
-#include <qcustomplot.h>
 
 #include <algorithm>
 #include <cmath>
@@ -28,8 +28,12 @@ constexpr int kThresholdGrabPx = 6;
 constexpr int kClickSlopPx = 4;
 constexpr double kMinVisibleLayers = 4.0;
 
-double ceilTo(double v, double step) { return std::ceil(v / step) * step; }
-double floorTo(double v, double step) { return std::floor(v / step) * step; }
+double ceilTo(double v, double step) {
+    return std::ceil(v / step) * step;
+}
+double floorTo(double v, double step) {
+    return std::floor(v / step) * step;
+}
 
 }  // namespace
 
@@ -86,9 +90,8 @@ void SqnrChart::setUpPlot() {
     m_isolated = m_plot->addGraph();
     m_isolated->setName(tr("Isolated SQNR"));
     m_isolated->setLineStyle(QCPGraph::lsNone);
-    m_isolated->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssDiamond,
-                                                QPen(kIsolatedColor.darker(120), 1.5),
-                                                kIsolatedColor, 9));
+    m_isolated->setScatterStyle(QCPScatterStyle(
+        QCPScatterStyle::ssDiamond, QPen(kIsolatedColor.darker(120), 1.5), kIsolatedColor, 9));
     m_underThreshold = m_plot->addGraph();
     m_underThreshold->setName(tr("Under threshold"));
     m_underThreshold->setLineStyle(QCPGraph::lsNone);
@@ -97,8 +100,8 @@ void SqnrChart::setUpPlot() {
     m_offScale = m_plot->addGraph();
     m_offScale->setName(tr("Off scale"));
     m_offScale->setLineStyle(QCPGraph::lsNone);
-    m_offScale->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssTriangle,
-                                                QPen(Qt::darkGray, 1.5), Qt::NoBrush, 12));
+    m_offScale->setScatterStyle(
+        QCPScatterStyle(QCPScatterStyle::ssTriangle, QPen(Qt::darkGray, 1.5), Qt::NoBrush, 12));
     m_thresholdLegend = m_plot->addGraph();
     m_thresholdLegend->setName(tr("Threshold (drag)"));
     m_thresholdLegend->setPen(QPen(kUnderColor, 1.5, Qt::DashLine));
@@ -113,9 +116,9 @@ void SqnrChart::setUpPlot() {
     m_thresholdLabel->setPadding(QMargins(3, 1, 3, 1));
     QColor selectionEdge = kSelectionColor;
     selectionEdge.setAlpha(170);
-    m_selectionBand = makeBand(QColor(kSelectionColor.red(), kSelectionColor.green(),
-                                      kSelectionColor.blue(), 40),
-                               QPen(selectionEdge, 1.0));
+    m_selectionBand =
+        makeBand(QColor(kSelectionColor.red(), kSelectionColor.green(), kSelectionColor.blue(), 40),
+                 QPen(selectionEdge, 1.0));
     m_selectionBand->setLayer(QStringLiteral("main"));
     m_selectionBand->setVisible(false);
 
@@ -200,7 +203,9 @@ void SqnrChart::changeEvent(QEvent *event) {
     }
 }
 
-int SqnrChart::layerCount() const { return m_report ? static_cast<int>(m_report->layers.size()) : 0; }
+int SqnrChart::layerCount() const {
+    return m_report ? static_cast<int>(m_report->layers.size()) : 0;
+}
 
 void SqnrChart::setReport(ReportPtr report) {
     m_report = std::move(report);
@@ -343,9 +348,8 @@ void SqnrChart::rebuildThresholdMarks() {
     m_thresholdBands.clear();
     QVector<double> x, y;
     for (const int i : layersUnderThreshold()) {
-        QCPItemRect *band = makeBand(QColor(kUnderColor.red(), kUnderColor.green(),
-                                            kUnderColor.blue(), 26),
-                                     Qt::NoPen);
+        QCPItemRect *band = makeBand(
+            QColor(kUnderColor.red(), kUnderColor.green(), kUnderColor.blue(), 26), Qt::NoPen);
         band->topLeft->setCoords(i - 0.5, 0);
         band->bottomRight->setCoords(i + 0.5, 1);
         m_thresholdBands << band;
@@ -493,8 +497,7 @@ QString SqnrChart::toolTipText(int layer) const {
     QStringList lines;
     lines << tr("%1. %2").arg(layer).arg(QString::fromStdString(l.name));
     lines << tr("%1, runs %2")
-                 .arg(QString::fromStdString(l.opType),
-                      isFp32(l) ? tr("fp32") : tr("int8"));
+                 .arg(QString::fromStdString(l.opType), isFp32(l) ? tr("fp32") : tr("int8"));
     lines << tr("Weight SQNR: %1 dB").arg(formatDb(weightSqnr(l)));
     lines << tr("Cumulative SQNR: %1 dB").arg(formatDb(cumulativeSqnr(l)));
     lines << tr("Isolated SQNR: %1 dB").arg(formatDb(isolatedSqnr(l)));

@@ -114,11 +114,11 @@ inline std::shared_ptr<NumericSuiteReport> makeSyntheticReport(int layers = 150)
         std::optional<double> kernel = 55.0 + noise(rng);
         std::string precision = "int8";
         if (i == 40 || i == 41 || i == 97) precision = "fp32";
-        if (i == 5) cumulative = kInf;   // an identity-like layer: identical outputs
-        if (i == 6) weight = kInf;       // all-zero-error weights
-        if (i == 60) isolated = 120.0;   // finite but far above the scale
-        if (i == 70) isolated = kNaN;    // no elements: NaN is not drawn
-        if (i == 71) kernel = 31.5;      // a kernel mismatch
+        if (i == 5) cumulative = kInf;  // an identity-like layer: identical outputs
+        if (i == 6) weight = kInf;      // all-zero-error weights
+        if (i == 60) isolated = 120.0;  // finite but far above the scale
+        if (i == 70) isolated = kNaN;   // no elements: NaN is not drawn
+        if (i == 71) kernel = 31.5;     // a kernel mismatch
         LayerReport l = layer(name, op, weight, cumulative, isolated, kernel, precision);
         if (i == 80) l.isolated.reset();  // input without a float counterpart
         r->layers.push_back(l);

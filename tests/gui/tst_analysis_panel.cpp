@@ -3,15 +3,15 @@
 // figures, the precision toggle forwarded; and PNG renders of the panel for an 8-layer and a
 // 150-layer report (written under the build dir, or $QL_SHOT_DIR).
 
+#include <qcustomplot.h>
 #include <QDoubleSpinBox>
 #include <QLabel>
 #include <QLineEdit>
 #include <QMenu>
-#include <memory>
 #include <QSignalSpy>
 #include <QTableView>
 #include <QtTest>
-#include <qcustomplot.h>
+#include <memory>
 
 #include "analysis_fixture.h"
 #include "analysis_headline.h"
@@ -94,11 +94,12 @@ void TestAnalysisPanel::chartClickSelectsInTable() {
     panel.setReport(fixture::makeFixtureReport());
     show(panel);
     panel.chart()->plot()->replot();
-    QTest::mouseClick(panel.chart()->plot(), Qt::LeftButton, {},
-                      panel.chart()->pixelFor(2, 5.0));
+    QTest::mouseClick(panel.chart()->plot(), Qt::LeftButton, {}, panel.chart()->pixelFor(2, 5.0));
     QCOMPARE(panel.currentLayer(), 2);
     QCOMPARE(tableLayer(panel), 2);
-    QCOMPARE(panel.tableView()->currentIndex().siblingAtColumn(AnalysisTableModel::NameColumn)
+    QCOMPARE(panel.tableView()
+                 ->currentIndex()
+                 .siblingAtColumn(AnalysisTableModel::NameColumn)
                  .data()
                  .toString(),
              QString("/Add"));
@@ -207,7 +208,8 @@ void TestAnalysisPanel::rendersToPng_data() {
     QTest::addColumn<int>("selected");
     QTest::addColumn<bool>("dark");
     QTest::addColumn<double>("zoomFrom");  // first layer shown; < 0: all
-    QTest::newRow("fixture, 30 dB") << "analysis_panel_8_layers.png" << 8 << 30.0 << 1 << false << -1.0;
+    QTest::newRow("fixture, 30 dB")
+        << "analysis_panel_8_layers.png" << 8 << 30.0 << 1 << false << -1.0;
     QTest::newRow("fixture, 34 dB")
         << "analysis_panel_8_layers_34db.png" << 8 << 34.0 << 4 << false << -1.0;
     QTest::newRow("synthetic 150")

@@ -106,9 +106,9 @@ void TestAnalysisTableModel::valuesShownMatchReport() {
     QCOMPARE(text(model, 7, Col::WeightSqnrColumn), QString("39.0"));
     QCOMPARE(text(model, 7, Col::CumulativeSqnrColumn), QString("40.3"));
     // Sort values are the report's numbers, unrounded.
-    QCOMPARE(model.index(1, Col::CumulativeSqnrColumn).data(AnalysisTableModel::SortRole)
-                 .toDouble(),
-             32.649044036865234);
+    QCOMPARE(
+        model.index(1, Col::CumulativeSqnrColumn).data(AnalysisTableModel::SortRole).toDouble(),
+        32.649044036865234);
     QVERIFY(!model.index(2, Col::WeightSqnrColumn).data(AnalysisTableModel::SortRole).isValid());
     QCOMPARE(model.index(5, Col::NameColumn).data(AnalysisTableModel::LayerIndexRole).toInt(), 5);
 }
@@ -133,8 +133,8 @@ void TestAnalysisTableModel::specialValuesShowAsSymbols() {
 void TestAnalysisTableModel::sortsNumericallyWithInfAndNull() {
     auto report = fixture::makeFixtureReport();
     // Cumulative SQNR by row: 30, +inf, missing, 12.5, -inf, NaN, 45, 9.
-    const std::optional<double> values[] = {30.0, fixture::kInf, std::nullopt, 12.5,
-                                            -fixture::kInf, fixture::kNaN, 45.0, 9.0};
+    const std::optional<double> values[] = {30.0,           fixture::kInf, std::nullopt, 12.5,
+                                            -fixture::kInf, fixture::kNaN, 45.0,         9.0};
     for (int i = 0; i < 8; ++i) {
         auto &l = report->layers[size_t(i)];
         if (values[i])
@@ -246,7 +246,8 @@ void TestAnalysisTableModel::thresholdMarksCumulativeAndIsolatedCells() {
     model.setThresholdDb(38.6);  // isolated /Add 38.5 now under too
     QVERIFY(under(2, Col::IsolatedSqnrColumn));
     QVERIFY(!under(3, Col::IsolatedSqnrColumn));  // 38.9
-    QVERIFY(!model.index(2, Col::WeightSqnrColumn).data(AnalysisTableModel::UnderThresholdRole)
+    QVERIFY(!model.index(2, Col::WeightSqnrColumn)
+                 .data(AnalysisTableModel::UnderThresholdRole)
                  .isValid());
     model.setThresholdDb(38.6);  // same value: no signal
     QCOMPARE(changed.count(), 2);
@@ -268,9 +269,11 @@ void TestAnalysisTableModel::kernelMismatchIsFlagged() {
     report->layers[0].kernelVsReferenceSqnrDb = 39.9;
     report->layers[1].kernelVsReferenceSqnrDb = 40.0;
     model.setReport(report);
-    QVERIFY(model.index(0, Col::KernelSqnrColumn).data(AnalysisTableModel::KernelMismatchRole)
+    QVERIFY(model.index(0, Col::KernelSqnrColumn)
+                .data(AnalysisTableModel::KernelMismatchRole)
                 .toBool());
-    QVERIFY(!model.index(1, Col::KernelSqnrColumn).data(AnalysisTableModel::KernelMismatchRole)
+    QVERIFY(!model.index(1, Col::KernelSqnrColumn)
+                 .data(AnalysisTableModel::KernelMismatchRole)
                  .toBool());
 }
 

@@ -2,10 +2,10 @@
 // are not drawn, +inf goes to the "∞" row, the threshold picks exactly the expected layers
 // (set or dragged), clicks and selectLayer select, zoom stays on the layers, x labels thin out.
 
+#include <qcustomplot.h>
 #include <QSignalSpy>
 #include <QToolTip>
 #include <QtTest>
-#include <qcustomplot.h>
 
 #include "analysis_fixture.h"
 #include "display_format.h"
@@ -87,22 +87,27 @@ void TestSqnrChart::dataEqualsReportFigures() {
     chart.setReport(fixture::makeFixtureReport());
     using P = QPair<double, double>;
     // Weight bars at the four weighted layers (conv1, conv2, conv3, fc), PyTorch's figures.
-    QCOMPARE(points(chart.weightBars()),
-             (QVector<P>{{0, 47.698974609375}, {1, 43.93027877807617}, {4, 44.064918518066406},
-                         {7, 38.96370315551758}}));
+    QCOMPARE(points(chart.weightBars()), (QVector<P>{{0, 47.698974609375},
+                                                     {1, 43.93027877807617},
+                                                     {4, 44.064918518066406},
+                                                     {7, 38.96370315551758}}));
     QCOMPARE(chart.fp32WeightBars()->dataCount(), 0);
-    QCOMPARE(points(chart.cumulativeGraph()),
-             (QVector<P>{{0, 37.0030403137207},
-                         {1, 32.649044036865234},
-                         {2, 33.30987548828125},
-                         {3, 35.01315689086914},
-                         {4, 32.81099319458008},
-                         {5, 34.30583572387695},
-                         {6, 34.30583572387695},
-                         {7, 40.26018142700195}}));
-    QCOMPARE(points(chart.isolatedGraph()),
-             (QVector<P>{{0, 40.2}, {1, 36.1}, {2, 38.5}, {3, 38.9}, {4, 35.9}, {5, 37.6},
-                         {6, 40.1}, {7, 43.3}}));
+    QCOMPARE(points(chart.cumulativeGraph()), (QVector<P>{{0, 37.0030403137207},
+                                                          {1, 32.649044036865234},
+                                                          {2, 33.30987548828125},
+                                                          {3, 35.01315689086914},
+                                                          {4, 32.81099319458008},
+                                                          {5, 34.30583572387695},
+                                                          {6, 34.30583572387695},
+                                                          {7, 40.26018142700195}}));
+    QCOMPARE(points(chart.isolatedGraph()), (QVector<P>{{0, 40.2},
+                                                        {1, 36.1},
+                                                        {2, 38.5},
+                                                        {3, 38.9},
+                                                        {4, 35.9},
+                                                        {5, 37.6},
+                                                        {6, 40.1},
+                                                        {7, 43.3}}));
     QCOMPARE(chart.offScaleGraph()->dataCount(), 0);
     // Scale: highest figure 47.7 -> 0..60 dB, no "∞" row.
     QCOMPARE(chart.scaleTopDb(), 60.0);
@@ -136,7 +141,8 @@ void TestSqnrChart::infinityGoesToTheInfinityRow() {
     QVERIFY(chart.topRowDb() > chart.scaleTopDb());
     QVERIFY(chart.plot()->yAxis->range().contains(chart.topRowDb()));
     QCOMPARE(points(chart.cumulativeGraph())[6], qMakePair(6.0, chart.topRowDb()));
-    QCOMPARE(points(chart.offScaleGraph()), (QVector<QPair<double, double>>{{6, chart.topRowDb()}}));
+    QCOMPARE(points(chart.offScaleGraph()),
+             (QVector<QPair<double, double>>{{6, chart.topRowDb()}}));
     // The line breaks there instead of spiking to the row.
     QCOMPARE(chart.cumulativeLineGraph()->dataCount(), 8);
     QVERIFY(std::isnan(points(chart.cumulativeLineGraph())[6].second));
@@ -235,8 +241,7 @@ void TestSqnrChart::draggingTheLineMovesTheThreshold() {
     const QPoint far = chart.pixelFor(2, 10.0);
     sendMouse(plot, QEvent::MouseButtonPress, far, Qt::LeftButton, Qt::LeftButton);
     sendMouse(plot, QEvent::MouseMove, far - QPoint(60, 0), Qt::NoButton, Qt::LeftButton);
-    sendMouse(plot, QEvent::MouseButtonRelease, far - QPoint(60, 0), Qt::LeftButton,
-              Qt::NoButton);
+    sendMouse(plot, QEvent::MouseButtonRelease, far - QPoint(60, 0), Qt::LeftButton, Qt::NoButton);
     QCOMPARE(chart.thresholdDb(), 35.0);
 }
 
@@ -286,17 +291,15 @@ void TestSqnrChart::hoverShowsToolTip() {
     SqnrChart chart;
     chart.setReport(fixture::makeFixtureReport());
     showChart(chart);
-    sendMouse(chart.plot(), QEvent::MouseMove, chart.pixelFor(3, 12.0), Qt::NoButton,
-              Qt::NoButton);
+    sendMouse(chart.plot(), QEvent::MouseMove, chart.pixelFor(3, 12.0), Qt::NoButton, Qt::NoButton);
     QTRY_VERIFY(QToolTip::isVisible());
     QVERIFY2(QToolTip::text().contains("/pool1/MaxPool"), qPrintable(QToolTip::text()));
     QVERIFY(QToolTip::text().contains("Cumulative SQNR: 35.0 dB"));
-    sendMouse(chart.plot(), QEvent::MouseMove, chart.pixelFor(7, 12.0), Qt::NoButton,
-              Qt::NoButton);
+    sendMouse(chart.plot(), QEvent::MouseMove, chart.pixelFor(7, 12.0), Qt::NoButton, Qt::NoButton);
     QTRY_VERIFY(QToolTip::text().contains("/fc/Gemm"));
     // Near the threshold line the cursor offers to drag it.
-    sendMouse(chart.plot(), QEvent::MouseMove, chart.pixelFor(5, 30.0) + QPoint(0, 2),
-              Qt::NoButton, Qt::NoButton);
+    sendMouse(chart.plot(), QEvent::MouseMove, chart.pixelFor(5, 30.0) + QPoint(0, 2), Qt::NoButton,
+              Qt::NoButton);
     QCOMPARE(chart.plot()->cursor().shape(), Qt::SizeVerCursor);
 }
 
@@ -329,8 +332,8 @@ void TestSqnrChart::xLabelsThinOutForManyLayers() {
     chart.setReport(fixture::makeFixtureReport());
     showChart(chart, {1000, 450});
     QStringList labels = tickLabels(chart.plot()->xAxis);
-    QCOMPARE(labels, QStringList({"conv1", "conv2", "Add", "pool1", "conv3", "pool2", "flatten",
-                                  "fc"}));
+    QCOMPARE(labels,
+             QStringList({"conv1", "conv2", "Add", "pool1", "conv3", "pool2", "flatten", "fc"}));
     QCOMPARE(chart.plot()->xAxis->tickLabelRotation(), 0.0);
     chart.setReport(fixture::makeSyntheticReport());
     labels = tickLabels(chart.plot()->xAxis);
