@@ -66,10 +66,19 @@ void AnalysisHeadline::setReport(ReportPtr report) {
     updateOutputSqnr();
     m_samples->setText(m_report ? formatCount(m_report->samples) : QStringLiteral("—"));
     m_top1->setText(output ? formatShare(output->top1Agreement) : QStringLiteral("—"));
-    if (output && (output->floatAccuracy || output->quantAccuracy))
-        m_accuracy->setText(tr("%1 / %2").arg(formatShare(output->floatAccuracy),
-                                              formatShare(output->quantAccuracy)));
-    else
+    if (output && (output->floatAccuracy || output->quantAccuracy)) {
+        QString text = tr("%1 / %2").arg(formatShare(output->floatAccuracy),
+                                         formatShare(output->quantAccuracy));
+        if (output->floatAccuracy && output->quantAccuracy) {
+            // The drop is what the user came for: in percentage points, signed.
+            const double points = (*output->quantAccuracy - *output->floatAccuracy) * 100.0;
+            text +=
+                QLatin1Char(' ') + tr("(%1%2 pts)")
+                                       .arg(points < 0 ? QStringLiteral("−") : QStringLiteral("+"))
+                                       .arg(formatFixed(std::abs(points), 1));
+        }
+        m_accuracy->setText(text);
+    } else
         m_accuracy->setText(QStringLiteral("—"));
     if (m_report) {
         QString text = tr("%1 / %2").arg(m_report->int8Layers).arg(m_report->fp32Layers);

@@ -1,6 +1,7 @@
 #include "sqnr_chart.h"
 
 #include <qcustomplot.h>
+#include <QKeyEvent>
 #include <QToolTip>
 #include <QVBoxLayout>
 
@@ -44,6 +45,8 @@ SqnrChart::SqnrChart(QWidget *parent)
     layout->addWidget(m_plot);
     m_plot->setObjectName(QStringLiteral("sqnrPlot"));
     m_plot->setMouseTracking(true);
+    m_plot->setFocusPolicy(Qt::StrongFocus);
+    m_plot->installEventFilter(this);
     setUpPlot();
     applyPalette();
     setReport(nullptr);
@@ -201,6 +204,31 @@ void SqnrChart::changeEvent(QEvent *event) {
         applyPalette();
         m_plot->replot();
     }
+}
+
+bool SqnrChart::eventFilter(QObject *watched, QEvent *event) {
+    if (watched != m_plot || event->type() != QEvent::KeyPress || layerCount() == 0)
+        return QWidget::eventFilter(watched, event);
+    const int last = layerCount() - 1;
+    int target = -2;
+    switch (static_cast<QKeyEvent *>(event)->key()) {
+        case Qt::Key_Left:
+            target = m_selected < 0 ? last : std::max(0, m_selected - 1);
+            break;
+        case Qt::Key_Right:
+            target = m_selected < 0 ? 0 : std::min(last, m_selected + 1);
+            break;
+        case Qt::Key_Home:
+            target = 0;
+            break;
+        case Qt::Key_End:
+            target = last;
+            break;
+        default:
+            return QWidget::eventFilter(watched, event);
+    }
+    selectLayer(target);
+    return true;
 }
 
 int SqnrChart::layerCount() const {

@@ -75,6 +75,8 @@ signals:
 protected:
     void resizeEvent(QResizeEvent *event) override;
     void changeEvent(QEvent *event) override;
+    // Keys on the plot: Left / Right step the selection, Home / End jump to the ends.
+    bool eventFilter(QObject *watched, QEvent *event) override;
 
 private:
     void setUpPlot();

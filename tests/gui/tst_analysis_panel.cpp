@@ -142,7 +142,7 @@ void TestAnalysisPanel::headlineShowsReportFigures() {
     panel.setReport(fixture::makeFixtureReport());
     QCOMPARE(headline->outputSqnrText(), QString("40.3 dB"));
     QCOMPARE(headline->top1AgreementText(), QString("100.0 %"));
-    QCOMPARE(headline->accuracyText(), QString("85.9 % / 85.9 %"));  // 55/64 both
+    QCOMPARE(headline->accuracyText(), QString("85.9 % / 85.9 % (+0.0 pts)"));  // 55/64 both
     QCOMPARE(headline->layersText(), QString("8 / 0"));
     QCOMPARE(headline->samplesText(), QString("64"));
     QCOMPARE(headline->latencyText(), QString("—"));
@@ -156,6 +156,10 @@ void TestAnalysisPanel::headlineShowsReportFigures() {
     QCOMPARE(headline->outputSqnrText(), QString("21.7 dB"));
     QCOMPARE(headline->top1AgreementText(), QString("90.6 %"));
     QCOMPARE(headline->accuracyText(), QString("—"));  // no labels
+    report->outputs[0].floatAccuracy = 0.71875;        // 46/64
+    report->outputs[0].quantAccuracy = 0.625;          // 40/64: 9.4 points lost
+    panel.setReport(report);
+    QCOMPARE(headline->accuracyText(), QString("71.9 % / 62.5 % (−9.4 pts)"));
     QCOMPARE(headline->layersText(), QString("147 / 3 (1 unmatched)"));
 }
 

@@ -56,6 +56,7 @@ private slots:
     void draggingTheLineMovesTheThreshold();
     void clickAndSelectLayerSelect();
     void toolTipShowsNameOpAndFigures();
+    void arrowKeysStepTheSelection();
     void hoverShowsToolTip();
     void zoomAndPanStayOnTheLayers();
     void xLabelsThinOutForManyLayers();
@@ -285,6 +286,26 @@ void TestSqnrChart::toolTipShowsNameOpAndFigures() {
     chart.setThresholdDb(33.0);
     QVERIFY(chart.toolTipText(1).contains("Under the 33.0 dB threshold"));
     QVERIFY(chart.toolTipText(2).contains("Weight SQNR: — dB"));
+}
+
+void TestSqnrChart::arrowKeysStepTheSelection() {
+    SqnrChart chart;
+    chart.setReport(fixture::makeFixtureReport());
+    QSignalSpy selected(&chart, &SqnrChart::layerSelected);
+    QTest::keyClick(chart.plot(), Qt::Key_Right);  // nothing selected: the first layer
+    QCOMPARE(chart.selectedLayer(), 0);
+    QTest::keyClick(chart.plot(), Qt::Key_Right);
+    QTest::keyClick(chart.plot(), Qt::Key_Right);
+    QCOMPARE(chart.selectedLayer(), 2);
+    QTest::keyClick(chart.plot(), Qt::Key_Left);
+    QCOMPARE(chart.selectedLayer(), 1);
+    QTest::keyClick(chart.plot(), Qt::Key_End);
+    QCOMPARE(chart.selectedLayer(), 7);
+    QTest::keyClick(chart.plot(), Qt::Key_Right);  // stays at the end
+    QCOMPARE(chart.selectedLayer(), 7);
+    QTest::keyClick(chart.plot(), Qt::Key_Home);
+    QCOMPARE(chart.selectedLayer(), 0);
+    QCOMPARE(selected.count(), 6);  // 0, 1, 2, 1, 7, 0
 }
 
 void TestSqnrChart::hoverShowsToolTip() {
