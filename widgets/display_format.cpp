@@ -4,6 +4,8 @@
 #include <QLocale>
 #include <QStringList>
 
+#include <cmath>
+
 namespace ql::ui {
 
 namespace {
@@ -81,6 +83,39 @@ QString formatAttribute(const Attribute &a) {
             break;
     }
     return QStringLiteral("?");
+}
+
+QString formatFixed(std::optional<double> value, int decimals) {
+    if (!value || std::isnan(*value)) return QStringLiteral("—");
+    if (std::isinf(*value)) return *value > 0 ? QStringLiteral("∞") : QStringLiteral("−∞");
+    return QLocale().toString(*value, 'f', decimals);
+}
+
+QString shortLayerName(const QString &name, const QString &opType) {
+    QStringList segments = name.split(QLatin1Char('/'), Qt::SkipEmptyParts);
+    if (segments.size() > 1 && segments.last() == opType) segments.removeLast();
+    QStringList kept;
+    for (qsizetype i = 0; i < segments.size(); ++i) {
+        const bool repeatedNext =
+            i + 1 < segments.size() && segments[i + 1].startsWith(segments[i] + QLatin1Char('.'));
+        if (!repeatedNext) kept << segments[i];
+    }
+    return kept.isEmpty() ? name : kept.join(QLatin1Char('/'));
+}
+
+QString formatDb(std::optional<double> db) {
+    return formatFixed(db, 1);
+}
+
+QString formatPercent(std::optional<double> percent, int decimals) {
+    if (!percent || std::isnan(*percent)) return QStringLiteral("—");
+    return QCoreApplication::translate("ql::ui::Format", "%1 %")
+        .arg(formatFixed(percent, decimals));
+}
+
+QString formatShare(std::optional<double> share, int decimals) {
+    if (!share) return QStringLiteral("—");
+    return formatPercent(*share * 100.0, decimals);
 }
 
 }  // namespace ql::ui

@@ -39,6 +39,10 @@ LayerProxyModel::LayerProxyModel(QObject *parent) : QSortFilterProxyModel(parent
 
 bool LayerProxyModel::lessThan(const QModelIndex &left, const QModelIndex &right) const {
     const QVariant a = left.data(sortRole()), b = right.data(sortRole());
+    // A missing figure sorts lowest, so the worst real layers stay together at one end.
+    if (!a.isValid() || !b.isValid()) return !a.isValid() && b.isValid();
+    if (a.userType() == QMetaType::Double && b.userType() == QMetaType::Double)
+        return a.toDouble() < b.toDouble();  // ±inf order as numbers
     if (a.userType() == QMetaType::QString && b.userType() == QMetaType::QString)
         return naturalCompare(a.toString(), b.toString()) < 0;
     return QSortFilterProxyModel::lessThan(left, right);

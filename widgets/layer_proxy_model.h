@@ -1,6 +1,7 @@
 #pragma once
 // Sorting and filtering for layer tables: numbers sort as numbers, names in natural order
-// ("conv2" before "conv10"), and the filter text matches name, op type or shape, any case.
+// ("conv2" before "conv10"), missing values (an invalid sort value) before every number, and the
+// filter text matches name, op type or shape, any case.
 
 #include <QSortFilterProxyModel>
 

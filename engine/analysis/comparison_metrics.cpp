@@ -222,6 +222,7 @@ ComparisonMetrics ComparisonAccumulator::result() const {
             summary.median = percentileSorted(sorted, 50.0);
         }
         m.sampleSqnr = summary;
+        m.sampleSqnrValues = m_sampleSqnrDb;
     }
     return m;
 }

@@ -65,6 +65,7 @@ struct ComparisonMetrics {
     std::optional<double> rmseOverScale;
     std::optional<double> saturationPct;
     std::optional<SampleSqnrSummary> sampleSqnr;  // nullopt when no sample was stored
+    std::vector<double> sampleSqnrValues;         // the stored per-sample SQNRs, in sample order
 };
 
 class ComparisonAccumulator {

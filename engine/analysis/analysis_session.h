@@ -1,0 +1,96 @@
+#pragma once
+// An interactive analysis: the numeric suite of one float / quantized pair on a fixed set of
+// evaluation samples, kept alive so that toggling layers to fp32 re-quantizes and re-runs only
+// what the change affects (the inspector window's "keep this layer in fp32"), on cached float
+// activations.
+//
+// The quantized side is either a quantized model file (QDQ or QOperator) or the float model
+// quantized in the app from calibration data. Toggling a layer to fp32:
+//   * in-app quantization: the layer goes into QuantizationOptions::excludedNodes and the model
+//     is re-planned from the cached calibration statistics (no new calibration run);
+//   * a quantized model file: the layer's quantized node runs its float computation with the
+//     FLOAT model's weights (BatchNormalization folded in when the quantized model folded it)
+//     and no QuantizeLinear / DequantizeLinear of its own on its activation inputs and output
+//     (Q/DQ pairs shared with other int8 layers stay for them).
+//
+// Not thread-safe: one caller at a time (the GUI runs it on a worker thread and hands out
+// immutable report snapshots). Progress callbacks may cancel (ErrorKind::Cancelled); a cancelled
+// call leaves the session as it was before the call.
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "analysis/numeric_suite.h"
+#include "core/status.h"
+#include "ir/graph.h"
+#include "ir/tensor.h"
+#include "quant/quantization_plan.h"
+
+namespace ql::analysis {
+
+// Evaluation samples held in memory as batches for the model's inputs (a few dozen to a few
+// hundred samples: what an interactive session re-runs).
+struct EvaluationData {
+    std::vector<std::map<std::string, Tensor>> batches;
+    std::vector<int64_t> labels;  // empty: no accuracy
+    int64_t samples = 0;
+};
+
+// .npy/.pb files or folders (quant/calibration_data.h rules) for a single-input model, in batches.
+Result<EvaluationData> evaluationDataFromFiles(const Graph &floatGraph, const std::vector<std::string> &paths,
+                                               int64_t batchSize);
+// Seeded standard-normal samples of the model's input shapes (symbolic dims other than the
+// batch: 1), `samples` in batches of batchSize.
+Result<EvaluationData> randomEvaluationData(const Graph &floatGraph, int64_t samples, uint64_t seed,
+                                            int64_t batchSize);
+
+struct SessionOptions {
+    NumericSuiteOptions suite;        // kernels, isolated, kernel check, threads (labels: from data)
+    // In-app quantization only: quantizer options and calibration inputs (the evaluation data
+    // when empty).
+    quant::QuantizationOptions quantizer;
+    std::vector<std::map<std::string, Tensor>> calibrationBatches;
+};
+
+using SessionProgress = std::function<bool(const std::string &stage, int done, int total)>;
+
+class AnalysisSession {
+public:
+    // quantGraph: the loaded quantized model, or nullopt to quantize floatGraph in the app.
+    static Result<std::unique_ptr<AnalysisSession>> create(Graph floatGraph, std::optional<Graph> quantGraph,
+                                                           EvaluationData data, SessionOptions options,
+                                                           const SessionProgress &progress = {});
+    ~AnalysisSession();
+
+    const NumericSuiteReport &report() const;
+    bool quantizedInApp() const;
+    const Graph &floatGraph() const;
+    // The quantized model as it now stands (toggles applied), QDQ or QOperator as loaded.
+    const Graph &quantGraph() const;
+    const EvaluationData &data() const;
+
+    // Float node names of the layers now kept in fp32 by the user (not the model's own fp32 layers).
+    const std::set<std::string> &fp32Layers() const;
+    // Makes exactly `layers` (float node names of report rows) the user's fp32 layers,
+    // re-quantizes, re-runs what changed and returns the new report. BadInput for a name that is
+    // not a layer of the report.
+    Result<NumericSuiteReport> setFp32Layers(const std::set<std::string> &layers, const SessionProgress &progress = {});
+
+    // Median wall time (ms) of one pass over the evaluation data: the quantized model as it now
+    // stands (int8) and the float model, `runs` times each.
+    Result<std::pair<double, double>> measureLatencyMs(int runs = 3);
+    // Writes the current quantized model (toggles applied) as ONNX.
+    Status writeQuantizedModel(const std::string &path) const;
+
+private:
+    AnalysisSession();
+    struct Impl;
+    std::unique_ptr<Impl> m_impl;
+};
+
+}  // namespace ql::analysis

@@ -1,0 +1,79 @@
+#pragma once
+// One row per matched layer of a numeric-suite report, in the report's (topological) order:
+// name, op type, a precision checkbox (checked = keep the layer in fp32) and every per-layer
+// figure. Cells show text through display_format; SortRole gives the raw number (invalid for a
+// missing figure, so it sorts lowest; +inf sorts highest). Toggling a checkbox does not change
+// the report: it records the wish and emits precisionToggled for the re-quantization to act on.
+
+#include <QAbstractTableModel>
+#include <QIcon>
+#include <QVector>
+
+#include "analysis_report.h"
+
+namespace ql::ui {
+
+class AnalysisTableModel : public QAbstractTableModel {
+    Q_OBJECT
+public:
+    enum Column {
+        IndexColumn,
+        NameColumn,
+        OpTypeColumn,
+        PrecisionColumn,
+        WeightSqnrColumn,
+        CumulativeSqnrColumn,
+        IsolatedSqnrColumn,
+        CosineColumn,
+        RmseOverScaleColumn,
+        SaturationColumn,
+        SampleP5SqnrColumn,
+        KernelSqnrColumn,
+        ColumnCount
+    };
+    enum Role {
+        SortRole = Qt::UserRole + 1,  // same value as LayerTableModel::SortRole (LayerProxyModel)
+        LayerIndexRole,               // the layer's index in the report (int), for any column
+        UnderThresholdRole,           // bool, on the cumulative and isolated SQNR cells
+        KernelMismatchRole,           // bool, on the kernel-vs-reference cell
+    };
+
+    explicit AnalysisTableModel(QObject *parent = nullptr);
+
+    void setReport(ReportPtr report);
+    const ReportPtr &report() const { return m_report; }
+
+    // Cumulative / isolated SQNR cells under this get a red tint (the chart's threshold line).
+    void setThresholdDb(double thresholdDb);
+    double thresholdDb() const { return m_thresholdDb; }
+
+    // The precision the user asked for (report's precision until toggled).
+    bool isLayerFp32(int layer) const;
+
+    int rowCount(const QModelIndex &parent = {}) const override;
+    int columnCount(const QModelIndex &parent = {}) const override;
+    QVariant data(const QModelIndex &index, int role = Qt::DisplayRole) const override;
+    bool setData(const QModelIndex &index, const QVariant &value, int role = Qt::EditRole) override;
+    Qt::ItemFlags flags(const QModelIndex &index) const override;
+    QVariant headerData(int section, Qt::Orientation orientation,
+                        int role = Qt::DisplayRole) const override;
+
+    static bool isNumericColumn(int column);
+
+signals:
+    // The user (or setData) asked to run `layer` in fp32 (true) or int8 (false).
+    void precisionToggled(int layer, bool fp32);
+
+private:
+    std::optional<double> figure(const analysis::LayerReport &layer, int column) const;
+    QVariant displayData(int row, int column) const;
+    QString toolTip(int row, int column) const;
+    QString headerToolTip(int section) const;
+
+    ReportPtr m_report;
+    QVector<bool> m_fp32;  // per row: the checkbox state
+    double m_thresholdDb = kDefaultThresholdDb;
+    QIcon m_warningIcon;
+};
+
+}  // namespace ql::ui
