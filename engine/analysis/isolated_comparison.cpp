@@ -64,6 +64,7 @@ struct IsolatedComparator::Impl {
     std::map<std::string, std::vector<int>> users;  // float value -> layers that need it
     std::map<std::string, Tensor> held;             // this batch's float values still needed
     std::map<std::string, int> remaining;           // float value -> layers that have not run yet
+    std::set<std::string> delivered;                // float values handed over this batch
     int64_t samples = 0;
     int batches = 0;
     void fail(int index, const std::string &why) {
@@ -156,6 +157,7 @@ const std::set<std::string> &IsolatedComparator::floatValuesNeeded() const { ret
 void IsolatedComparator::beginBatch() {
     Impl &p = *m_impl;
     p.held.clear();
+    p.delivered.clear();
     p.remaining.clear();
     for (const auto &[name, layers] : p.users) p.remaining[name] = int(layers.size());
     for (LayerRun &run : p.runs) {
@@ -240,7 +242,9 @@ void IsolatedComparator::Impl::runLayer(int index) {
 Status IsolatedComparator::addFloatValue(const std::string &name, const Tensor &value) {
     Impl &p = *m_impl;
     auto users = p.users.find(name);
-    if (users == p.users.end() || p.held.count(name)) return Status::ok();
+    // Each value counts once per batch, even when handed over twice (e.g. a graph input that is
+    // both in the batch and among the captured float values).
+    if (users == p.users.end() || !p.delivered.insert(name).second) return Status::ok();
     p.held[name] = value;
     for (int index : users->second) {
         LayerRun &run = p.runs[index];

@@ -309,6 +309,45 @@ TEST(IsolatedComparison, FixtureIsBatchSizeIndependent) {
     }
 }
 
+// Driven batch by batch with captured float values (as a caller sharing one float pass does):
+// same figures as compareIsolated, even with the graph input handed over twice.
+TEST(IsolatedComparison, ComparatorFedCapturedValuesMatchesCompareIsolated) {
+    Fixture f;
+    ASSERT_TRUE(loadFixture(f));
+    const std::string input = f.floatGraph.inputs[0].name;
+    IsolatedComparisonOptions options;
+    options.threads = 1;
+    auto reference = compareIsolated(f.floatGraph, f.quantGraph, f.matching, slicer(f.inputs, input, 16), options);
+    ASSERT_TRUE(reference) << reference.status().message();
+    auto comparator = IsolatedComparator::create(f.floatGraph, f.quantGraph, f.matching, options);
+    ASSERT_TRUE(comparator) << comparator.status().message();
+    auto floatPlan = ExecutionPlan::create(f.floatGraph, PlanOptions{1});
+    ASSERT_TRUE(floatPlan);
+    auto source = slicer(f.inputs, input, 16);
+    std::map<std::string, Tensor> batch, captured;
+    std::vector<Tensor> outputs;
+    while (true) {
+        batch.clear();
+        captured.clear();
+        auto more = source(batch);
+        ASSERT_TRUE(more);
+        if (!*more) break;
+        ASSERT_TRUE(runAndCapture(**floatPlan, batch, (*comparator)->floatValuesNeeded(), captured, outputs));
+        ASSERT_TRUE(captured.count(input));  // the input comes twice: in `batch` and in `captured`
+        ASSERT_TRUE((*comparator)->addBatch(batch, captured));
+    }
+    const IsolatedComparisonResult fed = (*comparator)->result();
+    EXPECT_EQ(fed.samples, 64);
+    EXPECT_EQ(fed.batches, 4);
+    for (size_t i = 0; i < fed.layers.size(); ++i) {
+        SCOPED_TRACE(fed.layers[i].match.floatNode);
+        ASSERT_TRUE(fed.layers[i].metrics && reference->layers[i].metrics);
+        EXPECT_EQ(fed.layers[i].metrics->samples, 64);
+        EXPECT_NEAR(fed.layers[i].metrics->sqnrDb, reference->layers[i].metrics->sqnrDb,
+                    1e-12 * std::fabs(reference->layers[i].metrics->sqnrDb));
+    }
+}
+
 // The kernel check is optional; without it no reference plan runs and no figure is given.
 TEST(IsolatedComparison, KernelCheckCanBeTurnedOff) {
     Fixture f;
