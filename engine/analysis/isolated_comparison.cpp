@@ -11,7 +11,9 @@
 namespace ql::analysis {
 namespace {
 
-int64_t sampleCount(const Tensor &t) { return t.rank() == 0 ? 1 : t.dim(0); }
+int64_t sampleCount(const Tensor &t) {
+    return t.rank() == 0 ? 1 : t.dim(0);
+}
 
 // A float view (kept in its storage order) or a plain float copy of another numeric type.
 Tensor asFloat(const Tensor &t) {
@@ -40,11 +42,12 @@ struct IntegerSqnr {
 
 // One isolated layer: its plans, the float values it waits for, and its accumulators.
 struct LayerRun {
-    bool active = false;  // has plans and has not failed
+    bool active = false;                                      // has plans and has not failed
     std::vector<std::pair<std::string, std::string>> inputs;  // layer-graph input -> float value
     std::string floatOutput;
     std::vector<std::string> needs;  // distinct float values: inputs and the float output
-    bool outputQuantized = false;  // the plans output the quantized tensor (per-tensor params below)
+    bool outputQuantized =
+        false;  // the plans output the quantized tensor (per-tensor params below)
     std::optional<float> outputScale;
     int32_t outputZeroPoint = 0, outputQmin = 0, outputQmax = 255;
     std::unique_ptr<ExecutionPlan> int8Plan, referencePlan;
@@ -77,10 +80,9 @@ struct IsolatedComparator::Impl {
 IsolatedComparator::IsolatedComparator() : m_impl(std::make_unique<Impl>()) {}
 IsolatedComparator::~IsolatedComparator() = default;
 
-Result<std::unique_ptr<IsolatedComparator>> IsolatedComparator::create(const Graph &floatGraph,
-                                                                       const Graph &quantGraph,
-                                                                       const LayerMatching &matching,
-                                                                       const IsolatedComparisonOptions &options) {
+Result<std::unique_ptr<IsolatedComparator>> IsolatedComparator::create(
+    const Graph &floatGraph, const Graph &quantGraph, const LayerMatching &matching,
+    const IsolatedComparisonOptions &options) {
     auto extracted = extractIsolatedLayers(floatGraph, quantGraph, matching);
     if (!extracted) return extracted.status();
     std::unique_ptr<IsolatedComparator> comparator(new IsolatedComparator());
@@ -121,16 +123,20 @@ Result<std::unique_ptr<IsolatedComparator>> IsolatedComparator::create(const Gra
                         layer.lowering = node.reason;
                     }
                 auto plan = ExecutionPlan::create(std::move(int8Graph), planOptions);
-                if (plan) run.int8Plan = std::move(*plan);
-                else prepared = plan.status();
+                if (plan)
+                    run.int8Plan = std::move(*plan);
+                else
+                    prepared = plan.status();
             }
             if (prepared && options.kernelCheck && layer.int8) {
                 Graph referenceGraph = std::move(cut.graph);
                 prepared = preparePrecision(referenceGraph, Precision::Reference);
                 if (prepared) {
                     auto plan = ExecutionPlan::create(std::move(referenceGraph), planOptions);
-                    if (plan) run.referencePlan = std::move(*plan);
-                    else prepared = plan.status();
+                    if (plan)
+                        run.referencePlan = std::move(*plan);
+                    else
+                        prepared = plan.status();
                 }
             }
             if (prepared) {
@@ -152,7 +158,9 @@ Result<std::unique_ptr<IsolatedComparator>> IsolatedComparator::create(const Gra
     return comparator;
 }
 
-const std::set<std::string> &IsolatedComparator::floatValuesNeeded() const { return m_impl->needed; }
+const std::set<std::string> &IsolatedComparator::floatValuesNeeded() const {
+    return m_impl->needed;
+}
 
 void IsolatedComparator::beginBatch() {
     Impl &p = *m_impl;
@@ -168,15 +176,19 @@ void IsolatedComparator::beginBatch() {
 
 // One comparison of the float reference x with a layer-graph output y (a quantized output is
 // dequantized on the fly, as DequantizeLinear computes it).
-static Status compareWith(ComparisonAccumulator &acc, const LayerRun &run, const float *x, const Tensor &y, int64_t samples) {
+static Status compareWith(ComparisonAccumulator &acc, const LayerRun &run, const float *x,
+                          const Tensor &y, int64_t samples) {
     if (!run.outputQuantized) {
-        if (y.dtype() != DataType::Float) return Status::internal("the isolated output is not float");
+        if (y.dtype() != DataType::Float)
+            return Status::internal("the isolated output is not float");
         return acc.add(x, y.data<float>(), y.numel(), samples);
     }
     if (y.dtype() == DataType::UInt8)
-        return acc.addDequantized(x, y.data<uint8_t>(), y.numel(), samples, *run.outputScale, run.outputZeroPoint);
+        return acc.addDequantized(x, y.data<uint8_t>(), y.numel(), samples, *run.outputScale,
+                                  run.outputZeroPoint);
     if (y.dtype() == DataType::Int8)
-        return acc.addDequantized(x, y.data<int8_t>(), y.numel(), samples, *run.outputScale, run.outputZeroPoint);
+        return acc.addDequantized(x, y.data<int8_t>(), y.numel(), samples, *run.outputScale,
+                                  run.outputZeroPoint);
     return Status::internal(std::string("the isolated output is ") + dataTypeName(y.dtype()) +
                             ", not a quantized tensor");
 }
@@ -209,27 +221,33 @@ void IsolatedComparator::Impl::runLayer(int index) {
     if (!status) return fail(index, "the isolated layer failed: " + status.message());
     Tensor x = asFloat(held.at(run.floatOutput));
     if (x.shape() != y.shape())
-        return fail(index, "the float output " + shapeToString(x.shape()) + " and the isolated output " +
-                               shapeToString(y.shape()) + " have different shapes");
+        return fail(index, "the float output " + shapeToString(x.shape()) +
+                               " and the isolated output " + shapeToString(y.shape()) +
+                               " have different shapes");
     sameLayout(x, y);
     const int64_t samples = sampleCount(x);
     status = compareWith(run.isolated, run, x.data<float>(), y, samples);
     if (!status) return fail(index, status.message());
     if (run.outputScale && options.saturation)
-        run.isolated.addClipping(x.data<float>(), x.numel(), *run.outputScale, run.outputZeroPoint, run.outputQmin,
-                                 run.outputQmax);
-    if (run.referencePlan && (options.kernelCheckBatches <= 0 || batches < options.kernelCheckBatches)) {
+        run.isolated.addClipping(x.data<float>(), x.numel(), *run.outputScale, run.outputZeroPoint,
+                                 run.outputQmin, run.outputQmax);
+    if (run.referencePlan &&
+        (options.kernelCheckBatches <= 0 || batches < options.kernelCheckBatches)) {
         Tensor r;
         status = runPlan(*run.referencePlan, feeds, r);
         if (!status) return fail(index, "the isolated reference layer failed: " + status.message());
-        if (r.shape() != y.shape()) return fail(index, "the reference and int8 outputs have different shapes");
+        if (r.shape() != y.shape())
+            return fail(index, "the reference and int8 outputs have different shapes");
         sameLayout(r, y);
         // The reference path is the reference here. Both outputs quantized with the same
-        // parameters: the SQNR of their dequantized values is that of (q - zp), exactly in integers.
+        // parameters: the SQNR of their dequantized values is that of (q - zp), exactly in
+        // integers.
         if (run.outputQuantized && r.dtype() == y.dtype() && r.dtype() == DataType::UInt8) {
-            run.kernelIntegers.add(r.data<uint8_t>(), y.data<uint8_t>(), r.numel(), run.outputZeroPoint);
+            run.kernelIntegers.add(r.data<uint8_t>(), y.data<uint8_t>(), r.numel(),
+                                   run.outputZeroPoint);
         } else if (run.outputQuantized && r.dtype() == y.dtype() && r.dtype() == DataType::Int8) {
-            run.kernelIntegers.add(r.data<int8_t>(), y.data<int8_t>(), r.numel(), run.outputZeroPoint);
+            run.kernelIntegers.add(r.data<int8_t>(), y.data<int8_t>(), r.numel(),
+                                   run.outputZeroPoint);
         } else if (!run.outputQuantized && r.dtype() == DataType::Float) {
             status = compareWith(run.kernel, run, r.data<float>(), y, samples);
             if (!status) return fail(index, status.message());
@@ -295,8 +313,9 @@ IsolatedComparisonResult IsolatedComparator::result() const {
         layer.metrics = run.isolated.result();
         if (run.referencePlan) {
             layer.kernelVsReferenceSqnrDb =
-                run.outputQuantized ? sqnrDb(double(run.kernelIntegers.signal), double(run.kernelIntegers.noise))
-                                    : run.kernel.result().sqnrDb;
+                run.outputQuantized
+                    ? sqnrDb(double(run.kernelIntegers.signal), double(run.kernelIntegers.noise))
+                    : run.kernel.result().sqnrDb;
             layer.kernelMismatch = *layer.kernelVsReferenceSqnrDb < p.options.kernelMismatchDb;
         }
     }
@@ -345,7 +364,8 @@ Result<IsolatedComparisonResult> compareIsolated(const Graph &floatGraph, const 
             auto it = batch.find(in.name);
             if (it != batch.end()) QL_RETURN_IF_ERROR(isolated.addFloatValue(in.name, it->second));
         }
-        QL_RETURN_IF_ERROR((*floatPlan)->run(batch, floatOutputs, floatRun).withContext("float model"));
+        QL_RETURN_IF_ERROR(
+            (*floatPlan)->run(batch, floatOutputs, floatRun).withContext("float model"));
         QL_RETURN_IF_ERROR(tapStatus);
         const int64_t samples = batch.empty() ? 0 : sampleCount(batch.begin()->second);
         QL_RETURN_IF_ERROR(isolated.endBatch(samples));

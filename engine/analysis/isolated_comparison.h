@@ -48,9 +48,10 @@ struct IsolatedComparisonOptions {
     // layer's output quantizer, so it equals the cumulative comparison's figure; off by default
     // to save a pass over every output (rmse/scale is given either way).
     bool saturation = false;
-    int threads = 0;                               // plan threads; 0: all
-    int expectedBatches = 0;                       // the `total` passed to progress (0 when unknown)
-    // Called after each batch; return false to cancel (the call then fails with ErrorKind::Cancelled).
+    int threads = 0;          // plan threads; 0: all
+    int expectedBatches = 0;  // the `total` passed to progress (0 when unknown)
+    // Called after each batch; return false to cancel (the call then fails with
+    // ErrorKind::Cancelled).
     std::function<bool(int done, int total)> progress;
 };
 
@@ -60,10 +61,10 @@ struct LayerIsolatedComparison {
     std::vector<std::string> floatInputs;
     bool int8 = false;     // the int8 lowering turned the layer into an int8 kernel
     std::string lowering;  // the lowering's word on the layer ("QLinearConv", or why it fell back)
-    std::optional<ComparisonMetrics> metrics;         // isolated figures; nullopt: see note
-    std::optional<double> kernelVsReferenceSqnrDb;    // int8 kernel vs reference path
-    bool kernelMismatch = false;                      // kernelVsReferenceSqnrDb < kernelMismatchDb
-    std::string note;                                 // why a figure is missing
+    std::optional<ComparisonMetrics> metrics;       // isolated figures; nullopt: see note
+    std::optional<double> kernelVsReferenceSqnrDb;  // int8 kernel vs reference path
+    bool kernelMismatch = false;                    // kernelVsReferenceSqnrDb < kernelMismatchDb
+    std::string note;                               // why a figure is missing
 };
 
 struct IsolatedComparisonResult {
@@ -74,9 +75,9 @@ struct IsolatedComparisonResult {
 
 class IsolatedComparator {
 public:
-    static Result<std::unique_ptr<IsolatedComparator>> create(const Graph &floatGraph, const Graph &quantGraph,
-                                                              const LayerMatching &matching,
-                                                              const IsolatedComparisonOptions &options = {});
+    static Result<std::unique_ptr<IsolatedComparator>> create(
+        const Graph &floatGraph, const Graph &quantGraph, const LayerMatching &matching,
+        const IsolatedComparisonOptions &options = {});
     ~IsolatedComparator();
     IsolatedComparator(const IsolatedComparator &) = delete;
     IsolatedComparator &operator=(const IsolatedComparator &) = delete;
@@ -91,8 +92,10 @@ public:
     Status addFloatValue(const std::string &name, const Tensor &value);
     // Fails when a layer did not get all its values this batch; drops what is left.
     Status endBatch(int64_t samples);
-    // All of one batch at once: beginBatch, addFloatValue for every input and float value, endBatch.
-    Status addBatch(const std::map<std::string, Tensor> &inputs, const std::map<std::string, Tensor> &floatValues);
+    // All of one batch at once: beginBatch, addFloatValue for every input and float value,
+    // endBatch.
+    Status addBatch(const std::map<std::string, Tensor> &inputs,
+                    const std::map<std::string, Tensor> &floatValues);
     IsolatedComparisonResult result() const;
 
 private:

@@ -12,12 +12,15 @@
 namespace ql::analysis {
 namespace {
 
-bool isDefaultDomain(const Node &node) { return node.domain.empty() || node.domain == "ai.onnx"; }
+bool isDefaultDomain(const Node &node) {
+    return node.domain.empty() || node.domain == "ai.onnx";
+}
 
 // Nodes that only move or re-encode a value: walked through to find a layer's real input.
 bool isQdqPlumbing(const Node &node) {
-    return isDefaultDomain(node) && (node.opType == "QuantizeLinear" || node.opType == "DequantizeLinear" ||
-                                     node.opType == "Cast" || node.opType == "Identity");
+    return isDefaultDomain(node) &&
+           (node.opType == "QuantizeLinear" || node.opType == "DequantizeLinear" ||
+            node.opType == "Cast" || node.opType == "Identity");
 }
 
 bool isFoldedActivation(const Node &node) {
@@ -36,12 +39,13 @@ struct Core {
     std::string error;
 };
 
-Core findCore(const Graph &q, const qdq::GraphIndex &index, const std::map<std::string, int> &nodeByName,
-              const LayerMatch &match) {
+Core findCore(const Graph &q, const qdq::GraphIndex &index,
+              const std::map<std::string, int> &nodeByName, const LayerMatch &match) {
     Core core;
     auto named = nodeByName.find(match.quantNode);
     if (named == nodeByName.end()) {
-        core.error = "quantized node '" + match.quantNode + "' is not in the graph after QDQ expansion";
+        core.error =
+            "quantized node '" + match.quantNode + "' is not in the graph after QDQ expansion";
         return core;
     }
     std::string value = match.quantOutput;
@@ -56,21 +60,23 @@ Core findCore(const Graph &q, const qdq::GraphIndex &index, const std::map<std::
         if (core.computeValue.empty() && !isQdqPlumbing(node)) core.computeValue = value;
         if (p == named->second) return core;
         if (!isQdqPlumbing(node) && !isFoldedActivation(node)) {
-            core.error = node.describe() + " lies between the layer and its output '" + match.quantOutput + "'";
+            core.error = node.describe() + " lies between the layer and its output '" +
+                         match.quantOutput + "'";
             return core;
         }
         if (node.inputs.empty() || node.inputs[0].empty()) break;
         value = node.inputs[0];
     }
-    core.error = "the layer output '" + match.quantOutput + "' is not reached from '" + match.quantNode + "'";
+    core.error = "the layer output '" + match.quantOutput + "' is not reached from '" +
+                 match.quantNode + "'";
     return core;
 }
 
 // Ops that run on a quantized tensor unchanged when the int8 lowering finds equal input and
 // output quantization (QOperator form): their output carries their input's quantization.
 bool keepsQuantization(const Node &node) {
-    static const std::set<std::string> ops = {"Cast", "Identity", "MaxPool", "Reshape", "Flatten",
-                                              "Transpose", "Squeeze", "Unsqueeze"};
+    static const std::set<std::string> ops = {"Cast",    "Identity",  "MaxPool", "Reshape",
+                                              "Flatten", "Transpose", "Squeeze", "Unsqueeze"};
     return isDefaultDomain(node) && ops.count(node.opType) != 0;
 }
 
@@ -89,7 +95,8 @@ int quantizeBehind(const Graph &g, const qdq::GraphIndex &index, std::string val
 }
 
 // Constant per-tensor parameters of a Q/DQ node, or false.
-bool perTensorParams(const Graph &g, const qdq::GraphIndex &index, const Node &node, qdq::QParamsView &params) {
+bool perTensorParams(const Graph &g, const qdq::GraphIndex &index, const Node &node,
+                     qdq::QParamsView &params) {
     return qdq::checkQdqParams(g, index, node).isOk() && qdq::readQParams(g, index, node, params) &&
            params.perTensor();
 }
@@ -165,7 +172,8 @@ Result<std::vector<IsolatedLayerGraph>> extractIsolatedLayers(const Graph &float
     for (const LayerMatch &match : matching.matches) {
         cores.push_back(findCore(q, index, nodeByName, match));
         const Core &core = cores.back();
-        if (core.error.empty() && !core.computeValue.empty()) floatOf.emplace(core.computeValue, match.floatOutput);
+        if (core.error.empty() && !core.computeValue.empty())
+            floatOf.emplace(core.computeValue, match.floatOutput);
     }
 
     // Pass 2: each layer's graph.
@@ -202,7 +210,8 @@ Result<std::vector<IsolatedLayerGraph>> extractIsolatedLayers(const Graph &float
         for (const std::string &root : roots) {
             auto it = floatOf.find(root);
             if (it == floatOf.end()) {
-                layer.note = "its input '" + root + "' (from " + describeProducer(q, index.producer(root)) +
+                layer.note = "its input '" + root + "' (from " +
+                             describeProducer(q, index.producer(root)) +
                              ") has no float counterpart";
                 break;
             }

@@ -35,7 +35,7 @@ struct IsolatedLayerGraph {
     // value names); one output: the layer's dequantized output.
     Graph graph;
     std::vector<std::pair<std::string, std::string>> inputs;  // layer-graph input -> float value
-    std::string floatOutput;                                   // the float value to compare with
+    std::string floatOutput;                                  // the float value to compare with
     // The graph output is the quantized (uint8/int8) tensor: dequantize it with the parameters
     // below. Otherwise it is float.
     bool outputQuantized = false;

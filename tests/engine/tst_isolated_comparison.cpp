@@ -57,29 +57,32 @@ ActivationBatchSource slicer(const Tensor &inputs, const std::string &name, int6
         shape[0] = count;
         Tensor t(DataType::Float, shape);
         const int64_t per = inputs.numel() / n;
-        std::memcpy(t.data<float>(), inputs.data<float>() + *next * per, sizeof(float) * count * per);
+        std::memcpy(t.data<float>(), inputs.data<float>() + *next * per,
+                    sizeof(float) * count * per);
         batch[name] = t;
         *next += count;
         return true;
     };
 }
 
-const LayerIsolatedComparison *layer(const IsolatedComparisonResult &r, const std::string &floatNode) {
+const LayerIsolatedComparison *layer(const IsolatedComparisonResult &r,
+                                     const std::string &floatNode) {
     for (const auto &l : r.layers)
         if (l.match.floatNode == floatNode) return &l;
     return nullptr;
 }
 
 void printTable(const IsolatedComparisonResult &r) {
-    std::printf("%-24s %-20s %10s %10s %8s %10s  %s\n", "float node", "quant node", "isolated", "k-vs-ref",
-                "sat %", "rmse/sc", "lowering / note");
+    std::printf("%-24s %-20s %10s %10s %8s %10s  %s\n", "float node", "quant node", "isolated",
+                "k-vs-ref", "sat %", "rmse/sc", "lowering / note");
     for (const auto &l : r.layers) {
-        std::printf("%-24s %-20s %10.4f %10.3f %8.3f %10.4f  %s%s\n", l.match.floatNode.c_str(),
-                    l.match.quantNode.c_str(), l.metrics ? l.metrics->sqnrDb : NAN,
-                    l.kernelVsReferenceSqnrDb.value_or(NAN),
-                    l.metrics ? l.metrics->saturationPct.value_or(NAN) : NAN,  // NaN unless asked for
-                    l.metrics ? l.metrics->rmseOverScale.value_or(NAN) : NAN, l.lowering.c_str(),
-                    l.note.empty() ? "" : (" | " + l.note).c_str());
+        std::printf(
+            "%-24s %-20s %10.4f %10.3f %8.3f %10.4f  %s%s\n", l.match.floatNode.c_str(),
+            l.match.quantNode.c_str(), l.metrics ? l.metrics->sqnrDb : NAN,
+            l.kernelVsReferenceSqnrDb.value_or(NAN),
+            l.metrics ? l.metrics->saturationPct.value_or(NAN) : NAN,  // NaN unless asked for
+            l.metrics ? l.metrics->rmseOverScale.value_or(NAN) : NAN, l.lowering.c_str(),
+            l.note.empty() ? "" : (" | " + l.note).c_str());
     }
 }
 
@@ -95,12 +98,14 @@ double sqnrOf(const std::vector<double> &x, const std::vector<double> &y) {
 // QuantizeLinear then DequantizeLinear of one value, as ONNX defines them (round half to even;
 // the dequantized value is a float product).
 double fakeQuant(double x, float scale, int zeroPoint, int qmin = 0, int qmax = 255) {
-    const double q = std::min<double>(qmax, std::max<double>(qmin, std::nearbyint(x / scale) + zeroPoint));
+    const double q =
+        std::min<double>(qmax, std::max<double>(qmin, std::nearbyint(x / scale) + zeroPoint));
     return double(float(q - zeroPoint) * scale);
 }
 
 // Runs the float model and keeps copies of the named values.
-std::map<std::string, Tensor> floatValues(const Graph &g, const std::map<std::string, Tensor> &feeds,
+std::map<std::string, Tensor> floatValues(const Graph &g,
+                                          const std::map<std::string, Tensor> &feeds,
                                           const std::set<std::string> &names) {
     std::map<std::string, Tensor> kept;
     auto plan = ExecutionPlan::create(g, PlanOptions{1});
@@ -140,7 +145,8 @@ TEST(IsolatedComparison, FixtureFirstLayerEqualsCumulativeAndKernelsMatchReferen
         return true;
     };
     const std::string input = f.floatGraph.inputs[0].name;
-    auto isolated = compareIsolated(f.floatGraph, f.quantGraph, f.matching, slicer(f.inputs, input, 16), options);
+    auto isolated = compareIsolated(f.floatGraph, f.quantGraph, f.matching,
+                                    slicer(f.inputs, input, 16), options);
     ASSERT_TRUE(isolated) << isolated.status().message();
     EXPECT_EQ(progressCalls, 4);
     EXPECT_EQ(isolated->samples, 64);
@@ -150,15 +156,16 @@ TEST(IsolatedComparison, FixtureFirstLayerEqualsCumulativeAndKernelsMatchReferen
 
     ActivationComparisonOptions cumulativeOptions;
     cumulativeOptions.threads = 1;
-    auto cumulative = compareActivations(f.floatGraph, f.quantGraph, f.matching, slicer(f.inputs, input, 16),
-                                         cumulativeOptions);
+    auto cumulative = compareActivations(f.floatGraph, f.quantGraph, f.matching,
+                                         slicer(f.inputs, input, 16), cumulativeOptions);
     ASSERT_TRUE(cumulative) << cumulative.status().message();
 
     // Saturation (when asked for) depends only on the float output and the output quantizer:
     // the cumulative comparison's figure.
     options.saturation = true;
     options.progress = {};
-    auto withSaturation = compareIsolated(f.floatGraph, f.quantGraph, f.matching, slicer(f.inputs, input, 16), options);
+    auto withSaturation = compareIsolated(f.floatGraph, f.quantGraph, f.matching,
+                                          slicer(f.inputs, input, 16), options);
     ASSERT_TRUE(withSaturation) << withSaturation.status().message();
 
     int firstLayers = 0, kernelChecked = 0;
@@ -169,9 +176,11 @@ TEST(IsolatedComparison, FixtureFirstLayerEqualsCumulativeAndKernelsMatchReferen
         EXPECT_EQ(l.metrics->samples, 64);
         EXPECT_TRUE(std::isfinite(l.metrics->sqnrDb));
         EXPECT_GT(l.metrics->sqnrDb, 15.0);
-        EXPECT_FALSE(l.metrics->saturationPct);  // off by default: the cumulative figure is the same
+        EXPECT_FALSE(
+            l.metrics->saturationPct);  // off by default: the cumulative figure is the same
         EXPECT_TRUE(l.metrics->rmseOverScale);
-        // The quantization noise floor is 1/sqrt(12) of a step; a layer alone cannot beat it by much.
+        // The quantization noise floor is 1/sqrt(12) of a step; a layer alone cannot beat it by
+        // much.
         EXPECT_GT(*l.metrics->rmseOverScale, 0.2);
         const auto &c = cumulative->layers[i];
         ASSERT_TRUE(c.metrics.saturationPct);
@@ -209,7 +218,8 @@ TEST(IsolatedComparison, FixtureConv2MatchesHandComputation) {
     const std::string input = f.floatGraph.inputs[0].name;
     IsolatedComparisonOptions options;
     options.threads = 1;
-    auto isolated = compareIsolated(f.floatGraph, f.quantGraph, f.matching, slicer(f.inputs, input, 64), options);
+    auto isolated = compareIsolated(f.floatGraph, f.quantGraph, f.matching,
+                                    slicer(f.inputs, input, 64), options);
     ASSERT_TRUE(isolated) << isolated.status().message();
     const LayerIsolatedComparison *conv2 = layer(*isolated, "/conv2/Conv");
     ASSERT_NE(conv2, nullptr);
@@ -241,17 +251,21 @@ TEST(IsolatedComparison, FixtureConv2MatchesHandComputation) {
     Tensor w(DataType::Float, wq.shape()), b(DataType::Float, {outChannels});
     for (int64_t i = 0; i < wq.numel(); ++i) {
         const int64_t c = i / perChannel;
-        w.data<float>()[i] = float((wq.valueAsDouble(i) - wz.valueAsDouble(c)) * ws.valueAsDouble(c));
+        w.data<float>()[i] =
+            float((wq.valueAsDouble(i) - wz.valueAsDouble(c)) * ws.valueAsDouble(c));
     }
     for (int64_t c = 0; c < outChannels; ++c)
-        b.data<float>()[c] = float((bq.valueAsDouble(c) - bz.valueAsDouble(c)) * bs.valueAsDouble(c));
+        b.data<float>()[c] =
+            float((bq.valueAsDouble(c) - bz.valueAsDouble(c)) * bs.valueAsDouble(c));
 
     auto values = floatValues(f.floatGraph, {{input, f.inputs}},
                               {"/relu1/Relu_output_0", "/bn2/BatchNormalization_output_0"});
-    const Tensor x = values["/relu1/Relu_output_0"], ref = values["/bn2/BatchNormalization_output_0"];
+    const Tensor x = values["/relu1/Relu_output_0"],
+                 ref = values["/bn2/BatchNormalization_output_0"];
     ASSERT_TRUE(x.defined() && ref.defined());
     Tensor xq(DataType::Float, x.shape());
-    for (int64_t i = 0; i < x.numel(); ++i) xq.data<float>()[i] = float(fakeQuant(x.data<float>()[i], float(inScale), inZp));
+    for (int64_t i = 0; i < x.numel(); ++i)
+        xq.data<float>()[i] = float(fakeQuant(x.data<float>()[i], float(inScale), inZp));
     test::RefConvParams params;
     const auto pads = conv->attrInts("pads");
     params.padBegin = {pads[0], pads[1]};
@@ -279,8 +293,10 @@ TEST(IsolatedComparison, FixtureIsBatchSizeIndependent) {
     const std::string input = f.floatGraph.inputs[0].name;
     IsolatedComparisonOptions options;
     options.threads = 1;
-    auto by64 = compareIsolated(f.floatGraph, f.quantGraph, f.matching, slicer(f.inputs, input, 64), options);
-    auto by8 = compareIsolated(f.floatGraph, f.quantGraph, f.matching, slicer(f.inputs, input, 8), options);
+    auto by64 = compareIsolated(f.floatGraph, f.quantGraph, f.matching, slicer(f.inputs, input, 64),
+                                options);
+    auto by8 = compareIsolated(f.floatGraph, f.quantGraph, f.matching, slicer(f.inputs, input, 8),
+                               options);
     ASSERT_TRUE(by64) << by64.status().message();
     ASSERT_TRUE(by8) << by8.status().message();
     EXPECT_EQ(by8->batches, 8);
@@ -293,8 +309,8 @@ TEST(IsolatedComparison, FixtureIsBatchSizeIndependent) {
         // the float fc output itself moves by ~1e-8 relative between the runs; the streaming
         // adds nothing (every other layer agrees to 1e-9).
         const double rel = f.floatGraph.findNode(a.match.floatNode)->opType == "Gemm" ? 1e-7 : 1e-9;
-        std::printf("%-18s by 64: %.12f dB  by 8: %.12f dB\n", a.match.floatNode.c_str(), a.metrics->sqnrDb,
-                    b.metrics->sqnrDb);
+        std::printf("%-18s by 64: %.12f dB  by 8: %.12f dB\n", a.match.floatNode.c_str(),
+                    a.metrics->sqnrDb, b.metrics->sqnrDb);
         EXPECT_NEAR(a.metrics->sqnrDb, b.metrics->sqnrDb, rel * std::fabs(a.metrics->sqnrDb));
         EXPECT_NEAR(a.metrics->mse, b.metrics->mse, rel * a.metrics->mse);
         EXPECT_NEAR(a.metrics->cosine, b.metrics->cosine, 1e-9);
@@ -302,7 +318,8 @@ TEST(IsolatedComparison, FixtureIsBatchSizeIndependent) {
         EXPECT_EQ(a.metrics->saturationPct, b.metrics->saturationPct);
         ASSERT_EQ(a.kernelVsReferenceSqnrDb.has_value(), b.kernelVsReferenceSqnrDb.has_value());
         if (a.kernelVsReferenceSqnrDb && std::isfinite(*a.kernelVsReferenceSqnrDb))
-            EXPECT_NEAR(*a.kernelVsReferenceSqnrDb, *b.kernelVsReferenceSqnrDb, rel * *a.kernelVsReferenceSqnrDb);
+            EXPECT_NEAR(*a.kernelVsReferenceSqnrDb, *b.kernelVsReferenceSqnrDb,
+                        rel * *a.kernelVsReferenceSqnrDb);
         ASSERT_TRUE(a.metrics->sampleSqnr && b.metrics->sampleSqnr);
         EXPECT_NEAR(a.metrics->sampleSqnr->median, b.metrics->sampleSqnr->median,
                     rel * std::fabs(a.metrics->sampleSqnr->median));
@@ -317,7 +334,8 @@ TEST(IsolatedComparison, ComparatorFedCapturedValuesMatchesCompareIsolated) {
     const std::string input = f.floatGraph.inputs[0].name;
     IsolatedComparisonOptions options;
     options.threads = 1;
-    auto reference = compareIsolated(f.floatGraph, f.quantGraph, f.matching, slicer(f.inputs, input, 16), options);
+    auto reference = compareIsolated(f.floatGraph, f.quantGraph, f.matching,
+                                     slicer(f.inputs, input, 16), options);
     ASSERT_TRUE(reference) << reference.status().message();
     auto comparator = IsolatedComparator::create(f.floatGraph, f.quantGraph, f.matching, options);
     ASSERT_TRUE(comparator) << comparator.status().message();
@@ -332,7 +350,8 @@ TEST(IsolatedComparison, ComparatorFedCapturedValuesMatchesCompareIsolated) {
         auto more = source(batch);
         ASSERT_TRUE(more);
         if (!*more) break;
-        ASSERT_TRUE(runAndCapture(**floatPlan, batch, (*comparator)->floatValuesNeeded(), captured, outputs));
+        ASSERT_TRUE(runAndCapture(**floatPlan, batch, (*comparator)->floatValuesNeeded(), captured,
+                                  outputs));
         ASSERT_TRUE(captured.count(input));  // the input comes twice: in `batch` and in `captured`
         ASSERT_TRUE((*comparator)->addBatch(batch, captured));
     }
@@ -370,20 +389,25 @@ TEST(IsolatedComparison, KernelCheckOnTheFirstBatchesOnly) {
     const std::string input = f.floatGraph.inputs[0].name;
     IsolatedComparisonOptions options;
     options.threads = 1;
-    auto all = compareIsolated(f.floatGraph, f.quantGraph, f.matching, slicer(f.inputs, input, 16), options);
+    auto all = compareIsolated(f.floatGraph, f.quantGraph, f.matching, slicer(f.inputs, input, 16),
+                               options);
     options.kernelCheckBatches = 1;
-    auto first = compareIsolated(f.floatGraph, f.quantGraph, f.matching, slicer(f.inputs, input, 16), options);
+    auto first = compareIsolated(f.floatGraph, f.quantGraph, f.matching,
+                                 slicer(f.inputs, input, 16), options);
     Fixture head = f;
     head.inputs = Tensor(DataType::Float, {16, 1, 28, 28});
     std::memcpy(head.inputs.data<float>(), f.inputs.data<float>(), head.inputs.byteSize());
     options.kernelCheckBatches = 0;
-    auto only16 = compareIsolated(f.floatGraph, f.quantGraph, f.matching, slicer(head.inputs, input, 16), options);
+    auto only16 = compareIsolated(f.floatGraph, f.quantGraph, f.matching,
+                                  slicer(head.inputs, input, 16), options);
     ASSERT_TRUE(all && first && only16);
     for (size_t i = 0; i < all->layers.size(); ++i) {
         SCOPED_TRACE(all->layers[i].match.floatNode);
-        ASSERT_EQ(first->layers[i].kernelVsReferenceSqnrDb.has_value(), all->layers[i].kernelVsReferenceSqnrDb.has_value());
+        ASSERT_EQ(first->layers[i].kernelVsReferenceSqnrDb.has_value(),
+                  all->layers[i].kernelVsReferenceSqnrDb.has_value());
         if (!first->layers[i].kernelVsReferenceSqnrDb) continue;
-        EXPECT_EQ(*first->layers[i].kernelVsReferenceSqnrDb, *only16->layers[i].kernelVsReferenceSqnrDb);
+        EXPECT_EQ(*first->layers[i].kernelVsReferenceSqnrDb,
+                  *only16->layers[i].kernelVsReferenceSqnrDb);
         EXPECT_EQ(first->layers[i].kernelMismatch, all->layers[i].kernelMismatch);
         // The isolated figures still cover every sample.
         EXPECT_EQ(first->layers[i].metrics->sqnrDb, all->layers[i].metrics->sqnrDb);
@@ -417,8 +441,8 @@ struct TwoConvs {
 TwoConvs twoConvs() {
     TwoConvs t;
     const Shape shape{2, 1, 1, 6};
-    t.x = Tensor::fromVector<float>(shape, {-1.23f, 0.37f, 2.21f, 3.66f, -3.07f, 0.91f,
-                                            1.58f, -0.44f, 4.02f, -2.71f, 0.08f, 2.93f});
+    t.x = Tensor::fromVector<float>(shape, {-1.23f, 0.37f, 2.21f, 3.66f, -3.07f, 0.91f, 1.58f,
+                                            -0.44f, 4.02f, -2.71f, 0.08f, 2.93f});
     test::QdqBuilder fb;
     fb.input("x", t.x);
     fb.init("w1", Tensor::fromVector<float>({1, 1, 1, 1}, {0.523f}));
@@ -508,7 +532,8 @@ TEST(IsolatedComparison, LayerWithoutFloatInputGetsANote) {
     EXPECT_FALSE(r->layers[0].metrics);
     EXPECT_FALSE(r->layers[0].kernelVsReferenceSqnrDb);
     EXPECT_NE(r->layers[0].note.find("'y1'"), std::string::npos) << r->layers[0].note;
-    EXPECT_NE(r->layers[0].note.find("no float counterpart"), std::string::npos) << r->layers[0].note;
+    EXPECT_NE(r->layers[0].note.find("no float counterpart"), std::string::npos)
+        << r->layers[0].note;
     EXPECT_EQ(r->samples, 2);
 }
 
@@ -527,8 +552,10 @@ TEST(IsolatedComparison, QOperatorFormGivesTheQdqFigures) {
     const std::string input = f.floatGraph.inputs[0].name;
     IsolatedComparisonOptions options;
     options.threads = 1;
-    auto qdqResult = compareIsolated(f.floatGraph, f.quantGraph, f.matching, slicer(f.inputs, input, 32), options);
-    auto qopResult = compareIsolated(f.floatGraph, qop, *qopMatching, slicer(f.inputs, input, 32), options);
+    auto qdqResult = compareIsolated(f.floatGraph, f.quantGraph, f.matching,
+                                     slicer(f.inputs, input, 32), options);
+    auto qopResult =
+        compareIsolated(f.floatGraph, qop, *qopMatching, slicer(f.inputs, input, 32), options);
     ASSERT_TRUE(qdqResult) << qdqResult.status().message();
     ASSERT_TRUE(qopResult) << qopResult.status().message();
     printTable(*qopResult);
@@ -541,13 +568,16 @@ TEST(IsolatedComparison, QOperatorFormGivesTheQdqFigures) {
         // uint8 output range already clamps, and the matcher does not fold the float Relu then),
         // and the Flatten, which the lowered model runs in float on the dequantized pool2 output
         // (its requantization moved into QGemm's input): a different quantized model.
-        if (!ref->metrics || ref->match.floatOutput != l.match.floatOutput || l.match.floatNode == "/flatten/Flatten")
+        if (!ref->metrics || ref->match.floatOutput != l.match.floatOutput ||
+            l.match.floatNode == "/flatten/Flatten")
             continue;
         ASSERT_TRUE(l.metrics) << l.note;
-        EXPECT_NEAR(l.metrics->sqnrDb, ref->metrics->sqnrDb, 1e-9 * std::fabs(ref->metrics->sqnrDb));
+        EXPECT_NEAR(l.metrics->sqnrDb, ref->metrics->sqnrDb,
+                    1e-9 * std::fabs(ref->metrics->sqnrDb));
         ++compared;
     }
-    EXPECT_GE(compared, 4);  // conv2, pool1 and pool2 (uint8 MaxPool: quantized roots and outputs), fc
+    EXPECT_GE(compared,
+              4);  // conv2, pool1 and pool2 (uint8 MaxPool: quantized roots and outputs), fc
 }
 
 // The mismatch flag follows the threshold: at 100 dB the conv2 kernel (exact integer arithmetic,
