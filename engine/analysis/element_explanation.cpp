@@ -44,7 +44,9 @@ bool broadcastable(const Shape &operand, const Shape &out) {
     return true;
 }
 
-double valueAt(const Tensor &t, int64_t flat) { return t.valueAsDouble(flat); }
+double valueAt(const Tensor &t, int64_t flat) {
+    return t.valueAsDouble(flat);
+}
 
 const Tensor *captured(const std::map<std::string, Tensor> &values, const std::string &name) {
     auto it = values.find(name);
@@ -56,7 +58,8 @@ std::vector<float> floatParams(const Graph &g, const Node &node, size_t input) {
     const Tensor *t = node.hasInput(input) ? constantBehind(g, node.inputs[input]) : nullptr;
     return t ? t->toFloatVector() : std::vector<float>{};
 }
-std::vector<int32_t> intParams(const Graph &g, const Node &node, size_t input, size_t fallbackSize) {
+std::vector<int32_t> intParams(const Graph &g, const Node &node, size_t input,
+                               size_t fallbackSize) {
     const Tensor *t = node.hasInput(input) ? constantBehind(g, node.inputs[input]) : nullptr;
     std::vector<int32_t> out;
     if (t)
@@ -65,9 +68,13 @@ std::vector<int32_t> intParams(const Graph &g, const Node &node, size_t input, s
     return out;
 }
 template <class V>
-V pick(const std::vector<V> &v, int64_t i) { return v.size() == 1 ? v[0] : v[static_cast<size_t>(i)]; }
+V pick(const std::vector<V> &v, int64_t i) {
+    return v.size() == 1 ? v[0] : v[static_cast<size_t>(i)];
+}
 
-bool isEightBit(DataType t) { return t == DataType::UInt8 || t == DataType::Int8; }
+bool isEightBit(DataType t) {
+    return t == DataType::UInt8 || t == DataType::Int8;
+}
 
 // The float value after the float model's folded Relu/Clip, as in the float graph.
 double applyFloatFolded(const LayerCapture &c, double v) {
@@ -76,8 +83,10 @@ double applyFloatFolded(const LayerCapture &c, double v) {
         if (!n) continue;
         if (n->opType == "Relu") v = std::max(v, 0.0);
         if (n->opType == "Clip") {
-            const Tensor *lo = n->hasInput(1) ? constantBehind(c.floatFolded, n->inputs[1]) : nullptr;
-            const Tensor *hi = n->hasInput(2) ? constantBehind(c.floatFolded, n->inputs[2]) : nullptr;
+            const Tensor *lo =
+                n->hasInput(1) ? constantBehind(c.floatFolded, n->inputs[1]) : nullptr;
+            const Tensor *hi =
+                n->hasInput(2) ? constantBehind(c.floatFolded, n->inputs[2]) : nullptr;
             if (lo) v = std::max(v, lo->valueAsDouble(0));
             if (hi) v = std::min(v, hi->valueAsDouble(0));
         }
@@ -105,15 +114,19 @@ Status explainIntegerMatMul(const LayerCapture &c, const Node &node, ElementExpl
     const Tensor *x = captured(c.quantValues, node.inputs[0]);
     const Tensor *w = node.hasInput(3) ? constantBehind(g, node.inputs[3]) : nullptr;
     const Tensor *y = captured(c.quantValues, node.outputs[0]);
-    if (!x || !w || !y) return Status::badInput(node.describe() + ": input, weight or output was not captured");
+    if (!x || !w || !y)
+        return Status::badInput(node.describe() + ": input, weight or output was not captured");
     if (y->shape() != e.outputShape)
         return Status::badInput(node.describe() + ": output shape " + shapeToString(y->shape()) +
                                 " differs from the layer's " + shapeToString(e.outputShape));
     const bool conv = node.opType == "QLinearConv", gemm = node.opType == "QGemm";
     const size_t yScaleInput = gemm ? 7 : 6, yZpInput = gemm ? 8 : 7;
-    const std::vector<float> xs = floatParams(g, node, 1), ws = floatParams(g, node, 4), ys = floatParams(g, node, yScaleInput);
-    if (xs.empty() || ws.empty() || ys.empty()) return Status::badInput(node.describe() + ": scales are not constants");
-    const std::vector<int32_t> xzp = intParams(g, node, 2, 1), wzp = intParams(g, node, 5, ws.size()),
+    const std::vector<float> xs = floatParams(g, node, 1), ws = floatParams(g, node, 4),
+                             ys = floatParams(g, node, yScaleInput);
+    if (xs.empty() || ws.empty() || ys.empty())
+        return Status::badInput(node.describe() + ": scales are not constants");
+    const std::vector<int32_t> xzp = intParams(g, node, 2, 1),
+                               wzp = intParams(g, node, 5, ws.size()),
                                yzp = intParams(g, node, yZpInput, 1);
     e.yScale = ys[0];
     e.yZeroPoint = yzp[0];
@@ -130,10 +143,11 @@ Status explainIntegerMatMul(const LayerCapture &c, const Node &node, ElementExpl
 
     // The float side: the float layer's input and its (folded) weight.
     const Node *fnode = c.floatFolded.findNode(c.match.floatNode);
-    const Tensor *xf = fnode && fnode->hasInput(0) ? captured(c.floatValues, fnode->inputs[0]) : nullptr;
+    const Tensor *xf =
+        fnode && fnode->hasInput(0) ? captured(c.floatValues, fnode->inputs[0]) : nullptr;
     Tensor wf;
-    if (auto found = findLayerWeights(c.floatFolded, c.quantFolded, c.match); found && found->weights &&
-                                                                             found->weights->floatWeight.shape() == w->shape()) {
+    if (auto found = findLayerWeights(c.floatFolded, c.quantFolded, c.match);
+        found && found->weights && found->weights->floatWeight.shape() == w->shape()) {
         wf = found->weights->floatWeight;
         e.batchNormFolded = found->weights->batchNormFolded;
     } else {
@@ -142,8 +156,8 @@ Status explainIntegerMatMul(const LayerCapture &c, const Node &node, ElementExpl
     const bool withFloat = xf && wf.defined() && xf->shape() == x->shape();
     double floatSum = 0.0;
 
-    auto addTerm = [&](std::vector<int64_t> xi, std::vector<int64_t> wi, int32_t xzpValue, int32_t wzpValue, float xScale,
-                       float wScale) {
+    auto addTerm = [&](std::vector<int64_t> xi, std::vector<int64_t> wi, int32_t xzpValue,
+                       int32_t wzpValue, float xScale, float wScale) {
         ExplainedTerm t;
         const int64_t xf_ = flatIndex(x->shape(), xi), wf_ = flatIndex(w->shape(), wi);
         t.xq = static_cast<int32_t>(valueAt(*x, xf_));
@@ -169,8 +183,9 @@ Status explainIntegerMatMul(const LayerCapture &c, const Node &node, ElementExpl
     if (conv) {
         e.quantOp = "QLinearConv";
         conv::ConvGeometry geo;
-        QL_RETURN_IF_ERROR(conv::resolveConvGeometry(conv::readConvAttributes(node), x->shape(), w->shape(), geo)
-                               .withContext(node.describe()));
+        QL_RETURN_IF_ERROR(
+            conv::resolveConvGeometry(conv::readConvAttributes(node), x->shape(), w->shape(), geo)
+                .withContext(node.describe()));
         const int rank = geo.spatialRank;
         const int64_t n = e.element[0], m = e.element[1];
         channel = m;
@@ -190,7 +205,8 @@ Status explainIntegerMatMul(const LayerCapture &c, const Node &node, ElementExpl
                 }
                 bool inside = true;
                 for (int i = 0; i < rank; ++i) {
-                    const int64_t pos = e.element[2 + i] * geo.strides[i] - geo.padBegin[i] + k[i] * geo.dilations[i];
+                    const int64_t pos = e.element[2 + i] * geo.strides[i] - geo.padBegin[i] +
+                                        k[i] * geo.dilations[i];
                     inside = inside && pos >= 0 && pos < x->dim(2 + i);
                     xi.push_back(pos);
                     wi.push_back(k[i]);
@@ -209,10 +225,12 @@ Status explainIntegerMatMul(const LayerCapture &c, const Node &node, ElementExpl
         multiplier = xs[0] * wScale / ys[0];
     } else if (gemm || node.opType == "QLinearMatMul") {
         e.quantOp = node.opType;
-        const bool transA = gemm && node.attrInt("transA", 0), transB = gemm && node.attrInt("transB", 0);
+        const bool transA = gemm && node.attrInt("transA", 0),
+                   transB = gemm && node.attrInt("transB", 0);
         const float alpha = gemm ? node.attrFloat("alpha", 1.0f) : 1.0f;
         if (w->rank() != 2 || x->rank() < 2 || (gemm && x->rank() != 2))
-            return Status::unsupported(node.describe() + ": only a 2-D constant weight is explained");
+            return Status::unsupported(node.describe() +
+                                       ": only a 2-D constant weight is explained");
         const int64_t i = e.element[e.element.size() - 2], j = e.element.back();
         const int64_t k = transB ? w->dim(1) : w->dim(0);
         channel = j;
@@ -222,16 +240,25 @@ Status explainIntegerMatMul(const LayerCapture &c, const Node &node, ElementExpl
         e.wScale = wScale;
         for (int64_t p = 0; p < k; ++p) {
             std::vector<int64_t> xi(e.element.begin(), e.element.end() - 2);
-            if (transA) { xi.push_back(p); xi.push_back(i); } else { xi.push_back(i); xi.push_back(p); }
-            std::vector<int64_t> wi = transB ? std::vector<int64_t>{j, p} : std::vector<int64_t>{p, j};
+            if (transA) {
+                xi.push_back(p);
+                xi.push_back(i);
+            } else {
+                xi.push_back(i);
+                xi.push_back(p);
+            }
+            std::vector<int64_t> wi =
+                transB ? std::vector<int64_t>{j, p} : std::vector<int64_t>{p, j};
             addTerm(xi, wi, xzp[0], wz, xs[0], wScale);
         }
         if (gemm) {
             if (node.hasInput(6)) {
                 const Tensor *b = constantBehind(g, node.inputs[6]);
                 if (!b) return Status::unsupported(node.describe() + ": bias C is not a constant");
-                const int64_t rows = b->rank() == 2 ? b->dim(0) : 1, cols = b->rank() == 0 ? 1 : b->dim(-1);
-                bias = static_cast<int32_t>(b->valueAsDouble((rows == 1 ? 0 : i) * cols + (cols == 1 ? 0 : j)));
+                const int64_t rows = b->rank() == 2 ? b->dim(0) : 1,
+                              cols = b->rank() == 0 ? 1 : b->dim(-1);
+                bias = static_cast<int32_t>(
+                    b->valueAsDouble((rows == 1 ? 0 : i) * cols + (cols == 1 ? 0 : j)));
             }
             const float scale = alpha * xs[0] * wScale;
             multiplier = scale / ys[0];
@@ -247,13 +274,16 @@ Status explainIntegerMatMul(const LayerCapture &c, const Node &node, ElementExpl
     e.accumulatorWithBias = e.accumulator + bias;
     e.multiplier = multiplier;
     // The kernel: float(acc + bias) · M, rounded half to even, + y_zp, clamped.
-    const float scaled = static_cast<float>(static_cast<int32_t>(e.accumulatorWithBias)) * multiplier;
+    const float scaled =
+        static_cast<float>(static_cast<int32_t>(e.accumulatorWithBias)) * multiplier;
     e.realResult = static_cast<double>(scaled) * ys[0];
     finishQuantized(e, scaled, lo, hi);
 
     e.floatFormula = conv ? "Σ x·w + b" : (gemm ? "alpha·Σ a·b + beta·c" : "Σ a·b");
     if (withFloat) {
-        auto bias = floatLayerBias(c.floatFolded, c.match, w->dim(static_cast<int>(conv ? 0 : (node.attrInt("transB", 0) ? 0 : 1))));
+        auto bias = floatLayerBias(
+            c.floatFolded, c.match,
+            w->dim(static_cast<int>(conv ? 0 : (node.attrInt("transB", 0) ? 0 : 1))));
         if (bias) e.floatBias = (*bias)[static_cast<size_t>(channel)];
         e.floatComputed = applyFloatFolded(c, floatSum + e.floatBias);
     } else {
@@ -289,7 +319,8 @@ double applyQuantFolded(const LayerCapture &c, double v, std::string &last) {
 // An operand of the node at the element: its value as the op read it, and the quantized
 // integer behind it when it comes from a DequantizeLinear (or is itself 8-bit).
 std::optional<ExplainedOperand> operandAt(const LayerCapture &c, const std::string &value,
-                                          const std::vector<int64_t> &element, const Shape &outShape) {
+                                          const std::vector<int64_t> &element,
+                                          const Shape &outShape) {
     const Tensor *t = captured(c.quantValues, value);
     if (!t || !broadcastable(t->shape(), outShape)) return std::nullopt;
     ExplainedOperand op;
@@ -319,7 +350,8 @@ void explainBatchNorm(const LayerCapture &c, const Node &node, ElementExplanatio
     e.channel = ch;
     double p[4] = {};
     for (int i = 0; i < 4; ++i) {
-        const Tensor *t = node.hasInput(i + 1) ? constantBehind(c.quantRun, node.inputs[i + 1]) : nullptr;
+        const Tensor *t =
+            node.hasInput(i + 1) ? constantBehind(c.quantRun, node.inputs[i + 1]) : nullptr;
         if (t) p[i] = t->valueAsDouble(t->numel() == 1 ? 0 : ch);
     }
     e.gamma = p[0];
@@ -340,14 +372,18 @@ void explainBatchNorm(const LayerCapture &c, const Node &node, ElementExplanatio
         double fp[4] = {};
         bool ok = xf != nullptr;
         for (int i = 0; i < 4 && ok; ++i) {
-            const Tensor *t = fnode->hasInput(i + 1) ? constantBehind(c.floatFolded, fnode->inputs[i + 1]) : nullptr;
+            const Tensor *t = fnode->hasInput(i + 1)
+                                  ? constantBehind(c.floatFolded, fnode->inputs[i + 1])
+                                  : nullptr;
             ok = t != nullptr;
             if (t) fp[i] = t->valueAsDouble(t->numel() == 1 ? 0 : ch);
         }
         if (ok) {
             const double xv = valueAt(*xf, flatIndex(xf->shape(), e.element));
             if (!e.operands.empty()) e.operands[0].floatValue = xv;
-            e.floatComputed = applyFloatFolded(c, fp[0] * (xv - fp[2]) / std::sqrt(fp[3] + fnode->attrFloat("epsilon", 1e-5f)) + fp[1]);
+            e.floatComputed = applyFloatFolded(
+                c, fp[0] * (xv - fp[2]) / std::sqrt(fp[3] + fnode->attrFloat("epsilon", 1e-5f)) +
+                       fp[1]);
         }
     }
     e.floatFormula = e.opFormula;
@@ -376,7 +412,8 @@ void addPoolWindow(const LayerCapture &c, const Node &node, ElementExplanation &
     if (!x || x->rank() < 3 || node.attrString("auto_pad", "NOTSET") != "NOTSET") return;
     const int rank = x->rank() - 2;
     const std::vector<int64_t> kernel = node.attrInts("kernel_shape");
-    std::vector<int64_t> strides = node.attrInts("strides"), dil = node.attrInts("dilations"), pads = node.attrInts("pads");
+    std::vector<int64_t> strides = node.attrInts("strides"), dil = node.attrInts("dilations"),
+                         pads = node.attrInts("pads");
     if (static_cast<int>(kernel.size()) != rank) return;
     strides.resize(rank, 1);
     dil.resize(rank, 1);
@@ -456,12 +493,14 @@ void explainRequantize(const LayerCapture &c, const Node &node, ElementExplanati
     }
     e.floatFormula = fnode ? fnode->opType : std::string();
     e.floatComputed = e.floatModelValue;
-    if (fnode && (fnode->opType == "Add" || fnode->opType == "Sub" || fnode->opType == "Mul") && e.operands.size() == 2 &&
-        e.operands[0].floatValue && e.operands[1].floatValue) {
+    if (fnode && (fnode->opType == "Add" || fnode->opType == "Sub" || fnode->opType == "Mul") &&
+        e.operands.size() == 2 && e.operands[0].floatValue && e.operands[1].floatValue) {
         const double a = *e.operands[0].floatValue, b = *e.operands[1].floatValue;
         const double r = fnode->opType == "Add" ? a + b : fnode->opType == "Sub" ? a - b : a * b;
         e.floatComputed = applyFloatFolded(c, r);
-        e.floatFormula = fnode->opType == "Add" ? "a + b" : fnode->opType == "Sub" ? "a − b" : "a · b";
+        e.floatFormula = fnode->opType == "Add"   ? "a + b"
+                         : fnode->opType == "Sub" ? "a − b"
+                                                  : "a · b";
     }
 
     if (node.opType == "QLinearAdd" || node.opType == "QLinearMul") {
@@ -477,7 +516,8 @@ void explainRequantize(const LayerCapture &c, const Node &node, ElementExplanati
         float v = 0.0f;
         if (node.opType == "QLinearAdd") {
             const float ra = a.scale / sc[0], rb = b.scale / sc[0];
-            const float bias = -(ra * static_cast<float>(a.zeroPoint) + rb * static_cast<float>(b.zeroPoint));
+            const float bias =
+                -(ra * static_cast<float>(a.zeroPoint) + rb * static_cast<float>(b.zeroPoint));
             v = ra * static_cast<float>(a.q) + rb * static_cast<float>(b.q) + bias;
             e.realResult = a.real + b.real;
         } else {
@@ -572,12 +612,12 @@ Result<ElementExplanation> explainElement(const LayerCapture &c, std::vector<int
     e.outputShape = c.floatOutput.shape();
     if (element.empty()) element = worstElement(c);
     if (element.size() != e.outputShape.size())
-        return Status::badInput("element needs " + std::to_string(e.outputShape.size()) + " coordinates for output " +
-                                shapeToString(e.outputShape));
+        return Status::badInput("element needs " + std::to_string(e.outputShape.size()) +
+                                " coordinates for output " + shapeToString(e.outputShape));
     for (size_t d = 0; d < element.size(); ++d)
         if (element[d] < 0 || element[d] >= e.outputShape[d])
-            return Status::badInput("element coordinate " + std::to_string(d) + " is out of range for output " +
-                                    shapeToString(e.outputShape));
+            return Status::badInput("element coordinate " + std::to_string(d) +
+                                    " is out of range for output " + shapeToString(e.outputShape));
     e.element = element;
     e.sample = element.empty() ? 0 : element[0];
     e.foldedQuantNodes = c.match.foldedQuantNodes;
@@ -588,7 +628,8 @@ Result<ElementExplanation> explainElement(const LayerCapture &c, std::vector<int
     e.engineDequantized = c.quantOutput.data<float>()[flat];
     e.difference = e.engineDequantized - e.floatModelValue;
     if (c.quantRunNode < 0) {
-        e.notes.push_back("the quantized layer '" + c.match.quantNode + "' was rewritten away when the model was prepared");
+        e.notes.push_back("the quantized layer '" + c.match.quantNode +
+                          "' was rewritten away when the model was prepared");
         e.floatComputed = e.floatModelValue;
         return e;
     }
@@ -604,8 +645,10 @@ Result<ElementExplanation> explainElement(const LayerCapture &c, std::vector<int
     return e;
 }
 
-Result<ElementExplanation> explainElement(const Graph &floatGraph, const Graph &quantGraph, const LayerMatch &match,
-                                          const std::map<std::string, Tensor> &batch, std::vector<int64_t> element,
+Result<ElementExplanation> explainElement(const Graph &floatGraph, const Graph &quantGraph,
+                                          const LayerMatch &match,
+                                          const std::map<std::string, Tensor> &batch,
+                                          std::vector<int64_t> element,
                                           const LayerCaptureOptions &options) {
     auto capture = captureLayer(floatGraph, quantGraph, match, batch, options);
     if (!capture) return capture.status();

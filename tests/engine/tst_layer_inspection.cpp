@@ -41,7 +41,9 @@ const QuantParamSet *role(const LayerInspection &r, const std::string &name) {
     return nullptr;
 }
 
-int64_t sum(const std::vector<int64_t> &v) { return std::accumulate(v.begin(), v.end(), int64_t(0)); }
+int64_t sum(const std::vector<int64_t> &v) {
+    return std::accumulate(v.begin(), v.end(), int64_t(0));
+}
 
 // The DequantizeLinear behind a quantized node's input (through Identity/Cast).
 const Node *dqBehind(const Graph &g, std::string value) {
@@ -109,7 +111,8 @@ TEST_F(FxInspection, QParamsEqualTheModelsInitializers) {
     ASSERT_NE(b, nullptr);
     EXPECT_EQ(b->type, DataType::Int32);
     ASSERT_EQ(b->values.size(), wScale.size());
-    for (size_t i = 0; i < wScale.size(); ++i) EXPECT_FLOAT_EQ(b->scale[i], x->scale[0] * wScale[i]);
+    for (size_t i = 0; i < wScale.size(); ++i)
+        EXPECT_FLOAT_EQ(b->scale[i], x->scale[0] * wScale[i]);
 }
 
 TEST_F(FxInspection, HistogramsCountEveryElementAndScatterPairsAreReal) {
@@ -135,9 +138,11 @@ TEST_F(FxInspection, HistogramsCountEveryElementAndScatterPairsAreReal) {
         EXPECT_EQ(r->activationHistogram->floatCounts.size(), 50u);
         EXPECT_EQ(sum(r->activationHistogram->floatCounts), elements);
         EXPECT_EQ(sum(r->activationHistogram->quantCounts), elements);
-        if (std::string(name).find("Conv") != std::string::npos || std::string(name) == "/fc/Gemm") {
+        if (std::string(name).find("Conv") != std::string::npos ||
+            std::string(name) == "/fc/Gemm") {
             ASSERT_TRUE(r->weightHistogram);
-            const Tensor *w = folded.initializer(dqBehind(folded, folded.findNode(m->quantNode)->inputs[1])->inputs[0]);
+            const Tensor *w = folded.initializer(
+                dqBehind(folded, folded.findNode(m->quantNode)->inputs[1])->inputs[0]);
             EXPECT_EQ(sum(r->weightHistogram->floatCounts), w->numel());
             EXPECT_EQ(sum(r->weightHistogram->quantCounts), w->numel());
         } else {
@@ -182,18 +187,21 @@ TEST_F(FxInspection, ExplainedConvAndGemmElementsEqualTheInt8Kernel) {
         const int64_t n = shapeElementCount(shape);
         // The worst element, then elements spread over the whole output (corners, padding).
         std::vector<std::vector<int64_t>> elements = {{}};
-        for (int64_t i = 0; i < n; i += std::max<int64_t>(1, n / 97)) elements.push_back(test::unravelIndex(i, shape));
+        for (int64_t i = 0; i < n; i += std::max<int64_t>(1, n / 97))
+            elements.push_back(test::unravelIndex(i, shape));
         elements.push_back(test::unravelIndex(n - 1, shape));
         for (const auto &element : elements) {
             auto e = explainElement(*capture, element);
             ASSERT_TRUE(e) << e.status().message();
             ASSERT_EQ(e->kind, ElementExplanation::Kind::IntegerMatMul);
             ASSERT_TRUE(e->engineQuantized);
-            ASSERT_EQ(e->quantized, *e->engineQuantized) << "element " << test::ravelIndex(e->element, shape);
+            ASSERT_EQ(e->quantized, *e->engineQuantized)
+                << "element " << test::ravelIndex(e->element, shape);
             EXPECT_TRUE(e->matchesEngine);
             // The int32 sum is the sum of the listed products.
             int64_t acc = 0;
-            for (const auto &t : e->terms) acc += int64_t(t.xq - e->xZeroPoint) * (t.wq - e->wZeroPoint);
+            for (const auto &t : e->terms)
+                acc += int64_t(t.xq - e->xZeroPoint) * (t.wq - e->wZeroPoint);
             EXPECT_EQ(acc, e->accumulator);
             EXPECT_EQ(e->accumulatorWithBias, e->accumulator + e->biasInt32);
             EXPECT_GE(e->quantized, e->qmin);
@@ -201,7 +209,8 @@ TEST_F(FxInspection, ExplainedConvAndGemmElementsEqualTheInt8Kernel) {
             // The dequantized result is the quantized model's value at the element.
             EXPECT_FLOAT_EQ(float(e->dequantized), float(e->engineDequantized));
             // The float formula (BN folded, Relu applied) reproduces the float model's value.
-            EXPECT_NEAR(e->floatComputed, e->floatModelValue, 1e-4 * (1.0 + std::fabs(e->floatModelValue)));
+            EXPECT_NEAR(e->floatComputed, e->floatModelValue,
+                        1e-4 * (1.0 + std::fabs(e->floatModelValue)));
             ++explained;
         }
     }
@@ -238,7 +247,8 @@ TEST_F(FxInspection, ElementOutOfRangeIsAnError) {
     auto e = explainElement(f.floatGraph, f.quantGraph, *matchOf(f, "/fc/Gemm"), batch, {0, 10});
     ASSERT_FALSE(e);
     EXPECT_NE(e.status().message().find("out of range"), std::string::npos);
-    auto wrongRank = explainElement(f.floatGraph, f.quantGraph, *matchOf(f, "/fc/Gemm"), batch, {0});
+    auto wrongRank =
+        explainElement(f.floatGraph, f.quantGraph, *matchOf(f, "/fc/Gemm"), batch, {0});
     ASSERT_FALSE(wrongRank);
 }
 
@@ -266,8 +276,8 @@ TEST(LayerInspectionHelpers, SubsampleIsDeterministicDistinctAndSorted) {
 TEST(LayerInspectionBatchNorm, Int8BatchNormEqualsTheReferencePath) {
     const Shape shape = {2, 3, 4, 4};
     const Tensor x = test::randomTensor(shape, 11, -2.0f, 3.0f);
-    const std::vector<float> gamma = {1.5f, -0.7f, 0.3f}, beta = {0.2f, -0.1f, 1.0f}, mean = {0.4f, -0.3f, 1.2f},
-                             var = {0.8f, 2.5f, 0.05f};
+    const std::vector<float> gamma = {1.5f, -0.7f, 0.3f}, beta = {0.2f, -0.1f, 1.0f},
+                             mean = {0.4f, -0.3f, 1.2f}, var = {0.8f, 2.5f, 0.05f};
     const float eps = 1e-5f, xs = 5.0f / 255.0f, ys = 0.03f;
     const int xzp = 102, yzp = 128;
     auto addBn = [&](test::QdqBuilder &b, const std::string &in, const std::string &out) {
@@ -309,7 +319,8 @@ TEST(LayerInspectionBatchNorm, Int8BatchNormEqualsTheReferencePath) {
         const float xq = std::min(255.0f, std::max(0.0f, std::nearbyint(xv / xs) + xzp));
         const double xr = double(xs * (xq - xzp));
         const double y = gamma[c] * (xr - mean[c]) / std::sqrt(double(var[c]) + eps) + beta[c];
-        const double yq = std::min(255.0, std::max(0.0, double(std::nearbyint(float(y) / ys)) + yzp));
+        const double yq =
+            std::min(255.0, std::max(0.0, double(std::nearbyint(float(y) / ys)) + yzp));
         ASSERT_EQ(e->operands.size(), 1u);
         EXPECT_EQ(e->operands[0].q, int32_t(xq));
         EXPECT_EQ(e->operands[0].zeroPoint, xzp);
