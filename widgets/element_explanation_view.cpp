@@ -213,7 +213,14 @@ QString floatColumnText(const ElementExplanation &e) {
     out += tr("Float model value = %1\n").arg(num(e.floatModelValue, 8));
     out += tr("Quantized value   = %1\n").arg(num(e.engineDequantized, 8));
     out += tr("Difference (quantized − float) = %1\n").arg(num(e.difference, 6));
-    if (e.yScale > 0.0f) out += tr("  = %1 output steps\n").arg(num(e.difference / e.yScale, 3));
+    if (e.yScale > 0.0f) {
+        out += tr("  = %1 output steps\n").arg(num(e.difference / e.yScale, 3));
+        // Where it comes from: the op on quantized operands vs the float ones, then this layer's
+        // own rounding and clamping of the result.
+        out +=
+            tr("  from the quantized operands: %1\n").arg(num(e.realResult - e.floatComputed, 4));
+        out += tr("  from requantization:         %1\n").arg(num(e.dequantized - e.realResult, 4));
+    }
     for (const auto &note : e.notes) out += QLatin1Char('\n') + QString::fromStdString(note);
     return out;
 }

@@ -9,6 +9,7 @@
 #include <QSplitter>
 #include <QTabWidget>
 #include <QTableWidget>
+#include <QTimer>
 #include <QVBoxLayout>
 #include <QtConcurrent/QtConcurrentRun>
 
@@ -426,6 +427,9 @@ void LayerInspector::fillTables() {
 }
 
 void LayerInspector::fillPlots() {
+    for (QCustomPlot *p :
+         {m_weightPlot, m_activationPlot, m_scatterPlot, m_channelPlot, m_samplePlot})
+        stylePlot(p);
     const analysis::LayerReport *layer = reportRow();
     if (m_inspection) {
         const analysis::LayerInspection &r = *m_inspection;
@@ -477,11 +481,14 @@ void LayerInspector::fillPlots() {
 void LayerInspector::changeEvent(QEvent *event) {
     QWidget::changeEvent(event);
     if (event->type() == QEvent::PaletteChange) {
-        for (QCustomPlot *p :
-             {m_weightPlot, m_activationPlot, m_scatterPlot, m_channelPlot, m_samplePlot}) {
-            stylePlot(p);
-            p->replot();
-        }
+        // The plots get the new palette after this event: restyle once they have it.
+        QTimer::singleShot(0, this, [this] {
+            fillPlots();
+            if (m_row < 0)
+                for (QCustomPlot *p :
+                     {m_weightPlot, m_activationPlot, m_scatterPlot, m_channelPlot, m_samplePlot})
+                    showPlotMessage(p, tr("No layer selected"));
+        });
     }
 }
 

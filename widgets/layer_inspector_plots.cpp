@@ -56,6 +56,9 @@ void stylePlot(QCustomPlot *plot) {
         axis->setTickLabelColor(text);
         axis->setLabelColor(text);
         axis->grid()->setPen(QPen(grid, 1, Qt::DotLine));
+        QColor zero = text;
+        zero.setAlpha(110);
+        axis->grid()->setZeroLinePen(QPen(zero, 1));
     }
     plot->legend->setBrush(pal.brush(QPalette::Base));
     plot->legend->setTextColor(text);

@@ -83,6 +83,38 @@ std::set<std::string> valuesAround(const Graph &g, int nodeIndex, const LayerMat
     return wanted;
 }
 
+// A QOperator layer's output is its quantized tensor (no DequantizeLinear): its scale and zero
+// point are the node's output inputs.
+void describeQOperatorOutput(const Graph &folded, const std::string &value, QuantTarget &target) {
+    const int p = folded.producerIndex(value);
+    if (p < 0) return;
+    const Node &node = folded.nodes[p];
+    static const std::map<std::string, std::pair<size_t, size_t>> outputParams = {
+        {"QLinearConv", {6, 7}},
+        {"QLinearMatMul", {6, 7}},
+        {"QGemm", {7, 8}},
+        {"QLinearAdd", {6, 7}},
+        {"QLinearMul", {6, 7}},
+        {"QLinearGlobalAveragePool", {3, 4}},
+        {"QLinearAveragePool", {3, 4}},
+        {"QLinearSigmoid", {3, 4}},
+        {"QLinearLeakyRelu", {3, 4}},
+        {"QLinearConcat", {0, 1}}};
+    auto it = outputParams.find(node.opType);
+    if (it == outputParams.end() || node.outputs.empty() || node.outputs[0] != value) return;
+    const Tensor *scale = node.hasInput(it->second.first)
+                              ? folded.initializer(node.inputs[it->second.first])
+                              : nullptr;
+    const Tensor *zp = node.hasInput(it->second.second)
+                           ? folded.initializer(node.inputs[it->second.second])
+                           : nullptr;
+    if (!scale || scale->numel() != 1) return;
+    target.scale = scale->toFloatVector();
+    target.zeroPoint = {zp ? static_cast<int32_t>(zp->valueAsDouble(0)) : 0};
+    target.quantType = zp ? zp->dtype() : DataType::UInt8;
+    target.quantizedNames = {value};
+}
+
 }  // namespace
 
 Result<LayerCapture> captureLayer(const Graph &floatGraph, const Graph &quantGraph,
@@ -101,6 +133,7 @@ Result<LayerCapture> captureLayer(const Graph &floatGraph, const Graph &quantGra
     if (!quantGraph.findNode(match.quantNode))
         return Status::badInput("layer '" + match.quantNode + "' is not in the quantized model");
     c.target = describeQuantValue(c.quantFolded, match.quantOutput);
+    if (c.target.scale.empty()) describeQOperatorOutput(c.quantFolded, match.quantOutput, c.target);
 
     c.quantRun = quantGraph;
     PrecisionReport report;

@@ -116,6 +116,7 @@ private slots:
     void emptyInspector();
     void conv1TablesAndPlotsEqualTheEngine();
     void gemmIsExplainedAsTheKernelComputesIt();
+    void darkPaletteRender();
     void newerRequestSupersedesOlder();
     void typedElementIsExplained();
     void batchNormRunningInt8IsExplained();
@@ -238,8 +239,9 @@ void TestLayerInspector::conv1TablesAndPlotsEqualTheEngine() {
     QVERIFY(integer.contains(QStringLiteral("QLinearConv")));
     QVERIFY(integer.contains(QStringLiteral("int32 accumulation Σ = %1").arg(e.accumulator)));
     QVERIFY(integer.contains(QStringLiteral("✓ equal")));
-    QVERIFY(inspector.explanationView()->floatText()->toPlainText().contains(
-        QStringLiteral("BatchNormalization folded")));
+    const QString floatSide = inspector.explanationView()->floatText()->toPlainText();
+    QVERIFY(floatSide.contains(QStringLiteral("BatchNormalization folded")));
+    QVERIFY(floatSide.contains(QStringLiteral("from requantization")));
     QCOMPARE(inspector.explanationView()->elementEdit()->text(), ql::ui::formatElement(e.element));
 
     saveShot(inspector, LayerInspector::ParametersTab, QStringLiteral("conv1_quantization.png"));
@@ -264,6 +266,30 @@ void TestLayerInspector::conv1TablesAndPlotsEqualTheEngine() {
     saveShot(inspector, LayerInspector::ChannelsTab, QStringLiteral("conv1_channels.png"));
     saveShot(inspector, LayerInspector::SamplesTab, QStringLiteral("conv1_samples.png"));
     saveShot(inspector, LayerInspector::ExplainTab, QStringLiteral("conv1_explain.png"));
+}
+
+void TestLayerInspector::darkPaletteRender() {
+    LayerInspector inspector;
+    inspector.resize(1000, 640);
+    QPalette dark;
+    dark.setColor(QPalette::Window, QColor(45, 45, 48));
+    dark.setColor(QPalette::WindowText, QColor(230, 230, 230));
+    dark.setColor(QPalette::Base, QColor(30, 30, 32));
+    dark.setColor(QPalette::AlternateBase, QColor(40, 40, 44));
+    dark.setColor(QPalette::Text, QColor(230, 230, 230));
+    dark.setColor(QPalette::Button, QColor(55, 55, 58));
+    dark.setColor(QPalette::ButtonText, QColor(230, 230, 230));
+    dark.setColor(QPalette::Mid, QColor(90, 90, 95));
+    inspector.setPalette(dark);
+    inspector.setContext(m_context);
+    QSignalSpy spy(&inspector, &LayerInspector::inspected);
+    inspector.setLayer(rowOf(m_context, "/conv2/Conv"));
+    QVERIFY(waitInspected(inspector, spy));
+    QVERIFY(inspector.inspection());
+    // The plots follow the palette: tick labels in the text colour.
+    QCOMPARE(inspector.weightPlot()->xAxis->tickLabelColor(), QColor(230, 230, 230));
+    saveShot(inspector, LayerInspector::WeightsTab, QStringLiteral("conv2_weights_dark.png"));
+    saveShot(inspector, LayerInspector::ExplainTab, QStringLiteral("conv2_explain_dark.png"));
 }
 
 void TestLayerInspector::gemmIsExplainedAsTheKernelComputesIt() {
