@@ -45,6 +45,13 @@ std::vector<size_t> listedTerms(const ElementExplanation &e) {
     return order;
 }
 
+// "a", "b" for a binary op; "x1", "x2", ... for a window or more operands.
+QString operandName(const ElementExplanation &e, size_t i) {
+    if (e.operands.size() == 2 && e.opFormula.find("window") == std::string::npos)
+        return i == 0 ? QStringLiteral("a") : QStringLiteral("b");
+    return QStringLiteral("x%1").arg(i + 1);
+}
+
 QString outputChain(const ElementExplanation &e, QString out) {
     if (!e.requantized) {
         out += ElementExplanationView::tr(
@@ -196,15 +203,19 @@ QString integerColumnText(const ElementExplanation &e) {
             for (size_t i = 0; i < e.operands.size() && i < kListedTerms; ++i) {
                 const auto &op = e.operands[i];
                 if (op.quantized && op.scale > 0.0f)
-                    out += ElementExplanationView::tr("  q = %1, zp = %2, scale = %3 → %4\n")
+                    out += ElementExplanationView::tr("  %1: q = %2, zp = %3, scale = %4 → %5\n")
+                               .arg(operandName(e, i))
                                .arg(op.q)
                                .arg(op.zeroPoint)
                                .arg(num(op.scale))
                                .arg(num(op.real, 8));
                 else if (op.quantized)
-                    out += ElementExplanationView::tr("  q = %1\n").arg(op.q);
+                    out += ElementExplanationView::tr("  %1: q = %2\n")
+                               .arg(operandName(e, i))
+                               .arg(op.q);
                 else
-                    out += ElementExplanationView::tr("  %1 (float)\n").arg(num(op.real, 8));
+                    out += ElementExplanationView::tr("  %1: %2 (float)\n")
+                               .arg(operandName(e, i), num(op.real, 8));
             }
             if (e.operands.size() > kListedTerms)
                 out += ElementExplanationView::tr("  … %1 more\n")
@@ -242,10 +253,7 @@ QString floatColumnText(const ElementExplanation &e) {
         for (size_t i = 0; i < e.operands.size() && i < kListedTerms; ++i)
             if (e.operands[i].floatValue)
                 out += ElementExplanationView::tr("  %1 = %2\n    (quantized model: %3)\n")
-                           .arg(batchNorm ? QStringLiteral("x")
-                                          : (i == 0   ? QStringLiteral("a")
-                                             : i == 1 ? QStringLiteral("b")
-                                                      : QString::number(i)))
+                           .arg(batchNorm ? QStringLiteral("x") : operandName(e, i))
                            .arg(num(*e.operands[i].floatValue, 8), num(e.operands[i].real, 8));
     }
     out += ElementExplanationView::tr("\nFormula value     = %1\n").arg(num(e.floatComputed, 8));
