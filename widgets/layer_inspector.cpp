@@ -200,7 +200,7 @@ LayerInspector::~LayerInspector() {
 }
 
 bool LayerInspector::isBusy() const {
-    return m_watcher.isRunning() || m_pending;
+    return m_running || m_pending;
 }
 
 void LayerInspector::setContext(InspectorContext context) {
@@ -253,7 +253,7 @@ void LayerInspector::explainElement(const std::vector<int64_t> &element) {
 
 void LayerInspector::request(int row, const std::vector<int64_t> &element) {
     ++m_generation;
-    if (m_watcher.isRunning()) {
+    if (m_running) {
         // Superseded: the running job's result will be dropped, this one runs after it.
         m_pending = true;
         m_pendingRow = row;
@@ -283,6 +283,7 @@ void LayerInspector::request(int row, const std::vector<int64_t> &element) {
     const analysis::LayerMatch matchCopy = *match;
     analysis::LayerInspectionOptions options = m_context.options;
     options.element = element;
+    m_running = true;  // until onFinished: the future may be done before its signal arrives
     m_watcher.setFuture(QtConcurrent::run([=]() {
         InspectorOutcome out;
         out.row = row;
@@ -297,6 +298,7 @@ void LayerInspector::request(int row, const std::vector<int64_t> &element) {
 }
 
 void LayerInspector::onFinished() {
+    m_running = false;
     const InspectorOutcome out = m_watcher.result();
     if (m_pending) {
         m_pending = false;

@@ -120,6 +120,7 @@ private:
     std::optional<analysis::LayerInspection> m_inspection;
     QString m_error;
     QFutureWatcher<InspectorOutcome> m_watcher;
+    bool m_running = false;  // a job was started and its finished() not yet handled
     bool m_pending = false;  // a request waits for the running one to finish
     int m_pendingRow = -1;
     std::vector<int64_t> m_pendingElement;
