@@ -117,12 +117,6 @@
 <context>
     <name>main</name>
     <message>
-        <source>QuantLens: find and fix int8 quantization accuracy loss.
-Subcommands: gui (default), infer, bench; `quantlens SUBCOMMAND --help`.</source>
-        <translation>QuantLens: Genauigkeitsverluste durch int8-Quantisierung finden und beheben.
-Unterbefehle: gui (Standard), infer, bench; `quantlens UNTERBEFEHL --help`.</translation>
-    </message>
-    <message>
         <source>ONNX model to open.</source>
         <translation>Zu öffnendes ONNX-Modell.</translation>
     </message>
@@ -142,6 +136,650 @@ Unterbefehle: gui (Standard), infer, bench; `quantlens UNTERBEFEHL --help`.</tra
         <source>%1: cannot write the PNG</source>
         <translation>%1: PNG kann nicht geschrieben werden</translation>
     </message>
+    <message>
+        <source>QuantLens: find and fix int8 quantization accuracy loss.
+Subcommands: gui (default), infer, bench, quantize, analyze; `quantlens SUBCOMMAND --help`.</source>
+        <translation>QuantLens: Genauigkeitsverluste durch int8-Quantisierung finden und beheben.
+Unterbefehle: gui (Standard), infer, bench, quantize, analyze; `quantlens UNTERBEFEHL --help`.</translation>
+    </message>
+</context>
+<context>
+    <name>ql::ui::AnalysisHeadline</name>
+    <message>
+        <source>Output SQNR</source>
+        <translation>Ausgabe-SQNR</translation>
+    </message>
+    <message>
+        <source>SQNR of the first model output, float vs quantized model, over all evaluation samples</source>
+        <translation>SQNR der ersten Modellausgabe, Float- vs. quantisiertes Modell, über alle Evaluierungs-Samples</translation>
+    </message>
+    <message>
+        <source>Top-1 agreement</source>
+        <translation>Top-1-Übereinstimmung</translation>
+    </message>
+    <message>
+        <source>Share of samples where both models predict the same class</source>
+        <translation>Anteil der Samples, bei denen beide Modelle dieselbe Klasse vorhersagen</translation>
+    </message>
+    <message>
+        <source>Accuracy fp32 / int8</source>
+        <translation>Genauigkeit fp32 / int8</translation>
+    </message>
+    <message>
+        <source>Top-1 accuracy of the float and the quantized model against the labels (needs a labels file)</source>
+        <translation>Top-1-Genauigkeit des Float- und des quantisierten Modells gegenüber den Labels (benötigt eine Label-Datei)</translation>
+    </message>
+    <message>
+        <source>Layers int8 / fp32</source>
+        <translation>Schichten int8 / fp32</translation>
+    </message>
+    <message>
+        <source>Matched layers by how the quantized model runs them</source>
+        <translation>Zugeordnete Schichten, aufgeteilt danach, wie das quantisierte Modell sie ausführt</translation>
+    </message>
+    <message>
+        <source>Latency int8 / fp32</source>
+        <translation>Latenz int8 / fp32</translation>
+    </message>
+    <message>
+        <source>Time of one pass of the current int8 plan and of the float model</source>
+        <translation>Dauer eines Durchlaufs des aktuellen int8-Plans und des Float-Modells</translation>
+    </message>
+    <message>
+        <source>Samples</source>
+        <translation>Samples</translation>
+    </message>
+    <message>
+        <source>Evaluation samples both models ran on</source>
+        <translation>Evaluierungs-Samples, auf denen beide Modelle liefen</translation>
+    </message>
+    <message>
+        <source>%1 / %2</source>
+        <translation>%1 / %2</translation>
+    </message>
+    <message>
+        <source>(%1%2 pts)</source>
+        <translation>(%1%2 Pp.)</translation>
+    </message>
+    <message>
+        <source>(%1 unmatched)</source>
+        <translation>(%1 ohne Zuordnung)</translation>
+    </message>
+    <message>
+        <source>%1 dB</source>
+        <translation>%1 dB</translation>
+    </message>
+    <message>
+        <source>%1 vs %2 over %3 samples</source>
+        <translation>%1 vs. %2 über %3 Samples</translation>
+    </message>
+    <message>
+        <source>%1 / %2 ms</source>
+        <translation>%1 / %2 ms</translation>
+    </message>
+</context>
+<context>
+    <name>ql::ui::AnalysisPanel</name>
+    <message>
+        <source>Keep %1 in fp32</source>
+        <translation>%1 in fp32 belassen</translation>
+    </message>
+    <message>
+        <source>Show all layers</source>
+        <translation>Alle Schichten zeigen</translation>
+    </message>
+    <message>
+        <source>SQNR &amp;threshold:</source>
+        <translation>SQNR-&amp;Schwellwert:</translation>
+    </message>
+    <message>
+        <source> dB</source>
+        <translation> dB</translation>
+    </message>
+    <message>
+        <source>Layers whose cumulative or isolated SQNR is under this are highlighted; a healthy layer has about 30 dB or more. Drag the dashed line in the chart to change it.</source>
+        <translation>Schichten, deren kumulatives oder isoliertes SQNR darunter liegt, werden hervorgehoben; eine gesunde Schicht hat etwa 30 dB oder mehr. Zum Ändern die gestrichelte Linie im Diagramm ziehen.</translation>
+    </message>
+    <message>
+        <source>Wheel: zoom · drag: pan · double-click: all layers</source>
+        <translation>Mausrad: Zoom · Ziehen: Verschieben · Doppelklick: alle Schichten</translation>
+    </message>
+    <message>
+        <source>Filter by name, op type or precision</source>
+        <translation>Nach Name, Operator oder Präzision filtern</translation>
+    </message>
+    <message>
+        <source>1 layer under %1 dB</source>
+        <translation>1 Schicht unter %1 dB</translation>
+    </message>
+    <message>
+        <source>%1 layers under %2 dB</source>
+        <translation>%1 Schichten unter %2 dB</translation>
+    </message>
+    <message>
+        <source>%1 of %2 layers</source>
+        <translation>%1 von %2 Schichten</translation>
+    </message>
+    <message>
+        <source>1 layer</source>
+        <translation>1 Schicht</translation>
+    </message>
+    <message>
+        <source>%1 layers</source>
+        <translation>%1 Schichten</translation>
+    </message>
+</context>
+<context>
+    <name>ql::ui::AnalysisTableModel</name>
+    <message>
+        <source>fp32</source>
+        <translation>fp32</translation>
+    </message>
+    <message>
+        <source>int8</source>
+        <translation>int8</translation>
+    </message>
+    <message>
+        <source>Runs in fp32</source>
+        <translation>Läuft in fp32</translation>
+    </message>
+    <message>
+        <source>Runs in int8</source>
+        <translation>Läuft in int8</translation>
+    </message>
+    <message>
+        <source>Lowering: %1</source>
+        <translation>Umsetzung: %1</translation>
+    </message>
+    <message>
+        <source>Changed here; the figures are from the %1 run</source>
+        <translation>Hier geändert; die Werte stammen aus dem %1-Lauf</translation>
+    </message>
+    <message>
+        <source>Check to keep this layer in fp32</source>
+        <translation>Ankreuzen, um diese Schicht in fp32 zu belassen</translation>
+    </message>
+    <message>
+        <source>%1 dB is under the %2 dB threshold</source>
+        <translation>%1 dB liegt unter dem Schwellwert von %2 dB</translation>
+    </message>
+    <message>
+        <source>Per-sample SQNR: min %1 dB, 5th percentile %2 dB, median %3 dB (%4 samples)</source>
+        <translation>SQNR je Sample: Min. %1 dB, 5. Perzentil %2 dB, Median %3 dB (%4 Samples)</translation>
+    </message>
+    <message>
+        <source>The int8 kernel differs from the reference path (dequantize, fp32 op, quantize): %1 dB, under %2 dB</source>
+        <translation>Der int8-Kernel weicht vom Referenzpfad ab (dequantisieren, fp32-Op, quantisieren): %1 dB, unter %2 dB</translation>
+    </message>
+    <message>
+        <source>%1 &apos;%2&apos;</source>
+        <translation>%1 „%2“</translation>
+    </message>
+    <message>
+        <source>Quantized model: %1</source>
+        <translation>Quantisiertes Modell: %1</translation>
+    </message>
+    <message>
+        <source>Includes (float): %1</source>
+        <translation>Enthält (float): %1</translation>
+    </message>
+    <message>
+        <source>Includes (quantized): %1</source>
+        <translation>Enthält (quantisiert): %1</translation>
+    </message>
+    <message>
+        <source>Matched by %1</source>
+        <translation>Zugeordnet über %1</translation>
+    </message>
+    <message>
+        <source>Position in the float model&apos;s topological order</source>
+        <translation>Position in der topologischen Reihenfolge des Float-Modells</translation>
+    </message>
+    <message>
+        <source>Float model node name (skip-lists use it)</source>
+        <translation>Knotenname im Float-Modell (wird von Ausschlusslisten verwendet)</translation>
+    </message>
+    <message>
+        <source>ONNX operator of the float node</source>
+        <translation>ONNX-Operator des Float-Knotens</translation>
+    </message>
+    <message>
+        <source>How the quantized layer runs; check to keep it in fp32</source>
+        <translation>Wie die quantisierte Schicht ausgeführt wird; ankreuzen, um sie in fp32 zu belassen</translation>
+    </message>
+    <message>
+        <source>Weight SQNR = 10·log10(Σw² / Σ(w − dequant(q(w)))²), float weight (BN-folded when the quantized model folded it) vs dequantized int8 weight</source>
+        <translation>Gewichts-SQNR = 10·log10(Σw² / Σ(w − dequant(q(w)))²), Float-Gewicht (BN-gefaltet, wenn das quantisierte Modell BN gefaltet hat) vs. dequantisiertes int8-Gewicht</translation>
+    </message>
+    <message>
+        <source>Cumulative activation SQNR: both models run end to end on the same inputs, this layer&apos;s outputs compared; 10·log10(Σx² / Σ(x−y)²)</source>
+        <translation>Kumulatives Aktivierungs-SQNR: Beide Modelle laufen komplett auf denselben Eingaben, verglichen werden die Ausgaben dieser Schicht; 10·log10(Σx² / Σ(x−y)²)</translation>
+    </message>
+    <message>
+        <source>Isolated (shadow) SQNR: the quantized layer fed the float model&apos;s input to it, compared with the float layer&apos;s output: the layer&apos;s own error</source>
+        <translation>Isoliertes (Schatten-)SQNR: Die quantisierte Schicht erhält die Eingabe aus dem Float-Modell und wird mit der Ausgabe der Float-Schicht verglichen: der eigene Fehler der Schicht</translation>
+    </message>
+    <message>
+        <source>Cosine similarity Σxy / sqrt(Σx²·Σy²) of the cumulative outputs</source>
+        <translation>Kosinus-Ähnlichkeit Σxy / sqrt(Σx²·Σy²) der kumulativen Ausgaben</translation>
+    </message>
+    <message>
+        <source>sqrt(MSE) / output scale; about 0.289 is the quantization noise floor</source>
+        <translation>sqrt(MSE) / Ausgabe-Skalierung; etwa 0,289 ist das Grundrauschen der Quantisierung</translation>
+    </message>
+    <message>
+        <source>Share of quantized output values clipped at qmin or qmax (%)</source>
+        <translation>Anteil der quantisierten Ausgabewerte, die bei qmin oder qmax abgeschnitten werden (%)</translation>
+    </message>
+    <message>
+        <source>5th percentile of the per-sample cumulative SQNR: far under the overall SQNR means the error depends on the data (a few inputs are bad)</source>
+        <translation>5. Perzentil des kumulativen SQNR je Sample: Liegt es weit unter dem Gesamt-SQNR, hängt der Fehler von den Daten ab (einige wenige Eingaben sind schlecht)</translation>
+    </message>
+    <message>
+        <source>int8 kernel output vs the reference path (dequantize, fp32 op, quantize); under %1 dB is flagged as a kernel mismatch</source>
+        <translation>Ausgabe des int8-Kernels vs. Referenzpfad (dequantisieren, fp32-Op, quantisieren); unter %1 dB gilt als Kernel-Abweichung</translation>
+    </message>
+    <message>
+        <source>#</source>
+        <translation>#</translation>
+    </message>
+    <message>
+        <source>Name</source>
+        <translation>Name</translation>
+    </message>
+    <message>
+        <source>Op type</source>
+        <translation>Operator</translation>
+    </message>
+    <message>
+        <source>Precision</source>
+        <translation>Präzision</translation>
+    </message>
+    <message>
+        <source>Weight dB</source>
+        <translation>Gewicht dB</translation>
+    </message>
+    <message>
+        <source>Cumul. dB</source>
+        <translation>Kumul. dB</translation>
+    </message>
+    <message>
+        <source>Isolated dB</source>
+        <translation>Isoliert dB</translation>
+    </message>
+    <message>
+        <source>Cosine</source>
+        <translation>Kosinus</translation>
+    </message>
+    <message>
+        <source>RMSE/scale</source>
+        <translation>RMSE/Skal.</translation>
+    </message>
+    <message>
+        <source>Sat. %</source>
+        <translation>Sätt. %</translation>
+    </message>
+    <message>
+        <source>p5 dB</source>
+        <translation>p5 dB</translation>
+    </message>
+    <message>
+        <source>Kernel dB</source>
+        <translation>Kernel dB</translation>
+    </message>
+</context>
+<context>
+    <name>ql::ui::ElementExplanationView</name>
+    <message>
+        <source>No requantization: %1 works on the 8-bit values;
+the output keeps the input&apos;s scale and zero point.
+</source>
+        <translation>Keine Requantisierung: %1 rechnet direkt mit den 8-Bit-Werten;
+die Ausgabe behält Skalierung und Nullpunkt der Eingabe.
+</translation>
+    </message>
+    <message>
+        <source>Dequantize: y_scale·(q − y_zp) = %1·(%2 − %3) = %4
+</source>
+        <translation>Dequantisieren: y_scale·(q − y_zp) = %1·(%2 − %3) = %4
+</translation>
+    </message>
+    <message>
+        <source>Engine&apos;s int8 output: %1 ✓ equal
+</source>
+        <translation>int8-Ausgabe der Engine: %1 ✓ gleich
+</translation>
+    </message>
+    <message>
+        <source>Engine&apos;s int8 output: %1 ✗ differs
+</source>
+        <translation>int8-Ausgabe der Engine: %1 ✗ abweichend
+</translation>
+    </message>
+    <message>
+        <source>Requantize:
+</source>
+        <translation>Requantisieren:
+</translation>
+    </message>
+    <message>
+        <source>  M = x_scale·w_scale / y_scale
+</source>
+        <translation>  M = x_scale·w_scale / y_scale
+</translation>
+    </message>
+    <message>
+        <source>    = %1·%2 / %3 = %4
+</source>
+        <translation>    = %1·%2 / %3 = %4
+</translation>
+    </message>
+    <message>
+        <source>  acc·M          = %1
+</source>
+        <translation>  acc·M          = %1
+</translation>
+    </message>
+    <message>
+        <source>  real / y_scale = %1 / %2 = %3
+</source>
+        <translation>  real / y_scale = %1 / %2 = %3
+</translation>
+    </message>
+    <message>
+        <source>  round (half to even) = %1
+</source>
+        <translation>  runden (.5 → gerade) = %1
+</translation>
+    </message>
+    <message>
+        <source>  + y_zp (%1)          = %2
+</source>
+        <translation>  + y_zp (%1)          = %2
+</translation>
+    </message>
+    <message>
+        <source> (narrowed by the fused %1)</source>
+        <translation> (eingeengt durch fusioniertes %1)</translation>
+    </message>
+    <message>
+        <source>  clamp to %1 → %2%3
+</source>
+        <translation>  begrenzen auf %1 → %2%3
+</translation>
+    </message>
+    <message>
+        <source>  (clamped)</source>
+        <translation>  (begrenzt)</translation>
+    </message>
+    <message>
+        <source>Quantized layer: %1
+</source>
+        <translation>Quantisierte Schicht: %1
+</translation>
+    </message>
+    <message>
+        <source>  with %1 fused
+</source>
+        <translation>  fusioniert mit %1
+</translation>
+    </message>
+    <message>
+        <source>Output element %1
+
+</source>
+        <translation>Ausgabeelement %1
+
+</translation>
+    </message>
+    <message>
+        <source>x_zp = %1   x_scale = %2
+</source>
+        <translation>x_zp = %1   x_scale = %2
+</translation>
+    </message>
+    <message>
+        <source>w_zp = %1   w_scale = %2   (channel %3)
+</source>
+        <translation>w_zp = %1   w_scale = %2   (Kanal %3)
+</translation>
+    </message>
+    <message>
+        <source>Products (x_q − x_zp)·(w_q − w_zp), the %1 largest of %2:
+</source>
+        <translation>Produkte (x_q − x_zp)·(w_q − w_zp), die %1 größten von %2:
+</translation>
+    </message>
+    <message>
+        <source>Products (x_q − x_zp)·(w_q − w_zp), %1 in all:
+</source>
+        <translation>Produkte (x_q − x_zp)·(w_q − w_zp), %1 insgesamt:
+</translation>
+    </message>
+    <message>
+        <source>  … %1 more
+</source>
+        <translation>  … %1 weitere
+</translation>
+    </message>
+    <message>
+        <source>  (%1 window positions in the padding add 0)
+</source>
+        <translation>  (%1 Fensterpositionen im Padding tragen 0 bei)
+</translation>
+    </message>
+    <message>
+        <source>int32 accumulation Σ = %1
+</source>
+        <translation>int32-Akkumulator Σ = %1
+</translation>
+    </message>
+    <message>
+        <source>+ bias_int32 (%1) = %2
+
+</source>
+        <translation>+ bias_int32 (%1) = %2
+
+</translation>
+    </message>
+    <message>
+        <source>x_q = %1   x_zp = %2   x_scale = %3
+</source>
+        <translation>x_q = %1   x_zp = %2   x_scale = %3
+</translation>
+    </message>
+    <message>
+        <source>x = x_scale·(x_q − x_zp) = %1
+</source>
+        <translation>x = x_scale·(x_q − x_zp) = %1
+</translation>
+    </message>
+    <message>
+        <source>gamma = %1  beta = %2
+mean = %3  var = %4  eps = %5   (channel %6)
+</source>
+        <translation>gamma = %1  beta = %2
+mean = %3  var = %4  eps = %5   (Kanal %6)
+</translation>
+    </message>
+    <message>
+        <source>y = gamma·(x − mean)/sqrt(var + eps) + beta
+  = %1   (in float, between DQ and Q)
+
+</source>
+        <translation>y = gamma·(x − mean)/sqrt(var + eps) + beta
+  = %1   (in float, zwischen DQ und Q)
+
+</translation>
+    </message>
+    <message>
+        <source>Operands (%1):
+</source>
+        <translation>Operanden (%1):
+</translation>
+    </message>
+    <message>
+        <source>  %1: q = %2, zp = %3, scale = %4 → %5
+</source>
+        <translation>  %1: q = %2, zp = %3, scale = %4 → %5
+</translation>
+    </message>
+    <message>
+        <source>  %1: q = %2
+</source>
+        <translation>  %1: q = %2
+</translation>
+    </message>
+    <message>
+        <source>  %1: %2 (float)
+</source>
+        <translation>  %1: %2 (float)
+</translation>
+    </message>
+    <message>
+        <source>%1 = %2
+
+</source>
+        <translation>%1 = %2
+
+</translation>
+    </message>
+    <message>
+        <source>Float model: %1
+</source>
+        <translation>Float-Modell: %1
+</translation>
+    </message>
+    <message>
+        <source>  (BatchNormalization folded into w and b)
+</source>
+        <translation>  (BatchNormalization in w und b gefaltet)
+</translation>
+    </message>
+    <message>
+        <source>%1
+</source>
+        <translation>%1
+</translation>
+    </message>
+    <message>
+        <source>Products x·w (float input and weight),
+same positions:
+</source>
+        <translation>Produkte x·w (Float-Eingabe und -Gewicht),
+gleiche Positionen:
+</translation>
+    </message>
+    <message>
+        <source>b = %1
+</source>
+        <translation>b = %1
+</translation>
+    </message>
+    <message>
+        <source>  %1 = %2
+    (quantized model: %3)
+</source>
+        <translation>  %1 = %2
+    (quantisiertes Modell: %3)
+</translation>
+    </message>
+    <message>
+        <source>
+Formula value     = %1
+</source>
+        <translation>
+Formelwert         = %1
+</translation>
+    </message>
+    <message>
+        <source>Float model value = %1
+</source>
+        <translation>Float-Modell       = %1
+</translation>
+    </message>
+    <message>
+        <source>Quantized value   = %1
+</source>
+        <translation>Quantisierter Wert = %1
+</translation>
+    </message>
+    <message>
+        <source>Difference (quantized − float) = %1
+</source>
+        <translation>Differenz (quantisiert − float) = %1
+</translation>
+    </message>
+    <message>
+        <source>  = %1 output steps
+</source>
+        <translation>  = %1 Quantisierungsstufen der Ausgabe
+</translation>
+    </message>
+    <message>
+        <source>  from the quantized operands: %1
+</source>
+        <translation>  aus den quantisierten Operanden: %1
+</translation>
+    </message>
+    <message>
+        <source>  from requantization:         %1
+</source>
+        <translation>  aus der Requantisierung:         %1
+</translation>
+    </message>
+    <message>
+        <source>Output element, e.g. 0, 3, 12, 7</source>
+        <translation>Ausgabeelement, z. B. 0, 3, 12, 7</translation>
+    </message>
+    <message>
+        <source>Coordinates of one output element (N, C, H, W for a convolution, row, column for Gemm)</source>
+        <translation>Koordinaten eines Ausgabeelements (N, C, H, W bei einer Faltung; Zeile, Spalte bei Gemm)</translation>
+    </message>
+    <message>
+        <source>Explain</source>
+        <translation>Erklären</translation>
+    </message>
+    <message>
+        <source>Worst element</source>
+        <translation>Schlechtestes Element</translation>
+    </message>
+    <message>
+        <source>The element with the largest error in the first sample</source>
+        <translation>Das Element mit dem größten Fehler im ersten Sample</translation>
+    </message>
+    <message>
+        <source>Element:</source>
+        <translation>Element:</translation>
+    </message>
+    <message>
+        <source>&lt;b&gt;Integer arithmetic (int8 kernel)&lt;/b&gt;</source>
+        <translation>&lt;b&gt;Ganzzahlarithmetik (int8-Kernel)&lt;/b&gt;</translation>
+    </message>
+    <message>
+        <source>&lt;b&gt;Float model&lt;/b&gt;</source>
+        <translation>&lt;b&gt;Float-Modell&lt;/b&gt;</translation>
+    </message>
+    <message>
+        <source>Type the element&apos;s coordinates as numbers separated by commas.</source>
+        <translation>Geben Sie die Koordinaten des Elements als kommagetrennte Zahlen ein.</translation>
+    </message>
+    <message>
+        <source>No explanation for this layer.</source>
+        <translation>Keine Erklärung für diese Schicht.</translation>
+    </message>
+    <message>
+        <source>Quantized %1 vs float %2: difference %3</source>
+        <translation>Quantisiert %1, float %2: Differenz %3</translation>
+    </message>
+    <message>
+        <source> — the recomputed integer equals the engine&apos;s output.</source>
+        <translation> — der nachgerechnete Integer-Wert stimmt mit der Ausgabe der Engine überein.</translation>
+    </message>
+    <message>
+        <source> — the recomputed integer DIFFERS from the engine&apos;s output.</source>
+        <translation> — der nachgerechnete Integer-Wert WEICHT von der Ausgabe der Engine AB.</translation>
+    </message>
 </context>
 <context>
     <name>ql::ui::Format</name>
@@ -156,6 +794,10 @@ Unterbefehle: gui (Standard), infer, bench; `quantlens UNTERBEFEHL --help`.</tra
     <message>
         <source>subgraph</source>
         <translation>Teilgraph</translation>
+    </message>
+    <message>
+        <source>%1 %</source>
+        <translation>%1 %</translation>
     </message>
 </context>
 <context>
@@ -211,6 +853,323 @@ Unterbefehle: gui (Standard), infer, bench; `quantlens UNTERBEFEHL --help`.</tra
     <message>
         <source>Parameters</source>
         <translation>Parameter</translation>
+    </message>
+</context>
+<context>
+    <name>ql::ui::LayerInspector</name>
+    <message>
+        <source>No layer selected</source>
+        <translation>Keine Schicht ausgewählt</translation>
+    </message>
+    <message>
+        <source>Running both models on the evaluation batch</source>
+        <translation>Beide Modelle laufen auf dem Evaluierungs-Batch</translation>
+    </message>
+    <message>
+        <source>Tensor</source>
+        <translation>Tensor</translation>
+    </message>
+    <message>
+        <source>Value</source>
+        <translation>Wert</translation>
+    </message>
+    <message>
+        <source>Type</source>
+        <translation>Typ</translation>
+    </message>
+    <message>
+        <source>Granularity</source>
+        <translation>Granularität</translation>
+    </message>
+    <message>
+        <source>Scale</source>
+        <translation>Skalierung</translation>
+    </message>
+    <message>
+        <source>Zero point</source>
+        <translation>Nullpunkt</translation>
+    </message>
+    <message>
+        <source>Channel</source>
+        <translation>Kanal</translation>
+    </message>
+    <message>
+        <source>Weight scale</source>
+        <translation>Gewichtsskalierung</translation>
+    </message>
+    <message>
+        <source>Weight zero point</source>
+        <translation>Gewichtsnullpunkt</translation>
+    </message>
+    <message>
+        <source>Bias (int32)</source>
+        <translation>Bias (int32)</translation>
+    </message>
+    <message>
+        <source>Weight min</source>
+        <translation>Gewicht min</translation>
+    </message>
+    <message>
+        <source>Weight max</source>
+        <translation>Gewicht max</translation>
+    </message>
+    <message>
+        <source>Weight SQNR (dB)</source>
+        <translation>Gewichts-SQNR (dB)</translation>
+    </message>
+    <message>
+        <source>Per output channel: the weight&apos;s scale and zero point, the int32 bias (at scale x_scale·w_scale), the float weight&apos;s range and the channel&apos;s weight SQNR</source>
+        <translation>Je Ausgabekanal: Skalierung und Nullpunkt des Gewichts, der int32-Bias (mit Skalierung x_scale·w_scale), der Wertebereich des Float-Gewichts und das Gewichts-SQNR des Kanals</translation>
+    </message>
+    <message>
+        <source>Float weight (BatchNormalization folded when the quantized model folded it) and dequantized int8 weight over the same bins</source>
+        <translation>Float-Gewicht (mit gefalteter BatchNormalization, wenn das quantisierte Modell sie gefaltet hat) und dequantisiertes int8-Gewicht über dieselben Bins</translation>
+    </message>
+    <message>
+        <source>The layer&apos;s float output and the quantized model&apos;s dequantized output, both models run end to end on the evaluation batch (cumulative)</source>
+        <translation>Float-Ausgabe der Schicht und dequantisierte Ausgabe des quantisierten Modells; beide Modelle laufen komplett auf dem Evaluierungs-Batch (kumulativ)</translation>
+    </message>
+    <message>
+        <source>Float vs quantized output values at a fixed random subsample of elements; points on y = x have no error</source>
+        <translation>Float- vs. quantisierte Ausgabewerte an einer festen Zufallsauswahl von Elementen; Punkte auf y = x haben keinen Fehler</translation>
+    </message>
+    <message>
+        <source>Per output channel: the float weight&apos;s min and max (bars) and the channel&apos;s weight SQNR (line, right axis)</source>
+        <translation>Je Ausgabekanal: Minimum und Maximum des Float-Gewichts (Balken) und das Gewichts-SQNR des Kanals (Linie, rechte Achse)</translation>
+    </message>
+    <message>
+        <source>SQNR of each evaluation sample at this layer (cumulative), sorted. A low 5th percentile with a high median means data-sensitive error (a few inputs suffer); all low means data-insensitive error.</source>
+        <translation>SQNR jedes Evaluierungs-Samples an dieser Schicht (kumulativ), sortiert. Ein niedriges 5. Perzentil bei hohem Median bedeutet datenabhängigen Fehler (wenige Eingaben leiden); durchweg niedrige Werte bedeuten datenunabhängigen Fehler.</translation>
+    </message>
+    <message>
+        <source>Logarithmic count</source>
+        <translation>Logarithmische Anzahl</translation>
+    </message>
+    <message>
+        <source>Show the histograms&apos; counts on a logarithmic axis, so that rare values (outliers, clipped tails) stay visible</source>
+        <translation>Die Anzahlen der Histogramme auf einer logarithmischen Achse zeigen, damit seltene Werte (Ausreißer, abgeschnittene Ränder) sichtbar bleiben</translation>
+    </message>
+    <message>
+        <source>Show the error (quantized − float) instead of the quantized value</source>
+        <translation>Fehler (quantisiert − float) statt des quantisierten Werts zeigen</translation>
+    </message>
+    <message>
+        <source>Quantization</source>
+        <translation>Quantisierung</translation>
+    </message>
+    <message>
+        <source>Weights</source>
+        <translation>Gewichte</translation>
+    </message>
+    <message>
+        <source>Activations</source>
+        <translation>Aktivierungen</translation>
+    </message>
+    <message>
+        <source>Scatter</source>
+        <translation>Streudiagramm</translation>
+    </message>
+    <message>
+        <source>Channels</source>
+        <translation>Kanäle</translation>
+    </message>
+    <message>
+        <source>Per-sample SQNR</source>
+        <translation>SQNR je Sample</translation>
+    </message>
+    <message>
+        <source>Explain element</source>
+        <translation>Element erklären</translation>
+    </message>
+    <message>
+        <source>Select a layer in the chart or the table to see its quantization parameters, histograms and an explained output element.</source>
+        <translation>Wählen Sie eine Schicht im Diagramm oder in der Tabelle, um ihre Quantisierungsparameter, Histogramme und ein erklärtes Ausgabeelement zu sehen.</translation>
+    </message>
+    <message>
+        <source>%1  (%2)</source>
+        <translation>%1  (%2)</translation>
+    </message>
+    <message>
+        <source>The layer has no match in the quantized model.</source>
+        <translation>Die Schicht hat keine Entsprechung im quantisierten Modell.</translation>
+    </message>
+    <message>
+        <source>No models or evaluation batch to inspect.</source>
+        <translation>Keine Modelle oder kein Evaluierungs-Batch zum Untersuchen.</translation>
+    </message>
+    <message>
+        <source>No inspection: %1</source>
+        <translation>Keine Untersuchung: %1</translation>
+    </message>
+    <message>
+        <source>Quantized as %1 (%2); output %3; %4</source>
+        <translation>Quantisiert als %1 (%2); Ausgabe %3; %4</translation>
+    </message>
+    <message>
+        <source>; cumulative SQNR %1 dB</source>
+        <translation>; kumulatives SQNR %1 dB</translation>
+    </message>
+    <message>
+        <source>; weight SQNR %1 dB</source>
+        <translation>; Gewichts-SQNR %1 dB</translation>
+    </message>
+    <message>
+        <source>; BatchNormalization folded into the weight</source>
+        <translation>; BatchNormalization ins Gewicht gefaltet</translation>
+    </message>
+    <message>
+        <source>No explanation for this layer.</source>
+        <translation>Keine Erklärung für diese Schicht.</translation>
+    </message>
+    <message>
+        <source>%1 … %2</source>
+        <translation>%1 … %2</translation>
+    </message>
+    <message>
+        <source>per channel (axis %1, %2 channels)</source>
+        <translation>pro Kanal (Achse %1, %2 Kanäle)</translation>
+    </message>
+    <message>
+        <source>per tensor</source>
+        <translation>pro Tensor</translation>
+    </message>
+    <message>
+        <source>weight value (BN folded)</source>
+        <translation>Gewichtswert (BN gefaltet)</translation>
+    </message>
+    <message>
+        <source>weight value</source>
+        <translation>Gewichtswert</translation>
+    </message>
+    <message>
+        <source>This layer has no quantized weight.</source>
+        <translation>Diese Schicht hat kein quantisiertes Gewicht.</translation>
+    </message>
+    <message>
+        <source>output value</source>
+        <translation>Ausgabewert</translation>
+    </message>
+    <message>
+        <source>No per-channel weight figures for this layer.</source>
+        <translation>Keine Gewichtswerte pro Kanal für diese Schicht.</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n sample(s)</source>
+        <translation>
+            <numerusform>%n Sample</numerusform>
+            <numerusform>%n Samples</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>: min %1 dB, 5th percentile %2 dB, median %3 dB.</source>
+        <translation>: Min. %1 dB, 5. Perzentil %2 dB, Median %3 dB.</translation>
+    </message>
+    <message>
+        <source> The 5th percentile is far below the median: the error is data-sensitive (a few inputs suffer most).</source>
+        <translation> Das 5. Perzentil liegt weit unter dem Median: Der Fehler ist datenabhängig (wenige Eingaben leiden am stärksten).</translation>
+    </message>
+    <message>
+        <source>No per-sample SQNR figures for this layer.</source>
+        <translation>Keine SQNR-Werte je Sample für diese Schicht.</translation>
+    </message>
+    <message>
+        <source>float</source>
+        <translation>float</translation>
+    </message>
+    <message>
+        <source>dequantized int8</source>
+        <translation>dequantisiertes int8</translation>
+    </message>
+    <message>
+        <source>count (log)</source>
+        <translation>Anzahl (log)</translation>
+    </message>
+    <message>
+        <source>count</source>
+        <translation>Anzahl</translation>
+    </message>
+    <message>
+        <source>int8 range</source>
+        <translation>int8-Bereich</translation>
+    </message>
+    <message>
+        <source>elements</source>
+        <translation>Elemente</translation>
+    </message>
+    <message>
+        <source>float output</source>
+        <translation>Float-Ausgabe</translation>
+    </message>
+    <message>
+        <source>error: quantized − float</source>
+        <translation>Fehler: quantisiert − float</translation>
+    </message>
+    <message>
+        <source>%1 of %2 elements</source>
+        <translation>%1 von %2 Elementen</translation>
+    </message>
+    <message>
+        <source>quantized output (dequantized)</source>
+        <translation>quantisierte Ausgabe (dequantisiert)</translation>
+    </message>
+    <message>
+        <source>y = x</source>
+        <translation>y = x</translation>
+    </message>
+    <message>
+        <source>weight max</source>
+        <translation>Gewicht max</translation>
+    </message>
+    <message>
+        <source>weight min</source>
+        <translation>Gewicht min</translation>
+    </message>
+    <message>
+        <source>output channel</source>
+        <translation>Ausgabekanal</translation>
+    </message>
+    <message>
+        <source>float weight range</source>
+        <translation>Bereich des Float-Gewichts</translation>
+    </message>
+    <message>
+        <source>channel weight SQNR (dB)</source>
+        <translation>Gewichts-SQNR des Kanals (dB)</translation>
+    </message>
+    <message>
+        <source>weight SQNR</source>
+        <translation>Gewichts-SQNR</translation>
+    </message>
+    <message>
+        <source>samples, sorted</source>
+        <translation>Samples, sortiert</translation>
+    </message>
+    <message>
+        <source>sample rank (worst first)</source>
+        <translation>Rang (schlechtestes Sample zuerst)</translation>
+    </message>
+    <message>
+        <source>per-sample SQNR (dB)</source>
+        <translation>SQNR je Sample (dB)</translation>
+    </message>
+    <message>
+        <source>min %1 dB</source>
+        <translation>Min. %1 dB</translation>
+    </message>
+    <message>
+        <source>p5 %1 dB</source>
+        <translation>p5 %1 dB</translation>
+    </message>
+    <message>
+        <source>median %1 dB</source>
+        <translation>Median %1 dB</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n sample(s) without error (+∞ dB) not drawn</source>
+        <translation>
+            <numerusform>%n Sample ohne Fehler (+∞ dB) nicht gezeichnet</numerusform>
+            <numerusform>%n Samples ohne Fehler (+∞ dB) nicht gezeichnet</numerusform>
+        </translation>
     </message>
 </context>
 <context>
@@ -336,6 +1295,101 @@ Unterbefehle: gui (Standard), infer, bench; `quantlens UNTERBEFEHL --help`.</tra
     <message>
         <source>%1 in initializers used by nodes</source>
         <translation>%1 in von Knoten genutzten Initialisierern</translation>
+    </message>
+</context>
+<context>
+    <name>ql::ui::SqnrChart</name>
+    <message>
+        <source>Layers in execution order</source>
+        <translation>Schichten in Ausführungsreihenfolge</translation>
+    </message>
+    <message>
+        <source>SQNR (dB)</source>
+        <translation>SQNR (dB)</translation>
+    </message>
+    <message>
+        <source>Weight SQNR</source>
+        <translation>Gewichts-SQNR</translation>
+    </message>
+    <message>
+        <source>fp32 layer</source>
+        <translation>fp32-Schicht</translation>
+    </message>
+    <message>
+        <source>Cumulative SQNR</source>
+        <translation>Kumulatives SQNR</translation>
+    </message>
+    <message>
+        <source>Isolated SQNR</source>
+        <translation>Isoliertes SQNR</translation>
+    </message>
+    <message>
+        <source>Under threshold</source>
+        <translation>Unter Schwellwert</translation>
+    </message>
+    <message>
+        <source>Off scale</source>
+        <translation>Außerhalb der Skala</translation>
+    </message>
+    <message>
+        <source>Threshold (drag)</source>
+        <translation>Schwellwert (ziehen)</translation>
+    </message>
+    <message>
+        <source>&gt; %1</source>
+        <translation>&gt; %1</translation>
+    </message>
+    <message>
+        <source>&lt; %1</source>
+        <translation>&lt; %1</translation>
+    </message>
+    <message>
+        <source>fp32</source>
+        <translation>fp32</translation>
+    </message>
+    <message>
+        <source>%1 dB</source>
+        <translation>%1 dB</translation>
+    </message>
+    <message>
+        <source>%1. %2</source>
+        <translation>%1. %2</translation>
+    </message>
+    <message>
+        <source>%1, runs %2</source>
+        <translation>%1, läuft in %2</translation>
+    </message>
+    <message>
+        <source>int8</source>
+        <translation>int8</translation>
+    </message>
+    <message>
+        <source>Weight SQNR: %1 dB</source>
+        <translation>Gewichts-SQNR: %1 dB</translation>
+    </message>
+    <message>
+        <source>Cumulative SQNR: %1 dB</source>
+        <translation>Kumulatives SQNR: %1 dB</translation>
+    </message>
+    <message>
+        <source>Isolated SQNR: %1 dB</source>
+        <translation>Isoliertes SQNR: %1 dB</translation>
+    </message>
+    <message>
+        <source>Per-sample p5: %1 dB</source>
+        <translation>p5 je Sample: %1 dB</translation>
+    </message>
+    <message>
+        <source>Kernel vs reference: %1 dB (mismatch)</source>
+        <translation>Kernel vs. Referenz: %1 dB (Abweichung)</translation>
+    </message>
+    <message>
+        <source>Kernel vs reference: %1 dB</source>
+        <translation>Kernel vs. Referenz: %1 dB</translation>
+    </message>
+    <message>
+        <source>Under the %1 dB threshold</source>
+        <translation>Unter dem Schwellwert von %1 dB</translation>
     </message>
 </context>
 <context>
