@@ -32,9 +32,16 @@ struct AnalysisJob::Shared {
     }
 };
 
+// A worker holds the mutex while it uses the session: a superseded (cancelled) worker that still
+// runs never overlaps with the next operation on the same session.
+struct AnalysisJob::SessionBox {
+    std::mutex mutex;
+    std::unique_ptr<analysis::AnalysisSession> session;
+};
+
 struct AnalysisJob::Outcome {
     Status status = Status::ok();
-    std::shared_ptr<analysis::AnalysisSession> session;  // a new session (Analysis)
+    std::shared_ptr<AnalysisJob::SessionBox> session;  // a new session (Analysis)
     ReportPtr report;
     std::set<std::string> fp32;
     std::optional<std::pair<double, double>> latency;
@@ -69,8 +76,8 @@ const char *stageName(const std::string &stage) {
     return nullptr;
 }
 
-Status createSession(const AnalysisRequest &request, AnalysisJob::Operation, const analysis::SessionProgress &progress,
-                     std::shared_ptr<analysis::AnalysisSession> &session, ReportPtr &report) {
+Status createSession(const AnalysisRequest &request, const analysis::SessionProgress &progress,
+                     std::unique_ptr<analysis::AnalysisSession> &session, ReportPtr &report) {
     progress("loading", 0, 0);
     auto floatGraph = loadModel(request.floatModel);
     if (!floatGraph) return floatGraph.status();
@@ -115,7 +122,7 @@ Status createSession(const AnalysisRequest &request, AnalysisJob::Operation, con
     auto created = analysis::AnalysisSession::create(std::move(*floatGraph), std::move(quantGraph), std::move(*data),
                                                      std::move(options), progress);
     if (!created) return created.status();
-    session = std::shared_ptr<analysis::AnalysisSession>(std::move(*created));
+    session = std::move(*created);
     if (!request.fp32Layers.empty()) {
         auto toggled = session->setFp32Layers(request.fp32Layers, progress);
         if (!toggled) return toggled.status();
@@ -143,26 +150,22 @@ bool AnalysisJob::isBusy() const {
     return m_operation != Operation::None;
 }
 
-const analysis::AnalysisSession *AnalysisJob::session() const {
-    return isBusy() ? nullptr : m_session.get();
-}
-
 void AnalysisJob::start(const AnalysisRequest &request) {
     if (m_shared) m_shared->cancelled = true;
     m_watcher.disconnect(this);  // the superseded worker's result is never read
     m_watcher.setFuture(QFuture<void>());
     connect(&m_watcher, &QFutureWatcher<void>::finished, this, &AnalysisJob::onFinished);
-    m_session.reset();
-    m_report.reset();
-    m_fp32.clear();
     m_pendingToggle.reset();
     m_pendingLatency = false;
     m_pendingExport.clear();
     m_operation = Operation::None;
     const bool latency = request.measureLatency;
     run(Operation::Analysis, [request](Shared &shared, Outcome &outcome) {
-        outcome.status = createSession(request, Operation::Analysis, shared.callback(), outcome.session, outcome.report);
-        if (outcome.status) outcome.fp32 = outcome.session->fp32Layers();
+        auto box = std::make_shared<SessionBox>();
+        outcome.status = createSession(request, shared.callback(), box->session, outcome.report);
+        if (!outcome.status) return;
+        outcome.fp32 = box->session->fp32Layers();
+        outcome.session = std::move(box);
     });
     m_pendingLatency = latency;
 }
@@ -204,10 +207,10 @@ void AnalysisJob::run(Operation operation, Work work) {
 }
 
 void AnalysisJob::startNext() {
-    std::shared_ptr<analysis::AnalysisSession> session = m_session;
+    std::shared_ptr<SessionBox> session = m_session;
     if (!session) {
-        if (isBusy()) return;
         m_operation = Operation::None;
+        m_poll.stop();
         emit busyChanged(false);
         return;
     }
@@ -217,13 +220,14 @@ void AnalysisJob::startNext() {
         if (layers != m_fp32) {
             m_pendingLatency = true;  // the plan changed: its latency too
             run(Operation::Toggle, [session, layers](Shared &shared, Outcome &outcome) {
-                auto report = session->setFp32Layers(layers, shared.callback());
+                std::lock_guard<std::mutex> lock(session->mutex);
+                auto report = session->session->setFp32Layers(layers, shared.callback());
                 if (!report) {
                     outcome.status = report.status();
                     return;
                 }
                 outcome.report = std::make_shared<const analysis::NumericSuiteReport>(std::move(*report));
-                outcome.fp32 = session->fp32Layers();
+                outcome.fp32 = session->session->fp32Layers();
             });
             return;
         }
@@ -233,7 +237,8 @@ void AnalysisJob::startNext() {
         m_pendingExport.clear();
         run(Operation::Export, [session, path](Shared &shared, Outcome &outcome) {
             shared.callback()("export", 0, 0);
-            outcome.status = session->writeQuantizedModel(path.toStdString());
+            std::lock_guard<std::mutex> lock(session->mutex);
+            outcome.status = session->session->writeQuantizedModel(path.toStdString());
             outcome.exportedPath = path;
         });
         return;
@@ -242,7 +247,8 @@ void AnalysisJob::startNext() {
         m_pendingLatency = false;
         run(Operation::Latency, [session](Shared &shared, Outcome &outcome) {
             shared.callback()("latency", 0, 0);
-            auto latency = session->measureLatencyMs(3);
+            std::lock_guard<std::mutex> lock(session->mutex);
+            auto latency = session->session->measureLatencyMs(3);
             if (!latency)
                 outcome.status = latency.status();
             else
@@ -260,7 +266,7 @@ void AnalysisJob::onFinished() {
     std::shared_ptr<Outcome> outcome = std::move(m_outcome);
     const Operation operation = m_operation;
     const bool cancelled = m_shared && m_shared->cancelled.load();
-    if (operation == Operation::Analysis && outcome->session) m_session = outcome->session;
+    if (operation == Operation::Analysis && outcome->session) m_session = std::move(outcome->session);
     if (!outcome->status) {
         if (operation == Operation::Analysis) m_pendingLatency = false;
         emit failed(QString::fromStdString(outcome->status.message()),

@@ -54,7 +54,8 @@ public:
     explicit AnalysisJob(QObject *parent = nullptr);
     ~AnalysisJob() override;
 
-    // Drops the current session (a running operation is cancelled) and starts a new one.
+    // Starts a new session (a running operation is cancelled). The current session and report stay
+    // until the new one succeeds, so a bad file loses nothing.
     void start(const AnalysisRequest &request);
     // Asks for exactly these fp32 layers; runs now or after the running operation.
     void requestFp32Layers(const std::set<std::string> &layers);
@@ -69,8 +70,6 @@ public:
     // The fp32 layers of the current report.
     const std::set<std::string> &fp32Layers() const { return m_fp32; }
     QFutureWatcher<void> *watcher() { return &m_watcher; }
-    // The session, for reading its graphs while no operation runs (nullptr while busy).
-    const analysis::AnalysisSession *session() const;
 
 signals:
     void busyChanged(bool busy);
@@ -84,6 +83,7 @@ signals:
 private:
     struct Shared;
     struct Outcome;
+    struct SessionBox;
     using Work = std::function<void(Shared &, Outcome &)>;
 
     void run(Operation operation, Work work);
@@ -92,7 +92,7 @@ private:
     void pollProgress();
 
     std::shared_ptr<Shared> m_shared;
-    std::shared_ptr<analysis::AnalysisSession> m_session;
+    std::shared_ptr<SessionBox> m_session;  // kept when a new analysis fails
     std::shared_ptr<Outcome> m_outcome;
     QFutureWatcher<void> m_watcher;
     QTimer m_poll;
