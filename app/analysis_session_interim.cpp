@@ -57,14 +57,14 @@ Result<EvaluationData> randomEvaluationData(const Graph &floatGraph, int64_t sam
         const int64_t rows = std::min(batchSize, samples - first);
         std::map<std::string, Tensor> batch;
         for (const ValueInfo &input : floatGraph.inputs) {
-            if (input.dtype != DataType::Float32)
+            if (input.dtype != DataType::Float)
                 return Status::unsupported("random inputs: input '" + input.name + "' is not float32");
             Shape shape = input.shape;
             if (shape.empty()) return Status::badInput("random inputs: input '" + input.name + "' has no shape");
             for (size_t d = 1; d < shape.size(); ++d)
                 if (shape[d] <= 0) shape[d] = 1;
             shape[0] = shape[0] > 0 ? shape[0] : rows;
-            Tensor tensor(DataType::Float32, shape);
+            Tensor tensor(DataType::Float, shape);
             float *values = tensor.data<float>();
             for (int64_t i = 0; i < tensor.numel(); ++i) values[i] = normal(rng);
             batch.emplace(input.name, std::move(tensor));

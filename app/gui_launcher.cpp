@@ -11,8 +11,10 @@
 #include <cstdio>
 
 #include "cli_commands.h"
+#include "analysis_controller.h"
 #include "document_controller.h"
 #include "main_window.h"
+#include "project_controller.h"
 
 namespace {
 
@@ -63,25 +65,28 @@ int runGui(int argc, char *argv[], int firstArgument) {
     parser.addHelpOption();
     parser.addVersionOption();
     parser.addPositionalArgument(QStringLiteral("model"),
-                                 QApplication::translate("main", "ONNX model to open."),
-                                 QStringLiteral("[MODEL.onnx]"));
+                                 QApplication::translate("main", "ONNX model or QuantLens project to open."),
+                                 QStringLiteral("[MODEL.onnx | PROJECT.qlproj]"));
     parser.addOption({QStringLiteral("demo"),
                       QApplication::translate("main", "Open the embedded Fashion-MNIST demo.")});
     parser.addOption(
         {QStringLiteral("screenshot"),
-         QApplication::translate("main", "Load, save a PNG of the window to FILE, exit."),
+         QApplication::translate("main", "Load (and analyse a project or the demo), save a PNG of the "
+                                                 "window to FILE, exit."),
          QStringLiteral("FILE")});
     parser.process(arguments);  // exits on --help, --version and unknown options
 
     const QStringList models = parser.positionalArguments();
     if (models.size() > 1 || (parser.isSet("demo") && !models.isEmpty()))
-        return fail(QApplication::translate("main", "give either --demo or one MODEL.onnx"),
+        return fail(QApplication::translate("main", "give either --demo or one MODEL.onnx or PROJECT.qlproj"),
                     cli::BadInput);
     const QString screenshot = parser.value("screenshot");
     const bool capture = !screenshot.isEmpty();
 
     // A screenshot run leaves the user's settings alone and reports errors on stderr.
-    MainWindow window(MainWindow::Options{!capture, !capture});
+    MainWindow window(MainWindow::Options{!capture, !capture, !capture});
+    const bool analyses = parser.isSet("demo") ||
+                          (!models.isEmpty() && models.first().endsWith(QLatin1String(".qlproj"), Qt::CaseInsensitive));
     int exitCode = cli::Success;
     if (capture) {
         window.resize(1280, 800);  // the same picture whatever the (virtual) screen size
@@ -96,20 +101,34 @@ int runGui(int argc, char *argv[], int firstArgument) {
                 QApplication::exit(exitCode);
             });
         };
-        QObject::connect(window.documents(), &DocumentController::modelLoaded, &window,
-                         grabAndQuit);
+        auto failAndQuit = [&exitCode](const QString &message, ql::ErrorKind kind) {
+            exitCode = fail(message, exitCodeFor(kind));
+            QApplication::exit(exitCode);
+        };
+        if (analyses) {
+            // The analysis (and its latency) to completion, then the picture.
+            QObject::connect(window.analysis(), &AnalysisController::busyChanged, &window,
+                             [&window, grabAndQuit](bool busy) {
+                                 if (!busy && window.analysis()->report()) grabAndQuit();
+                             });
+            QObject::connect(window.analysis(), &AnalysisController::failed, &window, failAndQuit);
+        } else {
+            QObject::connect(window.documents(), &DocumentController::modelLoaded, &window, grabAndQuit);
+        }
         QObject::connect(window.documents(), &DocumentController::loadFailed, &window,
-                         [&exitCode](const QString &, const QString &message, ql::ErrorKind kind) {
-                             exitCode = fail(message, exitCodeFor(kind));
-                             QApplication::exit(exitCode);
+                         [failAndQuit](const QString &, const QString &message, ql::ErrorKind kind) {
+                             failAndQuit(message, kind);
                          });
         if (models.isEmpty() && !parser.isSet("demo")) grabAndQuit();
     }
     window.show();
     if (parser.isSet("demo"))
-        window.documents()->openDemo();
+        window.openDemo();
     else if (!models.isEmpty())
-        window.documents()->openFile(models.first());
+        window.openPath(models.first());
+    else if (!capture)
+        // An untitled analysis autosaved before a crash: offer it back.
+        QTimer::singleShot(0, &window, [&window] { window.project()->offerRecovery(); });
     const int code = app.exec();
     return capture ? exitCode : code;
 }
