@@ -7,6 +7,7 @@
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QLocale>
+#include <QThread>
 #include <QUndoCommand>
 #include <QUndoStack>
 
@@ -149,6 +150,8 @@ void AnalysisController::start() {
         return;
     }
     request.fp32Layers = m_fp32;
+    // One core stays free for the GUI thread (responsive while the engine runs).
+    request.threads = std::max(1, QThread::idealThreadCount() - 1);
     m_latency.reset();
     m_awaitingAnalysis = true;
     m_job->start(request);

@@ -287,6 +287,7 @@ void MainWindow::createStatusBar() {
 
 void MainWindow::connectAnalysis() {
     connect(m_analysis, &AnalysisController::analysisStarted, this, [this] {
+        m_lastOperationFailed = false;
         m_status->setText(tr("Analysing…"));
         updateActions();
     });
@@ -298,7 +299,7 @@ void MainWindow::connectAnalysis() {
     connect(m_analysis, &AnalysisController::busyChanged, this, [this](bool busy) {
         m_busy->setVisible(busy || m_loadingModel);
         m_cancel->setVisible(busy);
-        if (!busy && m_analysis->report()) m_status->setText(tr("Ready"));
+        if (!busy && m_analysis->report() && !m_lastOperationFailed) m_status->setText(tr("Ready"));
         updateActions();
     });
     connect(m_analysis, &AnalysisController::progress, this, [this](const QString &stage, int done, int total) {
@@ -310,6 +311,7 @@ void MainWindow::connectAnalysis() {
         m_status->setText(tr("Wrote %1").arg(QDir::toNativeSeparators(path)));
     });
     connect(m_analysis, &AnalysisController::setupChanged, this, [this] {
+        updateTitle();
         const QString missing = m_analysis->setup().missingText();
         if (!missing.isEmpty() && !m_analysis->setup().floatModel.isEmpty()) m_status->setText(missing);
         updateActions();
@@ -570,9 +572,10 @@ void MainWindow::onLoadFailed(const QString &path, const QString &message, ql::E
 }
 
 void MainWindow::onReportReady(const ql::ui::ReportPtr &report) {
+    m_lastOperationFailed = false;
     const int layer = m_analysisPanel->currentLayer();
     m_analysisPanel->setReport(report);
-    m_analysisPanel->setThresholdDb(m_analysis->thresholdDb());
+    if (m_analysisPanel->thresholdDb() != m_analysis->thresholdDb()) m_analysisPanel->setThresholdDb(m_analysis->thresholdDb());
     const auto latency = m_analysis->latency();
     m_analysisPanel->setLatency(latency ? std::optional<double>(latency->first) : std::nullopt,
                                 latency ? std::optional<double>(latency->second) : std::nullopt);
@@ -583,6 +586,7 @@ void MainWindow::onReportReady(const ql::ui::ReportPtr &report) {
 }
 
 void MainWindow::onAnalysisFailed(const QString &message, ql::ErrorKind kind) {
+    m_lastOperationFailed = true;
     m_status->setText(message);
     if (kind != ql::ErrorKind::Cancelled) showError(tr("Analysis Failed"), message);
 }
@@ -596,6 +600,10 @@ void MainWindow::updateTitle() {
     QString name;
     if (!m_project->path().isEmpty())
         name = QFileInfo(m_project->path()).fileName();
+    else if (!m_analysis->setup().floatModel.isEmpty() && m_analysis->setup().floatModel.startsWith(demoFolder()))
+        name = tr("Demo");
+    else if (!m_analysis->setup().floatModel.isEmpty())
+        name = QFileInfo(m_analysis->setup().floatModel).fileName();
     else if (m_documents->current())
         name = m_documents->current()->displayName;
     if (name.isEmpty()) {

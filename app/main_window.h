@@ -111,6 +111,7 @@ private:
     QProgressBar *m_busy = nullptr;
     QToolButton *m_cancel = nullptr;
     bool m_loadingModel = false;
+    bool m_lastOperationFailed = false;  // keeps the error in the status bar
     QString m_demoTitle;
 
     QAction *m_newAnalysis = nullptr, *m_openFloat = nullptr, *m_openQuant = nullptr, *m_quantizeInApp = nullptr;

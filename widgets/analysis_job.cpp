@@ -111,6 +111,7 @@ Status createSession(const AnalysisRequest &request, const analysis::SessionProg
     }
     analysis::SessionOptions options;
     options.suite.int8Kernels = request.int8Kernels;
+    options.suite.threads = request.threads;
     options.quantizer = request.quantizer;
     if (!request.quantModel.empty() || request.calibrationPaths.empty()) {
         // calibration on the evaluation data (the session's default)

@@ -41,6 +41,7 @@ struct AnalysisRequest {
     Int8Kernels int8Kernels = Int8Kernels::Exact;
     std::set<std::string> fp32Layers;    // applied right after the first run (project restore)
     bool measureLatency = true;
+    int threads = 0;  // engine threads; 0: all cores
 };
 
 // Class ids from a .npy of integers, shape [N] or [N, 1].
