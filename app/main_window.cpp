@@ -600,12 +600,10 @@ void MainWindow::updateTitle() {
     QString name;
     if (!m_project->path().isEmpty())
         name = QFileInfo(m_project->path()).fileName();
-    else if (!m_analysis->setup().floatModel.isEmpty() && m_analysis->setup().floatModel.startsWith(demoFolder()))
-        name = tr("Demo");
-    else if (!m_analysis->setup().floatModel.isEmpty())
-        name = QFileInfo(m_analysis->setup().floatModel).fileName();
     else if (m_documents->current())
         name = m_documents->current()->displayName;
+    else if (!m_analysis->setup().floatModel.isEmpty())
+        name = QFileInfo(m_analysis->setup().floatModel).fileName();
     if (name.isEmpty()) {
         setWindowTitle(tr("QuantLens"));
         return;

@@ -16,6 +16,7 @@
 #include <QTableView>
 #include <QTemporaryDir>
 #include <QTest>
+#include <QThread>
 #include <QTimer>
 #include <QUndoStack>
 #include <qcustomplot.h>
@@ -104,8 +105,10 @@ void TestAnalysisWindow::initTestCase() {
     auto labels = ql::ui::readLabelsNpy((m_demoDir + "/labels.npy").toStdString());
     QVERIFY(labels);
     data->labels = *labels;
+    ql::analysis::SessionOptions options;
+    options.suite.threads = std::max(1, QThread::idealThreadCount() - 1);  // as the window runs it
     auto session = ql::analysis::AnalysisSession::create(std::move(*floatGraph), std::move(*quantGraph),
-                                                         std::move(*data), {});
+                                                         std::move(*data), options);
     QVERIFY2(session, session ? "" : session.status().message().c_str());
     m_direct = std::move(*session);
     m_directReport = m_direct->report();
