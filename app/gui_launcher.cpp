@@ -5,6 +5,8 @@
 #include <QIcon>
 #include <QLibraryInfo>
 #include <QLocale>
+#include <QPalette>
+#include <QStyle>
 #include <QTimer>
 #include <QTranslator>
 
@@ -41,6 +43,32 @@ int exitCodeFor(ql::ErrorKind kind) {
     }
 }
 
+// A dark Fusion palette: for checking (and showing) that every view reads well on dark.
+void applyDarkPalette() {
+    QApplication::setStyle(QStringLiteral("Fusion"));
+    QPalette p;
+    const QColor window(45, 45, 48), base(30, 30, 32), text(220, 220, 220), disabled(120, 120, 120);
+    p.setColor(QPalette::Window, window);
+    p.setColor(QPalette::WindowText, text);
+    p.setColor(QPalette::Base, base);
+    p.setColor(QPalette::AlternateBase, window);
+    p.setColor(QPalette::ToolTipBase, base);
+    p.setColor(QPalette::ToolTipText, text);
+    p.setColor(QPalette::Text, text);
+    p.setColor(QPalette::Button, window);
+    p.setColor(QPalette::ButtonText, text);
+    p.setColor(QPalette::BrightText, Qt::red);
+    p.setColor(QPalette::Highlight, QColor(42, 130, 218));
+    p.setColor(QPalette::HighlightedText, Qt::white);
+    p.setColor(QPalette::Link, QColor(90, 160, 240));
+    p.setColor(QPalette::Mid, QColor(70, 70, 74));
+    p.setColor(QPalette::Dark, QColor(25, 25, 27));
+    p.setColor(QPalette::PlaceholderText, disabled);
+    for (auto role : {QPalette::WindowText, QPalette::Text, QPalette::ButtonText})
+        p.setColor(QPalette::Disabled, role, disabled);
+    QApplication::setPalette(p);
+}
+
 int fail(const QString &message, int code) {
     std::fprintf(stderr, "quantlens: %s\n", qPrintable(message));
     return code;
@@ -74,7 +102,14 @@ int runGui(int argc, char *argv[], int firstArgument) {
          QApplication::translate("main", "Load (and analyse a project or the demo), save a PNG of the "
                                                  "window to FILE, exit."),
          QStringLiteral("FILE")});
-    parser.process(arguments);  // exits on --help, --version and unknown options
+    parser.addOption({QStringLiteral("palette"),
+                      QApplication::translate("main", "Colour palette: system (default) or dark."),
+                      QStringLiteral("NAME"), QStringLiteral("system")});
+    parser.process(arguments);
+    if (parser.value("palette") == QLatin1String("dark"))
+        applyDarkPalette();
+    else if (parser.value("palette") != QLatin1String("system"))
+        return fail(QApplication::translate("main", "--palette expects system or dark"), cli::BadInput);  // exits on --help, --version and unknown options
 
     const QStringList models = parser.positionalArguments();
     if (models.size() > 1 || (parser.isSet("demo") && !models.isEmpty()))
