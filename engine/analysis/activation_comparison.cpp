@@ -135,6 +135,7 @@ Status runAndCapture(ExecutionPlan &plan, const std::map<std::string, Tensor> &i
                      const std::set<std::string> &wanted, std::map<std::string, Tensor> &values,
                      std::vector<Tensor> &outputs) {
     RunOptions run;
+    run.tapStoredLayout = true;  // copied as stored: no transpose per tapped value
     run.tapFilter = [&](const Node &node) {
         for (const auto &o : node.outputs)
             if (wanted.count(o)) return true;
@@ -309,6 +310,7 @@ Status CumulativeComparison::addBatch(const std::map<std::string, Tensor> &input
     std::vector<bool> seen(d.matches.matches.size(), false);
     Status tapStatus;
     RunOptions quantRun;
+    quantRun.tapStoredLayout = true;  // compared against the float copy in the same order
     quantRun.tapFilter = [&](const Node &node) {
         for (const auto &o : node.outputs)
             if (d.quantWanted.count(o)) return true;
