@@ -16,7 +16,6 @@
 namespace ql::analysis {
 namespace {
 
-Status cancelled() { return Status::error(ErrorKind::Cancelled, "analysis cancelled"); }
 
 BatchSourceFactory batchesOf(const EvaluationData &data) {
     const auto *batches = &data.batches;
