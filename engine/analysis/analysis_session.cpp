@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <chrono>
 
+#include "analysis/incremental_suite.h"
 #include "analysis/keep_layers_fp32.h"
 #include "analysis/layer_matching.h"
 #include "onnx_io/model_writer.h"
@@ -16,7 +17,6 @@
 namespace ql::analysis {
 namespace {
 
-Status cancelled() { return Status::error(ErrorKind::Cancelled, "analysis cancelled"); }
 
 BatchSourceFactory batchesOf(const EvaluationData &data) {
     const auto *batches = &data.batches;
@@ -60,6 +60,21 @@ struct AnalysisSession::Impl {
     std::set<std::string> fp32;
     std::set<std::string> layerNames;  // report rows at creation: the names toggles may use
     LayerMatching baseMatching;        // float vs qdqBase
+    std::unique_ptr<IncrementalSuite> incremental;  // null: every toggle re-runs the whole suite
+
+    // The caches of the incremental re-runs for the current model and report; none when they
+    // would exceed the budget.
+    Status startIncremental(const SessionProgress &progress) {
+        incremental.reset();
+        if (!options.incremental) return Status::ok();
+        auto created = IncrementalSuite::create(floatGraph, current, data.batches, report, suiteOptions(progress),
+                                                options.cacheBudgetBytes);
+        if (created) {
+            incremental = std::move(*created);
+            return Status::ok();
+        }
+        return created.status().kind() == ErrorKind::Unsupported ? Status::ok() : created.status();
+    }
 
     NumericSuiteOptions suiteOptions(const SessionProgress &progress) const {
         NumericSuiteOptions suite = options.suite;
@@ -135,6 +150,7 @@ Result<std::unique_ptr<AnalysisSession>> AnalysisSession::create(Graph floatGrap
     if (!report) return report.status();
     d.report = std::move(*report);
     for (const auto &row : d.report.layers) d.layerNames.insert(row.name);
+    QL_RETURN_IF_ERROR(d.startIncremental(progress));
     return self;
 }
 
@@ -154,10 +170,27 @@ Result<NumericSuiteReport> AnalysisSession::setFp32Layers(const std::set<std::st
     if (layers == d.fp32) return d.report;
     auto graph = d.quantGraphFor(layers);
     if (!graph) return graph.status();
+    if (d.incremental) {
+        auto report = d.incremental->update(*graph, d.suiteOptions(progress));
+        if (report) {
+            d.current = std::move(*graph);
+            d.report = std::move(*report);
+            d.fp32 = layers;
+            return d.report;
+        }
+        if (report.status().kind() != ErrorKind::Unsupported) return report.status();
+    }
+    // The whole suite again (no caches, or the layers changed), then new caches for this model.
     auto report = runNumericSuite(d.floatGraph, *graph, batchesOf(d.data), d.suiteOptions(progress));
     if (!report) return report.status();
-    d.current = std::move(*graph);
-    d.report = std::move(*report);
+    std::swap(d.current, *graph);
+    std::swap(d.report, *report);
+    if (Status s = d.startIncremental(progress); !s) {
+        std::swap(d.current, *graph);
+        std::swap(d.report, *report);
+        QL_RETURN_IF_ERROR(d.startIncremental({}));
+        return s;
+    }
     d.fp32 = layers;
     return d.report;
 }

@@ -17,6 +17,7 @@
 // immutable report snapshots). Progress callbacks may cancel (ErrorKind::Cancelled); a cancelled
 // call leaves the session as it was before the call.
 
+#include <cstddef>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -55,6 +56,11 @@ struct SessionOptions {
     // when empty).
     quant::QuantizationOptions quantizer;
     std::vector<std::map<std::string, Tensor>> calibrationBatches;
+    // Toggles re-run only what they affect, from activations cached at creation (the float
+    // model's compared values, every value of the quantized model). Above this budget, or with
+    // incremental = false, every toggle re-runs the whole suite.
+    bool incremental = true;
+    size_t cacheBudgetBytes = size_t(2) << 30;
 };
 
 using SessionProgress = std::function<bool(const std::string &stage, int done, int total)>;

@@ -41,6 +41,26 @@ std::string floatBeforeQdq(const Graph &graph, const std::string &value) {
     return graph.nodes[q].inputs[0];
 }
 
+// True when `value` is the output of an int8 layer that stays int8 (a compute node, not toggled,
+// reading a dequantized activation), seen through the Relu / Clip of its unit: its quantizer
+// belongs to that layer, and a toggled consumer reads its dequantized output as an fp32 node
+// after an int8 one does.
+bool fromInt8Layer(const Graph &graph, const std::string &value, const std::set<std::string> &toggled) {
+    int p = producerThrough(graph, value);
+    while (p >= 0 && (graph.nodes[p].opType == "Relu" || graph.nodes[p].opType == "Clip") && !toggled.count(graph.nodes[p].name)) {
+        const int dq = producerThrough(graph, graph.nodes[p].inputs[0]);
+        if (dq >= 0 && isDQ(graph.nodes[dq])) break;  // a Relu layer of its own
+        p = dq;
+    }
+    if (p < 0 || toggled.count(graph.nodes[p].name) || !isComputeLayer(graph.nodes[p])) return false;
+    for (const auto &in : graph.nodes[p].inputs) {
+        if (in.empty() || graph.isInitializer(in)) continue;
+        const int dq = producerThrough(graph, in);
+        if (dq >= 0 && isDQ(graph.nodes[dq]) && !graph.isInitializer(graph.nodes[dq].inputs[0])) return true;
+    }
+    return false;
+}
+
 bool hasBatchNorm(const Graph &floatGraph, const LayerMatch &match) {
     for (const auto &name : match.foldedFloatNodes) {
         const Node *n = floatGraph.findNode(name);
@@ -114,6 +134,16 @@ Status keepLayersFp32(Graph &quantGraph, const Graph &floatGraph, const std::vec
     QL_RETURN_IF_ERROR(foldBatchNorms(floatFolded));
     qdq::NameSource names(quantGraph);
 
+    std::set<std::string> toggled;
+    for (const LayerMatch &layer : layers) {
+        toggled.insert(layer.quantNode);
+        toggled.insert(layer.foldedQuantNodes.begin(), layer.foldedQuantNodes.end());
+    }
+    // Activation inputs an fp32 layer reads before their quantizer: those not produced by an int8 layer.
+    auto unquantized = [&](const std::string &value) {
+        const std::string x = value.empty() ? std::string() : floatBeforeQdq(quantGraph, value);
+        return x.empty() || fromInt8Layer(quantGraph, x, toggled) ? value : x;
+    };
     for (const LayerMatch &layer : layers) {
         const std::string what = "keep layer '" + layer.floatNode + "' in fp32";
         const bool folded = hasBatchNorm(floatGraph, layer);
@@ -141,8 +171,7 @@ Status keepLayersFp32(Graph &quantGraph, const Graph &floatGraph, const std::vec
                 if (fn->hasInput(i)) return Status::badInput(what + ": input " + std::to_string(i) + " has no counterpart");
                 continue;
             }
-            const std::string x = floatBeforeQdq(quantGraph, qn.inputs[i]);
-            inputs[i] = x.empty() ? qn.inputs[i] : x;
+            inputs[i] = unquantized(qn.inputs[i]);
         }
         while (!inputs.empty() && inputs.back().empty()) inputs.pop_back();
         qn.inputs = inputs;
@@ -150,10 +179,7 @@ Status keepLayersFp32(Graph &quantGraph, const Graph &floatGraph, const std::vec
         for (const auto &name : layer.foldedQuantNodes) {
             const int fi = nodeIndex(quantGraph, name);
             if (fi < 0) continue;
-            for (auto &in : quantGraph.nodes[fi].inputs) {
-                const std::string x = in.empty() ? std::string() : floatBeforeQdq(quantGraph, in);
-                if (!x.empty()) in = x;
-            }
+            for (auto &in : quantGraph.nodes[fi].inputs) in = unquantized(in);
         }
     }
     removeDeadQdq(quantGraph);

@@ -135,15 +135,16 @@ TEST(KeepLayersFp32, LastLayerDropsItsOutputQdqAndEqualsHandRewrittenGraph) {
     ASSERT_TRUE(keepLayersFp32(toggled, p.floatModel.g, matchesFor(p.floatModel.g, toggled, {"conv2"})).isOk());
     EXPECT_FALSE(hasNode(toggled, "q_qc2_q"));
     EXPECT_FALSE(hasNode(toggled, "dq_out"));
-    EXPECT_FALSE(hasNode(toggled, "q_qr1"));  // only conv2 read the Relu quantized
+    // conv1 stays int8: conv2 reads its dequantized output, the quantizer stays conv1's.
+    EXPECT_TRUE(hasNode(toggled, "q_qr1"));
     const Node *conv2 = toggled.findNode("conv2");
     ASSERT_NE(conv2, nullptr);
     EXPECT_EQ(conv2->outputs[0], "out");
-    EXPECT_EQ(conv2->inputs[0], "qr1");
+    EXPECT_EQ(conv2->inputs[0], "qr1_dq");
 
     Graph expected = p.quantModel.g;
     expected.initializers["w2_float"] = p.w2;
-    mutableNode(expected, "conv2").inputs = {"qr1", "w2_float"};
+    mutableNode(expected, "conv2").inputs = {"qr1_dq", "w2_float"};
     mutableNode(expected, "conv2").outputs = {"out"};
     expected.nodes.erase(std::remove_if(expected.nodes.begin(), expected.nodes.end(),
                                         [](const Node &n) { return n.name == "q_qc2_q" || n.name == "dq_out"; }),
@@ -171,13 +172,23 @@ TEST(KeepLayersFp32, FxFixtureKeepsSharedQuantizersForTheInt8Add) {
     ASSERT_TRUE(loadFixture(f));
     Graph toggled = f.quantGraph;
     ASSERT_TRUE(keepLayersFp32(toggled, f.floatGraph, matchesFor(f.floatGraph, toggled, {"/conv2/Conv"})).isOk());
-    // conv1's output quantizer also feeds the int8 Add: it stays; conv2's own DQ goes.
+    // conv1 stays int8: conv2 reads its dequantized output; conv2's output is still quantized
+    // for the int8 Add.
     EXPECT_TRUE(hasNode(toggled, "/conv1/QuantizeLinear"));
-    EXPECT_TRUE(hasNode(toggled, "/DequantizeLinear_1"));
-    EXPECT_FALSE(hasNode(toggled, "/conv2/DequantizeLinear"));
-    EXPECT_EQ(toggled.findNode("/conv2/Conv")->inputs[0], "/conv1/Relu_output_0");
-    // conv2's output is still quantized for the Add.
+    EXPECT_TRUE(hasNode(toggled, "/conv2/DequantizeLinear"));
+    EXPECT_EQ(toggled.findNode("/conv2/Conv")->inputs[0], "/conv2/DequantizeLinear_output_0");
     EXPECT_TRUE(hasNode(toggled, "/conv2/QuantizeLinear"));
+    EXPECT_FALSE(hasNode(toggled, "/conv2/DequantizeLinear_1"));  // its int8 weight
+
+    // conv1 and conv2 together: conv2 reads conv1's float output; the Add still reads it quantized.
+    Graph both = f.quantGraph;
+    ASSERT_TRUE(
+        keepLayersFp32(both, f.floatGraph, matchesFor(f.floatGraph, both, {"/conv1/Conv", "/conv2/Conv"})).isOk());
+    EXPECT_EQ(both.findNode("/conv2/Conv")->inputs[0], "/conv1/Relu_output_0");
+    EXPECT_FALSE(hasNode(both, "/conv2/DequantizeLinear"));
+    EXPECT_TRUE(hasNode(both, "/conv1/QuantizeLinear"));
+    EXPECT_TRUE(hasNode(both, "/DequantizeLinear_1"));
+    EXPECT_EQ(both.findNode("/conv1/Conv")->inputs[0], "input");
     auto m = matchLayers(f.floatGraph, toggled);
     ASSERT_TRUE(m);
     EXPECT_EQ(m->matches.size(), f.matching.matches.size());
