@@ -7,90 +7,12 @@
 #include <memory>
 #include <set>
 
+#include "analysis/quant_value.h"
 #include "passes/constant_folding.h"
 #include "runtime/execution_plan.h"
 
 namespace ql::analysis {
 namespace {
-
-// How to read one match's quantized value in the quantized plan: the float (DQ output) name
-// itself, or failing that one of the quantized tensors behind it, dequantized with (scale, zp).
-struct QuantTarget {
-    std::string floatName;                 // the loaded graph's value (DQ output or plain float)
-    std::vector<std::string> quantizedNames;  // Q output and Identity/Cast aliases, nearest first
-    std::vector<float> scale;
-    std::vector<int32_t> zeroPoint;
-    int64_t axis = 1;
-    DataType quantType = DataType::UInt8;  // from the zero point's type (uint8 when absent)
-};
-
-bool isPassThrough(const Node &node) {
-    return node.domain.empty() && (node.opType == "Identity" || node.opType == "Cast");
-}
-
-// Reads scalar-or-vector float / integer constants.
-std::vector<float> floatValues(const Tensor &t) {
-    std::vector<float> out(static_cast<size_t>(t.numel()));
-    for (int64_t i = 0; i < t.numel(); ++i) out[i] = static_cast<float>(t.valueAsDouble(i));
-    return out;
-}
-
-QuantTarget describeQuantValue(const Graph &folded, const std::string &value) {
-    QuantTarget target;
-    target.floatName = value;
-    int producer = folded.producerIndex(value);
-    // Walk back through Identity/Cast to a DequantizeLinear.
-    while (producer >= 0 && isPassThrough(folded.nodes[producer]) && folded.nodes[producer].inputs.size() == 1)
-        producer = folded.producerIndex(folded.nodes[producer].inputs[0]);
-    if (producer < 0) return target;
-    const Node &dq = folded.nodes[producer];
-    if (dq.opType != "DequantizeLinear" || dq.inputs.size() < 2) return target;
-    const Tensor *scale = folded.initializer(dq.inputs[1]);
-    const Tensor *zp = dq.inputs.size() > 2 && !dq.inputs[2].empty() ? folded.initializer(dq.inputs[2]) : nullptr;
-    if (!scale || (dq.inputs.size() > 2 && !dq.inputs[2].empty() && !zp)) return target;
-    target.scale = floatValues(*scale);
-    if (zp) {
-        target.quantType = zp->dtype();
-        for (int64_t i = 0; i < zp->numel(); ++i) target.zeroPoint.push_back(static_cast<int32_t>(zp->valueAsDouble(i)));
-    } else {
-        target.zeroPoint.assign(target.scale.size(), 0);
-    }
-    for (const auto &attr : dq.attributes)
-        if (attr.first == "axis") target.axis = attr.second.i;
-    // The quantized tensor and its aliases up to the QuantizeLinear output.
-    std::string q = dq.inputs[0];
-    for (;;) {
-        target.quantizedNames.push_back(q);
-        const int p = folded.producerIndex(q);
-        if (p < 0 || !isPassThrough(folded.nodes[p]) || folded.nodes[p].inputs.empty()) break;
-        q = folded.nodes[p].inputs[0];
-    }
-    return target;
-}
-
-// Dequantized float copy of a uint8/int8 tensor with per-tensor or per-axis parameters.
-Result<Tensor> dequantize(const Tensor &q, const QuantTarget &t) {
-    if (q.dtype() != DataType::UInt8 && q.dtype() != DataType::Int8)
-        return Status::badInput("value '" + t.quantizedNames.front() + "' is not a quantized tensor");
-    Tensor out(DataType::Float, q.shape());
-    float *y = out.data<float>();
-    const int64_t n = q.numel();
-    const bool perTensor = t.scale.size() == 1;
-    int64_t inner = 1, channels = 1;
-    if (!perTensor) {
-        const int axis = static_cast<int>(t.axis < 0 ? t.axis + q.rank() : t.axis);
-        if (axis < 0 || axis >= q.rank() || q.dim(axis) != static_cast<int64_t>(t.scale.size()))
-            return Status::badInput("value '" + t.quantizedNames.front() + "': scale does not match its axis");
-        channels = q.dim(axis);
-        for (int d = axis + 1; d < q.rank(); ++d) inner *= q.dim(d);
-    }
-    for (int64_t i = 0; i < n; ++i) {
-        const size_t c = perTensor ? 0 : static_cast<size_t>((i / inner) % channels);
-        const int32_t v = q.dtype() == DataType::UInt8 ? q.data<uint8_t>()[i] : q.data<int8_t>()[i];
-        y[i] = t.scale[c] * static_cast<float>(v - t.zeroPoint[c]);
-    }
-    return out;
-}
 
 int64_t sampleCount(const Tensor &t) { return t.rank() == 0 ? 1 : t.dim(0); }
 
@@ -271,7 +193,7 @@ Status CumulativeComparison::Impl::compareLayer(size_t matchIndex, bool isQuanti
         return acc.addDequantized(px, y.data<int8_t>(), n, samples, t.scale[0], t.zeroPoint[0]).withContext(what);
     // Per-channel parameters: dequantize a plain copy.
     const Tensor xp = x.toPlain();
-    auto dq = dequantize(y.toPlain(), t);
+    auto dq = dequantizeTarget(y.toPlain(), t);
     if (!dq) return dq.status();
     return acc.add(xp.data<float>(), dq->data<float>(), n, samples).withContext(what);
 }

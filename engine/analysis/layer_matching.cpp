@@ -118,15 +118,23 @@ GraphLayers collectLayers(const Graph &graph) {
         unit.depth = nodeDepth[i];
         unit.fusedActivation = node.hasAttribute("ql_activation");
         unit.signature = signature(int(i), 3);
-        if (isFoldTarget(unit.op) && !node.outputs.empty() &&
-            graph.useCount(node.outputs[0]) == 1) {
-            auto it = layers.consumers.find(node.outputs[0]);
-            if (it != layers.consumers.end() && it->second.size() == 1) {
+        if (isFoldTarget(unit.op) && !node.outputs.empty()) {
+            // The sole consumer, looking through a QuantizeLinear -> DequantizeLinear pair (and
+            // Identity/Cast) so that an unfolded BN of a QDQ model (Conv -> Q -> DQ -> BN) pairs too.
+            std::string value = node.outputs[0];
+            for (int hops = 0; hops < 8 && graph.useCount(value) == 1; ++hops) {
+                auto it = layers.consumers.find(value);
+                if (it == layers.consumers.end() || it->second.size() != 1) break;
                 const Node &next = graph.nodes[it->second[0]];
-                if (next.opType == "BatchNormalization" && next.inputs[0] == node.outputs[0]) {
+                if (next.opType == "BatchNormalization" && !next.inputs.empty() && next.inputs[0] == value) {
                     unit.bn = it->second[0];
                     absorbed.insert(unit.bn);
+                    break;
                 }
+                const bool plumbing = next.opType == "QuantizeLinear" || next.opType == "DequantizeLinear" ||
+                                      next.opType == "Identity" || next.opType == "Cast";
+                if (!plumbing || next.outputs.empty() || next.inputs.empty() || next.inputs[0] != value) break;
+                value = next.outputs[0];
             }
         }
         layers.units.push_back(unit);

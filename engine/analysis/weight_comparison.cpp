@@ -3,107 +3,11 @@
 #include <cmath>
 
 #include "analysis/comparison_metrics.h"
+#include "analysis/layer_weights.h"
 #include "passes/constant_folding.h"
 #include "passes/qdq_cleanup.h"
-#include "quant/qparams.h"
 
 namespace ql::analysis {
-namespace {
-
-// The constant behind a value, looking through Identity and Cast nodes; nullptr if none.
-const Tensor *constantBehind(const Graph &graph, std::string value) {
-    for (int hops = 0; hops < 16; ++hops) {
-        if (const Tensor *t = graph.initializer(value)) return t;
-        const int producer = graph.producerIndex(value);
-        if (producer < 0) return nullptr;
-        const Node &node = graph.nodes[producer];
-        if (node.opType == "Constant" && node.attrTensor("value")) return node.attrTensor("value");
-        if ((node.opType != "Identity" && node.opType != "Cast") || !node.hasInput(0)) return nullptr;
-        value = node.inputs[0];
-    }
-    return nullptr;
-}
-
-// Index of the weight input of a float layer and its output-channel axis, or -1.
-int floatWeightInput(const Graph &graph, const Node &node, int64_t *channelAxis) {
-    if (node.opType == "Conv") { *channelAxis = 0; return 1; }
-    if (node.opType == "ConvTranspose") { *channelAxis = 1; return 1; }
-    if (node.opType == "Gemm") { *channelAxis = node.attrInt("transB", 0) ? 0 : 1; return 1; }
-    if (node.opType == "MatMul") {
-        if (node.hasInput(1) && constantBehind(graph, node.inputs[1])) {
-            const Tensor *w = constantBehind(graph, node.inputs[1]);
-            *channelAxis = w->rank() - 1;
-            return 1;
-        }
-        if (node.hasInput(0) && constantBehind(graph, node.inputs[0])) {
-            *channelAxis = -1;  // a constant left operand: rows are not output channels
-            return 0;
-        }
-    }
-    return -1;
-}
-
-quant::QParams qparamsFrom(const Tensor &q, const Tensor &scale, const Tensor *zeroPoint, int64_t axis) {
-    quant::QParams p;
-    p.type = q.dtype();
-    p.scale = scale.toFloatVector();
-    if (zeroPoint) {
-        for (int64_t v : zeroPoint->toInt64Vector()) p.zeroPoint.push_back(static_cast<int32_t>(v));
-    } else {
-        p.zeroPoint.assign(p.scale.size(), 0);
-    }
-    if (p.zeroPoint.size() != p.scale.size()) p.zeroPoint.resize(p.scale.size(), p.zeroPoint.empty() ? 0 : p.zeroPoint[0]);
-    // One scale is per tensor whatever its rank; otherwise per channel along `axis`.
-    p.axis = p.scale.size() > 1 ? (axis < 0 ? axis + q.rank() : axis) : -1;
-    return p;
-}
-
-// The dequantized weight of a quantized layer at input `inputIndex` (QDQ form), or from the
-// QOperator weight inputs; nullopt with a reason otherwise.
-std::optional<Tensor> dequantizedWeight(const Graph &graph, const Node &node, int inputIndex, std::string *why) {
-    const bool qoperator = node.opType == "QLinearConv" || node.opType == "QLinearMatMul" || node.opType == "QGemm";
-    if (qoperator) {
-        // A constant left MatMul operand is QLinearMatMul's a, a_scale, a_zero_point (0..2).
-        const size_t base = node.opType == "QLinearMatMul" && inputIndex == 0 ? 0 : 3;
-        const Tensor *w = node.hasInput(base) ? constantBehind(graph, node.inputs[base]) : nullptr;
-        const Tensor *s = node.hasInput(base + 1) ? constantBehind(graph, node.inputs[base + 1]) : nullptr;
-        const Tensor *zp = node.hasInput(base + 2) ? constantBehind(graph, node.inputs[base + 2]) : nullptr;
-        if (!w || !s) { *why = "quantized weight or its scale is not a constant"; return std::nullopt; }
-        // Per-channel QLinearConv weights are along axis 0; QLinearMatMul / QGemm along the
-        // output-column axis of B (last axis, or 0 when QGemm transB).
-        int64_t axis = 0;
-        if (node.opType == "QLinearMatMul") axis = base == 0 ? -1 : w->rank() - 1;
-        if (node.opType == "QGemm") axis = node.attrInt("transB", 0) ? 0 : 1;
-        return quant::dequantizeTensor(*w, qparamsFrom(*w, *s, zp, axis));
-    }
-    if (!node.hasInput(static_cast<size_t>(inputIndex))) { *why = "no weight input"; return std::nullopt; }
-    if (const Tensor *w = constantBehind(graph, node.inputs[inputIndex]); w && w->dtype() == DataType::Float) {
-        *why = "weight is not quantized (float constant)";
-        return std::nullopt;
-    }
-    std::string value = node.inputs[inputIndex];
-    for (int hops = 0; hops < 16; ++hops) {
-        const int producer = graph.producerIndex(value);
-        if (producer < 0) break;
-        const Node &p = graph.nodes[producer];
-        if (p.opType == "DequantizeLinear") {
-            const Tensor *q = p.hasInput(0) ? constantBehind(graph, p.inputs[0]) : nullptr;
-            const Tensor *s = p.hasInput(1) ? constantBehind(graph, p.inputs[1]) : nullptr;
-            const Tensor *zp = p.hasInput(2) ? constantBehind(graph, p.inputs[2]) : nullptr;
-            if (!q || !s || (q->dtype() != DataType::Int8 && q->dtype() != DataType::UInt8)) {
-                *why = "DequantizeLinear '" + p.name + "' of a non-constant or non-8-bit tensor";
-                return std::nullopt;
-            }
-            return quant::dequantizeTensor(*q, qparamsFrom(*q, *s, zp, p.attrInt("axis", 1)));
-        }
-        if ((p.opType != "Identity" && p.opType != "Cast") || !p.hasInput(0)) break;
-        value = p.inputs[0];
-    }
-    *why = "weight does not come from a DequantizeLinear of a constant";
-    return std::nullopt;
-}
-
-}  // namespace
 
 Result<WeightStats> compareWeightTensors(const Tensor &floatWeight, const Tensor &dequantWeight,
                                          int64_t channelAxis) {
@@ -175,51 +79,23 @@ Result<std::vector<LayerWeightComparison>> compareWeights(const Graph &floatGrap
         LayerWeightComparison cmp;
         cmp.floatNode = match.floatNode;
         cmp.quantNode = match.quantNode;
-        const Node *fnode = floatCopy.findNode(match.floatNode);
-        const Node *qnode = quantCopy.findNode(match.quantNode);
-        if (!fnode || !qnode) return Status::internal("matched node '" + match.floatNode + "' not found");
-        cmp.opType = fnode->opType;
-        int64_t axis = -1;
-        const int input = floatWeightInput(floatCopy, *fnode, &axis);
-        const Tensor *fw = input >= 0 && fnode->hasInput(input) ? constantBehind(floatCopy, fnode->inputs[input]) : nullptr;
-        if (!fw) {
-            cmp.note = "no constant weight";
+        auto found = findLayerWeights(floatCopy, quantCopy, match);
+        if (!found) return found.status();
+        cmp.opType = found->opType;
+        if (!found->weights) {
+            cmp.note = found->note;
             out.push_back(std::move(cmp));
             continue;
         }
-        if (fnode->opType == "ConvTranspose" && fnode->attrInt("group", 1) != 1) axis = -1;
-        Tensor floatWeight = fw->toPlain();
-        bool failed = false;
-        for (const std::string &folded : match.foldedFloatNodes) {
-            const Node *bn = floatCopy.findNode(folded);
-            if (!bn || bn->opType != "BatchNormalization") continue;
-            const Tensor *gamma = bn->hasInput(1) ? constantBehind(floatCopy, bn->inputs[1]) : nullptr;
-            const Tensor *var = bn->hasInput(4) ? constantBehind(floatCopy, bn->inputs[4]) : nullptr;
-            if (!gamma || !var || axis < 0) {
-                cmp.note = "cannot fold " + bn->describe() + " into the weight";
-                failed = true;
-                break;
-            }
-            auto foldedWeight = foldBatchNormIntoWeight(floatWeight, axis, *gamma, *var, bn->attrFloat("epsilon", 1e-5f));
-            if (!foldedWeight) return Status::badInput(bn->describe() + ": " + foldedWeight.status().message());
-            floatWeight = *foldedWeight;
-            cmp.batchNormFolded = true;
-        }
-        if (failed) { out.push_back(std::move(cmp)); continue; }
-        std::string why;
-        auto dq = dequantizedWeight(quantCopy, *qnode, input, &why);
-        if (!dq) {
-            cmp.note = why;
-            out.push_back(std::move(cmp));
-            continue;
-        }
-        auto stats = compareWeightTensors(floatWeight, *dq, axis);
+        const LayerWeights &w = *found->weights;
+        cmp.batchNormFolded = w.batchNormFolded;
+        auto stats = compareWeightTensors(w.floatWeight, w.dequantWeight, w.channelAxis);
         if (!stats) {
             cmp.note = stats.status().message();
             out.push_back(std::move(cmp));
             continue;
         }
-        cmp.channelAxis = axis;
+        cmp.channelAxis = w.channelAxis;
         cmp.stats = std::move(*stats);
         out.push_back(std::move(cmp));
     }

@@ -253,6 +253,30 @@ TEST(LayerMatching, BatchNormKeptInBothModelsIsItsOwnLayer) {
     EXPECT_EQ(m.matches[1].quantOutput, "q1_deq");
 }
 
+// quantize --no-fold-bn: Conv -> Q -> DQ -> BatchNormalization -> Q -> DQ; the BN runs int8 on
+// its own and is compared on its own, not folded into the Conv's match.
+TEST(LayerMatching, BatchNormBehindQdqIsItsOwnLayer) {
+    Graph f = emptyGraph();
+    add(f, "Conv", "conv", {"x", "w"}, {"c"});
+    add(f, "BatchNormalization", "bn", {"c", "g", "b", "m", "v"}, {"y"});
+    Graph q = emptyGraph();
+    add(q, "Conv", "qconv", {qdq(q, "x"), "w"}, {"q0"});
+    add(q, "BatchNormalization", "qbn", {qdq(q, "q0"), "g", "b", "m", "v"}, {"q1"});
+    qdq(q, "q1");
+
+    auto result = matchLayers(f, q);
+    ASSERT_TRUE(result) << result.status().message();
+    const LayerMatching &m = *result;
+    ASSERT_EQ(m.matches.size(), 2u);
+    EXPECT_EQ(m.matches[0].floatOutput, "c");
+    EXPECT_EQ(m.matches[0].quantOutput, "q0_deq");
+    EXPECT_TRUE(m.matches[0].foldedFloatNodes.empty());
+    EXPECT_EQ(m.matches[1].floatNode, "bn");
+    EXPECT_EQ(m.matches[1].quantNode, "qbn");
+    EXPECT_EQ(m.matches[1].quantOutput, "q1_deq");
+    EXPECT_TRUE(m.unmatchedQuant.empty());
+}
+
 TEST(LayerMatching, QOperatorWithFusedActivationFoldsBatchNormAndRelu) {
     Graph f = emptyGraph();
     add(f, "Conv", "conv", {"x", "w"}, {"c"});

@@ -1,0 +1,41 @@
+#pragma once
+// The layer inspector's plots (QCustomPlot), filled from a layer inspection and the layer's row of
+// the numeric-suite report: float vs dequantized histograms, the float vs quantized scatter with
+// the y = x line, per-channel weight ranges with per-channel weight SQNR, and the per-sample
+// SQNR distribution (sorted, with min / 5th percentile / median marked).
+
+#include <QColor>
+#include <QString>
+
+#include <vector>
+
+#include "analysis/layer_inspection.h"
+#include "analysis/numeric_suite.h"
+
+class QCustomPlot;
+
+namespace ql::ui {
+
+// Colours shared by the plots and their legends.
+struct InspectorColors {
+    static QColor floatColor();
+    static QColor quantColor();
+};
+
+// Applies the widget's palette (light or dark) to a plot's axes, grid and legend.
+void stylePlot(QCustomPlot *plot);
+
+// Two overlaid step curves (graph 0 float, graph 1 quantized) over the common bins.
+void plotHistogramPair(QCustomPlot *plot, const analysis::HistogramPair &h, const QString &xLabel);
+// Graph 0: the points; the y = x line is an item.
+void plotScatter(QCustomPlot *plot, const analysis::ScatterPoints &s);
+// Bars (max, min) per channel on the left axis; graph of channel weight SQNR on the right axis.
+void plotChannelRanges(QCustomPlot *plot, const std::vector<float> &channelMin, const std::vector<float> &channelMax,
+                       const std::vector<double> &channelSqnrDb);
+// Graph 0: finite per-sample SQNRs sorted ascending against their rank; lines at min, p5, median.
+// Returns how many samples were infinite (drawn at the top of the scale).
+int plotSampleSqnr(QCustomPlot *plot, const std::vector<double> &sampleSqnrDb);
+// Removes all data and shows a centred message.
+void showPlotMessage(QCustomPlot *plot, const QString &message);
+
+}  // namespace ql::ui
