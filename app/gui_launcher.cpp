@@ -15,6 +15,7 @@
 #include "cli_commands.h"
 #include "analysis_controller.h"
 #include "document_controller.h"
+#include "layer_inspector.h"
 #include "main_window.h"
 #include "project_controller.h"
 
@@ -124,7 +125,8 @@ int runGui(int argc, char *argv[], int firstArgument) {
                           (!models.isEmpty() && models.first().endsWith(QLatin1String(".qlproj"), Qt::CaseInsensitive));
     int exitCode = cli::Success;
     if (capture) {
-        window.resize(1280, 800);  // the same picture whatever the (virtual) screen size
+        // The same picture whatever the (virtual) screen size; an analysis shows the inspector too.
+        window.resize(analyses ? QSize(1600, 900) : QSize(1280, 800));
         auto grabAndQuit = [&window, &screenshot, &exitCode] {
             // Let posted layout requests run before painting.
             QTimer::singleShot(50, &window, [&window, &screenshot, &exitCode] {
@@ -141,11 +143,16 @@ int runGui(int argc, char *argv[], int firstArgument) {
             QApplication::exit(exitCode);
         };
         if (analyses) {
-            // The analysis (and its latency) to completion, then the picture.
-            QObject::connect(window.analysis(), &AnalysisController::busyChanged, &window,
-                             [&window, grabAndQuit](bool busy) {
-                                 if (!busy && window.analysis()->report()) grabAndQuit();
-                             });
+            // The analysis (its latency, and the inspector's first layer) to completion, then the picture.
+            auto *poll = new QTimer(&window);
+            poll->setInterval(50);
+            QObject::connect(poll, &QTimer::timeout, &window, [&window, poll, grabAndQuit] {
+                if (window.analysis()->isBusy() || !window.analysis()->report() || window.inspector()->isBusy())
+                    return;
+                poll->stop();
+                grabAndQuit();
+            });
+            poll->start();
             QObject::connect(window.analysis(), &AnalysisController::failed, &window, failAndQuit);
         } else {
             QObject::connect(window.documents(), &DocumentController::modelLoaded, &window, grabAndQuit);

@@ -34,6 +34,7 @@
 #include "analysis_table_model.h"
 #include "document_controller.h"
 #include "layer_details_widget.h"
+#include "layer_inspector.h"
 #include "layer_table_panel.h"
 #include "model_summary_widget.h"
 #include "project_controller.h"
@@ -46,6 +47,7 @@ const char kGeometryKey[] = "mainWindow/geometry";
 const char kStateKey[] = "mainWindow/state";
 const char kSplitterKey[] = "mainWindow/layerSplitter";
 const char kAnalysisSplitterKey[] = "mainWindow/analysisSplitter";
+const char kInspectorSplitterKey[] = "mainWindow/inspectorSplitter";
 const char kLastFolderKey[] = "paths/lastExportFolder";
 const char kWorstCountKey[] = "analysis/keepWorstCount";
 
@@ -122,7 +124,17 @@ void MainWindow::createPages() {
             &ql::ui::LayerDetailsWidget::showLayer);
 
     m_analysisPanel = new ql::ui::AnalysisPanel(this);
-    m_analysisPanel->setObjectName(QStringLiteral("analysisPage"));
+    m_analysisPanel->setObjectName(QStringLiteral("analysisPanel"));
+    m_inspector = new ql::ui::LayerInspector(this);
+    m_inspector->setObjectName(QStringLiteral("layerInspector"));
+    m_analysisSplitter = new QSplitter(Qt::Horizontal, this);
+    m_analysisSplitter->setObjectName(QStringLiteral("analysisPage"));
+    m_analysisSplitter->addWidget(m_analysisPanel);
+    m_analysisSplitter->addWidget(m_inspector);
+    m_analysisSplitter->setStretchFactor(0, 3);
+    m_analysisSplitter->setStretchFactor(1, 2);
+    m_analysisSplitter->setSizes({1000, 600});
+    m_analysisSplitter->setChildrenCollapsible(true);
     // Space on the selected layer (table or chart) toggles it, like the checkbox.
     for (QWidget *target : {static_cast<QWidget *>(m_analysisPanel->tableView()),
                             static_cast<QWidget *>(m_analysisPanel->chart())}) {
@@ -133,7 +145,7 @@ void MainWindow::createPages() {
     m_pages = new QStackedWidget(this);
     m_pages->addWidget(m_welcome);
     m_pages->addWidget(m_modelPage);
-    m_pages->addWidget(m_analysisPanel);
+    m_pages->addWidget(m_analysisSplitter);
     setCentralWidget(m_pages);
 }
 
@@ -194,7 +206,7 @@ void MainWindow::createActions() {
     });
     m_showAnalysis = make(tr("&Analysis"), "actionShowAnalysis", QKeySequence(tr("Ctrl+2")));
     connect(m_showAnalysis, &QAction::triggered, this, [this] {
-        if (m_analysis->report()) m_pages->setCurrentWidget(m_analysisPanel);
+        if (m_analysis->report()) m_pages->setCurrentWidget(m_analysisSplitter);
     });
     m_demo = make(tr("Open &Demo"), "actionOpenDemo");
     m_demo->setStatusTip(tr("A small BatchNorm CNN trained on Fashion-MNIST, its int8 pair and 64 test images"));
@@ -234,7 +246,7 @@ void MainWindow::createMenus() {
     edit->addAction(m_keepWorst);
     edit->addSeparator();
     QAction *find = edit->addAction(tr("&Find Layer"), this, [this] {
-        if (m_pages->currentWidget() == m_analysisPanel)
+        if (m_pages->currentWidget() == m_analysisSplitter)
             m_analysisPanel->filterEdit()->setFocus();
         else
             m_layers->focusFilter();
@@ -322,7 +334,8 @@ void MainWindow::connectAnalysis() {
     connect(m_analysisPanel, &ql::ui::AnalysisPanel::precisionToggled, this,
             [this](int layer, bool fp32) { m_analysis->setLayerFp32(layer, fp32); });
     connect(m_analysisPanel, &ql::ui::AnalysisPanel::currentLayerChanged, this, &MainWindow::updateActions);
-    // Hook for the layer inspector (branch `inspector`): show m_analysisPanel->currentLayer() there.
+    connect(m_analysisPanel, &ql::ui::AnalysisPanel::currentLayerChanged, m_inspector,
+            &ql::ui::LayerInspector::setLayer);
 }
 
 QString MainWindow::statusText() const {
@@ -495,6 +508,7 @@ void MainWindow::restoreSettings() {
         restoreState(settings.value(kStateKey).toByteArray());
         m_splitter->restoreState(settings.value(kSplitterKey).toByteArray());
         m_analysisPanel->splitter()->restoreState(settings.value(kAnalysisSplitterKey).toByteArray());
+        m_analysisSplitter->restoreState(settings.value(kInspectorSplitterKey).toByteArray());
     }
 }
 
@@ -505,6 +519,7 @@ void MainWindow::saveSettings() {
     settings.setValue(kStateKey, saveState());
     settings.setValue(kSplitterKey, m_splitter->saveState());
     settings.setValue(kAnalysisSplitterKey, m_analysisPanel->splitter()->saveState());
+    settings.setValue(kInspectorSplitterKey, m_analysisSplitter->saveState());
 }
 
 void MainWindow::closeEvent(QCloseEvent *event) {
@@ -551,7 +566,7 @@ void MainWindow::onModelLoaded(const ql::ui::SnapshotPtr &snapshot, double secon
     m_summary->setSnapshot(snapshot);
     m_layers->setSnapshot(snapshot);
     m_details->setSnapshot(snapshot);
-    if (m_pages->currentWidget() != m_analysisPanel) m_pages->setCurrentWidget(m_modelPage);
+    if (m_pages->currentWidget() != m_analysisSplitter) m_pages->setCurrentWidget(m_modelPage);
     m_layers->selectLayer(0);  // the details panel shows something useful straight away
     updateTitle();
     if (m_analysis->isBusy()) return;  // the analysis' progress says more
@@ -574,13 +589,23 @@ void MainWindow::onLoadFailed(const QString &path, const QString &message, ql::E
 void MainWindow::onReportReady(const ql::ui::ReportPtr &report) {
     m_lastOperationFailed = false;
     const int layer = m_analysisPanel->currentLayer();
+    const ql::ui::AnalysisModelsSnapshot &models = m_analysis->job()->models();
+    ql::ui::InspectorContext context;
+    context.floatGraph = models.floatGraph;
+    context.quantGraph = models.quantGraph;
+    context.batch = models.batch;
+    context.report = report;
+    context.matches = models.matches;
+    ql::parseInt8Kernels(m_analysis->setup().int8Kernels.toStdString(), context.options.capture.int8Kernels);
+    context.options.capture.threads = 1;  // the engine's worker has the other cores
+    m_inspector->setContext(std::move(context));
     m_analysisPanel->setReport(report);
     if (m_analysisPanel->thresholdDb() != m_analysis->thresholdDb()) m_analysisPanel->setThresholdDb(m_analysis->thresholdDb());
     const auto latency = m_analysis->latency();
     m_analysisPanel->setLatency(latency ? std::optional<double>(latency->first) : std::nullopt,
                                 latency ? std::optional<double>(latency->second) : std::nullopt);
     m_analysisPanel->selectLayer(layer >= 0 && layer < int(report->layers.size()) ? layer : 0);
-    m_pages->setCurrentWidget(m_analysisPanel);
+    m_pages->setCurrentWidget(m_analysisSplitter);
     updateTitle();
     updateActions();
 }

@@ -25,6 +25,7 @@ class RecentFilesController;
 namespace ql::ui {
 class AnalysisPanel;
 class LayerDetailsWidget;
+class LayerInspector;
 class LayerTablePanel;
 class ModelSummaryWidget;
 class WelcomePage;
@@ -51,6 +52,7 @@ public:
     ql::ui::ModelSummaryWidget *summary() const { return m_summary; }
     ql::ui::LayerDetailsWidget *layerDetails() const { return m_details; }
     ql::ui::AnalysisPanel *analysisPanel() const { return m_analysisPanel; }
+    ql::ui::LayerInspector *inspector() const { return m_inspector; }
     QProgressBar *progressBar() const { return m_busy; }
     QString statusText() const;
 
@@ -107,6 +109,8 @@ private:
     ql::ui::LayerTablePanel *m_layers = nullptr;
     ql::ui::LayerDetailsWidget *m_details = nullptr;
     ql::ui::AnalysisPanel *m_analysisPanel = nullptr;
+    ql::ui::LayerInspector *m_inspector = nullptr;
+    QSplitter *m_analysisSplitter = nullptr;  // panel | inspector
     QLabel *m_status = nullptr;
     QProgressBar *m_busy = nullptr;
     QToolButton *m_cancel = nullptr;

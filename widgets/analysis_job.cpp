@@ -43,6 +43,7 @@ struct AnalysisJob::Outcome {
     Status status = Status::ok();
     std::shared_ptr<AnalysisJob::SessionBox> session;  // a new session (Analysis)
     ReportPtr report;
+    AnalysisModelsSnapshot models;
     std::set<std::string> fp32;
     std::optional<std::pair<double, double>> latency;
     QString exportedPath;
@@ -64,6 +65,24 @@ Result<std::vector<int64_t>> readLabelsNpy(const std::string &path) {
 }
 
 namespace {
+
+// The snapshot of the session's models after a change; the float side and the batch are shared
+// with the previous snapshot when given.
+AnalysisModelsSnapshot snapshotModels(const analysis::AnalysisSession &session, const AnalysisModelsSnapshot *previous) {
+    AnalysisModelsSnapshot models;
+    if (previous && previous->floatGraph) {
+        models.floatGraph = previous->floatGraph;
+        models.batch = previous->batch;
+    } else {
+        models.floatGraph = std::make_shared<const Graph>(session.floatGraph());
+        if (!session.data().batches.empty())
+            models.batch = std::make_shared<const std::map<std::string, Tensor>>(session.data().batches.front());
+    }
+    models.quantGraph = std::make_shared<const Graph>(session.quantGraph());
+    auto matching = analysis::matchLayers(*models.floatGraph, *models.quantGraph);
+    if (matching) models.matches = matching->matches;
+    return models;
+}
 
 const char *stageName(const std::string &stage) {
     if (stage == "loading") return QT_TRANSLATE_NOOP("AnalysisJob", "Loading");
@@ -166,6 +185,7 @@ void AnalysisJob::start(const AnalysisRequest &request) {
         outcome.status = createSession(request, shared.callback(), box->session, outcome.report);
         if (!outcome.status) return;
         outcome.fp32 = box->session->fp32Layers();
+        outcome.models = snapshotModels(*box->session, nullptr);
         outcome.session = std::move(box);
     });
     m_pendingLatency = latency;
@@ -220,7 +240,8 @@ void AnalysisJob::startNext() {
         m_pendingToggle.reset();
         if (layers != m_fp32) {
             m_pendingLatency = true;  // the plan changed: its latency too
-            run(Operation::Toggle, [session, layers](Shared &shared, Outcome &outcome) {
+            const AnalysisModelsSnapshot previous = m_models;
+            run(Operation::Toggle, [session, layers, previous](Shared &shared, Outcome &outcome) {
                 std::lock_guard<std::mutex> lock(session->mutex);
                 auto report = session->session->setFp32Layers(layers, shared.callback());
                 if (!report) {
@@ -229,6 +250,7 @@ void AnalysisJob::startNext() {
                 }
                 outcome.report = std::make_shared<const analysis::NumericSuiteReport>(std::move(*report));
                 outcome.fp32 = session->session->fp32Layers();
+                outcome.models = snapshotModels(*session->session, &previous);
             });
             return;
         }
@@ -274,6 +296,7 @@ void AnalysisJob::onFinished() {
                     cancelled ? ErrorKind::Cancelled : outcome->status.kind(), operation);
     } else if (outcome->report) {
         m_report = outcome->report;
+        m_models = std::move(outcome->models);
         m_fp32 = outcome->fp32;
         emit reportReady(m_report);
     } else if (outcome->latency) {

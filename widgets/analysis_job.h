@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "analysis/analysis_session.h"
+#include "analysis/layer_matching.h"
 #include "analysis_report.h"
 #include "core/status.h"
 
@@ -42,6 +43,14 @@ struct AnalysisRequest {
     std::set<std::string> fp32Layers;    // applied right after the first run (project restore)
     bool measureLatency = true;
     int threads = 0;  // engine threads; 0: all cores
+};
+
+// The models behind a report, for views that run their own inspections (the layer inspector):
+// immutable copies taken on the worker after each change (tensors share storage, so cheap).
+struct AnalysisModelsSnapshot {
+    std::shared_ptr<const Graph> floatGraph, quantGraph;  // quantGraph: toggles applied
+    std::shared_ptr<const std::map<std::string, Tensor>> batch;  // the first evaluation batch
+    std::vector<analysis::LayerMatch> matches;             // matchLayers(floatGraph, quantGraph)
 };
 
 // Class ids from a .npy of integers, shape [N] or [N, 1].
@@ -68,6 +77,8 @@ public:
     bool hasSession() const { return m_session != nullptr; }
     Operation operation() const { return m_operation; }
     ReportPtr report() const { return m_report; }
+    // The models of report(); null members before the first report.
+    const AnalysisModelsSnapshot &models() const { return m_models; }
     // The fp32 layers of the current report.
     const std::set<std::string> &fp32Layers() const { return m_fp32; }
     QFutureWatcher<void> *watcher() { return &m_watcher; }
@@ -99,6 +110,7 @@ private:
     QTimer m_poll;
     Operation m_operation = Operation::None;
     ReportPtr m_report;
+    AnalysisModelsSnapshot m_models;
     std::set<std::string> m_fp32;
     std::optional<std::set<std::string>> m_pendingToggle;
     bool m_pendingLatency = false;
