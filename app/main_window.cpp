@@ -127,6 +127,9 @@ void MainWindow::createPages() {
     m_analysisPanel->setObjectName(QStringLiteral("analysisPanel"));
     m_inspector = new ql::ui::LayerInspector(this);
     m_inspector->setObjectName(QStringLiteral("layerInspector"));
+    // Explicit minimums: the pages' size hints would otherwise make the whole window wide.
+    m_inspector->setMinimumSize(240, 200);
+    m_analysisPanel->setMinimumSize(360, 300);
     m_analysisSplitter = new QSplitter(Qt::Horizontal, this);
     m_analysisSplitter->setObjectName(QStringLiteral("analysisPage"));
     m_analysisSplitter->addWidget(m_analysisPanel);

@@ -351,7 +351,12 @@ void TestAnalysisWindow::projectRoundTripsAndAutosaves() {
         QVERIFY(window.project()->isModified());
         QVERIFY(window.windowTitle().contains("[*]"));
         // Autosave of the untitled analysis, offered for recovery by the next window.
-        QTRY_VERIFY(QFileInfo::exists(ProjectController::untitledAutosavePath()));
+        const auto autosaved = [&] {
+            QFile file(ProjectController::untitledAutosavePath());
+            return file.open(QIODevice::ReadOnly) && file.readAll().contains("features.4/Conv") &&
+                   QFileInfo(file).size() > 0;
+        };
+        QTRY_VERIFY(autosaved());  // the debounced autosave after the last change
         {
             MainWindow recovered(MainWindow::Options{false, false, true});
             QVERIFY(recovered.project()->offerRecovery());
