@@ -92,9 +92,20 @@ bool ProjectController::load(const QString &file, const QString &projectPath, QS
 
 bool ProjectController::open(const QString &path, QString &error) {
     const QString absolute = QFileInfo(path).absoluteFilePath();
-    if (!load(absolute, absolute, error)) return false;
+    // Unsaved changes of this project autosaved before a crash: offer them instead.
+    const QFileInfo autosaved(absolute + QStringLiteral(".autosave"));
+    bool recover = false;
+    if (m_interactive && autosaved.exists() && autosaved.lastModified() >= QFileInfo(absolute).lastModified()) {
+        recover = QMessageBox::question(m_dialogParent, tr("Recover Project"),
+                                        tr("%1 has unsaved changes from a session that did not close normally. "
+                                           "Restore them?")
+                                            .arg(QFileInfo(absolute).fileName()),
+                                        QMessageBox::Yes | QMessageBox::No, QMessageBox::Yes) == QMessageBox::Yes;
+    }
+    if (!load(recover ? autosaved.absoluteFilePath() : absolute, absolute, error)) return false;
+    if (!recover) QFile::remove(autosaved.absoluteFilePath());
     setPath(absolute);
-    setModified(false);
+    setModified(recover);
     emit opened(absolute);
     return true;
 }

@@ -5,6 +5,9 @@
 
 #include <QAbstractItemModelTester>
 #include <QAction>
+#include <QApplication>
+#include <QMimeData>
+#include <QDropEvent>
 #include <QDir>
 #include <QElapsedTimer>
 #include <QFile>
@@ -81,6 +84,8 @@ private slots:
     void projectRoundTripsAndAutosaves();
     void mismatchedPairLosesNothing();
     void guiThreadNeverBlocked();
+    void inAppQuantizationWithRandomInputs();
+    void droppedQuantizedModelBecomesTheQuantizedSide();
 
 private:
     MainWindow::Options m_options{false, false, false};
@@ -478,6 +483,82 @@ void TestAnalysisWindow::guiThreadNeverBlocked() {
           static_cast<long long>(worst), worstCpu);
     QVERIFY2(worstCpu < 50.0, qPrintable(QString("GUI thread busy %1 ms").arg(worstCpu)));
     QVERIFY2(worst < 250, qPrintable(QString("GUI thread stalled %1 ms").arg(worst)));
+}
+
+void TestAnalysisWindow::inAppQuantizationWithRandomInputs() {
+    AnalysisSetup setup;
+    setup.floatModel = m_demoDir + "/fashion_cnn.onnx";
+    setup.quantizeInApp = true;
+    setup.calibrationPaths = {m_demoDir + "/samples.npy"};
+    setup.quantizer.method = "percentile";
+    setup.quantizer.percentile = 99.9;
+    setup.quantizer.perTensor = true;
+    setup.randomInputs = true;
+    setup.randomCount = 12;
+    setup.randomSeed = 7;
+    setup.batch = 5;
+    MainWindow window(m_options);
+    window.show();
+    window.analysis()->setSetup(setup);
+    QVERIFY(waitIdle(window));
+    const ql::ui::ReportPtr report = window.analysis()->report();
+    QCOMPARE(report->samples, int64_t(12));
+    QVERIFY(!report->outputs[0].floatAccuracy);  // random inputs: no labels
+
+    // The same in the test: calibration on the samples, seeded random evaluation inputs.
+    auto floatGraph = ql::loadModel(setup.floatModel.toStdString());
+    auto data = ql::analysis::randomEvaluationData(*floatGraph, 12, 7, 5);
+    auto calibration = ql::analysis::evaluationDataFromFiles(*floatGraph, {setup.calibrationPaths[0].toStdString()}, 5);
+    QVERIFY(data && calibration);
+    ql::analysis::SessionOptions options;
+    options.suite.threads = std::max(1, QThread::idealThreadCount() - 1);
+    options.quantizer.method = ql::quant::RangeMethod::Percentile;
+    options.quantizer.percentile = 99.9;
+    options.quantizer.perChannelWeights = false;
+    options.calibrationBatches = calibration->batches;
+    auto direct = ql::analysis::AnalysisSession::create(std::move(*floatGraph), std::nullopt, std::move(*data), options);
+    QVERIFY2(direct, direct ? "" : direct.status().message().c_str());
+    QVERIFY(std::abs((*direct)->report().outputs[0].sqnrDb - report->outputs[0].sqnrDb) < 1e-6);
+
+    // A toggle re-plans the in-app quantization.
+    const std::string gemm = report->layers.back().name;
+    window.analysis()->setLayerFp32(gemm, true);
+    QVERIFY(waitIdle(window));
+    auto toggled = (*direct)->setFp32Layers({gemm});
+    QVERIFY(toggled);
+    QCOMPARE(window.analysis()->report()->layers.back().precision, std::string("fp32"));
+    QVERIFY(std::abs(toggled->outputs[0].sqnrDb - window.analysis()->report()->outputs[0].sqnrDb) < 1e-6);
+}
+
+void TestAnalysisWindow::droppedQuantizedModelBecomesTheQuantizedSide() {
+    MainWindow window(m_options);
+    window.show();
+    auto drop = [&window](const QStringList &paths) {
+        QMimeData mime;
+        QList<QUrl> urls;
+        for (const QString &path : paths) urls << QUrl::fromLocalFile(path);
+        mime.setUrls(urls);
+        const QPointF where(window.width() / 2.0, window.height() / 2.0);
+        QDragEnterEvent enter(where.toPoint(), Qt::CopyAction, &mime, Qt::LeftButton, Qt::NoModifier);
+        QApplication::sendEvent(&window, &enter);
+        if (!enter.isAccepted()) return false;
+        QDropEvent dropEvent(where, Qt::CopyAction, &mime, Qt::LeftButton, Qt::NoModifier);
+        QApplication::sendEvent(&window, &dropEvent);
+        return dropEvent.isAccepted();
+    };
+    QVERIFY(!drop({m_demoDir + "/readme.txt"}));  // not a model, data or project
+    QVERIFY(drop({m_demoDir + "/fashion_cnn.onnx"}));
+    QCOMPARE(window.analysis()->setup().floatModel, m_demoDir + "/fashion_cnn.onnx");
+    QVERIFY2(window.statusText().contains("quantized model"), qPrintable(window.statusText()));  // what is missing
+    QVERIFY(drop({m_demoDir + "/fashion_cnn_int8.onnx"}));  // QDQ while a float model is open
+    QCOMPARE(window.analysis()->setup().quantModel, m_demoDir + "/fashion_cnn_int8.onnx");
+    QCOMPARE(window.analysis()->setup().floatModel, m_demoDir + "/fashion_cnn.onnx");
+    QVERIFY(!window.analysis()->setup().isComplete());  // no inputs yet
+    QVERIFY(drop({m_demoDir + "/samples.npy"}));
+    QCOMPARE(window.analysis()->setup().dataPaths, QStringList{m_demoDir + "/samples.npy"});
+    QVERIFY(window.analysis()->isBusy());  // complete: the analysis runs
+    QVERIFY(waitIdle(window));
+    QCOMPARE(window.analysis()->report()->samples, int64_t(64));
 }
 
 QTEST_MAIN(TestAnalysisWindow)
