@@ -1,6 +1,9 @@
 #include "analysis/incremental_suite.h"
 
 #include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
 #include <functional>
 #include <set>
 
@@ -82,6 +85,18 @@ std::optional<double> accuracy(int64_t correct, int64_t rows) {
     return static_cast<double>(correct) / static_cast<double>(rows);
 }
 
+// QL_SESSION_TRACE=1 prints the time of each step of an update to stderr.
+struct Trace {
+    bool on = std::getenv("QL_SESSION_TRACE") != nullptr;
+    std::chrono::steady_clock::time_point last = std::chrono::steady_clock::now();
+    void step(const char *what) {
+        if (!on) return;
+        const auto now = std::chrono::steady_clock::now();
+        std::fprintf(stderr, "  %-22s %8.1f ms\n", what, std::chrono::duration<double, std::milli>(now - last).count());
+        last = now;
+    }
+};
+
 bool startsWith(const std::string &s, const std::string &prefix) { return s.rfind(prefix, 0) == 0; }
 
 }  // namespace
@@ -162,6 +177,7 @@ Result<std::unique_ptr<IncrementalSuite>> IncrementalSuite::create(
 Result<NumericSuiteReport> IncrementalSuite::update(const Graph &quantGraph, const NumericSuiteOptions &options) {
     Impl &d = *m_impl;
     const Graph &floatGraph = *d.floatGraph;
+    Trace trace;
     auto matching = matchLayers(floatGraph, quantGraph);
     if (!matching) return matching.status();
     if (matching->matches.size() != d.matching.matches.size())
@@ -174,6 +190,7 @@ Result<NumericSuiteReport> IncrementalSuite::update(const Graph &quantGraph, con
     if (!comparison) return comparison.status();
     CumulativeComparison &cmp = **comparison;
     const Graph &lowered = cmp.quantPlanGraph();
+    trace.step("match + lower");
 
     // What the change touches: lowered nodes to re-run, layers to re-compare.
     const std::vector<bool> rerun = downstreamOf(lowered, changedNodes(d.lowered, lowered));
@@ -194,6 +211,7 @@ Result<NumericSuiteReport> IncrementalSuite::update(const Graph &quantGraph, con
         if (!sameLayer || unitChanged(quantGraph, changed, m)) weightRows.push_back(i);
     }
 
+    trace.step("diff");
     // The re-run: changed nodes and everything downstream, fed the cached values at the cut.
     std::unique_ptr<ExecutionPlan> plan;
     std::vector<std::string> cutInputs;
@@ -214,11 +232,13 @@ Result<NumericSuiteReport> IncrementalSuite::update(const Graph &quantGraph, con
         if (!created) return created.status().withContext("quantized model");
         plan = std::move(*created);
     }
+    trace.step("sub-plan");
     std::map<std::string, std::vector<size_t>> rowsReading;  // re-compared rows by the value they read
     for (size_t i : cumulativeRows)
         if (!reads[i].empty()) rowsReading[reads[i]].push_back(i);
 
     std::vector<std::map<std::string, Tensor>> fresh(d.cache.size());
+    double cloneMs = 0.0, compareMs = 0.0;
     for (size_t b = 0; b < d.cache.size(); ++b) {
         const BatchCache &c = d.cache[b];
         const auto &inputs = (*d.batches)[b];
@@ -239,11 +259,15 @@ Result<NumericSuiteReport> IncrementalSuite::update(const Graph &quantGraph, con
             RunOptions run;
             auto &out = fresh[b];
             run.tap = [&](const Node &node, size_t index, const Tensor &value) {
+                const auto start = std::chrono::steady_clock::now();
                 const std::string &name = node.outputs[index];
                 out[name] = value.clone();
+                const auto cloned = std::chrono::steady_clock::now();
                 auto rows = rowsReading.find(name);
                 if (rows != rowsReading.end() && tapStatus.isOk())
                     tapStatus = cmp.addQuantValue(name, value, c.floatValues, rows->second);
+                cloneMs += std::chrono::duration<double, std::milli>(cloned - start).count();
+                compareMs += std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - cloned).count();
             };
             QL_RETURN_IF_ERROR(plan->run(feed, subOutputs, run).withContext("quantized model"));
             QL_RETURN_IF_ERROR(tapStatus);
@@ -273,6 +297,8 @@ Result<NumericSuiteReport> IncrementalSuite::update(const Graph &quantGraph, con
             return Status::error(ErrorKind::Cancelled, "analysis cancelled");
     }
 
+    trace.step("re-run + compare");
+    if (trace.on) std::fprintf(stderr, "    of which clone %.1f ms, compare %.1f ms\n", cloneMs, compareMs);
     std::vector<LayerWeightComparison> weights;
     if (!weightRows.empty()) {
         LayerMatching sub;
@@ -282,6 +308,7 @@ Result<NumericSuiteReport> IncrementalSuite::update(const Graph &quantGraph, con
         weights = std::move(*compared);
     }
 
+    trace.step("weights");
     // The new report: the previous one with the touched figures replaced, as runNumericSuite
     // assembles them.
     const ActivationComparisonResult activations = cmp.result();
@@ -380,6 +407,10 @@ Result<NumericSuiteReport> IncrementalSuite::update(const Graph &quantGraph, con
     d.reads = std::move(reads);
     d.report = report;
     d.lastRerun = rerunCount;
+    trace.step("report + commit");
+    if (trace.on)
+        std::fprintf(stderr, "  re-ran %d of %zu nodes, %zu layers re-compared, %zu weights\n", rerunCount,
+                     lowered.nodes.size(), cumulativeRows.size(), weightRows.size());
     return report;
 }
 
