@@ -1,6 +1,9 @@
 #include "analysis/incremental_suite.h"
 
 #include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
 #include <functional>
 #include <set>
 
@@ -82,19 +85,83 @@ std::optional<double> accuracy(int64_t correct, int64_t rows) {
     return static_cast<double>(correct) / static_cast<double>(rows);
 }
 
+// QL_SESSION_TRACE=1 prints the time of each step of an update to stderr.
+struct Trace {
+    bool on = std::getenv("QL_SESSION_TRACE") != nullptr;
+    std::chrono::steady_clock::time_point last = std::chrono::steady_clock::now();
+    void step(const char *what) {
+        if (!on) return;
+        const auto now = std::chrono::steady_clock::now();
+        std::fprintf(stderr, "  %-22s %8.1f ms\n", what, std::chrono::duration<double, std::milli>(now - last).count());
+        last = now;
+    }
+};
+
 bool startsWith(const std::string &s, const std::string &prefix) { return s.rfind(prefix, 0) == 0; }
+
+// One quantized model and what the suite knows of it.
+struct ModelState {
+    Graph quant;    // as given
+    Graph lowered;  // as the comparison runs it
+    LayerMatching matching;
+    std::vector<std::string> reads;  // the plan value each match reads
+    NumericSuiteReport report;
+};
+
+// How a new model differs from a known one.
+struct Delta {
+    std::vector<bool> dirty;  // per lowered node of the new model: its values differ
+    std::set<std::string> dirtyValues;
+    std::vector<bool> changed;  // per node of the new model as given
+};
+
+Delta deltaFrom(const ModelState &known, const Graph &quant, const Graph &lowered) {
+    Delta delta;
+    delta.dirty = downstreamOf(lowered, changedNodes(known.lowered, lowered));
+    for (size_t i = 0; i < lowered.nodes.size(); ++i)
+        if (delta.dirty[i])
+            for (const auto &out : lowered.nodes[i].outputs) delta.dirtyValues.insert(out);
+    delta.changed = changedNodes(known.quant, quant);
+    return delta;
+}
+
+bool cumulativeDiffers(const ModelState &known, const Delta &delta, const Graph &quant, const LayerMatch &m,
+                       const std::string &read, size_t i) {
+    return !sameMatch(m, known.matching.matches[i]) || read != known.reads[i] || delta.dirtyValues.count(read) ||
+           plumbingChanged(quant, delta.changed, m.quantOutput);
+}
+
+bool weightsDiffer(const ModelState &known, const Delta &delta, const Graph &quant, const LayerMatch &m, size_t i) {
+    return !sameMatch(m, known.matching.matches[i]) || unitChanged(quant, delta.changed, m);
+}
+
+void copyWeights(LayerReport &to, const LayerReport &from) {
+    to.weightSqnrDb = from.weightSqnrDb;
+    to.weightChannelSqnrDb = from.weightChannelSqnrDb;
+    to.weightChannelMin = from.weightChannelMin;
+    to.weightChannelMax = from.weightChannelMax;
+}
+
+void copyNotes(LayerReport &to, const LayerReport &from, const std::string &prefix) {
+    to.notes.erase(std::remove_if(to.notes.begin(), to.notes.end(), [&](const std::string &n) { return startsWith(n, prefix); }),
+                   to.notes.end());
+    for (const auto &n : from.notes)
+        if (startsWith(n, prefix)) to.notes.push_back(n);
+}
+
+const char *kCumulativeNote = "the quantized value '";
+const char *kWeightNote = "weight: ";
+const char *kIsolatedNote = "isolated figures are not recomputed";
 
 }  // namespace
 
 struct IncrementalSuite::Impl {
     const Graph *floatGraph = nullptr;
     const std::vector<std::map<std::string, Tensor>> *batches = nullptr;
-    std::vector<BatchCache> cache;
-    Graph quant;    // the current quantized model as given
-    Graph lowered;  // as the comparison runs it
-    LayerMatching matching;
-    std::vector<std::string> reads;  // the plan value each match reads
-    NumericSuiteReport report;
+    std::vector<BatchCache> cache;  // float values and outputs; the base model's values
+    // Per batch, the current model's values that differ from the base model's.
+    std::vector<std::map<std::string, Tensor>> overlay;
+    ModelState base, current;
     int lastRerun = 0;
 };
 
@@ -106,6 +173,7 @@ size_t IncrementalSuite::cachedBytes() const {
         n += bytesOf(b.floatValues) + bytesOf(b.quantValues);
         for (const auto &t : b.floatOutputs) n += t.byteSize();
     }
+    for (const auto &o : m_impl->overlay) n += bytesOf(o);
     return n;
 }
 int IncrementalSuite::lastRerunNodes() const { return m_impl->lastRerun; }
@@ -117,15 +185,16 @@ Result<std::unique_ptr<IncrementalSuite>> IncrementalSuite::create(
     Impl &d = *self->m_impl;
     d.floatGraph = &floatGraph;
     d.batches = &batches;
-    d.quant = quantGraph;
-    d.report = std::move(report);
+    ModelState &base = d.base;
+    base.quant = quantGraph;
+    base.report = std::move(report);
     auto matching = matchLayers(floatGraph, quantGraph);
     if (!matching) return matching.status();
-    d.matching = std::move(*matching);
-    auto comparison = CumulativeComparison::create(floatGraph, quantGraph, d.matching, comparisonOptions(options));
+    base.matching = std::move(*matching);
+    auto comparison = CumulativeComparison::create(floatGraph, quantGraph, base.matching, comparisonOptions(options));
     if (!comparison) return comparison.status();
-    d.lowered = (*comparison)->quantPlanGraph();
-    for (size_t i = 0; i < d.matching.matches.size(); ++i) d.reads.push_back((*comparison)->quantValueRead(i));
+    base.lowered = (*comparison)->quantPlanGraph();
+    for (size_t i = 0; i < base.matching.matches.size(); ++i) base.reads.push_back((*comparison)->quantValueRead(i));
 
     PlanOptions planOptions;
     planOptions.threads = options.threads;
@@ -133,11 +202,12 @@ Result<std::unique_ptr<IncrementalSuite>> IncrementalSuite::create(
     QL_RETURN_IF_ERROR(preparePrecision(floatPrepared, Precision::Fp32));
     auto floatPlan = ExecutionPlan::create(std::move(floatPrepared), planOptions);
     if (!floatPlan) return floatPlan.status().withContext("float model");
-    auto quantPlan = ExecutionPlan::create(d.lowered, planOptions);
+    auto quantPlan = ExecutionPlan::create(base.lowered, planOptions);
     if (!quantPlan) return quantPlan.status().withContext("quantized model");
     const std::set<std::string> &wanted = (*comparison)->floatValuesNeeded();
     size_t bytes = 0;
     d.cache.resize(batches.size());
+    d.overlay.resize(batches.size());
     for (size_t b = 0; b < batches.size(); ++b) {
         BatchCache &c = d.cache[b];
         QL_RETURN_IF_ERROR(runAndCapture(**floatPlan, batches[b], wanted, c.floatValues, c.floatOutputs)
@@ -156,55 +226,71 @@ Result<std::unique_ptr<IncrementalSuite>> IncrementalSuite::create(
         if (options.progress && !options.progress("cache", static_cast<int>(b + 1), static_cast<int>(batches.size())))
             return Status::error(ErrorKind::Cancelled, "analysis cancelled");
     }
+    d.current = d.base;
     return self;
 }
 
 Result<NumericSuiteReport> IncrementalSuite::update(const Graph &quantGraph, const NumericSuiteOptions &options) {
     Impl &d = *m_impl;
     const Graph &floatGraph = *d.floatGraph;
+    Trace trace;
     auto matching = matchLayers(floatGraph, quantGraph);
     if (!matching) return matching.status();
-    if (matching->matches.size() != d.matching.matches.size())
+    if (matching->matches.size() != d.base.matching.matches.size())
         return Status::unsupported("incremental analysis: the layers changed");
     for (size_t i = 0; i < matching->matches.size(); ++i)
-        if (matching->matches[i].floatNode != d.matching.matches[i].floatNode)
+        if (matching->matches[i].floatNode != d.base.matching.matches[i].floatNode)
             return Status::unsupported("incremental analysis: the layers changed");
 
     auto comparison = CumulativeComparison::create(floatGraph, quantGraph, *matching, comparisonOptions(options));
     if (!comparison) return comparison.status();
     CumulativeComparison &cmp = **comparison;
     const Graph &lowered = cmp.quantPlanGraph();
+    trace.step("match + lower");
 
-    // What the change touches: lowered nodes to re-run, layers to re-compare.
-    const std::vector<bool> rerun = downstreamOf(lowered, changedNodes(d.lowered, lowered));
+    // A value of the new model equals the base model's unless it is dirty against the base, and
+    // the current model's unless it is dirty against it: only nodes dirty against both re-run.
+    const Delta fromBase = deltaFrom(d.base, quantGraph, lowered);
+    const Delta fromCurrent = deltaFrom(d.current, quantGraph, lowered);
+    std::vector<bool> rerun(lowered.nodes.size());
     std::set<std::string> rerunValues;
-    for (size_t i = 0; i < lowered.nodes.size(); ++i)
+    int rerunCount = 0;
+    for (size_t i = 0; i < lowered.nodes.size(); ++i) {
+        rerun[i] = fromBase.dirty[i] && fromCurrent.dirty[i];
+        rerunCount += rerun[i];
         if (rerun[i])
             for (const auto &out : lowered.nodes[i].outputs) rerunValues.insert(out);
-    const std::vector<bool> changed = changedNodes(d.quant, quantGraph);
+    }
+    // Per layer, where each figure comes from: the base report, the current one, or a new run.
+    enum Source { FromBase, FromCurrent, Recompute };
+    std::vector<Source> cumulativeSource, weightSource;
     std::vector<size_t> cumulativeRows, weightRows;
     std::vector<std::string> reads;
     for (size_t i = 0; i < matching->matches.size(); ++i) {
         const LayerMatch &m = matching->matches[i];
         reads.push_back(cmp.quantValueRead(i));
-        const bool sameLayer = sameMatch(m, d.matching.matches[i]);
-        if (!sameLayer || reads[i] != d.reads[i] || rerunValues.count(reads[i]) ||
-            plumbingChanged(quantGraph, changed, m.quantOutput))
-            cumulativeRows.push_back(i);
-        if (!sameLayer || unitChanged(quantGraph, changed, m)) weightRows.push_back(i);
+        cumulativeSource.push_back(!cumulativeDiffers(d.base, fromBase, quantGraph, m, reads[i], i) ? FromBase
+                                   : !cumulativeDiffers(d.current, fromCurrent, quantGraph, m, reads[i], i) ? FromCurrent
+                                                                                                            : Recompute);
+        weightSource.push_back(!weightsDiffer(d.base, fromBase, quantGraph, m, i)          ? FromBase
+                               : !weightsDiffer(d.current, fromCurrent, quantGraph, m, i) ? FromCurrent
+                                                                                          : Recompute);
+        if (cumulativeSource[i] == Recompute) cumulativeRows.push_back(i);
+        if (weightSource[i] == Recompute) weightRows.push_back(i);
     }
+    trace.step("diff");
 
-    // The re-run: changed nodes and everything downstream, fed the cached values at the cut.
+    // The re-run: nodes dirty against both models, fed the values that cross the cut.
     std::unique_ptr<ExecutionPlan> plan;
     std::vector<std::string> cutInputs;
-    int rerunCount = 0;
-    for (bool r : rerun) rerunCount += r;
     if (rerunCount > 0) {
         auto typeOf = [&](const std::string &name) {
-            auto it = d.cache.front().quantValues.find(name);
-            if (it != d.cache.front().quantValues.end()) return it->second.dtype();
-            auto in = d.batches->front().find(name);
-            return in != d.batches->front().end() ? in->second.dtype() : DataType::Undefined;
+            using Values = const std::map<std::string, Tensor> *;
+            for (Values values : {Values(&d.overlay.front()), Values(&d.cache.front().quantValues), Values(&d.batches->front())}) {
+                auto it = values->find(name);
+                if (it != values->end()) return it->second.dtype();
+            }
+            return DataType::Undefined;
         };
         Subgraph sub = extractSubgraph(lowered, rerun, typeOf);
         cutInputs = sub.inputs;
@@ -214,64 +300,75 @@ Result<NumericSuiteReport> IncrementalSuite::update(const Graph &quantGraph, con
         if (!created) return created.status().withContext("quantized model");
         plan = std::move(*created);
     }
+    trace.step("sub-plan");
     std::map<std::string, std::vector<size_t>> rowsReading;  // re-compared rows by the value they read
     for (size_t i : cumulativeRows)
         if (!reads[i].empty()) rowsReading[reads[i]].push_back(i);
 
     std::vector<std::map<std::string, Tensor>> fresh(d.cache.size());
+    double cloneMs = 0.0, compareMs = 0.0;
     for (size_t b = 0; b < d.cache.size(); ++b) {
         const BatchCache &c = d.cache[b];
         const auto &inputs = (*d.batches)[b];
+        // A value of the new model that was not re-run: the current model's if it differs from
+        // the base, else the base model's.
+        auto known = [&](const std::string &name) -> const Tensor * {
+            const auto &values = fromBase.dirtyValues.count(name) ? d.overlay[b] : c.quantValues;
+            auto it = values.find(name);
+            if (it != values.end()) return &it->second;
+            auto in = inputs.find(name);
+            return in != inputs.end() ? &in->second : nullptr;
+        };
         std::vector<Tensor> subOutputs;
         if (plan) {
             std::map<std::string, Tensor> feed;
             for (const auto &name : cutInputs) {
-                auto q = c.quantValues.find(name);
-                if (q != c.quantValues.end()) {
-                    feed[name] = q->second;
-                    continue;
-                }
-                auto in = inputs.find(name);
-                if (in == inputs.end()) return Status::internal("incremental analysis: value '" + name + "' is not cached");
-                feed[name] = in->second;
+                const Tensor *t = known(name);
+                if (!t) return Status::internal("incremental analysis: value '" + name + "' is not cached");
+                feed[name] = *t;
             }
             Status tapStatus;
             RunOptions run;
             auto &out = fresh[b];
             run.tap = [&](const Node &node, size_t index, const Tensor &value) {
+                const auto start = std::chrono::steady_clock::now();
                 const std::string &name = node.outputs[index];
                 out[name] = value.clone();
+                const auto cloned = std::chrono::steady_clock::now();
                 auto rows = rowsReading.find(name);
                 if (rows != rowsReading.end() && tapStatus.isOk())
                     tapStatus = cmp.addQuantValue(name, value, c.floatValues, rows->second);
+                cloneMs += std::chrono::duration<double, std::milli>(cloned - start).count();
+                compareMs += std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - cloned).count();
             };
             QL_RETURN_IF_ERROR(plan->run(feed, subOutputs, run).withContext("quantized model"));
             QL_RETURN_IF_ERROR(tapStatus);
         }
-        // Re-compared layers whose value was not re-run (a new quantizer on an old value).
+        // Re-compared layers whose value was not re-run (a new quantizer on a known value).
         for (const auto &[name, rows] : rowsReading) {
             if (rerunValues.count(name)) continue;
-            auto q = c.quantValues.find(name);
-            if (q != c.quantValues.end()) QL_RETURN_IF_ERROR(cmp.addQuantValue(name, q->second, c.floatValues, rows));
+            if (const Tensor *t = known(name)) QL_RETURN_IF_ERROR(cmp.addQuantValue(name, *t, c.floatValues, rows));
         }
         std::vector<Tensor> quantOutputs;
-        const Graph &subGraph = plan ? plan->graph() : lowered;
+        const Graph *subGraph = plan ? &plan->graph() : nullptr;
         for (const auto &out : lowered.outputs) {
             if (rerunValues.count(out.name)) {
                 size_t k = 0;
-                while (k < subGraph.outputs.size() && subGraph.outputs[k].name != out.name) ++k;
+                while (k < subGraph->outputs.size() && subGraph->outputs[k].name != out.name) ++k;
                 if (k >= subOutputs.size()) return Status::internal("incremental analysis: output '" + out.name + "' missing");
                 quantOutputs.push_back(subOutputs[k]);
                 continue;
             }
-            auto q = c.quantValues.find(out.name);
-            if (q == c.quantValues.end()) return Status::internal("incremental analysis: output '" + out.name + "' is not cached");
-            quantOutputs.push_back(q->second);
+            const Tensor *t = known(out.name);
+            if (!t) return Status::internal("incremental analysis: output '" + out.name + "' is not cached");
+            quantOutputs.push_back(*t);
         }
         QL_RETURN_IF_ERROR(cmp.addOutputs(inputs, c.floatOutputs, quantOutputs));
         if (options.progress && !options.progress("cumulative", static_cast<int>(b + 1), static_cast<int>(d.cache.size())))
             return Status::error(ErrorKind::Cancelled, "analysis cancelled");
     }
+    trace.step("re-run + compare");
+    if (trace.on) std::fprintf(stderr, "    of which clone %.1f ms, compare %.1f ms\n", cloneMs, compareMs);
 
     std::vector<LayerWeightComparison> weights;
     if (!weightRows.empty()) {
@@ -281,34 +378,64 @@ Result<NumericSuiteReport> IncrementalSuite::update(const Graph &quantGraph, con
         if (!compared) return compared.status().withContext("weight comparison");
         weights = std::move(*compared);
     }
+    trace.step("weights");
 
-    // The new report: the previous one with the touched figures replaced, as runNumericSuite
-    // assembles them.
+    // The new report, each figure from its source, assembled as runNumericSuite does.
     const ActivationComparisonResult activations = cmp.result();
-    NumericSuiteReport report = d.report;
+    NumericSuiteReport report = d.current.report;
     std::map<std::string, const NodePrecision *> precision;
     for (const auto &entry : activations.precision.nodes) precision[entry.node] = &entry;
     report.int8Layers = report.fp32Layers = 0;
-    std::vector<bool> redoCumulative(report.layers.size(), false), redoWeights(report.layers.size(), false);
-    for (size_t i : cumulativeRows) redoCumulative[i] = true;
-    for (size_t k = 0; k < weightRows.size(); ++k) {
-        const size_t i = weightRows[k];
-        redoWeights[i] = true;
-        LayerReport &row = report.layers[i];
-        const LayerWeightComparison &w = weights[k];
-        row.weightSqnrDb.reset();
-        row.weightChannelSqnrDb.clear();
-        row.weightChannelMin.clear();
-        row.weightChannelMax.clear();
-        if (w.stats) {
-            row.weightSqnrDb = w.stats->sqnrDb;
-            row.weightChannelSqnrDb = w.stats->channelSqnrDb;
-            row.weightChannelMin = w.stats->channelMin;
-            row.weightChannelMax = w.stats->channelMax;
-        }
-    }
     for (size_t i = 0; i < report.layers.size(); ++i) {
         LayerReport &row = report.layers[i];
+        const LayerReport &baseRow = d.base.report.layers[i];
+        if (cumulativeSource[i] == FromBase && weightSource[i] == FromBase) {
+            row = baseRow;  // every figure, isolated ones too
+        } else {
+            if (cumulativeSource[i] == FromBase) {
+                row.cumulative = baseRow.cumulative;
+                row.isolated = baseRow.isolated;
+                row.kernelVsReferenceSqnrDb = baseRow.kernelVsReferenceSqnrDb;
+                row.kernelMismatch = baseRow.kernelMismatch;
+                copyNotes(row, baseRow, kCumulativeNote);
+                copyNotes(row, baseRow, kIsolatedNote);
+            } else if (cumulativeSource[i] == Recompute) {
+                const LayerActivationComparison &a = activations.layers[i];
+                row.cumulative.reset();
+                row.notes.erase(std::remove_if(row.notes.begin(), row.notes.end(),
+                                               [](const std::string &n) { return startsWith(n, kCumulativeNote); }),
+                                row.notes.end());
+                if (a.observed)
+                    row.cumulative = a.metrics;
+                else
+                    row.notes.push_back(kCumulativeNote + a.match.quantOutput + "' does not exist when the model runs " +
+                                        report.quantPrecision);
+                if (row.isolated || row.kernelVsReferenceSqnrDb) {
+                    row.isolated.reset();
+                    row.kernelVsReferenceSqnrDb.reset();
+                    row.kernelMismatch = false;
+                    row.notes.push_back(std::string(kIsolatedNote) + " after a toggle");
+                }
+            }
+            if (weightSource[i] == FromBase) {
+                copyWeights(row, baseRow);
+                copyNotes(row, baseRow, kWeightNote);
+            } else if (weightSource[i] == Recompute) {
+                const size_t k = static_cast<size_t>(std::find(weightRows.begin(), weightRows.end(), i) - weightRows.begin());
+                const LayerWeightComparison &w = weights[k];
+                LayerReport computed;
+                if (w.stats) {
+                    computed.weightSqnrDb = w.stats->sqnrDb;
+                    computed.weightChannelSqnrDb = w.stats->channelSqnrDb;
+                    computed.weightChannelMin = w.stats->channelMin;
+                    computed.weightChannelMax = w.stats->channelMax;
+                } else if (w.channelAxis >= 0 && !w.note.empty()) {
+                    computed.notes.push_back(kWeightNote + w.note);
+                }
+                copyWeights(row, computed);
+                copyNotes(row, computed, kWeightNote);
+            }
+        }
         const LayerMatch &m = matching->matches[i];
         row.quantName = m.quantNode;
         row.foldedFloatNodes = m.foldedFloatNodes;
@@ -318,35 +445,6 @@ Result<NumericSuiteReport> IncrementalSuite::update(const Graph &quantGraph, con
         row.precision = p != precision.end() && p->second->int8 ? "int8" : "fp32";
         row.precisionReason = p != precision.end() ? p->second->reason : "not quantized in the model";
         (row.precision == "int8" ? report.int8Layers : report.fp32Layers) += 1;
-        if (!redoCumulative[i] && !redoWeights[i]) continue;
-        // Notes of the figures recomputed here are rebuilt; figures not recomputed here go.
-        auto &notes = row.notes;
-        notes.erase(std::remove_if(notes.begin(), notes.end(),
-                                   [&](const std::string &n) {
-                                       return (redoCumulative[i] && startsWith(n, "the quantized value '")) ||
-                                              (redoWeights[i] && startsWith(n, "weight: "));
-                                   }),
-                    notes.end());
-        if (redoCumulative[i]) {
-            const LayerActivationComparison &a = activations.layers[i];
-            row.cumulative.reset();
-            if (a.observed)
-                row.cumulative = a.metrics;
-            else
-                notes.push_back("the quantized value '" + a.match.quantOutput + "' does not exist when the model runs " +
-                                report.quantPrecision);
-            if (row.isolated || row.kernelVsReferenceSqnrDb) {
-                row.isolated.reset();
-                row.kernelVsReferenceSqnrDb.reset();
-                row.kernelMismatch = false;
-                notes.push_back("isolated figures are not recomputed after a toggle");
-            }
-        }
-        if (redoWeights[i]) {
-            for (size_t k = 0; k < weightRows.size(); ++k)
-                if (weightRows[k] == i && !row.weightSqnrDb && weights[k].channelAxis >= 0 && !weights[k].note.empty())
-                    notes.push_back("weight: " + weights[k].note);
-        }
     }
     report.outputs.clear();
     for (const auto &out : activations.outputs) {
@@ -365,21 +463,31 @@ Result<NumericSuiteReport> IncrementalSuite::update(const Graph &quantGraph, con
     for (const auto &name : matching->unmatchedFloat) report.unmatched.push_back({name, opTypeOf(floatGraph, name), "float"});
     for (const auto &name : matching->unmatchedQuant) report.unmatched.push_back({name, opTypeOf(quantGraph, name), "quant"});
 
-    // Commit: nothing above changed the object.
-    std::set<std::string> produced;
-    for (const auto &node : lowered.nodes) produced.insert(node.outputs.begin(), node.outputs.end());
+    // Commit (nothing above changed the object): the overlay holds the new model's values that
+    // differ from the base model's.
     for (size_t b = 0; b < d.cache.size(); ++b) {
-        auto &values = d.cache[b].quantValues;
-        for (auto it = values.begin(); it != values.end();)
-            it = produced.count(it->first) ? std::next(it) : values.erase(it);
-        for (auto &[name, t] : fresh[b]) values[name] = std::move(t);
+        std::map<std::string, Tensor> overlay;
+        for (const auto &name : fromBase.dirtyValues) {
+            auto f = fresh[b].find(name);
+            if (f != fresh[b].end()) {
+                overlay[name] = std::move(f->second);
+                continue;
+            }
+            auto o = d.overlay[b].find(name);
+            if (o != d.overlay[b].end()) overlay[name] = std::move(o->second);
+        }
+        d.overlay[b] = std::move(overlay);
     }
-    d.lowered = lowered;
-    d.quant = quantGraph;
-    d.matching = std::move(*matching);
-    d.reads = std::move(reads);
-    d.report = report;
+    d.current.quant = quantGraph;
+    d.current.lowered = lowered;
+    d.current.matching = std::move(*matching);
+    d.current.reads = std::move(reads);
+    d.current.report = report;
     d.lastRerun = rerunCount;
+    trace.step("report + commit");
+    if (trace.on)
+        std::fprintf(stderr, "  re-ran %d of %zu nodes, %zu layers re-compared, %zu weights\n", rerunCount,
+                     lowered.nodes.size(), cumulativeRows.size(), weightRows.size());
     return report;
 }
 

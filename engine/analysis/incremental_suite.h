@@ -5,14 +5,17 @@
 // At creation the float model runs once over the evaluation batches, keeping per batch the
 // float values the cumulative comparison needs and the float outputs (the float model never
 // changes), and the quantized model (as lowered for the suite's precision) runs once, keeping
-// every value it produces (mostly uint8: a quarter of the float size). update() then:
-//   * lowers the new quantized model and pairs its nodes with the previous lowering by name
-//     (graph_diff.h): the changed nodes and everything downstream of them are re-run as a plan of
-//     their own, fed the cached values that cross the cut;
+// every value it produces (mostly uint8: a quarter of the float size): the base model. The
+// current model's values that differ from the base model's are kept as an overlay. update() then:
+//   * lowers the new quantized model and pairs its nodes by name (graph_diff.h) with the base
+//     model's and with the current model's lowering: a value that equals either model's is
+//     known, so only nodes that differ from both (changed, or downstream of a change) re-run, as
+//     a plan of their own fed the known values that cross the cut. Going back to the base model
+//     (undo, reset) re-runs nothing;
 //   * re-accumulates the cumulative figures only of layers whose compared value was re-run (or
 //     whose quantizer changed), from the cached float values; the output figures from the new
 //     outputs; weight figures only of layers whose quantized node or weight changed;
-//   * keeps every other figure of the previous report.
+//   * takes every other figure from the base report or the previous one.
 // The figures equal a full runNumericSuite on the new model: the same kernels see the same
 // inputs, and every accumulator is fed the same batches in the same order. Figures this class
 // does not compute (isolated, kernel check) are kept for untouched layers and dropped, with a

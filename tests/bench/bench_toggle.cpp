@@ -96,6 +96,25 @@ void FullInt8Pass(benchmark::State &state) {
     state.counters["median_ms"] = s.fullPassMs;
 }
 
+// The same pass with every value tapped and copied (what the session's cache costs).
+void FullInt8PassTapped(benchmark::State &state) {
+    Setup &s = setup();
+    Graph g = s.quantGraph;
+    if (!preparePrecision(g, Precision::Int8).isOk()) state.SkipWithError("lowering failed");
+    applyInt8Kernels(g, Int8Kernels::Exact);
+    auto plan = ExecutionPlan::create(std::move(g));
+    if (!plan) {
+        state.SkipWithError(plan.status().message().c_str());
+        return;
+    }
+    std::vector<Tensor> outputs;
+    std::map<std::string, Tensor> kept;
+    RunOptions run;
+    run.tap = [&](const Node &node, size_t index, const Tensor &value) { kept[node.outputs[index]] = value.clone(); };
+    for (auto _ : state)
+        for (const auto &batch : s.data.batches) (void)(*plan)->run(batch, outputs, run);
+}
+
 void ToggleEachLayer(benchmark::State &state) {
     Setup &s = setup();
     SessionOptions options;
@@ -107,7 +126,10 @@ void ToggleEachLayer(benchmark::State &state) {
     }
     const double createMs = msSince(createStart);
     std::vector<std::string> layers;
-    for (const auto &row : (*session)->report().layers) layers.push_back(row.name);
+    // QL_BENCH_LAYER_STEP=k toggles every k-th layer only (quick looks; the figure is over all).
+    const size_t step = std::max<size_t>(1, std::stoul(env("QL_BENCH_LAYER_STEP", "1")));
+    const auto &rows = (*session)->report().layers;
+    for (size_t i = 0; i < rows.size(); i += step) layers.push_back(rows[i].name);
     std::vector<double> on, off;
     for (auto _ : state) {
         for (const auto &layer : layers) {
@@ -176,5 +198,6 @@ void ToggleOverheads(benchmark::State &state) {
 
 BENCHMARK(ToggleOverheads)->Unit(benchmark::kMillisecond)->Iterations(3)->UseRealTime();
 BENCHMARK(FullInt8Pass)->Unit(benchmark::kMillisecond)->Iterations(5)->UseRealTime();
+BENCHMARK(FullInt8PassTapped)->Unit(benchmark::kMillisecond)->Iterations(3)->UseRealTime();
 BENCHMARK(ToggleEachLayer)->Unit(benchmark::kMillisecond)->Iterations(1)->UseRealTime();
 BENCHMARK_MAIN();

@@ -114,9 +114,20 @@ TEST(IncrementalSuite, RerunsOnlyDownstreamOfTheChange) {
     EXPECT_LT(lastRerun, firstRerun);
     EXPECT_LE(lastRerun, 4);  // the Gemm (and the plumbing around it)
 
-    // Back to the start: the report at creation, exactly.
+    // Both, then the Gemm alone: only the Gemm's part runs, fed values of the model at creation.
+    const Graph both = s.toggled({"/conv1/Conv", "/fc/Gemm"});
+    auto bothReport = (*suite)->update(both, s.options);
+    ASSERT_TRUE(bothReport);
+    expectEqualFigures(*bothReport, s.full(both));
+    auto lastAgain = (*suite)->update(lastToggled, s.options);
+    ASSERT_TRUE(lastAgain);
+    EXPECT_EQ((*suite)->lastRerunNodes(), lastRerun);
+    expectEqualFigures(*lastAgain, *last);
+
+    // Back to the start: the report at creation, exactly, with nothing re-run.
     auto back = (*suite)->update(s.f.quantGraph, s.options);
     ASSERT_TRUE(back);
+    EXPECT_EQ((*suite)->lastRerunNodes(), 0);
     expectEqualFigures(*back, s.full(s.f.quantGraph));
     // The same model again re-runs nothing.
     auto same = (*suite)->update(s.f.quantGraph, s.options);
