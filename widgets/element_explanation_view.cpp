@@ -11,35 +11,60 @@
 #include <QRegularExpression>
 #include <QVBoxLayout>
 
+#include <algorithm>
 #include <cmath>
+#include <cstdlib>
 
 namespace ql::ui {
 namespace {
 
 using analysis::ElementExplanation;
 
-QString num(double v, int precision = 6) { return QString::number(v, 'g', precision); }
+QString num(double v, int precision = 6) {
+    return QString::number(v, 'g', precision);
+}
 
-QString coords(const std::vector<int64_t> &c) { return QLatin1Char('[') + formatElement(c) + QLatin1Char(']'); }
+QString coords(const std::vector<int64_t> &c) {
+    return QLatin1Char('[') + formatElement(c) + QLatin1Char(']');
+}
 
-QString tr(const char *text) { return QCoreApplication::translate("ql::ui::ElementExplanationView", text); }
+QString tr(const char *text) {
+    return QCoreApplication::translate("ql::ui::ElementExplanationView", text);
+}
 
 // At most this many products are listed; the sum covers all of them.
 constexpr size_t kListedTerms = 12;
+
+// The products to list: all when few, else the largest |product| in input order.
+std::vector<size_t> listedTerms(const ElementExplanation &e) {
+    std::vector<size_t> order(e.terms.size());
+    for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+    if (order.size() <= kListedTerms) return order;
+    std::partial_sort(order.begin(), order.begin() + kListedTerms, order.end(),
+                      [&](size_t a, size_t b) {
+                          return std::llabs(e.terms[a].product) > std::llabs(e.terms[b].product);
+                      });
+    order.resize(kListedTerms);
+    std::sort(order.begin(), order.end());
+    return order;
+}
 
 QString outputChain(const ElementExplanation &e, QString out) {
     out += tr("Requantize:\n");
     if (e.kind == ElementExplanation::Kind::IntegerMatMul) {
         out += tr("  M = x_scale·w_scale / y_scale\n");
-        out += tr("    = %1·%2 / %3 = %4\n").arg(num(e.xScale), num(e.wScale), num(e.yScale), num(e.multiplier, 8));
+        out += tr("    = %1·%2 / %3 = %4\n")
+                   .arg(num(e.xScale), num(e.wScale), num(e.yScale), num(e.multiplier, 8));
         out += tr("  acc·M          = %1\n").arg(num(e.scaled, 8));
     } else if (e.yScale > 0.0f) {
-        out += tr("  real / y_scale = %1 / %2 = %3\n").arg(num(e.realResult, 8), num(e.yScale), num(e.scaled, 8));
+        out += tr("  real / y_scale = %1 / %2 = %3\n")
+                   .arg(num(e.realResult, 8), num(e.yScale), num(e.scaled, 8));
     }
     out += tr("  round (half to even) = %1\n").arg(num(e.rounded, 10));
     out += tr("  + y_zp (%1)          = %2\n").arg(e.yZeroPoint).arg(e.beforeClamp);
     QString range = QStringLiteral("[%1, %2]").arg(e.qmin).arg(e.qmax);
-    if (!e.activation.empty()) range += tr(" (narrowed by the fused %1)").arg(QString::fromStdString(e.activation));
+    if (!e.activation.empty())
+        range += tr(" (narrowed by the fused %1)").arg(QString::fromStdString(e.activation));
     out += tr("  clamp to %1 → %2%3\n")
                .arg(range)
                .arg(e.quantized)
@@ -64,7 +89,8 @@ QString formatElement(const std::vector<int64_t> &element) {
 }
 
 std::optional<std::vector<int64_t>> parseElement(const QString &text) {
-    const QStringList parts = text.split(QRegularExpression(QStringLiteral("[,\\s\\[\\]()]+")), Qt::SkipEmptyParts);
+    const QStringList parts =
+        text.split(QRegularExpression(QStringLiteral("[,\\s\\[\\]()]+")), Qt::SkipEmptyParts);
     std::vector<int64_t> out;
     for (const QString &p : parts) {
         bool ok = false;
@@ -84,53 +110,72 @@ QString integerColumnText(const ElementExplanation &e) {
     }
     out += tr("Output element %1\n\n").arg(coords(e.element));
     switch (e.kind) {
-    case ElementExplanation::Kind::IntegerMatMul: {
-        out += tr("x_zp = %1   x_scale = %2\n").arg(e.xZeroPoint).arg(num(e.xScale));
-        out += tr("w_zp = %1   w_scale = %2   (channel %3)\n").arg(e.wZeroPoint).arg(num(e.wScale)).arg(e.channel);
-        out += tr("Products (x_q − x_zp)·(w_q − w_zp), %1 in all:\n").arg(e.terms.size());
-        for (size_t i = 0; i < e.terms.size() && i < kListedTerms; ++i) {
-            const auto &t = e.terms[i];
-            out += QStringLiteral("  x%1=%2  w%3=%4  → (%5)·(%6) = %7\n")
-                       .arg(coords(t.inputIndex))
-                       .arg(t.xq, 4)
-                       .arg(coords(t.weightIndex))
-                       .arg(t.wq, 4)
-                       .arg(t.xq - e.xZeroPoint)
-                       .arg(t.wq - e.wZeroPoint)
-                       .arg(t.product);
+        case ElementExplanation::Kind::IntegerMatMul: {
+            out += tr("x_zp = %1   x_scale = %2\n").arg(e.xZeroPoint).arg(num(e.xScale));
+            out += tr("w_zp = %1   w_scale = %2   (channel %3)\n")
+                       .arg(e.wZeroPoint)
+                       .arg(num(e.wScale))
+                       .arg(e.channel);
+            const std::vector<size_t> listed = listedTerms(e);
+            out += listed.size() < e.terms.size()
+                       ? tr("Products (x_q − x_zp)·(w_q − w_zp), the %1 largest of %2:\n")
+                             .arg(listed.size())
+                             .arg(e.terms.size())
+                       : tr("Products (x_q − x_zp)·(w_q − w_zp), %1 in all:\n").arg(e.terms.size());
+            for (size_t i : listed) {
+                const auto &t = e.terms[i];
+                out += QStringLiteral("  x%1=%2  w%3=%4  → (%5)·(%6) = %7\n")
+                           .arg(coords(t.inputIndex))
+                           .arg(t.xq, 4)
+                           .arg(coords(t.weightIndex))
+                           .arg(t.wq, 4)
+                           .arg(t.xq - e.xZeroPoint)
+                           .arg(t.wq - e.wZeroPoint)
+                           .arg(t.product);
+            }
+            if (listed.size() < e.terms.size())
+                out += tr("  … %1 more\n").arg(e.terms.size() - listed.size());
+            if (e.paddingTaps > 0)
+                out += tr("  (%1 window positions in the padding add 0)\n").arg(e.paddingTaps);
+            out += tr("int32 accumulation Σ = %1\n").arg(e.accumulator);
+            out += tr("+ bias_int32 (%1) = %2\n\n").arg(e.biasInt32).arg(e.accumulatorWithBias);
+            return outputChain(e, out);
         }
-        if (e.terms.size() > kListedTerms) out += tr("  … %1 more\n").arg(e.terms.size() - kListedTerms);
-        if (e.paddingTaps > 0) out += tr("  (%1 window positions in the padding add 0)\n").arg(e.paddingTaps);
-        out += tr("int32 accumulation Σ = %1\n").arg(e.accumulator);
-        out += tr("+ bias_int32 %1 = %2\n\n").arg(e.biasInt32).arg(e.accumulatorWithBias);
-        return outputChain(e, out);
-    }
-    case ElementExplanation::Kind::BatchNorm:
-        if (!e.operands.empty()) {
-            const auto &x = e.operands[0];
-            out += tr("x_q = %1   x_zp = %2   x_scale = %3\n").arg(x.q).arg(x.zeroPoint).arg(num(x.scale));
-            out += tr("x = x_scale·(x_q − x_zp) = %1\n").arg(num(x.real, 8));
-        }
-        out += tr("gamma = %1  beta = %2\nmean = %3  var = %4  eps = %5   (channel %6)\n")
-                   .arg(num(e.gamma), num(e.beta), num(e.mean), num(e.var), num(e.epsilon))
-                   .arg(e.channel);
-        out += tr("y = gamma·(x − mean)/sqrt(var + eps) + beta\n  = %1   (in float, between DQ and Q)\n\n")
-                   .arg(num(e.realResult, 8));
-        return outputChain(e, out);
-    case ElementExplanation::Kind::Requantize:
-        out += tr("Operands (%1):\n").arg(e.operands.size());
-        for (size_t i = 0; i < e.operands.size() && i < kListedTerms; ++i) {
-            const auto &op = e.operands[i];
-            if (op.quantized && op.scale > 0.0f)
-                out += tr("  q = %1, zp = %2, scale = %3 → %4\n").arg(op.q).arg(op.zeroPoint).arg(num(op.scale)).arg(num(op.real, 8));
-            else if (op.quantized)
-                out += tr("  q = %1\n").arg(op.q);
-            else
-                out += tr("  %1 (float)\n").arg(num(op.real, 8));
-        }
-        if (e.operands.size() > kListedTerms) out += tr("  … %1 more\n").arg(e.operands.size() - kListedTerms);
-        out += tr("%1 = %2\n\n").arg(QString::fromStdString(e.opFormula), num(e.realResult, 8));
-        return outputChain(e, out);
+        case ElementExplanation::Kind::BatchNorm:
+            if (!e.operands.empty()) {
+                const auto &x = e.operands[0];
+                out += tr("x_q = %1   x_zp = %2   x_scale = %3\n")
+                           .arg(x.q)
+                           .arg(x.zeroPoint)
+                           .arg(num(x.scale));
+                out += tr("x = x_scale·(x_q − x_zp) = %1\n").arg(num(x.real, 8));
+            }
+            out += tr("gamma = %1  beta = %2\nmean = %3  var = %4  eps = %5   (channel %6)\n")
+                       .arg(num(e.gamma), num(e.beta), num(e.mean), num(e.var), num(e.epsilon))
+                       .arg(e.channel);
+            out += tr("y = gamma·(x − mean)/sqrt(var + eps) + beta\n  = %1   (in float, between DQ "
+                      "and Q)\n\n")
+                       .arg(num(e.realResult, 8));
+            return outputChain(e, out);
+        case ElementExplanation::Kind::Requantize:
+            out += tr("Operands (%1):\n").arg(e.operands.size());
+            for (size_t i = 0; i < e.operands.size() && i < kListedTerms; ++i) {
+                const auto &op = e.operands[i];
+                if (op.quantized && op.scale > 0.0f)
+                    out += tr("  q = %1, zp = %2, scale = %3 → %4\n")
+                               .arg(op.q)
+                               .arg(op.zeroPoint)
+                               .arg(num(op.scale))
+                               .arg(num(op.real, 8));
+                else if (op.quantized)
+                    out += tr("  q = %1\n").arg(op.q);
+                else
+                    out += tr("  %1 (float)\n").arg(num(op.real, 8));
+            }
+            if (e.operands.size() > kListedTerms)
+                out += tr("  … %1 more\n").arg(e.operands.size() - kListedTerms);
+            out += tr("%1 = %2\n\n").arg(QString::fromStdString(e.opFormula), num(e.realResult, 8));
+            return outputChain(e, out);
     }
     return out;
 }
@@ -141,26 +186,41 @@ QString floatColumnText(const ElementExplanation &e) {
     out += tr("Output element %1\n\n").arg(coords(e.element));
     if (e.kind == ElementExplanation::Kind::IntegerMatMul) {
         out += tr("%1\n").arg(QString::fromStdString(e.floatFormula));
-        out += tr("Products x·w (float model's input):\n");
-        for (size_t i = 0; i < e.terms.size() && i < kListedTerms; ++i) {
+        const std::vector<size_t> listed = listedTerms(e);
+        out += tr("Products x·w (float input and weight),\nsame positions:\n");
+        for (size_t i : listed) {
             const auto &t = e.terms[i];
             if (!t.hasFloat) break;
-            out += QStringLiteral("  %1 · %2 = %3   (int8: %4 · %5)\n")
-                       .arg(num(t.xFloat, 5), num(t.wFloat, 5), num(t.xFloat * t.wFloat, 5), num(t.xReal, 5), num(t.wReal, 5));
+            out += QStringLiteral("  %1 · %2 = %3\n")
+                       .arg(num(t.xFloat, 5), num(t.wFloat, 5), num(t.xFloat * t.wFloat, 5));
         }
-        if (e.terms.size() > kListedTerms) out += tr("  … %1 more\n").arg(e.terms.size() - kListedTerms);
+        if (listed.size() < e.terms.size())
+            out += tr("  … %1 more\n").arg(e.terms.size() - listed.size());
         out += tr("b = %1\n").arg(num(e.floatBias, 8));
     } else {
         out += tr("%1\n").arg(QString::fromStdString(e.floatFormula));
+        const bool batchNorm = e.kind == ElementExplanation::Kind::BatchNorm;
         for (size_t i = 0; i < e.operands.size() && i < kListedTerms; ++i)
             if (e.operands[i].floatValue)
-                out += tr("  operand %1 = %2   (int8: %3)\n").arg(i).arg(num(*e.operands[i].floatValue, 8), num(e.operands[i].real, 8));
+                out += tr("  %1 = %2\n    (quantized model: %3)\n")
+                           .arg(batchNorm ? QStringLiteral("x")
+                                          : (i == 0   ? QStringLiteral("a")
+                                             : i == 1 ? QStringLiteral("b")
+                                                      : QString::number(i)))
+                           .arg(num(*e.operands[i].floatValue, 8), num(e.operands[i].real, 8));
     }
     out += tr("\nFormula value     = %1\n").arg(num(e.floatComputed, 8));
     out += tr("Float model value = %1\n").arg(num(e.floatModelValue, 8));
     out += tr("Quantized value   = %1\n").arg(num(e.engineDequantized, 8));
     out += tr("Difference (quantized − float) = %1\n").arg(num(e.difference, 6));
-    if (e.yScale > 0.0f) out += tr("  = %1 output steps\n").arg(num(e.difference / e.yScale, 3));
+    if (e.yScale > 0.0f) {
+        out += tr("  = %1 output steps\n").arg(num(e.difference / e.yScale, 3));
+        // Where it comes from: the op on quantized operands vs the float ones, then this layer's
+        // own rounding and clamping of the result.
+        out +=
+            tr("  from the quantized operands: %1\n").arg(num(e.realResult - e.floatComputed, 4));
+        out += tr("  from requantization:         %1\n").arg(num(e.dequantized - e.realResult, 4));
+    }
     for (const auto &note : e.notes) out += QLatin1Char('\n') + QString::fromStdString(note);
     return out;
 }
@@ -168,7 +228,8 @@ QString floatColumnText(const ElementExplanation &e) {
 ElementExplanationView::ElementExplanationView(QWidget *parent) : QWidget(parent) {
     m_edit = new QLineEdit(this);
     m_edit->setPlaceholderText(tr("Output element, e.g. 0, 3, 12, 7"));
-    m_edit->setToolTip(tr("Coordinates of one output element (N, C, H, W for a convolution, row, column for Gemm)"));
+    m_edit->setToolTip(tr(
+        "Coordinates of one output element (N, C, H, W for a convolution, row, column for Gemm)"));
     m_explain = new QPushButton(tr("Explain"), this);
     m_worst = new QPushButton(tr("Worst element"), this);
     m_worst->setToolTip(tr("The element with the largest error in the first sample"));
@@ -228,7 +289,8 @@ void ElementExplanationView::clear(const QString &message) {
     m_verdict->setText(message);
 }
 
-void ElementExplanationView::setExplanation(const std::optional<analysis::ElementExplanation> &e, const QString &why) {
+void ElementExplanationView::setExplanation(const std::optional<analysis::ElementExplanation> &e,
+                                            const QString &why) {
     if (!e) {
         clear(why.isEmpty() ? tr("No explanation for this layer.") : why);
         return;
@@ -236,11 +298,13 @@ void ElementExplanationView::setExplanation(const std::optional<analysis::Elemen
     m_edit->setText(formatElement(e->element));
     m_integer->setPlainText(integerColumnText(*e));
     m_float->setPlainText(floatColumnText(*e));
-    QString verdict = tr("Quantized %1 vs float %2: difference %3")
-                          .arg(num(e->engineDequantized, 6), num(e->floatModelValue, 6), num(e->difference, 4));
+    QString verdict =
+        tr("Quantized %1 vs float %2: difference %3")
+            .arg(num(e->engineDequantized, 6), num(e->floatModelValue, 6), num(e->difference, 4));
     if (e->engineQuantized)
-        verdict += e->matchesEngine ? tr(" — the recomputed integer equals the engine's output.")
-                                    : tr(" — the recomputed integer DIFFERS from the engine's output.");
+        verdict += e->matchesEngine
+                       ? tr(" — the recomputed integer equals the engine's output.")
+                       : tr(" — the recomputed integer DIFFERS from the engine's output.");
     m_verdict->setText(verdict);
 }
 

@@ -34,7 +34,8 @@ class ElementExplanationView : public QWidget {
 public:
     explicit ElementExplanationView(QWidget *parent = nullptr);
 
-    void setExplanation(const std::optional<analysis::ElementExplanation> &explanation, const QString &why = {});
+    void setExplanation(const std::optional<analysis::ElementExplanation> &explanation,
+                        const QString &why = {});
     void clear(const QString &message = {});
 
     QLineEdit *elementEdit() const { return m_edit; }

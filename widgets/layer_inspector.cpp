@@ -1,5 +1,6 @@
 #include "layer_inspector.h"
 
+#include <QCheckBox>
 #include <QEvent>
 #include <QHBoxLayout>
 #include <QHeaderView>
@@ -8,6 +9,7 @@
 #include <QSplitter>
 #include <QTabWidget>
 #include <QTableWidget>
+#include <QTimer>
 #include <QVBoxLayout>
 #include <QtConcurrent/QtConcurrentRun>
 
@@ -24,11 +26,16 @@ namespace {
 
 QString typeName(DataType t) {
     switch (t) {
-    case DataType::UInt8: return QStringLiteral("uint8");
-    case DataType::Int8: return QStringLiteral("int8");
-    case DataType::Int32: return QStringLiteral("int32");
-    case DataType::Float: return QStringLiteral("float32");
-    default: return QString::fromStdString(dataTypeName(t));
+        case DataType::UInt8:
+            return QStringLiteral("uint8");
+        case DataType::Int8:
+            return QStringLiteral("int8");
+        case DataType::Int32:
+            return QStringLiteral("int32");
+        case DataType::Float:
+            return QStringLiteral("float32");
+        default:
+            return QString::fromStdString(dataTypeName(t));
     }
 }
 
@@ -39,7 +46,9 @@ QTableWidgetItem *cell(const QString &text, bool number = false) {
     return item;
 }
 
-QString num(double v) { return QString::number(v, 'g', 6); }
+QString num(double v) {
+    return QString::number(v, 'g', 6);
+}
 
 QCustomPlot *makePlot(QWidget *parent) {
     auto *plot = new QCustomPlot(parent);
@@ -49,7 +58,8 @@ QCustomPlot *makePlot(QWidget *parent) {
     return plot;
 }
 
-const analysis::QuantParamSet *findRole(const analysis::LayerInspection &r, const std::string &role) {
+const analysis::QuantParamSet *findRole(const analysis::LayerInspection &r,
+                                        const std::string &role) {
     for (const auto &p : r.qparams)
         if (p.role == role) return &p;
     return nullptr;
@@ -84,9 +94,9 @@ LayerInspector::LayerInspector(QWidget *parent) : QWidget(parent) {
     m_tensorTable->setHorizontalHeaderLabels(
         {tr("Tensor"), tr("Value"), tr("Type"), tr("Granularity"), tr("Scale"), tr("Zero point")});
     m_channelTable = new QTableWidget(0, 7, paramsPage);
-    m_channelTable->setHorizontalHeaderLabels({tr("Channel"), tr("Weight scale"), tr("Weight zero point"),
-                                               tr("Bias (int32)"), tr("Weight min"), tr("Weight max"),
-                                               tr("Weight SQNR (dB)")});
+    m_channelTable->setHorizontalHeaderLabels(
+        {tr("Channel"), tr("Weight scale"), tr("Weight zero point"), tr("Bias (int32)"),
+         tr("Weight min"), tr("Weight max"), tr("Weight SQNR (dB)")});
     for (QTableWidget *t : {m_tensorTable, m_channelTable}) {
         t->verticalHeader()->hide();
         t->setEditTriggers(QAbstractItemView::NoEditTriggers);
@@ -95,30 +105,36 @@ LayerInspector::LayerInspector(QWidget *parent) : QWidget(parent) {
         t->setAlternatingRowColors(true);
         t->verticalHeader()->setDefaultSectionSize(t->fontMetrics().height() + 6);
     }
-    m_channelTable->setToolTip(tr("Per output channel: the weight's scale and zero point, the int32 bias (at scale "
-                                  "x_scale·w_scale), the float weight's range and the channel's weight SQNR"));
+    m_channelTable->setToolTip(
+        tr("Per output channel: the weight's scale and zero point, the int32 bias (at scale "
+           "x_scale·w_scale), the float weight's range and the channel's weight SQNR"));
     paramsPage->addWidget(m_tensorTable);
     paramsPage->addWidget(m_channelTable);
     paramsPage->setStretchFactor(0, 1);
     paramsPage->setStretchFactor(1, 2);
 
     m_weightPlot = makePlot(m_tabs);
-    m_weightPlot->setToolTip(tr("Float weight (BatchNormalization folded when the quantized model folded it) and "
-                                "dequantized int8 weight over the same bins"));
+    m_weightPlot->setToolTip(
+        tr("Float weight (BatchNormalization folded when the quantized model folded it) and "
+           "dequantized int8 weight over the same bins"));
     m_activationPlot = makePlot(m_tabs);
-    m_activationPlot->setToolTip(tr("The layer's float output and the quantized model's dequantized output, both "
-                                    "models run end to end on the evaluation batch (cumulative)"));
+    m_activationPlot->setToolTip(
+        tr("The layer's float output and the quantized model's dequantized output, both "
+           "models run end to end on the evaluation batch (cumulative)"));
     m_scatterPlot = makePlot(m_tabs);
-    m_scatterPlot->setToolTip(tr("Float vs quantized output values at a fixed random subsample of elements; "
-                                 "points on y = x have no error"));
+    m_scatterPlot->setToolTip(
+        tr("Float vs quantized output values at a fixed random subsample of elements; "
+           "points on y = x have no error"));
     m_channelPlot = makePlot(m_tabs);
-    m_channelPlot->setToolTip(tr("Per output channel: the float weight's min and max (bars) and the channel's "
-                                 "weight SQNR (line, right axis)"));
+    m_channelPlot->setToolTip(
+        tr("Per output channel: the float weight's min and max (bars) and the channel's "
+           "weight SQNR (line, right axis)"));
     auto *samplePage = new QWidget(m_tabs);
     m_samplePlot = makePlot(samplePage);
-    m_samplePlot->setToolTip(tr("SQNR of each evaluation sample at this layer (cumulative), sorted. A low 5th "
-                                "percentile with a high median means data-sensitive error (a few inputs suffer); "
-                                "all low means data-insensitive error."));
+    m_samplePlot->setToolTip(
+        tr("SQNR of each evaluation sample at this layer (cumulative), sorted. A low 5th "
+           "percentile with a high median means data-sensitive error (a few inputs suffer); "
+           "all low means data-insensitive error."));
     m_sampleCaption = new QLabel(samplePage);
     m_sampleCaption->setWordWrap(true);
     auto *sampleLayout = new QVBoxLayout(samplePage);
@@ -126,11 +142,37 @@ LayerInspector::LayerInspector(QWidget *parent) : QWidget(parent) {
     sampleLayout->addWidget(m_samplePlot, 1);
     sampleLayout->addWidget(m_sampleCaption);
     m_explain = new ElementExplanationView(m_tabs);
+    // Options under a plot: one page per plot with a row of check boxes.
+    auto withOptions = [this](QCustomPlot *plot, QCheckBox *box) {
+        auto *page = new QWidget(m_tabs);
+        plot->setParent(page);
+        auto *l = new QVBoxLayout(page);
+        l->setContentsMargins(0, 0, 0, 0);
+        l->addWidget(plot, 1);
+        l->addWidget(box);
+        return page;
+    };
+    m_logCount = new QCheckBox(tr("Logarithmic count"), this);
+    m_logCount->setToolTip(
+        tr("Show the histograms' counts on a logarithmic axis, so that rare values (outliers, "
+           "clipped tails) stay visible"));
+    m_scatterError = new QCheckBox(
+        tr("Show the error (quantized − float) instead of the quantized value"), this);
+    auto *activationOptions = new QCheckBox(tr("Logarithmic count"), this);
+    connect(m_logCount, &QCheckBox::toggled, activationOptions, &QCheckBox::setChecked);
+    connect(activationOptions, &QCheckBox::toggled, m_logCount, &QCheckBox::setChecked);
+    connect(m_logCount, &QCheckBox::toggled, this, [this] {
+        if (m_inspection) fillPlots();
+    });
+    connect(m_scatterError, &QCheckBox::toggled, this, [this] {
+        if (m_inspection) fillPlots();
+    });
 
     m_tabs->insertTab(ParametersTab, paramsPage, tr("Quantization"));
-    m_tabs->insertTab(WeightsTab, m_weightPlot, tr("Weights"));
-    m_tabs->insertTab(ActivationsTab, m_activationPlot, tr("Activations"));
-    m_tabs->insertTab(ScatterTab, m_scatterPlot, tr("Scatter"));
+    m_tabs->insertTab(WeightsTab, withOptions(m_weightPlot, m_logCount), tr("Weights"));
+    m_tabs->insertTab(ActivationsTab, withOptions(m_activationPlot, activationOptions),
+                      tr("Activations"));
+    m_tabs->insertTab(ScatterTab, withOptions(m_scatterPlot, m_scatterError), tr("Scatter"));
     m_tabs->insertTab(ChannelsTab, m_channelPlot, tr("Channels"));
     m_tabs->insertTab(SamplesTab, samplePage, tr("Per-sample SQNR"));
     m_tabs->insertTab(ExplainTab, m_explain, tr("Explain element"));
@@ -144,8 +186,10 @@ LayerInspector::LayerInspector(QWidget *parent) : QWidget(parent) {
     layout->addWidget(m_summary);
     layout->addWidget(m_tabs, 1);
 
-    connect(&m_watcher, &QFutureWatcher<InspectorOutcome>::finished, this, &LayerInspector::onFinished);
-    connect(m_explain, &ElementExplanationView::elementRequested, this, &LayerInspector::explainElement);
+    connect(&m_watcher, &QFutureWatcher<InspectorOutcome>::finished, this,
+            &LayerInspector::onFinished);
+    connect(m_explain, &ElementExplanationView::elementRequested, this,
+            &LayerInspector::explainElement);
     setLayer(-1);
 }
 
@@ -155,7 +199,9 @@ LayerInspector::~LayerInspector() {
     m_watcher.disconnect(this);
 }
 
-bool LayerInspector::isBusy() const { return m_watcher.isRunning() || m_pending; }
+bool LayerInspector::isBusy() const {
+    return m_watcher.isRunning() || m_pending;
+}
 
 void LayerInspector::setContext(InspectorContext context) {
     m_context = std::move(context);
@@ -165,7 +211,9 @@ void LayerInspector::setContext(InspectorContext context) {
 }
 
 const analysis::LayerReport *LayerInspector::reportRow() const {
-    if (!m_context.report || m_row < 0 || m_row >= static_cast<int>(m_context.report->layers.size())) return nullptr;
+    if (!m_context.report || m_row < 0 ||
+        m_row >= static_cast<int>(m_context.report->layers.size()))
+        return nullptr;
     return &m_context.report->layers[static_cast<size_t>(m_row)];
 }
 
@@ -180,17 +228,21 @@ void LayerInspector::setLayer(int row) {
         m_pending = false;
         setBusy(false);
         m_title->setText(tr("No layer selected"));
-        m_summary->setText(tr("Select a layer in the chart or the table to see its quantization parameters, "
-                              "histograms and an explained output element."));
+        m_summary->setText(
+            tr("Select a layer in the chart or the table to see its quantization parameters, "
+               "histograms and an explained output element."));
         m_tensorTable->setRowCount(0);
         m_channelTable->setRowCount(0);
-        for (QCustomPlot *p : {m_weightPlot, m_activationPlot, m_scatterPlot, m_channelPlot, m_samplePlot})
+        for (QCustomPlot *p :
+             {m_weightPlot, m_activationPlot, m_scatterPlot, m_channelPlot, m_samplePlot})
             showPlotMessage(p, tr("No layer selected"));
         m_sampleCaption->clear();
         m_explain->clear();
         return;
     }
-    m_title->setText(tr("%1  (%2)").arg(QString::fromStdString(layer->name), QString::fromStdString(layer->opType)));
+    m_title->setText(
+        tr("%1  (%2)")
+            .arg(QString::fromStdString(layer->name), QString::fromStdString(layer->opType)));
     request(row, {});
 }
 
@@ -213,7 +265,9 @@ void LayerInspector::request(int row, const std::vector<int64_t> &element) {
     const analysis::LayerReport *layer = &m_context.report->layers[static_cast<size_t>(row)];
     const analysis::LayerMatch *match = nullptr;
     for (const auto &m : m_context.matches)
-        if (m.floatNode == layer->name && (layer->quantName.empty() || m.quantNode == layer->quantName)) match = &m;
+        if (m.floatNode == layer->name &&
+            (layer->quantName.empty() || m.quantNode == layer->quantName))
+            match = &m;
     if (!match || !m_context.floatGraph || !m_context.quantGraph || !m_context.batch) {
         m_error = !match ? tr("The layer has no match in the quantized model.")
                          : tr("No models or evaluation batch to inspect.");
@@ -283,12 +337,14 @@ void LayerInspector::showOutcome() {
     QString ran = QString::fromStdString(r.quantRunOp);
     if (!r.quantRunReason.empty() && r.quantRunReason != r.quantRunOp)
         ran += QStringLiteral(" — ") + QString::fromStdString(r.quantRunReason);
-    QString summary = tr("Quantized as %1 (%2); output %3; %4")
-                          .arg(QString::fromStdString(r.match.quantNode), ran, formatShape(r.outputShape),
-                               layer ? QString::fromStdString(layer->precision) : QString());
+    QString summary =
+        tr("Quantized as %1 (%2); output %3; %4")
+            .arg(QString::fromStdString(r.match.quantNode), ran, formatShape(r.outputShape),
+                 layer ? QString::fromStdString(layer->precision) : QString());
     if (layer && layer->cumulative)
         summary += tr("; cumulative SQNR %1 dB").arg(formatDb(layer->cumulative->sqnrDb));
-    if (layer && layer->weightSqnrDb) summary += tr("; weight SQNR %1 dB").arg(formatDb(layer->weightSqnrDb));
+    if (layer && layer->weightSqnrDb)
+        summary += tr("; weight SQNR %1 dB").arg(formatDb(layer->weightSqnrDb));
     if (r.batchNormFolded) summary += tr("; BatchNormalization folded into the weight");
     for (const auto &note : r.notes) summary += QStringLiteral("\n") + QString::fromStdString(note);
     m_summary->setText(summary);
@@ -314,7 +370,8 @@ void LayerInspector::fillTables() {
             zp = QString::number(p.zeroPoint.empty() ? 0 : p.zeroPoint[0]);
         }
         const QString granularity =
-            perChannel ? tr("per channel (axis %1, %2 channels)").arg(p.axis).arg(p.scale.size()) : tr("per tensor");
+            perChannel ? tr("per channel (axis %1, %2 channels)").arg(p.axis).arg(p.scale.size())
+                       : tr("per tensor");
         m_tensorTable->setItem(i, 0, cell(QString::fromStdString(p.role)));
         m_tensorTable->setItem(i, 1, cell(QString::fromStdString(p.value)));
         m_tensorTable->setItem(i, 2, cell(typeName(p.type)));
@@ -330,51 +387,89 @@ void LayerInspector::fillTables() {
     const analysis::LayerReport *layer = reportRow();
     size_t channels = 0;
     if (w && w->scale.size() > 1) channels = w->scale.size();
-    if (layer) channels = std::max({channels, layer->weightChannelMin.size(), layer->weightChannelSqnrDb.size()});
+    if (layer)
+        channels =
+            std::max({channels, layer->weightChannelMin.size(), layer->weightChannelSqnrDb.size()});
     if (b) channels = std::max(channels, b->values.size());
     m_channelTable->setRowCount(static_cast<int>(channels));
     for (size_t c = 0; c < channels; ++c) {
         const int row = static_cast<int>(c);
         auto at = [&](const auto &v) { return v.size() == 1 ? v[0] : v[c]; };
         m_channelTable->setItem(row, 0, cell(QString::number(c), true));
-        m_channelTable->setItem(row, 1, cell(w && !w->scale.empty() && (w->scale.size() == 1 || c < w->scale.size()) ? num(at(w->scale)) : QString(), true));
-        m_channelTable->setItem(row, 2, cell(w && !w->zeroPoint.empty() && (w->zeroPoint.size() == 1 || c < w->zeroPoint.size()) ? QString::number(at(w->zeroPoint)) : QString(), true));
-        m_channelTable->setItem(row, 3, cell(b && c < b->values.size() ? QString::number(b->values[c]) : QString(), true));
-        const bool ranges = layer && c < layer->weightChannelMin.size() && c < layer->weightChannelMax.size();
-        m_channelTable->setItem(row, 4, cell(ranges ? num(layer->weightChannelMin[c]) : QString(), true));
-        m_channelTable->setItem(row, 5, cell(ranges ? num(layer->weightChannelMax[c]) : QString(), true));
-        m_channelTable->setItem(row, 6, cell(layer && c < layer->weightChannelSqnrDb.size() ? formatDb(layer->weightChannelSqnrDb[c]) : QString(), true));
+        m_channelTable->setItem(
+            row, 1,
+            cell(w && !w->scale.empty() && (w->scale.size() == 1 || c < w->scale.size())
+                     ? num(at(w->scale))
+                     : QString(),
+                 true));
+        m_channelTable->setItem(
+            row, 2,
+            cell(w && !w->zeroPoint.empty() && (w->zeroPoint.size() == 1 || c < w->zeroPoint.size())
+                     ? QString::number(at(w->zeroPoint))
+                     : QString(),
+                 true));
+        m_channelTable->setItem(
+            row, 3,
+            cell(b && c < b->values.size() ? QString::number(b->values[c]) : QString(), true));
+        const bool ranges =
+            layer && c < layer->weightChannelMin.size() && c < layer->weightChannelMax.size();
+        m_channelTable->setItem(row, 4,
+                                cell(ranges ? num(layer->weightChannelMin[c]) : QString(), true));
+        m_channelTable->setItem(row, 5,
+                                cell(ranges ? num(layer->weightChannelMax[c]) : QString(), true));
+        m_channelTable->setItem(row, 6,
+                                cell(layer && c < layer->weightChannelSqnrDb.size()
+                                         ? formatDb(layer->weightChannelSqnrDb[c])
+                                         : QString(),
+                                     true));
     }
     m_channelTable->resizeColumnsToContents();
 }
 
 void LayerInspector::fillPlots() {
+    for (QCustomPlot *p :
+         {m_weightPlot, m_activationPlot, m_scatterPlot, m_channelPlot, m_samplePlot})
+        stylePlot(p);
     const analysis::LayerReport *layer = reportRow();
     if (m_inspection) {
         const analysis::LayerInspection &r = *m_inspection;
+        const bool logCount = m_logCount->isChecked();
         if (r.weightHistogram)
-            plotHistogramPair(m_weightPlot, *r.weightHistogram,
-                              r.batchNormFolded ? tr("weight value (BN folded)") : tr("weight value"));
+            plotHistogramPair(
+                m_weightPlot, *r.weightHistogram,
+                r.batchNormFolded ? tr("weight value (BN folded)") : tr("weight value"), logCount);
         else
             showPlotMessage(m_weightPlot, tr("This layer has no quantized weight."));
         if (r.activationHistogram)
-            plotHistogramPair(m_activationPlot, *r.activationHistogram, tr("output value"));
-        plotScatter(m_scatterPlot, r.scatter);
+            plotHistogramPair(m_activationPlot, *r.activationHistogram, tr("output value"),
+                              logCount);
+        const analysis::QuantParamSet *out = findRole(r, "output");
+        if (r.activationHistogram && out && out->scale.size() == 1 &&
+            (out->type == DataType::UInt8 || out->type == DataType::Int8)) {
+            const double qmin = out->type == DataType::UInt8 ? 0.0 : -128.0, qmax = qmin + 255.0;
+            const double zp = out->zeroPoint.empty() ? 0.0 : out->zeroPoint[0];
+            markQuantRange(m_activationPlot, out->scale[0] * (qmin - zp),
+                           out->scale[0] * (qmax - zp));
+        }
+        plotScatter(m_scatterPlot, r.scatter, m_scatterError->isChecked());
     }
     if (layer && !layer->weightChannelMin.empty())
-        plotChannelRanges(m_channelPlot, layer->weightChannelMin, layer->weightChannelMax, layer->weightChannelSqnrDb);
+        plotChannelRanges(m_channelPlot, layer->weightChannelMin, layer->weightChannelMax,
+                          layer->weightChannelSqnrDb);
     else
         showPlotMessage(m_channelPlot, tr("No per-channel weight figures for this layer."));
     if (layer && layer->cumulative && !layer->cumulative->sampleSqnrValues.empty()) {
         const int infinite = plotSampleSqnr(m_samplePlot, layer->cumulative->sampleSqnrValues);
         const auto &s = layer->cumulative->sampleSqnr;
-        QString caption = tr("%n sample(s)", nullptr, static_cast<int>(layer->cumulative->sampleSqnrValues.size()));
+        QString caption = tr("%n sample(s)", nullptr,
+                             static_cast<int>(layer->cumulative->sampleSqnrValues.size()));
         if (s)
             caption += tr(": min %1 dB, 5th percentile %2 dB, median %3 dB.")
                            .arg(formatDb(s->min), formatDb(s->p5), formatDb(s->median));
         if (s && std::isfinite(s->median) && std::isfinite(s->p5) && s->median - s->p5 > 6.0)
-            caption += tr(" The 5th percentile is far below the median: the error is data-sensitive "
-                          "(a few inputs suffer most).");
+            caption +=
+                tr(" The 5th percentile is far below the median: the error is data-sensitive "
+                   "(a few inputs suffer most).");
         (void)infinite;
         m_sampleCaption->setText(caption);
     } else {
@@ -386,10 +481,14 @@ void LayerInspector::fillPlots() {
 void LayerInspector::changeEvent(QEvent *event) {
     QWidget::changeEvent(event);
     if (event->type() == QEvent::PaletteChange) {
-        for (QCustomPlot *p : {m_weightPlot, m_activationPlot, m_scatterPlot, m_channelPlot, m_samplePlot}) {
-            stylePlot(p);
-            p->replot();
-        }
+        // The plots get the new palette after this event: restyle once they have it.
+        QTimer::singleShot(0, this, [this] {
+            fillPlots();
+            if (m_row < 0)
+                for (QCustomPlot *p :
+                     {m_weightPlot, m_activationPlot, m_scatterPlot, m_channelPlot, m_samplePlot})
+                    showPlotMessage(p, tr("No layer selected"));
+        });
     }
 }
 

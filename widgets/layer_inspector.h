@@ -25,6 +25,7 @@
 #include "ir/graph.h"
 #include "ir/tensor.h"
 
+class QCheckBox;
 class QCustomPlot;
 class QLabel;
 class QProgressBar;
@@ -38,10 +39,11 @@ class ElementExplanationView;
 // What the inspector reads; all shared and immutable (the analysis snapshot).
 struct InspectorContext {
     std::shared_ptr<const Graph> floatGraph, quantGraph;
-    std::shared_ptr<const std::map<std::string, Tensor>> batch;  // evaluation batch, graph input name -> tensor
+    std::shared_ptr<const std::map<std::string, Tensor>>
+        batch;  // evaluation batch, graph input name -> tensor
     std::shared_ptr<const analysis::NumericSuiteReport> report;
-    std::vector<analysis::LayerMatch> matches;                    // matchLayers(floatGraph, quantGraph).matches
-    analysis::LayerInspectionOptions options;                     // bins, scatter points, int8 kernels
+    std::vector<analysis::LayerMatch> matches;  // matchLayers(floatGraph, quantGraph).matches
+    analysis::LayerInspectionOptions options;   // bins, scatter points, int8 kernels
 };
 
 // The outcome of one inspection request.
@@ -55,7 +57,15 @@ struct InspectorOutcome {
 class LayerInspector : public QWidget {
     Q_OBJECT
 public:
-    enum Tab { ParametersTab, WeightsTab, ActivationsTab, ScatterTab, ChannelsTab, SamplesTab, ExplainTab };
+    enum Tab {
+        ParametersTab,
+        WeightsTab,
+        ActivationsTab,
+        ScatterTab,
+        ChannelsTab,
+        SamplesTab,
+        ExplainTab
+    };
 
     explicit LayerInspector(QWidget *parent = nullptr);
     ~LayerInspector() override;
@@ -78,6 +88,8 @@ public:
     QCustomPlot *channelPlot() const { return m_channelPlot; }
     QCustomPlot *samplePlot() const { return m_samplePlot; }
     ElementExplanationView *explanationView() const { return m_explain; }
+    QCheckBox *logCountBox() const { return m_logCount; }
+    QCheckBox *scatterErrorBox() const { return m_scatterError; }
 
 public slots:
     // Inspects row `row` of the context's report (-1 clears). Asynchronous: see inspected().
@@ -108,7 +120,7 @@ private:
     std::optional<analysis::LayerInspection> m_inspection;
     QString m_error;
     QFutureWatcher<InspectorOutcome> m_watcher;
-    bool m_pending = false;           // a request waits for the running one to finish
+    bool m_pending = false;  // a request waits for the running one to finish
     int m_pendingRow = -1;
     std::vector<int64_t> m_pendingElement;
 
@@ -118,6 +130,7 @@ private:
     QTableWidget *m_tensorTable, *m_channelTable;
     QCustomPlot *m_weightPlot, *m_activationPlot, *m_scatterPlot, *m_channelPlot, *m_samplePlot;
     QLabel *m_sampleCaption;
+    QCheckBox *m_logCount, *m_scatterError;
     ElementExplanationView *m_explain;
 };
 

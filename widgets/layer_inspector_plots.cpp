@@ -23,7 +23,8 @@ void reset(QCustomPlot *plot) {
     plot->legend->setVisible(false);
 }
 
-QCPItemText *label(QCustomPlot *plot, const QString &text, double x, double y, Qt::Alignment align, const QColor &color) {
+QCPItemText *label(QCustomPlot *plot, const QString &text, double x, double y, Qt::Alignment align,
+                   const QColor &color) {
     auto *t = new QCPItemText(plot);
     t->position->setType(QCPItemPosition::ptPlotCoords);
     t->position->setCoords(x, y);
@@ -35,8 +36,12 @@ QCPItemText *label(QCustomPlot *plot, const QString &text, double x, double y, Q
 
 }  // namespace
 
-QColor InspectorColors::floatColor() { return QColor(40, 110, 200); }
-QColor InspectorColors::quantColor() { return QColor(235, 125, 20); }
+QColor InspectorColors::floatColor() {
+    return QColor(40, 110, 200);
+}
+QColor InspectorColors::quantColor() {
+    return QColor(235, 125, 20);
+}
 
 void stylePlot(QCustomPlot *plot) {
     const QPalette pal = plot->palette();
@@ -51,6 +56,9 @@ void stylePlot(QCustomPlot *plot) {
         axis->setTickLabelColor(text);
         axis->setLabelColor(text);
         axis->grid()->setPen(QPen(grid, 1, Qt::DotLine));
+        QColor zero = text;
+        zero.setAlpha(110);
+        axis->grid()->setZeroLinePen(QPen(zero, 1));
     }
     plot->legend->setBrush(pal.brush(QPalette::Base));
     plot->legend->setTextColor(text);
@@ -69,7 +77,8 @@ void showPlotMessage(QCustomPlot *plot, const QString &message) {
     plot->replot();
 }
 
-void plotHistogramPair(QCustomPlot *plot, const analysis::HistogramPair &h, const QString &xLabel) {
+void plotHistogramPair(QCustomPlot *plot, const analysis::HistogramPair &h, const QString &xLabel,
+                       bool logCount) {
     reset(plot);
     const int bins = static_cast<int>(h.floatCounts.size());
     const double width = h.binWidth();
@@ -83,6 +92,12 @@ void plotHistogramPair(QCustomPlot *plot, const analysis::HistogramPair &h, cons
     x[0] = h.lo;
     x[bins + 1] = h.hi;
     f[0] = q[0] = f[bins + 1] = q[bins + 1] = 0.0;
+    const double floor = 0.5;
+    if (logCount)
+        for (int i = 0; i < x.size(); ++i) {
+            f[i] = std::max(f[i], floor);
+            q[i] = std::max(q[i], floor);
+        }
     QCPGraph *fg = plot->addGraph();
     fg->setName(tr("float"));
     fg->setLineStyle(QCPGraph::lsStepLeft);
@@ -99,21 +114,86 @@ void plotHistogramPair(QCustomPlot *plot, const analysis::HistogramPair &h, cons
     double top = 1.0;
     for (int i = 0; i < bins; ++i) top = std::max({top, f[i + 1], q[i + 1]});
     plot->xAxis->setRange(h.lo - width, h.hi + width);
-    plot->yAxis->setRange(0.0, top * 1.08);
+    if (logCount) {
+        plot->yAxis->setScaleType(QCPAxis::stLogarithmic);
+        plot->yAxis->setTicker(QSharedPointer<QCPAxisTickerLog>(new QCPAxisTickerLog));
+        plot->yAxis->setRange(floor, top * 2.0);
+        fg->setBrush(Qt::NoBrush);
+    } else {
+        plot->yAxis->setTicker(QSharedPointer<QCPAxisTicker>(new QCPAxisTicker));
+        plot->yAxis->setRange(0.0, top * 1.08);
+    }
     plot->xAxis->setLabel(xLabel);
-    plot->yAxis->setLabel(tr("count"));
+    plot->yAxis->setLabel(logCount ? tr("count (log)") : tr("count"));
     plot->legend->setVisible(true);
     plot->axisRect()->insetLayout()->setInsetAlignment(0, Qt::AlignTop | Qt::AlignRight);
     plot->replot();
 }
 
-void plotScatter(QCustomPlot *plot, const analysis::ScatterPoints &s) {
+void markQuantRange(QCustomPlot *plot, double lo, double hi) {
+    const QColor color(210, 35, 35);
+    const QCPRange yr = plot->yAxis->range();
+    for (const double v : {lo, hi}) {
+        auto *line = new QCPItemStraightLine(plot);
+        line->point1->setCoords(v, yr.lower);
+        line->point2->setCoords(v, yr.upper);
+        line->setPen(QPen(color, 1.2, Qt::DashLine));
+    }
+    auto *text = label(plot, tr("int8 range"), hi, 0.0, Qt::AlignRight | Qt::AlignVCenter, color);
+    text->position->setTypeY(QCPItemPosition::ptAxisRectRatio);
+    text->position->setCoords(hi, 0.5);
+    text->setRotation(-90.0);
+    text->setPositionAlignment(Qt::AlignHCenter | Qt::AlignBottom);
+    QCPRange xr = plot->xAxis->range();
+    const double pad = 0.02 * (std::max(xr.upper, hi) - std::min(xr.lower, lo));
+    plot->xAxis->setRange(std::min(xr.lower, lo - pad), std::max(xr.upper, hi + pad));
+    plot->replot();
+}
+
+void plotScatter(QCustomPlot *plot, const analysis::ScatterPoints &s, bool error) {
     reset(plot);
     QVector<double> x(static_cast<int>(s.floatValues.size())), y(x.size());
     double lo = INFINITY, hi = -INFINITY;
     for (int i = 0; i < x.size(); ++i) {
         x[i] = s.floatValues[i];
         y[i] = s.quantValues[i];
+    }
+    if (error) {
+        double xlo = INFINITY, xhi = -INFINITY, emax = 0.0;
+        for (int i = 0; i < x.size(); ++i) {
+            y[i] -= x[i];
+            if (!std::isfinite(x[i]) || !std::isfinite(y[i])) continue;
+            xlo = std::min(xlo, x[i]);
+            xhi = std::max(xhi, x[i]);
+            emax = std::max(emax, std::fabs(y[i]));
+        }
+        if (!(xlo < xhi)) {
+            xlo = -1.0;
+            xhi = 1.0;
+        }
+        if (emax == 0.0) emax = 1.0;
+        QCPGraph *g = plot->addGraph();
+        g->setName(tr("elements"));
+        g->setLineStyle(QCPGraph::lsNone);
+        QColor dot = InspectorColors::floatColor();
+        dot.setAlpha(110);
+        g->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssDisc, dot, dot, 3.5));
+        g->setData(x, y);
+        auto *zero = new QCPItemStraightLine(plot);
+        zero->point1->setCoords(xlo, 0.0);
+        zero->point2->setCoords(xhi, 0.0);
+        zero->setPen(QPen(InspectorColors::quantColor(), 1.2, Qt::DashLine));
+        const double pad = 0.04 * (xhi - xlo);
+        plot->xAxis->setRange(xlo - pad, xhi + pad);
+        plot->yAxis->setRange(-emax * 1.15, emax * 1.15);
+        plot->xAxis->setLabel(tr("float output"));
+        plot->yAxis->setLabel(tr("error: quantized − float"));
+        label(plot, tr("%1 of %2 elements").arg(x.size()).arg(s.population), xlo, emax * 1.12,
+              Qt::AlignLeft | Qt::AlignTop, plot->palette().color(QPalette::Text));
+        plot->replot();
+        return;
+    }
+    for (int i = 0; i < x.size(); ++i) {
         if (std::isfinite(x[i]) && std::isfinite(y[i])) {
             lo = std::min({lo, x[i], y[i]});
             hi = std::max({hi, x[i], y[i]});
@@ -139,13 +219,15 @@ void plotScatter(QCustomPlot *plot, const analysis::ScatterPoints &s) {
     plot->yAxis->setRange(lo - pad, hi + pad);
     plot->xAxis->setLabel(tr("float output"));
     plot->yAxis->setLabel(tr("quantized output (dequantized)"));
-    label(plot, tr("y = x"), hi, hi, Qt::AlignRight | Qt::AlignBottom, InspectorColors::quantColor());
+    label(plot, tr("y = x"), hi, hi, Qt::AlignRight | Qt::AlignBottom,
+          InspectorColors::quantColor());
     label(plot, tr("%1 of %2 elements").arg(x.size()).arg(s.population), lo, hi + pad * 0.5,
           Qt::AlignLeft | Qt::AlignTop, plot->palette().color(QPalette::Text));
     plot->replot();
 }
 
-void plotChannelRanges(QCustomPlot *plot, const std::vector<float> &channelMin, const std::vector<float> &channelMax,
+void plotChannelRanges(QCustomPlot *plot, const std::vector<float> &channelMin,
+                       const std::vector<float> &channelMax,
                        const std::vector<double> &channelSqnrDb) {
     reset(plot);
     const int n = static_cast<int>(std::min(channelMin.size(), channelMax.size()));
@@ -196,7 +278,9 @@ void plotChannelRanges(QCustomPlot *plot, const std::vector<float> &channelMin, 
             dbHi = std::max(dbHi, channelSqnrDb[c]);
         }
         g->setData(k, v, true);
-        if (dbLo <= dbHi) plot->yAxis2->setRange(std::floor(dbLo / 5.0) * 5.0 - 5.0, std::ceil(dbHi / 5.0) * 5.0 + 5.0);
+        if (dbLo <= dbHi)
+            plot->yAxis2->setRange(std::floor(dbLo / 5.0) * 5.0 - 5.0,
+                                   std::ceil(dbHi / 5.0) * 5.0 + 5.0);
     }
     plot->legend->setVisible(true);
     plot->axisRect()->insetLayout()->setInsetAlignment(0, Qt::AlignBottom | Qt::AlignRight);
@@ -224,14 +308,16 @@ int plotSampleSqnr(QCustomPlot *plot, const std::vector<double> &values) {
     g->setPen(QPen(InspectorColors::floatColor(), 1.5));
     g->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssDisc, InspectorColors::floatColor(), 4));
     g->setData(x, y, true);
-    const double lo = sorted.empty() ? 0.0 : sorted.front(), hi = sorted.empty() ? 1.0 : sorted.back();
+    const double lo = sorted.empty() ? 0.0 : sorted.front(),
+                 hi = sorted.empty() ? 1.0 : sorted.back();
     const double pad = std::max(1.0, 0.08 * (hi - lo));
     plot->xAxis->setRange(0.0, x.size() + 1.0);
     plot->yAxis->setRange(lo - pad, hi + pad);
     plot->xAxis->setLabel(tr("sample rank (worst first)"));
     plot->yAxis->setLabel(tr("per-sample SQNR (dB)"));
     if (!sorted.empty()) {
-        const double p5 = analysis::percentileSorted(sorted, 5.0), median = analysis::percentileSorted(sorted, 50.0);
+        const double p5 = analysis::percentileSorted(sorted, 5.0),
+                     median = analysis::percentileSorted(sorted, 50.0);
         const QColor text = plot->palette().color(QPalette::Text);
         struct Mark {
             QString name;
@@ -239,9 +325,10 @@ int plotSampleSqnr(QCustomPlot *plot, const std::vector<double> &values) {
             QColor color;
             Qt::PenStyle style;
         };
-        const Mark marks[] = {{tr("min %1 dB").arg(lo, 0, 'f', 1), lo, QColor(210, 35, 35), Qt::DotLine},
-                              {tr("p5 %1 dB").arg(p5, 0, 'f', 1), p5, InspectorColors::quantColor(), Qt::DashLine},
-                              {tr("median %1 dB").arg(median, 0, 'f', 1), median, text, Qt::DashLine}};
+        const Mark marks[] = {
+            {tr("min %1 dB").arg(lo, 0, 'f', 1), lo, QColor(210, 35, 35), Qt::DotLine},
+            {tr("p5 %1 dB").arg(p5, 0, 'f', 1), p5, InspectorColors::quantColor(), Qt::DashLine},
+            {tr("median %1 dB").arg(median, 0, 'f', 1), median, text, Qt::DashLine}};
         double lastLabelY = -INFINITY;
         for (const Mark &m : marks) {
             auto *line = new QCPItemStraightLine(plot);
@@ -255,8 +342,8 @@ int plotSampleSqnr(QCustomPlot *plot, const std::vector<double> &values) {
         }
     }
     if (infinite > 0)
-        label(plot, tr("%n sample(s) without error (+∞ dB) not drawn", nullptr, infinite), 0.5, hi + pad,
-              Qt::AlignLeft | Qt::AlignTop, plot->palette().color(QPalette::Text));
+        label(plot, tr("%n sample(s) without error (+∞ dB) not drawn", nullptr, infinite), 0.5,
+              hi + pad, Qt::AlignLeft | Qt::AlignTop, plot->palette().color(QPalette::Text));
     plot->replot();
     return infinite;
 }

@@ -26,11 +26,18 @@ struct InspectorColors {
 void stylePlot(QCustomPlot *plot);
 
 // Two overlaid step curves (graph 0 float, graph 1 quantized) over the common bins.
-void plotHistogramPair(QCustomPlot *plot, const analysis::HistogramPair &h, const QString &xLabel);
-// Graph 0: the points; the y = x line is an item.
-void plotScatter(QCustomPlot *plot, const analysis::ScatterPoints &s);
+// logCount: a logarithmic count axis (empty bins drawn at 0.5 so the curves stay closed).
+void plotHistogramPair(QCustomPlot *plot, const analysis::HistogramPair &h, const QString &xLabel,
+                       bool logCount = false);
+// Dashed vertical lines at the real values of qmin and qmax of the output quantization (what
+// the int8 tensor can hold); values outside are clipped. Extends the x range to show them.
+void markQuantRange(QCustomPlot *plot, double lo, double hi);
+// Graph 0: the points (quantized vs float); the y = x line is an item. error: plot quantized −
+// float against float instead, with the y = 0 line.
+void plotScatter(QCustomPlot *plot, const analysis::ScatterPoints &s, bool error = false);
 // Bars (max, min) per channel on the left axis; graph of channel weight SQNR on the right axis.
-void plotChannelRanges(QCustomPlot *plot, const std::vector<float> &channelMin, const std::vector<float> &channelMax,
+void plotChannelRanges(QCustomPlot *plot, const std::vector<float> &channelMin,
+                       const std::vector<float> &channelMax,
                        const std::vector<double> &channelSqnrDb);
 // Graph 0: finite per-sample SQNRs sorted ascending against their rank; lines at min, p5, median.
 // Returns how many samples were infinite (drawn at the top of the scale).

@@ -30,13 +30,13 @@ namespace ql::analysis {
 
 // One product of the accumulation, or one operand of an element-wise op.
 struct ExplainedTerm {
-    std::vector<int64_t> inputIndex;   // coordinates of the input element
-    std::vector<int64_t> weightIndex;  // coordinates of the weight element (IntegerMatMul)
-    int32_t xq = 0, wq = 0;            // quantized input and weight
-    double xReal = 0.0, wReal = 0.0;   // their dequantized values
-    double xFloat = 0.0, wFloat = 0.0; // the float model's input and (folded) weight
-    bool hasFloat = false;             // the float input was available
-    int64_t product = 0;               // (xq − x_zp)·(wq − w_zp)
+    std::vector<int64_t> inputIndex;    // coordinates of the input element
+    std::vector<int64_t> weightIndex;   // coordinates of the weight element (IntegerMatMul)
+    int32_t xq = 0, wq = 0;             // quantized input and weight
+    double xReal = 0.0, wReal = 0.0;    // their dequantized values
+    double xFloat = 0.0, wFloat = 0.0;  // the float model's input and (folded) weight
+    bool hasFloat = false;              // the float input was available
+    int64_t product = 0;                // (xq − x_zp)·(wq − w_zp)
 };
 
 struct ExplainedOperand {
@@ -44,14 +44,15 @@ struct ExplainedOperand {
     bool quantized = false;  // q / zeroPoint / scale are set
     int32_t q = 0, zeroPoint = 0;
     float scale = 0.0f;
-    double real = 0.0;       // dequantized (or float) value the op used
+    double real = 0.0;                 // dequantized (or float) value the op used
     std::optional<double> floatValue;  // the float model's value of the matching input
 };
 
 struct ElementExplanation {
     enum class Kind { IntegerMatMul, BatchNorm, Requantize };
     Kind kind = Kind::Requantize;
-    std::string floatOp, quantOp;  // "Conv", and what ran: "QLinearConv", "DequantizeLinear → BatchNormalization → QuantizeLinear"
+    std::string floatOp, quantOp;  // "Conv", and what ran: "QLinearConv", "DequantizeLinear →
+                                   // BatchNormalization → QuantizeLinear"
     std::vector<int64_t> element;  // output coordinates
     Shape outputShape;
     int64_t sample = 0;
@@ -61,33 +62,35 @@ struct ElementExplanation {
     int64_t paddingTaps = 0;           // window positions in the padding (skipped: x_q = x_zp)
     int32_t xZeroPoint = 0, wZeroPoint = 0;
     float xScale = 0.0f, wScale = 0.0f;
-    int64_t accumulator = 0;           // Σ products (int32 in the kernel)
+    int64_t accumulator = 0;  // Σ products (int32 in the kernel)
     int32_t biasInt32 = 0;
     int64_t accumulatorWithBias = 0;
-    float multiplier = 0.0f;           // requantization multiplier (float32)
-    int64_t channel = 0;               // output channel (per-channel weight parameters)
-    std::string activation;            // fused "Relu" / "Clip" or ""
+    float multiplier = 0.0f;  // requantization multiplier (float32)
+    int64_t channel = 0;      // output channel (per-channel weight parameters)
+    std::string activation;   // fused "Relu" / "Clip" or ""
 
     // BatchNorm
     double gamma = 0.0, beta = 0.0, mean = 0.0, var = 0.0, epsilon = 0.0;
 
     // Requantize / BatchNorm: the operands at the element.
     std::vector<ExplainedOperand> operands;
-    std::string opFormula;             // e.g. "a + b", "max(window)", "gamma·(x − mean)/sqrt(var + eps) + beta"
+    std::string
+        opFormula;  // e.g. "a + b", "max(window)", "gamma·(x − mean)/sqrt(var + eps) + beta"
 
     // Output chain (every kind)
-    double realResult = 0.0;   // the real value before the output quantization (acc·M·y_scale for IntegerMatMul)
-    double scaled = 0.0;       // real / y_scale (IntegerMatMul: acc·M)
-    double rounded = 0.0;      // half to even
+    double realResult =
+        0.0;  // the real value before the output quantization (acc·M·y_scale for IntegerMatMul)
+    double scaled = 0.0;   // real / y_scale (IntegerMatMul: acc·M)
+    double rounded = 0.0;  // half to even
     float yScale = 0.0f;
     int32_t yZeroPoint = 0;
-    int64_t beforeClamp = 0;   // rounded + y_zp
+    int64_t beforeClamp = 0;       // rounded + y_zp
     int64_t qmin = 0, qmax = 255;  // the clamp range (narrowed by a fused activation)
     bool clamped = false;
-    int64_t quantized = 0;     // the explained output integer
+    int64_t quantized = 0;                   // the explained output integer
     std::optional<int64_t> engineQuantized;  // what the engine produced for this element
     bool matchesEngine = false;
-    double dequantized = 0.0;  // y_scale·(quantized − y_zp)
+    double dequantized = 0.0;        // y_scale·(quantized − y_zp)
     double engineDequantized = 0.0;  // the quantized model's dequantized value at the element
 
     // Float side
@@ -106,11 +109,14 @@ std::vector<int64_t> worstElement(const LayerCapture &capture);
 
 // `element`: output coordinates (one per output dim; empty: worstElement). BadInput when out of
 // range.
-Result<ElementExplanation> explainElement(const LayerCapture &capture, std::vector<int64_t> element = {});
+Result<ElementExplanation> explainElement(const LayerCapture &capture,
+                                          std::vector<int64_t> element = {});
 
 // Captures and explains in one call.
-Result<ElementExplanation> explainElement(const Graph &floatGraph, const Graph &quantGraph, const LayerMatch &match,
-                                          const std::map<std::string, Tensor> &batch, std::vector<int64_t> element = {},
+Result<ElementExplanation> explainElement(const Graph &floatGraph, const Graph &quantGraph,
+                                          const LayerMatch &match,
+                                          const std::map<std::string, Tensor> &batch,
+                                          std::vector<int64_t> element = {},
                                           const LayerCaptureOptions &options = {});
 
 }  // namespace ql::analysis

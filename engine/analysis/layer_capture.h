@@ -27,14 +27,15 @@ struct LayerCaptureOptions {
 
 struct LayerCapture {
     LayerMatch match;
-    Graph floatFolded;    // the float graph with constants folded
-    Graph quantFolded;    // the loaded quantized graph with constants folded
-    Graph quantRun;       // the quantized graph as it ran (int8 lowering applied)
-    int quantRunNode = -1;   // index of the layer's node in quantRun (the lowering keeps names)
-    std::string quantRunReason;  // the lowering's decision for the node ("QLinearConv", "no int8 kernel: ...")
-    QuantTarget target;   // the quantized layer's output value in quantFolded
-    Tensor floatOutput;   // float model's layer output, float, plain
-    Tensor quantOutput;   // quantized model's layer output, dequantized, float, plain
+    Graph floatFolded;           // the float graph with constants folded
+    Graph quantFolded;           // the loaded quantized graph with constants folded
+    Graph quantRun;              // the quantized graph as it ran (int8 lowering applied)
+    int quantRunNode = -1;       // index of the layer's node in quantRun (the lowering keeps names)
+    std::string quantRunReason;  // the lowering's decision for the node ("QLinearConv", "no int8
+                                 // kernel: ...")
+    QuantTarget target;          // the quantized layer's output value in quantFolded
+    Tensor floatOutput;          // float model's layer output, float, plain
+    Tensor quantOutput;          // quantized model's layer output, dequantized, float, plain
     Tensor quantOutputInt;  // the uint8/int8 tensor behind quantOutput when seen (else undefined)
     std::map<std::string, Tensor> floatValues;  // float node inputs (non-constant), plain, own type
     std::map<std::string, Tensor> quantValues;  // quantRun values around the node, plain, own type
@@ -43,7 +44,8 @@ struct LayerCapture {
 // Both graphs as loaded (topologically sorted); `batch`: graph input name -> tensor.
 // Errors: unknown nodes, a plan that cannot be built or run, a layer value that neither model
 // produced.
-Result<LayerCapture> captureLayer(const Graph &floatGraph, const Graph &quantGraph, const LayerMatch &match,
+Result<LayerCapture> captureLayer(const Graph &floatGraph, const Graph &quantGraph,
+                                  const LayerMatch &match,
                                   const std::map<std::string, Tensor> &batch,
                                   const LayerCaptureOptions &options = {});
 

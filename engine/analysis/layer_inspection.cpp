@@ -10,7 +10,8 @@
 namespace ql::analysis {
 namespace {
 
-void accumulate(const float *v, int64_t n, double lo, double width, std::vector<int64_t> &counts, int64_t &skipped) {
+void accumulate(const float *v, int64_t n, double lo, double width, std::vector<int64_t> &counts,
+                int64_t &skipped) {
     const int64_t bins = static_cast<int64_t>(counts.size());
     for (int64_t i = 0; i < n; ++i) {
         if (!std::isfinite(v[i])) {
@@ -36,7 +37,8 @@ std::optional<QuantParamSet> qdqParams(const Graph &g, const Node &node, const s
         p.type = zp->dtype();
         for (int64_t v : zp->toInt64Vector()) p.zeroPoint.push_back(static_cast<int32_t>(v));
     }
-    if (p.zeroPoint.size() != p.scale.size()) p.zeroPoint.assign(p.scale.size(), p.zeroPoint.empty() ? 0 : p.zeroPoint[0]);
+    if (p.zeroPoint.size() != p.scale.size())
+        p.zeroPoint.assign(p.scale.size(), p.zeroPoint.empty() ? 0 : p.zeroPoint[0]);
     if (node.opType == "QuantizeLinear" && node.outputs.size() && !zp) p.type = DataType::UInt8;
     if (node.opType == "DequantizeLinear" && node.hasInput(0))
         if (const Tensor *q = constantBehind(g, node.inputs[0])) p.type = q->dtype();
@@ -45,8 +47,9 @@ std::optional<QuantParamSet> qdqParams(const Graph &g, const Node &node, const s
 }
 
 // (scale input, zero point input) of a QOperator tensor: role, value input.
-std::optional<QuantParamSet> operatorParams(const Graph &g, const Node &node, size_t value, size_t scale, size_t zp,
-                                            const std::string &role, int64_t axis, DataType fallbackType) {
+std::optional<QuantParamSet> operatorParams(const Graph &g, const Node &node, size_t value,
+                                            size_t scale, size_t zp, const std::string &role,
+                                            int64_t axis, DataType fallbackType) {
     const Tensor *s = node.hasInput(scale) ? constantBehind(g, node.inputs[scale]) : nullptr;
     if (!s) return std::nullopt;
     QuantParamSet p;
@@ -55,11 +58,26 @@ std::optional<QuantParamSet> operatorParams(const Graph &g, const Node &node, si
     p.scale = s->toFloatVector();
     const Tensor *z = node.hasInput(zp) ? constantBehind(g, node.inputs[zp]) : nullptr;
     p.type = z ? z->dtype() : fallbackType;
-    if (const Tensor *t = node.hasInput(value) ? constantBehind(g, node.inputs[value]) : nullptr) p.type = t->dtype();
+    if (const Tensor *t = node.hasInput(value) ? constantBehind(g, node.inputs[value]) : nullptr)
+        p.type = t->dtype();
     if (z)
         for (int64_t v : z->toInt64Vector()) p.zeroPoint.push_back(static_cast<int32_t>(v));
-    if (p.zeroPoint.size() != p.scale.size()) p.zeroPoint.assign(p.scale.size(), p.zeroPoint.empty() ? 0 : p.zeroPoint[0]);
+    if (p.zeroPoint.size() != p.scale.size())
+        p.zeroPoint.assign(p.scale.size(), p.zeroPoint.empty() ? 0 : p.zeroPoint[0]);
     p.axis = p.scale.size() > 1 ? axis : -1;
+    return p;
+}
+
+// The output parameters of a QOperator node; its type is the output tensor's (as it ran) or
+// the zero point's.
+std::optional<QuantParamSet> outputParams(const LayerCapture &c, const Node &node, size_t scale,
+                                          size_t zp, DataType fallbackType) {
+    const size_t none = node.inputs.size() + 1;  // no value input: the output is not an input
+    auto p = operatorParams(c.quantRun, node, none, scale, zp, "output", -1, fallbackType);
+    if (!p) return p;
+    p->value = node.outputs.empty() ? "" : node.outputs[0];
+    auto it = c.quantValues.find(p->value);
+    if (it != c.quantValues.end()) p->type = it->second.dtype();
     return p;
 }
 
@@ -142,24 +160,21 @@ std::vector<QuantParamSet> layerQuantParams(const LayerCapture &c) {
     }();
     if (op == "QLinearConv" || op == "QLinearMatMul" || op == "QGemm") {
         const bool gemm = op == "QGemm";
-        const int64_t wAxis = op == "QLinearConv" ? 0 : (gemm ? (node.attrInt("transB", 0) ? 0 : 1) : 1);
+        const int64_t wAxis =
+            op == "QLinearConv" ? 0 : (gemm ? (node.attrInt("transB", 0) ? 0 : 1) : 1);
         push(operatorParams(g, node, 0, 1, 2, "input", -1, inType));
         push(operatorParams(g, node, 3, 4, 5, "weight", wAxis, DataType::Int8));
         const auto xs = out.empty() ? std::vector<float>{} : out[0].scale;
         const auto ws = out.size() < 2 ? std::vector<float>{} : out[1].scale;
         bias(op == "QLinearConv" ? 8 : 6, xs, ws);
         const size_t ys = gemm ? 7 : 6;
-        auto y = operatorParams(g, node, ys, ys, ys + 1, "output", -1, inType);
-        if (y) y->value = node.outputs[0];
-        push(y);
+        push(outputParams(c, node, ys, ys + 1, inType));
         return out;
     }
     if (op == "QLinearAdd" || op == "QLinearMul") {
         push(operatorParams(g, node, 0, 1, 2, "input A", -1, inType));
         push(operatorParams(g, node, 3, 4, 5, "input B", -1, inType));
-        auto y = operatorParams(g, node, 6, 6, 7, "output", -1, inType);
-        if (y) y->value = node.outputs[0];
-        push(y);
+        push(outputParams(c, node, 6, 7, inType));
         return out;
     }
     // DQ -> op -> Q: the DequantizeLinear of each input, the QuantizeLinear after the layer.
@@ -170,8 +185,10 @@ std::vector<QuantParamSet> layerQuantParams(const LayerCapture &c) {
         if (p < 0 || g.nodes[p].opType != "DequantizeLinear") continue;
         const Node &dq = g.nodes[p];
         const bool constant = dq.hasInput(0) && constantBehind(g, dq.inputs[0]);
-        push(qdqParams(g, dq, constant ? "weight" : (index++ == 0 ? "input" : "input " + std::to_string(index)),
-                       dq.inputs[0]));
+        push(qdqParams(
+            g, dq,
+            constant ? "weight" : (index++ == 0 ? "input" : "input " + std::to_string(index)),
+            dq.inputs[0]));
     }
     if (c.target.scale.empty()) {
         // An 8-bit op (MaxPool on the quantized tensor) keeps its input's parameters.
@@ -179,7 +196,8 @@ std::vector<QuantParamSet> layerQuantParams(const LayerCapture &c) {
     }
     QuantParamSet y;
     y.role = "output";
-    y.value = c.target.quantizedNames.empty() ? c.target.floatName : c.target.quantizedNames.front();
+    y.value =
+        c.target.quantizedNames.empty() ? c.target.floatName : c.target.quantizedNames.front();
     y.type = c.target.quantType;
     y.scale = c.target.scale;
     y.zeroPoint = c.target.zeroPoint;
@@ -188,15 +206,18 @@ std::vector<QuantParamSet> layerQuantParams(const LayerCapture &c) {
     return out;
 }
 
-Result<LayerInspection> inspectLayer(const Graph &floatGraph, const Graph &quantGraph, const LayerMatch &match,
-                                     const std::map<std::string, Tensor> &batch, const LayerInspectionOptions &options) {
+Result<LayerInspection> inspectLayer(const Graph &floatGraph, const Graph &quantGraph,
+                                     const LayerMatch &match,
+                                     const std::map<std::string, Tensor> &batch,
+                                     const LayerInspectionOptions &options) {
     auto capture = captureLayer(floatGraph, quantGraph, match, batch, options.capture);
     if (!capture) return capture.status();
     const LayerCapture &c = *capture;
     LayerInspection r;
     r.match = match;
     if (const Node *f = c.floatFolded.findNode(match.floatNode)) r.floatOp = f->opType;
-    if (c.quantRunNode >= 0) r.quantRunOp = c.quantRun.nodes[static_cast<size_t>(c.quantRunNode)].opType;
+    if (c.quantRunNode >= 0)
+        r.quantRunOp = c.quantRun.nodes[static_cast<size_t>(c.quantRunNode)].opType;
     r.quantRunReason = c.quantRunReason;
     r.outputShape = c.floatOutput.shape();
     r.qparams = layerQuantParams(c);
@@ -206,7 +227,8 @@ Result<LayerInspection> inspectLayer(const Graph &floatGraph, const Graph &quant
     if (weights->weights) {
         const LayerWeights &w = *weights->weights;
         const Tensor fw = w.floatWeight.toPlain(), qw = w.dequantWeight.toPlain();
-        r.weightHistogram = histogramPair(fw.data<float>(), fw.numel(), qw.data<float>(), qw.numel(), options.histogramBins);
+        r.weightHistogram = histogramPair(fw.data<float>(), fw.numel(), qw.data<float>(),
+                                          qw.numel(), options.histogramBins);
         r.weightChannelAxis = w.channelAxis;
         r.batchNormFolded = w.batchNormFolded;
     } else if (!weights->note.empty() && weights->note != "no constant weight") {

@@ -21,10 +21,10 @@
 namespace ql::analysis {
 
 struct QuantParamSet {
-    std::string role;    // "input", "input B", "weight", "bias", "output"
-    std::string value;   // the tensor in the quantized graph as it ran
+    std::string role;                 // "input", "input B", "weight", "bias", "output"
+    std::string value;                // the tensor in the quantized graph as it ran
     DataType type = DataType::UInt8;  // the quantized type (int32 for a bias)
-    int64_t axis = -1;   // per-channel axis of the quantized tensor; -1: per tensor
+    int64_t axis = -1;                // per-channel axis of the quantized tensor; -1: per tensor
     std::vector<float> scale;
     std::vector<int32_t> zeroPoint;  // same length as scale
     std::vector<int64_t> values;     // bias only: the int32 values per channel
@@ -36,7 +36,9 @@ struct HistogramPair {
     double lo = 0.0, hi = 0.0;
     std::vector<int64_t> floatCounts, quantCounts;
     int64_t skipped = 0;
-    double binWidth() const { return floatCounts.empty() ? 0.0 : (hi - lo) / static_cast<double>(floatCounts.size()); }
+    double binWidth() const {
+        return floatCounts.empty() ? 0.0 : (hi - lo) / static_cast<double>(floatCounts.size());
+    }
 };
 
 struct ScatterPoints {
@@ -47,8 +49,9 @@ struct ScatterPoints {
 
 struct LayerInspection {
     LayerMatch match;
-    std::string floatOp;       // the float node's op type
-    std::string quantRunOp;    // the quantized node as it ran: "QLinearConv", "BatchNormalization", ...
+    std::string floatOp;  // the float node's op type
+    std::string
+        quantRunOp;  // the quantized node as it ran: "QLinearConv", "BatchNormalization", ...
     std::string quantRunReason;  // the int8 lowering's decision
     Shape outputShape;
     std::vector<QuantParamSet> qparams;
@@ -82,7 +85,8 @@ std::vector<int64_t> subsampleIndices(int64_t n, int64_t maxPoints, uint64_t see
 // DQ -> op -> Q layer).
 std::vector<QuantParamSet> layerQuantParams(const LayerCapture &capture);
 
-Result<LayerInspection> inspectLayer(const Graph &floatGraph, const Graph &quantGraph, const LayerMatch &match,
+Result<LayerInspection> inspectLayer(const Graph &floatGraph, const Graph &quantGraph,
+                                     const LayerMatch &match,
                                      const std::map<std::string, Tensor> &batch,
                                      const LayerInspectionOptions &options = {});
 

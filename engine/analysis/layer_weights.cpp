@@ -15,7 +15,8 @@ const Tensor *constantBehind(const Graph &graph, std::string value) {
         if (producer < 0) return nullptr;
         const Node &node = graph.nodes[producer];
         if (node.opType == "Constant" && node.attrTensor("value")) return node.attrTensor("value");
-        if ((node.opType != "Identity" && node.opType != "Cast") || !node.hasInput(0)) return nullptr;
+        if ((node.opType != "Identity" && node.opType != "Cast") || !node.hasInput(0))
+            return nullptr;
         value = node.inputs[0];
     }
     return nullptr;
@@ -25,9 +26,18 @@ namespace {
 
 // Index of the weight input of a float layer and its output-channel axis, or -1.
 int floatWeightInput(const Graph &graph, const Node &node, int64_t *channelAxis) {
-    if (node.opType == "Conv") { *channelAxis = 0; return 1; }
-    if (node.opType == "ConvTranspose") { *channelAxis = 1; return 1; }
-    if (node.opType == "Gemm") { *channelAxis = node.attrInt("transB", 0) ? 0 : 1; return 1; }
+    if (node.opType == "Conv") {
+        *channelAxis = 0;
+        return 1;
+    }
+    if (node.opType == "ConvTranspose") {
+        *channelAxis = 1;
+        return 1;
+    }
+    if (node.opType == "Gemm") {
+        *channelAxis = node.attrInt("transB", 0) ? 0 : 1;
+        return 1;
+    }
     if (node.opType == "MatMul") {
         if (node.hasInput(1) && constantBehind(graph, node.inputs[1])) {
             const Tensor *w = constantBehind(graph, node.inputs[1]);
@@ -42,7 +52,8 @@ int floatWeightInput(const Graph &graph, const Node &node, int64_t *channelAxis)
     return -1;
 }
 
-quant::QParams qparamsFrom(const Tensor &q, const Tensor &scale, const Tensor *zeroPoint, int64_t axis) {
+quant::QParams qparamsFrom(const Tensor &q, const Tensor &scale, const Tensor *zeroPoint,
+                           int64_t axis) {
     quant::QParams p;
     p.type = q.dtype();
     p.scale = scale.toFloatVector();
@@ -51,7 +62,8 @@ quant::QParams qparamsFrom(const Tensor &q, const Tensor &scale, const Tensor *z
     } else {
         p.zeroPoint.assign(p.scale.size(), 0);
     }
-    if (p.zeroPoint.size() != p.scale.size()) p.zeroPoint.resize(p.scale.size(), p.zeroPoint.empty() ? 0 : p.zeroPoint[0]);
+    if (p.zeroPoint.size() != p.scale.size())
+        p.zeroPoint.resize(p.scale.size(), p.zeroPoint.empty() ? 0 : p.zeroPoint[0]);
     // One scale is per tensor whatever its rank; otherwise per channel along `axis`.
     p.axis = p.scale.size() > 1 ? (axis < 0 ? axis + q.rank() : axis) : -1;
     return p;
@@ -59,15 +71,22 @@ quant::QParams qparamsFrom(const Tensor &q, const Tensor &scale, const Tensor *z
 
 // The dequantized weight of a quantized layer at input `inputIndex` (QDQ form), or from the
 // QOperator weight inputs; nullopt with a reason otherwise.
-std::optional<Tensor> dequantizedWeight(const Graph &graph, const Node &node, int inputIndex, std::string *why) {
-    const bool qoperator = node.opType == "QLinearConv" || node.opType == "QLinearMatMul" || node.opType == "QGemm";
+std::optional<Tensor> dequantizedWeight(const Graph &graph, const Node &node, int inputIndex,
+                                        std::string *why) {
+    const bool qoperator =
+        node.opType == "QLinearConv" || node.opType == "QLinearMatMul" || node.opType == "QGemm";
     if (qoperator) {
         // A constant left MatMul operand is QLinearMatMul's a, a_scale, a_zero_point (0..2).
         const size_t base = node.opType == "QLinearMatMul" && inputIndex == 0 ? 0 : 3;
         const Tensor *w = node.hasInput(base) ? constantBehind(graph, node.inputs[base]) : nullptr;
-        const Tensor *s = node.hasInput(base + 1) ? constantBehind(graph, node.inputs[base + 1]) : nullptr;
-        const Tensor *zp = node.hasInput(base + 2) ? constantBehind(graph, node.inputs[base + 2]) : nullptr;
-        if (!w || !s) { *why = "quantized weight or its scale is not a constant"; return std::nullopt; }
+        const Tensor *s =
+            node.hasInput(base + 1) ? constantBehind(graph, node.inputs[base + 1]) : nullptr;
+        const Tensor *zp =
+            node.hasInput(base + 2) ? constantBehind(graph, node.inputs[base + 2]) : nullptr;
+        if (!w || !s) {
+            *why = "quantized weight or its scale is not a constant";
+            return std::nullopt;
+        }
         // Per-channel QLinearConv weights are along axis 0; QLinearMatMul / QGemm along the
         // output-column axis of B (last axis, or 0 when QGemm transB).
         int64_t axis = 0;
@@ -75,8 +94,12 @@ std::optional<Tensor> dequantizedWeight(const Graph &graph, const Node &node, in
         if (node.opType == "QGemm") axis = node.attrInt("transB", 0) ? 0 : 1;
         return quant::dequantizeTensor(*w, qparamsFrom(*w, *s, zp, axis));
     }
-    if (!node.hasInput(static_cast<size_t>(inputIndex))) { *why = "no weight input"; return std::nullopt; }
-    if (const Tensor *w = constantBehind(graph, node.inputs[inputIndex]); w && w->dtype() == DataType::Float) {
+    if (!node.hasInput(static_cast<size_t>(inputIndex))) {
+        *why = "no weight input";
+        return std::nullopt;
+    }
+    if (const Tensor *w = constantBehind(graph, node.inputs[inputIndex]);
+        w && w->dtype() == DataType::Float) {
         *why = "weight is not quantized (float constant)";
         return std::nullopt;
     }
@@ -109,11 +132,14 @@ Result<LayerWeightsLookup> findLayerWeights(const Graph &floatFolded, const Grap
     LayerWeightsLookup out;
     const Node *fnode = floatFolded.findNode(match.floatNode);
     const Node *qnode = quantCleaned.findNode(match.quantNode);
-    if (!fnode || !qnode) return Status::internal("matched node '" + match.floatNode + "' not found");
+    if (!fnode || !qnode)
+        return Status::internal("matched node '" + match.floatNode + "' not found");
     out.opType = fnode->opType;
     int64_t axis = -1;
     const int input = floatWeightInput(floatFolded, *fnode, &axis);
-    const Tensor *fw = input >= 0 && fnode->hasInput(input) ? constantBehind(floatFolded, fnode->inputs[input]) : nullptr;
+    const Tensor *fw = input >= 0 && fnode->hasInput(input)
+                           ? constantBehind(floatFolded, fnode->inputs[input])
+                           : nullptr;
     if (!fw) {
         out.note = "no constant weight";
         return out;
@@ -125,14 +151,17 @@ Result<LayerWeightsLookup> findLayerWeights(const Graph &floatFolded, const Grap
     for (const std::string &folded : match.foldedFloatNodes) {
         const Node *bn = floatFolded.findNode(folded);
         if (!bn || bn->opType != "BatchNormalization") continue;
-        const Tensor *gamma = bn->hasInput(1) ? constantBehind(floatFolded, bn->inputs[1]) : nullptr;
+        const Tensor *gamma =
+            bn->hasInput(1) ? constantBehind(floatFolded, bn->inputs[1]) : nullptr;
         const Tensor *var = bn->hasInput(4) ? constantBehind(floatFolded, bn->inputs[4]) : nullptr;
         if (!gamma || !var || axis < 0) {
             out.note = "cannot fold " + bn->describe() + " into the weight";
             return out;
         }
-        auto foldedWeight = foldBatchNormIntoWeight(w.floatWeight, axis, *gamma, *var, bn->attrFloat("epsilon", 1e-5f));
-        if (!foldedWeight) return Status::badInput(bn->describe() + ": " + foldedWeight.status().message());
+        auto foldedWeight = foldBatchNormIntoWeight(w.floatWeight, axis, *gamma, *var,
+                                                    bn->attrFloat("epsilon", 1e-5f));
+        if (!foldedWeight)
+            return Status::badInput(bn->describe() + ": " + foldedWeight.status().message());
         w.floatWeight = *foldedWeight;
         w.batchNormFolded = true;
     }
@@ -148,7 +177,8 @@ Result<LayerWeightsLookup> findLayerWeights(const Graph &floatFolded, const Grap
     return out;
 }
 
-Result<std::vector<double>> floatLayerBias(const Graph &floatFolded, const LayerMatch &match, int64_t channels) {
+Result<std::vector<double>> floatLayerBias(const Graph &floatFolded, const LayerMatch &match,
+                                           int64_t channels) {
     std::vector<double> bias(static_cast<size_t>(channels), 0.0);
     const Node *fnode = floatFolded.findNode(match.floatNode);
     if (!fnode) return Status::internal("float node '" + match.floatNode + "' not found");
@@ -158,18 +188,22 @@ Result<std::vector<double>> floatLayerBias(const Graph &floatFolded, const Layer
         const double beta = fnode->opType == "Gemm" ? fnode->attrFloat("beta", 1.0f) : 1.0;
         if (b->numel() != 1 && b->numel() != channels)
             return Status::badInput(fnode->describe() + ": bias is not per output channel");
-        for (int64_t c = 0; c < channels; ++c) bias[c] = beta * b->valueAsDouble(b->numel() == 1 ? 0 : c);
+        for (int64_t c = 0; c < channels; ++c)
+            bias[c] = beta * b->valueAsDouble(b->numel() == 1 ? 0 : c);
     }
     for (const std::string &folded : match.foldedFloatNodes) {
         const Node *bn = floatFolded.findNode(folded);
         if (!bn || bn->opType != "BatchNormalization") continue;
         const Tensor *p[4] = {};
-        for (int i = 0; i < 4; ++i) p[i] = bn->hasInput(i + 1) ? constantBehind(floatFolded, bn->inputs[i + 1]) : nullptr;
+        for (int i = 0; i < 4; ++i)
+            p[i] = bn->hasInput(i + 1) ? constantBehind(floatFolded, bn->inputs[i + 1]) : nullptr;
         for (const Tensor *t : p)
-            if (!t || t->numel() != channels) return Status::badInput(bn->describe() + ": parameters do not fit the layer");
+            if (!t || t->numel() != channels)
+                return Status::badInput(bn->describe() + ": parameters do not fit the layer");
         const double eps = bn->attrFloat("epsilon", 1e-5f);
         for (int64_t c = 0; c < channels; ++c)
-            bias[c] = (bias[c] - p[2]->valueAsDouble(c)) * p[0]->valueAsDouble(c) / std::sqrt(p[3]->valueAsDouble(c) + eps) +
+            bias[c] = (bias[c] - p[2]->valueAsDouble(c)) * p[0]->valueAsDouble(c) /
+                          std::sqrt(p[3]->valueAsDouble(c) + eps) +
                       p[1]->valueAsDouble(c);
     }
     return bias;

@@ -20,11 +20,11 @@ namespace ql::analysis {
 const Tensor *constantBehind(const Graph &graph, std::string value);
 
 struct LayerWeights {
-    Tensor floatWeight;         // float, plain, BN folded when batchNormFolded
-    Tensor dequantWeight;       // same shape
-    int64_t channelAxis = -1;   // output-channel axis, -1: the whole tensor is one channel
+    Tensor floatWeight;        // float, plain, BN folded when batchNormFolded
+    Tensor dequantWeight;      // same shape
+    int64_t channelAxis = -1;  // output-channel axis, -1: the whole tensor is one channel
     bool batchNormFolded = false;
-    int weightInput = 1;        // input index of the weight on the float node
+    int weightInput = 1;  // input index of the weight on the float node
 };
 
 struct LayerWeightsLookup {
@@ -42,6 +42,7 @@ Result<LayerWeightsLookup> findLayerWeights(const Graph &floatFolded, const Grap
 // beta·C when C is a vector or scalar), with the folded BatchNormalization applied:
 // b' = (b − mean)·gamma/sqrt(var + eps) + beta. Zeros when the layer has no bias.
 // `channels`: output channels. BadInput when a bias or BN parameter does not fit.
-Result<std::vector<double>> floatLayerBias(const Graph &floatFolded, const LayerMatch &match, int64_t channels);
+Result<std::vector<double>> floatLayerBias(const Graph &floatFolded, const LayerMatch &match,
+                                           int64_t channels);
 
 }  // namespace ql::analysis

@@ -20,18 +20,21 @@ QuantTarget describeQuantValue(const Graph &folded, const std::string &value) {
     target.floatName = value;
     int producer = folded.producerIndex(value);
     // Walk back through Identity/Cast to a DequantizeLinear.
-    while (producer >= 0 && isPassThrough(folded.nodes[producer]) && folded.nodes[producer].inputs.size() == 1)
+    while (producer >= 0 && isPassThrough(folded.nodes[producer]) &&
+           folded.nodes[producer].inputs.size() == 1)
         producer = folded.producerIndex(folded.nodes[producer].inputs[0]);
     if (producer < 0) return target;
     const Node &dq = folded.nodes[producer];
     if (dq.opType != "DequantizeLinear" || dq.inputs.size() < 2) return target;
     const Tensor *scale = folded.initializer(dq.inputs[1]);
-    const Tensor *zp = dq.inputs.size() > 2 && !dq.inputs[2].empty() ? folded.initializer(dq.inputs[2]) : nullptr;
+    const Tensor *zp =
+        dq.inputs.size() > 2 && !dq.inputs[2].empty() ? folded.initializer(dq.inputs[2]) : nullptr;
     if (!scale || (dq.inputs.size() > 2 && !dq.inputs[2].empty() && !zp)) return target;
     target.scale = floatValues(*scale);
     if (zp) {
         target.quantType = zp->dtype();
-        for (int64_t i = 0; i < zp->numel(); ++i) target.zeroPoint.push_back(static_cast<int32_t>(zp->valueAsDouble(i)));
+        for (int64_t i = 0; i < zp->numel(); ++i)
+            target.zeroPoint.push_back(static_cast<int32_t>(zp->valueAsDouble(i)));
     } else {
         target.zeroPoint.assign(target.scale.size(), 0);
     }
@@ -52,7 +55,8 @@ Result<Tensor> dequantizeTarget(const Tensor &q, const QuantTarget &t) {
     const std::string name = t.quantizedNames.empty() ? t.floatName : t.quantizedNames.front();
     if (q.dtype() != DataType::UInt8 && q.dtype() != DataType::Int8)
         return Status::badInput("value '" + name + "' is not a quantized tensor");
-    if (t.scale.empty()) return Status::badInput("value '" + name + "' has no quantization parameters");
+    if (t.scale.empty())
+        return Status::badInput("value '" + name + "' has no quantization parameters");
     Tensor out(DataType::Float, q.shape());
     float *y = out.data<float>();
     const int64_t n = q.numel();

@@ -22,7 +22,7 @@ struct QuantTarget {
     std::vector<float> scale;                 // empty: no DequantizeLinear found
     std::vector<int32_t> zeroPoint;
     int64_t axis = 1;
-    DataType quantType = DataType::UInt8;     // from the zero point's type (uint8 when absent)
+    DataType quantType = DataType::UInt8;  // from the zero point's type (uint8 when absent)
 };
 
 // `folded`: the quantized graph with constant subgraphs folded (so scales are initializers).

@@ -41,7 +41,9 @@ const QuantParamSet *role(const LayerInspection &r, const std::string &name) {
     return nullptr;
 }
 
-int64_t sum(const std::vector<int64_t> &v) { return std::accumulate(v.begin(), v.end(), int64_t(0)); }
+int64_t sum(const std::vector<int64_t> &v) {
+    return std::accumulate(v.begin(), v.end(), int64_t(0));
+}
 
 // The DequantizeLinear behind a quantized node's input (through Identity/Cast).
 const Node *dqBehind(const Graph &g, std::string value) {
@@ -109,7 +111,8 @@ TEST_F(FxInspection, QParamsEqualTheModelsInitializers) {
     ASSERT_NE(b, nullptr);
     EXPECT_EQ(b->type, DataType::Int32);
     ASSERT_EQ(b->values.size(), wScale.size());
-    for (size_t i = 0; i < wScale.size(); ++i) EXPECT_FLOAT_EQ(b->scale[i], x->scale[0] * wScale[i]);
+    for (size_t i = 0; i < wScale.size(); ++i)
+        EXPECT_FLOAT_EQ(b->scale[i], x->scale[0] * wScale[i]);
 }
 
 TEST_F(FxInspection, HistogramsCountEveryElementAndScatterPairsAreReal) {
@@ -135,9 +138,11 @@ TEST_F(FxInspection, HistogramsCountEveryElementAndScatterPairsAreReal) {
         EXPECT_EQ(r->activationHistogram->floatCounts.size(), 50u);
         EXPECT_EQ(sum(r->activationHistogram->floatCounts), elements);
         EXPECT_EQ(sum(r->activationHistogram->quantCounts), elements);
-        if (std::string(name).find("Conv") != std::string::npos || std::string(name) == "/fc/Gemm") {
+        if (std::string(name).find("Conv") != std::string::npos ||
+            std::string(name) == "/fc/Gemm") {
             ASSERT_TRUE(r->weightHistogram);
-            const Tensor *w = folded.initializer(dqBehind(folded, folded.findNode(m->quantNode)->inputs[1])->inputs[0]);
+            const Tensor *w = folded.initializer(
+                dqBehind(folded, folded.findNode(m->quantNode)->inputs[1])->inputs[0]);
             EXPECT_EQ(sum(r->weightHistogram->floatCounts), w->numel());
             EXPECT_EQ(sum(r->weightHistogram->quantCounts), w->numel());
         } else {
@@ -182,18 +187,21 @@ TEST_F(FxInspection, ExplainedConvAndGemmElementsEqualTheInt8Kernel) {
         const int64_t n = shapeElementCount(shape);
         // The worst element, then elements spread over the whole output (corners, padding).
         std::vector<std::vector<int64_t>> elements = {{}};
-        for (int64_t i = 0; i < n; i += std::max<int64_t>(1, n / 97)) elements.push_back(test::unravelIndex(i, shape));
+        for (int64_t i = 0; i < n; i += std::max<int64_t>(1, n / 97))
+            elements.push_back(test::unravelIndex(i, shape));
         elements.push_back(test::unravelIndex(n - 1, shape));
         for (const auto &element : elements) {
             auto e = explainElement(*capture, element);
             ASSERT_TRUE(e) << e.status().message();
             ASSERT_EQ(e->kind, ElementExplanation::Kind::IntegerMatMul);
             ASSERT_TRUE(e->engineQuantized);
-            ASSERT_EQ(e->quantized, *e->engineQuantized) << "element " << test::ravelIndex(e->element, shape);
+            ASSERT_EQ(e->quantized, *e->engineQuantized)
+                << "element " << test::ravelIndex(e->element, shape);
             EXPECT_TRUE(e->matchesEngine);
             // The int32 sum is the sum of the listed products.
             int64_t acc = 0;
-            for (const auto &t : e->terms) acc += int64_t(t.xq - e->xZeroPoint) * (t.wq - e->wZeroPoint);
+            for (const auto &t : e->terms)
+                acc += int64_t(t.xq - e->xZeroPoint) * (t.wq - e->wZeroPoint);
             EXPECT_EQ(acc, e->accumulator);
             EXPECT_EQ(e->accumulatorWithBias, e->accumulator + e->biasInt32);
             EXPECT_GE(e->quantized, e->qmin);
@@ -201,7 +209,8 @@ TEST_F(FxInspection, ExplainedConvAndGemmElementsEqualTheInt8Kernel) {
             // The dequantized result is the quantized model's value at the element.
             EXPECT_FLOAT_EQ(float(e->dequantized), float(e->engineDequantized));
             // The float formula (BN folded, Relu applied) reproduces the float model's value.
-            EXPECT_NEAR(e->floatComputed, e->floatModelValue, 1e-4 * (1.0 + std::fabs(e->floatModelValue)));
+            EXPECT_NEAR(e->floatComputed, e->floatModelValue,
+                        1e-4 * (1.0 + std::fabs(e->floatModelValue)));
             ++explained;
         }
     }
@@ -238,7 +247,8 @@ TEST_F(FxInspection, ElementOutOfRangeIsAnError) {
     auto e = explainElement(f.floatGraph, f.quantGraph, *matchOf(f, "/fc/Gemm"), batch, {0, 10});
     ASSERT_FALSE(e);
     EXPECT_NE(e.status().message().find("out of range"), std::string::npos);
-    auto wrongRank = explainElement(f.floatGraph, f.quantGraph, *matchOf(f, "/fc/Gemm"), batch, {0});
+    auto wrongRank =
+        explainElement(f.floatGraph, f.quantGraph, *matchOf(f, "/fc/Gemm"), batch, {0});
     ASSERT_FALSE(wrongRank);
 }
 
@@ -266,8 +276,8 @@ TEST(LayerInspectionHelpers, SubsampleIsDeterministicDistinctAndSorted) {
 TEST(LayerInspectionBatchNorm, Int8BatchNormEqualsTheReferencePath) {
     const Shape shape = {2, 3, 4, 4};
     const Tensor x = test::randomTensor(shape, 11, -2.0f, 3.0f);
-    const std::vector<float> gamma = {1.5f, -0.7f, 0.3f}, beta = {0.2f, -0.1f, 1.0f}, mean = {0.4f, -0.3f, 1.2f},
-                             var = {0.8f, 2.5f, 0.05f};
+    const std::vector<float> gamma = {1.5f, -0.7f, 0.3f}, beta = {0.2f, -0.1f, 1.0f},
+                             mean = {0.4f, -0.3f, 1.2f}, var = {0.8f, 2.5f, 0.05f};
     const float eps = 1e-5f, xs = 5.0f / 255.0f, ys = 0.03f;
     const int xzp = 102, yzp = 128;
     auto addBn = [&](test::QdqBuilder &b, const std::string &in, const std::string &out) {
@@ -309,7 +319,8 @@ TEST(LayerInspectionBatchNorm, Int8BatchNormEqualsTheReferencePath) {
         const float xq = std::min(255.0f, std::max(0.0f, std::nearbyint(xv / xs) + xzp));
         const double xr = double(xs * (xq - xzp));
         const double y = gamma[c] * (xr - mean[c]) / std::sqrt(double(var[c]) + eps) + beta[c];
-        const double yq = std::min(255.0, std::max(0.0, double(std::nearbyint(float(y) / ys)) + yzp));
+        const double yq =
+            std::min(255.0, std::max(0.0, double(std::nearbyint(float(y) / ys)) + yzp));
         ASSERT_EQ(e->operands.size(), 1u);
         EXPECT_EQ(e->operands[0].q, int32_t(xq));
         EXPECT_EQ(e->operands[0].zeroPoint, xzp);
@@ -336,4 +347,97 @@ TEST(LayerInspectionBatchNorm, Int8BatchNormEqualsTheReferencePath) {
     EXPECT_EQ(in->zeroPoint.at(0), xzp);
     EXPECT_EQ(out->scale.at(0), ys);
     EXPECT_EQ(out->zeroPoint.at(0), yzp);
+}
+
+// An ONNX Runtime style QOperator model: QLinearConv -> QLinearConv -> DequantizeLinear. The
+// first layer's value is its uint8 output (no DequantizeLinear behind it): dequantized with the
+// node's y_scale / y_zero_point, and every element explained equal to the kernel.
+TEST(LayerInspectionQOperator, QLinearConvOutputIsDequantizedWithItsOwnParameters) {
+    const Shape xShape = {2, 2, 5, 5}, wShape = {3, 2, 3, 3}, w2Shape = {2, 3, 1, 1};
+    const Tensor x = test::randomTensor(xShape, 5, 0.0f, 2.0f);
+    const Tensor w = test::randomTensor(wShape, 6, -0.5f, 0.5f),
+                 w2 = test::randomTensor(w2Shape, 7, -0.5f, 0.5f);
+    const std::vector<float> bias = {0.1f, -0.2f, 0.05f};
+    const float xs = 2.0f / 255.0f, ys = 0.04f, y2s = 0.05f;
+    const std::vector<float> ws = {0.004f, 0.0041f, 0.0045f};  // |w| <= 0.5 fits int8
+    const int yzp = 100, y2zp = 120;
+
+    test::QdqBuilder fb;
+    fb.input("x", x);
+    fb.init("w", w);
+    fb.init("b", Tensor::fromVector<float>({3}, bias));
+    fb.init("w2", w2);
+    Node &c1 = fb.node("Conv", "conv1", {"x", "w", "b"}, {"y1"});
+    c1.attributes["pads"] = test::intsAttr({1, 1, 1, 1});
+    fb.node("Conv", "conv2", {"y1", "w2"}, {"y"});
+    fb.output("y");
+
+    test::QdqBuilder qb;
+    qb.input("x", x);
+    qb.quantize("x", "xq", xs, 0);
+    Tensor wq(DataType::Int8, wShape);
+    for (int64_t i = 0; i < wq.numel(); ++i)
+        wq.data<int8_t>()[i] = int8_t(std::nearbyint(w.data<float>()[i] / ws[size_t(i / 18)]));
+    std::vector<int32_t> bq;
+    for (size_t c = 0; c < 3; ++c) bq.push_back(int32_t(std::nearbyint(bias[c] / (xs * ws[c]))));
+    qb.init("wq", wq);
+    qb.init("ws", Tensor::fromVector<float>({3}, ws));
+    qb.init("wzp", Tensor::fromVector<int8_t>({3}, {0, 0, 0}));
+    qb.init("ys", Tensor::scalar<float>(ys));
+    qb.init("yzp", Tensor::scalar<uint8_t>(uint8_t(yzp)));
+    qb.init("bq", Tensor::fromVector<int32_t>({3}, bq));
+    Node &q1 = qb.node("QLinearConv", "conv1",
+                       {"xq", "xq_scale", "xq_zp", "wq", "ws", "wzp", "ys", "yzp", "bq"}, {"y1q"});
+    q1.attributes["pads"] = test::intsAttr({1, 1, 1, 1});
+    Tensor w2q(DataType::Int8, w2Shape);
+    for (int64_t i = 0; i < w2q.numel(); ++i)
+        w2q.data<int8_t>()[i] = int8_t(std::nearbyint(w2.data<float>()[i] / 0.004f));
+    qb.init("w2q", w2q);
+    qb.init("w2s", Tensor::scalar<float>(0.004f));
+    qb.init("w2zp", Tensor::scalar<int8_t>(0));
+    qb.init("y2s", Tensor::scalar<float>(y2s));
+    qb.init("y2zp", Tensor::scalar<uint8_t>(uint8_t(y2zp)));
+    qb.node("QLinearConv", "conv2", {"y1q", "ys", "yzp", "w2q", "w2s", "w2zp", "y2s", "y2zp"},
+            {"y2q"});
+    qb.node("DequantizeLinear", "dq_y", {"y2q", "y2s", "y2zp"}, {"y"});
+    qb.output("y");
+
+    auto matching = matchLayers(fb.g, qb.g);
+    ASSERT_TRUE(matching) << matching.status().message();
+    const LayerMatch *m = nullptr;
+    for (const auto &match : matching->matches)
+        if (match.floatNode == "conv1") m = &match;
+    ASSERT_NE(m, nullptr);
+    auto capture = captureLayer(fb.g, qb.g, *m, fb.feeds);
+    ASSERT_TRUE(capture) << capture.status().message();
+    ASSERT_EQ(capture->target.scale, std::vector<float>{ys});
+    ASSERT_TRUE(capture->quantOutputInt.defined());
+    const Shape outShape = capture->floatOutput.shape();
+    ASSERT_EQ(outShape, (Shape{2, 3, 5, 5}));
+    for (int64_t i = 0; i < shapeElementCount(outShape); ++i) {
+        const float dq = ys * float(int32_t(capture->quantOutputInt.valueAsDouble(i)) - yzp);
+        ASSERT_EQ(capture->quantOutput.data<float>()[i], dq);
+        auto e = explainElement(*capture, test::unravelIndex(i, outShape));
+        ASSERT_TRUE(e) << e.status().message();
+        ASSERT_EQ(e->kind, ElementExplanation::Kind::IntegerMatMul);
+        ASSERT_TRUE(e->matchesEngine) << i;
+        EXPECT_FLOAT_EQ(float(e->dequantized), dq);
+        // Float side: the float Conv with its own (unquantized) weight and bias.
+        EXPECT_NEAR(e->floatComputed, e->floatModelValue, 1e-5);
+        // The quantized result tracks the float one within a few output steps.
+        if (!e->clamped) EXPECT_LT(std::fabs(e->difference), 3 * ys) << i;
+    }
+    auto inspection = inspectLayer(fb.g, qb.g, *m, fb.feeds);
+    ASSERT_TRUE(inspection) << inspection.status().message();
+    EXPECT_EQ(inspection->quantRunOp, "QLinearConv");
+    const QuantParamSet *out = role(*inspection, "output");
+    ASSERT_NE(out, nullptr);
+    EXPECT_EQ(out->type, DataType::UInt8);
+    EXPECT_EQ(out->scale.at(0), ys);
+    EXPECT_EQ(out->zeroPoint.at(0), yzp);
+    const QuantParamSet *weight = role(*inspection, "weight");
+    ASSERT_NE(weight, nullptr);
+    EXPECT_EQ(weight->scale, ws);
+    ASSERT_TRUE(inspection->weightHistogram);
+    EXPECT_EQ(sum(inspection->weightHistogram->quantCounts), wq.numel());
 }

@@ -5,6 +5,7 @@
 // BN folding) is explained too. With QL_INSPECTOR_SHOTS=<dir> it saves PNG renders there.
 
 #include <qcustomplot.h>
+#include <QCheckBox>
 #include <QLineEdit>
 #include <QPlainTextEdit>
 #include <QSignalSpy>
@@ -31,8 +32,9 @@ namespace {
 
 const QString kFixture = QStringLiteral(QL_FX_FIXTURE_DIR);
 
-std::shared_ptr<const std::map<std::string, ql::Tensor>> firstSamples(const ql::Graph &g, const ql::Tensor &all,
-                                                                     int64_t count) {
+std::shared_ptr<const std::map<std::string, ql::Tensor>> firstSamples(const ql::Graph &g,
+                                                                      const ql::Tensor &all,
+                                                                      int64_t count) {
     ql::Shape shape = all.shape();
     shape[0] = count;
     ql::Tensor t(ql::DataType::Float, shape);
@@ -43,8 +45,10 @@ std::shared_ptr<const std::map<std::string, ql::Tensor>> firstSamples(const ql::
 }
 
 // Models, matches and a numeric-suite report on the batch: what the main window hands over.
-bool makeContext(std::shared_ptr<const ql::Graph> floatGraph, std::shared_ptr<const ql::Graph> quantGraph,
-                 std::shared_ptr<const std::map<std::string, ql::Tensor>> batch, InspectorContext &context) {
+bool makeContext(std::shared_ptr<const ql::Graph> floatGraph,
+                 std::shared_ptr<const ql::Graph> quantGraph,
+                 std::shared_ptr<const std::map<std::string, ql::Tensor>> batch,
+                 InspectorContext &context) {
     auto matching = ql::analysis::matchLayers(*floatGraph, *quantGraph);
     if (!matching) return false;
     ql::analysis::NumericSuiteOptions options;
@@ -112,6 +116,7 @@ private slots:
     void emptyInspector();
     void conv1TablesAndPlotsEqualTheEngine();
     void gemmIsExplainedAsTheKernelComputesIt();
+    void darkPaletteRender();
     void newerRequestSupersedesOlder();
     void typedElementIsExplained();
     void batchNormRunningInt8IsExplained();
@@ -130,7 +135,8 @@ void TestLayerInspector::initTestCase() {
     m_inputs = *in;
     auto floatGraph = std::make_shared<const ql::Graph>(std::move(*fm));
     auto quantGraph = std::make_shared<const ql::Graph>(std::move(*qm));
-    QVERIFY(makeContext(floatGraph, quantGraph, firstSamples(*floatGraph, m_inputs, 32), m_context));
+    QVERIFY(
+        makeContext(floatGraph, quantGraph, firstSamples(*floatGraph, m_inputs, 32), m_context));
 }
 
 void TestLayerInspector::emptyInspector() {
@@ -166,8 +172,8 @@ void TestLayerInspector::conv1TablesAndPlotsEqualTheEngine() {
     for (const auto &m : m_context.matches)
         if (m.floatNode == "/conv1/Conv") match = &m;
     QVERIFY(match);
-    auto engine = ql::analysis::inspectLayer(*m_context.floatGraph, *m_context.quantGraph, *match, *m_context.batch,
-                                             m_context.options);
+    auto engine = ql::analysis::inspectLayer(*m_context.floatGraph, *m_context.quantGraph, *match,
+                                             *m_context.batch, m_context.options);
     QVERIFY(engine);
 
     // Tensor table: one row per parameter set, scales as the engine reports them.
@@ -177,7 +183,8 @@ void TestLayerInspector::conv1TablesAndPlotsEqualTheEngine() {
         QCOMPARE(inspector.tensorTable()->item(i, 0)->text(), QString::fromStdString(p.role));
         QCOMPARE(inspector.tensorTable()->item(i, 1)->text(), QString::fromStdString(p.value));
         if (p.scale.size() == 1)
-            QCOMPARE(inspector.tensorTable()->item(i, 4)->text(), QString::number(p.scale[0], 'g', 6));
+            QCOMPARE(inspector.tensorTable()->item(i, 4)->text(),
+                     QString::number(p.scale[0], 'g', 6));
     }
     // Channel table: one row per output channel with the weight's scale and the int32 bias.
     const ql::analysis::QuantParamSet *w = nullptr, *b = nullptr;
@@ -188,29 +195,39 @@ void TestLayerInspector::conv1TablesAndPlotsEqualTheEngine() {
     QVERIFY(w && b);
     QCOMPARE(inspector.channelTable()->rowCount(), int(w->scale.size()));
     for (int c = 0; c < int(w->scale.size()); ++c) {
-        QCOMPARE(inspector.channelTable()->item(c, 1)->text(), QString::number(w->scale[size_t(c)], 'g', 6));
-        QCOMPARE(inspector.channelTable()->item(c, 3)->text(), QString::number(b->values[size_t(c)]));
+        QCOMPARE(inspector.channelTable()->item(c, 1)->text(),
+                 QString::number(w->scale[size_t(c)], 'g', 6));
+        QCOMPARE(inspector.channelTable()->item(c, 3)->text(),
+                 QString::number(b->values[size_t(c)]));
     }
     const auto &layer = m_context.report->layers[size_t(row)];
-    QCOMPARE(inspector.channelTable()->item(0, 4)->text(), QString::number(layer.weightChannelMin[0], 'g', 6));
+    QCOMPARE(inspector.channelTable()->item(0, 4)->text(),
+             QString::number(layer.weightChannelMin[0], 'g', 6));
 
     // Histograms: the plotted counts add up to the element counts of the engine's histograms.
-    auto countOf = [](const std::vector<int64_t> &v) { return double(std::accumulate(v.begin(), v.end(), int64_t(0))); };
+    auto countOf = [](const std::vector<int64_t> &v) {
+        return double(std::accumulate(v.begin(), v.end(), int64_t(0)));
+    };
     QCOMPARE(inspector.weightPlot()->graphCount(), 2);
-    QCOMPARE(inspector.weightPlot()->graph(0)->dataCount(), int(engine->weightHistogram->floatCounts.size()) + 2);
-    QCOMPARE(graphSum(inspector.weightPlot()->graph(0)), countOf(engine->weightHistogram->floatCounts));
-    QCOMPARE(graphSum(inspector.weightPlot()->graph(1)), countOf(engine->weightHistogram->quantCounts));
+    QCOMPARE(inspector.weightPlot()->graph(0)->dataCount(),
+             int(engine->weightHistogram->floatCounts.size()) + 2);
+    QCOMPARE(graphSum(inspector.weightPlot()->graph(0)),
+             countOf(engine->weightHistogram->floatCounts));
+    QCOMPARE(graphSum(inspector.weightPlot()->graph(1)),
+             countOf(engine->weightHistogram->quantCounts));
     QCOMPARE(graphSum(inspector.activationPlot()->graph(0)), double(32 * 16 * 28 * 28));
     QCOMPARE(graphSum(inspector.activationPlot()->graph(1)), double(32 * 16 * 28 * 28));
     // Scatter: the engine's points, with the y = x line.
-    QCOMPARE(inspector.scatterPlot()->graph(0)->dataCount(), int(engine->scatter.floatValues.size()));
+    QCOMPARE(inspector.scatterPlot()->graph(0)->dataCount(),
+             int(engine->scatter.floatValues.size()));
     QCOMPARE(inspector.scatterPlot()->graph(0)->dataCount(), 4000);
     QVERIFY(inspector.scatterPlot()->itemCount() >= 1);
     // Channels: one bar per channel; per-sample SQNR: one point per sample.
     auto *bars = qobject_cast<QCPBars *>(inspector.channelPlot()->plottable(0));
     QVERIFY(bars);
     QCOMPARE(bars->dataCount(), int(layer.weightChannelMax.size()));
-    QCOMPARE(inspector.samplePlot()->graph(0)->dataCount(), int(layer.cumulative->sampleSqnrValues.size()));
+    QCOMPARE(inspector.samplePlot()->graph(0)->dataCount(),
+             int(layer.cumulative->sampleSqnrValues.size()));
     QCOMPARE(inspector.samplePlot()->graph(0)->dataCount(), 32);
 
     // The explained element: the engine's worst element, recomputed integer equal to the kernel's.
@@ -222,16 +239,57 @@ void TestLayerInspector::conv1TablesAndPlotsEqualTheEngine() {
     QVERIFY(integer.contains(QStringLiteral("QLinearConv")));
     QVERIFY(integer.contains(QStringLiteral("int32 accumulation Σ = %1").arg(e.accumulator)));
     QVERIFY(integer.contains(QStringLiteral("✓ equal")));
-    QVERIFY(inspector.explanationView()->floatText()->toPlainText().contains(QStringLiteral("BatchNormalization folded")));
+    const QString floatSide = inspector.explanationView()->floatText()->toPlainText();
+    QVERIFY(floatSide.contains(QStringLiteral("BatchNormalization folded")));
+    QVERIFY(floatSide.contains(QStringLiteral("from requantization")));
     QCOMPARE(inspector.explanationView()->elementEdit()->text(), ql::ui::formatElement(e.element));
 
     saveShot(inspector, LayerInspector::ParametersTab, QStringLiteral("conv1_quantization.png"));
     saveShot(inspector, LayerInspector::WeightsTab, QStringLiteral("conv1_weights.png"));
     saveShot(inspector, LayerInspector::ActivationsTab, QStringLiteral("conv1_activations.png"));
     saveShot(inspector, LayerInspector::ScatterTab, QStringLiteral("conv1_scatter.png"));
+    // Options: logarithmic counts; the scatter as error against the float value.
+    inspector.logCountBox()->setChecked(true);
+    QCOMPARE(inspector.activationPlot()->yAxis->scaleType(), QCPAxis::stLogarithmic);
+    saveShot(inspector, LayerInspector::ActivationsTab,
+             QStringLiteral("conv1_activations_log.png"));
+    inspector.logCountBox()->setChecked(false);
+    QCOMPARE(inspector.activationPlot()->yAxis->scaleType(), QCPAxis::stLinear);
+    inspector.scatterErrorBox()->setChecked(true);
+    const QCPGraph *errors = inspector.scatterPlot()->graph(0);
+    QCOMPARE(errors->dataCount(), 4000);
+    const auto &sc = engine->scatter;
+    QCOMPARE(errors->data()->constBegin()->value,
+             double(sc.quantValues[0]) - double(sc.floatValues[0]));
+    saveShot(inspector, LayerInspector::ScatterTab, QStringLiteral("conv1_scatter_error.png"));
+    inspector.scatterErrorBox()->setChecked(false);
     saveShot(inspector, LayerInspector::ChannelsTab, QStringLiteral("conv1_channels.png"));
     saveShot(inspector, LayerInspector::SamplesTab, QStringLiteral("conv1_samples.png"));
     saveShot(inspector, LayerInspector::ExplainTab, QStringLiteral("conv1_explain.png"));
+}
+
+void TestLayerInspector::darkPaletteRender() {
+    LayerInspector inspector;
+    inspector.resize(1000, 640);
+    QPalette dark;
+    dark.setColor(QPalette::Window, QColor(45, 45, 48));
+    dark.setColor(QPalette::WindowText, QColor(230, 230, 230));
+    dark.setColor(QPalette::Base, QColor(30, 30, 32));
+    dark.setColor(QPalette::AlternateBase, QColor(40, 40, 44));
+    dark.setColor(QPalette::Text, QColor(230, 230, 230));
+    dark.setColor(QPalette::Button, QColor(55, 55, 58));
+    dark.setColor(QPalette::ButtonText, QColor(230, 230, 230));
+    dark.setColor(QPalette::Mid, QColor(90, 90, 95));
+    inspector.setPalette(dark);
+    inspector.setContext(m_context);
+    QSignalSpy spy(&inspector, &LayerInspector::inspected);
+    inspector.setLayer(rowOf(m_context, "/conv2/Conv"));
+    QVERIFY(waitInspected(inspector, spy));
+    QVERIFY(inspector.inspection());
+    // The plots follow the palette: tick labels in the text colour.
+    QCOMPARE(inspector.weightPlot()->xAxis->tickLabelColor(), QColor(230, 230, 230));
+    saveShot(inspector, LayerInspector::WeightsTab, QStringLiteral("conv2_weights_dark.png"));
+    saveShot(inspector, LayerInspector::ExplainTab, QStringLiteral("conv2_explain_dark.png"));
 }
 
 void TestLayerInspector::gemmIsExplainedAsTheKernelComputesIt() {
@@ -297,15 +355,17 @@ void TestLayerInspector::batchNormRunningInt8IsExplained() {
     // The fixture's float model quantized here without BN folding: DQ -> BN -> Q runs int8.
     auto calibrationBatch = firstSamples(*m_context.floatGraph, m_inputs, 32);
     ql::quant::CalibrationStatistics stats;
-    QVERIFY(ql::quant::calibrate(*m_context.floatGraph, std::vector<std::map<std::string, ql::Tensor>>{*calibrationBatch}, stats)
+    QVERIFY(ql::quant::calibrate(*m_context.floatGraph,
+                                 std::vector<std::map<std::string, ql::Tensor>>{*calibrationBatch},
+                                 stats)
                 .isOk());
     ql::quant::QuantizationOptions options;
     options.foldBatchNorm = false;
     auto quantized = ql::quant::quantizeGraph(*m_context.floatGraph, stats, options);
     QVERIFY(quantized);
     InspectorContext context;
-    QVERIFY(makeContext(m_context.floatGraph, std::make_shared<const ql::Graph>(quantized->model), m_context.batch,
-                        context));
+    QVERIFY(makeContext(m_context.floatGraph, std::make_shared<const ql::Graph>(quantized->model),
+                        m_context.batch, context));
     const int row = rowOf(context, "/bn1/BatchNormalization");
     QVERIFY(row >= 0);
     LayerInspector inspector;
@@ -315,7 +375,8 @@ void TestLayerInspector::batchNormRunningInt8IsExplained() {
     inspector.setLayer(row);
     QVERIFY(waitInspected(inspector, spy));
     QVERIFY2(inspector.inspection(), qPrintable(inspector.errorText()));
-    QCOMPARE(QString::fromStdString(inspector.inspection()->quantRunOp), QStringLiteral("BatchNormalization"));
+    QCOMPARE(QString::fromStdString(inspector.inspection()->quantRunOp),
+             QStringLiteral("BatchNormalization"));
     const auto &e = *inspector.inspection()->explanation;
     QCOMPARE(e.kind, ql::analysis::ElementExplanation::Kind::BatchNorm);
     QVERIFY(e.engineQuantized);
