@@ -331,12 +331,8 @@ Result<IsolatedComparisonResult> compareIsolated(const Graph &floatGraph, const 
     if (!comparator) return comparator.status();
     IsolatedComparator &isolated = **comparator;
 
-    Graph floatPrepared = floatGraph;
-    QL_RETURN_IF_ERROR(preparePrecision(floatPrepared, Precision::Fp32));
-    PlanOptions planOptions;
-    planOptions.threads = options.threads;
-    auto floatPlan = ExecutionPlan::create(std::move(floatPrepared), planOptions);
-    if (!floatPlan) return floatPlan.status().withContext("float model");
+    auto floatPlan = createFloatPlan(floatGraph, options.threads);
+    if (!floatPlan) return floatPlan.status();
 
     const std::set<std::string> &needed = isolated.floatValuesNeeded();
     RunOptions floatRun;

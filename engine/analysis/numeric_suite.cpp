@@ -89,12 +89,8 @@ Result<NumericSuiteReport> runNumericSuite(const Graph &floatGraph, const Graph 
     }
 
     // One float pass per batch serves every comparison.
-    Graph floatPrepared = floatGraph;
-    QL_RETURN_IF_ERROR(preparePrecision(floatPrepared, Precision::Fp32));
-    PlanOptions planOptions;
-    planOptions.threads = options.threads;
-    auto floatPlan = ExecutionPlan::create(std::move(floatPrepared), planOptions);
-    if (!floatPlan) return floatPlan.status().withContext("float model");
+    auto floatPlan = createFloatPlan(floatGraph, options.threads);
+    if (!floatPlan) return floatPlan.status();
     std::set<std::string> wanted = (*cumulative)->floatValuesNeeded();
     if (isolated) wanted.insert(isolated->floatValuesNeeded().begin(), isolated->floatValuesNeeded().end());
 

@@ -11,6 +11,7 @@
 #include <cstring>
 
 #include "analysis/isolated_comparison.h"
+#include "fx_fixture.h"
 #include "conv_reference.h"
 #include "onnx_io/model_loader.h"
 #include "onnx_io/tensor_file.h"
@@ -20,50 +21,9 @@
 
 using namespace ql;
 using namespace ql::analysis;
+using namespace ql::test;
 
 namespace {
-
-struct Fixture {
-    Graph floatGraph, quantGraph;
-    Tensor inputs;
-    LayerMatching matching;
-};
-
-bool loadFixture(Fixture &f) {
-    const char *data = std::getenv("QL_TEST_DATA");
-    if (!data) return false;
-    const std::string dir = std::string(data) + "/fx_fashion_cnn/";
-    auto fm = loadModel(dir + "float.onnx");
-    auto qm = loadModel(dir + "qdq.onnx");
-    auto in = readTensorFile(dir + "inputs.npy");
-    if (!fm || !qm || !in) return false;
-    f.floatGraph = std::move(*fm);
-    f.quantGraph = std::move(*qm);
-    f.inputs = std::move(*in);
-    auto m = matchLayers(f.floatGraph, f.quantGraph);
-    if (!m) return false;
-    f.matching = std::move(*m);
-    return true;
-}
-
-// Slices a [N, ...] tensor into batches of `batchSize` samples fed as input `name`.
-ActivationBatchSource slicer(const Tensor &inputs, const std::string &name, int64_t batchSize) {
-    auto next = std::make_shared<int64_t>(0);
-    return [=](std::map<std::string, Tensor> &batch) -> Result<bool> {
-        const int64_t n = inputs.dim(0);
-        if (*next >= n) return false;
-        const int64_t count = std::min(batchSize, n - *next);
-        Shape shape = inputs.shape();
-        shape[0] = count;
-        Tensor t(DataType::Float, shape);
-        const int64_t per = inputs.numel() / n;
-        std::memcpy(t.data<float>(), inputs.data<float>() + *next * per,
-                    sizeof(float) * count * per);
-        batch[name] = t;
-        *next += count;
-        return true;
-    };
-}
 
 const LayerIsolatedComparison *layer(const IsolatedComparisonResult &r,
                                      const std::string &floatNode) {
