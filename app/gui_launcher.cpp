@@ -126,7 +126,7 @@ int runGui(int argc, char *argv[], int firstArgument) {
     int exitCode = cli::Success;
     if (capture) {
         // The same picture whatever the (virtual) screen size; an analysis shows the inspector too.
-        window.resize(analyses ? QSize(1600, 900) : QSize(1280, 800));
+        window.resize(analyses ? QSize(1800, 1000) : QSize(1280, 800));
         auto grabAndQuit = [&window, &screenshot, &exitCode] {
             // Let posted layout requests run before painting.
             QTimer::singleShot(50, &window, [&window, &screenshot, &exitCode] {

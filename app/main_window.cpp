@@ -35,6 +35,7 @@
 #include "document_controller.h"
 #include "layer_details_widget.h"
 #include "layer_inspector.h"
+#include "diagnosis_list.h"
 #include "layer_table_panel.h"
 #include "model_summary_widget.h"
 #include "project_controller.h"
@@ -48,6 +49,7 @@ const char kStateKey[] = "mainWindow/state";
 const char kSplitterKey[] = "mainWindow/layerSplitter";
 const char kAnalysisSplitterKey[] = "mainWindow/analysisSplitter";
 const char kInspectorSplitterKey[] = "mainWindow/inspectorSplitter";
+const char kSideSplitterKey[] = "mainWindow/sideSplitter";
 const char kLastFolderKey[] = "paths/lastExportFolder";
 const char kWorstCountKey[] = "analysis/keepWorstCount";
 
@@ -130,13 +132,23 @@ void MainWindow::createPages() {
     // Explicit minimums: the pages' size hints would otherwise make the whole window wide.
     m_inspector->setMinimumSize(240, 200);
     m_analysisPanel->setMinimumSize(360, 300);
+    m_diagnosis = new ql::ui::DiagnosisList(this);
+    m_diagnosis->setObjectName(QStringLiteral("diagnosisList"));
+    m_diagnosis->setMinimumSize(240, 60);
+    m_sideSplitter = new QSplitter(Qt::Vertical, this);
+    m_sideSplitter->setObjectName(QStringLiteral("sideSplitter"));
+    m_sideSplitter->addWidget(m_diagnosis);
+    m_sideSplitter->addWidget(m_inspector);
+    m_sideSplitter->setStretchFactor(0, 1);
+    m_sideSplitter->setStretchFactor(1, 4);
+    m_sideSplitter->setSizes({150, 650});
     m_analysisSplitter = new QSplitter(Qt::Horizontal, this);
     m_analysisSplitter->setObjectName(QStringLiteral("analysisPage"));
     m_analysisSplitter->addWidget(m_analysisPanel);
-    m_analysisSplitter->addWidget(m_inspector);
-    m_analysisSplitter->setStretchFactor(0, 3);
-    m_analysisSplitter->setStretchFactor(1, 2);
-    m_analysisSplitter->setSizes({1000, 600});
+    m_analysisSplitter->addWidget(m_sideSplitter);
+    m_analysisSplitter->setStretchFactor(0, 2);
+    m_analysisSplitter->setStretchFactor(1, 1);
+    m_analysisSplitter->setSizes({1150, 650});
     m_analysisSplitter->setChildrenCollapsible(true);
     // Space on the selected layer (table or chart) toggles it, like the checkbox.
     for (QWidget *target : {static_cast<QWidget *>(m_analysisPanel->tableView()),
@@ -339,6 +351,8 @@ void MainWindow::connectAnalysis() {
     connect(m_analysisPanel, &ql::ui::AnalysisPanel::currentLayerChanged, this, &MainWindow::updateActions);
     connect(m_analysisPanel, &ql::ui::AnalysisPanel::currentLayerChanged, m_inspector,
             &ql::ui::LayerInspector::setLayer);
+    connect(m_diagnosis, &ql::ui::DiagnosisList::layerActivated, m_analysisPanel, &ql::ui::AnalysisPanel::selectLayer);
+    connect(m_analysis, &AnalysisController::thresholdChanged, m_diagnosis, &ql::ui::DiagnosisList::setThresholdDb);
 }
 
 QString MainWindow::statusText() const {
@@ -512,6 +526,7 @@ void MainWindow::restoreSettings() {
         m_splitter->restoreState(settings.value(kSplitterKey).toByteArray());
         m_analysisPanel->splitter()->restoreState(settings.value(kAnalysisSplitterKey).toByteArray());
         m_analysisSplitter->restoreState(settings.value(kInspectorSplitterKey).toByteArray());
+        m_sideSplitter->restoreState(settings.value(kSideSplitterKey).toByteArray());
     }
 }
 
@@ -523,6 +538,7 @@ void MainWindow::saveSettings() {
     settings.setValue(kSplitterKey, m_splitter->saveState());
     settings.setValue(kAnalysisSplitterKey, m_analysisPanel->splitter()->saveState());
     settings.setValue(kInspectorSplitterKey, m_analysisSplitter->saveState());
+    settings.setValue(kSideSplitterKey, m_sideSplitter->saveState());
 }
 
 void MainWindow::closeEvent(QCloseEvent *event) {
@@ -602,6 +618,9 @@ void MainWindow::onReportReady(const ql::ui::ReportPtr &report) {
     ql::parseInt8Kernels(m_analysis->setup().int8Kernels.toStdString(), context.options.capture.int8Kernels);
     context.options.capture.threads = 1;  // the engine's worker has the other cores
     m_inspector->setContext(std::move(context));
+    m_diagnosisFloatGraph = models.floatGraph;  // the list keeps a plain pointer to it
+    m_diagnosis->setThresholdDb(m_analysis->thresholdDb());
+    m_diagnosis->setReport(report, m_diagnosisFloatGraph.get());
     m_analysisPanel->setReport(report);
     if (m_analysisPanel->thresholdDb() != m_analysis->thresholdDb()) m_analysisPanel->setThresholdDb(m_analysis->thresholdDb());
     const auto latency = m_analysis->latency();

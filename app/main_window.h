@@ -7,7 +7,10 @@
 
 #include <QMainWindow>
 
+#include <memory>
+
 #include "analysis_report.h"
+#include "ir/graph.h"
 #include "core/status.h"
 #include "model_snapshot.h"
 
@@ -26,6 +29,7 @@ namespace ql::ui {
 class AnalysisPanel;
 class LayerDetailsWidget;
 class LayerInspector;
+class DiagnosisList;
 class LayerTablePanel;
 class ModelSummaryWidget;
 class WelcomePage;
@@ -53,6 +57,7 @@ public:
     ql::ui::LayerDetailsWidget *layerDetails() const { return m_details; }
     ql::ui::AnalysisPanel *analysisPanel() const { return m_analysisPanel; }
     ql::ui::LayerInspector *inspector() const { return m_inspector; }
+    ql::ui::DiagnosisList *diagnosis() const { return m_diagnosis; }
     QProgressBar *progressBar() const { return m_busy; }
     QString statusText() const;
 
@@ -110,6 +115,9 @@ private:
     ql::ui::LayerDetailsWidget *m_details = nullptr;
     ql::ui::AnalysisPanel *m_analysisPanel = nullptr;
     ql::ui::LayerInspector *m_inspector = nullptr;
+    ql::ui::DiagnosisList *m_diagnosis = nullptr;
+    QSplitter *m_sideSplitter = nullptr;  // diagnosis over inspector
+    std::shared_ptr<const ql::Graph> m_diagnosisFloatGraph;
     QSplitter *m_analysisSplitter = nullptr;  // panel | inspector
     QLabel *m_status = nullptr;
     QProgressBar *m_busy = nullptr;
