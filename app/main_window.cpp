@@ -633,6 +633,13 @@ void MainWindow::onReportReady(const ql::ui::ReportPtr &report) {
 }
 
 void MainWindow::onAnalysisFailed(const QString &message, ql::ErrorKind kind) {
+    const ql::ui::ReportPtr report = m_analysis->report();
+    if (report && m_analysisPanel->report() == report) {
+        // The table's checkboxes show the refused wish: back to what runs.
+        const int layer = m_analysisPanel->currentLayer();
+        m_analysisPanel->setReport(report);
+        m_analysisPanel->selectLayer(layer);
+    }
     m_lastOperationFailed = true;
     m_status->setText(message);
     if (kind != ql::ErrorKind::Cancelled) showError(tr("Analysis Failed"), message);

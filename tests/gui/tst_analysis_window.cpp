@@ -29,6 +29,8 @@
 
 #include "analysis/analysis_session.h"
 #include "analysis_controller.h"
+#include "analysis_setup_dialog.h"
+#include <QRadioButton>
 #include "analysis_headline.h"
 #include "analysis_job.h"
 #include "analysis_panel.h"
@@ -86,6 +88,8 @@ private slots:
     void guiThreadNeverBlocked();
     void inAppQuantizationWithRandomInputs();
     void droppedQuantizedModelBecomesTheQuantizedSide();
+    void cancelAndCloseWhileRunning();
+    void setupDialogRoundTrips();
 
 private:
     MainWindow::Options m_options{false, false, false};
@@ -559,6 +563,75 @@ void TestAnalysisWindow::droppedQuantizedModelBecomesTheQuantizedSide() {
     QVERIFY(window.analysis()->isBusy());  // complete: the analysis runs
     QVERIFY(waitIdle(window));
     QCOMPARE(window.analysis()->report()->samples, int64_t(64));
+}
+
+void TestAnalysisWindow::cancelAndCloseWhileRunning() {
+    {
+        MainWindow window(m_options);
+        window.show();
+        QSignalSpy failed(window.analysis(), &AnalysisController::failed);
+        window.openDemo();
+        QVERIFY(window.analysis()->isBusy());
+        QVERIFY(window.findChild<QWidget *>("cancelButton")->isVisible());
+        QVERIFY(window.progressBar()->isVisible());
+        window.findChild<QAction *>("actionCancel")->trigger();
+        QTRY_COMPARE_WITH_TIMEOUT(failed.count(), 1, kAnalysisTimeoutMs);
+        QCOMPARE(failed.first().at(1).value<ql::ErrorKind>(), ql::ErrorKind::Cancelled);
+        QCOMPARE(window.statusText(), QString("Analysis cancelled"));
+        QTRY_VERIFY(!window.analysis()->isBusy());
+        QVERIFY(!window.analysis()->report());
+        QVERIFY(!window.progressBar()->isVisible());
+        // Run again (F5) after a cancel.
+        window.findChild<QAction *>("actionRerun")->trigger();
+        QVERIFY(waitIdle(window));
+    }
+    {
+        // Destroying the window while the worker runs: the worker finishes on its own.
+        MainWindow window(m_options);
+        window.show();
+        window.openDemo();
+        QVERIFY(window.analysis()->isBusy());
+    }
+    QTest::qWait(300);
+}
+
+void TestAnalysisWindow::setupDialogRoundTrips() {
+    AnalysisSetup setup;
+    setup.floatModel = m_demoDir + "/fashion_cnn.onnx";
+    setup.quantizeInApp = true;
+    setup.calibrationPaths = {m_demoDir + "/samples.npy", m_demoDir};
+    setup.quantizer.method = "percentile";
+    setup.quantizer.percentile = 99.99;
+    setup.quantizer.perTensor = true;
+    setup.quantizer.symmetricActivations = true;
+    setup.quantizer.reduceRange = true;
+    setup.quantizer.foldBatchNorm = false;
+    setup.dataPaths = {m_demoDir + "/samples.npy"};
+    setup.labelsPath = m_demoDir + "/labels.npy";
+    setup.batch = 7;
+    setup.int8Kernels = "fast";
+    AnalysisSetupDialog dialog(setup);
+    QCOMPARE(dialog.setup(), setup);
+    // Random inputs instead of files: labels go (they belong to files).
+    dialog.randomInputsButton()->setChecked(true);
+    QVERIFY(dialog.setup().randomInputs);
+    QVERIFY(dialog.setup().labelsPath.isEmpty());
+    // A file model instead of in-app quantization.
+    AnalysisSetup fileSetup = setup;
+    fileSetup.quantizeInApp = false;
+    fileSetup.quantModel = m_demoDir + "/fashion_cnn_int8.onnx";
+    AnalysisSetupDialog fileDialog(fileSetup);
+    QCOMPARE(fileDialog.setup().quantModel, fileSetup.quantModel);
+    QVERIFY(!fileDialog.setup().quantizeInApp);
+    // Relative paths in JSON and back.
+    const QDir base(m_demoDir);
+    const QJsonObject json = setup.toJson(base);
+    QCOMPARE(json.value("float_model").toString(), QString("fashion_cnn.onnx"));
+    QCOMPARE(json.value("calibration").toArray(), (QJsonArray{"samples.npy", "."}));
+    AnalysisSetup back = AnalysisSetup::fromJson(json, base);
+    back.calibrationPaths[1] = QDir::cleanPath(back.calibrationPaths[1]);
+    setup.calibrationPaths[1] = QDir::cleanPath(setup.calibrationPaths[1]);
+    QCOMPARE(back, setup);
 }
 
 QTEST_MAIN(TestAnalysisWindow)
