@@ -17,7 +17,6 @@
 #include "document_controller.h"
 #include "layer_inspector.h"
 #include "main_window.h"
-#include "project_controller.h"
 
 namespace {
 
@@ -170,7 +169,7 @@ int runGui(int argc, char *argv[], int firstArgument) {
         window.openPath(models.first());
     else if (!capture)
         // An untitled analysis autosaved before a crash: offer it back.
-        QTimer::singleShot(0, &window, [&window] { window.project()->offerRecovery(); });
+        QTimer::singleShot(0, &window, [&window] { window.recoverAutosave(); });
     const int code = app.exec();
     return capture ? exitCode : code;
 }

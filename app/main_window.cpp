@@ -395,6 +395,7 @@ void MainWindow::openDemo() {
     m_project->reset();
     m_documents->openDemo();
     m_analysis->setSetup(setup);
+    m_project->markUnmodified();  // the demo as shipped: nothing to save until the user changes it
 }
 
 void MainWindow::openPath(const QString &path, bool asDrop) {
@@ -421,8 +422,17 @@ void MainWindow::openPath(const QString &path, bool asDrop) {
         m_status->setText(tr("Quantized model: %1").arg(info.fileName()));
         return;
     }
+    // A new float model starts a new analysis: the old one's unsaved changes first.
+    if (!m_project->maybeSave()) return;
+    m_project->reset();
     m_documents->openFile(path);
     m_analysis->setFloatModel(path);
+}
+
+bool MainWindow::recoverAutosave() {
+    if (!m_project->offerRecovery()) return false;
+    if (!m_analysis->setup().floatModel.isEmpty()) m_documents->openFile(m_analysis->setup().floatModel);
+    return true;
 }
 
 void MainWindow::openFloatWithDialog() {

@@ -66,6 +66,8 @@ public:
     // A model file: the float side, or (dropped while a float model is open) the quantized side
     // when it holds Q/DQ or QLinear nodes. A .qlproj opens as a project.
     void openPath(const QString &path, bool asDrop = false);
+    // At start: an untitled analysis autosaved before a crash is offered back (and re-run).
+    bool recoverAutosave();
     // The folder the demo files are extracted to (the analysis reads files).
     static QString demoFolder();
 

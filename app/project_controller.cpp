@@ -162,6 +162,11 @@ void ProjectController::reset() {
     setModified(false);
 }
 
+void ProjectController::markUnmodified() {
+    m_autosaveTimer.stop();
+    setModified(false);
+}
+
 QString ProjectController::untitledAutosavePath() {
     const QString folder = QStandardPaths::writableLocation(QStandardPaths::AppDataLocation);
     return QDir(folder).filePath(QStringLiteral("autosave.qlproj"));

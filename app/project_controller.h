@@ -37,6 +37,8 @@ public:
     bool maybeSave();
     // Forget the analysis' project (a new analysis): untitled, clean.
     void reset();
+    // Nothing worth saving yet (e.g. the demo just opened): clean, no autosave pending.
+    void markUnmodified();
 
     // Autosave of the current analysis (existing or not).
     QString autosavePath() const;

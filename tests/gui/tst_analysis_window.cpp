@@ -170,6 +170,7 @@ void TestAnalysisWindow::demoAnalysisMatchesEngine() {
     QVERIFY(window.analysis()->latency());
     QCOMPARE(window.centralWidget()->findChild<QWidget *>("analysisPage")->isVisible(), true);
     QCOMPARE(window.statusText(), QString("Ready"));
+    QVERIFY(!window.project()->isModified());  // the demo as shipped: nothing to save
 }
 
 void TestAnalysisWindow::toggleUpdatesTableChartHeadlineAndUndoRestores() {
