@@ -23,9 +23,12 @@ namespace {
 // One undoable change of the fp32 layers: redo applies `after`, undo `before`.
 class Fp32LayersCommand : public QUndoCommand {
 public:
-    Fp32LayersCommand(AnalysisController *controller, std::set<std::string> before, std::set<std::string> after,
-                      const QString &text)
-        : QUndoCommand(text), m_controller(controller), m_before(std::move(before)), m_after(std::move(after)) {}
+    Fp32LayersCommand(AnalysisController *controller, std::set<std::string> before,
+                      std::set<std::string> after, const QString &text)
+        : QUndoCommand(text),
+          m_controller(controller),
+          m_before(std::move(before)),
+          m_after(std::move(after)) {}
     void redo() override { m_controller->applyFp32Layers(m_after); }
     void undo() override { m_controller->applyFp32Layers(m_before); }
 
@@ -43,31 +46,35 @@ std::optional<double> rankingFigure(const ql::analysis::LayerReport &layer) {
 
 AnalysisController::AnalysisController(QObject *parent)
     : QObject(parent), m_job(new ql::ui::AnalysisJob(this)), m_undo(new QUndoStack(this)) {
-    connect(m_job, &ql::ui::AnalysisJob::reportReady, this, [this](const ql::ui::ReportPtr &report) {
-        if (m_awaitingAnalysis) {
-            m_awaitingAnalysis = false;
-            m_goodSetup = m_setup;
-        }
-        emit reportReady(report);
-    });
+    connect(m_job, &ql::ui::AnalysisJob::reportReady, this,
+            [this](const ql::ui::ReportPtr &report) {
+                if (m_awaitingAnalysis) {
+                    m_awaitingAnalysis = false;
+                    m_goodSetup = m_setup;
+                }
+                emit reportReady(report);
+            });
     connect(m_job, &ql::ui::AnalysisJob::latencyReady, this, [this](double int8, double fp32) {
         m_latency = std::make_pair(int8, fp32);
         emit latencyReady(int8, fp32);
     });
     connect(m_job, &ql::ui::AnalysisJob::failed, this,
-            [this](const QString &message, ql::ErrorKind kind, ql::ui::AnalysisJob::Operation operation) {
+            [this](const QString &message, ql::ErrorKind kind,
+                   ql::ui::AnalysisJob::Operation operation) {
                 if (operation == ql::ui::AnalysisJob::Operation::Analysis && m_job->report()) {
                     // The previous analysis stays on screen: so does its setup.
                     m_setup = m_goodSetup;
                     m_fp32 = m_job->fp32Layers();
                     emit setupChanged();
                     emit fp32LayersChanged();
-                } else if (operation == ql::ui::AnalysisJob::Operation::Toggle && kind != ql::ErrorKind::Cancelled) {
+                } else if (operation == ql::ui::AnalysisJob::Operation::Toggle &&
+                           kind != ql::ErrorKind::Cancelled) {
                     // The engine refused the change: the wish returns to what runs.
                     m_fp32 = m_job->fp32Layers();
                     emit fp32LayersChanged();
                 }
-                emit failed(kind == ql::ErrorKind::Cancelled ? tr("Analysis cancelled") : message, kind);
+                emit failed(kind == ql::ErrorKind::Cancelled ? tr("Analysis cancelled") : message,
+                            kind);
             });
     connect(m_job, &ql::ui::AnalysisJob::exported, this, &AnalysisController::exported);
     connect(m_job, &ql::ui::AnalysisJob::busyChanged, this, &AnalysisController::busyChanged);
@@ -84,7 +91,8 @@ bool AnalysisController::isBusy() const {
     return m_job->isBusy();
 }
 
-void AnalysisController::setSetup(const AnalysisSetup &setup, const std::set<std::string> &fp32Layers) {
+void AnalysisController::setSetup(const AnalysisSetup &setup,
+                                  const std::set<std::string> &fp32Layers) {
     m_setup = setup;
     m_fp32 = fp32Layers;
     m_reasonDb.clear();
@@ -108,7 +116,8 @@ void AnalysisController::setQuantModel(const QString &path) {
     setSetup(setup);
 }
 
-void AnalysisController::setQuantizeInApp(const QStringList &calibrationPaths, const QuantizerSettings &settings) {
+void AnalysisController::setQuantizeInApp(const QStringList &calibrationPaths,
+                                          const QuantizerSettings &settings) {
     AnalysisSetup setup = m_setup;
     setup.quantizeInApp = true;
     setup.quantModel.clear();
@@ -173,7 +182,8 @@ void AnalysisController::applyFp32Layers(const std::set<std::string> &layers) {
     emit modified();
 }
 
-void AnalysisController::setFp32Layers(const std::set<std::string> &layers, const QString &undoText) {
+void AnalysisController::setFp32Layers(const std::set<std::string> &layers,
+                                       const QString &undoText) {
     if (layers == m_fp32) return;
     m_undo->push(new Fp32LayersCommand(this, m_fp32, layers, undoText));
 }
@@ -243,12 +253,16 @@ QJsonObject AnalysisController::skipListJson() const {
         else
             reasons.insert(node, tr("kept in fp32 in QuantLens"));
     }
-    return {{"model", QFileInfo(m_setup.floatModel).fileName()}, {"fp32_nodes", nodes}, {"reason", reasons}};
+    return {{"model", QFileInfo(m_setup.floatModel).fileName()},
+            {"fp32_nodes", nodes},
+            {"reason", reasons}};
 }
 
-bool AnalysisController::writeFile(const QString &path, const QByteArray &bytes, QString &error) const {
+bool AnalysisController::writeFile(const QString &path, const QByteArray &bytes,
+                                   QString &error) const {
     QFile file(path);
-    if (!file.open(QIODevice::WriteOnly | QIODevice::Truncate) || file.write(bytes) != bytes.size()) {
+    if (!file.open(QIODevice::WriteOnly | QIODevice::Truncate) ||
+        file.write(bytes) != bytes.size()) {
         error = tr("%1: cannot write (%2)").arg(QDir::toNativeSeparators(path), file.errorString());
         return false;
     }
@@ -260,8 +274,9 @@ bool AnalysisController::exportSkipList(const QString &path, QString &error) con
     // a skip-list must work with `quantlens quantize --skip-list`.
     const ql::ui::ReportPtr current = report();
     for (const std::string &name : m_fp32) {
-        const bool known = current && std::any_of(current->layers.begin(), current->layers.end(),
-                                                   [&name](const auto &l) { return l.name == name; });
+        const bool known =
+            current && std::any_of(current->layers.begin(), current->layers.end(),
+                                   [&name](const auto &l) { return l.name == name; });
         if (!known) {
             error = tr("'%1' is not a layer of the float model").arg(QString::fromStdString(name));
             return false;
@@ -285,8 +300,9 @@ bool AnalysisController::exportAnalysisJson(const QString &path, QString &error)
         error = tr("No analysis to export yet");
         return false;
     }
-    return writeFile(path, QJsonDocument(ql::ui::analysisReportJson(*current, analysisModels(m_setup))).toJson(),
-                     error);
+    return writeFile(
+        path, QJsonDocument(ql::ui::analysisReportJson(*current, analysisModels(m_setup))).toJson(),
+        error);
 }
 
 bool AnalysisController::exportAnalysisCsv(const QString &path, QString &error) const {

@@ -48,7 +48,8 @@ public:
     bool isBusy() const;
     std::optional<std::pair<double, double>> latency() const { return m_latency; }
 
-    // The fp32 layers the user asked for (float node names); the report follows when the job is done.
+    // The fp32 layers the user asked for (float node names); the report follows when the job is
+    // done.
     const std::set<std::string> &fp32Layers() const { return m_fp32; }
     // Undoable: one layer by name / report index, a whole set, reset, the N worst.
     void setLayerFp32(const std::string &name, bool fp32);
@@ -98,7 +99,8 @@ private:
     ql::ui::AnalysisJob *m_job;
     QUndoStack *m_undo;
     std::set<std::string> m_fp32;
-    // Isolated (or cumulative) SQNR of a layer when the user moved it to fp32: the skip-list's reason.
+    // Isolated (or cumulative) SQNR of a layer when the user moved it to fp32: the skip-list's
+    // reason.
     std::map<std::string, double> m_reasonDb;
     std::optional<std::pair<double, double>> m_latency;
     double m_thresholdDb = ql::ui::kDefaultThresholdDb;

@@ -72,7 +72,8 @@ bool AnalysisSetup::isComplete() const {
 
 QString AnalysisSetup::missingText() const {
     if (floatModel.isEmpty()) return tr("Open a float model");
-    if (!quantizeInApp && quantModel.isEmpty()) return tr("Open a quantized model or quantize in the app");
+    if (!quantizeInApp && quantModel.isEmpty())
+        return tr("Open a quantized model or quantize in the app");
     if (!randomInputs && dataPaths.isEmpty()) return tr("Choose evaluation inputs");
     return {};
 }
@@ -143,8 +144,9 @@ bool AnalysisSetup::toRequest(ql::ui::AnalysisRequest &request, QString &error) 
 }
 
 bool AnalysisSetup::operator==(const AnalysisSetup &o) const {
-    return floatModel == o.floatModel && quantModel == o.quantModel && quantizeInApp == o.quantizeInApp &&
-           calibrationPaths == o.calibrationPaths && quantizer == o.quantizer && dataPaths == o.dataPaths &&
-           labelsPath == o.labelsPath && randomInputs == o.randomInputs && randomCount == o.randomCount &&
+    return floatModel == o.floatModel && quantModel == o.quantModel &&
+           quantizeInApp == o.quantizeInApp && calibrationPaths == o.calibrationPaths &&
+           quantizer == o.quantizer && dataPaths == o.dataPaths && labelsPath == o.labelsPath &&
+           randomInputs == o.randomInputs && randomCount == o.randomCount &&
            randomSeed == o.randomSeed && batch == o.batch && int8Kernels == o.int8Kernels;
 }

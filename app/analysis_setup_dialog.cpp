@@ -73,14 +73,16 @@ AnalysisSetupDialog::AnalysisSetupDialog(const AnalysisSetup &setup, Focus focus
     m_reduceRange->setChecked(setup.quantizer.reduceRange);
     m_foldBn = new QCheckBox(tr("Fold &BatchNormalization"), m_quantizerBox);
     m_foldBn->setChecked(setup.quantizer.foldBatchNorm);
-    for (QCheckBox *box : {m_perTensor, m_symmetric, m_reduceRange, m_foldBn}) quantForm->addRow(box);
+    for (QCheckBox *box : {m_perTensor, m_symmetric, m_reduceRange, m_foldBn})
+        quantForm->addRow(box);
 
     auto *data = new QGroupBox(tr("Evaluation inputs"), this);
     auto *dataForm = new QFormLayout(data);
     m_files = new QRadioButton(tr("Files or f&older:"), data);
     m_data = new QLineEdit(setup.dataPaths.join(kSeparator), data);
     m_data->setObjectName(QStringLiteral("dataEdit"));
-    m_data->setToolTip(tr(".npy or .pb files (one sample or a batch each) or folders of them; separate with ';'"));
+    m_data->setToolTip(
+        tr(".npy or .pb files (one sample or a batch each) or folders of them; separate with ';'"));
     dataForm->addRow(m_files, pathRow(m_data, tensorFilter, true, true));
     m_labels = new QLineEdit(setup.labelsPath, data);
     m_labels->setPlaceholderText(tr("optional: class ids, .npy"));
@@ -109,7 +111,8 @@ AnalysisSetupDialog::AnalysisSetupDialog(const AnalysisSetup &setup, Focus focus
     m_kernels = new QComboBox(data);
     m_kernels->addItems({QStringLiteral("exact"), QStringLiteral("fast")});
     m_kernels->setCurrentText(setup.int8Kernels);
-    m_kernels->setToolTip(tr("exact: bit-exact int8 reference rounding; fast: oneDNN's vectorised kernels"));
+    m_kernels->setToolTip(
+        tr("exact: bit-exact int8 reference rounding; fast: oneDNN's vectorised kernels"));
     dataForm->addRow(tr("Int8 &kernels:"), m_kernels);
 
     (setup.quantizeInApp || focus == Focus::QuantizeInApp ? m_inApp : m_fromFile)->setChecked(true);
@@ -134,7 +137,8 @@ AnalysisSetupDialog::AnalysisSetupDialog(const AnalysisSetup &setup, Focus focus
     resize(640, sizeHint().height());
 }
 
-QWidget *AnalysisSetupDialog::pathRow(QLineEdit *edit, const QString &filter, bool multiple, bool folder) {
+QWidget *AnalysisSetupDialog::pathRow(QLineEdit *edit, const QString &filter, bool multiple,
+                                      bool folder) {
     auto *row = new QWidget(this);
     auto *layout = new QHBoxLayout(row);
     layout->setContentsMargins(0, 0, 0, 0);
@@ -143,12 +147,15 @@ QWidget *AnalysisSetupDialog::pathRow(QLineEdit *edit, const QString &filter, bo
     browse->setText(multiple ? tr("Files…") : tr("Browse…"));
     layout->addWidget(browse);
     connect(browse, &QToolButton::clicked, this, [this, edit, filter, multiple] {
-        const QString start = QFileInfo(splitPaths(edit->text()).value(0, m_floatModel->text())).absolutePath();
+        const QString start =
+            QFileInfo(splitPaths(edit->text()).value(0, m_floatModel->text())).absolutePath();
         if (multiple) {
-            const QStringList files = QFileDialog::getOpenFileNames(this, tr("Choose Files"), start, filter);
+            const QStringList files =
+                QFileDialog::getOpenFileNames(this, tr("Choose Files"), start, filter);
             if (!files.isEmpty()) edit->setText(files.join(kSeparator));
         } else {
-            const QString file = QFileDialog::getOpenFileName(this, tr("Choose File"), start, filter);
+            const QString file =
+                QFileDialog::getOpenFileName(this, tr("Choose File"), start, filter);
             if (!file.isEmpty()) edit->setText(file);
         }
     });
@@ -207,8 +214,9 @@ void AnalysisSetupDialog::accept() {
     check(s.labelsPath);
     for (const QString &path : s.dataPaths + s.calibrationPaths) check(path);
     if (!s.isComplete() || !missing.isEmpty()) {
-        QMessageBox::warning(this, windowTitle(),
-                             missing.isEmpty() ? s.missingText() : tr("No such file: %1").arg(missing.first()));
+        QMessageBox::warning(
+            this, windowTitle(),
+            missing.isEmpty() ? s.missingText() : tr("No such file: %1").arg(missing.first()));
         return;
     }
     QDialog::accept();

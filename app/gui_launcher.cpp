@@ -12,8 +12,8 @@
 
 #include <cstdio>
 
-#include "cli_commands.h"
 #include "analysis_controller.h"
+#include "cli_commands.h"
 #include "document_controller.h"
 #include "layer_inspector.h"
 #include "main_window.h"
@@ -86,21 +86,24 @@ int runGui(int argc, char *argv[], int firstArgument) {
     arguments.erase(arguments.begin() + 1,
                     arguments.begin() + qMin(firstArgument, int(arguments.size())));
     QCommandLineParser parser;
-    parser.setApplicationDescription(QApplication::translate(
-        "main",
-        "QuantLens: find and fix int8 quantization accuracy loss.\n"
-        "Subcommands: gui (default), infer, bench, quantize, analyze; `quantlens SUBCOMMAND --help`."));
+    parser.setApplicationDescription(
+        QApplication::translate("main",
+                                "QuantLens: find and fix int8 quantization accuracy loss.\n"
+                                "Subcommands: gui (default), infer, bench, quantize, analyze; "
+                                "`quantlens SUBCOMMAND --help`."));
     parser.addHelpOption();
     parser.addVersionOption();
-    parser.addPositionalArgument(QStringLiteral("model"),
-                                 QApplication::translate("main", "ONNX model or QuantLens project to open."),
-                                 QStringLiteral("[MODEL.onnx | PROJECT.qlproj]"));
+    parser.addPositionalArgument(
+        QStringLiteral("model"),
+        QApplication::translate("main", "ONNX model or QuantLens project to open."),
+        QStringLiteral("[MODEL.onnx | PROJECT.qlproj]"));
     parser.addOption({QStringLiteral("demo"),
                       QApplication::translate("main", "Open the embedded Fashion-MNIST demo.")});
     parser.addOption(
         {QStringLiteral("screenshot"),
-         QApplication::translate("main", "Load (and analyse a project or the demo), save a PNG of the "
-                                                 "window to FILE, exit."),
+         QApplication::translate("main",
+                                 "Load (and analyse a project or the demo), save a PNG of the "
+                                 "window to FILE, exit."),
          QStringLiteral("FILE")});
     parser.addOption({QStringLiteral("palette"),
                       QApplication::translate("main", "Colour palette: system (default) or dark."),
@@ -109,11 +112,13 @@ int runGui(int argc, char *argv[], int firstArgument) {
     if (parser.value("palette") == QLatin1String("dark"))
         applyDarkPalette();
     else if (parser.value("palette") != QLatin1String("system"))
-        return fail(QApplication::translate("main", "--palette expects system or dark"), cli::BadInput);  // exits on --help, --version and unknown options
+        return fail(QApplication::translate("main", "--palette expects system or dark"),
+                    cli::BadInput);  // exits on --help, --version and unknown options
 
     const QStringList models = parser.positionalArguments();
     if (models.size() > 1 || (parser.isSet("demo") && !models.isEmpty()))
-        return fail(QApplication::translate("main", "give either --demo or one MODEL.onnx or PROJECT.qlproj"),
+        return fail(QApplication::translate(
+                        "main", "give either --demo or one MODEL.onnx or PROJECT.qlproj"),
                     cli::BadInput);
     const QString screenshot = parser.value("screenshot");
     const bool capture = !screenshot.isEmpty();
@@ -121,7 +126,8 @@ int runGui(int argc, char *argv[], int firstArgument) {
     // A screenshot run leaves the user's settings alone and reports errors on stderr.
     MainWindow window(MainWindow::Options{!capture, !capture, !capture});
     const bool analyses = parser.isSet("demo") ||
-                          (!models.isEmpty() && models.first().endsWith(QLatin1String(".qlproj"), Qt::CaseInsensitive));
+                          (!models.isEmpty() &&
+                           models.first().endsWith(QLatin1String(".qlproj"), Qt::CaseInsensitive));
     int exitCode = cli::Success;
     if (capture) {
         // The same picture whatever the (virtual) screen size; an analysis shows the inspector too.
@@ -142,11 +148,13 @@ int runGui(int argc, char *argv[], int firstArgument) {
             QApplication::exit(exitCode);
         };
         if (analyses) {
-            // The analysis (its latency, and the inspector's first layer) to completion, then the picture.
+            // The analysis (its latency, and the inspector's first layer) to completion, then the
+            // picture.
             auto *poll = new QTimer(&window);
             poll->setInterval(50);
             QObject::connect(poll, &QTimer::timeout, &window, [&window, poll, grabAndQuit] {
-                if (window.analysis()->isBusy() || !window.analysis()->report() || window.inspector()->isBusy())
+                if (window.analysis()->isBusy() || !window.analysis()->report() ||
+                    window.inspector()->isBusy())
                     return;
                 poll->stop();
                 grabAndQuit();
@@ -154,12 +162,12 @@ int runGui(int argc, char *argv[], int firstArgument) {
             poll->start();
             QObject::connect(window.analysis(), &AnalysisController::failed, &window, failAndQuit);
         } else {
-            QObject::connect(window.documents(), &DocumentController::modelLoaded, &window, grabAndQuit);
+            QObject::connect(window.documents(), &DocumentController::modelLoaded, &window,
+                             grabAndQuit);
         }
         QObject::connect(window.documents(), &DocumentController::loadFailed, &window,
-                         [failAndQuit](const QString &, const QString &message, ql::ErrorKind kind) {
-                             failAndQuit(message, kind);
-                         });
+                         [failAndQuit](const QString &, const QString &message,
+                                       ql::ErrorKind kind) { failAndQuit(message, kind); });
         if (models.isEmpty() && !parser.isSet("demo")) grabAndQuit();
     }
     window.show();

@@ -32,10 +32,10 @@
 #include "analysis_panel.h"
 #include "analysis_setup_dialog.h"
 #include "analysis_table_model.h"
+#include "diagnosis_list.h"
 #include "document_controller.h"
 #include "layer_details_widget.h"
 #include "layer_inspector.h"
-#include "diagnosis_list.h"
 #include "layer_table_panel.h"
 #include "model_summary_widget.h"
 #include "project_controller.h"
@@ -56,8 +56,9 @@ const char kWorstCountKey[] = "analysis/keepWorstCount";
 bool isAcceptedUrl(const QUrl &url) {
     if (!url.isLocalFile()) return false;
     const QString suffix = QFileInfo(url.toLocalFile()).suffix().toLower();
-    return suffix == QLatin1String("onnx") || suffix == QLatin1String("qlproj") || suffix == QLatin1String("npy") ||
-           suffix == QLatin1String("pb") || QFileInfo(url.toLocalFile()).isDir();
+    return suffix == QLatin1String("onnx") || suffix == QLatin1String("qlproj") ||
+           suffix == QLatin1String("npy") || suffix == QLatin1String("pb") ||
+           QFileInfo(url.toLocalFile()).isDir();
 }
 
 // Whether an ONNX file holds quantized nodes, from the op type strings near its start (nodes come
@@ -66,8 +67,8 @@ bool looksQuantized(const QString &path) {
     QFile file(path);
     if (!file.open(QIODevice::ReadOnly)) return false;
     const QByteArray head = file.read(4 << 20);
-    return head.contains("DequantizeLinear") || head.contains("QLinear") || head.contains("ConvInteger") ||
-           head.contains("MatMulInteger");
+    return head.contains("DequantizeLinear") || head.contains("QLinear") ||
+           head.contains("ConvInteger") || head.contains("MatMulInteger");
 }
 }  // namespace
 
@@ -90,7 +91,8 @@ MainWindow::MainWindow(const Options &options, QWidget *parent)
     connect(m_documents, &DocumentController::modelLoaded, this, &MainWindow::onModelLoaded);
     connect(m_documents, &DocumentController::loadFailed, this, &MainWindow::onLoadFailed);
     connect(m_documents, &DocumentController::fileLoaded, m_recent, &RecentFilesController::add);
-    connect(m_recent, &RecentFilesController::openRequested, this, [this](const QString &path) { openPath(path); });
+    connect(m_recent, &RecentFilesController::openRequested, this,
+            [this](const QString &path) { openPath(path); });
     connect(m_project, &ProjectController::opened, m_recent, &RecentFilesController::add);
     connect(m_project, &ProjectController::pathChanged, this, &MainWindow::updateTitle);
     connect(m_project, &ProjectController::modifiedChanged, this, &MainWindow::updateTitle);
@@ -104,7 +106,8 @@ MainWindow::~MainWindow() = default;
 
 void MainWindow::createPages() {
     m_welcome = new ql::ui::WelcomePage(this);
-    connect(m_welcome, &ql::ui::WelcomePage::openModelRequested, this, &MainWindow::openFloatWithDialog);
+    connect(m_welcome, &ql::ui::WelcomePage::openModelRequested, this,
+            &MainWindow::openFloatWithDialog);
     connect(m_welcome, &ql::ui::WelcomePage::openDemoRequested, this, &MainWindow::openDemo);
 
     m_modelPage = new QWidget(this);
@@ -153,7 +156,8 @@ void MainWindow::createPages() {
     // Space on the selected layer (table or chart) toggles it, like the checkbox.
     for (QWidget *target : {static_cast<QWidget *>(m_analysisPanel->tableView()),
                             static_cast<QWidget *>(m_analysisPanel->chart())}) {
-        auto *space = new QShortcut(QKeySequence(Qt::Key_Space), target, nullptr, nullptr, Qt::WidgetWithChildrenShortcut);
+        auto *space = new QShortcut(QKeySequence(Qt::Key_Space), target, nullptr, nullptr,
+                                    Qt::WidgetWithChildrenShortcut);
         connect(space, &QShortcut::activated, this, &MainWindow::toggleCurrentLayer);
     }
 
@@ -162,134 +166,6 @@ void MainWindow::createPages() {
     m_pages->addWidget(m_modelPage);
     m_pages->addWidget(m_analysisSplitter);
     setCentralWidget(m_pages);
-}
-
-void MainWindow::createActions() {
-    auto make = [this](const QString &text, const char *name, const QKeySequence &shortcut = {}) {
-        auto *action = new QAction(text, this);
-        action->setObjectName(QString::fromLatin1(name));
-        if (!shortcut.isEmpty()) action->setShortcut(shortcut);
-        return action;
-    };
-    m_newAnalysis = make(tr("&New Analysis…"), "actionNewAnalysis", QKeySequence::New);
-    m_newAnalysis->setStatusTip(tr("Choose the float model, the quantized side and the evaluation inputs"));
-    connect(m_newAnalysis, &QAction::triggered, this, [this] { showAnalysisSetup(0); });
-    m_openFloat = make(tr("&Open Float Model…"), "actionOpenModel", QKeySequence::Open);
-    connect(m_openFloat, &QAction::triggered, this, &MainWindow::openFloatWithDialog);
-    m_openQuant = make(tr("Open &Quantized Model…"), "actionOpenQuantModel", QKeySequence(tr("Ctrl+Shift+O")));
-    connect(m_openQuant, &QAction::triggered, this, &MainWindow::openQuantizedWithDialog);
-    m_quantizeInApp = make(tr("Quantize in &App…"), "actionQuantizeInApp", QKeySequence(tr("Ctrl+Shift+Q")));
-    connect(m_quantizeInApp, &QAction::triggered, this, [this] { showAnalysisSetup(1); });
-    m_evaluationData = make(tr("&Evaluation Data…"), "actionEvaluationData", QKeySequence(tr("Ctrl+E")));
-    connect(m_evaluationData, &QAction::triggered, this, [this] { showAnalysisSetup(2); });
-    m_openProject = make(tr("Open &Project…"), "actionOpenProject", QKeySequence(tr("Ctrl+Shift+P")));
-    connect(m_openProject, &QAction::triggered, m_project, &ProjectController::openInteractive);
-    m_saveProject = make(tr("&Save Project"), "actionSaveProject", QKeySequence::Save);
-    connect(m_saveProject, &QAction::triggered, m_project, &ProjectController::saveInteractive);
-    m_saveProjectAs = make(tr("Save Project &As…"), "actionSaveProjectAs", QKeySequence::SaveAs);
-    connect(m_saveProjectAs, &QAction::triggered, m_project, &ProjectController::saveAsInteractive);
-    m_exportSkipList = make(tr("&Skip-List (JSON)…"), "actionExportSkipList", QKeySequence(tr("Ctrl+Shift+E")));
-    m_exportSkipList->setStatusTip(tr("The fp32 layers for `quantlens quantize --skip-list`"));
-    connect(m_exportSkipList, &QAction::triggered, this, &MainWindow::exportSkipList);
-    m_exportJson = make(tr("Analysis as &JSON…"), "actionExportJson");
-    connect(m_exportJson, &QAction::triggered, this, [this] { exportAnalysis(false); });
-    m_exportCsv = make(tr("Analysis as &CSV…"), "actionExportCsv");
-    connect(m_exportCsv, &QAction::triggered, this, [this] { exportAnalysis(true); });
-    m_exportModel = make(tr("Re-quantized &Model (ONNX)…"), "actionExportModel");
-    connect(m_exportModel, &QAction::triggered, this, &MainWindow::exportQuantizedModel);
-
-    m_undo = m_analysis->undoStack()->createUndoAction(this, tr("&Undo"));
-    m_undo->setObjectName(QStringLiteral("actionUndo"));
-    m_undo->setShortcut(QKeySequence::Undo);
-    m_redo = m_analysis->undoStack()->createRedoAction(this, tr("&Redo"));
-    m_redo->setObjectName(QStringLiteral("actionRedo"));
-    m_redo->setShortcuts({QKeySequence(tr("Ctrl+Shift+Z")), QKeySequence(tr("Ctrl+Y"))});
-    m_toggleLayer = make(tr("Toggle &fp32 for the Selected Layer"), "actionToggleLayer", QKeySequence(tr("F")));
-    connect(m_toggleLayer, &QAction::triggered, this, &MainWindow::toggleCurrentLayer);
-    m_resetInt8 = make(tr("&Reset to All int8"), "actionResetInt8", QKeySequence(tr("Ctrl+R")));
-    connect(m_resetInt8, &QAction::triggered, m_analysis, &AnalysisController::resetToInt8);
-    m_keepWorst = make(tr("Keep the N &Worst in fp32…"), "actionKeepWorst", QKeySequence(tr("Ctrl+K")));
-    m_keepWorst->setStatusTip(tr("Move the layers with the lowest isolated SQNR to fp32"));
-    connect(m_keepWorst, &QAction::triggered, this, &MainWindow::keepWorstDialog);
-    m_rerun = make(tr("&Run Analysis Again"), "actionRerun", QKeySequence::Refresh);
-    connect(m_rerun, &QAction::triggered, m_analysis, &AnalysisController::rerun);
-    m_cancelAction = make(tr("&Cancel"), "actionCancel", QKeySequence(tr("Ctrl+.")));
-    connect(m_cancelAction, &QAction::triggered, m_analysis, &AnalysisController::cancel);
-    m_showModel = make(tr("&Model"), "actionShowModel", QKeySequence(tr("Ctrl+1")));
-    connect(m_showModel, &QAction::triggered, this, [this] {
-        if (m_documents->current()) m_pages->setCurrentWidget(m_modelPage);
-    });
-    m_showAnalysis = make(tr("&Analysis"), "actionShowAnalysis", QKeySequence(tr("Ctrl+2")));
-    connect(m_showAnalysis, &QAction::triggered, this, [this] {
-        if (m_analysis->report()) m_pages->setCurrentWidget(m_analysisSplitter);
-    });
-    m_demo = make(tr("Open &Demo"), "actionOpenDemo");
-    m_demo->setStatusTip(tr("A small BatchNorm CNN trained on Fashion-MNIST, its int8 pair and 64 test images"));
-    connect(m_demo, &QAction::triggered, this, &MainWindow::openDemo);
-}
-
-void MainWindow::createMenus() {
-    QMenu *file = menuBar()->addMenu(tr("&File"));
-    file->addAction(m_newAnalysis);
-    file->addAction(m_openFloat);
-    file->addAction(m_openQuant);
-    file->addAction(m_quantizeInApp);
-    file->addAction(m_evaluationData);
-    QMenu *recentMenu = file->addMenu(tr("Open &Recent"));
-    m_recent = new RecentFilesController(recentMenu, m_options.persistSettings, this);
-    file->addSeparator();
-    file->addAction(m_openProject);
-    file->addAction(m_saveProject);
-    file->addAction(m_saveProjectAs);
-    file->addSeparator();
-    QMenu *exportMenu = file->addMenu(tr("E&xport"));
-    exportMenu->addAction(m_exportSkipList);
-    exportMenu->addAction(m_exportJson);
-    exportMenu->addAction(m_exportCsv);
-    exportMenu->addAction(m_exportModel);
-    file->addSeparator();
-    QAction *quit = file->addAction(tr("&Quit"), this, &QWidget::close);
-    quit->setShortcut(QKeySequence::Quit);
-    quit->setMenuRole(QAction::QuitRole);
-
-    QMenu *edit = menuBar()->addMenu(tr("&Edit"));
-    edit->addAction(m_undo);
-    edit->addAction(m_redo);
-    edit->addSeparator();
-    edit->addAction(m_toggleLayer);
-    edit->addAction(m_resetInt8);
-    edit->addAction(m_keepWorst);
-    edit->addSeparator();
-    QAction *find = edit->addAction(tr("&Find Layer"), this, [this] {
-        if (m_pages->currentWidget() == m_analysisSplitter)
-            m_analysisPanel->filterEdit()->setFocus();
-        else
-            m_layers->focusFilter();
-    });
-    find->setShortcut(QKeySequence::Find);
-
-    QMenu *view = menuBar()->addMenu(tr("&View"));
-    view->addAction(m_showModel);
-    view->addAction(m_showAnalysis);
-    QMenu *analysisMenu = menuBar()->addMenu(tr("&Analysis"));
-    analysisMenu->addAction(m_rerun);
-    analysisMenu->addAction(m_cancelAction);
-
-    QMenu *help = menuBar()->addMenu(tr("&Help"));
-    help->addAction(m_demo);
-    help->addSeparator();
-    help->addAction(tr("&About QuantLens"), this, &MainWindow::showAbout)->setMenuRole(QAction::AboutRole);
-    help->addAction(tr("About &Qt"), qApp, &QApplication::aboutQt)->setMenuRole(QAction::AboutQtRole);
-
-    QToolBar *tools = addToolBar(tr("Main"));
-    tools->setObjectName(QStringLiteral("mainToolBar"));
-    tools->setToolButtonStyle(Qt::ToolButtonTextOnly);
-    tools->setMovable(false);
-    for (QAction *action : {m_newAnalysis, m_openFloat, m_openQuant, m_evaluationData}) tools->addAction(action);
-    tools->addSeparator();
-    for (QAction *action : {m_undo, m_redo, m_resetInt8, m_keepWorst}) tools->addAction(action);
-    tools->addSeparator();
-    tools->addAction(m_exportSkipList);
 }
 
 void MainWindow::createStatusBar() {
@@ -319,9 +195,8 @@ void MainWindow::connectAnalysis() {
         updateActions();
     });
     connect(m_analysis, &AnalysisController::reportReady, this, &MainWindow::onReportReady);
-    connect(m_analysis, &AnalysisController::latencyReady, this, [this](double int8, double fp32) {
-        m_analysisPanel->setLatency(int8, fp32);
-    });
+    connect(m_analysis, &AnalysisController::latencyReady, this,
+            [this](double int8, double fp32) { m_analysisPanel->setLatency(int8, fp32); });
     connect(m_analysis, &AnalysisController::failed, this, &MainWindow::onAnalysisFailed);
     connect(m_analysis, &AnalysisController::busyChanged, this, [this](bool busy) {
         m_busy->setVisible(busy || m_loadingModel);
@@ -329,30 +204,38 @@ void MainWindow::connectAnalysis() {
         if (!busy && m_analysis->report() && !m_lastOperationFailed) m_status->setText(tr("Ready"));
         updateActions();
     });
-    connect(m_analysis, &AnalysisController::progress, this, [this](const QString &stage, int done, int total) {
-        m_busy->setRange(0, total > 0 ? total : 0);
-        if (total > 0) m_busy->setValue(done);
-        m_status->setText(total > 0 ? tr("%1: %2 of %3").arg(stage).arg(done).arg(total) : stage + QStringLiteral("…"));
-    });
+    connect(m_analysis, &AnalysisController::progress, this,
+            [this](const QString &stage, int done, int total) {
+                m_busy->setRange(0, total > 0 ? total : 0);
+                if (total > 0) m_busy->setValue(done);
+                m_status->setText(total > 0 ? tr("%1: %2 of %3").arg(stage).arg(done).arg(total)
+                                            : stage + QStringLiteral("…"));
+            });
     connect(m_analysis, &AnalysisController::exported, this, [this](const QString &path) {
         m_status->setText(tr("Wrote %1").arg(QDir::toNativeSeparators(path)));
     });
     connect(m_analysis, &AnalysisController::setupChanged, this, [this] {
         updateTitle();
         const QString missing = m_analysis->setup().missingText();
-        if (!missing.isEmpty() && !m_analysis->setup().floatModel.isEmpty()) m_status->setText(missing);
+        if (!missing.isEmpty() && !m_analysis->setup().floatModel.isEmpty())
+            m_status->setText(missing);
         updateActions();
     });
     connect(m_analysis, &AnalysisController::fp32LayersChanged, this, &MainWindow::updateActions);
-    connect(m_analysis, &AnalysisController::thresholdChanged, m_analysisPanel, &ql::ui::AnalysisPanel::setThresholdDb);
-    connect(m_analysisPanel, &ql::ui::AnalysisPanel::thresholdChanged, m_analysis, &AnalysisController::setThresholdDb);
+    connect(m_analysis, &AnalysisController::thresholdChanged, m_analysisPanel,
+            &ql::ui::AnalysisPanel::setThresholdDb);
+    connect(m_analysisPanel, &ql::ui::AnalysisPanel::thresholdChanged, m_analysis,
+            &AnalysisController::setThresholdDb);
     connect(m_analysisPanel, &ql::ui::AnalysisPanel::precisionToggled, this,
             [this](int layer, bool fp32) { m_analysis->setLayerFp32(layer, fp32); });
-    connect(m_analysisPanel, &ql::ui::AnalysisPanel::currentLayerChanged, this, &MainWindow::updateActions);
+    connect(m_analysisPanel, &ql::ui::AnalysisPanel::currentLayerChanged, this,
+            &MainWindow::updateActions);
     connect(m_analysisPanel, &ql::ui::AnalysisPanel::currentLayerChanged, m_inspector,
             &ql::ui::LayerInspector::setLayer);
-    connect(m_diagnosis, &ql::ui::DiagnosisList::layerActivated, m_analysisPanel, &ql::ui::AnalysisPanel::selectLayer);
-    connect(m_analysis, &AnalysisController::thresholdChanged, m_diagnosis, &ql::ui::DiagnosisList::setThresholdDb);
+    connect(m_diagnosis, &ql::ui::DiagnosisList::layerActivated, m_analysisPanel,
+            &ql::ui::AnalysisPanel::selectLayer);
+    connect(m_analysis, &AnalysisController::thresholdChanged, m_diagnosis,
+            &ql::ui::DiagnosisList::setThresholdDb);
 }
 
 QString MainWindow::statusText() const {
@@ -360,7 +243,8 @@ QString MainWindow::statusText() const {
 }
 
 QString MainWindow::demoFolder() {
-    return QDir(QStandardPaths::writableLocation(QStandardPaths::AppDataLocation)).filePath(QStringLiteral("demo"));
+    return QDir(QStandardPaths::writableLocation(QStandardPaths::AppDataLocation))
+        .filePath(QStringLiteral("demo"));
 }
 
 void MainWindow::openDemo() {
@@ -368,13 +252,15 @@ void MainWindow::openDemo() {
     // The analysis reads files: the embedded demo is copied out once (and refreshed if it changed).
     const QDir folder(demoFolder());
     QDir().mkpath(folder.path());
-    const QStringList names{QStringLiteral("fashion_cnn.onnx"), QStringLiteral("fashion_cnn_int8.onnx"),
-                            QStringLiteral("samples.npy"), QStringLiteral("labels.npy")};
+    const QStringList names{QStringLiteral("fashion_cnn.onnx"),
+                            QStringLiteral("fashion_cnn_int8.onnx"), QStringLiteral("samples.npy"),
+                            QStringLiteral("labels.npy")};
     for (const QString &name : names) {
         QFile resource(QStringLiteral(":/demo/") + name);
         const QString target = folder.filePath(name);
         if (!resource.open(QIODevice::ReadOnly)) {
-            showError(tr("Cannot Open Demo"), tr("The demo is missing from this build (%1).").arg(name));
+            showError(tr("Cannot Open Demo"),
+                      tr("The demo is missing from this build (%1).").arg(name));
             return;
         }
         const QByteArray bytes = resource.readAll();
@@ -383,7 +269,8 @@ void MainWindow::openDemo() {
         existing.close();
         QFile out(target);
         if (!out.open(QIODevice::WriteOnly) || out.write(bytes) != bytes.size()) {
-            showError(tr("Cannot Open Demo"), tr("%1: cannot write (%2)").arg(target, out.errorString()));
+            showError(tr("Cannot Open Demo"),
+                      tr("%1: cannot write (%2)").arg(target, out.errorString()));
             return;
         }
     }
@@ -431,7 +318,8 @@ void MainWindow::openPath(const QString &path, bool asDrop) {
 
 bool MainWindow::recoverAutosave() {
     if (!m_project->offerRecovery()) return false;
-    if (!m_analysis->setup().floatModel.isEmpty()) m_documents->openFile(m_analysis->setup().floatModel);
+    if (!m_analysis->setup().floatModel.isEmpty())
+        m_documents->openFile(m_analysis->setup().floatModel);
     return true;
 }
 
@@ -439,11 +327,14 @@ void MainWindow::openFloatWithDialog() {
     QSettings settings;
     QString folder = QFileInfo(m_analysis->setup().floatModel).absolutePath();
     if (m_analysis->setup().floatModel.isEmpty())
-        folder = m_options.persistSettings ? settings.value("paths/lastModelFolder").toString() : QString();
-    const QString path = QFileDialog::getOpenFileName(this, tr("Open Float Model"), folder,
-                                                      tr("ONNX models (*.onnx);;QuantLens projects (*.qlproj);;All files (*)"));
+        folder = m_options.persistSettings ? settings.value("paths/lastModelFolder").toString()
+                                           : QString();
+    const QString path = QFileDialog::getOpenFileName(
+        this, tr("Open Float Model"), folder,
+        tr("ONNX models (*.onnx);;QuantLens projects (*.qlproj);;All files (*)"));
     if (path.isEmpty()) return;
-    if (m_options.persistSettings) settings.setValue("paths/lastModelFolder", QFileInfo(path).absolutePath());
+    if (m_options.persistSettings)
+        settings.setValue("paths/lastModelFolder", QFileInfo(path).absolutePath());
     openPath(path);
 }
 
@@ -455,7 +346,8 @@ void MainWindow::openQuantizedWithDialog() {
 }
 
 void MainWindow::showAnalysisSetup(int focus) {
-    AnalysisSetupDialog dialog(m_analysis->setup(), static_cast<AnalysisSetupDialog::Focus>(focus), this);
+    AnalysisSetupDialog dialog(m_analysis->setup(), static_cast<AnalysisSetupDialog::Focus>(focus),
+                               this);
     if (dialog.exec() != QDialog::Accepted) return;
     const AnalysisSetup setup = dialog.setup();
     const bool newFloat = setup.floatModel != m_analysis->setup().floatModel;
@@ -481,25 +373,34 @@ void MainWindow::keepWorstDialog() {
     const int previous = m_options.persistSettings ? settings.value(kWorstCountKey, 3).toInt() : 3;
     bool ok = false;
     const int n = QInputDialog::getInt(this, tr("Keep the Worst Layers in fp32"),
-                                       tr("Number of layers (lowest isolated SQNR first):"), previous, 1, 1000, 1, &ok);
+                                       tr("Number of layers (lowest isolated SQNR first):"),
+                                       previous, 1, 1000, 1, &ok);
     if (!ok) return;
     if (m_options.persistSettings) settings.setValue(kWorstCountKey, n);
     const int added = m_analysis->keepWorstInFp32(n);
     m_status->setText(tr("%n layer(s) moved to fp32", nullptr, added));
 }
 
-QString MainWindow::askSavePath(const QString &title, const QString &suggestedName, const QString &filter) {
+QString MainWindow::askSavePath(const QString &title, const QString &suggestedName,
+                                const QString &filter) {
     QSettings settings;
-    QString folder = m_options.persistSettings ? settings.value(kLastFolderKey).toString() : QString();
-    if (folder.isEmpty()) folder = QFileInfo(m_project->path().isEmpty() ? m_analysis->setup().floatModel : m_project->path()).absolutePath();
-    const QString path = QFileDialog::getSaveFileName(this, title, QDir(folder).filePath(suggestedName), filter);
-    if (!path.isEmpty() && m_options.persistSettings) settings.setValue(kLastFolderKey, QFileInfo(path).absolutePath());
+    QString folder =
+        m_options.persistSettings ? settings.value(kLastFolderKey).toString() : QString();
+    if (folder.isEmpty())
+        folder = QFileInfo(m_project->path().isEmpty() ? m_analysis->setup().floatModel
+                                                       : m_project->path())
+                     .absolutePath();
+    const QString path =
+        QFileDialog::getSaveFileName(this, title, QDir(folder).filePath(suggestedName), filter);
+    if (!path.isEmpty() && m_options.persistSettings)
+        settings.setValue(kLastFolderKey, QFileInfo(path).absolutePath());
     return path;
 }
 
 void MainWindow::exportSkipList() {
     const QString base = QFileInfo(m_analysis->setup().floatModel).completeBaseName();
-    const QString path = askSavePath(tr("Export Skip-List"), base + QStringLiteral("_skip_list.json"), tr("JSON (*.json)"));
+    const QString path = askSavePath(tr("Export Skip-List"),
+                                     base + QStringLiteral("_skip_list.json"), tr("JSON (*.json)"));
     if (path.isEmpty()) return;
     QString error;
     if (!m_analysis->exportSkipList(path, error)) return showError(tr("Cannot Export"), error);
@@ -507,34 +408,43 @@ void MainWindow::exportSkipList() {
 }
 
 void MainWindow::exportAnalysis(bool csv) {
-    const QString base = QFileInfo(m_analysis->setup().floatModel).completeBaseName() + QStringLiteral("_analysis");
-    const QString path = csv ? askSavePath(tr("Export Analysis"), base + QStringLiteral(".csv"), tr("CSV (*.csv)"))
-                             : askSavePath(tr("Export Analysis"), base + QStringLiteral(".json"), tr("JSON (*.json)"));
+    const QString base =
+        QFileInfo(m_analysis->setup().floatModel).completeBaseName() + QStringLiteral("_analysis");
+    const QString path =
+        csv ? askSavePath(tr("Export Analysis"), base + QStringLiteral(".csv"), tr("CSV (*.csv)"))
+            : askSavePath(tr("Export Analysis"), base + QStringLiteral(".json"),
+                          tr("JSON (*.json)"));
     if (path.isEmpty()) return;
     QString error;
-    const bool ok = csv ? m_analysis->exportAnalysisCsv(path, error) : m_analysis->exportAnalysisJson(path, error);
+    const bool ok = csv ? m_analysis->exportAnalysisCsv(path, error)
+                        : m_analysis->exportAnalysisJson(path, error);
     if (!ok) return showError(tr("Cannot Export"), error);
     m_status->setText(tr("Wrote %1").arg(QDir::toNativeSeparators(path)));
 }
 
 void MainWindow::exportQuantizedModel() {
-    const QString base = QFileInfo(m_analysis->setup().floatModel).completeBaseName() + QStringLiteral("_int8.onnx");
-    const QString path = askSavePath(tr("Export Re-quantized Model"), base, tr("ONNX models (*.onnx)"));
+    const QString base =
+        QFileInfo(m_analysis->setup().floatModel).completeBaseName() + QStringLiteral("_int8.onnx");
+    const QString path =
+        askSavePath(tr("Export Re-quantized Model"), base, tr("ONNX models (*.onnx)"));
     if (!path.isEmpty()) m_analysis->exportQuantizedModel(path);
 }
 
 void MainWindow::restoreSettings() {
     const QSettings settings;
-    const bool restored = m_options.persistSettings && restoreGeometry(settings.value(kGeometryKey).toByteArray());
+    const bool restored =
+        m_options.persistSettings && restoreGeometry(settings.value(kGeometryKey).toByteArray());
     if (!restored) {
         const QSize wanted(1280, 800);
-        const QRect screen = this->screen() ? this->screen()->availableGeometry() : QRect(0, 0, 1280, 800);
+        const QRect screen =
+            this->screen() ? this->screen()->availableGeometry() : QRect(0, 0, 1280, 800);
         resize(wanted.boundedTo(screen.size() * 0.9));
     }
     if (m_options.persistSettings) {
         restoreState(settings.value(kStateKey).toByteArray());
         m_splitter->restoreState(settings.value(kSplitterKey).toByteArray());
-        m_analysisPanel->splitter()->restoreState(settings.value(kAnalysisSplitterKey).toByteArray());
+        m_analysisPanel->splitter()->restoreState(
+            settings.value(kAnalysisSplitterKey).toByteArray());
         m_analysisSplitter->restoreState(settings.value(kInspectorSplitterKey).toByteArray());
         m_sideSplitter->restoreState(settings.value(kSideSplitterKey).toByteArray());
     }
@@ -564,7 +474,8 @@ void MainWindow::closeEvent(QCloseEvent *event) {
 
 void MainWindow::dragEnterEvent(QDragEnterEvent *event) {
     const QList<QUrl> urls = event->mimeData()->urls();
-    if (!urls.isEmpty() && std::all_of(urls.begin(), urls.end(), isAcceptedUrl)) event->acceptProposedAction();
+    if (!urls.isEmpty() && std::all_of(urls.begin(), urls.end(), isAcceptedUrl))
+        event->acceptProposedAction();
 }
 
 void MainWindow::dropEvent(QDropEvent *event) {
@@ -575,7 +486,8 @@ void MainWindow::dropEvent(QDropEvent *event) {
     for (const QUrl &url : urls) {
         const QString path = url.toLocalFile();
         const QString suffix = QFileInfo(path).suffix().toLower();
-        if (suffix == QLatin1String("npy") || suffix == QLatin1String("pb") || QFileInfo(path).isDir())
+        if (suffix == QLatin1String("npy") || suffix == QLatin1String("pb") ||
+            QFileInfo(path).isDir())
             tensors.append(QFileInfo(path).absoluteFilePath());
         else
             openPath(path, true);
@@ -599,7 +511,8 @@ void MainWindow::onModelLoaded(const ql::ui::SnapshotPtr &snapshot, double secon
     m_layers->selectLayer(0);  // the details panel shows something useful straight away
     updateTitle();
     if (m_analysis->isBusy()) return;  // the analysis' progress says more
-    QString status = tr("Loaded %1 in %2 s").arg(snapshot->displayName, QLocale().toString(seconds, 'f', 2));
+    QString status =
+        tr("Loaded %1 in %2 s").arg(snapshot->displayName, QLocale().toString(seconds, 'f', 2));
     if (!snapshot->warnings.isEmpty())
         status += QStringLiteral(" — ") + tr("loader warnings: %1").arg(snapshot->warnings.size());
     const QString missing = m_analysis->setup().missingText();
@@ -625,14 +538,16 @@ void MainWindow::onReportReady(const ql::ui::ReportPtr &report) {
     context.batch = models.batch;
     context.report = report;
     context.matches = models.matches;
-    ql::parseInt8Kernels(m_analysis->setup().int8Kernels.toStdString(), context.options.capture.int8Kernels);
+    ql::parseInt8Kernels(m_analysis->setup().int8Kernels.toStdString(),
+                         context.options.capture.int8Kernels);
     context.options.capture.threads = 1;  // the engine's worker has the other cores
     m_inspector->setContext(std::move(context));
     m_diagnosisFloatGraph = models.floatGraph;  // the list keeps a plain pointer to it
     m_diagnosis->setThresholdDb(m_analysis->thresholdDb());
     m_diagnosis->setReport(report, m_diagnosisFloatGraph.get());
     m_analysisPanel->setReport(report);
-    if (m_analysisPanel->thresholdDb() != m_analysis->thresholdDb()) m_analysisPanel->setThresholdDb(m_analysis->thresholdDb());
+    if (m_analysisPanel->thresholdDb() != m_analysis->thresholdDb())
+        m_analysisPanel->setThresholdDb(m_analysis->thresholdDb());
     const auto latency = m_analysis->latency();
     m_analysisPanel->setLatency(latency ? std::optional<double>(latency->first) : std::nullopt,
                                 latency ? std::optional<double>(latency->second) : std::nullopt);
@@ -695,11 +610,12 @@ void MainWindow::updateActions() {
 }
 
 void MainWindow::showAbout() {
-    QMessageBox::about(this, tr("About QuantLens"),
-                       tr("<h3>QuantLens %1</h3>"
-                          "<p>Find out why an int8-quantized neural network lost accuracy, and fix it: "
-                          "per-layer weight and activation SQNR, layers back to fp32, calibration choices side "
-                          "by side.</p>"
-                          "<p>Built with Qt %2, oneDNN and ONNX.</p>")
-                           .arg(QApplication::applicationVersion(), QString::fromLatin1(qVersion())));
+    QMessageBox::about(
+        this, tr("About QuantLens"),
+        tr("<h3>QuantLens %1</h3>"
+           "<p>Find out why an int8-quantized neural network lost accuracy, and fix it: "
+           "per-layer weight and activation SQNR, layers back to fp32, calibration choices side "
+           "by side.</p>"
+           "<p>Built with Qt %2, oneDNN and ONNX.</p>")
+            .arg(QApplication::applicationVersion(), QString::fromLatin1(qVersion())));
 }

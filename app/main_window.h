@@ -10,8 +10,8 @@
 #include <memory>
 
 #include "analysis_report.h"
-#include "ir/graph.h"
 #include "core/status.h"
+#include "ir/graph.h"
 #include "model_snapshot.h"
 
 class QAction;
@@ -61,7 +61,8 @@ public:
     QProgressBar *progressBar() const { return m_busy; }
     QString statusText() const;
 
-    // Opens the embedded demo: the float model, its int8 pair, samples and labels; runs the analysis.
+    // Opens the embedded demo: the float model, its int8 pair, samples and labels; runs the
+    // analysis.
     void openDemo();
     // A model file: the float side, or (dropped while a float model is open) the quantized side
     // when it holds Q/DQ or QLinear nodes. A .qlproj opens as a project.
@@ -128,9 +129,12 @@ private:
     bool m_lastOperationFailed = false;  // keeps the error in the status bar
     QString m_demoTitle;
 
-    QAction *m_newAnalysis = nullptr, *m_openFloat = nullptr, *m_openQuant = nullptr, *m_quantizeInApp = nullptr;
-    QAction *m_evaluationData = nullptr, *m_openProject = nullptr, *m_saveProject = nullptr, *m_saveProjectAs = nullptr;
-    QAction *m_exportSkipList = nullptr, *m_exportJson = nullptr, *m_exportCsv = nullptr, *m_exportModel = nullptr;
+    QAction *m_newAnalysis = nullptr, *m_openFloat = nullptr, *m_openQuant = nullptr,
+            *m_quantizeInApp = nullptr;
+    QAction *m_evaluationData = nullptr, *m_openProject = nullptr, *m_saveProject = nullptr,
+            *m_saveProjectAs = nullptr;
+    QAction *m_exportSkipList = nullptr, *m_exportJson = nullptr, *m_exportCsv = nullptr,
+            *m_exportModel = nullptr;
     QAction *m_undo = nullptr, *m_redo = nullptr, *m_toggleLayer = nullptr, *m_resetInt8 = nullptr;
     QAction *m_keepWorst = nullptr, *m_rerun = nullptr, *m_cancelAction = nullptr;
     QAction *m_showModel = nullptr, *m_showAnalysis = nullptr, *m_demo = nullptr;

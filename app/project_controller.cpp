@@ -19,8 +19,12 @@ const char kFormat[] = "quantlens-project";
 constexpr int kVersion = 1;
 }  // namespace
 
-ProjectController::ProjectController(AnalysisController *analysis, QWidget *dialogParent, bool interactive)
-    : QObject(dialogParent), m_analysis(analysis), m_dialogParent(dialogParent), m_interactive(interactive) {
+ProjectController::ProjectController(AnalysisController *analysis, QWidget *dialogParent,
+                                     bool interactive)
+    : QObject(dialogParent),
+      m_analysis(analysis),
+      m_dialogParent(dialogParent),
+      m_interactive(interactive) {
     m_autosaveTimer.setSingleShot(true);
     m_autosaveTimer.setInterval(300);
     connect(&m_autosaveTimer, &QTimer::timeout, this, &ProjectController::autosave);
@@ -34,7 +38,8 @@ ProjectController::ProjectController(AnalysisController *analysis, QWidget *dial
 QJsonObject ProjectController::toJson(const QString &projectPath) const {
     const QDir base = QFileInfo(projectPath).absoluteDir();
     QJsonArray fp32;
-    for (const std::string &name : m_analysis->fp32Layers()) fp32.append(QString::fromStdString(name));
+    for (const std::string &name : m_analysis->fp32Layers())
+        fp32.append(QString::fromStdString(name));
     return {{"format", kFormat},
             {"version", kVersion},
             {"analysis", m_analysis->setup().toJson(base)},
@@ -46,7 +51,8 @@ bool ProjectController::save(const QString &path, QString &error) {
     QSaveFile file(path);
     const QByteArray bytes = QJsonDocument(toJson(path)).toJson();
     if (!file.open(QIODevice::WriteOnly) || file.write(bytes) != bytes.size() || !file.commit()) {
-        error = tr("%1: cannot write the project (%2)").arg(QDir::toNativeSeparators(path), file.errorString());
+        error = tr("%1: cannot write the project (%2)")
+                    .arg(QDir::toNativeSeparators(path), file.errorString());
         return false;
     }
     removeAutosave();  // the autosave of the old path (or the untitled one)
@@ -65,11 +71,13 @@ bool ProjectController::load(const QString &file, const QString &projectPath, QS
     QJsonParseError parseError;
     const QJsonDocument doc = QJsonDocument::fromJson(in.readAll(), &parseError);
     if (parseError.error != QJsonParseError::NoError || !doc.isObject()) {
-        error = tr("%1: not a QuantLens project (%2)").arg(QDir::toNativeSeparators(file), parseError.errorString());
+        error = tr("%1: not a QuantLens project (%2)")
+                    .arg(QDir::toNativeSeparators(file), parseError.errorString());
         return false;
     }
     const QJsonObject root = doc.object();
-    if (root.value("format").toString() != QLatin1String(kFormat) || !root.value("analysis").isObject()) {
+    if (root.value("format").toString() != QLatin1String(kFormat) ||
+        !root.value("analysis").isObject()) {
         error = tr("%1: not a QuantLens project").arg(QDir::toNativeSeparators(file));
         return false;
     }
@@ -82,7 +90,8 @@ bool ProjectController::load(const QString &file, const QString &projectPath, QS
     const QDir base = QFileInfo(projectPath).absoluteDir();
     const AnalysisSetup setup = AnalysisSetup::fromJson(root.value("analysis").toObject(), base);
     std::set<std::string> fp32;
-    for (const QJsonValue &name : root.value("fp32_layers").toArray()) fp32.insert(name.toString().toStdString());
+    for (const QJsonValue &name : root.value("fp32_layers").toArray())
+        fp32.insert(name.toString().toStdString());
     m_restoring = true;
     m_analysis->setThresholdDb(root.value("threshold_db").toDouble(ql::ui::kDefaultThresholdDb));
     m_analysis->setSetup(setup, fp32);
@@ -95,12 +104,14 @@ bool ProjectController::open(const QString &path, QString &error) {
     // Unsaved changes of this project autosaved before a crash: offer them instead.
     const QFileInfo autosaved(absolute + QStringLiteral(".autosave"));
     bool recover = false;
-    if (m_interactive && autosaved.exists() && autosaved.lastModified() >= QFileInfo(absolute).lastModified()) {
-        recover = QMessageBox::question(m_dialogParent, tr("Recover Project"),
-                                        tr("%1 has unsaved changes from a session that did not close normally. "
-                                           "Restore them?")
-                                            .arg(QFileInfo(absolute).fileName()),
-                                        QMessageBox::Yes | QMessageBox::No, QMessageBox::Yes) == QMessageBox::Yes;
+    if (m_interactive && autosaved.exists() &&
+        autosaved.lastModified() >= QFileInfo(absolute).lastModified()) {
+        recover = QMessageBox::question(
+                      m_dialogParent, tr("Recover Project"),
+                      tr("%1 has unsaved changes from a session that did not close normally. "
+                         "Restore them?")
+                          .arg(QFileInfo(absolute).fileName()),
+                      QMessageBox::Yes | QMessageBox::No, QMessageBox::Yes) == QMessageBox::Yes;
     }
     if (!load(recover ? autosaved.absoluteFilePath() : absolute, absolute, error)) return false;
     if (!recover) QFile::remove(autosaved.absoluteFilePath());
@@ -123,7 +134,8 @@ bool ProjectController::saveAsInteractive() {
     QString suggestion = m_path;
     if (suggestion.isEmpty()) {
         const QFileInfo model(m_analysis->setup().floatModel);
-        suggestion = model.absoluteDir().filePath(model.completeBaseName() + QStringLiteral(".qlproj"));
+        suggestion =
+            model.absoluteDir().filePath(model.completeBaseName() + QStringLiteral(".qlproj"));
     }
     QString path = QFileDialog::getSaveFileName(m_dialogParent, tr("Save Project"), suggestion,
                                                 tr("QuantLens projects (*.qlproj)"));
@@ -137,7 +149,8 @@ bool ProjectController::saveAsInteractive() {
 
 void ProjectController::openInteractive() {
     if (!maybeSave()) return;
-    const QString path = QFileDialog::getOpenFileName(m_dialogParent, tr("Open Project"), QFileInfo(m_path).absolutePath(),
+    const QString path = QFileDialog::getOpenFileName(m_dialogParent, tr("Open Project"),
+                                                      QFileInfo(m_path).absolutePath(),
                                                       tr("QuantLens projects (*.qlproj)"));
     if (path.isEmpty()) return;
     QString error;
@@ -148,7 +161,8 @@ bool ProjectController::maybeSave() {
     if (!m_modified || !m_interactive) return true;
     const auto answer = QMessageBox::question(
         m_dialogParent, tr("Unsaved Changes"),
-        tr("The analysis has unsaved changes (fp32 layers, threshold or inputs). Save them as a project?"),
+        tr("The analysis has unsaved changes (fp32 layers, threshold or inputs). Save them as a "
+           "project?"),
         QMessageBox::Save | QMessageBox::Discard | QMessageBox::Cancel, QMessageBox::Save);
     if (answer == QMessageBox::Cancel) return false;
     if (answer == QMessageBox::Save) return saveInteractive();

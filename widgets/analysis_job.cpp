@@ -54,13 +54,15 @@ Result<std::vector<int64_t>> readLabelsNpy(const std::string &path) {
     if (!tensor) return tensor.status();
     const Tensor &t = *tensor;
     const DataType type = t.dtype();
-    const bool integral = type == DataType::Int64 || type == DataType::Int32 || type == DataType::UInt8 ||
-                          type == DataType::Int8 || type == DataType::Int16 || type == DataType::UInt16;
+    const bool integral = type == DataType::Int64 || type == DataType::Int32 ||
+                          type == DataType::UInt8 || type == DataType::Int8 ||
+                          type == DataType::Int16 || type == DataType::UInt16;
     if (!integral) return Status::badInput(path + ": labels must be integer class ids");
     if (t.rank() != 1 && !(t.rank() == 2 && t.dim(1) == 1))
         return Status::badInput(path + ": labels must have shape [N] or [N, 1]");
     std::vector<int64_t> labels(static_cast<size_t>(t.numel()));
-    for (int64_t i = 0; i < t.numel(); ++i) labels[static_cast<size_t>(i)] = static_cast<int64_t>(t.valueAsDouble(i));
+    for (int64_t i = 0; i < t.numel(); ++i)
+        labels[static_cast<size_t>(i)] = static_cast<int64_t>(t.valueAsDouble(i));
     return labels;
 }
 
@@ -68,7 +70,8 @@ namespace {
 
 // The snapshot of the session's models after a change; the float side and the batch are shared
 // with the previous snapshot when given.
-AnalysisModelsSnapshot snapshotModels(const analysis::AnalysisSession &session, const AnalysisModelsSnapshot *previous) {
+AnalysisModelsSnapshot snapshotModels(const analysis::AnalysisSession &session,
+                                      const AnalysisModelsSnapshot *previous) {
     AnalysisModelsSnapshot models;
     if (previous && previous->floatGraph) {
         models.floatGraph = previous->floatGraph;
@@ -76,7 +79,8 @@ AnalysisModelsSnapshot snapshotModels(const analysis::AnalysisSession &session, 
     } else {
         models.floatGraph = std::make_shared<const Graph>(session.floatGraph());
         if (!session.data().batches.empty())
-            models.batch = std::make_shared<const std::map<std::string, Tensor>>(session.data().batches.front());
+            models.batch = std::make_shared<const std::map<std::string, Tensor>>(
+                session.data().batches.front());
     }
     models.quantGraph = std::make_shared<const Graph>(session.quantGraph());
     auto matching = analysis::matchLayers(*models.floatGraph, *models.quantGraph);
@@ -101,23 +105,27 @@ Status createSession(const AnalysisRequest &request, const analysis::SessionProg
     auto floatGraph = loadModel(request.floatModel);
     if (!floatGraph) return floatGraph.status();
     if (isQuantizedModel(*floatGraph))
-        return Status::badInput(request.floatModel + ": is a quantized model; open it as the quantized side");
+        return Status::badInput(request.floatModel +
+                                ": is a quantized model; open it as the quantized side");
     std::optional<Graph> quantGraph;
     if (!request.quantModel.empty()) {
         auto loaded = loadModel(request.quantModel);
         if (!loaded) return loaded.status();
         if (!isQuantizedModel(*loaded))
-            return Status::badInput(request.quantModel + ": has no quantized nodes; expected a QDQ or QOperator model");
+            return Status::badInput(request.quantModel +
+                                    ": has no quantized nodes; expected a QDQ or QOperator model");
         if (loaded->inputs.size() != floatGraph->inputs.size())
-            return Status::badInput(request.quantModel + ": has " + std::to_string(loaded->inputs.size()) +
-                                    " inputs, the float model " + std::to_string(floatGraph->inputs.size()) +
-                                    ": not a pair");
+            return Status::badInput(request.quantModel + ": has " +
+                                    std::to_string(loaded->inputs.size()) +
+                                    " inputs, the float model " +
+                                    std::to_string(floatGraph->inputs.size()) + ": not a pair");
         quantGraph = std::move(*loaded);
     }
     if (!progress("loading", 0, 0)) return Status::error(ErrorKind::Cancelled, "cancelled");
     Result<analysis::EvaluationData> data =
         request.randomInputs
-            ? analysis::randomEvaluationData(*floatGraph, request.randomCount, request.randomSeed, request.batch)
+            ? analysis::randomEvaluationData(*floatGraph, request.randomCount, request.randomSeed,
+                                             request.batch)
             : analysis::evaluationDataFromFiles(*floatGraph, request.dataPaths, request.batch);
     if (!data) return data.status().withContext("evaluation data");
     if (!request.labels.empty()) {
@@ -125,8 +133,8 @@ Status createSession(const AnalysisRequest &request, const analysis::SessionProg
         if (!labels) return labels.status();
         data->labels = std::move(*labels);
         if (static_cast<int64_t>(data->labels.size()) < data->samples)
-            return Status::badInput(request.labels + ": " + std::to_string(data->labels.size()) + " labels for " +
-                                    std::to_string(data->samples) + " samples");
+            return Status::badInput(request.labels + ": " + std::to_string(data->labels.size()) +
+                                    " labels for " + std::to_string(data->samples) + " samples");
     }
     analysis::SessionOptions options;
     options.suite.int8Kernels = request.int8Kernels;
@@ -135,12 +143,14 @@ Status createSession(const AnalysisRequest &request, const analysis::SessionProg
     if (!request.quantModel.empty() || request.calibrationPaths.empty()) {
         // calibration on the evaluation data (the session's default)
     } else {
-        auto calibration = analysis::evaluationDataFromFiles(*floatGraph, request.calibrationPaths, request.batch);
+        auto calibration =
+            analysis::evaluationDataFromFiles(*floatGraph, request.calibrationPaths, request.batch);
         if (!calibration) return calibration.status().withContext("calibration data");
         options.calibrationBatches = std::move(calibration->batches);
     }
-    auto created = analysis::AnalysisSession::create(std::move(*floatGraph), std::move(quantGraph), std::move(*data),
-                                                     std::move(options), progress);
+    auto created =
+        analysis::AnalysisSession::create(std::move(*floatGraph), std::move(quantGraph),
+                                          std::move(*data), std::move(options), progress);
     if (!created) return created.status();
     session = std::move(*created);
     if (!request.fp32Layers.empty()) {
@@ -248,7 +258,8 @@ void AnalysisJob::startNext() {
                     outcome.status = report.status();
                     return;
                 }
-                outcome.report = std::make_shared<const analysis::NumericSuiteReport>(std::move(*report));
+                outcome.report =
+                    std::make_shared<const analysis::NumericSuiteReport>(std::move(*report));
                 outcome.fp32 = session->session->fp32Layers();
                 outcome.models = snapshotModels(*session->session, &previous);
             });
@@ -289,7 +300,8 @@ void AnalysisJob::onFinished() {
     std::shared_ptr<Outcome> outcome = std::move(m_outcome);
     const Operation operation = m_operation;
     const bool cancelled = m_shared && m_shared->cancelled.load();
-    if (operation == Operation::Analysis && outcome->session) m_session = std::move(outcome->session);
+    if (operation == Operation::Analysis && outcome->session)
+        m_session = std::move(outcome->session);
     if (!outcome->status) {
         if (operation == Operation::Analysis) m_pendingLatency = false;
         emit failed(QString::fromStdString(outcome->status.message()),

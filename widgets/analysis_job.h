@@ -30,7 +30,7 @@ namespace ql::ui {
 // Everything a worker needs to create a session, as plain engine values.
 struct AnalysisRequest {
     std::string floatModel;
-    std::string quantModel;  // empty: quantize the float model in the app
+    std::string quantModel;                     // empty: quantize the float model in the app
     std::vector<std::string> calibrationPaths;  // in-app quantization; empty: the evaluation data
     quant::QuantizationOptions quantizer;
     std::vector<std::string> dataPaths;  // .npy/.pb files or folders
@@ -40,7 +40,7 @@ struct AnalysisRequest {
     uint64_t randomSeed = 1;
     int64_t batch = 16;
     Int8Kernels int8Kernels = Int8Kernels::Exact;
-    std::set<std::string> fp32Layers;    // applied right after the first run (project restore)
+    std::set<std::string> fp32Layers;  // applied right after the first run (project restore)
     bool measureLatency = true;
     int threads = 0;  // engine threads; 0: all cores
 };
@@ -48,9 +48,9 @@ struct AnalysisRequest {
 // The models behind a report, for views that run their own inspections (the layer inspector):
 // immutable copies taken on the worker after each change (tensors share storage, so cheap).
 struct AnalysisModelsSnapshot {
-    std::shared_ptr<const Graph> floatGraph, quantGraph;  // quantGraph: toggles applied
+    std::shared_ptr<const Graph> floatGraph, quantGraph;         // quantGraph: toggles applied
     std::shared_ptr<const std::map<std::string, Tensor>> batch;  // the first evaluation batch
-    std::vector<analysis::LayerMatch> matches;             // matchLayers(floatGraph, quantGraph)
+    std::vector<analysis::LayerMatch> matches;  // matchLayers(floatGraph, quantGraph)
 };
 
 // Class ids from a .npy of integers, shape [N] or [N, 1].
@@ -90,7 +90,8 @@ signals:
     void latencyReady(double int8Ms, double fp32Ms);
     void exported(const QString &path);
     // A failed operation; the previous report (if any) stays.
-    void failed(const QString &message, ql::ErrorKind kind, ql::ui::AnalysisJob::Operation operation);
+    void failed(const QString &message, ql::ErrorKind kind,
+                ql::ui::AnalysisJob::Operation operation);
 
 private:
     struct Shared;

@@ -3,17 +3,18 @@
 // "keep the N worst"; exports; the project file round trip and autosave; a bad pair loses
 // nothing; and a watchdog on the GUI thread while an analysis and a toggle run.
 
+#include <qcustomplot.h>
 #include <QAbstractItemModelTester>
 #include <QAction>
 #include <QApplication>
-#include <QMimeData>
-#include <QDropEvent>
 #include <QDir>
+#include <QDropEvent>
 #include <QElapsedTimer>
 #include <QFile>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
+#include <QMimeData>
 #include <QSignalSpy>
 #include <QStandardPaths>
 #include <QTableView>
@@ -22,21 +23,20 @@
 #include <QThread>
 #include <QTimer>
 #include <QUndoStack>
-#include <qcustomplot.h>
 
 #include <cmath>
 #include <ctime>
 
+#include <QRadioButton>
 #include "analysis/analysis_session.h"
 #include "analysis_controller.h"
-#include "analysis_setup_dialog.h"
-#include <QRadioButton>
 #include "analysis_headline.h"
 #include "analysis_job.h"
 #include "analysis_panel.h"
-#include "document_controller.h"
 #include "analysis_proxy_model.h"
+#include "analysis_setup_dialog.h"
 #include "analysis_table_model.h"
+#include "document_controller.h"
 #include "main_window.h"
 #include "onnx_io/model_loader.h"
 #include "project_controller.h"
@@ -109,15 +109,16 @@ void TestAnalysisWindow::initTestCase() {
     QVERIFY(floatGraph);
     auto quantGraph = ql::loadModel((m_demoDir + "/fashion_cnn_int8.onnx").toStdString());
     QVERIFY(quantGraph);
-    auto data = ql::analysis::evaluationDataFromFiles(*floatGraph, {(m_demoDir + "/samples.npy").toStdString()}, 16);
+    auto data = ql::analysis::evaluationDataFromFiles(
+        *floatGraph, {(m_demoDir + "/samples.npy").toStdString()}, 16);
     QVERIFY(data);
     auto labels = ql::ui::readLabelsNpy((m_demoDir + "/labels.npy").toStdString());
     QVERIFY(labels);
     data->labels = *labels;
     ql::analysis::SessionOptions options;
     options.suite.threads = std::max(1, QThread::idealThreadCount() - 1);  // as the window runs it
-    auto session = ql::analysis::AnalysisSession::create(std::move(*floatGraph), std::move(*quantGraph),
-                                                         std::move(*data), options);
+    auto session = ql::analysis::AnalysisSession::create(
+        std::move(*floatGraph), std::move(*quantGraph), std::move(*data), options);
     QVERIFY2(session, session ? "" : session.status().message().c_str());
     m_direct = std::move(*session);
     m_directReport = m_direct->report();
@@ -150,8 +151,10 @@ void TestAnalysisWindow::demoAnalysisMatchesEngine() {
     QVERIFY(window.analysis()->isBusy());
     QVERIFY(waitIdle(window));
     ql::ui::AnalysisPanel *panel = window.analysisPanel();
-    QAbstractItemModelTester tableTester(panel->tableModel(), QAbstractItemModelTester::FailureReportingMode::QtTest);
-    QAbstractItemModelTester proxyTester(panel->proxyModel(), QAbstractItemModelTester::FailureReportingMode::QtTest);
+    QAbstractItemModelTester tableTester(panel->tableModel(),
+                                         QAbstractItemModelTester::FailureReportingMode::QtTest);
+    QAbstractItemModelTester proxyTester(panel->proxyModel(),
+                                         QAbstractItemModelTester::FailureReportingMode::QtTest);
     QCOMPARE(panel->tableModel()->rowCount(), int(m_directReport.layers.size()));
     const ql::ui::ReportPtr report = window.analysis()->report();
     for (size_t i = 0; i < report->layers.size(); ++i) {
@@ -160,12 +163,15 @@ void TestAnalysisWindow::demoAnalysisMatchesEngine() {
         QCOMPARE(QString::fromStdString(shown.name), QString::fromStdString(direct.name));
         QVERIFY(shown.cumulative && direct.cumulative);
         QVERIFY(std::abs(shown.cumulative->sqnrDb - direct.cumulative->sqnrDb) < 1e-6);
-        const QString cell =
-            panel->tableModel()->index(int(i), ql::ui::AnalysisTableModel::CumulativeSqnrColumn).data().toString();
+        const QString cell = panel->tableModel()
+                                 ->index(int(i), ql::ui::AnalysisTableModel::CumulativeSqnrColumn)
+                                 .data()
+                                 .toString();
         QCOMPARE(cell, oneDecimal(direct.cumulative->sqnrDb));
     }
-    QVERIFY2(panel->headline()->outputSqnrText().contains(oneDecimal(m_directReport.outputs[0].sqnrDb)),
-             qPrintable(panel->headline()->outputSqnrText()));
+    QVERIFY2(
+        panel->headline()->outputSqnrText().contains(oneDecimal(m_directReport.outputs[0].sqnrDb)),
+        qPrintable(panel->headline()->outputSqnrText()));
     QVERIFY(panel->headline()->latencyText().contains("ms"));  // measured after the analysis
     QVERIFY(window.analysis()->latency());
     QCOMPARE(window.centralWidget()->findChild<QWidget *>("analysisPage")->isVisible(), true);
@@ -179,8 +185,10 @@ void TestAnalysisWindow::toggleUpdatesTableChartHeadlineAndUndoRestores() {
     window.openDemo();
     QVERIFY(waitIdle(window));
     ql::ui::AnalysisPanel *panel = window.analysisPanel();
-    QAbstractItemModelTester tableTester(panel->tableModel(), QAbstractItemModelTester::FailureReportingMode::QtTest);
-    QAbstractItemModelTester proxyTester(panel->proxyModel(), QAbstractItemModelTester::FailureReportingMode::QtTest);
+    QAbstractItemModelTester tableTester(panel->tableModel(),
+                                         QAbstractItemModelTester::FailureReportingMode::QtTest);
+    QAbstractItemModelTester proxyTester(panel->proxyModel(),
+                                         QAbstractItemModelTester::FailureReportingMode::QtTest);
     window.analysis()->setFp32Layers(m_prefix, "conv1 and pool1");
     QVERIFY(waitIdle(window));
     const QString before = panel->headline()->outputSqnrText();
@@ -188,24 +196,27 @@ void TestAnalysisWindow::toggleUpdatesTableChartHeadlineAndUndoRestores() {
 
     // The checkbox of conv2, as a click would set it.
     ql::ui::AnalysisTableModel *model = panel->tableModel();
-    QVERIFY(model->setData(model->index(2, ql::ui::AnalysisTableModel::PrecisionColumn), Qt::Checked,
-                           Qt::CheckStateRole));
+    QVERIFY(model->setData(model->index(2, ql::ui::AnalysisTableModel::PrecisionColumn),
+                           Qt::Checked, Qt::CheckStateRole));
     QVERIFY(waitIdle(window));
     std::set<std::string> three = m_prefix;
     three.insert(m_directReport.layers[2].name);
     QCOMPARE(window.analysis()->fp32Layers(), three);
     const ql::ui::ReportPtr report = window.analysis()->report();
     QCOMPARE(report->layers[2].precision, std::string("fp32"));
-    QCOMPARE(model->index(2, ql::ui::AnalysisTableModel::PrecisionColumn).data().toString(), QString("fp32"));
+    QCOMPARE(model->index(2, ql::ui::AnalysisTableModel::PrecisionColumn).data().toString(),
+             QString("fp32"));
     QCOMPARE(report->fp32Layers, m_directToggled.fp32Layers);
     QVERIFY(std::abs(report->outputs[0].sqnrDb - m_directToggled.outputs[0].sqnrDb) < 1e-6);
-    QVERIFY2(panel->headline()->outputSqnrText().contains(oneDecimal(m_directToggled.outputs[0].sqnrDb)),
-             qPrintable(panel->headline()->outputSqnrText()));
+    QVERIFY2(
+        panel->headline()->outputSqnrText().contains(oneDecimal(m_directToggled.outputs[0].sqnrDb)),
+        qPrintable(panel->headline()->outputSqnrText()));
     QVERIFY(panel->headline()->outputSqnrText() != before);
     QVERIFY(panel->headline()->layersText().contains(QString::number(m_directToggled.fp32Layers)));
     // Chart: conv2's weight bar is drawn as fp32; the cumulative markers follow the engine.
     QVERIFY(!barsHave(panel->chart()->weightBars(), 2));
-    QCOMPARE(barsHave(panel->chart()->fp32WeightBars(), 2), ql::ui::weightSqnr(report->layers[2]).has_value());
+    QCOMPARE(barsHave(panel->chart()->fp32WeightBars(), 2),
+             ql::ui::weightSqnr(report->layers[2]).has_value());
     QVERIFY(barsHave(panel->chart()->weightBars(), 4));  // conv3 still int8
     for (size_t i = 0; i < m_directToggled.layers.size(); ++i) {
         const auto &layer = m_directToggled.layers[i];
@@ -214,7 +225,9 @@ void TestAnalysisWindow::toggleUpdatesTableChartHeadlineAndUndoRestores() {
         const auto shown = graphValue(panel->chart()->cumulativeGraph(), int(i));
         QVERIFY(shown);
         QVERIFY2(std::abs(*shown - cumulative) < 1e-6, qPrintable(QString("layer %1").arg(i)));
-        QCOMPARE(model->index(int(i), ql::ui::AnalysisTableModel::CumulativeSqnrColumn).data().toString(),
+        QCOMPARE(model->index(int(i), ql::ui::AnalysisTableModel::CumulativeSqnrColumn)
+                     .data()
+                     .toString(),
                  oneDecimal(cumulative));
     }
 
@@ -226,9 +239,11 @@ void TestAnalysisWindow::toggleUpdatesTableChartHeadlineAndUndoRestores() {
     QVERIFY(waitIdle(window));
     QCOMPARE(window.analysis()->fp32Layers(), m_prefix);
     QCOMPARE(window.analysis()->report()->layers[2].precision, std::string("int8"));
-    QVERIFY(std::abs(window.analysis()->report()->outputs[0].sqnrDb - m_directPrefix.outputs[0].sqnrDb) < 1e-6);
+    QVERIFY(std::abs(window.analysis()->report()->outputs[0].sqnrDb -
+                     m_directPrefix.outputs[0].sqnrDb) < 1e-6);
     QCOMPARE(panel->headline()->outputSqnrText(), before);
-    QCOMPARE(model->index(2, ql::ui::AnalysisTableModel::PrecisionColumn).data().toString(), QString("int8"));
+    QCOMPARE(model->index(2, ql::ui::AnalysisTableModel::PrecisionColumn).data().toString(),
+             QString("int8"));
     window.findChild<QAction *>("actionRedo")->trigger();
     QVERIFY(waitIdle(window));
     QCOMPARE(window.analysis()->report()->layers[2].precision, std::string("fp32"));
@@ -237,7 +252,8 @@ void TestAnalysisWindow::toggleUpdatesTableChartHeadlineAndUndoRestores() {
     undo->trigger();
     QVERIFY(waitIdle(window));
     QVERIFY(window.analysis()->fp32Layers().empty());
-    QVERIFY(std::abs(window.analysis()->report()->outputs[0].sqnrDb - m_directReport.outputs[0].sqnrDb) < 1e-6);
+    QVERIFY(std::abs(window.analysis()->report()->outputs[0].sqnrDb -
+                     m_directReport.outputs[0].sqnrDb) < 1e-6);
 }
 
 void TestAnalysisWindow::keyboardResetAndKeepWorst() {
@@ -268,7 +284,8 @@ void TestAnalysisWindow::keyboardResetAndKeepWorst() {
                                            : std::optional<double>(layer.cumulative->sqnrDb);
         if (figure && !std::isnan(*figure)) ranked.emplace_back(*figure, layer.name);
     }
-    std::stable_sort(ranked.begin(), ranked.end(), [](auto &a, auto &b) { return a.first < b.first; });
+    std::stable_sort(ranked.begin(), ranked.end(),
+                     [](auto &a, auto &b) { return a.first < b.first; });
     const std::set<std::string> expected{ranked[0].second, ranked[1].second};
     QCOMPARE(window.analysis()->keepWorstInFp32(2), 2);
     QCOMPARE(window.analysis()->fp32Layers(), expected);
@@ -298,7 +315,8 @@ void TestAnalysisWindow::exportsParseAndNamesCheck() {
     const QString reason = root.value("reason").toObject().value(m_conv1).toString();
     const auto &conv1 = m_directReport.layers[0];
     const double figure = conv1.isolated ? conv1.isolated->sqnrDb : conv1.cumulative->sqnrDb;
-    QCOMPARE(reason, QString("kept in fp32 in QuantLens: isolated SQNR %1 dB").arg(oneDecimal(figure)));
+    QCOMPARE(reason,
+             QString("kept in fp32 in QuantLens: isolated SQNR %1 dB").arg(oneDecimal(figure)));
     auto floatGraph = ql::loadModel((m_demoDir + "/fashion_cnn.onnx").toStdString());
     for (const QJsonValue &name : root.value("fp32_nodes").toArray())
         QVERIFY(floatGraph->findNode(name.toString().toStdString()));
@@ -309,14 +327,16 @@ void TestAnalysisWindow::exportsParseAndNamesCheck() {
     QVERIFY(jsonFile.open(QIODevice::ReadOnly));
     const QJsonObject analysis = QJsonDocument::fromJson(jsonFile.readAll()).object();
     QCOMPARE(analysis.value("layers").toArray().size(), qsizetype(m_directReport.layers.size()));
-    QCOMPARE(analysis.value("layers").toArray().at(0).toObject().value("precision").toString(), QString("fp32"));
+    QCOMPARE(analysis.value("layers").toArray().at(0).toObject().value("precision").toString(),
+             QString("fp32"));
     QCOMPARE(analysis.value("samples").toInt(), 64);
 
     const QString csv = dir.filePath("analysis.csv");
     QVERIFY2(window.analysis()->exportAnalysisCsv(csv, error), qPrintable(error));
     QFile csvFile(csv);
     QVERIFY(csvFile.open(QIODevice::ReadOnly));
-    QCOMPARE(csvFile.readAll().trimmed().split('\n').size(), qsizetype(m_directReport.layers.size() + 1));
+    QCOMPARE(csvFile.readAll().trimmed().split('\n').size(),
+             qsizetype(m_directReport.layers.size() + 1));
 
     // The re-quantized model (conv1 in fp32) is written off the GUI thread and loads again.
     QSignalSpy exported(window.analysis(), &AnalysisController::exported);
@@ -393,10 +413,11 @@ void TestAnalysisWindow::projectRoundTripsAndAutosaves() {
     QCOMPARE(analysis.value("batch").toInt(), 32);
     QCOMPARE(root.value("threshold_db").toDouble(), 25.0);
     QJsonArray expectedFp32;
-    for (const std::string &name : m_directToggled.layers.size() ? std::set<std::string>{m_directReport.layers[0].name,
-                                                                 m_directReport.layers[1].name,
-                                                                 m_directReport.layers[2].name}
-                                                           : std::set<std::string>{})
+    for (const std::string &name :
+         m_directToggled.layers.size()
+             ? std::set<std::string>{m_directReport.layers[0].name, m_directReport.layers[1].name,
+                                     m_directReport.layers[2].name}
+             : std::set<std::string>{})
         expectedFp32.append(QString::fromStdString(name));
     QCOMPARE(root.value("fp32_layers").toArray(), expectedFp32);
 
@@ -407,13 +428,15 @@ void TestAnalysisWindow::projectRoundTripsAndAutosaves() {
     reopened.show();
     reopened.openPath(moved.path() + "/p/demo.qlproj");
     QCOMPARE(reopened.analysis()->setup().floatModel, moved.path() + "/p/fashion_cnn.onnx");
-    QCOMPARE(reopened.analysis()->setup().dataPaths, QStringList{moved.path() + "/p/data/samples.npy"});
+    QCOMPARE(reopened.analysis()->setup().dataPaths,
+             QStringList{moved.path() + "/p/data/samples.npy"});
     QCOMPARE(reopened.analysis()->setup().batch, 32);
     QVERIFY(waitIdle(reopened));
     QCOMPARE(reopened.analysis()->thresholdDb(), 25.0);
     QCOMPARE(reopened.analysisPanel()->thresholdDb(), 25.0);
     QCOMPARE(reopened.analysis()->report()->fp32Layers, 3);
-    QVERIFY(std::abs(reopened.analysis()->report()->outputs[0].sqnrDb - m_directToggled.outputs[0].sqnrDb) < 1e-6);
+    QVERIFY(std::abs(reopened.analysis()->report()->outputs[0].sqnrDb -
+                     m_directToggled.outputs[0].sqnrDb) < 1e-6);
     QVERIFY(!reopened.project()->isModified());
     QCOMPARE(reopened.project()->path(), moved.path() + "/p/demo.qlproj");
 }
@@ -470,8 +493,8 @@ void TestAnalysisWindow::guiThreadNeverBlocked() {
         worst = std::max(worst, now - last);
         worstCpu = std::max(worstCpu, cpu - lastCpu);
         if (now - last > 15 && qEnvironmentVariableIsSet("QL_WATCHDOG_LOG"))
-            qInfo("gap %lld ms (GUI thread CPU %.1f ms) ending at %lld", static_cast<long long>(now - last),
-                  cpu - lastCpu, static_cast<long long>(now));
+            qInfo("gap %lld ms (GUI thread CPU %.1f ms) ending at %lld",
+                  static_cast<long long>(now - last), cpu - lastCpu, static_cast<long long>(now));
         last = now;
         lastCpu = cpu;
     });
@@ -513,7 +536,8 @@ void TestAnalysisWindow::inAppQuantizationWithRandomInputs() {
     // The same in the test: calibration on the samples, seeded random evaluation inputs.
     auto floatGraph = ql::loadModel(setup.floatModel.toStdString());
     auto data = ql::analysis::randomEvaluationData(*floatGraph, 12, 7, 5);
-    auto calibration = ql::analysis::evaluationDataFromFiles(*floatGraph, {setup.calibrationPaths[0].toStdString()}, 5);
+    auto calibration = ql::analysis::evaluationDataFromFiles(
+        *floatGraph, {setup.calibrationPaths[0].toStdString()}, 5);
     QVERIFY(data && calibration);
     ql::analysis::SessionOptions options;
     options.suite.threads = std::max(1, QThread::idealThreadCount() - 1);
@@ -521,7 +545,8 @@ void TestAnalysisWindow::inAppQuantizationWithRandomInputs() {
     options.quantizer.percentile = 99.9;
     options.quantizer.perChannelWeights = false;
     options.calibrationBatches = calibration->batches;
-    auto direct = ql::analysis::AnalysisSession::create(std::move(*floatGraph), std::nullopt, std::move(*data), options);
+    auto direct = ql::analysis::AnalysisSession::create(std::move(*floatGraph), std::nullopt,
+                                                        std::move(*data), options);
     QVERIFY2(direct, direct ? "" : direct.status().message().c_str());
     QVERIFY(std::abs((*direct)->report().outputs[0].sqnrDb - report->outputs[0].sqnrDb) < 1e-6);
 
@@ -532,7 +557,8 @@ void TestAnalysisWindow::inAppQuantizationWithRandomInputs() {
     auto toggled = (*direct)->setFp32Layers({gemm});
     QVERIFY(toggled);
     QCOMPARE(window.analysis()->report()->layers.back().precision, std::string("fp32"));
-    QVERIFY(std::abs(toggled->outputs[0].sqnrDb - window.analysis()->report()->outputs[0].sqnrDb) < 1e-6);
+    QVERIFY(std::abs(toggled->outputs[0].sqnrDb - window.analysis()->report()->outputs[0].sqnrDb) <
+            1e-6);
 }
 
 void TestAnalysisWindow::droppedQuantizedModelBecomesTheQuantizedSide() {
@@ -544,7 +570,8 @@ void TestAnalysisWindow::droppedQuantizedModelBecomesTheQuantizedSide() {
         for (const QString &path : paths) urls << QUrl::fromLocalFile(path);
         mime.setUrls(urls);
         const QPointF where(window.width() / 2.0, window.height() / 2.0);
-        QDragEnterEvent enter(where.toPoint(), Qt::CopyAction, &mime, Qt::LeftButton, Qt::NoModifier);
+        QDragEnterEvent enter(where.toPoint(), Qt::CopyAction, &mime, Qt::LeftButton,
+                              Qt::NoModifier);
         QApplication::sendEvent(&window, &enter);
         if (!enter.isAccepted()) return false;
         QDropEvent dropEvent(where, Qt::CopyAction, &mime, Qt::LeftButton, Qt::NoModifier);
@@ -554,7 +581,8 @@ void TestAnalysisWindow::droppedQuantizedModelBecomesTheQuantizedSide() {
     QVERIFY(!drop({m_demoDir + "/readme.txt"}));  // not a model, data or project
     QVERIFY(drop({m_demoDir + "/fashion_cnn.onnx"}));
     QCOMPARE(window.analysis()->setup().floatModel, m_demoDir + "/fashion_cnn.onnx");
-    QVERIFY2(window.statusText().contains("quantized model"), qPrintable(window.statusText()));  // what is missing
+    QVERIFY2(window.statusText().contains("quantized model"),
+             qPrintable(window.statusText()));              // what is missing
     QVERIFY(drop({m_demoDir + "/fashion_cnn_int8.onnx"}));  // QDQ while a float model is open
     QCOMPARE(window.analysis()->setup().quantModel, m_demoDir + "/fashion_cnn_int8.onnx");
     QCOMPARE(window.analysis()->setup().floatModel, m_demoDir + "/fashion_cnn.onnx");
