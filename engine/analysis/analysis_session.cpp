@@ -223,6 +223,10 @@ Result<std::pair<double, double>> AnalysisSession::measureLatencyMs(int runs) {
     return std::make_pair(medians[0], medians[1]);
 }
 
+size_t AnalysisSession::cachedBytes() const {
+    return m_impl->incremental ? m_impl->incremental->cachedBytes() : 0;
+}
+
 Status AnalysisSession::writeQuantizedModel(const std::string &path) const {
     return writeModel(m_impl->current, path);
 }

@@ -11,7 +11,15 @@
 //   * a quantized model file: the layer's quantized node runs its float computation with the
 //     FLOAT model's weights (BatchNormalization folded in when the quantized model folded it)
 //     and no QuantizeLinear / DequantizeLinear of its own on its activation inputs and output
-//     (Q/DQ pairs shared with other int8 layers stay for them).
+//     (Q/DQ pairs shared with other int8 layers stay for them: an input produced by an int8
+//     layer is read dequantized, an output read by an int8 layer is requantized for it; see
+//     keep_layers_fp32.h). A QOperator model is expanded to QDQ first, so after a toggle
+//     quantGraph() is in QDQ form. A weightless layer (Add, MaxPool, ...) between int8
+//     neighbours keeps the same DQ -> op -> Q pattern and still runs int8, as in ONNX Runtime.
+//
+// Toggles are incremental (incremental_suite.h): only the nodes downstream of the change re-run,
+// on activations cached at creation; going back to the model as created re-runs nothing. The
+// figures equal a full runNumericSuite on the toggled model.
 //
 // Not thread-safe: one caller at a time (the GUI runs it on a worker thread and hands out
 // immutable report snapshots). Progress callbacks may cancel (ErrorKind::Cancelled); a cancelled
@@ -90,6 +98,8 @@ public:
     // Median wall time (ms) of one pass over the evaluation data: the quantized model as it now
     // stands (int8) and the float model, `runs` times each.
     Result<std::pair<double, double>> measureLatencyMs(int runs = 3);
+    // Bytes of activations cached for incremental toggles (0: every toggle re-runs the suite).
+    size_t cachedBytes() const;
     // Writes the current quantized model (toggles applied) as ONNX.
     Status writeQuantizedModel(const std::string &path) const;
 

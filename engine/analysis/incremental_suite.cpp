@@ -341,7 +341,11 @@ Result<NumericSuiteReport> IncrementalSuite::update(const Graph &quantGraph, con
                 cloneMs += std::chrono::duration<double, std::milli>(cloned - start).count();
                 compareMs += std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - cloned).count();
             };
+            const auto runStart = std::chrono::steady_clock::now();
             QL_RETURN_IF_ERROR(plan->run(feed, subOutputs, run).withContext("quantized model"));
+            if (trace.on)
+                std::fprintf(stderr, "    batch %zu: %.1f ms\n", b,
+                             std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - runStart).count());
             QL_RETURN_IF_ERROR(tapStatus);
         }
         // Re-compared layers whose value was not re-run (a new quantizer on a known value).

@@ -126,10 +126,10 @@ void ToggleEachLayer(benchmark::State &state) {
     }
     const double createMs = msSince(createStart);
     std::vector<std::string> layers;
-    // QL_BENCH_LAYER_STEP=k toggles every k-th layer only (quick looks; the figure is over all).
+    // QL_BENCH_LAYER_STEP=k toggles every k-th layer only, from QL_BENCH_FIRST_LAYER (quick looks; the figure is over all).
     const size_t step = std::max<size_t>(1, std::stoul(env("QL_BENCH_LAYER_STEP", "1")));
     const auto &rows = (*session)->report().layers;
-    for (size_t i = 0; i < rows.size(); i += step) layers.push_back(rows[i].name);
+    for (size_t i = std::stoul(env("QL_BENCH_FIRST_LAYER", "0")); i < rows.size(); i += step) layers.push_back(rows[i].name);
     std::vector<double> on, off;
     for (auto _ : state) {
         for (const auto &layer : layers) {
@@ -151,9 +151,17 @@ void ToggleEachLayer(benchmark::State &state) {
     state.counters["create_ms"] = createMs;
     state.counters["median_toggle_ms"] = median(on);
     state.counters["median_back_ms"] = median(off);
+    state.counters["cache_mib"] = static_cast<double>((*session)->cachedBytes()) / (1 << 20);
+    // Layers with weights (Conv, Gemm, ...): toggles that change what runs, not only plumbing.
+    std::vector<double> weighted;
+    for (size_t k = 0; k < layers.size(); ++k)
+        for (const auto &row : rows)
+            if (row.name == layers[k] && !row.weightChannelSqnrDb.empty()) weighted.push_back(on[k]);
+    state.counters["median_weighted_toggle_ms"] = median(weighted);
     if (s.fullPassMs > 0.0) {
         state.counters["toggle_over_full_pass"] = median(on) / s.fullPassMs;
         state.counters["back_over_full_pass"] = median(off) / s.fullPassMs;
+        state.counters["weighted_toggle_over_full_pass"] = median(weighted) / s.fullPassMs;
     }
 }
 
