@@ -263,7 +263,7 @@ Result<NumericSuiteReport> IncrementalSuite::update(const Graph &quantGraph, con
     }
     // Per layer, where each figure comes from: the base report, the current one, or a new run.
     enum Source { FromBase, FromCurrent, Recompute };
-    std::vector<Source> cumulativeSource, weightSource;
+    std::vector<Source> cumulativeSource, weightSource, isolatedSource;
     std::vector<size_t> cumulativeRows, weightRows;
     std::vector<std::string> reads;
     for (size_t i = 0; i < matching->matches.size(); ++i) {
@@ -275,6 +275,13 @@ Result<NumericSuiteReport> IncrementalSuite::update(const Graph &quantGraph, con
         weightSource.push_back(!weightsDiffer(d.base, fromBase, quantGraph, m, i)          ? FromBase
                                : !weightsDiffer(d.current, fromCurrent, quantGraph, m, i) ? FromCurrent
                                                                                           : Recompute);
+        // Isolated figures depend on the layer's own unit and quantizers only, not on upstream layers.
+        auto isolatedDiffers = [&](const ModelState &known, const Delta &delta) {
+            return weightsDiffer(known, delta, quantGraph, m, i) || plumbingChanged(quantGraph, delta.changed, m.quantOutput);
+        };
+        isolatedSource.push_back(!isolatedDiffers(d.base, fromBase)          ? FromBase
+                                 : !isolatedDiffers(d.current, fromCurrent) ? FromCurrent
+                                                                            : Recompute);
         if (cumulativeSource[i] == Recompute) cumulativeRows.push_back(i);
         if (weightSource[i] == Recompute) weightRows.push_back(i);
     }
@@ -393,16 +400,12 @@ Result<NumericSuiteReport> IncrementalSuite::update(const Graph &quantGraph, con
     for (size_t i = 0; i < report.layers.size(); ++i) {
         LayerReport &row = report.layers[i];
         const LayerReport &baseRow = d.base.report.layers[i];
-        if (cumulativeSource[i] == FromBase && weightSource[i] == FromBase) {
+        if (cumulativeSource[i] == FromBase && weightSource[i] == FromBase && isolatedSource[i] == FromBase) {
             row = baseRow;  // every figure, isolated ones too
         } else {
             if (cumulativeSource[i] == FromBase) {
                 row.cumulative = baseRow.cumulative;
-                row.isolated = baseRow.isolated;
-                row.kernelVsReferenceSqnrDb = baseRow.kernelVsReferenceSqnrDb;
-                row.kernelMismatch = baseRow.kernelMismatch;
                 copyNotes(row, baseRow, kCumulativeNote);
-                copyNotes(row, baseRow, kIsolatedNote);
             } else if (cumulativeSource[i] == Recompute) {
                 const LayerActivationComparison &a = activations.layers[i];
                 row.cumulative.reset();
@@ -414,12 +417,19 @@ Result<NumericSuiteReport> IncrementalSuite::update(const Graph &quantGraph, con
                 else
                     row.notes.push_back(kCumulativeNote + a.match.quantOutput + "' does not exist when the model runs " +
                                         report.quantPrecision);
-                if (row.isolated || row.kernelVsReferenceSqnrDb) {
-                    row.isolated.reset();
-                    row.kernelVsReferenceSqnrDb.reset();
-                    row.kernelMismatch = false;
-                    row.notes.push_back(std::string(kIsolatedNote) + " after a toggle");
-                }
+            }
+            if (isolatedSource[i] == FromBase) {
+                row.isolated = baseRow.isolated;
+                row.kernelVsReferenceSqnrDb = baseRow.kernelVsReferenceSqnrDb;
+                row.kernelMismatch = baseRow.kernelMismatch;
+                copyNotes(row, baseRow, kIsolatedNote);
+            } else if (isolatedSource[i] == Recompute && (row.isolated || row.kernelVsReferenceSqnrDb)) {
+                // The layer itself changed; the isolated comparison is not re-run here.
+                row.isolated.reset();
+                row.kernelVsReferenceSqnrDb.reset();
+                row.kernelMismatch = false;
+                copyNotes(row, LayerReport{}, kIsolatedNote);
+                row.notes.push_back(std::string(kIsolatedNote) + " after a toggle");
             }
             if (weightSource[i] == FromBase) {
                 copyWeights(row, baseRow);

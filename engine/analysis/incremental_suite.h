@@ -18,8 +18,8 @@
 //   * takes every other figure from the base report or the previous one.
 // The figures equal a full runNumericSuite on the new model: the same kernels see the same
 // inputs, and every accumulator is fed the same batches in the same order. Figures this class
-// does not compute (isolated, kernel check) are kept for untouched layers and dropped, with a
-// note, for layers the change touched.
+// does not compute (isolated, kernel check) depend only on the layer's own unit and quantizers:
+// they are kept for layers whose unit did not change and dropped, with a note, for the others.
 
 #include <cstddef>
 #include <map>

@@ -157,3 +157,40 @@ TEST(IncrementalSuite, CancelKeepsTheStateAndBudgetIsUnsupported) {
     ASSERT_TRUE(r);
     expectEqualFigures(*r, s.full(fc));
 }
+
+TEST(IncrementalSuite, IsolatedFiguresStayForLayersWhoseUnitDidNotChange) {
+    SuiteSetup s;
+    ASSERT_TRUE(s.load());
+    // Isolated figures as a report with the shadow comparison would carry them.
+    NumericSuiteReport initial = s.full(s.f.quantGraph);
+    for (size_t i = 0; i < initial.layers.size(); ++i) {
+        initial.layers[i].isolated = ComparisonMetrics{};
+        initial.layers[i].isolated->sqnrDb = 30.0 + double(i);
+        initial.layers[i].kernelVsReferenceSqnrDb = 60.0 + double(i);
+    }
+    auto suite = IncrementalSuite::create(s.f.floatGraph, s.f.quantGraph, s.batches, initial, s.options, size_t(1) << 30);
+    ASSERT_TRUE(suite);
+    auto toggled = (*suite)->update(s.toggled({"/conv1/Conv"}), s.options);
+    ASSERT_TRUE(toggled);
+    for (size_t i = 0; i < toggled->layers.size(); ++i) {
+        const LayerReport &row = toggled->layers[i];
+        SCOPED_TRACE(row.name);
+        if (row.name == "/conv1/Conv") {
+            EXPECT_FALSE(row.isolated.has_value());
+            EXPECT_FALSE(row.kernelVsReferenceSqnrDb.has_value());
+            EXPECT_FALSE(row.notes.empty());
+        } else {
+            // Downstream cumulative figures changed, their own isolated ones did not.
+            ASSERT_TRUE(row.isolated.has_value());
+            EXPECT_EQ(row.isolated->sqnrDb, 30.0 + double(i));
+            EXPECT_EQ(row.kernelVsReferenceSqnrDb, 60.0 + double(i));
+        }
+    }
+    auto back = (*suite)->update(s.f.quantGraph, s.options);
+    ASSERT_TRUE(back);
+    for (size_t i = 0; i < back->layers.size(); ++i) {
+        ASSERT_TRUE(back->layers[i].isolated.has_value());
+        EXPECT_EQ(back->layers[i].isolated->sqnrDb, 30.0 + double(i));
+        EXPECT_EQ(back->layers[i].notes, initial.layers[i].notes);
+    }
+}
