@@ -51,7 +51,8 @@ struct EvaluationData {
 };
 
 // .npy/.pb files or folders (quant/calibration_data.h rules) for a single-input model, in batches.
-Result<EvaluationData> evaluationDataFromFiles(const Graph &floatGraph, const std::vector<std::string> &paths,
+Result<EvaluationData> evaluationDataFromFiles(const Graph &floatGraph,
+                                               const std::vector<std::string> &paths,
                                                int64_t batchSize);
 // Seeded standard-normal samples of the model's input shapes (symbolic dims other than the
 // batch: 1), `samples` in batches of batchSize.
@@ -59,7 +60,7 @@ Result<EvaluationData> randomEvaluationData(const Graph &floatGraph, int64_t sam
                                             int64_t batchSize);
 
 struct SessionOptions {
-    NumericSuiteOptions suite;        // kernels, isolated, kernel check, threads (labels: from data)
+    NumericSuiteOptions suite;  // kernels, isolated, kernel check, threads (labels: from data)
     // In-app quantization only: quantizer options and calibration inputs (the evaluation data
     // when empty).
     quant::QuantizationOptions quantizer;
@@ -76,8 +77,10 @@ using SessionProgress = std::function<bool(const std::string &stage, int done, i
 class AnalysisSession {
 public:
     // quantGraph: the loaded quantized model, or nullopt to quantize floatGraph in the app.
-    static Result<std::unique_ptr<AnalysisSession>> create(Graph floatGraph, std::optional<Graph> quantGraph,
-                                                           EvaluationData data, SessionOptions options,
+    static Result<std::unique_ptr<AnalysisSession>> create(Graph floatGraph,
+                                                           std::optional<Graph> quantGraph,
+                                                           EvaluationData data,
+                                                           SessionOptions options,
                                                            const SessionProgress &progress = {});
     ~AnalysisSession();
 
@@ -88,12 +91,14 @@ public:
     const Graph &quantGraph() const;
     const EvaluationData &data() const;
 
-    // Float node names of the layers now kept in fp32 by the user (not the model's own fp32 layers).
+    // Float node names of the layers now kept in fp32 by the user (not the model's own fp32
+    // layers).
     const std::set<std::string> &fp32Layers() const;
     // Makes exactly `layers` (float node names of report rows) the user's fp32 layers,
     // re-quantizes, re-runs what changed and returns the new report. BadInput for a name that is
     // not a layer of the report.
-    Result<NumericSuiteReport> setFp32Layers(const std::set<std::string> &layers, const SessionProgress &progress = {});
+    Result<NumericSuiteReport> setFp32Layers(const std::set<std::string> &layers,
+                                             const SessionProgress &progress = {});
 
     // Median wall time (ms) of one pass over the evaluation data: the quantized model as it now
     // stands (int8) and the float model, `runs` times each.

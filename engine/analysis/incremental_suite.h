@@ -39,10 +39,10 @@ public:
     // `floatGraph` and `batches` must outlive the object. `report` is runNumericSuite's report on
     // quantGraph with these options. Fails with ErrorKind::Unsupported when the caches would
     // exceed budgetBytes (callers then re-run the whole suite per change).
-    static Result<std::unique_ptr<IncrementalSuite>> create(const Graph &floatGraph, const Graph &quantGraph,
-                                                            const std::vector<std::map<std::string, Tensor>> &batches,
-                                                            NumericSuiteReport report,
-                                                            const NumericSuiteOptions &options, size_t budgetBytes);
+    static Result<std::unique_ptr<IncrementalSuite>> create(
+        const Graph &floatGraph, const Graph &quantGraph,
+        const std::vector<std::map<std::string, Tensor>> &batches, NumericSuiteReport report,
+        const NumericSuiteOptions &options, size_t budgetBytes);
     ~IncrementalSuite();
 
     // The report for `quantGraph`, a rewrite of the current quantized model (same float model,
