@@ -111,7 +111,7 @@ int runAnalyze(const QStringList &arguments) {
                               "repeatable.", "DIR_OR_FILES"});
     parser.addOption({"labels", "Class ids (.npy of integers, one per sample) for the accuracy of both models.",
                       "LABELS.npy"});
-    parser.addOption({"batch", "Samples per batch (default 16; a fixed batch dim of the model wins).", "N", "16"});
+    parser.addOption({"batch", "Samples per batch (default 8; a fixed batch dim of the model wins).", "N", "8"});
     parser.addOption({"json", "Write the report as JSON.", "OUT.json"});
     parser.addOption({"csv", "Write one row per layer as CSV.", "OUT.csv"});
     parser.addOption({"threads", "Threads (default: all cores).", "N"});

@@ -132,10 +132,21 @@ void captureInto(Tensor &slot, const Tensor &value) {
     slot = value.clone();  // keeps the layout: comparisons need both sides in the same order only
 }
 
+Result<std::unique_ptr<ExecutionPlan>> createFloatPlan(const Graph &floatGraph, int threads) {
+    Graph prepared = floatGraph;
+    QL_RETURN_IF_ERROR(preparePrecision(prepared, Precision::Fp32).withContext("float model"));
+    PlanOptions planOptions;
+    planOptions.threads = threads;
+    auto plan = ExecutionPlan::create(std::move(prepared), planOptions);
+    if (!plan) return plan.status().withContext("float model");
+    return plan;
+}
+
 Status runAndCapture(ExecutionPlan &plan, const std::map<std::string, Tensor> &inputs,
                      const std::set<std::string> &wanted, std::map<std::string, Tensor> &values,
                      std::vector<Tensor> &outputs) {
     RunOptions run;
+    run.tapStoredLayout = true;  // copied as stored: no transpose per tapped value
     run.tapFilter = [&](const Node &node) {
         for (const auto &o : node.outputs)
             if (wanted.count(o)) return true;
@@ -310,6 +321,7 @@ Status CumulativeComparison::addBatch(const std::map<std::string, Tensor> &input
     std::vector<bool> seen(d.matches.matches.size(), false);
     Status tapStatus;
     RunOptions quantRun;
+    quantRun.tapStoredLayout = true;  // compared against the float copy in the same order
     quantRun.tapFilter = [&](const Node &node) {
         for (const auto &o : node.outputs)
             if (d.quantWanted.count(o)) return true;
@@ -394,12 +406,8 @@ Result<ActivationComparisonResult> compareActivations(const Graph &floatGraph, c
     auto comparison = CumulativeComparison::create(floatGraph, quantGraph, matching, options);
     if (!comparison) return comparison.status();
 
-    Graph floatPrepared = floatGraph;
-    QL_RETURN_IF_ERROR(preparePrecision(floatPrepared, Precision::Fp32));
-    PlanOptions planOptions;
-    planOptions.threads = options.threads;
-    auto floatPlan = ExecutionPlan::create(std::move(floatPrepared), planOptions);
-    if (!floatPlan) return floatPlan.status().withContext("float model");
+    auto floatPlan = createFloatPlan(floatGraph, options.threads);
+    if (!floatPlan) return floatPlan.status();
 
     std::map<std::string, Tensor> batch, floatValues;
     std::vector<Tensor> floatOutputs;

@@ -114,6 +114,9 @@ Status runAndCapture(ExecutionPlan &plan, const std::map<std::string, Tensor> &i
                      const std::set<std::string> &wanted, std::map<std::string, Tensor> &values,
                      std::vector<Tensor> &outputs);
 
+// The float model's plan for a comparison's float pass (Q/DQ stripped if it has any).
+Result<std::unique_ptr<ExecutionPlan>> createFloatPlan(const Graph &floatGraph, int threads);
+
 // Float copy of any numeric tensor (plain layout).
 Tensor floatCopy(const Tensor &t);
 

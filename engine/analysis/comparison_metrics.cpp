@@ -127,8 +127,9 @@ Status ComparisonAccumulator::add(const float *x, const float *y, int64_t n, int
     return Status::ok();
 }
 
-Status ComparisonAccumulator::addDequantized(const float *x, const uint8_t *q, int64_t n, int64_t samples,
-                                             float scale, int32_t zeroPoint) {
+template <class Q>
+Status ComparisonAccumulator::addDequantizedValues(const float *x, const Q *q, int64_t n, int64_t samples, float scale,
+                                                   int32_t zeroPoint) {
     QL_RETURN_IF_ERROR(checkSplit(n, samples));
     // As DequantizeLinear computes it: float(q - zero point) * scale.
     if (n > 0)
@@ -137,13 +138,14 @@ Status ComparisonAccumulator::addDequantized(const float *x, const uint8_t *q, i
     return Status::ok();
 }
 
+Status ComparisonAccumulator::addDequantized(const float *x, const uint8_t *q, int64_t n, int64_t samples,
+                                             float scale, int32_t zeroPoint) {
+    return addDequantizedValues(x, q, n, samples, scale, zeroPoint);
+}
+
 Status ComparisonAccumulator::addDequantized(const float *x, const int8_t *q, int64_t n, int64_t samples,
                                              float scale, int32_t zeroPoint) {
-    QL_RETURN_IF_ERROR(checkSplit(n, samples));
-    if (n > 0)
-        addSamples(x, [=](int64_t i) { return static_cast<double>(static_cast<float>(q[i] - zeroPoint) * scale); }, n,
-                   samples);
-    return Status::ok();
+    return addDequantizedValues(x, q, n, samples, scale, zeroPoint);
 }
 
 void ComparisonAccumulator::addClipping(const float *x, int64_t n, float scale, int32_t zeroPoint, int32_t qmin,

@@ -106,6 +106,9 @@ public:
 private:
     template <class Load>
     void addSamples(const float *x, const Load &load, int64_t n, int64_t samples);
+    template <class Q>
+    Status addDequantizedValues(const float *x, const Q *q, int64_t n, int64_t samples, float scale,
+                                int32_t zeroPoint);
     void storeSampleSqnr(double value);
 
     int64_t m_sampleCapacity;

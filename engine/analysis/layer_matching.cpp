@@ -163,6 +163,25 @@ bool requantizedOnSameGrid(const GraphLayers &layers, const std::string &dqValue
     return q.opType == "QuantizeLinear" && sameQParams(graph, graph.nodes[p], q);
 }
 
+// True for a QOperator node (QLinearConv, QGemm, QLinearAdd, ...) whose output zero point is a
+// constant equal to its type's qmin: its dequantized output is never negative.
+bool quantizedOutputNonNegative(const Graph &graph, const Node &node) {
+    static const std::map<std::string, size_t> outputZeroPoint = {
+        {"QLinearConv", 7}, {"QLinearMatMul", 7}, {"QGemm", 8}, {"QLinearAdd", 7}, {"QLinearMul", 7},
+        {"QLinearGlobalAveragePool", 4}, {"QLinearAveragePool", 4}, {"QLinearConcat", 1},
+        {"QLinearLeakyRelu", 4}, {"QLinearSigmoid", 4}};
+    auto it = outputZeroPoint.find(node.opType);
+    if (it == outputZeroPoint.end() || node.inputs.size() <= it->second || node.inputs[it->second].empty())
+        return false;
+    const Tensor *zp = graph.initializer(node.inputs[it->second]);
+    if (!zp || zp->numel() == 0) return false;
+    const double qmin = zp->dtype() == DataType::Int8 ? -128.0 : zp->dtype() == DataType::UInt8 ? 0.0 : 1.0;
+    if (qmin > 0.0) return false;
+    for (int64_t i = 0; i < zp->numel(); ++i)
+        if (zp->valueAsDouble(i) != qmin) return false;
+    return true;
+}
+
 // True when `value` is a DequantizeLinear output whose zero points all equal the type's qmin
 // (uint8 0, int8 -128): every dequantized value is >= 0, so a Relu on it changes nothing.
 bool dequantizesNonNegative(const Graph &graph, const std::string &value) {
@@ -388,9 +407,10 @@ Result<LayerMatching> matchLayers(const Graph &floatGraph, const Graph &quantGra
     }
 
     // A float Relu/Clip left unmatched folds into the match before it when the quantized layer
-    // fuses it: by attribute (QOperator `ql_activation`), or by quantizing its output directly
+    // fuses it: by attribute (QOperator `ql_activation`), by quantizing its output directly
     // (ONNX Runtime's QDQ quantizer drops a Relu/Clip whose clipping the QuantizeLinear's range
-    // already does).
+    // already does), or by a QOperator output whose zero point is qmin (the same, in QOperator
+    // form: the quantized output cannot be negative).
     auto feedsOnlyQuantize = [&](const Node &node) {
         if (node.outputs.empty() || quantGraph.isGraphOutput(node.outputs[0])) return false;
         auto it = ql.consumers.find(node.outputs[0]);
@@ -401,7 +421,8 @@ Result<LayerMatching> matchLayers(const Graph &floatGraph, const Graph &quantGra
     };
     for (auto &[index, match] : byFloatNode) {
         const Node *qNode = quantGraph.findNode(match.quantNode);
-        if (!qNode || !(qNode->hasAttribute("ql_activation") || feedsOnlyQuantize(*qNode)))
+        if (!qNode || !(qNode->hasAttribute("ql_activation") || feedsOnlyQuantize(*qNode) ||
+                        quantizedOutputNonNegative(quantGraph, *qNode)))
             continue;
         auto it = fl.consumers.find(match.floatOutput);
         if (it == fl.consumers.end() || it->second.size() != 1 ||

@@ -2,6 +2,7 @@
 
 #include <map>
 
+#include "analysis/isolated_comparison.h"
 #include "analysis/layer_matching.h"
 #include "analysis/weight_comparison.h"
 #include "runtime/execution_plan.h"
@@ -75,14 +76,23 @@ Result<NumericSuiteReport> runNumericSuite(const Graph &floatGraph, const Graph 
     auto cumulative = CumulativeComparison::create(floatGraph, quantGraph, *matching, cumulativeOptions);
     if (!cumulative) return cumulative.status();
 
+    std::unique_ptr<IsolatedComparator> isolated;
+    if (options.isolated || options.kernelCheck) {
+        IsolatedComparisonOptions isolatedOptions;
+        isolatedOptions.int8Kernels = options.int8Kernels;
+        isolatedOptions.kernelCheck = options.kernelCheck;
+        isolatedOptions.kernelMismatchDb = kKernelMismatchDb;
+        isolatedOptions.threads = options.threads;
+        auto created = IsolatedComparator::create(floatGraph, quantGraph, *matching, isolatedOptions);
+        if (!created) return created.status().withContext("isolated comparison");
+        isolated = std::move(*created);
+    }
+
     // One float pass per batch serves every comparison.
-    Graph floatPrepared = floatGraph;
-    QL_RETURN_IF_ERROR(preparePrecision(floatPrepared, Precision::Fp32));
-    PlanOptions planOptions;
-    planOptions.threads = options.threads;
-    auto floatPlan = ExecutionPlan::create(std::move(floatPrepared), planOptions);
-    if (!floatPlan) return floatPlan.status().withContext("float model");
+    auto floatPlan = createFloatPlan(floatGraph, options.threads);
+    if (!floatPlan) return floatPlan.status();
     std::set<std::string> wanted = (*cumulative)->floatValuesNeeded();
+    if (isolated) wanted.insert(isolated->floatValuesNeeded().begin(), isolated->floatValuesNeeded().end());
 
     auto source = inputs();
     if (!source) return source.status();
@@ -95,6 +105,7 @@ Result<NumericSuiteReport> runNumericSuite(const Graph &floatGraph, const Graph 
         if (!*more) break;
         QL_RETURN_IF_ERROR(runAndCapture(**floatPlan, batch, wanted, floatValues, floatOutputs).withContext("float model"));
         QL_RETURN_IF_ERROR((*cumulative)->addBatch(batch, floatValues, floatOutputs));
+        if (isolated) QL_RETURN_IF_ERROR(isolated->addBatch(batch, floatValues).withContext("isolated comparison"));
         if (options.progress && !options.progress("cumulative", done, options.expectedBatches))
             return Status::error(ErrorKind::Cancelled, "analysis cancelled");
     }
@@ -121,6 +132,19 @@ Result<NumericSuiteReport> runNumericSuite(const Graph &floatGraph, const Graph 
         if (!row.weightSqnrDb && (*weights)[i].channelAxis >= 0 && !(*weights)[i].note.empty())
             row.notes.push_back("weight: " + (*weights)[i].note);
         (row.precision == "int8" ? report.int8Layers : report.fp32Layers) += 1;
+    }
+    if (isolated) {
+        const IsolatedComparisonResult shadow = isolated->result();
+        for (size_t i = 0; i < report.layers.size() && i < shadow.layers.size(); ++i) {
+            LayerReport &row = report.layers[i];
+            const LayerIsolatedComparison &l = shadow.layers[i];
+            if (options.isolated && l.metrics) row.isolated = l.metrics;
+            if (options.kernelCheck && l.kernelVsReferenceSqnrDb) {
+                row.kernelVsReferenceSqnrDb = l.kernelVsReferenceSqnrDb;
+                row.kernelMismatch = l.kernelMismatch;
+            }
+            if (!l.note.empty()) row.notes.push_back("isolated: " + l.note);
+        }
     }
     for (const auto &out : activations.outputs) {
         OutputReport o;

@@ -64,7 +64,9 @@ bool foldNode(Graph &graph, const Node &node) {
         info.name = out;
         if (!out.empty()) single.outputs.push_back(info);
     }
-    auto plan = ExecutionPlan::create(single, PlanOptions{1});
+    PlanOptions oneThread;
+    oneThread.threads = 1;
+    auto plan = ExecutionPlan::create(single, oneThread);
     if (!plan) return false;
     std::vector<Tensor> outputs;
     if (!plan.value()->run({}, outputs).isOk()) return false;

@@ -78,7 +78,7 @@ struct ExecutionPlan::Impl {
     std::vector<int> graphInputIds;
     std::vector<int> graphOutputIds;
     std::vector<PlannedNode> nodes;
-    BufferPool pool;
+    std::shared_ptr<BufferPool> pool;  // own, or shared with plans that never run at the same time
     bool timingEnabled = false;
     std::vector<NodeTiming> timings;
 
@@ -98,12 +98,13 @@ ExecutionPlan::~ExecutionPlan() = default;
 const Graph &ExecutionPlan::graph() const { return m_impl->graph; }
 void ExecutionPlan::setTimingEnabled(bool enabled) { m_impl->timingEnabled = enabled; }
 const std::vector<NodeTiming> &ExecutionPlan::lastTimings() const { return m_impl->timings; }
-size_t ExecutionPlan::pooledBytes() const { return m_impl->pool.totalBytes(); }
+size_t ExecutionPlan::pooledBytes() const { return m_impl->pool->totalBytes(); }
 
 Result<std::unique_ptr<ExecutionPlan>> ExecutionPlan::create(Graph graph, const PlanOptions &options) {
     std::unique_ptr<ExecutionPlan> plan(new ExecutionPlan());
     Impl &p = *plan->m_impl;
     p.graph = std::move(graph);
+    p.pool = options.bufferPool ? options.bufferPool : std::make_shared<BufferPool>();
     if (options.fuseOperators) QL_RETURN_IF_ERROR(fuseForInference(p.graph));
     p.threads = options.threads > 0 ? options.threads
                                     : std::max(1u, std::thread::hardware_concurrency());
@@ -225,9 +226,11 @@ Status ExecutionPlan::run(const std::map<std::string, Tensor> &inputs, std::vect
     }
     if (status.isOk()) {
         outputs.clear();
-        for (int id : p.graphOutputIds) outputs.push_back(p.values[id].layout() == Layout::Plain
-                                                              ? p.values[id].clone()
-                                                              : p.values[id].toPlain());
+        for (int id : p.graphOutputIds) {
+            const Tensor &value = p.values[id];
+            if (options.outputsAsStored) outputs.push_back(value);  // shared; the pool skips it while held
+            else outputs.push_back(value.layout() == Layout::Plain ? value.clone() : value.toPlain());
+        }
     }
     for (Tensor &value : p.values) value = Tensor();  // buffers go back to the pool
     return status;
@@ -247,7 +250,7 @@ Status ExecutionPlan::Impl::runNodes(const RunOptions &options) {
             if (id != kNoValue && values[id].layout() != Layout::Plain && !planned.kernel->acceptsChannelsLast(i))
                 values[id] = values[id].toPlain();
         }
-        PlanKernelContext ctx(values, pool, planned, threads);
+        PlanKernelContext ctx(values, *pool, planned, threads);
         Status status;
         try {
             status = planned.kernel->run(ctx);
@@ -267,7 +270,8 @@ Status ExecutionPlan::Impl::runNodes(const RunOptions &options) {
         if (options.tap && (!options.tapFilter || options.tapFilter(*planned.node))) {
             for (size_t o = 0; o < planned.outputs.size(); ++o) {
                 const int id = planned.outputs[o];
-                if (id != kNoValue) options.tap(*planned.node, o, values[id].toPlain());
+                if (id != kNoValue)
+                    options.tap(*planned.node, o, options.tapStoredLayout ? values[id] : values[id].toPlain());
             }
         }
         for (int id : planned.releaseAfter) values[id] = Tensor();

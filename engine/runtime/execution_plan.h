@@ -17,8 +17,12 @@
 
 namespace ql {
 
-// Sees a node's output right after the node ran. The tensor is plain (ONNX order) and valid only
-// during the call: copy what you keep. The plan never keeps values alive for taps.
+class BufferPool;
+
+// Sees a node's output right after the node ran. The tensor is plain (ONNX order) unless
+// RunOptions::tapStoredLayout. Its buffer is not reused while a reference to it is kept (the pool
+// hands out only unreferenced storage), so keeping the Tensor is safe but holds the memory; its
+// contents never change. The plan never keeps values alive for taps.
 using TapCallback = std::function<void(const Node &node, size_t outputIndex, const Tensor &value)>;
 // Called between nodes; return false to cancel the run.
 using ProgressCallback = std::function<bool(int done, int total)>;
@@ -28,12 +32,23 @@ struct PlanOptions {
     // Fuse Conv + activation / residual Add chains into oneDNN post-ops (passes/fuse_activations.h).
     // Faster, but the fused intermediate values are no longer seen by taps.
     bool fuseOperators = false;
+    // Buffers for the plan's values. Plans that never run at the same time (e.g. many small
+    // plans run one after the other on one thread) can share one pool so that their buffers are
+    // reused across plans; nullptr: the plan's own pool.
+    std::shared_ptr<BufferPool> bufferPool;
 };
 
 struct RunOptions {
     TapCallback tap;                       // optional
     std::function<bool(const Node &)> tapFilter;  // which nodes to tap; all when empty
     ProgressCallback progress;             // optional
+    // The tap sees each value as stored (a rank-4 value may be channels-last: Tensor::layout())
+    // instead of a plain copy; saves a transpose per tapped value for callers that handle both.
+    bool tapStoredLayout = false;
+    // run() hands out the plan's own output tensors as stored (maybe channels-last), without a
+    // copy: read them, do not write them (an output may be an initializer). Their buffers stay
+    // out of the pool's reach while referenced.
+    bool outputsAsStored = false;
 };
 
 struct NodeTiming {
@@ -50,7 +65,8 @@ public:
     ExecutionPlan(const ExecutionPlan &) = delete;
     ExecutionPlan &operator=(const ExecutionPlan &) = delete;
 
-    // inputs: by graph input name. outputs: one plain tensor per graph output, in order.
+    // inputs: by graph input name. outputs: one plain tensor per graph output, in order (or the
+    // stored tensors with RunOptions::outputsAsStored).
     Status run(const std::map<std::string, Tensor> &inputs, std::vector<Tensor> &outputs,
                const RunOptions &options = {});
 

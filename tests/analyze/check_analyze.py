@@ -80,6 +80,14 @@ def torch_mode(report_path, suite_path):
         print(f"{torch_name:14} {nodes[0]:18} {cells[0]:>22} {cells[1]:>22}")
     for layer in report["layers"]:
         check_layer_sanity(layer)
+        if layer["isolated_sqnr_db"] is None:
+            fail(f"{layer['name']}: no isolated figure ({layer['notes']})")
+        if layer["precision"] == "int8" and layer["kernel_vs_reference_sqnr_db"] is None:
+            fail(f"{layer['name']}: int8 layer without a kernel check")
+    # The first layer reads the graph input: its isolated and cumulative figures coincide.
+    first = report["layers"][0]
+    if not math.isclose(value(first["isolated_sqnr_db"]), value(first["activation_sqnr_db"]), rel_tol=1e-6):
+        fail(f"first layer: isolated {first['isolated_sqnr_db']} != cumulative {first['activation_sqnr_db']}")
     out = report["output"]
     accuracy = suite["fixture_accuracy"]
     if abs(value(out["float_accuracy"]) - accuracy["float"]) > 1e-9:

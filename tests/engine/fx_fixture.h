@@ -43,11 +43,9 @@ inline bool loadFixture(Fixture &f) {
     return true;
 }
 
-// Slices the [N,1,28,28] inputs into batches of `batchSize` samples.
-inline analysis::ActivationBatchSource slicer(const Fixture &f, int64_t batchSize) {
+// Slices a [N, ...] float tensor into batches of `batchSize` samples fed as input `name`.
+inline analysis::ActivationBatchSource slicer(const Tensor &inputs, const std::string &name, int64_t batchSize) {
     auto next = std::make_shared<int64_t>(0);
-    const Tensor inputs = f.inputs;
-    const std::string name = f.floatGraph.inputs[0].name;
     return [=](std::map<std::string, Tensor> &batch) -> Result<bool> {
         const int64_t n = inputs.dim(0);
         if (*next >= n) return false;
@@ -61,6 +59,11 @@ inline analysis::ActivationBatchSource slicer(const Fixture &f, int64_t batchSiz
         *next += count;
         return true;
     };
+}
+
+// The fixture's [N,1,28,28] inputs in batches of `batchSize`.
+inline analysis::ActivationBatchSource slicer(const Fixture &f, int64_t batchSize) {
+    return slicer(f.inputs, f.floatGraph.inputs[0].name, batchSize);
 }
 
 }  // namespace ql::test

@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include "runtime/buffer_pool.h"
 #include "runtime/execution_plan.h"
 #include "test_support.h"
 
@@ -143,4 +144,71 @@ TEST(ExecutionPlan, UndefinedValueIsRejectedAtBuildTime) {
     auto plan = ExecutionPlan::create(g);
     ASSERT_FALSE(plan.isOk());
     EXPECT_EQ(plan.status().message(), "Neg 'neg': input 'nowhere' is not produced by any node");
+}
+
+// A tap may keep a value without copying it: the pool never hands out storage that is still
+// referenced, so later nodes and later runs cannot overwrite it.
+TEST(ExecutionPlan, KeptTapValuesAreNeverOverwritten) {
+    auto plan = ExecutionPlan::create(chainGraph());
+    ASSERT_TRUE(plan.isOk()) << plan.status().message();
+    const Tensor x1 = test::randomTensor({2, 4}, 11), x2 = test::randomTensor({2, 4}, 12);
+    Tensor kept;
+    RunOptions keep;
+    keep.tapStoredLayout = true;
+    keep.tap = [&](const Node &node, size_t, const Tensor &value) {
+        if (node.name == "relu") kept = value;
+    };
+    std::vector<Tensor> outputs;
+    ASSERT_TRUE(plan.value()->run({{"x", x1}}, outputs, keep).isOk());
+    for (int run = 0; run < 3; ++run) ASSERT_TRUE(plan.value()->run({{"x", x2}}, outputs).isOk());
+    ASSERT_EQ(kept.shape(), (Shape{2, 4}));
+    for (int64_t i = 0; i < x1.numel(); ++i) EXPECT_EQ(kept.data<float>()[i], std::max(x1.data<float>()[i], 0.0f));
+}
+
+// Plans that run one after the other can share one pool: their buffers are reused across plans.
+TEST(ExecutionPlan, PlansCanShareABufferPool) {
+    auto own = ExecutionPlan::create(chainGraph());
+    ASSERT_TRUE(own.isOk());
+    std::vector<Tensor> outputs;
+    const Tensor x = test::randomTensor({3, 4}, 5);
+    ASSERT_TRUE(own.value()->run({{"x", x}}, outputs).isOk());
+    const size_t onePlanBytes = own.value()->pooledBytes();
+    ASSERT_GT(onePlanBytes, 0u);
+
+    PlanOptions shared;
+    shared.bufferPool = std::make_shared<BufferPool>();
+    auto a = ExecutionPlan::create(chainGraph(), shared);
+    auto b = ExecutionPlan::create(chainGraph(), shared);
+    ASSERT_TRUE(a.isOk() && b.isOk());
+    for (int run = 0; run < 2; ++run) {
+        for (auto *plan : {&a, &b}) {
+            ASSERT_TRUE(plan->value()->run({{"x", x}}, outputs).isOk());
+            for (int64_t i = 0; i < x.numel(); ++i) {
+                const float v = x.data<float>()[i];
+                EXPECT_FLOAT_EQ(outputs[0].data<float>()[i], -std::max(v, 0.0f) + v);
+            }
+        }
+    }
+    EXPECT_EQ(shared.bufferPool->totalBytes(), onePlanBytes);  // not twice
+    EXPECT_EQ(a.value()->pooledBytes(), onePlanBytes);
+    EXPECT_EQ(b.value()->pooledBytes(), onePlanBytes);
+}
+
+// Outputs handed out as stored are the plan's own tensors: same values, no copy, and later runs
+// do not overwrite them while they are held.
+TEST(ExecutionPlan, OutputsAsStoredAreNotCopiedNorOverwritten) {
+    auto plan = ExecutionPlan::create(chainGraph());
+    ASSERT_TRUE(plan.isOk());
+    const Tensor x1 = test::randomTensor({2, 4}, 21), x2 = test::randomTensor({2, 4}, 22);
+    RunOptions asStored;
+    asStored.outputsAsStored = true;
+    std::vector<Tensor> first, later;
+    ASSERT_TRUE(plan.value()->run({{"x", x1}}, first, asStored).isOk());
+    for (int run = 0; run < 3; ++run) ASSERT_TRUE(plan.value()->run({{"x", x2}}, later, asStored).isOk());
+    ASSERT_EQ(first.size(), 1u);
+    EXPECT_NE(first[0].storage(), later[0].storage());
+    for (int64_t i = 0; i < x1.numel(); ++i) {
+        const float v = x1.data<float>()[i];
+        EXPECT_FLOAT_EQ(first[0].data<float>()[i], -std::max(v, 0.0f) + v);
+    }
 }

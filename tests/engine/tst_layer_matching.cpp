@@ -281,6 +281,36 @@ TEST(LayerMatching, QOperatorWithFusedActivationFoldsBatchNormAndRelu) {
     EXPECT_TRUE(m.unmatchedQuant.empty());
 }
 
+TEST(LayerMatching, QOperatorOutputFromZeroHoldsTheFloatRelu) {
+    // ONNX Runtime's QOperator form drops a Relu when the layer's uint8 output has zero point 0:
+    // the float Relu folds into the QLinearConv. With zero point 128 it stays a layer of its own
+    // (unmatched here: the quantized model has no Relu).
+    for (uint8_t zeroPoint : {uint8_t(0), uint8_t(128)}) {
+        SCOPED_TRACE(int(zeroPoint));
+        Graph f = emptyGraph();
+        add(f, "Conv", "conv", {"x", "w"}, {"c"});
+        add(f, "Relu", "relu", {"c"}, {"r"});
+        add(f, "GlobalAveragePool", "gap", {"r"}, {"y"});
+        Graph q = emptyGraph();
+        q.initializers["yzp"] = Tensor::scalar<uint8_t>(zeroPoint);
+        add(q, "QuantizeLinear", "qx", {"x", "s", "zp"}, {"xq"});
+        add(q, "QLinearConv", "qconv", {"xq", "s", "zp", "w", "ws", "wzp", "s", "yzp"}, {"q0"});
+        add(q, "QLinearGlobalAveragePool", "qgap", {"q0", "s", "yzp", "s", "zp"}, {"q1"}, "com.microsoft");
+        add(q, "DequantizeLinear", "dq", {"q1", "s", "zp"}, {"yq"});
+        auto m = matchLayers(f, q);
+        ASSERT_TRUE(m) << m.status().message();
+        ASSERT_EQ(m->matches.size(), 2u);
+        if (zeroPoint == 0) {
+            EXPECT_EQ(m->matches[0].floatOutput, "r");
+            EXPECT_EQ(m->matches[0].foldedFloatNodes, std::vector<std::string>{"relu"});
+            EXPECT_TRUE(m->unmatchedFloat.empty());
+        } else {
+            EXPECT_EQ(m->matches[0].floatOutput, "c");
+            EXPECT_EQ(m->unmatchedFloat, std::vector<std::string>{"relu"});
+        }
+    }
+}
+
 TEST(LayerMatching, ReluDroppedByQdqQuantizerFoldsIntoTheLayerBefore) {
     // ONNX Runtime style: Conv -> QuantizeLinear with the Relu removed; the Add keeps its Relu.
     Graph f = emptyGraph();

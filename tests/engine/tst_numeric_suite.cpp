@@ -6,6 +6,7 @@
 
 #include <cmath>
 
+#include "analysis/isolated_comparison.h"
 #include "analysis/numeric_suite.h"
 #include "analysis/weight_comparison.h"
 #include "fx_fixture.h"
@@ -59,6 +60,10 @@ TEST(NumericSuite, ReportRowsCarryEveryComparisonsFigures) {
     cumulativeOptions.threads = 1;
     auto cumulative = compareActivations(f.floatGraph, f.quantGraph, f.matching, slicer(f, 16), cumulativeOptions);
     ASSERT_TRUE(cumulative);
+    IsolatedComparisonOptions isolatedOptions;
+    isolatedOptions.threads = 1;
+    auto isolated = compareIsolated(f.floatGraph, f.quantGraph, f.matching, slicer(f, 16), isolatedOptions);
+    ASSERT_TRUE(isolated) << isolated.status().message();
     int int8 = 0;
     for (size_t i = 0; i < report->layers.size(); ++i) {
         const LayerReport &row = report->layers[i];
@@ -71,6 +76,15 @@ TEST(NumericSuite, ReportRowsCarryEveryComparisonsFigures) {
         ASSERT_TRUE(row.cumulative.has_value());
         EXPECT_EQ(row.cumulative->sqnrDb, cumulative->layers[i].metrics.sqnrDb);
         EXPECT_EQ(row.cumulative->saturationPct, cumulative->layers[i].metrics.saturationPct);
+        // The shared float pass gives the isolated comparison's own figures.
+        ASSERT_TRUE(row.isolated.has_value());
+        ASSERT_TRUE(isolated->layers[i].metrics.has_value());
+        EXPECT_EQ(row.isolated->sqnrDb, isolated->layers[i].metrics->sqnrDb);
+        EXPECT_EQ(row.kernelVsReferenceSqnrDb, isolated->layers[i].kernelVsReferenceSqnrDb);
+        if (row.precision == "int8") {
+            ASSERT_TRUE(row.kernelVsReferenceSqnrDb.has_value());
+            EXPECT_GE(*row.kernelVsReferenceSqnrDb, kKernelMismatchDb);
+        }
         int8 += row.precision == "int8";
     }
     // FX requantizes the Flatten with another scale: that one runs DQ -> fp32 -> Q.
