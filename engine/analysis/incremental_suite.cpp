@@ -9,6 +9,7 @@
 
 #include "analysis/activation_comparison.h"
 #include "analysis/graph_diff.h"
+#include "analysis/isolated_comparison.h"
 #include "analysis/layer_matching.h"
 #include "analysis/weight_comparison.h"
 #include "passes/precision.h"
@@ -36,6 +37,15 @@ ActivationComparisonOptions comparisonOptions(const NumericSuiteOptions &options
     c.threads = options.threads;
     c.labels = options.labels;
     return c;
+}
+
+IsolatedComparisonOptions isolatedOptions(const NumericSuiteOptions &options) {
+    IsolatedComparisonOptions o;  // as runNumericSuite sets them
+    o.int8Kernels = options.int8Kernels;
+    o.kernelCheck = options.kernelCheck;
+    o.kernelMismatchDb = kKernelMismatchDb;
+    o.threads = options.threads;
+    return o;
 }
 
 bool sameMatch(const LayerMatch &a, const LayerMatch &b) {
@@ -157,7 +167,7 @@ void copyNotes(LayerReport &to, const LayerReport &from, const std::string &pref
 
 const char *kCumulativeNote = "the quantized value '";
 const char *kWeightNote = "weight: ";
-const char *kIsolatedNote = "isolated figures are not recomputed";
+const char *kIsolatedNote = "isolated: ";
 
 }  // namespace
 
@@ -215,7 +225,15 @@ Result<std::unique_ptr<IncrementalSuite>> IncrementalSuite::create(
     if (!floatPlan) return floatPlan.status().withContext("float model");
     auto quantPlan = ExecutionPlan::create(base.lowered, planOptions);
     if (!quantPlan) return quantPlan.status().withContext("quantized model");
-    const std::set<std::string> &wanted = (*comparison)->floatValuesNeeded();
+    std::set<std::string> wanted = (*comparison)->floatValuesNeeded();
+    if (options.isolated || options.kernelCheck) {
+        // The float inputs of every layer, for re-running the isolated comparison of a changed one.
+        auto isolated = IsolatedComparator::create(floatGraph, quantGraph, base.matching,
+                                                   isolatedOptions(options));
+        if (!isolated) return isolated.status().withContext("isolated comparison");
+        wanted.insert((*isolated)->floatValuesNeeded().begin(),
+                      (*isolated)->floatValuesNeeded().end());
+    }
     size_t bytes = 0;
     d.cache.resize(batches.size());
     d.overlay.resize(batches.size());
@@ -225,8 +243,9 @@ Result<std::unique_ptr<IncrementalSuite>> IncrementalSuite::create(
             runAndCapture(**floatPlan, batches[b], wanted, c.floatValues, c.floatOutputs)
                 .withContext("float model"));
         RunOptions run;
+        run.tapStoredLayout = true;  // kept as stored: the pool does not reuse referenced buffers
         run.tap = [&c](const Node &node, size_t index, const Tensor &value) {
-            c.quantValues[node.outputs[index]] = value.clone();
+            c.quantValues[node.outputs[index]] = value;
         };
         std::vector<Tensor> outputs;
         QL_RETURN_IF_ERROR(
@@ -280,7 +299,7 @@ Result<NumericSuiteReport> IncrementalSuite::update(const Graph &quantGraph,
     // Per layer, where each figure comes from: the base report, the current one, or a new run.
     enum Source { FromBase, FromCurrent, Recompute };
     std::vector<Source> cumulativeSource, weightSource, isolatedSource;
-    std::vector<size_t> cumulativeRows, weightRows;
+    std::vector<size_t> cumulativeRows, weightRows, isolatedRows;
     std::vector<std::string> reads;
     for (size_t i = 0; i < matching->matches.size(); ++i) {
         const LayerMatch &m = matching->matches[i];
@@ -303,6 +322,7 @@ Result<NumericSuiteReport> IncrementalSuite::update(const Graph &quantGraph,
                                  : !isolatedDiffers(d.current, fromCurrent) ? FromCurrent
                                                                             : Recompute);
         if (cumulativeSource[i] == Recompute) cumulativeRows.push_back(i);
+        if (isolatedSource[i] == Recompute) isolatedRows.push_back(i);
         if (weightSource[i] == Recompute) weightRows.push_back(i);
     }
     trace.step("diff");
@@ -360,11 +380,12 @@ Result<NumericSuiteReport> IncrementalSuite::update(const Graph &quantGraph,
             }
             Status tapStatus;
             RunOptions run;
+            run.tapStoredLayout = true;  // as the full comparison sees them
             auto &out = fresh[b];
             run.tap = [&](const Node &node, size_t index, const Tensor &value) {
                 const auto start = std::chrono::steady_clock::now();
                 const std::string &name = node.outputs[index];
-                out[name] = value.clone();
+                out[name] = value;  // stored layout, not reused by the pool while kept
                 const auto cloned = std::chrono::steady_clock::now();
                 auto rows = rowsReading.find(name);
                 if (rows != rowsReading.end() && tapStatus.isOk())
@@ -416,6 +437,58 @@ Result<NumericSuiteReport> IncrementalSuite::update(const Graph &quantGraph,
     if (trace.on)
         std::fprintf(stderr, "    of which clone %.1f ms, compare %.1f ms\n", cloneMs, compareMs);
 
+    // The changed layers alone on the cached float inputs (their own error, kernel check).
+    IsolatedComparisonResult shadow;
+    if (!isolatedRows.empty() && (options.isolated || options.kernelCheck)) {
+        // With the layers that produce their inputs: the isolated graphs find the float
+        // counterpart of an input through its producer's match. Their figures are not used.
+        std::set<std::string> producers;
+        std::function<void(const std::string &, int)> walk = [&](const std::string &value,
+                                                                 int depth) {
+            const int p = quantGraph.producerIndex(value);
+            if (p < 0 || depth > 8) return;
+            if (isComputeLayer(quantGraph.nodes[p])) {
+                producers.insert(quantGraph.nodes[p].name);
+                return;
+            }
+            for (const auto &in : quantGraph.nodes[p].inputs)
+                if (!in.empty()) walk(in, depth + 1);
+        };
+        for (size_t i : isolatedRows) {
+            std::vector<std::string> unit = matching->matches[i].foldedQuantNodes;
+            unit.push_back(matching->matches[i].quantNode);
+            for (const auto &name : unit)
+                if (const Node *n = quantGraph.findNode(name))
+                    for (const auto &in : n->inputs)
+                        if (!in.empty()) walk(in, 0);
+        }
+        std::vector<size_t> wantedRows;
+        for (size_t j = 0; j < matching->matches.size(); ++j) {
+            const LayerMatch &m = matching->matches[j];
+            bool produces = producers.count(m.quantNode) != 0;
+            for (const auto &f : m.foldedQuantNodes) produces = produces || producers.count(f);
+            if (produces ||
+                std::find(isolatedRows.begin(), isolatedRows.end(), j) != isolatedRows.end())
+                wantedRows.push_back(j);
+        }
+        LayerMatching sub;
+        for (size_t j : wantedRows) sub.matches.push_back(matching->matches[j]);
+        auto isolated =
+            IsolatedComparator::create(floatGraph, quantGraph, sub, isolatedOptions(options));
+        if (!isolated) return isolated.status().withContext("isolated comparison");
+        for (size_t b = 0; b < d.cache.size(); ++b)
+            QL_RETURN_IF_ERROR((*isolated)
+                                   ->addBatch((*d.batches)[b], d.cache[b].floatValues)
+                                   .withContext("isolated comparison"));
+        const IsolatedComparisonResult all = (*isolated)->result();
+        for (size_t i : isolatedRows) {
+            const size_t k = static_cast<size_t>(
+                std::find(wantedRows.begin(), wantedRows.end(), i) - wantedRows.begin());
+            shadow.layers.push_back(all.layers.at(k));
+        }
+    }
+    trace.step("isolated");
+
     std::vector<LayerWeightComparison> weights;
     if (!weightRows.empty()) {
         LayerMatching sub;
@@ -462,14 +535,23 @@ Result<NumericSuiteReport> IncrementalSuite::update(const Graph &quantGraph,
                 row.kernelVsReferenceSqnrDb = baseRow.kernelVsReferenceSqnrDb;
                 row.kernelMismatch = baseRow.kernelMismatch;
                 copyNotes(row, baseRow, kIsolatedNote);
-            } else if (isolatedSource[i] == Recompute &&
-                       (row.isolated || row.kernelVsReferenceSqnrDb)) {
-                // The layer itself changed; the isolated comparison is not re-run here.
+            } else if (isolatedSource[i] == Recompute) {
+                // As runNumericSuite fills them, from the changed layer's own isolated run.
                 row.isolated.reset();
                 row.kernelVsReferenceSqnrDb.reset();
                 row.kernelMismatch = false;
                 copyNotes(row, LayerReport{}, kIsolatedNote);
-                row.notes.push_back(std::string(kIsolatedNote) + " after a toggle");
+                const size_t k = static_cast<size_t>(
+                    std::find(isolatedRows.begin(), isolatedRows.end(), i) - isolatedRows.begin());
+                if (k < shadow.layers.size()) {
+                    const LayerIsolatedComparison &l = shadow.layers[k];
+                    if (options.isolated && l.metrics) row.isolated = l.metrics;
+                    if (options.kernelCheck && l.kernelVsReferenceSqnrDb) {
+                        row.kernelVsReferenceSqnrDb = l.kernelVsReferenceSqnrDb;
+                        row.kernelMismatch = l.kernelMismatch;
+                    }
+                    if (!l.note.empty()) row.notes.push_back(kIsolatedNote + l.note);
+                }
             }
             if (weightSource[i] == FromBase) {
                 copyWeights(row, baseRow);
