@@ -219,10 +219,8 @@ Result<std::unique_ptr<IncrementalSuite>> IncrementalSuite::create(
 
     PlanOptions planOptions;
     planOptions.threads = options.threads;
-    Graph floatPrepared = floatGraph;
-    QL_RETURN_IF_ERROR(preparePrecision(floatPrepared, Precision::Fp32));
-    auto floatPlan = ExecutionPlan::create(std::move(floatPrepared), planOptions);
-    if (!floatPlan) return floatPlan.status().withContext("float model");
+    auto floatPlan = createFloatPlan(floatGraph, options.threads);
+    if (!floatPlan) return floatPlan.status();
     auto quantPlan = ExecutionPlan::create(base.lowered, planOptions);
     if (!quantPlan) return quantPlan.status().withContext("quantized model");
     std::set<std::string> wanted = (*comparison)->floatValuesNeeded();
