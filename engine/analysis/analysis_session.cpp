@@ -17,23 +17,23 @@
 namespace ql::analysis {
 namespace {
 
-
 BatchSourceFactory batchesOf(const EvaluationData &data) {
     const auto *batches = &data.batches;
     return [batches]() -> Result<ActivationBatchSource> {
         auto next = std::make_shared<size_t>(0);
-        return ActivationBatchSource([batches, next](std::map<std::string, Tensor> &batch) -> Result<bool> {
-            if (*next >= batches->size()) return false;
-            batch = (*batches)[(*next)++];
-            return true;
-        });
+        return ActivationBatchSource(
+            [batches, next](std::map<std::string, Tensor> &batch) -> Result<bool> {
+                if (*next >= batches->size()) return false;
+                batch = (*batches)[(*next)++];
+                return true;
+            });
     };
 }
 
 bool hasQOperators(const Graph &graph) {
     for (const auto &node : graph.nodes)
-        if (node.opType.rfind("QLinear", 0) == 0 || node.opType == "ConvInteger" || node.opType == "MatMulInteger" ||
-            node.opType == "QGemm")
+        if (node.opType.rfind("QLinear", 0) == 0 || node.opType == "ConvInteger" ||
+            node.opType == "MatMulInteger" || node.opType == "QGemm")
             return true;
     return false;
 }
@@ -67,8 +67,8 @@ struct AnalysisSession::Impl {
     Status startIncremental(const SessionProgress &progress) {
         incremental.reset();
         if (!options.incremental) return Status::ok();
-        auto created = IncrementalSuite::create(floatGraph, current, data.batches, report, suiteOptions(progress),
-                                                options.cacheBudgetBytes);
+        auto created = IncrementalSuite::create(floatGraph, current, data.batches, report,
+                                                suiteOptions(progress), options.cacheBudgetBytes);
         if (created) {
             incremental = std::move(*created);
             return Status::ok();
@@ -90,7 +90,8 @@ Result<Graph> AnalysisSession::Impl::quantGraphFor(const std::set<std::string> &
     if (inApp) {
         quant::QuantizationOptions q = options.quantizer;
         for (const auto &name : layers) {
-            if (std::find(q.excludedNodes.begin(), q.excludedNodes.end(), name) == q.excludedNodes.end())
+            if (std::find(q.excludedNodes.begin(), q.excludedNodes.end(), name) ==
+                q.excludedNodes.end())
                 q.excludedNodes.push_back(name);
             q.exclusionReasons[name] = "kept in fp32 by the user";
         }
@@ -103,7 +104,8 @@ Result<Graph> AnalysisSession::Impl::quantGraphFor(const std::set<std::string> &
     for (const auto &match : baseMatching.matches)
         if (layers.count(match.floatNode)) matches.push_back(match);
     if (matches.size() != layers.size())
-        return Status::badInput("keep in fp32: a layer has no counterpart in the quantized model's QDQ form");
+        return Status::badInput(
+            "keep in fp32: a layer has no counterpart in the quantized model's QDQ form");
     Graph g = qdqBase;
     QL_RETURN_IF_ERROR(keepLayersFp32(g, floatGraph, matches));
     return g;
@@ -112,8 +114,10 @@ Result<Graph> AnalysisSession::Impl::quantGraphFor(const std::set<std::string> &
 AnalysisSession::AnalysisSession() : m_impl(std::make_unique<Impl>()) {}
 AnalysisSession::~AnalysisSession() = default;
 
-Result<std::unique_ptr<AnalysisSession>> AnalysisSession::create(Graph floatGraph, std::optional<Graph> quantGraph,
-                                                                 EvaluationData data, SessionOptions options,
+Result<std::unique_ptr<AnalysisSession>> AnalysisSession::create(Graph floatGraph,
+                                                                 std::optional<Graph> quantGraph,
+                                                                 EvaluationData data,
+                                                                 SessionOptions options,
                                                                  const SessionProgress &progress) {
     if (data.batches.empty()) return Status::badInput("analysis session: no evaluation samples");
     std::unique_ptr<AnalysisSession> self(new AnalysisSession());
@@ -126,10 +130,13 @@ Result<std::unique_ptr<AnalysisSession>> AnalysisSession::create(Graph floatGrap
         quant::CalibrationOptions calibration;
         calibration.threads = d.options.suite.threads;
         d.stats = std::make_unique<quant::CalibrationStatistics>(calibration);
-        const auto &batches = d.options.calibrationBatches.empty() ? d.data.batches : d.options.calibrationBatches;
+        const auto &batches =
+            d.options.calibrationBatches.empty() ? d.data.batches : d.options.calibrationBatches;
         ProgressCallback calibrationProgress;
         if (progress)
-            calibrationProgress = [&progress](int done, int total) { return progress("calibration", done, total); };
+            calibrationProgress = [&progress](int done, int total) {
+                return progress("calibration", done, total);
+            };
         QL_RETURN_IF_ERROR(quant::calibrate(d.floatGraph, batches, *d.stats, calibrationProgress));
         d.options.calibrationBatches.clear();  // the statistics are all a re-plan needs
         auto quantized = quant::quantizeGraph(d.floatGraph, *d.stats, d.options.quantizer);
@@ -146,7 +153,8 @@ Result<std::unique_ptr<AnalysisSession>> AnalysisSession::create(Graph floatGrap
         d.baseMatching = std::move(*matching);
     }
     d.current = d.loadedQuant;
-    auto report = runNumericSuite(d.floatGraph, d.current, batchesOf(d.data), d.suiteOptions(progress));
+    auto report =
+        runNumericSuite(d.floatGraph, d.current, batchesOf(d.data), d.suiteOptions(progress));
     if (!report) return report.status();
     d.report = std::move(*report);
     for (const auto &row : d.report.layers) d.layerNames.insert(row.name);
@@ -154,12 +162,24 @@ Result<std::unique_ptr<AnalysisSession>> AnalysisSession::create(Graph floatGrap
     return self;
 }
 
-const NumericSuiteReport &AnalysisSession::report() const { return m_impl->report; }
-bool AnalysisSession::quantizedInApp() const { return m_impl->inApp; }
-const Graph &AnalysisSession::floatGraph() const { return m_impl->floatGraph; }
-const Graph &AnalysisSession::quantGraph() const { return m_impl->current; }
-const EvaluationData &AnalysisSession::data() const { return m_impl->data; }
-const std::set<std::string> &AnalysisSession::fp32Layers() const { return m_impl->fp32; }
+const NumericSuiteReport &AnalysisSession::report() const {
+    return m_impl->report;
+}
+bool AnalysisSession::quantizedInApp() const {
+    return m_impl->inApp;
+}
+const Graph &AnalysisSession::floatGraph() const {
+    return m_impl->floatGraph;
+}
+const Graph &AnalysisSession::quantGraph() const {
+    return m_impl->current;
+}
+const EvaluationData &AnalysisSession::data() const {
+    return m_impl->data;
+}
+const std::set<std::string> &AnalysisSession::fp32Layers() const {
+    return m_impl->fp32;
+}
 
 Result<NumericSuiteReport> AnalysisSession::setFp32Layers(const std::set<std::string> &layers,
                                                           const SessionProgress &progress) {
@@ -181,7 +201,8 @@ Result<NumericSuiteReport> AnalysisSession::setFp32Layers(const std::set<std::st
         if (report.status().kind() != ErrorKind::Unsupported) return report.status();
     }
     // The whole suite again (no caches, or the layers changed), then new caches for this model.
-    auto report = runNumericSuite(d.floatGraph, *graph, batchesOf(d.data), d.suiteOptions(progress));
+    auto report =
+        runNumericSuite(d.floatGraph, *graph, batchesOf(d.data), d.suiteOptions(progress));
     if (!report) return report.status();
     std::swap(d.current, *graph);
     std::swap(d.report, *report);
@@ -211,16 +232,24 @@ Result<std::pair<double, double>> AnalysisSession::measureLatencyMs(int runs) {
         auto plan = ExecutionPlan::create(std::move(*graphs[k]), planOptions);
         if (!plan) return plan.status();
         std::vector<Tensor> outputs;
-        QL_RETURN_IF_ERROR((*plan)->run(d.data.batches.front(), outputs));  // primitives created here
+        QL_RETURN_IF_ERROR(
+            (*plan)->run(d.data.batches.front(), outputs));  // primitives created here
         std::vector<double> times;
         for (int r = 0; r < runs; ++r) {
             const auto start = std::chrono::steady_clock::now();
-            for (const auto &batch : d.data.batches) QL_RETURN_IF_ERROR((*plan)->run(batch, outputs));
-            times.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count());
+            for (const auto &batch : d.data.batches)
+                QL_RETURN_IF_ERROR((*plan)->run(batch, outputs));
+            times.push_back(
+                std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
+                    .count());
         }
         medians[k] = median(times);
     }
     return std::make_pair(medians[0], medians[1]);
+}
+
+size_t AnalysisSession::cachedBytes() const {
+    return m_impl->incremental ? m_impl->incremental->cachedBytes() : 0;
 }
 
 Status AnalysisSession::writeQuantizedModel(const std::string &path) const {

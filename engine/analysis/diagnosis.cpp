@@ -6,7 +6,9 @@
 namespace ql::analysis {
 namespace {
 
-bool finite(double v) { return std::isfinite(v); }
+bool finite(double v) {
+    return std::isfinite(v);
+}
 
 Finding layerFinding(FindingKind kind, Severity severity, size_t index, const LayerReport &row) {
     Finding f;
@@ -35,19 +37,22 @@ std::string producerOf(const Graph *graph, const std::string &node) {
     return p >= 0 ? graph->nodes[p].name : bn->inputs[0];
 }
 
-void weightFindings(std::vector<Finding> &out, size_t i, const LayerReport &row, const DiagnosisOptions &o) {
+void weightFindings(std::vector<Finding> &out, size_t i, const LayerReport &row,
+                    const DiagnosisOptions &o) {
     if (!row.weightSqnrDb || row.precision != "int8") return;
     const auto &channels = row.weightChannelSqnrDb;
     const double median = medianOf(channels);
     double worst = std::numeric_limits<double>::quiet_NaN();
     int64_t worstChannel = -1;
     for (size_t c = 0; c < channels.size(); ++c)
-        if (!std::isnan(channels[c]) && (worstChannel < 0 || channels[c] < worst)) worst = channels[c], worstChannel = int64_t(c);
+        if (!std::isnan(channels[c]) && (worstChannel < 0 || channels[c] < worst))
+            worst = channels[c], worstChannel = int64_t(c);
     const bool low = *row.weightSqnrDb < o.weightThresholdDb;
     const bool outlier = worstChannel >= 0 && channels.size() > 1 && worst < o.weightThresholdDb &&
                          (std::isinf(median) || median - worst > o.channelSpreadDb);
     if (!low && !outlier) return;
-    Finding f = layerFinding(low ? FindingKind::LowWeightSqnr : FindingKind::WeightChannelOutlier, Severity::Warning, i, row);
+    Finding f = layerFinding(low ? FindingKind::LowWeightSqnr : FindingKind::WeightChannelOutlier,
+                             Severity::Warning, i, row);
     f.value = *row.weightSqnrDb;
     f.reference = median;
     f.extra = worst;
@@ -59,38 +64,54 @@ void weightFindings(std::vector<Finding> &out, size_t i, const LayerReport &row,
 
 const char *findingKindName(FindingKind kind) {
     switch (kind) {
-        case FindingKind::UnfoldedBatchNorm: return "unfolded_batch_norm";
-        case FindingKind::FirstLowSqnr: return "first_low_sqnr";
-        case FindingKind::SqnrJump: return "sqnr_jump";
-        case FindingKind::LowIsolatedSqnr: return "low_isolated_sqnr";
-        case FindingKind::DataSensitive: return "data_sensitive";
-        case FindingKind::HighSaturation: return "high_saturation";
-        case FindingKind::KernelMismatch: return "kernel_mismatch";
-        case FindingKind::LowWeightSqnr: return "low_weight_sqnr";
-        case FindingKind::WeightChannelOutlier: return "weight_channel_outlier";
-        case FindingKind::OutputAgreementDrop: return "output_agreement_drop";
-        case FindingKind::AccuracyDrop: return "accuracy_drop";
+        case FindingKind::UnfoldedBatchNorm:
+            return "unfolded_batch_norm";
+        case FindingKind::FirstLowSqnr:
+            return "first_low_sqnr";
+        case FindingKind::SqnrJump:
+            return "sqnr_jump";
+        case FindingKind::LowIsolatedSqnr:
+            return "low_isolated_sqnr";
+        case FindingKind::DataSensitive:
+            return "data_sensitive";
+        case FindingKind::HighSaturation:
+            return "high_saturation";
+        case FindingKind::KernelMismatch:
+            return "kernel_mismatch";
+        case FindingKind::LowWeightSqnr:
+            return "low_weight_sqnr";
+        case FindingKind::WeightChannelOutlier:
+            return "weight_channel_outlier";
+        case FindingKind::OutputAgreementDrop:
+            return "output_agreement_drop";
+        case FindingKind::AccuracyDrop:
+            return "accuracy_drop";
     }
     return "unknown";
 }
 
-std::vector<Finding> diagnose(const NumericSuiteReport &report, const Graph *floatGraph, const DiagnosisOptions &o) {
+std::vector<Finding> diagnose(const NumericSuiteReport &report, const Graph *floatGraph,
+                              const DiagnosisOptions &o) {
     std::vector<Finding> out;
     if (!report.outputs.empty()) {
         const OutputReport &output = report.outputs.front();
         if (finite(output.top1Agreement) && output.top1Agreement < 1.0 - o.agreementDrop) {
             Finding f;
             f.kind = FindingKind::OutputAgreementDrop;
-            f.severity = output.top1Agreement < 1.0 - 5 * o.agreementDrop ? Severity::Error : Severity::Warning;
+            f.severity = output.top1Agreement < 1.0 - 5 * o.agreementDrop ? Severity::Error
+                                                                          : Severity::Warning;
             f.value = output.top1Agreement;
             f.reference = output.sqnrDb;
             f.related = output.floatName;
             out.push_back(f);
         }
-        if (output.floatAccuracy && output.quantAccuracy && *output.floatAccuracy - *output.quantAccuracy > o.accuracyDrop) {
+        if (output.floatAccuracy && output.quantAccuracy &&
+            *output.floatAccuracy - *output.quantAccuracy > o.accuracyDrop) {
             Finding f;
             f.kind = FindingKind::AccuracyDrop;
-            f.severity = *output.floatAccuracy - *output.quantAccuracy > 5 * o.accuracyDrop ? Severity::Error : Severity::Warning;
+            f.severity = *output.floatAccuracy - *output.quantAccuracy > 5 * o.accuracyDrop
+                             ? Severity::Error
+                             : Severity::Warning;
             f.value = *output.quantAccuracy;
             f.reference = *output.floatAccuracy;
             f.related = output.floatName;
@@ -103,13 +124,16 @@ std::vector<Finding> diagnose(const NumericSuiteReport &report, const Graph *flo
     for (size_t i = 0; i < report.layers.size(); ++i) {
         const LayerReport &row = report.layers[i];
         const bool int8 = row.precision == "int8";
-        const double cumulative = row.cumulative ? row.cumulative->sqnrDb : std::numeric_limits<double>::quiet_NaN();
-        const double isolated = row.isolated ? row.isolated->sqnrDb : std::numeric_limits<double>::quiet_NaN();
+        const double cumulative =
+            row.cumulative ? row.cumulative->sqnrDb : std::numeric_limits<double>::quiet_NaN();
+        const double isolated =
+            row.isolated ? row.isolated->sqnrDb : std::numeric_limits<double>::quiet_NaN();
 
         if (row.opType == "BatchNormalization" && int8) {
             Finding f = layerFinding(FindingKind::UnfoldedBatchNorm,
-                                     cumulative < o.sqnrThresholdDb || isolated < o.sqnrThresholdDb ? Severity::Error
-                                                                                                      : Severity::Warning,
+                                     cumulative < o.sqnrThresholdDb || isolated < o.sqnrThresholdDb
+                                         ? Severity::Error
+                                         : Severity::Warning,
                                      i, row);
             f.value = cumulative;
             f.reference = isolated;
@@ -140,13 +164,15 @@ std::vector<Finding> diagnose(const NumericSuiteReport &report, const Graph *flo
             f.extra = o.sqnrThresholdDb;
             out.push_back(f);
         }
-        const ComparisonMetrics *samples = row.cumulative && row.cumulative->sampleSqnr ? &*row.cumulative
-                                           : row.isolated && row.isolated->sampleSqnr ? &*row.isolated
-                                                                                       : nullptr;
+        const ComparisonMetrics *samples =
+            row.cumulative && row.cumulative->sampleSqnr ? &*row.cumulative
+            : row.isolated && row.isolated->sampleSqnr   ? &*row.isolated
+                                                         : nullptr;
         if (samples && int8 && samples->sampleSqnr->stored > 1) {
             const SampleSqnrSummary &s = *samples->sampleSqnr;
-            const bool spread = std::isinf(s.median) && s.median > 0 ? std::isfinite(s.min)
-                                                                      : s.median - s.min > o.dataSensitiveSpreadDb;
+            const bool spread = std::isinf(s.median) && s.median > 0
+                                    ? std::isfinite(s.min)
+                                    : s.median - s.min > o.dataSensitiveSpreadDb;
             if (spread && !std::isnan(s.min)) {
                 Finding f = layerFinding(FindingKind::DataSensitive, Severity::Warning, i, row);
                 f.value = s.min;
@@ -155,16 +181,21 @@ std::vector<Finding> diagnose(const NumericSuiteReport &report, const Graph *flo
                 out.push_back(f);
             }
         }
-        if (row.cumulative && row.cumulative->saturationPct && *row.cumulative->saturationPct > o.saturationPct) {
+        if (row.cumulative && row.cumulative->saturationPct &&
+            *row.cumulative->saturationPct > o.saturationPct) {
             Finding f = layerFinding(FindingKind::HighSaturation,
-                                     *row.cumulative->saturationPct > 5 * o.saturationPct ? Severity::Error : Severity::Warning,
+                                     *row.cumulative->saturationPct > 5 * o.saturationPct
+                                         ? Severity::Error
+                                         : Severity::Warning,
                                      i, row);
             f.value = *row.cumulative->saturationPct;
             out.push_back(f);
         }
-        if (row.kernelMismatch || (row.kernelVsReferenceSqnrDb && *row.kernelVsReferenceSqnrDb < o.kernelMismatchDb)) {
+        if (row.kernelMismatch ||
+            (row.kernelVsReferenceSqnrDb && *row.kernelVsReferenceSqnrDb < o.kernelMismatchDb)) {
             Finding f = layerFinding(FindingKind::KernelMismatch, Severity::Error, i, row);
-            f.value = row.kernelVsReferenceSqnrDb ? *row.kernelVsReferenceSqnrDb : std::numeric_limits<double>::quiet_NaN();
+            f.value = row.kernelVsReferenceSqnrDb ? *row.kernelVsReferenceSqnrDb
+                                                  : std::numeric_limits<double>::quiet_NaN();
             f.extra = o.kernelMismatchDb;
             out.push_back(f);
         }

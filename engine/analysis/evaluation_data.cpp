@@ -15,7 +15,8 @@ int64_t batchRows(const std::map<std::string, Tensor> &batch) {
 
 }  // namespace
 
-Result<EvaluationData> evaluationDataFromFiles(const Graph &floatGraph, const std::vector<std::string> &paths,
+Result<EvaluationData> evaluationDataFromFiles(const Graph &floatGraph,
+                                               const std::vector<std::string> &paths,
                                                int64_t batchSize) {
     auto files = quant::listCalibrationFiles(paths);
     if (!files) return files.status();
@@ -36,15 +37,20 @@ Result<EvaluationData> evaluationDataFromFiles(const Graph &floatGraph, const st
 
 Result<EvaluationData> randomEvaluationData(const Graph &floatGraph, int64_t samples, uint64_t seed,
                                             int64_t batchSize) {
-    if (samples <= 0) return Status::badInput("random evaluation data: the sample count must be positive");
+    if (samples <= 0)
+        return Status::badInput("random evaluation data: the sample count must be positive");
     if (batchSize <= 0) batchSize = samples;
-    if (floatGraph.inputs.empty()) return Status::badInput("random evaluation data: the model has no inputs");
+    if (floatGraph.inputs.empty())
+        return Status::badInput("random evaluation data: the model has no inputs");
     // A fixed batch dim of the model wins over batchSize.
     int64_t perBatch = batchSize;
     for (const auto &input : floatGraph.inputs) {
-        if (!input.hasShape) return Status::badInput("random evaluation data: input '" + input.name + "' has no known shape");
+        if (!input.hasShape)
+            return Status::badInput("random evaluation data: input '" + input.name +
+                                    "' has no known shape");
         if (input.dtype != DataType::Float)
-            return Status::badInput("random evaluation data: input '" + input.name + "' is not float");
+            return Status::badInput("random evaluation data: input '" + input.name +
+                                    "' is not float");
         if (!input.shape.empty() && input.shape[0] > 0) perBatch = input.shape[0];
     }
     std::mt19937_64 generator(seed);

@@ -8,19 +8,22 @@ namespace ql::analysis {
 namespace {
 
 bool sameAttribute(const Attribute &a, const Attribute &b) {
-    if (a.kind != b.kind || a.i != b.i || a.s != b.s || a.ints != b.ints || a.strings != b.strings) return false;
+    if (a.kind != b.kind || a.i != b.i || a.s != b.s || a.ints != b.ints || a.strings != b.strings)
+        return false;
     if (!(a.f == b.f || (a.f != a.f && b.f != b.f))) return false;
     if (a.floats.size() != b.floats.size() ||
-        (!a.floats.empty() && std::memcmp(a.floats.data(), b.floats.data(), a.floats.size() * sizeof(float)) != 0))
+        (!a.floats.empty() &&
+         std::memcmp(a.floats.data(), b.floats.data(), a.floats.size() * sizeof(float)) != 0))
         return false;
     return a.t.defined() == b.t.defined() && (!a.t.defined() || sameTensor(a.t, b.t));
 }
 
 bool sameNode(const Node &a, const Graph &ga, const Node &b, const Graph &gb) {
-    if (a.opType != b.opType || a.domain != b.domain || a.inputs != b.inputs || a.outputs != b.outputs ||
-        a.attributes.size() != b.attributes.size())
+    if (a.opType != b.opType || a.domain != b.domain || a.inputs != b.inputs ||
+        a.outputs != b.outputs || a.attributes.size() != b.attributes.size())
         return false;
-    for (auto ia = a.attributes.begin(), ib = b.attributes.begin(); ia != a.attributes.end(); ++ia, ++ib)
+    for (auto ia = a.attributes.begin(), ib = b.attributes.begin(); ia != a.attributes.end();
+         ++ia, ++ib)
         if (ia->first != ib->first || !sameAttribute(ia->second, ib->second)) return false;
     for (const auto &in : a.inputs) {
         const Tensor *ta = ga.initializer(in), *tb = gb.initializer(in);

@@ -3,10 +3,11 @@
 // what the change affects (analysis_session.h).
 //
 // At creation the float model runs once over the evaluation batches, keeping per batch the
-// float values the cumulative comparison needs and the float outputs (the float model never
-// changes), and the quantized model (as lowered for the suite's precision) runs once, keeping
-// every value it produces (mostly uint8: a quarter of the float size): the base model. The
-// current model's values that differ from the base model's are kept as an overlay. update() then:
+// float values the cumulative and isolated comparisons need and the float outputs (the float
+// model never changes), and the quantized model (as lowered for the suite's precision) runs
+// once, keeping every value it produces as stored (mostly uint8: a quarter of the float size):
+// the base model. The current model's values that differ from the base model's are kept as an
+// overlay. update() then:
 //   * lowers the new quantized model and pairs its nodes by name (graph_diff.h) with the base
 //     model's and with the current model's lowering: a value that equals either model's is
 //     known, so only nodes that differ from both (changed, or downstream of a change) re-run, as
@@ -17,9 +18,9 @@
 //     outputs; weight figures only of layers whose quantized node or weight changed;
 //   * takes every other figure from the base report or the previous one.
 // The figures equal a full runNumericSuite on the new model: the same kernels see the same
-// inputs, and every accumulator is fed the same batches in the same order. Figures this class
-// does not compute (isolated, kernel check) are kept for untouched layers and dropped, with a
-// note, for layers the change touched.
+// inputs, and every accumulator is fed the same batches in the same order. Isolated and
+// kernel-check figures depend only on the layer's own unit and quantizers: only layers whose
+// unit changed are compared in isolation again, on the cached float inputs.
 
 #include <cstddef>
 #include <map>
@@ -39,10 +40,10 @@ public:
     // `floatGraph` and `batches` must outlive the object. `report` is runNumericSuite's report on
     // quantGraph with these options. Fails with ErrorKind::Unsupported when the caches would
     // exceed budgetBytes (callers then re-run the whole suite per change).
-    static Result<std::unique_ptr<IncrementalSuite>> create(const Graph &floatGraph, const Graph &quantGraph,
-                                                            const std::vector<std::map<std::string, Tensor>> &batches,
-                                                            NumericSuiteReport report,
-                                                            const NumericSuiteOptions &options, size_t budgetBytes);
+    static Result<std::unique_ptr<IncrementalSuite>> create(
+        const Graph &floatGraph, const Graph &quantGraph,
+        const std::vector<std::map<std::string, Tensor>> &batches, NumericSuiteReport report,
+        const NumericSuiteOptions &options, size_t budgetBytes);
     ~IncrementalSuite();
 
     // The report for `quantGraph`, a rewrite of the current quantized model (same float model,

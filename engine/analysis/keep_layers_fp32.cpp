@@ -10,8 +10,12 @@
 namespace ql::analysis {
 namespace {
 
-bool isQ(const Node &node) { return qdq::isOp(node, "QuantizeLinear"); }
-bool isDQ(const Node &node) { return qdq::isOp(node, "DequantizeLinear"); }
+bool isQ(const Node &node) {
+    return qdq::isOp(node, "QuantizeLinear");
+}
+bool isDQ(const Node &node) {
+    return qdq::isOp(node, "DequantizeLinear");
+}
 
 int nodeIndex(const Graph &graph, const std::string &name) {
     for (size_t i = 0; i < graph.nodes.size(); ++i)
@@ -20,13 +24,15 @@ int nodeIndex(const Graph &graph, const std::string &name) {
 }
 
 bool isPassThrough(const Node &node) {
-    return node.domain.empty() && (node.opType == "Identity" || node.opType == "Cast") && node.inputs.size() == 1;
+    return node.domain.empty() && (node.opType == "Identity" || node.opType == "Cast") &&
+           node.inputs.size() == 1;
 }
 
 // Producer of `value` seen through Identity / Cast nodes (-1 for inputs and initializers).
 int producerThrough(const Graph &graph, const std::string &value) {
     int p = graph.producerIndex(value);
-    while (p >= 0 && isPassThrough(graph.nodes[p])) p = graph.producerIndex(graph.nodes[p].inputs[0]);
+    while (p >= 0 && isPassThrough(graph.nodes[p]))
+        p = graph.producerIndex(graph.nodes[p].inputs[0]);
     return p;
 }
 
@@ -45,18 +51,22 @@ std::string floatBeforeQdq(const Graph &graph, const std::string &value) {
 // reading a dequantized activation), seen through the Relu / Clip of its unit: its quantizer
 // belongs to that layer, and a toggled consumer reads its dequantized output as an fp32 node
 // after an int8 one does.
-bool fromInt8Layer(const Graph &graph, const std::string &value, const std::set<std::string> &toggled) {
+bool fromInt8Layer(const Graph &graph, const std::string &value,
+                   const std::set<std::string> &toggled) {
     int p = producerThrough(graph, value);
-    while (p >= 0 && (graph.nodes[p].opType == "Relu" || graph.nodes[p].opType == "Clip") && !toggled.count(graph.nodes[p].name)) {
+    while (p >= 0 && (graph.nodes[p].opType == "Relu" || graph.nodes[p].opType == "Clip") &&
+           !toggled.count(graph.nodes[p].name)) {
         const int dq = producerThrough(graph, graph.nodes[p].inputs[0]);
         if (dq >= 0 && isDQ(graph.nodes[dq])) break;  // a Relu layer of its own
         p = dq;
     }
-    if (p < 0 || toggled.count(graph.nodes[p].name) || !isComputeLayer(graph.nodes[p])) return false;
+    if (p < 0 || toggled.count(graph.nodes[p].name) || !isComputeLayer(graph.nodes[p]))
+        return false;
     for (const auto &in : graph.nodes[p].inputs) {
         if (in.empty() || graph.isInitializer(in)) continue;
         const int dq = producerThrough(graph, in);
-        if (dq >= 0 && isDQ(graph.nodes[dq]) && !graph.isInitializer(graph.nodes[dq].inputs[0])) return true;
+        if (dq >= 0 && isDQ(graph.nodes[dq]) && !graph.isInitializer(graph.nodes[dq].inputs[0]))
+            return true;
     }
     return false;
 }
@@ -83,7 +93,8 @@ void removeDeadQdq(Graph &graph) {
                                 [&](const std::string &o) { return !o.empty() && used.count(o); });
         };
         const size_t before = graph.nodes.size();
-        graph.nodes.erase(std::remove_if(graph.nodes.begin(), graph.nodes.end(), dead), graph.nodes.end());
+        graph.nodes.erase(std::remove_if(graph.nodes.begin(), graph.nodes.end(), dead),
+                          graph.nodes.end());
         changed = graph.nodes.size() != before;
     }
     std::set<std::string> used;
@@ -124,7 +135,8 @@ void dropOutputQdq(Graph &graph, const std::string &lastNode) {
 
 }  // namespace
 
-Status keepLayersFp32(Graph &quantGraph, const Graph &floatGraph, const std::vector<LayerMatch> &layers) {
+Status keepLayersFp32(Graph &quantGraph, const Graph &floatGraph,
+                      const std::vector<LayerMatch> &layers) {
     if (layers.empty()) return Status::ok();
     // Float constants as the float model computes them, and with BNs folded (the producer keeps
     // its name, so a folded match finds its folded weights under the float node's name).
@@ -139,7 +151,8 @@ Status keepLayersFp32(Graph &quantGraph, const Graph &floatGraph, const std::vec
         toggled.insert(layer.quantNode);
         toggled.insert(layer.foldedQuantNodes.begin(), layer.foldedQuantNodes.end());
     }
-    // Activation inputs an fp32 layer reads before their quantizer: those not produced by an int8 layer.
+    // Activation inputs an fp32 layer reads before their quantizer: those not produced by an int8
+    // layer.
     auto unquantized = [&](const std::string &value) {
         const std::string x = value.empty() ? std::string() : floatBeforeQdq(quantGraph, value);
         return x.empty() || fromInt8Layer(quantGraph, x, toggled) ? value : x;
@@ -152,12 +165,14 @@ Status keepLayersFp32(Graph &quantGraph, const Graph &floatGraph, const std::vec
         const int qi = nodeIndex(quantGraph, layer.quantNode);
         if (!fn || qi < 0) return Status::badInput(what + ": node not found");
         for (const auto &bn : layer.foldedFloatNodes)
-            if (folded && floatFolded.findNode(bn) && floatFolded.findNode(bn)->opType == "BatchNormalization")
-                return Status::badInput(what + ": its BatchNormalization '" + bn + "' cannot be folded");
+            if (folded && floatFolded.findNode(bn) &&
+                floatFolded.findNode(bn)->opType == "BatchNormalization")
+                return Status::badInput(what + ": its BatchNormalization '" + bn +
+                                        "' cannot be folded");
         Node &qn = quantGraph.nodes[qi];
         if (qn.opType != fn->opType)
-            return Status::badInput(what + ": the quantized node '" + qn.name + "' is " + qn.opType + ", the float one " +
-                                    fn->opType);
+            return Status::badInput(what + ": the quantized node '" + qn.name + "' is " +
+                                    qn.opType + ", the float one " + fn->opType);
         const size_t count = std::max(qn.inputs.size(), fn->inputs.size());
         std::vector<std::string> inputs(count);
         for (size_t i = 0; i < count; ++i) {
@@ -168,7 +183,9 @@ Status keepLayersFp32(Graph &quantGraph, const Graph &floatGraph, const std::vec
                 continue;
             }
             if (!qn.hasInput(i)) {
-                if (fn->hasInput(i)) return Status::badInput(what + ": input " + std::to_string(i) + " has no counterpart");
+                if (fn->hasInput(i))
+                    return Status::badInput(what + ": input " + std::to_string(i) +
+                                            " has no counterpart");
                 continue;
             }
             inputs[i] = unquantized(qn.inputs[i]);
@@ -184,7 +201,8 @@ Status keepLayersFp32(Graph &quantGraph, const Graph &floatGraph, const std::vec
     }
     removeDeadQdq(quantGraph);
     for (const LayerMatch &layer : layers)
-        dropOutputQdq(quantGraph, layer.foldedQuantNodes.empty() ? layer.quantNode : layer.foldedQuantNodes.back());
+        dropOutputQdq(quantGraph, layer.foldedQuantNodes.empty() ? layer.quantNode
+                                                                 : layer.foldedQuantNodes.back());
     removeDeadQdq(quantGraph);
     return Status::ok();
 }

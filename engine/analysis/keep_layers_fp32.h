@@ -24,6 +24,7 @@ namespace ql::analysis {
 // `quantGraph` (QDQ, topologically sorted) is rewritten in place; `layers` are matches of
 // (floatGraph, quantGraph). BadInput naming the layer when its quantized node's op type differs
 // from the float one or a float constant is missing.
-Status keepLayersFp32(Graph &quantGraph, const Graph &floatGraph, const std::vector<LayerMatch> &layers);
+Status keepLayersFp32(Graph &quantGraph, const Graph &floatGraph,
+                      const std::vector<LayerMatch> &layers);
 
 }  // namespace ql::analysis

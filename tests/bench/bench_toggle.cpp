@@ -110,7 +110,9 @@ void FullInt8PassTapped(benchmark::State &state) {
     std::vector<Tensor> outputs;
     std::map<std::string, Tensor> kept;
     RunOptions run;
-    run.tap = [&](const Node &node, size_t index, const Tensor &value) { kept[node.outputs[index]] = value.clone(); };
+    run.tap = [&](const Node &node, size_t index, const Tensor &value) {
+        kept[node.outputs[index]] = value.clone();
+    };
     for (auto _ : state)
         for (const auto &batch : s.data.batches) (void)(*plan)->run(batch, outputs, run);
 }
@@ -126,10 +128,12 @@ void ToggleEachLayer(benchmark::State &state) {
     }
     const double createMs = msSince(createStart);
     std::vector<std::string> layers;
-    // QL_BENCH_LAYER_STEP=k toggles every k-th layer only (quick looks; the figure is over all).
+    // QL_BENCH_LAYER_STEP=k toggles every k-th layer only, from QL_BENCH_FIRST_LAYER (quick looks;
+    // the figure is over all).
     const size_t step = std::max<size_t>(1, std::stoul(env("QL_BENCH_LAYER_STEP", "1")));
     const auto &rows = (*session)->report().layers;
-    for (size_t i = 0; i < rows.size(); i += step) layers.push_back(rows[i].name);
+    for (size_t i = std::stoul(env("QL_BENCH_FIRST_LAYER", "0")); i < rows.size(); i += step)
+        layers.push_back(rows[i].name);
     std::vector<double> on, off;
     for (auto _ : state) {
         for (const auto &layer : layers) {
@@ -144,16 +148,26 @@ void ToggleEachLayer(benchmark::State &state) {
             r = (*session)->setFp32Layers({});
             off.push_back(msSince(start));
             if (std::getenv("QL_BENCH_VERBOSE"))
-                std::fprintf(stderr, "%-40s on %8.1f ms  back %8.1f ms\n", layer.c_str(), on.back(), off.back());
+                std::fprintf(stderr, "%-40s on %8.1f ms  back %8.1f ms\n", layer.c_str(), on.back(),
+                             off.back());
         }
     }
     state.counters["layers"] = static_cast<double>(layers.size());
     state.counters["create_ms"] = createMs;
     state.counters["median_toggle_ms"] = median(on);
     state.counters["median_back_ms"] = median(off);
+    state.counters["cache_mib"] = static_cast<double>((*session)->cachedBytes()) / (1 << 20);
+    // Layers with weights (Conv, Gemm, ...): toggles that change what runs, not only plumbing.
+    std::vector<double> weighted;
+    for (size_t k = 0; k < layers.size(); ++k)
+        for (const auto &row : rows)
+            if (row.name == layers[k] && !row.weightChannelSqnrDb.empty())
+                weighted.push_back(on[k]);
+    state.counters["median_weighted_toggle_ms"] = median(weighted);
     if (s.fullPassMs > 0.0) {
         state.counters["toggle_over_full_pass"] = median(on) / s.fullPassMs;
         state.counters["back_over_full_pass"] = median(off) / s.fullPassMs;
+        state.counters["weighted_toggle_over_full_pass"] = median(weighted) / s.fullPassMs;
     }
 }
 

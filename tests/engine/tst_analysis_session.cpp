@@ -48,11 +48,12 @@ SessionOptions sessionOptions() {
 BatchSourceFactory factoryOf(const EvaluationData &data) {
     return [&data]() -> Result<ActivationBatchSource> {
         auto next = std::make_shared<size_t>(0);
-        return ActivationBatchSource([&data, next](std::map<std::string, Tensor> &batch) -> Result<bool> {
-            if (*next >= data.batches.size()) return false;
-            batch = data.batches[(*next)++];
-            return true;
-        });
+        return ActivationBatchSource(
+            [&data, next](std::map<std::string, Tensor> &batch) -> Result<bool> {
+                if (*next >= data.batches.size()) return false;
+                batch = data.batches[(*next)++];
+                return true;
+            });
     };
 }
 
@@ -68,10 +69,12 @@ void expectNear(double a, double b, double rel, const std::string &what) {
         EXPECT_EQ(a, b) << what;
         return;
     }
-    EXPECT_LE(std::abs(a - b), rel * std::max(std::abs(a), std::abs(b))) << what << ": " << a << " vs " << b;
+    EXPECT_LE(std::abs(a - b), rel * std::max(std::abs(a), std::abs(b)))
+        << what << ": " << a << " vs " << b;
 }
 
-void expectNear(const std::optional<double> &a, const std::optional<double> &b, double rel, const std::string &what) {
+void expectNear(const std::optional<double> &a, const std::optional<double> &b, double rel,
+                const std::string &what) {
     ASSERT_EQ(a.has_value(), b.has_value()) << what;
     if (a) expectNear(*a, *b, rel, what);
 }
@@ -90,7 +93,8 @@ void expectSameReport(const NumericSuiteReport &a, const NumericSuiteReport &b, 
         EXPECT_EQ(x.precision, y.precision);
         expectNear(x.weightSqnrDb, y.weightSqnrDb, rel, "weight");
         EXPECT_EQ(x.weightChannelSqnrDb.size(), y.weightChannelSqnrDb.size());
-        for (size_t c = 0; c < x.weightChannelSqnrDb.size() && c < y.weightChannelSqnrDb.size(); ++c)
+        for (size_t c = 0; c < x.weightChannelSqnrDb.size() && c < y.weightChannelSqnrDb.size();
+             ++c)
             expectNear(x.weightChannelSqnrDb[c], y.weightChannelSqnrDb[c], rel, "weight channel");
         ASSERT_EQ(x.cumulative.has_value(), y.cumulative.has_value());
         if (x.cumulative) {
@@ -101,7 +105,8 @@ void expectSameReport(const NumericSuiteReport &a, const NumericSuiteReport &b, 
             expectNear(x.cumulative->saturationPct, y.cumulative->saturationPct, rel, "saturation");
             ASSERT_EQ(x.cumulative->sampleSqnrValues.size(), y.cumulative->sampleSqnrValues.size());
             for (size_t s = 0; s < x.cumulative->sampleSqnrValues.size(); ++s)
-                expectNear(x.cumulative->sampleSqnrValues[s], y.cumulative->sampleSqnrValues[s], rel, "sample");
+                expectNear(x.cumulative->sampleSqnrValues[s], y.cumulative->sampleSqnrValues[s],
+                           rel, "sample");
         }
         ASSERT_EQ(x.isolated.has_value(), y.isolated.has_value());
         if (x.isolated) expectNear(x.isolated->sqnrDb, y.isolated->sqnrDb, rel, "isolated");
@@ -157,7 +162,8 @@ struct SessionFixture {
 TEST(AnalysisSession, ReportAtCreationIsTheNumericSuites) {
     SessionFixture s;
     ASSERT_TRUE(s.open());
-    auto direct = runNumericSuite(s.f.floatGraph, s.f.quantGraph, factoryOf(s.data), suiteOptions(s.data));
+    auto direct =
+        runNumericSuite(s.f.floatGraph, s.f.quantGraph, factoryOf(s.data), suiteOptions(s.data));
     ASSERT_TRUE(direct);
     expectSameReport(s.session->report(), *direct, 0.0);
     EXPECT_FALSE(s.session->quantizedInApp());
@@ -182,7 +188,8 @@ TEST(AnalysisSession, ToggledLayerGainsSqnrAndFloatFiguresStay) {
     // Layers whose weights were not touched keep their weight figures.
     for (size_t i = 0; i < before.layers.size(); ++i)
         if (before.layers[i].name != "/conv1/Conv")
-            EXPECT_EQ(before.layers[i].weightSqnrDb, after->layers[i].weightSqnrDb) << before.layers[i].name;
+            EXPECT_EQ(before.layers[i].weightSqnrDb, after->layers[i].weightSqnrDb)
+                << before.layers[i].name;
     expectSameReport(*after, s.session->report(), 0.0);
 }
 
@@ -191,11 +198,11 @@ TEST(AnalysisSession, TogglesEqualFullRecomputationIncludingUndo) {
     ASSERT_TRUE(s.open());
     const NumericSuiteReport initial = s.session->report();
     const std::vector<std::set<std::string>> sequence = {{"/conv2/Conv"},
-                                                          {"/conv2/Conv", "/fc/Gemm"},
-                                                          {"/Add", "/pool1/MaxPool", "/conv3/Conv"},
-                                                          {"/fc/Gemm"},
-                                                          {},
-                                                          {"/conv1/Conv", "/fc/Gemm"}};
+                                                         {"/conv2/Conv", "/fc/Gemm"},
+                                                         {"/Add", "/pool1/MaxPool", "/conv3/Conv"},
+                                                         {"/fc/Gemm"},
+                                                         {},
+                                                         {"/conv1/Conv", "/fc/Gemm"}};
     NumericSuiteReport previous = initial;
     std::set<std::string> previousSet;
     for (const auto &layers : sequence) {
@@ -260,7 +267,8 @@ TEST(AnalysisSession, CancelLeavesTheSessionAsItWas) {
     const NumericSuiteReport before = s.session->report();
     const size_t nodes = s.session->quantGraph().nodes.size();
     int calls = 0;
-    auto r = s.session->setFp32Layers({"/conv3/Conv"}, [&](const std::string &, int, int) { return ++calls < 3; });
+    auto r = s.session->setFp32Layers({"/conv3/Conv"},
+                                      [&](const std::string &, int, int) { return ++calls < 3; });
     ASSERT_FALSE(r);
     EXPECT_EQ(r.status().kind(), ErrorKind::Cancelled);
     EXPECT_TRUE(s.session->fp32Layers().empty());
@@ -283,7 +291,8 @@ TEST(AnalysisSession, InAppTogglesEqualQuantizingWithExcludedNodes) {
         q.excludedNodes.assign(layers.begin(), layers.end());
         auto quantized = quant::quantizeGraph(s.f.floatGraph, stats, q);
         ASSERT_TRUE(quantized) << quantized.status().message();
-        auto direct = runNumericSuite(s.f.floatGraph, quantized->model, factoryOf(s.data), suiteOptions(s.data));
+        auto direct = runNumericSuite(s.f.floatGraph, quantized->model, factoryOf(s.data),
+                                      suiteOptions(s.data));
         ASSERT_TRUE(direct);
         auto r = s.session->setFp32Layers(layers);
         ASSERT_TRUE(r) << r.status().message();
@@ -302,7 +311,8 @@ TEST(AnalysisSession, InAppTogglesEqualQuantizingWithExcludedNodes) {
 TEST(AnalysisSession, EvaluationDataFromFilesAndRandom) {
     Fixture f;
     ASSERT_TRUE(loadFixture(f));
-    const std::string path = std::string(std::getenv("QL_TEST_DATA")) + "/fx_fashion_cnn/inputs.npy";
+    const std::string path =
+        std::string(std::getenv("QL_TEST_DATA")) + "/fx_fashion_cnn/inputs.npy";
     auto data = evaluationDataFromFiles(f.floatGraph, {path}, 24);
     ASSERT_TRUE(data) << data.status().message();
     EXPECT_EQ(data->samples, 64);
@@ -323,7 +333,8 @@ TEST(AnalysisSession, EvaluationDataFromFilesAndRandom) {
     EXPECT_EQ(maxAbsDiff(t, b->batches[0].begin()->second), 0.0);
     EXPECT_GT(maxAbsDiff(t, c->batches[0].begin()->second), 0.1);
     double sum = 0, sq = 0;
-    for (int64_t i = 0; i < t.numel(); ++i) sum += t.data<float>()[i], sq += double(t.data<float>()[i]) * t.data<float>()[i];
+    for (int64_t i = 0; i < t.numel(); ++i)
+        sum += t.data<float>()[i], sq += double(t.data<float>()[i]) * t.data<float>()[i];
     const double mean = sum / t.numel(), var = sq / t.numel() - mean * mean;
     EXPECT_NEAR(mean, 0.0, 0.1);
     EXPECT_NEAR(var, 1.0, 0.1);

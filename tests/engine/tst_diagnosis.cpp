@@ -20,7 +20,8 @@ ComparisonMetrics metrics(double sqnr, double minS = NAN, double p5 = NAN, doubl
     return m;
 }
 
-LayerReport layer(const std::string &name, const std::string &op, std::optional<double> cumulative) {
+LayerReport layer(const std::string &name, const std::string &op,
+                  std::optional<double> cumulative) {
     LayerReport r;
     r.name = name;
     r.opType = op;
@@ -90,7 +91,8 @@ TEST(Diagnosis, UnfoldedBatchNormNamesItsInput) {
     bn.outputs = {"n"};
     g.nodes = {add, bn};
     NumericSuiteReport r;
-    r.layers = {layer("/b1/Add", "Add", 35.0), layer("/b1/bn/BatchNormalization", "BatchNormalization", 12.3)};
+    r.layers = {layer("/b1/Add", "Add", 35.0),
+                layer("/b1/bn/BatchNormalization", "BatchNormalization", 12.3)};
     r.layers[1].isolated = metrics(14.0);
     const auto bnFindings = ofKind(diagnose(r, &g), FindingKind::UnfoldedBatchNorm);
     ASSERT_EQ(bnFindings.size(), 1u);

@@ -30,17 +30,19 @@ struct SuiteSetup {
             batches.push_back(batch);
         }
         options.threads = 1;
-        for (int64_t i = 0; i < f.labels.numel(); ++i) options.labels.push_back(int64_t(f.labels.valueAsDouble(i)));
+        for (int64_t i = 0; i < f.labels.numel(); ++i)
+            options.labels.push_back(int64_t(f.labels.valueAsDouble(i)));
         return true;
     }
     BatchSourceFactory factory() const {
         return [this]() -> Result<ActivationBatchSource> {
             auto next = std::make_shared<size_t>(0);
-            return ActivationBatchSource([this, next](std::map<std::string, Tensor> &batch) -> Result<bool> {
-                if (*next >= batches.size()) return false;
-                batch = batches[(*next)++];
-                return true;
-            });
+            return ActivationBatchSource(
+                [this, next](std::map<std::string, Tensor> &batch) -> Result<bool> {
+                    if (*next >= batches.size()) return false;
+                    batch = batches[(*next)++];
+                    return true;
+                });
         };
     }
     Graph toggled(const std::set<std::string> &layers) const {
@@ -75,7 +77,8 @@ void expectEqualFigures(const NumericSuiteReport &a, const NumericSuiteReport &b
         if (x.weightSqnrDb && y.weightSqnrDb) EXPECT_TRUE(close(*x.weightSqnrDb, *y.weightSqnrDb));
         ASSERT_EQ(x.cumulative.has_value(), y.cumulative.has_value());
         if (x.cumulative) {
-            EXPECT_TRUE(close(x.cumulative->sqnrDb, y.cumulative->sqnrDb)) << x.cumulative->sqnrDb << " " << y.cumulative->sqnrDb;
+            EXPECT_TRUE(close(x.cumulative->sqnrDb, y.cumulative->sqnrDb))
+                << x.cumulative->sqnrDb << " " << y.cumulative->sqnrDb;
             EXPECT_TRUE(close(x.cumulative->mse, y.cumulative->mse));
             EXPECT_EQ(x.cumulative->samples, y.cumulative->samples);
             EXPECT_EQ(x.cumulative->saturationPct, y.cumulative->saturationPct);
@@ -94,8 +97,8 @@ void expectEqualFigures(const NumericSuiteReport &a, const NumericSuiteReport &b
 TEST(IncrementalSuite, RerunsOnlyDownstreamOfTheChange) {
     SuiteSetup s;
     ASSERT_TRUE(s.load());
-    auto suite = IncrementalSuite::create(s.f.floatGraph, s.f.quantGraph, s.batches, s.full(s.f.quantGraph), s.options,
-                                          size_t(1) << 30);
+    auto suite = IncrementalSuite::create(s.f.floatGraph, s.f.quantGraph, s.batches,
+                                          s.full(s.f.quantGraph), s.options, size_t(1) << 30);
     ASSERT_TRUE(suite) << suite.status().message();
     EXPECT_GT((*suite)->cachedBytes(), 0u);
 
@@ -140,11 +143,13 @@ TEST(IncrementalSuite, CancelKeepsTheStateAndBudgetIsUnsupported) {
     SuiteSetup s;
     ASSERT_TRUE(s.load());
     const NumericSuiteReport initial = s.full(s.f.quantGraph);
-    auto tooSmall = IncrementalSuite::create(s.f.floatGraph, s.f.quantGraph, s.batches, initial, s.options, 1000);
+    auto tooSmall = IncrementalSuite::create(s.f.floatGraph, s.f.quantGraph, s.batches, initial,
+                                             s.options, 1000);
     ASSERT_FALSE(tooSmall);
     EXPECT_EQ(tooSmall.status().kind(), ErrorKind::Unsupported);
 
-    auto suite = IncrementalSuite::create(s.f.floatGraph, s.f.quantGraph, s.batches, initial, s.options, size_t(1) << 30);
+    auto suite = IncrementalSuite::create(s.f.floatGraph, s.f.quantGraph, s.batches, initial,
+                                          s.options, size_t(1) << 30);
     ASSERT_TRUE(suite);
     NumericSuiteOptions cancelling = s.options;
     cancelling.progress = [](const std::string &, int done, int) { return done < 2; };
@@ -156,4 +161,46 @@ TEST(IncrementalSuite, CancelKeepsTheStateAndBudgetIsUnsupported) {
     auto r = (*suite)->update(fc, s.options);
     ASSERT_TRUE(r);
     expectEqualFigures(*r, s.full(fc));
+}
+
+TEST(IncrementalSuite, IsolatedFiguresStayForLayersWhoseUnitDidNotChange) {
+    SuiteSetup s;
+    ASSERT_TRUE(s.load());
+    // Isolated figures as a report with the shadow comparison would carry them.
+    NumericSuiteReport initial = s.full(s.f.quantGraph);
+    ASSERT_TRUE(initial.layers[0].isolated.has_value());
+    const double int8Isolated = initial.layers[0].isolated->sqnrDb;  // /conv1/Conv
+    for (size_t i = 0; i < initial.layers.size(); ++i) {
+        initial.layers[i].isolated = ComparisonMetrics{};
+        initial.layers[i].isolated->sqnrDb = 30.0 + double(i);
+        initial.layers[i].kernelVsReferenceSqnrDb = 60.0 + double(i);
+    }
+    auto suite = IncrementalSuite::create(s.f.floatGraph, s.f.quantGraph, s.batches, initial,
+                                          s.options, size_t(1) << 30);
+    ASSERT_TRUE(suite);
+    auto toggled = (*suite)->update(s.toggled({"/conv1/Conv"}), s.options);
+    ASSERT_TRUE(toggled);
+    for (size_t i = 0; i < toggled->layers.size(); ++i) {
+        const LayerReport &row = toggled->layers[i];
+        SCOPED_TRACE(row.name);
+        if (row.name == "/conv1/Conv") {
+            // Compared in isolation again: a float layer, its output still requantized for the
+            // int8 layers after it, so only the output quantizer's error is left.
+            ASSERT_TRUE(row.isolated.has_value());
+            EXPECT_GT(row.isolated->sqnrDb, int8Isolated + 3.0);
+            EXPECT_EQ(row.precision, "fp32");
+        } else {
+            // Downstream cumulative figures changed, their own isolated ones did not.
+            ASSERT_TRUE(row.isolated.has_value());
+            EXPECT_EQ(row.isolated->sqnrDb, 30.0 + double(i));
+            EXPECT_EQ(row.kernelVsReferenceSqnrDb, 60.0 + double(i));
+        }
+    }
+    auto back = (*suite)->update(s.f.quantGraph, s.options);
+    ASSERT_TRUE(back);
+    for (size_t i = 0; i < back->layers.size(); ++i) {
+        ASSERT_TRUE(back->layers[i].isolated.has_value());
+        EXPECT_EQ(back->layers[i].isolated->sqnrDb, 30.0 + double(i));
+        EXPECT_EQ(back->layers[i].notes, initial.layers[i].notes);
+    }
 }

@@ -42,8 +42,8 @@ Pair makePair() {
     Node &c1 = f.node("Conv", "conv1", {"x", f.init("w1", p.w1), f.init("b1", p.b1)}, {"c1"});
     c1.attributes["pads"] = intsAttr({1, 1, 1, 1});
     Node &bn = f.node("BatchNormalization", "bn1",
-                      {"c1", f.init("gamma", p.gamma), f.init("beta", p.beta), f.init("mean", p.mean),
-                       f.init("var", p.var)},
+                      {"c1", f.init("gamma", p.gamma), f.init("beta", p.beta),
+                       f.init("mean", p.mean), f.init("var", p.var)},
                       {"bn"});
     bn.attributes["epsilon"] = floatAttr(kEps);
     f.node("Relu", "relu1", {"bn"}, {"r1"});
@@ -71,14 +71,18 @@ Pair makePair() {
 std::pair<Tensor, Tensor> foldedConv1(const Pair &p) {
     Tensor w = p.w1.clone(), b = p.b1.clone();
     for (int oc = 0; oc < 3; ++oc) {
-        const double s = p.gamma.data<float>()[oc] / std::sqrt(double(p.var.data<float>()[oc]) + kEps);
-        for (int i = 0; i < 18; ++i) w.data<float>()[oc * 18 + i] = float(p.w1.data<float>()[oc * 18 + i] * s);
-        b.data<float>()[oc] = float((p.b1.data<float>()[oc] - p.mean.data<float>()[oc]) * s + p.beta.data<float>()[oc]);
+        const double s =
+            p.gamma.data<float>()[oc] / std::sqrt(double(p.var.data<float>()[oc]) + kEps);
+        for (int i = 0; i < 18; ++i)
+            w.data<float>()[oc * 18 + i] = float(p.w1.data<float>()[oc * 18 + i] * s);
+        b.data<float>()[oc] = float((p.b1.data<float>()[oc] - p.mean.data<float>()[oc]) * s +
+                                    p.beta.data<float>()[oc]);
     }
     return {w, b};
 }
 
-std::vector<LayerMatch> matchesFor(const Graph &f, const Graph &q, const std::set<std::string> &names) {
+std::vector<LayerMatch> matchesFor(const Graph &f, const Graph &q,
+                                   const std::set<std::string> &names) {
     auto m = matchLayers(f, q);
     EXPECT_TRUE(m) << m.status().message();
     std::vector<LayerMatch> out;
@@ -94,14 +98,18 @@ std::vector<Tensor> runInt8(Graph g, const std::map<std::string, Tensor> &feeds)
     return run(std::move(g), feeds);
 }
 
-bool hasNode(const Graph &g, const std::string &name) { return g.findNode(name) != nullptr; }
+bool hasNode(const Graph &g, const std::string &name) {
+    return g.findNode(name) != nullptr;
+}
 
 }  // namespace
 
 TEST(KeepLayersFp32, FirstLayerEqualsHandRewrittenGraph) {
     Pair p = makePair();
     Graph toggled = p.quantModel.g;
-    ASSERT_TRUE(keepLayersFp32(toggled, p.floatModel.g, matchesFor(p.floatModel.g, toggled, {"conv1"})).isOk());
+    ASSERT_TRUE(
+        keepLayersFp32(toggled, p.floatModel.g, matchesFor(p.floatModel.g, toggled, {"conv1"}))
+            .isOk());
 
     // By hand: conv1 reads x directly with the folded float weight and bias.
     Graph expected = p.quantModel.g;
@@ -132,7 +140,9 @@ TEST(KeepLayersFp32, FirstLayerEqualsHandRewrittenGraph) {
 TEST(KeepLayersFp32, LastLayerDropsItsOutputQdqAndEqualsHandRewrittenGraph) {
     Pair p = makePair();
     Graph toggled = p.quantModel.g;
-    ASSERT_TRUE(keepLayersFp32(toggled, p.floatModel.g, matchesFor(p.floatModel.g, toggled, {"conv2"})).isOk());
+    ASSERT_TRUE(
+        keepLayersFp32(toggled, p.floatModel.g, matchesFor(p.floatModel.g, toggled, {"conv2"}))
+            .isOk());
     EXPECT_FALSE(hasNode(toggled, "q_qc2_q"));
     EXPECT_FALSE(hasNode(toggled, "dq_out"));
     // conv1 stays int8: conv2 reads its dequantized output, the quantizer stays conv1's.
@@ -146,9 +156,10 @@ TEST(KeepLayersFp32, LastLayerDropsItsOutputQdqAndEqualsHandRewrittenGraph) {
     expected.initializers["w2_float"] = p.w2;
     mutableNode(expected, "conv2").inputs = {"qr1_dq", "w2_float"};
     mutableNode(expected, "conv2").outputs = {"out"};
-    expected.nodes.erase(std::remove_if(expected.nodes.begin(), expected.nodes.end(),
-                                        [](const Node &n) { return n.name == "q_qc2_q" || n.name == "dq_out"; }),
-                         expected.nodes.end());
+    expected.nodes.erase(
+        std::remove_if(expected.nodes.begin(), expected.nodes.end(),
+                       [](const Node &n) { return n.name == "q_qc2_q" || n.name == "dq_out"; }),
+        expected.nodes.end());
     const auto got = runInt8(toggled, p.quantModel.feeds);
     const auto want = runInt8(expected, p.quantModel.feeds);
     ASSERT_EQ(got.size(), 1u);
@@ -158,8 +169,9 @@ TEST(KeepLayersFp32, LastLayerDropsItsOutputQdqAndEqualsHandRewrittenGraph) {
 TEST(KeepLayersFp32, AllLayersGiveTheFloatModelsOutput) {
     Pair p = makePair();
     Graph toggled = p.quantModel.g;
-    ASSERT_TRUE(
-        keepLayersFp32(toggled, p.floatModel.g, matchesFor(p.floatModel.g, toggled, {"conv1", "conv2"})).isOk());
+    ASSERT_TRUE(keepLayersFp32(toggled, p.floatModel.g,
+                               matchesFor(p.floatModel.g, toggled, {"conv1", "conv2"}))
+                    .isOk());
     EXPECT_FALSE(isQuantizedModel(toggled));
     const auto got = runInt8(toggled, p.quantModel.feeds);
     const auto want = run(p.floatModel.g, p.floatModel.feeds);
@@ -171,7 +183,9 @@ TEST(KeepLayersFp32, FxFixtureKeepsSharedQuantizersForTheInt8Add) {
     Fixture f;
     ASSERT_TRUE(loadFixture(f));
     Graph toggled = f.quantGraph;
-    ASSERT_TRUE(keepLayersFp32(toggled, f.floatGraph, matchesFor(f.floatGraph, toggled, {"/conv2/Conv"})).isOk());
+    ASSERT_TRUE(
+        keepLayersFp32(toggled, f.floatGraph, matchesFor(f.floatGraph, toggled, {"/conv2/Conv"}))
+            .isOk());
     // conv1 stays int8: conv2 reads its dequantized output; conv2's output is still quantized
     // for the int8 Add.
     EXPECT_TRUE(hasNode(toggled, "/conv1/QuantizeLinear"));
@@ -182,8 +196,9 @@ TEST(KeepLayersFp32, FxFixtureKeepsSharedQuantizersForTheInt8Add) {
 
     // conv1 and conv2 together: conv2 reads conv1's float output; the Add still reads it quantized.
     Graph both = f.quantGraph;
-    ASSERT_TRUE(
-        keepLayersFp32(both, f.floatGraph, matchesFor(f.floatGraph, both, {"/conv1/Conv", "/conv2/Conv"})).isOk());
+    ASSERT_TRUE(keepLayersFp32(both, f.floatGraph,
+                               matchesFor(f.floatGraph, both, {"/conv1/Conv", "/conv2/Conv"}))
+                    .isOk());
     EXPECT_EQ(both.findNode("/conv2/Conv")->inputs[0], "/conv1/Relu_output_0");
     EXPECT_FALSE(hasNode(both, "/conv2/DequantizeLinear"));
     EXPECT_TRUE(hasNode(both, "/conv1/QuantizeLinear"));

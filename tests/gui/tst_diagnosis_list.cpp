@@ -18,11 +18,13 @@ class TestDiagnosisList : public QObject {
 private:
     static std::shared_ptr<NumericSuiteReport> report() {
         auto r = std::make_shared<NumericSuiteReport>();
-        for (auto [name, sqnr] : {std::pair<const char *, double>{"/conv1/Conv", 40.0}, {"/conv2/Conv", 35.0},
+        for (auto [name, sqnr] : {std::pair<const char *, double>{"/conv1/Conv", 40.0},
+                                  {"/conv2/Conv", 35.0},
                                   {"/bn/BatchNormalization", 12.25}}) {
             LayerReport row;
             row.name = name;
-            row.opType = std::string(name).find("Batch") != std::string::npos ? "BatchNormalization" : "Conv";
+            row.opType = std::string(name).find("Batch") != std::string::npos ? "BatchNormalization"
+                                                                              : "Conv";
             row.precision = "int8";
             row.cumulative = ComparisonMetrics{};
             row.cumulative->sqnrDb = sqnr;
@@ -58,10 +60,12 @@ private slots:
         QSignalSpy spy(&list, &DiagnosisList::layerActivated);
         list.show();
         QVERIFY(QTest::qWaitForWindowExposed(&list));
-        QTest::mouseClick(list.viewport(), Qt::LeftButton, {}, list.visualItemRect(list.item(1)).center());
+        QTest::mouseClick(list.viewport(), Qt::LeftButton, {},
+                          list.visualItemRect(list.item(1)).center());
         QCOMPARE(spy.count(), 1);
         QCOMPARE(spy.at(0).at(0).toInt(), 2);
-        QTest::mouseClick(list.viewport(), Qt::LeftButton, {}, list.visualItemRect(list.item(0)).center());
+        QTest::mouseClick(list.viewport(), Qt::LeftButton, {},
+                          list.visualItemRect(list.item(0)).center());
         QCOMPARE(spy.count(), 1);  // the whole model: nothing to select
     }
 
@@ -69,10 +73,12 @@ private slots:
         DiagnosisList list;
         list.setReport(report());
         const int before = list.count();
-        list.setThresholdDb(38.0);  // conv2 (35 dB) is now the first low layer, the BN a 22.8 dB jump
+        list.setThresholdDb(
+            38.0);  // conv2 (35 dB) is now the first low layer, the BN a 22.8 dB jump
         QCOMPARE(list.count(), before + 1);
         bool conv2 = false;
-        for (int i = 0; i < list.count(); ++i) conv2 |= list.item(i)->text().contains(QStringLiteral("/conv2/Conv"));
+        for (int i = 0; i < list.count(); ++i)
+            conv2 |= list.item(i)->text().contains(QStringLiteral("/conv2/Conv"));
         QVERIFY(conv2);
         list.setFindings({});
         QCOMPARE(list.count(), 1);
@@ -92,7 +98,8 @@ private slots:
         }
         f.kind = FindingKind::WeightChannelOutlier;
         const QString text = DiagnosisList::describe(f);
-        QVERIFY2(text.contains(QStringLiteral("7")) && text.contains(QStringLiteral("17.3")), qPrintable(text));
+        QVERIFY2(text.contains(QStringLiteral("7")) && text.contains(QStringLiteral("17.3")),
+                 qPrintable(text));
     }
 };
 
