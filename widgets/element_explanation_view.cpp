@@ -28,10 +28,6 @@ QString coords(const std::vector<int64_t> &c) {
     return QLatin1Char('[') + formatElement(c) + QLatin1Char(']');
 }
 
-QString tr(const char *text) {
-    return QCoreApplication::translate("ql::ui::ElementExplanationView", text);
-}
-
 // At most this many products are listed; the sum covers all of them.
 constexpr size_t kListedTerms = 12;
 
@@ -49,34 +45,64 @@ std::vector<size_t> listedTerms(const ElementExplanation &e) {
     return order;
 }
 
+// "a", "b" for a binary op; "x1", "x2", ... for a window or more operands.
+QString operandName(const ElementExplanation &e, size_t i) {
+    if (e.operands.size() == 2 && e.opFormula.find("window") == std::string::npos)
+        return i == 0 ? QStringLiteral("a") : QStringLiteral("b");
+    return QStringLiteral("x%1").arg(i + 1);
+}
+
 QString outputChain(const ElementExplanation &e, QString out) {
-    out += tr("Requantize:\n");
+    if (!e.requantized) {
+        out += ElementExplanationView::tr(
+                   "No requantization: %1 works on the 8-bit values;\n"
+                   "the output keeps the input's scale and zero point.\n")
+                   .arg(QString::fromStdString(e.quantOp));
+        out += ElementExplanationView::tr("Dequantize: y_scale·(q − y_zp) = %1·(%2 − %3) = %4\n")
+                   .arg(num(e.yScale))
+                   .arg(e.quantized)
+                   .arg(e.yZeroPoint)
+                   .arg(num(e.dequantized, 8));
+        if (e.engineQuantized)
+            out += e.matchesEngine
+                       ? ElementExplanationView::tr("Engine's int8 output: %1 ✓ equal\n")
+                             .arg(*e.engineQuantized)
+                       : ElementExplanationView::tr("Engine's int8 output: %1 ✗ differs\n")
+                             .arg(*e.engineQuantized);
+        return out;
+    }
+    out += ElementExplanationView::tr("Requantize:\n");
     if (e.kind == ElementExplanation::Kind::IntegerMatMul) {
-        out += tr("  M = x_scale·w_scale / y_scale\n");
-        out += tr("    = %1·%2 / %3 = %4\n")
+        out += ElementExplanationView::tr("  M = x_scale·w_scale / y_scale\n");
+        out += ElementExplanationView::tr("    = %1·%2 / %3 = %4\n")
                    .arg(num(e.xScale), num(e.wScale), num(e.yScale), num(e.multiplier, 8));
-        out += tr("  acc·M          = %1\n").arg(num(e.scaled, 8));
+        out += ElementExplanationView::tr("  acc·M          = %1\n").arg(num(e.scaled, 8));
     } else if (e.yScale > 0.0f) {
-        out += tr("  real / y_scale = %1 / %2 = %3\n")
+        out += ElementExplanationView::tr("  real / y_scale = %1 / %2 = %3\n")
                    .arg(num(e.realResult, 8), num(e.yScale), num(e.scaled, 8));
     }
-    out += tr("  round (half to even) = %1\n").arg(num(e.rounded, 10));
-    out += tr("  + y_zp (%1)          = %2\n").arg(e.yZeroPoint).arg(e.beforeClamp);
+    out += ElementExplanationView::tr("  round (half to even) = %1\n").arg(num(e.rounded, 10));
+    out += ElementExplanationView::tr("  + y_zp (%1)          = %2\n")
+               .arg(e.yZeroPoint)
+               .arg(e.beforeClamp);
     QString range = QStringLiteral("[%1, %2]").arg(e.qmin).arg(e.qmax);
     if (!e.activation.empty())
-        range += tr(" (narrowed by the fused %1)").arg(QString::fromStdString(e.activation));
-    out += tr("  clamp to %1 → %2%3\n")
+        range += ElementExplanationView::tr(" (narrowed by the fused %1)")
+                     .arg(QString::fromStdString(e.activation));
+    out += ElementExplanationView::tr("  clamp to %1 → %2%3\n")
                .arg(range)
                .arg(e.quantized)
-               .arg(e.clamped ? tr("  (clamped)") : QString());
-    out += tr("Dequantize: y_scale·(q − y_zp) = %1·(%2 − %3) = %4\n")
+               .arg(e.clamped ? ElementExplanationView::tr("  (clamped)") : QString());
+    out += ElementExplanationView::tr("Dequantize: y_scale·(q − y_zp) = %1·(%2 − %3) = %4\n")
                .arg(num(e.yScale))
                .arg(e.quantized)
                .arg(e.yZeroPoint)
                .arg(num(e.dequantized, 8));
     if (e.engineQuantized)
-        out += e.matchesEngine ? tr("Engine's int8 output: %1 ✓ equal\n").arg(*e.engineQuantized)
-                               : tr("Engine's int8 output: %1 ✗ differs\n").arg(*e.engineQuantized);
+        out += e.matchesEngine ? ElementExplanationView::tr("Engine's int8 output: %1 ✓ equal\n")
+                                     .arg(*e.engineQuantized)
+                               : ElementExplanationView::tr("Engine's int8 output: %1 ✗ differs\n")
+                                     .arg(*e.engineQuantized);
     return out;
 }
 
@@ -102,26 +128,33 @@ std::optional<std::vector<int64_t>> parseElement(const QString &text) {
 }
 
 QString integerColumnText(const ElementExplanation &e) {
-    QString out = tr("Quantized layer: %1\n").arg(QString::fromStdString(e.quantOp));
+    QString out =
+        ElementExplanationView::tr("Quantized layer: %1\n").arg(QString::fromStdString(e.quantOp));
     if (!e.foldedQuantNodes.empty()) {
         QStringList folded;
         for (const auto &n : e.foldedQuantNodes) folded << QString::fromStdString(n);
-        out += tr("  with %1 fused\n").arg(folded.join(QStringLiteral(", ")));
+        out +=
+            ElementExplanationView::tr("  with %1 fused\n").arg(folded.join(QStringLiteral(", ")));
     }
-    out += tr("Output element %1\n\n").arg(coords(e.element));
+    out += ElementExplanationView::tr("Output element %1\n\n").arg(coords(e.element));
     switch (e.kind) {
         case ElementExplanation::Kind::IntegerMatMul: {
-            out += tr("x_zp = %1   x_scale = %2\n").arg(e.xZeroPoint).arg(num(e.xScale));
-            out += tr("w_zp = %1   w_scale = %2   (channel %3)\n")
+            out += ElementExplanationView::tr("x_zp = %1   x_scale = %2\n")
+                       .arg(e.xZeroPoint)
+                       .arg(num(e.xScale));
+            out += ElementExplanationView::tr("w_zp = %1   w_scale = %2   (channel %3)\n")
                        .arg(e.wZeroPoint)
                        .arg(num(e.wScale))
                        .arg(e.channel);
             const std::vector<size_t> listed = listedTerms(e);
-            out += listed.size() < e.terms.size()
-                       ? tr("Products (x_q − x_zp)·(w_q − w_zp), the %1 largest of %2:\n")
-                             .arg(listed.size())
-                             .arg(e.terms.size())
-                       : tr("Products (x_q − x_zp)·(w_q − w_zp), %1 in all:\n").arg(e.terms.size());
+            out +=
+                listed.size() < e.terms.size()
+                    ? ElementExplanationView::tr(
+                          "Products (x_q − x_zp)·(w_q − w_zp), the %1 largest of %2:\n")
+                          .arg(listed.size())
+                          .arg(e.terms.size())
+                    : ElementExplanationView::tr("Products (x_q − x_zp)·(w_q − w_zp), %1 in all:\n")
+                          .arg(e.terms.size());
             for (size_t i : listed) {
                 const auto &t = e.terms[i];
                 out += QStringLiteral("  x%1=%2  w%3=%4  → (%5)·(%6) = %7\n")
@@ -134,60 +167,77 @@ QString integerColumnText(const ElementExplanation &e) {
                            .arg(t.product);
             }
             if (listed.size() < e.terms.size())
-                out += tr("  … %1 more\n").arg(e.terms.size() - listed.size());
+                out +=
+                    ElementExplanationView::tr("  … %1 more\n").arg(e.terms.size() - listed.size());
             if (e.paddingTaps > 0)
-                out += tr("  (%1 window positions in the padding add 0)\n").arg(e.paddingTaps);
-            out += tr("int32 accumulation Σ = %1\n").arg(e.accumulator);
-            out += tr("+ bias_int32 (%1) = %2\n\n").arg(e.biasInt32).arg(e.accumulatorWithBias);
+                out += ElementExplanationView::tr("  (%1 window positions in the padding add 0)\n")
+                           .arg(e.paddingTaps);
+            out += ElementExplanationView::tr("int32 accumulation Σ = %1\n").arg(e.accumulator);
+            out += ElementExplanationView::tr("+ bias_int32 (%1) = %2\n\n")
+                       .arg(e.biasInt32)
+                       .arg(e.accumulatorWithBias);
             return outputChain(e, out);
         }
         case ElementExplanation::Kind::BatchNorm:
             if (!e.operands.empty()) {
                 const auto &x = e.operands[0];
-                out += tr("x_q = %1   x_zp = %2   x_scale = %3\n")
+                out += ElementExplanationView::tr("x_q = %1   x_zp = %2   x_scale = %3\n")
                            .arg(x.q)
                            .arg(x.zeroPoint)
                            .arg(num(x.scale));
-                out += tr("x = x_scale·(x_q − x_zp) = %1\n").arg(num(x.real, 8));
+                out += ElementExplanationView::tr("x = x_scale·(x_q − x_zp) = %1\n")
+                           .arg(num(x.real, 8));
             }
-            out += tr("gamma = %1  beta = %2\nmean = %3  var = %4  eps = %5   (channel %6)\n")
+            out += ElementExplanationView::tr(
+                       "gamma = %1  beta = %2\nmean = %3  var = %4  eps = %5   (channel %6)\n")
                        .arg(num(e.gamma), num(e.beta), num(e.mean), num(e.var), num(e.epsilon))
                        .arg(e.channel);
-            out += tr("y = gamma·(x − mean)/sqrt(var + eps) + beta\n  = %1   (in float, between DQ "
-                      "and Q)\n\n")
-                       .arg(num(e.realResult, 8));
+            out +=
+                ElementExplanationView::tr(
+                    "y = gamma·(x − mean)/sqrt(var + eps) + beta\n  = %1   (in float, between DQ "
+                    "and Q)\n\n")
+                    .arg(num(e.realResult, 8));
             return outputChain(e, out);
         case ElementExplanation::Kind::Requantize:
-            out += tr("Operands (%1):\n").arg(e.operands.size());
+            out += ElementExplanationView::tr("Operands (%1):\n").arg(e.operands.size());
             for (size_t i = 0; i < e.operands.size() && i < kListedTerms; ++i) {
                 const auto &op = e.operands[i];
                 if (op.quantized && op.scale > 0.0f)
-                    out += tr("  q = %1, zp = %2, scale = %3 → %4\n")
+                    out += ElementExplanationView::tr("  %1: q = %2, zp = %3, scale = %4 → %5\n")
+                               .arg(operandName(e, i))
                                .arg(op.q)
                                .arg(op.zeroPoint)
                                .arg(num(op.scale))
                                .arg(num(op.real, 8));
                 else if (op.quantized)
-                    out += tr("  q = %1\n").arg(op.q);
+                    out += ElementExplanationView::tr("  %1: q = %2\n")
+                               .arg(operandName(e, i))
+                               .arg(op.q);
                 else
-                    out += tr("  %1 (float)\n").arg(num(op.real, 8));
+                    out += ElementExplanationView::tr("  %1: %2 (float)\n")
+                               .arg(operandName(e, i), num(op.real, 8));
             }
             if (e.operands.size() > kListedTerms)
-                out += tr("  … %1 more\n").arg(e.operands.size() - kListedTerms);
-            out += tr("%1 = %2\n\n").arg(QString::fromStdString(e.opFormula), num(e.realResult, 8));
+                out += ElementExplanationView::tr("  … %1 more\n")
+                           .arg(e.operands.size() - kListedTerms);
+            out += ElementExplanationView::tr("%1 = %2\n\n")
+                       .arg(QString::fromStdString(e.opFormula), num(e.realResult, 8));
             return outputChain(e, out);
     }
     return out;
 }
 
 QString floatColumnText(const ElementExplanation &e) {
-    QString out = tr("Float model: %1\n").arg(QString::fromStdString(e.floatOp));
-    if (e.batchNormFolded) out += tr("  (BatchNormalization folded into w and b)\n");
-    out += tr("Output element %1\n\n").arg(coords(e.element));
+    QString out =
+        ElementExplanationView::tr("Float model: %1\n").arg(QString::fromStdString(e.floatOp));
+    if (e.batchNormFolded)
+        out += ElementExplanationView::tr("  (BatchNormalization folded into w and b)\n");
+    out += ElementExplanationView::tr("Output element %1\n\n").arg(coords(e.element));
     if (e.kind == ElementExplanation::Kind::IntegerMatMul) {
-        out += tr("%1\n").arg(QString::fromStdString(e.floatFormula));
+        out += ElementExplanationView::tr("%1\n").arg(QString::fromStdString(e.floatFormula));
         const std::vector<size_t> listed = listedTerms(e);
-        out += tr("Products x·w (float input and weight),\nsame positions:\n");
+        out +=
+            ElementExplanationView::tr("Products x·w (float input and weight),\nsame positions:\n");
         for (size_t i : listed) {
             const auto &t = e.terms[i];
             if (!t.hasFloat) break;
@@ -195,31 +245,31 @@ QString floatColumnText(const ElementExplanation &e) {
                        .arg(num(t.xFloat, 5), num(t.wFloat, 5), num(t.xFloat * t.wFloat, 5));
         }
         if (listed.size() < e.terms.size())
-            out += tr("  … %1 more\n").arg(e.terms.size() - listed.size());
-        out += tr("b = %1\n").arg(num(e.floatBias, 8));
+            out += ElementExplanationView::tr("  … %1 more\n").arg(e.terms.size() - listed.size());
+        out += ElementExplanationView::tr("b = %1\n").arg(num(e.floatBias, 8));
     } else {
-        out += tr("%1\n").arg(QString::fromStdString(e.floatFormula));
+        out += ElementExplanationView::tr("%1\n").arg(QString::fromStdString(e.floatFormula));
         const bool batchNorm = e.kind == ElementExplanation::Kind::BatchNorm;
         for (size_t i = 0; i < e.operands.size() && i < kListedTerms; ++i)
             if (e.operands[i].floatValue)
-                out += tr("  %1 = %2\n    (quantized model: %3)\n")
-                           .arg(batchNorm ? QStringLiteral("x")
-                                          : (i == 0   ? QStringLiteral("a")
-                                             : i == 1 ? QStringLiteral("b")
-                                                      : QString::number(i)))
+                out += ElementExplanationView::tr("  %1 = %2\n    (quantized model: %3)\n")
+                           .arg(batchNorm ? QStringLiteral("x") : operandName(e, i))
                            .arg(num(*e.operands[i].floatValue, 8), num(e.operands[i].real, 8));
     }
-    out += tr("\nFormula value     = %1\n").arg(num(e.floatComputed, 8));
-    out += tr("Float model value = %1\n").arg(num(e.floatModelValue, 8));
-    out += tr("Quantized value   = %1\n").arg(num(e.engineDequantized, 8));
-    out += tr("Difference (quantized − float) = %1\n").arg(num(e.difference, 6));
+    out += ElementExplanationView::tr("\nFormula value     = %1\n").arg(num(e.floatComputed, 8));
+    out += ElementExplanationView::tr("Float model value = %1\n").arg(num(e.floatModelValue, 8));
+    out += ElementExplanationView::tr("Quantized value   = %1\n").arg(num(e.engineDequantized, 8));
+    out += ElementExplanationView::tr("Difference (quantized − float) = %1\n")
+               .arg(num(e.difference, 6));
     if (e.yScale > 0.0f) {
-        out += tr("  = %1 output steps\n").arg(num(e.difference / e.yScale, 3));
+        out += ElementExplanationView::tr("  = %1 output steps\n")
+                   .arg(num(e.difference / e.yScale, 3));
         // Where it comes from: the op on quantized operands vs the float ones, then this layer's
         // own rounding and clamping of the result.
-        out +=
-            tr("  from the quantized operands: %1\n").arg(num(e.realResult - e.floatComputed, 4));
-        out += tr("  from requantization:         %1\n").arg(num(e.dequantized - e.realResult, 4));
+        out += ElementExplanationView::tr("  from the quantized operands: %1\n")
+                   .arg(num(e.realResult - e.floatComputed, 4));
+        out += ElementExplanationView::tr("  from requantization:         %1\n")
+                   .arg(num(e.dequantized - e.realResult, 4));
     }
     for (const auto &note : e.notes) out += QLatin1Char('\n') + QString::fromStdString(note);
     return out;
@@ -227,12 +277,13 @@ QString floatColumnText(const ElementExplanation &e) {
 
 ElementExplanationView::ElementExplanationView(QWidget *parent) : QWidget(parent) {
     m_edit = new QLineEdit(this);
-    m_edit->setPlaceholderText(tr("Output element, e.g. 0, 3, 12, 7"));
-    m_edit->setToolTip(tr(
+    m_edit->setPlaceholderText(ElementExplanationView::tr("Output element, e.g. 0, 3, 12, 7"));
+    m_edit->setToolTip(ElementExplanationView::tr(
         "Coordinates of one output element (N, C, H, W for a convolution, row, column for Gemm)"));
-    m_explain = new QPushButton(tr("Explain"), this);
-    m_worst = new QPushButton(tr("Worst element"), this);
-    m_worst->setToolTip(tr("The element with the largest error in the first sample"));
+    m_explain = new QPushButton(ElementExplanationView::tr("Explain"), this);
+    m_worst = new QPushButton(ElementExplanationView::tr("Worst element"), this);
+    m_worst->setToolTip(
+        ElementExplanationView::tr("The element with the largest error in the first sample"));
     m_verdict = new QLabel(this);
     m_verdict->setTextInteractionFlags(Qt::TextSelectableByMouse);
     const QFont mono = QFontDatabase::systemFont(QFontDatabase::FixedFont);
@@ -247,13 +298,14 @@ ElementExplanationView::ElementExplanationView(QWidget *parent) : QWidget(parent
     m_float = makeText();
 
     auto *top = new QHBoxLayout;
-    top->addWidget(new QLabel(tr("Element:"), this));
+    top->addWidget(new QLabel(ElementExplanationView::tr("Element:"), this));
     top->addWidget(m_edit, 1);
     top->addWidget(m_explain);
     top->addWidget(m_worst);
     auto *grid = new QGridLayout;
-    auto *intTitle = new QLabel(tr("<b>Integer arithmetic (int8 kernel)</b>"), this);
-    auto *floatTitle = new QLabel(tr("<b>Float model</b>"), this);
+    auto *intTitle =
+        new QLabel(ElementExplanationView::tr("<b>Integer arithmetic (int8 kernel)</b>"), this);
+    auto *floatTitle = new QLabel(ElementExplanationView::tr("<b>Float model</b>"), this);
     grid->addWidget(intTitle, 0, 0);
     grid->addWidget(floatTitle, 0, 1);
     grid->addWidget(m_integer, 1, 0);
@@ -277,7 +329,8 @@ ElementExplanationView::ElementExplanationView(QWidget *parent) : QWidget(parent
 void ElementExplanationView::submit() {
     const auto element = parseElement(m_edit->text());
     if (!element) {
-        m_verdict->setText(tr("Type the element's coordinates as numbers separated by commas."));
+        m_verdict->setText(ElementExplanationView::tr(
+            "Type the element's coordinates as numbers separated by commas."));
         return;
     }
     emit elementRequested(*element);
@@ -292,19 +345,21 @@ void ElementExplanationView::clear(const QString &message) {
 void ElementExplanationView::setExplanation(const std::optional<analysis::ElementExplanation> &e,
                                             const QString &why) {
     if (!e) {
-        clear(why.isEmpty() ? tr("No explanation for this layer.") : why);
+        clear(why.isEmpty() ? ElementExplanationView::tr("No explanation for this layer.") : why);
         return;
     }
     m_edit->setText(formatElement(e->element));
     m_integer->setPlainText(integerColumnText(*e));
     m_float->setPlainText(floatColumnText(*e));
     QString verdict =
-        tr("Quantized %1 vs float %2: difference %3")
+        ElementExplanationView::tr("Quantized %1 vs float %2: difference %3")
             .arg(num(e->engineDequantized, 6), num(e->floatModelValue, 6), num(e->difference, 4));
     if (e->engineQuantized)
         verdict += e->matchesEngine
-                       ? tr(" — the recomputed integer equals the engine's output.")
-                       : tr(" — the recomputed integer DIFFERS from the engine's output.");
+                       ? ElementExplanationView::tr(
+                             " — the recomputed integer equals the engine's output.")
+                       : ElementExplanationView::tr(
+                             " — the recomputed integer DIFFERS from the engine's output.");
     m_verdict->setText(verdict);
 }
 

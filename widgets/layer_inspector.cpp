@@ -200,7 +200,7 @@ LayerInspector::~LayerInspector() {
 }
 
 bool LayerInspector::isBusy() const {
-    return m_watcher.isRunning() || m_pending;
+    return m_running || m_pending;
 }
 
 void LayerInspector::setContext(InspectorContext context) {
@@ -220,6 +220,7 @@ const analysis::LayerReport *LayerInspector::reportRow() const {
 void LayerInspector::setLayer(int row) {
     m_row = row;
     m_inspection.reset();
+    m_capture.reset();
     m_error.clear();
     const analysis::LayerReport *layer = reportRow();
     if (!layer) {
@@ -248,20 +249,43 @@ void LayerInspector::setLayer(int row) {
 
 void LayerInspector::explainElement(const std::vector<int64_t> &element) {
     if (m_row < 0) return;
-    request(m_row, element);
+    // With the layer's capture at hand only the explanation is recomputed.
+    request(m_row, element, m_capture && m_inspection && !m_running);
 }
 
-void LayerInspector::request(int row, const std::vector<int64_t> &element) {
+void LayerInspector::request(int row, const std::vector<int64_t> &element, bool explainOnly) {
     ++m_generation;
-    if (m_watcher.isRunning()) {
+    if (m_running) {
         // Superseded: the running job's result will be dropped, this one runs after it.
         m_pending = true;
         m_pendingRow = row;
         m_pendingElement = element;
+        m_pendingExplainOnly = explainOnly || (m_capture != nullptr && m_inspection &&
+                                               row == m_row && !element.empty());
         setBusy(true);
         return;
     }
     m_pending = false;
+    if (explainOnly && m_capture) {
+        setBusy(true);
+        const quint64 generation = m_generation;
+        auto capture = m_capture;
+        m_running = true;
+        m_watcher.setFuture(QtConcurrent::run([=]() {
+            InspectorOutcome out;
+            out.row = row;
+            out.generation = generation;
+            out.explainOnly = true;
+            auto e = analysis::explainElement(*capture, element);
+            if (e)
+                out.explanation = std::move(*e);
+            else
+                out.error = QString::fromStdString(e.status().message());
+            return out;
+        }));
+        return;
+    }
+    m_capture.reset();
     const analysis::LayerReport *layer = &m_context.report->layers[static_cast<size_t>(row)];
     const analysis::LayerMatch *match = nullptr;
     for (const auto &m : m_context.matches)
@@ -283,11 +307,19 @@ void LayerInspector::request(int row, const std::vector<int64_t> &element) {
     const analysis::LayerMatch matchCopy = *match;
     analysis::LayerInspectionOptions options = m_context.options;
     options.element = element;
+    m_running = true;  // until onFinished: the future may be done before its signal arrives
     m_watcher.setFuture(QtConcurrent::run([=]() {
         InspectorOutcome out;
         out.row = row;
         out.generation = generation;
-        auto r = analysis::inspectLayer(*floatGraph, *quantGraph, matchCopy, *batch, options);
+        auto capture =
+            analysis::captureLayer(*floatGraph, *quantGraph, matchCopy, *batch, options.capture);
+        if (!capture) {
+            out.error = QString::fromStdString(capture.status().message());
+            return out;
+        }
+        out.capture = std::make_shared<const analysis::LayerCapture>(std::move(*capture));
+        auto r = analysis::inspectCapture(*out.capture, options);
         if (r)
             out.inspection = std::move(*r);
         else
@@ -297,16 +329,29 @@ void LayerInspector::request(int row, const std::vector<int64_t> &element) {
 }
 
 void LayerInspector::onFinished() {
+    m_running = false;
     const InspectorOutcome out = m_watcher.result();
     if (m_pending) {
         m_pending = false;
-        request(m_pendingRow, m_pendingElement);
+        request(m_pendingRow, m_pendingElement, m_pendingExplainOnly && m_capture && m_inspection);
         return;
     }
     if (out.generation != m_generation || out.row != m_row) {
         setBusy(false);
         return;
     }
+    if (out.explainOnly) {
+        setBusy(false);
+        if (m_inspection) {
+            m_inspection->explanation = out.explanation;
+            if (!out.explanation)
+                m_inspection->notes.push_back("explanation: " + out.error.toStdString());
+        }
+        m_explain->setExplanation(out.explanation, out.error);
+        emit inspected(m_row);
+        return;
+    }
+    m_capture = out.capture;
     m_inspection = out.inspection;
     m_error = out.error;
     setBusy(false);

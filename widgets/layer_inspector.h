@@ -50,7 +50,10 @@ struct InspectorContext {
 struct InspectorOutcome {
     int row = -1;
     quint64 generation = 0;
+    bool explainOnly = false;  // only `explanation` is new (a kept capture was explained again)
     std::optional<analysis::LayerInspection> inspection;
+    std::optional<analysis::ElementExplanation> explanation;
+    std::shared_ptr<const analysis::LayerCapture> capture;  // kept for element requests
     QString error;
 };
 
@@ -106,7 +109,7 @@ protected:
     void changeEvent(QEvent *event) override;
 
 private:
-    void request(int row, const std::vector<int64_t> &element);
+    void request(int row, const std::vector<int64_t> &element, bool explainOnly = false);
     void onFinished();
     void showOutcome();
     void fillTables();
@@ -118,11 +121,16 @@ private:
     int m_row = -1;
     quint64 m_generation = 0;
     std::optional<analysis::LayerInspection> m_inspection;
+    // The last layer's capture: explaining another element reuses it instead of re-running both
+    // models (it holds the layer's values on the batch; released with the next layer).
+    std::shared_ptr<const analysis::LayerCapture> m_capture;
     QString m_error;
     QFutureWatcher<InspectorOutcome> m_watcher;
+    bool m_running = false;  // a job was started and its finished() not yet handled
     bool m_pending = false;  // a request waits for the running one to finish
     int m_pendingRow = -1;
     std::vector<int64_t> m_pendingElement;
+    bool m_pendingExplainOnly = false;
 
     QLabel *m_title, *m_summary;
     QProgressBar *m_busy;

@@ -6,13 +6,10 @@
 #include <cmath>
 
 #include "analysis/comparison_metrics.h"
+#include "layer_inspector.h"
 
 namespace ql::ui {
 namespace {
-
-QString tr(const char *text, const char *disambiguation = nullptr, int n = -1) {
-    return QCoreApplication::translate("ql::ui::LayerInspector", text, disambiguation, n);
-}
 
 void reset(QCustomPlot *plot) {
     plot->clearGraphs();
@@ -99,7 +96,7 @@ void plotHistogramPair(QCustomPlot *plot, const analysis::HistogramPair &h, cons
             q[i] = std::max(q[i], floor);
         }
     QCPGraph *fg = plot->addGraph();
-    fg->setName(tr("float"));
+    fg->setName(LayerInspector::tr("float"));
     fg->setLineStyle(QCPGraph::lsStepLeft);
     QColor fill = InspectorColors::floatColor();
     fill.setAlpha(70);
@@ -107,7 +104,7 @@ void plotHistogramPair(QCustomPlot *plot, const analysis::HistogramPair &h, cons
     fg->setBrush(fill);
     fg->setData(x, f, true);
     QCPGraph *qg = plot->addGraph();
-    qg->setName(tr("dequantized int8"));
+    qg->setName(LayerInspector::tr("dequantized int8"));
     qg->setLineStyle(QCPGraph::lsStepLeft);
     qg->setPen(QPen(InspectorColors::quantColor(), 1.5));
     qg->setData(x, q, true);
@@ -124,7 +121,8 @@ void plotHistogramPair(QCustomPlot *plot, const analysis::HistogramPair &h, cons
         plot->yAxis->setRange(0.0, top * 1.08);
     }
     plot->xAxis->setLabel(xLabel);
-    plot->yAxis->setLabel(logCount ? tr("count (log)") : tr("count"));
+    plot->yAxis->setLabel(logCount ? LayerInspector::tr("count (log)")
+                                   : LayerInspector::tr("count"));
     plot->legend->setVisible(true);
     plot->axisRect()->insetLayout()->setInsetAlignment(0, Qt::AlignTop | Qt::AlignRight);
     plot->replot();
@@ -139,7 +137,8 @@ void markQuantRange(QCustomPlot *plot, double lo, double hi) {
         line->point2->setCoords(v, yr.upper);
         line->setPen(QPen(color, 1.2, Qt::DashLine));
     }
-    auto *text = label(plot, tr("int8 range"), hi, 0.0, Qt::AlignRight | Qt::AlignVCenter, color);
+    auto *text = label(plot, LayerInspector::tr("int8 range"), hi, 0.0,
+                       Qt::AlignRight | Qt::AlignVCenter, color);
     text->position->setTypeY(QCPItemPosition::ptAxisRectRatio);
     text->position->setCoords(hi, 0.5);
     text->setRotation(-90.0);
@@ -173,7 +172,7 @@ void plotScatter(QCustomPlot *plot, const analysis::ScatterPoints &s, bool error
         }
         if (emax == 0.0) emax = 1.0;
         QCPGraph *g = plot->addGraph();
-        g->setName(tr("elements"));
+        g->setName(LayerInspector::tr("elements"));
         g->setLineStyle(QCPGraph::lsNone);
         QColor dot = InspectorColors::floatColor();
         dot.setAlpha(110);
@@ -186,10 +185,10 @@ void plotScatter(QCustomPlot *plot, const analysis::ScatterPoints &s, bool error
         const double pad = 0.04 * (xhi - xlo);
         plot->xAxis->setRange(xlo - pad, xhi + pad);
         plot->yAxis->setRange(-emax * 1.15, emax * 1.15);
-        plot->xAxis->setLabel(tr("float output"));
-        plot->yAxis->setLabel(tr("error: quantized − float"));
-        label(plot, tr("%1 of %2 elements").arg(x.size()).arg(s.population), xlo, emax * 1.12,
-              Qt::AlignLeft | Qt::AlignTop, plot->palette().color(QPalette::Text));
+        plot->xAxis->setLabel(LayerInspector::tr("float output"));
+        plot->yAxis->setLabel(LayerInspector::tr("error: quantized − float"));
+        label(plot, LayerInspector::tr("%1 of %2 elements").arg(x.size()).arg(s.population), xlo,
+              emax * 1.12, Qt::AlignLeft | Qt::AlignTop, plot->palette().color(QPalette::Text));
         plot->replot();
         return;
     }
@@ -205,7 +204,7 @@ void plotScatter(QCustomPlot *plot, const analysis::ScatterPoints &s, bool error
     }
     const double pad = 0.04 * (hi - lo);
     QCPGraph *g = plot->addGraph();
-    g->setName(tr("elements"));
+    g->setName(LayerInspector::tr("elements"));
     g->setLineStyle(QCPGraph::lsNone);
     QColor dot = InspectorColors::floatColor();
     dot.setAlpha(110);
@@ -217,12 +216,12 @@ void plotScatter(QCustomPlot *plot, const analysis::ScatterPoints &s, bool error
     diagonal->setPen(QPen(InspectorColors::quantColor(), 1.2, Qt::DashLine));
     plot->xAxis->setRange(lo - pad, hi + pad);
     plot->yAxis->setRange(lo - pad, hi + pad);
-    plot->xAxis->setLabel(tr("float output"));
-    plot->yAxis->setLabel(tr("quantized output (dequantized)"));
-    label(plot, tr("y = x"), hi, hi, Qt::AlignRight | Qt::AlignBottom,
+    plot->xAxis->setLabel(LayerInspector::tr("float output"));
+    plot->yAxis->setLabel(LayerInspector::tr("quantized output (dequantized)"));
+    label(plot, LayerInspector::tr("y = x"), hi, hi, Qt::AlignRight | Qt::AlignBottom,
           InspectorColors::quantColor());
-    label(plot, tr("%1 of %2 elements").arg(x.size()).arg(s.population), lo, hi + pad * 0.5,
-          Qt::AlignLeft | Qt::AlignTop, plot->palette().color(QPalette::Text));
+    label(plot, LayerInspector::tr("%1 of %2 elements").arg(x.size()).arg(s.population), lo,
+          hi + pad * 0.5, Qt::AlignLeft | Qt::AlignTop, plot->palette().color(QPalette::Text));
     plot->replot();
 }
 
@@ -242,14 +241,14 @@ void plotChannelRanges(QCustomPlot *plot, const std::vector<float> &channelMin,
     }
     const double width = n > 48 ? 0.9 : 0.7;
     auto *maxBars = new QCPBars(plot->xAxis, plot->yAxis);
-    maxBars->setName(tr("weight max"));
+    maxBars->setName(LayerInspector::tr("weight max"));
     maxBars->setWidth(width);
     QColor fc = InspectorColors::floatColor();
     maxBars->setPen(Qt::NoPen);
     maxBars->setBrush(fc);
     maxBars->setData(keys, maxV, true);
     auto *minBars = new QCPBars(plot->xAxis, plot->yAxis);
-    minBars->setName(tr("weight min"));
+    minBars->setName(LayerInspector::tr("weight min"));
     minBars->setWidth(width);
     minBars->setPen(Qt::NoPen);
     fc.setAlpha(120);
@@ -258,13 +257,13 @@ void plotChannelRanges(QCustomPlot *plot, const std::vector<float> &channelMin,
     const double pad = 0.06 * std::max(hi - lo, 1e-12);
     plot->yAxis->setRange(lo - pad, hi + pad);
     plot->xAxis->setRange(-0.8, n - 0.2);
-    plot->xAxis->setLabel(tr("output channel"));
-    plot->yAxis->setLabel(tr("float weight range"));
+    plot->xAxis->setLabel(LayerInspector::tr("output channel"));
+    plot->yAxis->setLabel(LayerInspector::tr("float weight range"));
     if (!channelSqnrDb.empty()) {
         plot->yAxis2->setVisible(true);
-        plot->yAxis2->setLabel(tr("channel weight SQNR (dB)"));
+        plot->yAxis2->setLabel(LayerInspector::tr("channel weight SQNR (dB)"));
         QCPGraph *g = plot->addGraph(plot->xAxis, plot->yAxis2);
-        g->setName(tr("weight SQNR"));
+        g->setName(LayerInspector::tr("weight SQNR"));
         g->setPen(QPen(InspectorColors::quantColor(), 1.5));
         g->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssCircle, InspectorColors::quantColor(),
                                            plot->palette().color(QPalette::Base), 4));
@@ -304,7 +303,7 @@ int plotSampleSqnr(QCustomPlot *plot, const std::vector<double> &values) {
         y[i] = sorted[static_cast<size_t>(i)];
     }
     QCPGraph *g = plot->addGraph();
-    g->setName(tr("samples, sorted"));
+    g->setName(LayerInspector::tr("samples, sorted"));
     g->setPen(QPen(InspectorColors::floatColor(), 1.5));
     g->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssDisc, InspectorColors::floatColor(), 4));
     g->setData(x, y, true);
@@ -313,8 +312,8 @@ int plotSampleSqnr(QCustomPlot *plot, const std::vector<double> &values) {
     const double pad = std::max(1.0, 0.08 * (hi - lo));
     plot->xAxis->setRange(0.0, x.size() + 1.0);
     plot->yAxis->setRange(lo - pad, hi + pad);
-    plot->xAxis->setLabel(tr("sample rank (worst first)"));
-    plot->yAxis->setLabel(tr("per-sample SQNR (dB)"));
+    plot->xAxis->setLabel(LayerInspector::tr("sample rank (worst first)"));
+    plot->yAxis->setLabel(LayerInspector::tr("per-sample SQNR (dB)"));
     if (!sorted.empty()) {
         const double p5 = analysis::percentileSorted(sorted, 5.0),
                      median = analysis::percentileSorted(sorted, 50.0);
@@ -325,10 +324,12 @@ int plotSampleSqnr(QCustomPlot *plot, const std::vector<double> &values) {
             QColor color;
             Qt::PenStyle style;
         };
-        const Mark marks[] = {
-            {tr("min %1 dB").arg(lo, 0, 'f', 1), lo, QColor(210, 35, 35), Qt::DotLine},
-            {tr("p5 %1 dB").arg(p5, 0, 'f', 1), p5, InspectorColors::quantColor(), Qt::DashLine},
-            {tr("median %1 dB").arg(median, 0, 'f', 1), median, text, Qt::DashLine}};
+        const Mark marks[] = {{LayerInspector::tr("min %1 dB").arg(lo, 0, 'f', 1), lo,
+                               QColor(210, 35, 35), Qt::DotLine},
+                              {LayerInspector::tr("p5 %1 dB").arg(p5, 0, 'f', 1), p5,
+                               InspectorColors::quantColor(), Qt::DashLine},
+                              {LayerInspector::tr("median %1 dB").arg(median, 0, 'f', 1), median,
+                               text, Qt::DashLine}};
         double lastLabelY = -INFINITY;
         for (const Mark &m : marks) {
             auto *line = new QCPItemStraightLine(plot);
@@ -342,8 +343,9 @@ int plotSampleSqnr(QCustomPlot *plot, const std::vector<double> &values) {
         }
     }
     if (infinite > 0)
-        label(plot, tr("%n sample(s) without error (+∞ dB) not drawn", nullptr, infinite), 0.5,
-              hi + pad, Qt::AlignLeft | Qt::AlignTop, plot->palette().color(QPalette::Text));
+        label(plot,
+              LayerInspector::tr("%n sample(s) without error (+∞ dB) not drawn", nullptr, infinite),
+              0.5, hi + pad, Qt::AlignLeft | Qt::AlignTop, plot->palette().color(QPalette::Text));
     plot->replot();
     return infinite;
 }

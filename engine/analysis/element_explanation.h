@@ -77,7 +77,9 @@ struct ElementExplanation {
     std::string
         opFormula;  // e.g. "a + b", "max(window)", "gamma·(x − mean)/sqrt(var + eps) + beta"
 
-    // Output chain (every kind)
+    // Output chain (every kind). requantized = false: the op ran on the 8-bit values themselves
+    // (MaxPool, Reshape on the int8 tensor), so the output has the input's scale and zero point.
+    bool requantized = true;
     double realResult =
         0.0;  // the real value before the output quantization (acc·M·y_scale for IntegerMatMul)
     double scaled = 0.0;   // real / y_scale (IntegerMatMul: acc·M)

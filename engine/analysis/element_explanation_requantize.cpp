@@ -72,6 +72,11 @@ void addPoolWindow(const LayerCapture &c, const Node &node, ElementExplanation &
         } else {
             op.real = valueAt(*x, at);
         }
+        // The float model's value at the same window position (same input shape).
+        const Node *fnode = c.floatFolded.findNode(c.match.floatNode);
+        const Tensor *xf =
+            fnode && fnode->hasInput(0) ? captured(c.floatValues, fnode->inputs[0]) : nullptr;
+        if (xf && xf->shape() == x->shape()) op.floatValue = valueAt(*xf, at);
         e.operands.push_back(op);
     }
 }
@@ -212,6 +217,14 @@ void explainRequantize(const LayerCapture &c, const Node &node, ElementExplanati
     }
     e.floatFormula = fnode ? fnode->opType : std::string();
     e.floatComputed = e.floatModelValue;
+    if (pool && fnode && fnode->opType == "MaxPool" && !e.operands.empty() &&
+        e.operands[0].floatValue) {
+        double best = -INFINITY;
+        for (const auto &op : e.operands)
+            if (op.floatValue) best = std::max(best, *op.floatValue);
+        e.floatComputed = applyFloatFolded(c, best);
+        e.floatFormula = "max(window)";
+    }
     if (fnode && (fnode->opType == "Add" || fnode->opType == "Sub" || fnode->opType == "Mul") &&
         e.operands.size() == 2 && e.operands[0].floatValue && e.operands[1].floatValue) {
         const double a = *e.operands[0].floatValue, b = *e.operands[1].floatValue;
@@ -253,6 +266,7 @@ void explainRequantize(const LayerCapture &c, const Node &node, ElementExplanati
     }
     if (intOut) {
         // An op on the 8-bit tensor itself (MaxPool, Reshape...): no requantization.
+        e.requantized = false;
         const std::vector<float> s = c.target.scale;
         e.engineQuantized = static_cast<int64_t>(valueAt(*out, flatIndex(out->shape(), e.element)));
         if (pool && !e.operands.empty()) {

@@ -212,7 +212,12 @@ Result<LayerInspection> inspectLayer(const Graph &floatGraph, const Graph &quant
                                      const LayerInspectionOptions &options) {
     auto capture = captureLayer(floatGraph, quantGraph, match, batch, options.capture);
     if (!capture) return capture.status();
-    const LayerCapture &c = *capture;
+    return inspectCapture(*capture, options);
+}
+
+Result<LayerInspection> inspectCapture(const LayerCapture &c,
+                                       const LayerInspectionOptions &options) {
+    const LayerMatch &match = c.match;
     LayerInspection r;
     r.match = match;
     if (const Node *f = c.floatFolded.findNode(match.floatNode)) r.floatOp = f->opType;

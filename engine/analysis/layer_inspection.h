@@ -90,4 +90,10 @@ Result<LayerInspection> inspectLayer(const Graph &floatGraph, const Graph &quant
                                      const std::map<std::string, Tensor> &batch,
                                      const LayerInspectionOptions &options = {});
 
+// The same from a capture already taken (options.capture is not used): a caller that keeps the
+// capture can explain other elements with explainElement(capture, element) without re-running
+// the models.
+Result<LayerInspection> inspectCapture(const LayerCapture &capture,
+                                       const LayerInspectionOptions &options = {});
+
 }  // namespace ql::analysis

@@ -160,7 +160,7 @@ TEST_F(FxInspection, HistogramsCountEveryElementAndScatterPairsAreReal) {
         };
         ASSERT_TRUE((*quantPlan)->run(batch, outs, run).isOk());
         ASSERT_TRUE(qv.count("q"));
-        const Tensor &xf = fv.at(m->floatOutput);
+        const Tensor xf = fv.at(m->floatOutput).toPlain();  // captured as stored (maybe NHWC)
         const Tensor &q = qv.at("q");
         ASSERT_EQ(r->scatter.population, elements);
         ASSERT_EQ(r->scatter.indices.size(), std::min<size_t>(1000, size_t(elements)));

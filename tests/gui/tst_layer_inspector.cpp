@@ -117,6 +117,7 @@ private slots:
     void conv1TablesAndPlotsEqualTheEngine();
     void gemmIsExplainedAsTheKernelComputesIt();
     void darkPaletteRender();
+    void addAndMaxPoolAreExplained();
     void newerRequestSupersedesOlder();
     void typedElementIsExplained();
     void batchNormRunningInt8IsExplained();
@@ -266,6 +267,36 @@ void TestLayerInspector::conv1TablesAndPlotsEqualTheEngine() {
     saveShot(inspector, LayerInspector::ChannelsTab, QStringLiteral("conv1_channels.png"));
     saveShot(inspector, LayerInspector::SamplesTab, QStringLiteral("conv1_samples.png"));
     saveShot(inspector, LayerInspector::ExplainTab, QStringLiteral("conv1_explain.png"));
+}
+
+void TestLayerInspector::addAndMaxPoolAreExplained() {
+    LayerInspector inspector;
+    inspector.resize(1000, 640);
+    inspector.setContext(m_context);
+    QSignalSpy spy(&inspector, &LayerInspector::inspected);
+    for (const char *name : {"/Add", "/pool1/MaxPool"}) {
+        inspector.setLayer(rowOf(m_context, name));
+        QVERIFY(waitInspected(inspector, spy));
+        QVERIFY2(inspector.inspection(), qPrintable(inspector.errorText()));
+        QVERIFY(inspector.inspection()->explanation);
+        const auto &e = *inspector.inspection()->explanation;
+        QCOMPARE(e.kind, ql::analysis::ElementExplanation::Kind::Requantize);
+        QVERIFY(e.matchesEngine);
+        QVERIFY(inspector.explanationView()->integerText()->toPlainText().contains(
+            QStringLiteral("Operands")));
+        QVERIFY(!inspector.inspection()->weightHistogram);
+        // MaxPool runs on the 8-bit tensor: no requantization, the float side is the window's max.
+        if (QLatin1String(name) == QLatin1String("/pool1/MaxPool")) {
+            QVERIFY(!e.requantized);
+            QCOMPARE(e.floatComputed, e.floatModelValue);
+            QVERIFY(inspector.explanationView()->integerText()->toPlainText().contains(
+                QStringLiteral("No requantization")));
+        }
+        saveShot(
+            inspector, LayerInspector::ExplainTab,
+            QString::fromLatin1(name).mid(1).replace(QLatin1Char('/'), QLatin1Char('_')).toLower() +
+                QStringLiteral("_explain.png"));
+    }
 }
 
 void TestLayerInspector::darkPaletteRender() {
