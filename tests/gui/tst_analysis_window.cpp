@@ -14,6 +14,7 @@
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
+#include <QMenu>
 #include <QMimeData>
 #include <QSignalSpy>
 #include <QStandardPaths>
@@ -272,6 +273,18 @@ void TestAnalysisWindow::keyboardResetAndKeepWorst() {
     QCOMPARE(window.analysis()->report()->layers[2].precision, std::string("fp32"));
     QCOMPARE(panel->currentLayer(), 2);  // the selection survives the new report
 
+    // The chart's context menu: "Keep ... in fp32" on layer 4.
+    QMenu *menu = panel->createChartMenu(4, &window);
+    QAction *keep = menu->findChild<QAction *>("keepFp32Action");
+    QVERIFY(keep);
+    keep->trigger();
+    delete menu;
+    QCOMPARE(window.analysis()->fp32Layers(),
+             (std::set<std::string>{third, m_directReport.layers[4].name}));
+    QVERIFY(waitIdle(window));
+    QCOMPARE(window.analysis()->report()->layers[4].precision, std::string("fp32"));
+    QCOMPARE(window.findChild<QAction *>("actionRedo")->shortcut(), QKeySequence("Ctrl+Shift+Z"));
+
     window.findChild<QAction *>("actionResetInt8")->trigger();
     QVERIFY(window.analysis()->fp32Layers().empty());
     QVERIFY(waitIdle(window));
@@ -293,7 +306,7 @@ void TestAnalysisWindow::keyboardResetAndKeepWorst() {
     for (const auto &layer : window.analysis()->report()->layers)
         if (expected.count(layer.name)) QCOMPARE(layer.precision, std::string("fp32"));
     QVERIFY(window.analysis()->report()->fp32Layers >= 2);
-    QCOMPARE(window.analysis()->undoStack()->count(), 3);
+    QCOMPARE(window.analysis()->undoStack()->count(), 4);
 }
 
 void TestAnalysisWindow::exportsParseAndNamesCheck() {
