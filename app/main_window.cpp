@@ -510,7 +510,8 @@ void MainWindow::onModelLoaded(const ql::ui::SnapshotPtr &snapshot, double secon
     if (m_pages->currentWidget() != m_analysisSplitter) m_pages->setCurrentWidget(m_modelPage);
     m_layers->selectLayer(0);  // the details panel shows something useful straight away
     updateTitle();
-    if (m_analysis->isBusy()) return;  // the analysis' progress says more
+    // The analysis' progress, error or result says more than the load.
+    if (m_analysis->isBusy() || m_lastOperationFailed || m_analysis->report()) return;
     QString status =
         tr("Loaded %1 in %2 s").arg(snapshot->displayName, QLocale().toString(seconds, 'f', 2));
     if (!snapshot->warnings.isEmpty())
