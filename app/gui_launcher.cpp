@@ -5,13 +5,17 @@
 #include <QIcon>
 #include <QLibraryInfo>
 #include <QLocale>
+#include <QPalette>
+#include <QStyle>
 #include <QTimer>
 #include <QTranslator>
 
 #include <cstdio>
 
+#include "analysis_controller.h"
 #include "cli_commands.h"
 #include "document_controller.h"
+#include "layer_inspector.h"
 #include "main_window.h"
 
 namespace {
@@ -39,6 +43,32 @@ int exitCodeFor(ql::ErrorKind kind) {
     }
 }
 
+// A dark Fusion palette: for checking (and showing) that every view reads well on dark.
+void applyDarkPalette() {
+    QApplication::setStyle(QStringLiteral("Fusion"));
+    QPalette p;
+    const QColor window(45, 45, 48), base(30, 30, 32), text(220, 220, 220), disabled(120, 120, 120);
+    p.setColor(QPalette::Window, window);
+    p.setColor(QPalette::WindowText, text);
+    p.setColor(QPalette::Base, base);
+    p.setColor(QPalette::AlternateBase, window);
+    p.setColor(QPalette::ToolTipBase, base);
+    p.setColor(QPalette::ToolTipText, text);
+    p.setColor(QPalette::Text, text);
+    p.setColor(QPalette::Button, window);
+    p.setColor(QPalette::ButtonText, text);
+    p.setColor(QPalette::BrightText, Qt::red);
+    p.setColor(QPalette::Highlight, QColor(42, 130, 218));
+    p.setColor(QPalette::HighlightedText, Qt::white);
+    p.setColor(QPalette::Link, QColor(90, 160, 240));
+    p.setColor(QPalette::Mid, QColor(70, 70, 74));
+    p.setColor(QPalette::Dark, QColor(25, 25, 27));
+    p.setColor(QPalette::PlaceholderText, disabled);
+    for (auto role : {QPalette::WindowText, QPalette::Text, QPalette::ButtonText})
+        p.setColor(QPalette::Disabled, role, disabled);
+    QApplication::setPalette(p);
+}
+
 int fail(const QString &message, int code) {
     std::fprintf(stderr, "quantlens: %s\n", qPrintable(message));
     return code;
@@ -56,35 +86,52 @@ int runGui(int argc, char *argv[], int firstArgument) {
     arguments.erase(arguments.begin() + 1,
                     arguments.begin() + qMin(firstArgument, int(arguments.size())));
     QCommandLineParser parser;
-    parser.setApplicationDescription(QApplication::translate(
-        "main",
-        "QuantLens: find and fix int8 quantization accuracy loss.\n"
-        "Subcommands: gui (default), infer, bench, quantize, analyze; `quantlens SUBCOMMAND --help`."));
+    parser.setApplicationDescription(
+        QApplication::translate("main",
+                                "QuantLens: find and fix int8 quantization accuracy loss.\n"
+                                "Subcommands: gui (default), infer, bench, quantize, analyze; "
+                                "`quantlens SUBCOMMAND --help`."));
     parser.addHelpOption();
     parser.addVersionOption();
-    parser.addPositionalArgument(QStringLiteral("model"),
-                                 QApplication::translate("main", "ONNX model to open."),
-                                 QStringLiteral("[MODEL.onnx]"));
+    parser.addPositionalArgument(
+        QStringLiteral("model"),
+        QApplication::translate("main", "ONNX model or QuantLens project to open."),
+        QStringLiteral("[MODEL.onnx | PROJECT.qlproj]"));
     parser.addOption({QStringLiteral("demo"),
                       QApplication::translate("main", "Open the embedded Fashion-MNIST demo.")});
     parser.addOption(
         {QStringLiteral("screenshot"),
-         QApplication::translate("main", "Load, save a PNG of the window to FILE, exit."),
+         QApplication::translate("main",
+                                 "Load (and analyse a project or the demo), save a PNG of the "
+                                 "window to FILE, exit."),
          QStringLiteral("FILE")});
-    parser.process(arguments);  // exits on --help, --version and unknown options
+    parser.addOption({QStringLiteral("palette"),
+                      QApplication::translate("main", "Colour palette: system (default) or dark."),
+                      QStringLiteral("NAME"), QStringLiteral("system")});
+    parser.process(arguments);
+    if (parser.value("palette") == QLatin1String("dark"))
+        applyDarkPalette();
+    else if (parser.value("palette") != QLatin1String("system"))
+        return fail(QApplication::translate("main", "--palette expects system or dark"),
+                    cli::BadInput);  // exits on --help, --version and unknown options
 
     const QStringList models = parser.positionalArguments();
     if (models.size() > 1 || (parser.isSet("demo") && !models.isEmpty()))
-        return fail(QApplication::translate("main", "give either --demo or one MODEL.onnx"),
+        return fail(QApplication::translate(
+                        "main", "give either --demo or one MODEL.onnx or PROJECT.qlproj"),
                     cli::BadInput);
     const QString screenshot = parser.value("screenshot");
     const bool capture = !screenshot.isEmpty();
 
     // A screenshot run leaves the user's settings alone and reports errors on stderr.
-    MainWindow window(MainWindow::Options{!capture, !capture});
+    MainWindow window(MainWindow::Options{!capture, !capture, !capture});
+    const bool analyses = parser.isSet("demo") ||
+                          (!models.isEmpty() &&
+                           models.first().endsWith(QLatin1String(".qlproj"), Qt::CaseInsensitive));
     int exitCode = cli::Success;
     if (capture) {
-        window.resize(1280, 800);  // the same picture whatever the (virtual) screen size
+        // The same picture whatever the (virtual) screen size; an analysis shows the inspector too.
+        window.resize(analyses ? QSize(1800, 1000) : QSize(1280, 800));
         auto grabAndQuit = [&window, &screenshot, &exitCode] {
             // Let posted layout requests run before painting.
             QTimer::singleShot(50, &window, [&window, &screenshot, &exitCode] {
@@ -96,20 +143,41 @@ int runGui(int argc, char *argv[], int firstArgument) {
                 QApplication::exit(exitCode);
             });
         };
-        QObject::connect(window.documents(), &DocumentController::modelLoaded, &window,
-                         grabAndQuit);
+        auto failAndQuit = [&exitCode](const QString &message, ql::ErrorKind kind) {
+            exitCode = fail(message, exitCodeFor(kind));
+            QApplication::exit(exitCode);
+        };
+        if (analyses) {
+            // The analysis (its latency, and the inspector's first layer) to completion, then the
+            // picture.
+            auto *poll = new QTimer(&window);
+            poll->setInterval(50);
+            QObject::connect(poll, &QTimer::timeout, &window, [&window, poll, grabAndQuit] {
+                if (window.analysis()->isBusy() || !window.analysis()->report() ||
+                    window.inspector()->isBusy())
+                    return;
+                poll->stop();
+                grabAndQuit();
+            });
+            poll->start();
+            QObject::connect(window.analysis(), &AnalysisController::failed, &window, failAndQuit);
+        } else {
+            QObject::connect(window.documents(), &DocumentController::modelLoaded, &window,
+                             grabAndQuit);
+        }
         QObject::connect(window.documents(), &DocumentController::loadFailed, &window,
-                         [&exitCode](const QString &, const QString &message, ql::ErrorKind kind) {
-                             exitCode = fail(message, exitCodeFor(kind));
-                             QApplication::exit(exitCode);
-                         });
+                         [failAndQuit](const QString &, const QString &message,
+                                       ql::ErrorKind kind) { failAndQuit(message, kind); });
         if (models.isEmpty() && !parser.isSet("demo")) grabAndQuit();
     }
     window.show();
     if (parser.isSet("demo"))
-        window.documents()->openDemo();
+        window.openDemo();
     else if (!models.isEmpty())
-        window.documents()->openFile(models.first());
+        window.openPath(models.first());
+    else if (!capture)
+        // An untitled analysis autosaved before a crash: offer it back.
+        QTimer::singleShot(0, &window, [&window] { window.recoverAutosave(); });
     const int code = app.exec();
     return capture ? exitCode : code;
 }

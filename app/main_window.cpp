@@ -3,7 +3,11 @@
 #include <QAction>
 #include <QApplication>
 #include <QCloseEvent>
+#include <QDir>
+#include <QFile>
+#include <QFileDialog>
 #include <QFileInfo>
+#include <QInputDialog>
 #include <QLabel>
 #include <QLocale>
 #include <QMenuBar>
@@ -12,53 +16,90 @@
 #include <QProgressBar>
 #include <QScreen>
 #include <QSettings>
+#include <QShortcut>
 #include <QSplitter>
 #include <QStackedWidget>
+#include <QStandardPaths>
 #include <QStatusBar>
+#include <QTableView>
+#include <QToolBar>
+#include <QToolButton>
+#include <QUndoStack>
 #include <QVBoxLayout>
 
+#include "analysis_controller.h"
+#include "analysis_job.h"
+#include "analysis_panel.h"
+#include "analysis_setup_dialog.h"
+#include "analysis_table_model.h"
+#include "diagnosis_list.h"
 #include "document_controller.h"
 #include "layer_details_widget.h"
+#include "layer_inspector.h"
 #include "layer_table_panel.h"
 #include "model_summary_widget.h"
+#include "project_controller.h"
 #include "recent_files_controller.h"
+#include "sqnr_chart.h"
 #include "welcome_page.h"
 
 namespace {
 const char kGeometryKey[] = "mainWindow/geometry";
 const char kStateKey[] = "mainWindow/state";
 const char kSplitterKey[] = "mainWindow/layerSplitter";
+const char kAnalysisSplitterKey[] = "mainWindow/analysisSplitter";
+const char kInspectorSplitterKey[] = "mainWindow/inspectorSplitter";
+const char kSideSplitterKey[] = "mainWindow/sideSplitter";
+const char kLastFolderKey[] = "paths/lastExportFolder";
+const char kWorstCountKey[] = "analysis/keepWorstCount";
 
-bool isOnnxUrl(const QUrl &url) {
-    return url.isLocalFile() &&
-           url.toLocalFile().endsWith(QLatin1String(".onnx"), Qt::CaseInsensitive);
+bool isAcceptedUrl(const QUrl &url) {
+    if (!url.isLocalFile()) return false;
+    const QString suffix = QFileInfo(url.toLocalFile()).suffix().toLower();
+    return suffix == QLatin1String("onnx") || suffix == QLatin1String("qlproj") ||
+           suffix == QLatin1String("npy") || suffix == QLatin1String("pb") ||
+           QFileInfo(url.toLocalFile()).isDir();
+}
+
+// Whether an ONNX file holds quantized nodes, from the op type strings near its start (nodes come
+// before initializers in a serialized GraphProto): quick enough for a drop, without loading it.
+bool looksQuantized(const QString &path) {
+    QFile file(path);
+    if (!file.open(QIODevice::ReadOnly)) return false;
+    const QByteArray head = file.read(4 << 20);
+    return head.contains("DequantizeLinear") || head.contains("QLinear") ||
+           head.contains("ConvInteger") || head.contains("MatMulInteger");
 }
 }  // namespace
 
 MainWindow::MainWindow(const Options &options, QWidget *parent)
-    : QMainWindow(parent), m_options(options), m_documents(new DocumentController(this)) {
+    : QMainWindow(parent),
+      m_options(options),
+      m_documents(new DocumentController(this)),
+      m_analysis(new AnalysisController(this)),
+      m_project(new ProjectController(m_analysis, this, options.interactiveErrors)) {
     setObjectName(QStringLiteral("mainWindow"));
-    setWindowTitle(tr("QuantLens"));
     setAcceptDrops(true);
     m_documents->setPersistent(options.persistSettings);
+    m_project->setAutosaveEnabled(options.autosave);
     createPages();
+    createActions();
     createMenus();
-
-    m_status = new QLabel(this);
-    m_busy = new QProgressBar(this);
-    m_busy->setRange(0, 0);  // indeterminate: the loader reports no progress
-    m_busy->setMaximumWidth(160);
-    m_busy->hide();
-    statusBar()->addWidget(m_status, 1);
-    statusBar()->addPermanentWidget(m_busy);
+    createStatusBar();
 
     connect(m_documents, &DocumentController::loadingStarted, this, &MainWindow::onLoadingStarted);
     connect(m_documents, &DocumentController::modelLoaded, this, &MainWindow::onModelLoaded);
     connect(m_documents, &DocumentController::loadFailed, this, &MainWindow::onLoadFailed);
     connect(m_documents, &DocumentController::fileLoaded, m_recent, &RecentFilesController::add);
-    connect(m_recent, &RecentFilesController::openRequested, m_documents,
-            &DocumentController::openFile);
+    connect(m_recent, &RecentFilesController::openRequested, this,
+            [this](const QString &path) { openPath(path); });
+    connect(m_project, &ProjectController::opened, m_recent, &RecentFilesController::add);
+    connect(m_project, &ProjectController::pathChanged, this, &MainWindow::updateTitle);
+    connect(m_project, &ProjectController::modifiedChanged, this, &MainWindow::updateTitle);
+    connectAnalysis();
     restoreSettings();
+    updateTitle();
+    updateActions();
 }
 
 MainWindow::~MainWindow() = default;
@@ -66,11 +107,11 @@ MainWindow::~MainWindow() = default;
 void MainWindow::createPages() {
     m_welcome = new ql::ui::WelcomePage(this);
     connect(m_welcome, &ql::ui::WelcomePage::openModelRequested, this,
-            [this] { m_documents->openWithDialog(); });
-    connect(m_welcome, &ql::ui::WelcomePage::openDemoRequested, this,
-            [this] { m_documents->openDemo(); });
+            &MainWindow::openFloatWithDialog);
+    connect(m_welcome, &ql::ui::WelcomePage::openDemoRequested, this, &MainWindow::openDemo);
 
     m_modelPage = new QWidget(this);
+    m_modelPage->setObjectName(QStringLiteral("modelPage"));
     m_summary = new ql::ui::ModelSummaryWidget(m_modelPage);
     m_layers = new ql::ui::LayerTablePanel(m_modelPage);
     m_details = new ql::ui::LayerDetailsWidget(m_modelPage);
@@ -87,39 +128,306 @@ void MainWindow::createPages() {
     connect(m_layers, &ql::ui::LayerTablePanel::currentLayerChanged, m_details,
             &ql::ui::LayerDetailsWidget::showLayer);
 
+    m_analysisPanel = new ql::ui::AnalysisPanel(this);
+    m_analysisPanel->setObjectName(QStringLiteral("analysisPanel"));
+    m_inspector = new ql::ui::LayerInspector(this);
+    m_inspector->setObjectName(QStringLiteral("layerInspector"));
+    // Explicit minimums: the pages' size hints would otherwise make the whole window wide.
+    m_inspector->setMinimumSize(240, 200);
+    m_analysisPanel->setMinimumSize(360, 300);
+    m_diagnosis = new ql::ui::DiagnosisList(this);
+    m_diagnosis->setObjectName(QStringLiteral("diagnosisList"));
+    m_diagnosis->setMinimumSize(240, 60);
+    m_sideSplitter = new QSplitter(Qt::Vertical, this);
+    m_sideSplitter->setObjectName(QStringLiteral("sideSplitter"));
+    m_sideSplitter->addWidget(m_diagnosis);
+    m_sideSplitter->addWidget(m_inspector);
+    m_sideSplitter->setStretchFactor(0, 1);
+    m_sideSplitter->setStretchFactor(1, 4);
+    m_sideSplitter->setSizes({150, 650});
+    m_analysisSplitter = new QSplitter(Qt::Horizontal, this);
+    m_analysisSplitter->setObjectName(QStringLiteral("analysisPage"));
+    m_analysisSplitter->addWidget(m_analysisPanel);
+    m_analysisSplitter->addWidget(m_sideSplitter);
+    m_analysisSplitter->setStretchFactor(0, 2);
+    m_analysisSplitter->setStretchFactor(1, 1);
+    m_analysisSplitter->setSizes({1150, 650});
+    m_analysisSplitter->setChildrenCollapsible(true);
+    // Space on the selected layer (table or chart) toggles it, like the checkbox.
+    for (QWidget *target : {static_cast<QWidget *>(m_analysisPanel->tableView()),
+                            static_cast<QWidget *>(m_analysisPanel->chart())}) {
+        auto *space = new QShortcut(QKeySequence(Qt::Key_Space), target, nullptr, nullptr,
+                                    Qt::WidgetWithChildrenShortcut);
+        connect(space, &QShortcut::activated, this, &MainWindow::toggleCurrentLayer);
+    }
+
     m_pages = new QStackedWidget(this);
     m_pages->addWidget(m_welcome);
     m_pages->addWidget(m_modelPage);
+    m_pages->addWidget(m_analysisSplitter);
     setCentralWidget(m_pages);
 }
 
-void MainWindow::createMenus() {
-    QMenu *file = menuBar()->addMenu(tr("&File"));
-    QAction *open =
-        file->addAction(tr("&Open Model…"), m_documents, &DocumentController::openWithDialog);
-    open->setShortcut(QKeySequence::Open);
-    open->setObjectName(QStringLiteral("actionOpenModel"));
-    QMenu *recentMenu = file->addMenu(tr("Open &Recent"));
-    m_recent = new RecentFilesController(recentMenu, m_options.persistSettings, this);
-    file->addSeparator();
-    QAction *quit = file->addAction(tr("&Quit"), this, &QWidget::close);
-    quit->setShortcut(QKeySequence::Quit);
-    quit->setMenuRole(QAction::QuitRole);
+void MainWindow::createStatusBar() {
+    m_status = new QLabel(this);
+    m_status->setObjectName(QStringLiteral("statusText"));
+    m_busy = new QProgressBar(this);
+    m_busy->setObjectName(QStringLiteral("analysisProgress"));
+    m_busy->setRange(0, 0);
+    m_busy->setMaximumWidth(200);
+    m_busy->setTextVisible(false);
+    m_busy->hide();
+    m_cancel = new QToolButton(this);
+    m_cancel->setObjectName(QStringLiteral("cancelButton"));
+    m_cancel->setText(tr("Cancel"));
+    m_cancel->setAutoRaise(true);
+    m_cancel->hide();
+    connect(m_cancel, &QToolButton::clicked, m_analysis, &AnalysisController::cancel);
+    statusBar()->addWidget(m_status, 1);
+    statusBar()->addPermanentWidget(m_busy);
+    statusBar()->addPermanentWidget(m_cancel);
+}
 
-    QMenu *edit = menuBar()->addMenu(tr("&Edit"));
-    QAction *find =
-        edit->addAction(tr("&Find Layer"), m_layers, &ql::ui::LayerTablePanel::focusFilter);
-    find->setShortcut(QKeySequence::Find);
+void MainWindow::connectAnalysis() {
+    connect(m_analysis, &AnalysisController::analysisStarted, this, [this] {
+        m_lastOperationFailed = false;
+        m_status->setText(tr("Analysing…"));
+        updateActions();
+    });
+    connect(m_analysis, &AnalysisController::reportReady, this, &MainWindow::onReportReady);
+    connect(m_analysis, &AnalysisController::latencyReady, this,
+            [this](double int8, double fp32) { m_analysisPanel->setLatency(int8, fp32); });
+    connect(m_analysis, &AnalysisController::failed, this, &MainWindow::onAnalysisFailed);
+    connect(m_analysis, &AnalysisController::busyChanged, this, [this](bool busy) {
+        m_busy->setVisible(busy || m_loadingModel);
+        m_cancel->setVisible(busy);
+        if (!busy && m_analysis->report() && !m_lastOperationFailed) m_status->setText(tr("Ready"));
+        updateActions();
+    });
+    connect(m_analysis, &AnalysisController::progress, this,
+            [this](const QString &stage, int done, int total) {
+                m_busy->setRange(0, total > 0 ? total : 0);
+                if (total > 0) m_busy->setValue(done);
+                m_status->setText(total > 0 ? tr("%1: %2 of %3").arg(stage).arg(done).arg(total)
+                                            : stage + QStringLiteral("…"));
+            });
+    connect(m_analysis, &AnalysisController::exported, this, [this](const QString &path) {
+        m_status->setText(tr("Wrote %1").arg(QDir::toNativeSeparators(path)));
+    });
+    connect(m_analysis, &AnalysisController::setupChanged, this, [this] {
+        updateTitle();
+        const QString missing = m_analysis->setup().missingText();
+        if (!missing.isEmpty() && !m_analysis->setup().floatModel.isEmpty())
+            m_status->setText(missing);
+        updateActions();
+    });
+    connect(m_analysis, &AnalysisController::fp32LayersChanged, this, &MainWindow::updateActions);
+    connect(m_analysis, &AnalysisController::thresholdChanged, m_analysisPanel,
+            &ql::ui::AnalysisPanel::setThresholdDb);
+    connect(m_analysisPanel, &ql::ui::AnalysisPanel::thresholdChanged, m_analysis,
+            &AnalysisController::setThresholdDb);
+    connect(m_analysisPanel, &ql::ui::AnalysisPanel::precisionToggled, this,
+            [this](int layer, bool fp32) { m_analysis->setLayerFp32(layer, fp32); });
+    connect(m_analysisPanel, &ql::ui::AnalysisPanel::currentLayerChanged, this,
+            &MainWindow::updateActions);
+    connect(m_analysisPanel, &ql::ui::AnalysisPanel::currentLayerChanged, m_inspector,
+            &ql::ui::LayerInspector::setLayer);
+    connect(m_diagnosis, &ql::ui::DiagnosisList::layerActivated, m_analysisPanel,
+            &ql::ui::AnalysisPanel::selectLayer);
+    connect(m_analysis, &AnalysisController::thresholdChanged, m_diagnosis,
+            &ql::ui::DiagnosisList::setThresholdDb);
+}
 
-    QMenu *help = menuBar()->addMenu(tr("&Help"));
-    QAction *demo = help->addAction(tr("Open &Demo"), m_documents, &DocumentController::openDemo);
-    demo->setObjectName(QStringLiteral("actionOpenDemo"));
-    demo->setStatusTip(tr("A small BatchNorm CNN trained on Fashion-MNIST, with 64 test images"));
-    help->addSeparator();
-    help->addAction(tr("&About QuantLens"), this, &MainWindow::showAbout)
-        ->setMenuRole(QAction::AboutRole);
-    help->addAction(tr("About &Qt"), qApp, &QApplication::aboutQt)
-        ->setMenuRole(QAction::AboutQtRole);
+QString MainWindow::statusText() const {
+    return m_status->text();
+}
+
+QString MainWindow::demoFolder() {
+    return QDir(QStandardPaths::writableLocation(QStandardPaths::AppDataLocation))
+        .filePath(QStringLiteral("demo"));
+}
+
+void MainWindow::openDemo() {
+    if (!m_project->maybeSave()) return;
+    // The analysis reads files: the embedded demo is copied out once (and refreshed if it changed).
+    const QDir folder(demoFolder());
+    QDir().mkpath(folder.path());
+    const QStringList names{QStringLiteral("fashion_cnn.onnx"),
+                            QStringLiteral("fashion_cnn_int8.onnx"), QStringLiteral("samples.npy"),
+                            QStringLiteral("labels.npy")};
+    for (const QString &name : names) {
+        QFile resource(QStringLiteral(":/demo/") + name);
+        const QString target = folder.filePath(name);
+        if (!resource.open(QIODevice::ReadOnly)) {
+            showError(tr("Cannot Open Demo"),
+                      tr("The demo is missing from this build (%1).").arg(name));
+            return;
+        }
+        const QByteArray bytes = resource.readAll();
+        QFile existing(target);
+        if (existing.open(QIODevice::ReadOnly) && existing.readAll() == bytes) continue;
+        existing.close();
+        QFile out(target);
+        if (!out.open(QIODevice::WriteOnly) || out.write(bytes) != bytes.size()) {
+            showError(tr("Cannot Open Demo"),
+                      tr("%1: cannot write (%2)").arg(target, out.errorString()));
+            return;
+        }
+    }
+    AnalysisSetup setup;
+    setup.floatModel = folder.filePath(names[0]);
+    setup.quantModel = folder.filePath(names[1]);
+    setup.dataPaths = QStringList{folder.filePath(names[2])};
+    setup.labelsPath = folder.filePath(names[3]);
+    m_project->reset();
+    m_documents->openDemo();
+    m_analysis->setSetup(setup);
+    m_project->markUnmodified();  // the demo as shipped: nothing to save until the user changes it
+}
+
+void MainWindow::openPath(const QString &path, bool asDrop) {
+    const QFileInfo info(path);
+    const QString suffix = info.suffix().toLower();
+    if (suffix == ProjectController::kSuffix) {
+        if (!m_project->maybeSave()) return;
+        QString error;
+        if (!m_project->open(path, error)) {
+            if (!info.exists()) m_recent->remove(path);
+            showError(tr("Cannot Open Project"), error);
+            return;
+        }
+        const QString floatModel = m_analysis->setup().floatModel;
+        if (!floatModel.isEmpty()) m_documents->openFile(floatModel);
+        return;
+    }
+    if (suffix == QLatin1String("npy") || suffix == QLatin1String("pb") || info.isDir()) {
+        m_analysis->setEvaluationFiles({info.absoluteFilePath()}, m_analysis->setup().labelsPath);
+        return;
+    }
+    if (asDrop && !m_analysis->setup().floatModel.isEmpty() && looksQuantized(path)) {
+        m_analysis->setQuantModel(path);
+        m_status->setText(tr("Quantized model: %1").arg(info.fileName()));
+        return;
+    }
+    // A new float model starts a new analysis: the old one's unsaved changes first.
+    if (!m_project->maybeSave()) return;
+    m_project->reset();
+    m_documents->openFile(path);
+    m_analysis->setFloatModel(path);
+}
+
+bool MainWindow::recoverAutosave() {
+    if (!m_project->offerRecovery()) return false;
+    if (!m_analysis->setup().floatModel.isEmpty())
+        m_documents->openFile(m_analysis->setup().floatModel);
+    return true;
+}
+
+void MainWindow::openFloatWithDialog() {
+    QSettings settings;
+    QString folder = QFileInfo(m_analysis->setup().floatModel).absolutePath();
+    if (m_analysis->setup().floatModel.isEmpty())
+        folder = m_options.persistSettings ? settings.value("paths/lastModelFolder").toString()
+                                           : QString();
+    const QString path = QFileDialog::getOpenFileName(
+        this, tr("Open Float Model"), folder,
+        tr("ONNX models (*.onnx);;QuantLens projects (*.qlproj);;All files (*)"));
+    if (path.isEmpty()) return;
+    if (m_options.persistSettings)
+        settings.setValue("paths/lastModelFolder", QFileInfo(path).absolutePath());
+    openPath(path);
+}
+
+void MainWindow::openQuantizedWithDialog() {
+    const QString folder = QFileInfo(m_analysis->setup().floatModel).absolutePath();
+    const QString path = QFileDialog::getOpenFileName(this, tr("Open Quantized Model"), folder,
+                                                      tr("ONNX models (*.onnx);;All files (*)"));
+    if (!path.isEmpty()) m_analysis->setQuantModel(path);
+}
+
+void MainWindow::showAnalysisSetup(int focus) {
+    AnalysisSetupDialog dialog(m_analysis->setup(), static_cast<AnalysisSetupDialog::Focus>(focus),
+                               this);
+    if (dialog.exec() != QDialog::Accepted) return;
+    const AnalysisSetup setup = dialog.setup();
+    const bool newFloat = setup.floatModel != m_analysis->setup().floatModel;
+    if (newFloat) {
+        if (!m_project->maybeSave()) return;
+        m_project->reset();
+        m_documents->openFile(setup.floatModel);
+    }
+    m_analysis->setSetup(setup, newFloat ? std::set<std::string>{} : m_analysis->fp32Layers());
+}
+
+void MainWindow::toggleCurrentLayer() {
+    const int layer = m_analysisPanel->currentLayer();
+    const ql::ui::ReportPtr report = m_analysis->report();
+    if (!report || layer < 0 || layer >= int(report->layers.size())) return;
+    const std::string &name = report->layers[size_t(layer)].name;
+    const bool nowFp32 = m_analysis->fp32Layers().count(name) != 0;
+    m_analysis->setLayerFp32(name, !nowFp32);
+}
+
+void MainWindow::keepWorstDialog() {
+    QSettings settings;
+    const int previous = m_options.persistSettings ? settings.value(kWorstCountKey, 3).toInt() : 3;
+    bool ok = false;
+    const int n = QInputDialog::getInt(this, tr("Keep the Worst Layers in fp32"),
+                                       tr("Number of layers (lowest isolated SQNR first):"),
+                                       previous, 1, 1000, 1, &ok);
+    if (!ok) return;
+    if (m_options.persistSettings) settings.setValue(kWorstCountKey, n);
+    const int added = m_analysis->keepWorstInFp32(n);
+    m_status->setText(tr("%n layer(s) moved to fp32", nullptr, added));
+}
+
+QString MainWindow::askSavePath(const QString &title, const QString &suggestedName,
+                                const QString &filter) {
+    QSettings settings;
+    QString folder =
+        m_options.persistSettings ? settings.value(kLastFolderKey).toString() : QString();
+    if (folder.isEmpty())
+        folder = QFileInfo(m_project->path().isEmpty() ? m_analysis->setup().floatModel
+                                                       : m_project->path())
+                     .absolutePath();
+    const QString path =
+        QFileDialog::getSaveFileName(this, title, QDir(folder).filePath(suggestedName), filter);
+    if (!path.isEmpty() && m_options.persistSettings)
+        settings.setValue(kLastFolderKey, QFileInfo(path).absolutePath());
+    return path;
+}
+
+void MainWindow::exportSkipList() {
+    const QString base = QFileInfo(m_analysis->setup().floatModel).completeBaseName();
+    const QString path = askSavePath(tr("Export Skip-List"),
+                                     base + QStringLiteral("_skip_list.json"), tr("JSON (*.json)"));
+    if (path.isEmpty()) return;
+    QString error;
+    if (!m_analysis->exportSkipList(path, error)) return showError(tr("Cannot Export"), error);
+    m_status->setText(tr("Wrote %1").arg(QDir::toNativeSeparators(path)));
+}
+
+void MainWindow::exportAnalysis(bool csv) {
+    const QString base =
+        QFileInfo(m_analysis->setup().floatModel).completeBaseName() + QStringLiteral("_analysis");
+    const QString path =
+        csv ? askSavePath(tr("Export Analysis"), base + QStringLiteral(".csv"), tr("CSV (*.csv)"))
+            : askSavePath(tr("Export Analysis"), base + QStringLiteral(".json"),
+                          tr("JSON (*.json)"));
+    if (path.isEmpty()) return;
+    QString error;
+    const bool ok = csv ? m_analysis->exportAnalysisCsv(path, error)
+                        : m_analysis->exportAnalysisJson(path, error);
+    if (!ok) return showError(tr("Cannot Export"), error);
+    m_status->setText(tr("Wrote %1").arg(QDir::toNativeSeparators(path)));
+}
+
+void MainWindow::exportQuantizedModel() {
+    const QString base =
+        QFileInfo(m_analysis->setup().floatModel).completeBaseName() + QStringLiteral("_int8.onnx");
+    const QString path =
+        askSavePath(tr("Export Re-quantized Model"), base, tr("ONNX models (*.onnx)"));
+    if (!path.isEmpty()) m_analysis->exportQuantizedModel(path);
 }
 
 void MainWindow::restoreSettings() {
@@ -127,14 +435,18 @@ void MainWindow::restoreSettings() {
     const bool restored =
         m_options.persistSettings && restoreGeometry(settings.value(kGeometryKey).toByteArray());
     if (!restored) {
-        const QSize wanted(1200, 760);
+        const QSize wanted(1280, 800);
         const QRect screen =
-            this->screen() ? this->screen()->availableGeometry() : QRect(0, 0, 1200, 760);
+            this->screen() ? this->screen()->availableGeometry() : QRect(0, 0, 1280, 800);
         resize(wanted.boundedTo(screen.size() * 0.9));
     }
     if (m_options.persistSettings) {
         restoreState(settings.value(kStateKey).toByteArray());
         m_splitter->restoreState(settings.value(kSplitterKey).toByteArray());
+        m_analysisPanel->splitter()->restoreState(
+            settings.value(kAnalysisSplitterKey).toByteArray());
+        m_analysisSplitter->restoreState(settings.value(kInspectorSplitterKey).toByteArray());
+        m_sideSplitter->restoreState(settings.value(kSideSplitterKey).toByteArray());
     }
 }
 
@@ -144,50 +456,158 @@ void MainWindow::saveSettings() {
     settings.setValue(kGeometryKey, saveGeometry());
     settings.setValue(kStateKey, saveState());
     settings.setValue(kSplitterKey, m_splitter->saveState());
+    settings.setValue(kAnalysisSplitterKey, m_analysisPanel->splitter()->saveState());
+    settings.setValue(kInspectorSplitterKey, m_analysisSplitter->saveState());
+    settings.setValue(kSideSplitterKey, m_sideSplitter->saveState());
 }
 
 void MainWindow::closeEvent(QCloseEvent *event) {
+    if (!m_project->maybeSave()) {
+        event->ignore();
+        return;
+    }
+    m_analysis->cancel();
+    m_project->removeAutosave();  // a normal close: nothing to recover
     saveSettings();
     event->accept();
 }
 
 void MainWindow::dragEnterEvent(QDragEnterEvent *event) {
     const QList<QUrl> urls = event->mimeData()->urls();
-    if (urls.size() == 1 && isOnnxUrl(urls.first())) event->acceptProposedAction();
+    if (!urls.isEmpty() && std::all_of(urls.begin(), urls.end(), isAcceptedUrl))
+        event->acceptProposedAction();
 }
 
 void MainWindow::dropEvent(QDropEvent *event) {
     const QList<QUrl> urls = event->mimeData()->urls();
-    if (urls.size() != 1 || !isOnnxUrl(urls.first())) return;
+    if (urls.isEmpty() || !std::all_of(urls.begin(), urls.end(), isAcceptedUrl)) return;
     event->acceptProposedAction();
-    m_documents->openFile(urls.first().toLocalFile());
+    QStringList tensors;
+    for (const QUrl &url : urls) {
+        const QString path = url.toLocalFile();
+        const QString suffix = QFileInfo(path).suffix().toLower();
+        if (suffix == QLatin1String("npy") || suffix == QLatin1String("pb") ||
+            QFileInfo(path).isDir())
+            tensors.append(QFileInfo(path).absoluteFilePath());
+        else
+            openPath(path, true);
+    }
+    if (!tensors.isEmpty()) m_analysis->setEvaluationFiles(tensors, m_analysis->setup().labelsPath);
 }
 
 void MainWindow::onLoadingStarted(const QString &displayName) {
+    m_loadingModel = true;
     m_status->setText(tr("Loading %1…").arg(displayName));
     m_busy->show();
 }
 
 void MainWindow::onModelLoaded(const ql::ui::SnapshotPtr &snapshot, double seconds) {
-    m_busy->hide();
+    m_loadingModel = false;
+    m_busy->setVisible(m_analysis->isBusy());
     m_summary->setSnapshot(snapshot);
     m_layers->setSnapshot(snapshot);
     m_details->setSnapshot(snapshot);
-    m_pages->setCurrentWidget(m_modelPage);
+    if (m_pages->currentWidget() != m_analysisSplitter) m_pages->setCurrentWidget(m_modelPage);
     m_layers->selectLayer(0);  // the details panel shows something useful straight away
-    setWindowTitle(tr("%1 — QuantLens").arg(snapshot->displayName));
+    updateTitle();
+    // The analysis' progress, error or result says more than the load.
+    if (m_analysis->isBusy() || m_lastOperationFailed || m_analysis->report()) return;
     QString status =
         tr("Loaded %1 in %2 s").arg(snapshot->displayName, QLocale().toString(seconds, 'f', 2));
     if (!snapshot->warnings.isEmpty())
         status += QStringLiteral(" — ") + tr("loader warnings: %1").arg(snapshot->warnings.size());
+    const QString missing = m_analysis->setup().missingText();
+    if (!missing.isEmpty()) status += QStringLiteral(" — ") + missing;
     m_status->setText(status);
 }
 
 void MainWindow::onLoadFailed(const QString &path, const QString &message, ql::ErrorKind) {
-    m_busy->hide();
-    m_status->setText(tr("Could not open the model"));
+    m_loadingModel = false;
+    m_busy->setVisible(m_analysis->isBusy());
+    m_status->setText(tr("Could not open the model: %1").arg(message));
     if (!path.isEmpty() && !QFileInfo::exists(path)) m_recent->remove(path);
     if (m_options.interactiveErrors) QMessageBox::warning(this, tr("Cannot Open Model"), message);
+}
+
+void MainWindow::onReportReady(const ql::ui::ReportPtr &report) {
+    m_lastOperationFailed = false;
+    const int layer = m_analysisPanel->currentLayer();
+    const ql::ui::AnalysisModelsSnapshot &models = m_analysis->job()->models();
+    ql::ui::InspectorContext context;
+    context.floatGraph = models.floatGraph;
+    context.quantGraph = models.quantGraph;
+    context.batch = models.batch;
+    context.report = report;
+    context.matches = models.matches;
+    ql::parseInt8Kernels(m_analysis->setup().int8Kernels.toStdString(),
+                         context.options.capture.int8Kernels);
+    context.options.capture.threads = 1;  // the engine's worker has the other cores
+    m_inspector->setContext(std::move(context));
+    m_diagnosisFloatGraph = models.floatGraph;  // the list keeps a plain pointer to it
+    m_diagnosis->setThresholdDb(m_analysis->thresholdDb());
+    m_diagnosis->setReport(report, m_diagnosisFloatGraph.get());
+    m_analysisPanel->setReport(report);
+    if (m_analysisPanel->thresholdDb() != m_analysis->thresholdDb())
+        m_analysisPanel->setThresholdDb(m_analysis->thresholdDb());
+    const auto latency = m_analysis->latency();
+    m_analysisPanel->setLatency(latency ? std::optional<double>(latency->first) : std::nullopt,
+                                latency ? std::optional<double>(latency->second) : std::nullopt);
+    m_analysisPanel->selectLayer(layer >= 0 && layer < int(report->layers.size()) ? layer : 0);
+    m_pages->setCurrentWidget(m_analysisSplitter);
+    updateTitle();
+    updateActions();
+}
+
+void MainWindow::onAnalysisFailed(const QString &message, ql::ErrorKind kind) {
+    const ql::ui::ReportPtr report = m_analysis->report();
+    if (report && m_analysisPanel->report() == report) {
+        // The table's checkboxes show the refused wish: back to what runs.
+        const int layer = m_analysisPanel->currentLayer();
+        m_analysisPanel->setReport(report);
+        m_analysisPanel->selectLayer(layer);
+    }
+    m_lastOperationFailed = true;
+    m_status->setText(message);
+    if (kind != ql::ErrorKind::Cancelled) showError(tr("Analysis Failed"), message);
+}
+
+void MainWindow::showError(const QString &title, const QString &message) {
+    m_status->setText(message);
+    if (m_options.interactiveErrors) QMessageBox::warning(this, title, message);
+}
+
+void MainWindow::updateTitle() {
+    QString name;
+    if (!m_project->path().isEmpty())
+        name = QFileInfo(m_project->path()).fileName();
+    else if (m_documents->current())
+        name = m_documents->current()->displayName;
+    else if (!m_analysis->setup().floatModel.isEmpty())
+        name = QFileInfo(m_analysis->setup().floatModel).fileName();
+    if (name.isEmpty()) {
+        setWindowTitle(tr("QuantLens"));
+        return;
+    }
+    setWindowTitle(tr("%1[*] — QuantLens").arg(name));
+    setWindowModified(m_project->isModified());
+}
+
+void MainWindow::updateActions() {
+    const bool hasReport = m_analysis->report() != nullptr;
+    const bool busy = m_analysis->isBusy();
+    const bool hasSetup = !m_analysis->setup().floatModel.isEmpty();
+    m_toggleLayer->setEnabled(hasReport && m_analysisPanel->currentLayer() >= 0);
+    m_resetInt8->setEnabled(hasReport && !m_analysis->fp32Layers().empty());
+    m_keepWorst->setEnabled(hasReport);
+    m_exportSkipList->setEnabled(hasReport);
+    m_exportJson->setEnabled(hasReport);
+    m_exportCsv->setEnabled(hasReport);
+    m_exportModel->setEnabled(hasReport);
+    m_saveProject->setEnabled(hasSetup);
+    m_saveProjectAs->setEnabled(hasSetup);
+    m_rerun->setEnabled(m_analysis->setup().isComplete());
+    m_cancelAction->setEnabled(busy);
+    m_showAnalysis->setEnabled(hasReport);
 }
 
 void MainWindow::showAbout() {

@@ -1,22 +1,35 @@
 #pragma once
-// The main window: menus, the welcome page, and the model page (summary strip, layer table,
-// layer details). Features live in controllers (DocumentController, RecentFilesController, and
-// later the quantization and analysis ones); this class only lays out and wires them.
+// The main window: menus, toolbar, the welcome page, the model page (summary strip, layer table,
+// layer details) and the analysis page (headline, SQNR chart, analysis table). Features live in
+// controllers (DocumentController: the model on view; AnalysisController: the analysis, toggles,
+// exports; ProjectController: .qlproj files and autosave; RecentFilesController); this class
+// only lays out and wires them, and owns the status bar (progress with Cancel).
 
 #include <QMainWindow>
 
+#include <memory>
+
+#include "analysis_report.h"
 #include "core/status.h"
+#include "ir/graph.h"
 #include "model_snapshot.h"
 
+class QAction;
 class QLabel;
 class QProgressBar;
 class QSplitter;
 class QStackedWidget;
+class QToolButton;
+class AnalysisController;
 class DocumentController;
+class ProjectController;
 class RecentFilesController;
 
 namespace ql::ui {
+class AnalysisPanel;
 class LayerDetailsWidget;
+class LayerInspector;
+class DiagnosisList;
 class LayerTablePanel;
 class ModelSummaryWidget;
 class WelcomePage;
@@ -27,7 +40,8 @@ class MainWindow : public QMainWindow {
 public:
     struct Options {
         bool persistSettings = true;    // read/write geometry and recent files in QSettings
-        bool interactiveErrors = true;  // load errors in a message box (else only the signal)
+        bool interactiveErrors = true;  // errors in a message box, prompts (else only the signal)
+        bool autosave = true;           // autosave the analysis (project or untitled)
     };
 
     explicit MainWindow(const Options &options, QWidget *parent = nullptr);
@@ -35,10 +49,28 @@ public:
     ~MainWindow() override;
 
     DocumentController *documents() const { return m_documents; }
+    AnalysisController *analysis() const { return m_analysis; }
+    ProjectController *project() const { return m_project; }
     RecentFilesController *recentFiles() const { return m_recent; }
     ql::ui::LayerTablePanel *layerPanel() const { return m_layers; }
     ql::ui::ModelSummaryWidget *summary() const { return m_summary; }
     ql::ui::LayerDetailsWidget *layerDetails() const { return m_details; }
+    ql::ui::AnalysisPanel *analysisPanel() const { return m_analysisPanel; }
+    ql::ui::LayerInspector *inspector() const { return m_inspector; }
+    ql::ui::DiagnosisList *diagnosis() const { return m_diagnosis; }
+    QProgressBar *progressBar() const { return m_busy; }
+    QString statusText() const;
+
+    // Opens the embedded demo: the float model, its int8 pair, samples and labels; runs the
+    // analysis.
+    void openDemo();
+    // A model file: the float side, or (dropped while a float model is open) the quantized side
+    // when it holds Q/DQ or QLinear nodes. A .qlproj opens as a project.
+    void openPath(const QString &path, bool asDrop = false);
+    // At start: an untitled analysis autosaved before a crash is offered back (and re-run).
+    bool recoverAutosave();
+    // The folder the demo files are extracted to (the analysis reads files).
+    static QString demoFolder();
 
 protected:
     void closeEvent(QCloseEvent *event) override;
@@ -46,17 +78,36 @@ protected:
     void dropEvent(QDropEvent *event) override;
 
 private:
+    void createActions();
     void createMenus();
     void createPages();
+    void createStatusBar();
+    void connectAnalysis();
     void restoreSettings();
     void saveSettings();
     void onLoadingStarted(const QString &displayName);
     void onModelLoaded(const ql::ui::SnapshotPtr &snapshot, double seconds);
     void onLoadFailed(const QString &path, const QString &message, ql::ErrorKind kind);
+    void onReportReady(const ql::ui::ReportPtr &report);
+    void onAnalysisFailed(const QString &message, ql::ErrorKind kind);
+    void showError(const QString &title, const QString &message);
+    void showAnalysisSetup(int focus);
+    void openQuantizedWithDialog();
+    void openFloatWithDialog();
+    void toggleCurrentLayer();
+    void keepWorstDialog();
+    void exportSkipList();
+    void exportAnalysis(bool csv);
+    void exportQuantizedModel();
+    void updateTitle();
+    void updateActions();
     void showAbout();
+    QString askSavePath(const QString &title, const QString &suggestedName, const QString &filter);
 
     Options m_options;
     DocumentController *m_documents;
+    AnalysisController *m_analysis;
+    ProjectController *m_project;
     RecentFilesController *m_recent = nullptr;
     QStackedWidget *m_pages = nullptr;
     ql::ui::WelcomePage *m_welcome = nullptr;
@@ -65,6 +116,26 @@ private:
     ql::ui::ModelSummaryWidget *m_summary = nullptr;
     ql::ui::LayerTablePanel *m_layers = nullptr;
     ql::ui::LayerDetailsWidget *m_details = nullptr;
+    ql::ui::AnalysisPanel *m_analysisPanel = nullptr;
+    ql::ui::LayerInspector *m_inspector = nullptr;
+    ql::ui::DiagnosisList *m_diagnosis = nullptr;
+    QSplitter *m_sideSplitter = nullptr;  // diagnosis over inspector
+    std::shared_ptr<const ql::Graph> m_diagnosisFloatGraph;
+    QSplitter *m_analysisSplitter = nullptr;  // panel | inspector
     QLabel *m_status = nullptr;
     QProgressBar *m_busy = nullptr;
+    QToolButton *m_cancel = nullptr;
+    bool m_loadingModel = false;
+    bool m_lastOperationFailed = false;  // keeps the error in the status bar
+    QString m_demoTitle;
+
+    QAction *m_newAnalysis = nullptr, *m_openFloat = nullptr, *m_openQuant = nullptr,
+            *m_quantizeInApp = nullptr;
+    QAction *m_evaluationData = nullptr, *m_openProject = nullptr, *m_saveProject = nullptr,
+            *m_saveProjectAs = nullptr;
+    QAction *m_exportSkipList = nullptr, *m_exportJson = nullptr, *m_exportCsv = nullptr,
+            *m_exportModel = nullptr;
+    QAction *m_undo = nullptr, *m_redo = nullptr, *m_toggleLayer = nullptr, *m_resetInt8 = nullptr;
+    QAction *m_keepWorst = nullptr, *m_rerun = nullptr, *m_cancelAction = nullptr;
+    QAction *m_showModel = nullptr, *m_showAnalysis = nullptr, *m_demo = nullptr;
 };

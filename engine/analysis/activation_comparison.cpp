@@ -1,5 +1,6 @@
 #include "analysis/activation_comparison.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -263,6 +264,36 @@ Status CumulativeComparison::addBatch(const std::map<std::string, Tensor> &input
     QL_RETURN_IF_ERROR(tapStatus);
     for (size_t i = 0; i < seen.size(); ++i)
         if (seen[i]) d.result.layers[i].observed = true;
+    QL_RETURN_IF_ERROR(d.compareOutputs(floatOutputs, quantOutputs));
+    if (!inputs.empty()) d.result.samples += sampleCount(floatOutputs.empty() ? inputs.begin()->second : floatOutputs[0]);
+    ++d.result.batches;
+    return Status::ok();
+}
+
+const Graph &CumulativeComparison::quantPlanGraph() const { return m_impl->quantPlan->graph(); }
+
+const std::string &CumulativeComparison::quantValueRead(size_t index) const {
+    return m_impl->result.layers.at(index).quantValueSeen;
+}
+
+Status CumulativeComparison::addQuantValue(const std::string &name, const Tensor &value,
+                                           const std::map<std::string, Tensor> &floatValues,
+                                           const std::vector<size_t> &matches) {
+    Impl &d = *m_impl;
+    auto it = d.quantWanted.find(name);
+    if (it == d.quantWanted.end()) return Status::ok();
+    for (const auto &[matchIndex, needsDequantize] : it->second) {
+        if (std::find(matches.begin(), matches.end(), matchIndex) == matches.end()) continue;
+        QL_RETURN_IF_ERROR(d.compareLayer(matchIndex, needsDequantize, value, floatValues));
+        d.result.layers[matchIndex].observed = true;
+    }
+    return Status::ok();
+}
+
+Status CumulativeComparison::addOutputs(const std::map<std::string, Tensor> &inputs,
+                                        const std::vector<Tensor> &floatOutputs,
+                                        const std::vector<Tensor> &quantOutputs) {
+    Impl &d = *m_impl;
     QL_RETURN_IF_ERROR(d.compareOutputs(floatOutputs, quantOutputs));
     if (!inputs.empty()) d.result.samples += sampleCount(floatOutputs.empty() ? inputs.begin()->second : floatOutputs[0]);
     ++d.result.batches;

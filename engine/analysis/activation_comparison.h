@@ -88,6 +88,21 @@ public:
                     const std::vector<Tensor> &floatOutputs);
     ActivationComparisonResult result() const;
 
+    // For a caller that runs the quantized model itself, e.g. only the nodes downstream of a
+    // change (analysis_session.h), instead of addBatch: per batch, addQuantValue for the values
+    // it sees, then addOutputs. The values named as in quantPlanGraph(), the graph as lowered
+    // for the comparison's precision.
+    const Graph &quantPlanGraph() const;
+    // The plan value match `index` reads ("" when the match cannot be observed).
+    const std::string &quantValueRead(size_t index) const;
+    // Compares `value` (a quantized-plan value, plain layout) with the float values of the
+    // matches in `matches` that read it.
+    Status addQuantValue(const std::string &name, const Tensor &value, const std::map<std::string, Tensor> &floatValues,
+                         const std::vector<size_t> &matches);
+    // The batch's graph outputs of both models; counts the batch and its samples.
+    Status addOutputs(const std::map<std::string, Tensor> &inputs, const std::vector<Tensor> &floatOutputs,
+                      const std::vector<Tensor> &quantOutputs);
+
 private:
     CumulativeComparison();
     struct Impl;

@@ -11,12 +11,21 @@
 //   * a quantized model file: the layer's quantized node runs its float computation with the
 //     FLOAT model's weights (BatchNormalization folded in when the quantized model folded it)
 //     and no QuantizeLinear / DequantizeLinear of its own on its activation inputs and output
-//     (Q/DQ pairs shared with other int8 layers stay for them).
+//     (Q/DQ pairs shared with other int8 layers stay for them: an input produced by an int8
+//     layer is read dequantized, an output read by an int8 layer is requantized for it; see
+//     keep_layers_fp32.h). A QOperator model is expanded to QDQ first, so after a toggle
+//     quantGraph() is in QDQ form. A weightless layer (Add, MaxPool, ...) between int8
+//     neighbours keeps the same DQ -> op -> Q pattern and still runs int8, as in ONNX Runtime.
+//
+// Toggles are incremental (incremental_suite.h): only the nodes downstream of the change re-run,
+// on activations cached at creation; going back to the model as created re-runs nothing. The
+// figures equal a full runNumericSuite on the toggled model.
 //
 // Not thread-safe: one caller at a time (the GUI runs it on a worker thread and hands out
 // immutable report snapshots). Progress callbacks may cancel (ErrorKind::Cancelled); a cancelled
 // call leaves the session as it was before the call.
 
+#include <cstddef>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -42,7 +51,8 @@ struct EvaluationData {
 };
 
 // .npy/.pb files or folders (quant/calibration_data.h rules) for a single-input model, in batches.
-Result<EvaluationData> evaluationDataFromFiles(const Graph &floatGraph, const std::vector<std::string> &paths,
+Result<EvaluationData> evaluationDataFromFiles(const Graph &floatGraph,
+                                               const std::vector<std::string> &paths,
                                                int64_t batchSize);
 // Seeded standard-normal samples of the model's input shapes (symbolic dims other than the
 // batch: 1), `samples` in batches of batchSize.
@@ -50,11 +60,16 @@ Result<EvaluationData> randomEvaluationData(const Graph &floatGraph, int64_t sam
                                             int64_t batchSize);
 
 struct SessionOptions {
-    NumericSuiteOptions suite;        // kernels, isolated, kernel check, threads (labels: from data)
+    NumericSuiteOptions suite;  // kernels, isolated, kernel check, threads (labels: from data)
     // In-app quantization only: quantizer options and calibration inputs (the evaluation data
     // when empty).
     quant::QuantizationOptions quantizer;
     std::vector<std::map<std::string, Tensor>> calibrationBatches;
+    // Toggles re-run only what they affect, from activations cached at creation (the float
+    // model's compared values, every value of the quantized model). Above this budget, or with
+    // incremental = false, every toggle re-runs the whole suite.
+    bool incremental = true;
+    size_t cacheBudgetBytes = size_t(2) << 30;
 };
 
 using SessionProgress = std::function<bool(const std::string &stage, int done, int total)>;
@@ -62,8 +77,10 @@ using SessionProgress = std::function<bool(const std::string &stage, int done, i
 class AnalysisSession {
 public:
     // quantGraph: the loaded quantized model, or nullopt to quantize floatGraph in the app.
-    static Result<std::unique_ptr<AnalysisSession>> create(Graph floatGraph, std::optional<Graph> quantGraph,
-                                                           EvaluationData data, SessionOptions options,
+    static Result<std::unique_ptr<AnalysisSession>> create(Graph floatGraph,
+                                                           std::optional<Graph> quantGraph,
+                                                           EvaluationData data,
+                                                           SessionOptions options,
                                                            const SessionProgress &progress = {});
     ~AnalysisSession();
 
@@ -74,16 +91,20 @@ public:
     const Graph &quantGraph() const;
     const EvaluationData &data() const;
 
-    // Float node names of the layers now kept in fp32 by the user (not the model's own fp32 layers).
+    // Float node names of the layers now kept in fp32 by the user (not the model's own fp32
+    // layers).
     const std::set<std::string> &fp32Layers() const;
     // Makes exactly `layers` (float node names of report rows) the user's fp32 layers,
     // re-quantizes, re-runs what changed and returns the new report. BadInput for a name that is
     // not a layer of the report.
-    Result<NumericSuiteReport> setFp32Layers(const std::set<std::string> &layers, const SessionProgress &progress = {});
+    Result<NumericSuiteReport> setFp32Layers(const std::set<std::string> &layers,
+                                             const SessionProgress &progress = {});
 
     // Median wall time (ms) of one pass over the evaluation data: the quantized model as it now
     // stands (int8) and the float model, `runs` times each.
     Result<std::pair<double, double>> measureLatencyMs(int runs = 3);
+    // Bytes of activations cached for incremental toggles (0: every toggle re-runs the suite).
+    size_t cachedBytes() const;
     // Writes the current quantized model (toggles applied) as ONNX.
     Status writeQuantizedModel(const std::string &path) const;
 

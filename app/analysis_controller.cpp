@@ -1,0 +1,319 @@
+#include "analysis_controller.h"
+
+#include <QDir>
+#include <QFile>
+#include <QFileInfo>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QLocale>
+#include <QThread>
+#include <QUndoCommand>
+#include <QUndoStack>
+
+#include <algorithm>
+#include <cmath>
+#include <vector>
+
+#include "analysis_job.h"
+#include "analysis_report_format.h"
+
+namespace {
+
+// One undoable change of the fp32 layers: redo applies `after`, undo `before`.
+class Fp32LayersCommand : public QUndoCommand {
+public:
+    Fp32LayersCommand(AnalysisController *controller, std::set<std::string> before,
+                      std::set<std::string> after, const QString &text)
+        : QUndoCommand(text),
+          m_controller(controller),
+          m_before(std::move(before)),
+          m_after(std::move(after)) {}
+    void redo() override { m_controller->applyFp32Layers(m_after); }
+    void undo() override { m_controller->applyFp32Layers(m_before); }
+
+private:
+    AnalysisController *m_controller;
+    std::set<std::string> m_before, m_after;
+};
+
+std::optional<double> rankingFigure(const ql::analysis::LayerReport &layer) {
+    if (auto isolated = ql::ui::isolatedSqnr(layer)) return isolated;
+    return ql::ui::cumulativeSqnr(layer);
+}
+
+}  // namespace
+
+AnalysisController::AnalysisController(QObject *parent)
+    : QObject(parent), m_job(new ql::ui::AnalysisJob(this)), m_undo(new QUndoStack(this)) {
+    connect(m_job, &ql::ui::AnalysisJob::reportReady, this,
+            [this](const ql::ui::ReportPtr &report) {
+                if (m_awaitingAnalysis) {
+                    m_awaitingAnalysis = false;
+                    m_goodSetup = m_setup;
+                }
+                emit reportReady(report);
+            });
+    connect(m_job, &ql::ui::AnalysisJob::latencyReady, this, [this](double int8, double fp32) {
+        m_latency = std::make_pair(int8, fp32);
+        emit latencyReady(int8, fp32);
+    });
+    connect(m_job, &ql::ui::AnalysisJob::failed, this,
+            [this](const QString &message, ql::ErrorKind kind,
+                   ql::ui::AnalysisJob::Operation operation) {
+                if (operation == ql::ui::AnalysisJob::Operation::Analysis && m_job->report()) {
+                    // The previous analysis stays on screen: so does its setup.
+                    m_setup = m_goodSetup;
+                    m_fp32 = m_job->fp32Layers();
+                    emit setupChanged();
+                    emit fp32LayersChanged();
+                } else if (operation == ql::ui::AnalysisJob::Operation::Toggle &&
+                           kind != ql::ErrorKind::Cancelled) {
+                    // The engine refused the change: the wish returns to what runs.
+                    m_fp32 = m_job->fp32Layers();
+                    emit fp32LayersChanged();
+                }
+                emit failed(kind == ql::ErrorKind::Cancelled ? tr("Analysis cancelled") : message,
+                            kind);
+            });
+    connect(m_job, &ql::ui::AnalysisJob::exported, this, &AnalysisController::exported);
+    connect(m_job, &ql::ui::AnalysisJob::busyChanged, this, &AnalysisController::busyChanged);
+    connect(m_job, &ql::ui::AnalysisJob::progress, this, &AnalysisController::progress);
+}
+
+AnalysisController::~AnalysisController() = default;
+
+ql::ui::ReportPtr AnalysisController::report() const {
+    return m_job->report();
+}
+
+bool AnalysisController::isBusy() const {
+    return m_job->isBusy();
+}
+
+void AnalysisController::setSetup(const AnalysisSetup &setup,
+                                  const std::set<std::string> &fp32Layers) {
+    m_setup = setup;
+    m_fp32 = fp32Layers;
+    m_reasonDb.clear();
+    m_undo->clear();
+    emit setupChanged();
+    emit fp32LayersChanged();
+    emit modified();
+    if (m_setup.isComplete()) start();
+}
+
+void AnalysisController::setFloatModel(const QString &path) {
+    AnalysisSetup setup = m_setup;
+    setup.floatModel = QFileInfo(path).absoluteFilePath();
+    setSetup(setup);
+}
+
+void AnalysisController::setQuantModel(const QString &path) {
+    AnalysisSetup setup = m_setup;
+    setup.quantModel = QFileInfo(path).absoluteFilePath();
+    setup.quantizeInApp = false;
+    setSetup(setup);
+}
+
+void AnalysisController::setQuantizeInApp(const QStringList &calibrationPaths,
+                                          const QuantizerSettings &settings) {
+    AnalysisSetup setup = m_setup;
+    setup.quantizeInApp = true;
+    setup.quantModel.clear();
+    setup.calibrationPaths = calibrationPaths;
+    setup.quantizer = settings;
+    setSetup(setup);
+}
+
+void AnalysisController::setEvaluationFiles(const QStringList &paths, const QString &labels) {
+    AnalysisSetup setup = m_setup;
+    setup.randomInputs = false;
+    setup.dataPaths = paths;
+    setup.labelsPath = labels;
+    setSetup(setup, m_fp32);
+}
+
+void AnalysisController::setRandomInputs(int count, quint64 seed) {
+    AnalysisSetup setup = m_setup;
+    setup.randomInputs = true;
+    setup.randomCount = count;
+    setup.randomSeed = seed;
+    setup.labelsPath.clear();  // labels belong to files, not to random inputs
+    setSetup(setup, m_fp32);
+}
+
+void AnalysisController::rerun() {
+    if (m_setup.isComplete()) start();
+}
+
+void AnalysisController::cancel() {
+    m_job->cancel();
+}
+
+void AnalysisController::start() {
+    ql::ui::AnalysisRequest request;
+    QString error;
+    if (!m_setup.toRequest(request, error)) {
+        emit failed(error, ql::ErrorKind::BadInput);
+        return;
+    }
+    request.fp32Layers = m_fp32;
+    // One core stays free for the GUI thread (responsive while the engine runs).
+    request.threads = std::max(1, QThread::idealThreadCount() - 1);
+    m_latency.reset();
+    m_awaitingAnalysis = true;
+    m_job->start(request);
+    emit analysisStarted();
+}
+
+void AnalysisController::applyFp32Layers(const std::set<std::string> &layers) {
+    if (const ql::ui::ReportPtr current = report()) {
+        for (const std::string &name : layers) {
+            if (m_fp32.count(name) || m_reasonDb.count(name)) continue;
+            for (const auto &layer : current->layers)
+                if (layer.name == name && !ql::ui::isFp32(layer))
+                    if (auto figure = rankingFigure(layer)) m_reasonDb[name] = *figure;
+        }
+    }
+    m_fp32 = layers;
+    m_job->requestFp32Layers(layers);
+    emit fp32LayersChanged();
+    emit modified();
+}
+
+void AnalysisController::setFp32Layers(const std::set<std::string> &layers,
+                                       const QString &undoText) {
+    if (layers == m_fp32) return;
+    m_undo->push(new Fp32LayersCommand(this, m_fp32, layers, undoText));
+}
+
+void AnalysisController::setLayerFp32(const std::string &name, bool fp32) {
+    std::set<std::string> layers = m_fp32;
+    if (fp32)
+        layers.insert(name);
+    else
+        layers.erase(name);
+    const QString text = fp32 ? tr("Keep %1 in fp32").arg(QString::fromStdString(name))
+                              : tr("Run %1 in int8").arg(QString::fromStdString(name));
+    setFp32Layers(layers, text);
+}
+
+void AnalysisController::setLayerFp32(int reportIndex, bool fp32) {
+    const ql::ui::ReportPtr current = report();
+    if (!current || reportIndex < 0 || reportIndex >= int(current->layers.size())) return;
+    setLayerFp32(current->layers[size_t(reportIndex)].name, fp32);
+}
+
+void AnalysisController::resetToInt8() {
+    setFp32Layers({}, tr("Reset to all int8"));
+}
+
+std::set<std::string> AnalysisController::worstLayers(int n) const {
+    std::set<std::string> worst;
+    const ql::ui::ReportPtr current = report();
+    if (!current || n <= 0) return worst;
+    std::vector<std::pair<double, std::string>> ranked;
+    for (const auto &layer : current->layers) {
+        if (ql::ui::isFp32(layer) || m_fp32.count(layer.name)) continue;
+        if (auto figure = rankingFigure(layer)) ranked.emplace_back(*figure, layer.name);
+    }
+    std::stable_sort(ranked.begin(), ranked.end(),
+                     [](const auto &a, const auto &b) { return a.first < b.first; });
+    for (size_t i = 0; i < ranked.size() && int(i) < n; ++i) worst.insert(ranked[i].second);
+    return worst;
+}
+
+int AnalysisController::keepWorstInFp32(int n) {
+    const std::set<std::string> worst = worstLayers(n);
+    if (worst.empty()) return 0;
+    std::set<std::string> layers = m_fp32;
+    layers.insert(worst.begin(), worst.end());
+    setFp32Layers(layers, tr("Keep the %n worst layer(s) in fp32", nullptr, int(worst.size())));
+    return int(worst.size());
+}
+
+void AnalysisController::setThresholdDb(double thresholdDb) {
+    if (qFuzzyCompare(thresholdDb, m_thresholdDb)) return;
+    m_thresholdDb = thresholdDb;
+    emit thresholdChanged(thresholdDb);
+    emit modified();
+}
+
+QJsonObject AnalysisController::skipListJson() const {
+    QJsonArray nodes;
+    QJsonObject reasons;
+    for (const std::string &name : m_fp32) {
+        const QString node = QString::fromStdString(name);
+        nodes.append(node);
+        const auto reason = m_reasonDb.find(name);
+        if (reason != m_reasonDb.end() && std::isfinite(reason->second))
+            reasons.insert(node, tr("kept in fp32 in QuantLens: isolated SQNR %1 dB")
+                                     .arg(QString::number(reason->second, 'f', 1)));
+        else
+            reasons.insert(node, tr("kept in fp32 in QuantLens"));
+    }
+    return {{"model", QFileInfo(m_setup.floatModel).fileName()},
+            {"fp32_nodes", nodes},
+            {"reason", reasons}};
+}
+
+bool AnalysisController::writeFile(const QString &path, const QByteArray &bytes,
+                                   QString &error) const {
+    QFile file(path);
+    if (!file.open(QIODevice::WriteOnly | QIODevice::Truncate) ||
+        file.write(bytes) != bytes.size()) {
+        error = tr("%1: cannot write (%2)").arg(QDir::toNativeSeparators(path), file.errorString());
+        return false;
+    }
+    return true;
+}
+
+bool AnalysisController::exportSkipList(const QString &path, QString &error) const {
+    // Names are checked against the float model (the report's layer names are its node names):
+    // a skip-list must work with `quantlens quantize --skip-list`.
+    const ql::ui::ReportPtr current = report();
+    for (const std::string &name : m_fp32) {
+        const bool known =
+            current && std::any_of(current->layers.begin(), current->layers.end(),
+                                   [&name](const auto &l) { return l.name == name; });
+        if (!known) {
+            error = tr("'%1' is not a layer of the float model").arg(QString::fromStdString(name));
+            return false;
+        }
+    }
+    return writeFile(path, QJsonDocument(skipListJson()).toJson(), error);
+}
+
+static ql::ui::AnalysisModels analysisModels(const AnalysisSetup &setup) {
+    ql::ui::AnalysisModels models;
+    models.floatModel = setup.floatModel;
+    models.quantModel = setup.quantizeInApp ? QString() : setup.quantModel;
+    models.quantizedInApp = setup.quantizeInApp;
+    if (setup.quantizeInApp) models.quantizerOptions = setup.quantizer.toJson();
+    return models;
+}
+
+bool AnalysisController::exportAnalysisJson(const QString &path, QString &error) const {
+    const ql::ui::ReportPtr current = report();
+    if (!current) {
+        error = tr("No analysis to export yet");
+        return false;
+    }
+    return writeFile(
+        path, QJsonDocument(ql::ui::analysisReportJson(*current, analysisModels(m_setup))).toJson(),
+        error);
+}
+
+bool AnalysisController::exportAnalysisCsv(const QString &path, QString &error) const {
+    const ql::ui::ReportPtr current = report();
+    if (!current) {
+        error = tr("No analysis to export yet");
+        return false;
+    }
+    return writeFile(path, ql::ui::analysisReportCsv(*current).toUtf8(), error);
+}
+
+void AnalysisController::exportQuantizedModel(const QString &path) {
+    m_job->requestExport(path);
+}

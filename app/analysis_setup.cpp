@@ -1,0 +1,152 @@
+#include "analysis_setup.h"
+
+#include <QCoreApplication>
+#include <QFileInfo>
+#include <QJsonArray>
+
+namespace {
+
+QString relative(const QDir &base, const QString &path) {
+    if (path.isEmpty()) return path;
+    return base.relativeFilePath(QFileInfo(path).absoluteFilePath());
+}
+
+QString absolute(const QDir &base, const QString &path) {
+    if (path.isEmpty()) return path;
+    return QDir::cleanPath(base.absoluteFilePath(path));
+}
+
+QJsonArray relativeList(const QDir &base, const QStringList &paths) {
+    QJsonArray array;
+    for (const QString &path : paths) array.append(relative(base, path));
+    return array;
+}
+
+QStringList absoluteList(const QDir &base, const QJsonValue &value) {
+    QStringList paths;
+    for (const QJsonValue &item : value.toArray()) paths.append(absolute(base, item.toString()));
+    return paths;
+}
+
+std::vector<std::string> toStd(const QStringList &list) {
+    std::vector<std::string> out;
+    for (const QString &item : list) out.push_back(item.toStdString());
+    return out;
+}
+
+QString tr(const char *text) {
+    return QCoreApplication::translate("AnalysisSetup", text);
+}
+
+}  // namespace
+
+QJsonObject QuantizerSettings::toJson() const {
+    return {{"method", method},
+            {"percentile", percentile},
+            {"per_tensor", perTensor},
+            {"symmetric_activations", symmetricActivations},
+            {"reduce_range", reduceRange},
+            {"fold_batch_norm", foldBatchNorm}};
+}
+
+QuantizerSettings QuantizerSettings::fromJson(const QJsonObject &object) {
+    QuantizerSettings s;
+    s.method = object.value("method").toString(s.method);
+    s.percentile = object.value("percentile").toDouble(s.percentile);
+    s.perTensor = object.value("per_tensor").toBool(s.perTensor);
+    s.symmetricActivations = object.value("symmetric_activations").toBool(s.symmetricActivations);
+    s.reduceRange = object.value("reduce_range").toBool(s.reduceRange);
+    s.foldBatchNorm = object.value("fold_batch_norm").toBool(s.foldBatchNorm);
+    return s;
+}
+
+bool QuantizerSettings::operator==(const QuantizerSettings &o) const {
+    return method == o.method && percentile == o.percentile && perTensor == o.perTensor &&
+           symmetricActivations == o.symmetricActivations && reduceRange == o.reduceRange &&
+           foldBatchNorm == o.foldBatchNorm;
+}
+
+bool AnalysisSetup::isComplete() const {
+    return missingText().isEmpty();
+}
+
+QString AnalysisSetup::missingText() const {
+    if (floatModel.isEmpty()) return tr("Open a float model");
+    if (!quantizeInApp && quantModel.isEmpty())
+        return tr("Open a quantized model or quantize in the app");
+    if (!randomInputs && dataPaths.isEmpty()) return tr("Choose evaluation inputs");
+    return {};
+}
+
+QJsonObject AnalysisSetup::toJson(const QDir &base) const {
+    QJsonObject object{{"float_model", relative(base, floatModel)},
+                       {"quantized_in_app", quantizeInApp},
+                       {"quantizer", quantizer.toJson()},
+                       {"data", relativeList(base, dataPaths)},
+                       {"labels", relative(base, labelsPath)},
+                       {"random_inputs", QJsonObject{{"enabled", randomInputs},
+                                                     {"count", randomCount},
+                                                     {"seed", QString::number(randomSeed)}}},
+                       {"batch", batch},
+                       {"int8_kernels", int8Kernels}};
+    if (quantizeInApp)
+        object.insert("calibration", relativeList(base, calibrationPaths));
+    else
+        object.insert("quant_model", relative(base, quantModel));
+    return object;
+}
+
+AnalysisSetup AnalysisSetup::fromJson(const QJsonObject &object, const QDir &base) {
+    AnalysisSetup s;
+    s.floatModel = absolute(base, object.value("float_model").toString());
+    s.quantizeInApp = object.value("quantized_in_app").toBool();
+    s.quantModel = absolute(base, object.value("quant_model").toString());
+    s.calibrationPaths = absoluteList(base, object.value("calibration"));
+    s.quantizer = QuantizerSettings::fromJson(object.value("quantizer").toObject());
+    s.dataPaths = absoluteList(base, object.value("data"));
+    s.labelsPath = absolute(base, object.value("labels").toString());
+    const QJsonObject random = object.value("random_inputs").toObject();
+    s.randomInputs = random.value("enabled").toBool();
+    s.randomCount = random.value("count").toInt(s.randomCount);
+    s.randomSeed = random.value("seed").toString("1").toULongLong();
+    s.batch = object.value("batch").toInt(s.batch);
+    s.int8Kernels = object.value("int8_kernels").toString(s.int8Kernels);
+    return s;
+}
+
+bool AnalysisSetup::toRequest(ql::ui::AnalysisRequest &request, QString &error) const {
+    error = missingText();
+    if (!error.isEmpty()) return false;
+    request = {};
+    request.floatModel = floatModel.toStdString();
+    if (!quantizeInApp) request.quantModel = quantModel.toStdString();
+    request.calibrationPaths = toStd(calibrationPaths);
+    if (!ql::quant::parseRangeMethod(quantizer.method.toStdString(), request.quantizer.method)) {
+        error = tr("Unknown calibration method '%1'").arg(quantizer.method);
+        return false;
+    }
+    request.quantizer.percentile = quantizer.percentile;
+    request.quantizer.perChannelWeights = !quantizer.perTensor;
+    request.quantizer.symmetricActivations = quantizer.symmetricActivations;
+    request.quantizer.reduceRange = quantizer.reduceRange;
+    request.quantizer.foldBatchNorm = quantizer.foldBatchNorm;
+    request.dataPaths = toStd(dataPaths);
+    request.labels = labelsPath.toStdString();
+    request.randomInputs = randomInputs;
+    request.randomCount = randomCount;
+    request.randomSeed = randomSeed;
+    request.batch = batch;
+    if (!ql::parseInt8Kernels(int8Kernels.toStdString(), request.int8Kernels)) {
+        error = tr("Unknown int8 kernel mode '%1'").arg(int8Kernels);
+        return false;
+    }
+    return true;
+}
+
+bool AnalysisSetup::operator==(const AnalysisSetup &o) const {
+    return floatModel == o.floatModel && quantModel == o.quantModel &&
+           quantizeInApp == o.quantizeInApp && calibrationPaths == o.calibrationPaths &&
+           quantizer == o.quantizer && dataPaths == o.dataPaths && labelsPath == o.labelsPath &&
+           randomInputs == o.randomInputs && randomCount == o.randomCount &&
+           randomSeed == o.randomSeed && batch == o.batch && int8Kernels == o.int8Kernels;
+}

@@ -1,0 +1,52 @@
+#pragma once
+// What an analysis is made of, as the user chose it: the float model, the quantized side (a file,
+// or in-app quantization with calibration data and quantizer options), the evaluation inputs
+// (files or seeded random inputs), labels, batch and kernels. The project file stores it with
+// paths relative to the project; the analysis job gets it as an engine request.
+
+#include <QDir>
+#include <QJsonObject>
+#include <QString>
+#include <QStringList>
+
+#include "analysis_job.h"
+
+struct QuantizerSettings {
+    QString method = QStringLiteral("minmax");
+    double percentile = 99.999;
+    bool perTensor = false;
+    bool symmetricActivations = false;
+    bool reduceRange = false;
+    bool foldBatchNorm = true;
+
+    QJsonObject toJson() const;
+    static QuantizerSettings fromJson(const QJsonObject &object);
+    bool operator==(const QuantizerSettings &other) const;
+};
+
+struct AnalysisSetup {
+    QString floatModel;
+    QString quantModel;  // empty with quantizeInApp
+    bool quantizeInApp = false;
+    QStringList calibrationPaths;  // in-app quantization; empty: the evaluation data
+    QuantizerSettings quantizer;
+    QStringList dataPaths;
+    QString labelsPath;
+    bool randomInputs = false;
+    int randomCount = 32;
+    quint64 randomSeed = 1;
+    int batch = 16;
+    QString int8Kernels = QStringLiteral("exact");
+
+    // Enough to run: a float model, a quantized side and inputs.
+    bool isComplete() const;
+    // One line on what is missing, for the status bar.
+    QString missingText() const;
+
+    // Paths relative to `base` (absolute ones that are not under it stay absolute).
+    QJsonObject toJson(const QDir &base) const;
+    static AnalysisSetup fromJson(const QJsonObject &object, const QDir &base);
+    // The engine request; false with a one-line message for a bad setting.
+    bool toRequest(ql::ui::AnalysisRequest &request, QString &error) const;
+    bool operator==(const AnalysisSetup &other) const;
+};

@@ -1,0 +1,223 @@
+#include "analysis_setup_dialog.h"
+
+#include <QButtonGroup>
+#include <QCheckBox>
+#include <QComboBox>
+#include <QDialogButtonBox>
+#include <QDoubleSpinBox>
+#include <QFileDialog>
+#include <QFileInfo>
+#include <QFormLayout>
+#include <QGroupBox>
+#include <QHBoxLayout>
+#include <QLineEdit>
+#include <QMessageBox>
+#include <QPushButton>
+#include <QRadioButton>
+#include <QSpinBox>
+#include <QToolButton>
+#include <QVBoxLayout>
+
+namespace {
+// Several paths in one line edit.
+const QString kSeparator = QStringLiteral("; ");
+
+QStringList splitPaths(const QString &text) {
+    QStringList paths;
+    for (const QString &part : text.split(QLatin1Char(';'), Qt::SkipEmptyParts))
+        if (!part.trimmed().isEmpty()) paths.append(part.trimmed());
+    return paths;
+}
+}  // namespace
+
+AnalysisSetupDialog::AnalysisSetupDialog(const AnalysisSetup &setup, Focus focus, QWidget *parent)
+    : QDialog(parent) {
+    setWindowTitle(focus == Focus::QuantizeInApp    ? tr("Quantize in App")
+                   : focus == Focus::EvaluationData ? tr("Evaluation Data")
+                                                    : tr("New Analysis"));
+    const QString onnxFilter = tr("ONNX models (*.onnx);;All files (*)");
+    const QString tensorFilter = tr("Tensors (*.npy *.pb);;All files (*)");
+
+    auto *models = new QGroupBox(tr("Models"), this);
+    auto *modelForm = new QFormLayout(models);
+    m_floatModel = new QLineEdit(setup.floatModel, models);
+    m_floatModel->setObjectName(QStringLiteral("floatModelEdit"));
+    modelForm->addRow(tr("&Float model:"), pathRow(m_floatModel, onnxFilter, false, false));
+    m_fromFile = new QRadioButton(tr("Quantized model &file:"), models);
+    m_inApp = new QRadioButton(tr("&Quantize in the app"), models);
+    m_quantModel = new QLineEdit(setup.quantModel, models);
+    m_quantModel->setObjectName(QStringLiteral("quantModelEdit"));
+    modelForm->addRow(m_fromFile, pathRow(m_quantModel, onnxFilter, false, false));
+    modelForm->addRow(m_inApp);
+
+    m_quantizerBox = new QGroupBox(tr("In-app quantization"), this);
+    auto *quantForm = new QFormLayout(m_quantizerBox);
+    m_calibration = new QLineEdit(setup.calibrationPaths.join(kSeparator), m_quantizerBox);
+    m_calibration->setPlaceholderText(tr("the evaluation inputs"));
+    quantForm->addRow(tr("&Calibration inputs:"), pathRow(m_calibration, tensorFilter, true, true));
+    m_method = new QComboBox(m_quantizerBox);
+    for (const char *method : {"minmax", "percentile", "entropy", "mse", "moving_average"})
+        m_method->addItem(QString::fromLatin1(method));
+    m_method->setCurrentText(setup.quantizer.method);
+    quantForm->addRow(tr("Activation &range:"), m_method);
+    m_percentile = new QDoubleSpinBox(m_quantizerBox);
+    m_percentile->setRange(50.0, 100.0);
+    m_percentile->setDecimals(3);
+    m_percentile->setValue(setup.quantizer.percentile);
+    quantForm->addRow(tr("&Percentile:"), m_percentile);
+    m_perTensor = new QCheckBox(tr("Weights per &tensor (not per channel)"), m_quantizerBox);
+    m_perTensor->setChecked(setup.quantizer.perTensor);
+    m_symmetric = new QCheckBox(tr("&Symmetric int8 activations"), m_quantizerBox);
+    m_symmetric->setChecked(setup.quantizer.symmetricActivations);
+    m_reduceRange = new QCheckBox(tr("Reduce range (&7-bit activations)"), m_quantizerBox);
+    m_reduceRange->setChecked(setup.quantizer.reduceRange);
+    m_foldBn = new QCheckBox(tr("Fold &BatchNormalization"), m_quantizerBox);
+    m_foldBn->setChecked(setup.quantizer.foldBatchNorm);
+    for (QCheckBox *box : {m_perTensor, m_symmetric, m_reduceRange, m_foldBn})
+        quantForm->addRow(box);
+
+    auto *data = new QGroupBox(tr("Evaluation inputs"), this);
+    auto *dataForm = new QFormLayout(data);
+    m_files = new QRadioButton(tr("Files or f&older:"), data);
+    m_data = new QLineEdit(setup.dataPaths.join(kSeparator), data);
+    m_data->setObjectName(QStringLiteral("dataEdit"));
+    m_data->setToolTip(
+        tr(".npy or .pb files (one sample or a batch each) or folders of them; separate with ';'"));
+    dataForm->addRow(m_files, pathRow(m_data, tensorFilter, true, true));
+    m_labels = new QLineEdit(setup.labelsPath, data);
+    m_labels->setPlaceholderText(tr("optional: class ids, .npy"));
+    dataForm->addRow(tr("&Labels:"), pathRow(m_labels, tr("NumPy arrays (*.npy)"), false, false));
+    m_random = new QRadioButton(tr("&Random inputs of the model's input shape"), data);
+    dataForm->addRow(m_random);
+    auto *randomRow = new QWidget(data);
+    auto *randomLayout = new QHBoxLayout(randomRow);
+    randomLayout->setContentsMargins(0, 0, 0, 0);
+    m_randomCount = new QSpinBox(randomRow);
+    m_randomCount->setRange(1, 100000);
+    m_randomCount->setValue(setup.randomCount);
+    m_randomCount->setSuffix(tr(" samples"));
+    m_randomSeed = new QSpinBox(randomRow);
+    m_randomSeed->setRange(0, 1 << 30);
+    m_randomSeed->setValue(int(setup.randomSeed));
+    m_randomSeed->setPrefix(tr("seed "));
+    randomLayout->addWidget(m_randomCount);
+    randomLayout->addWidget(m_randomSeed);
+    randomLayout->addStretch(1);
+    dataForm->addRow(QString(), randomRow);
+    m_batch = new QSpinBox(data);
+    m_batch->setRange(1, 4096);
+    m_batch->setValue(setup.batch);
+    dataForm->addRow(tr("&Batch:"), m_batch);
+    m_kernels = new QComboBox(data);
+    m_kernels->addItems({QStringLiteral("exact"), QStringLiteral("fast")});
+    m_kernels->setCurrentText(setup.int8Kernels);
+    m_kernels->setToolTip(
+        tr("exact: bit-exact int8 reference rounding; fast: oneDNN's vectorised kernels"));
+    dataForm->addRow(tr("Int8 &kernels:"), m_kernels);
+
+    (setup.quantizeInApp || focus == Focus::QuantizeInApp ? m_inApp : m_fromFile)->setChecked(true);
+    (setup.randomInputs ? m_random : m_files)->setChecked(true);
+    for (QRadioButton *button : {m_fromFile, m_inApp, m_files, m_random})
+        connect(button, &QRadioButton::toggled, this, &AnalysisSetupDialog::updateEnabled);
+    connect(m_method, &QComboBox::currentTextChanged, this, &AnalysisSetupDialog::updateEnabled);
+    updateEnabled();
+
+    auto *buttons = new QDialogButtonBox(QDialogButtonBox::Ok | QDialogButtonBox::Cancel, this);
+    buttons->button(QDialogButtonBox::Ok)->setText(tr("&Analyze"));
+    connect(buttons, &QDialogButtonBox::accepted, this, &AnalysisSetupDialog::accept);
+    connect(buttons, &QDialogButtonBox::rejected, this, &QDialog::reject);
+
+    auto *layout = new QVBoxLayout(this);
+    layout->addWidget(models);
+    layout->addWidget(m_quantizerBox);
+    layout->addWidget(data);
+    layout->addWidget(buttons);
+    if (focus == Focus::EvaluationData) m_data->setFocus();
+    if (focus == Focus::QuantizeInApp) m_calibration->setFocus();
+    resize(640, sizeHint().height());
+}
+
+QWidget *AnalysisSetupDialog::pathRow(QLineEdit *edit, const QString &filter, bool multiple,
+                                      bool folder) {
+    auto *row = new QWidget(this);
+    auto *layout = new QHBoxLayout(row);
+    layout->setContentsMargins(0, 0, 0, 0);
+    layout->addWidget(edit, 1);
+    auto *browse = new QToolButton(row);
+    browse->setText(multiple ? tr("Files…") : tr("Browse…"));
+    layout->addWidget(browse);
+    connect(browse, &QToolButton::clicked, this, [this, edit, filter, multiple] {
+        const QString start =
+            QFileInfo(splitPaths(edit->text()).value(0, m_floatModel->text())).absolutePath();
+        if (multiple) {
+            const QStringList files =
+                QFileDialog::getOpenFileNames(this, tr("Choose Files"), start, filter);
+            if (!files.isEmpty()) edit->setText(files.join(kSeparator));
+        } else {
+            const QString file =
+                QFileDialog::getOpenFileName(this, tr("Choose File"), start, filter);
+            if (!file.isEmpty()) edit->setText(file);
+        }
+    });
+    if (folder) {
+        auto *chooseFolder = new QToolButton(row);
+        chooseFolder->setText(tr("Folder…"));
+        layout->addWidget(chooseFolder);
+        connect(chooseFolder, &QToolButton::clicked, this, [this, edit] {
+            const QString start = QFileInfo(m_floatModel->text()).absolutePath();
+            const QString dir = QFileDialog::getExistingDirectory(this, tr("Choose Folder"), start);
+            if (!dir.isEmpty()) edit->setText(dir);
+        });
+    }
+    return row;
+}
+
+void AnalysisSetupDialog::updateEnabled() {
+    m_quantModel->parentWidget()->setEnabled(m_fromFile->isChecked());
+    m_quantizerBox->setEnabled(m_inApp->isChecked());
+    m_percentile->setEnabled(m_method->currentText() == QLatin1String("percentile"));
+    m_data->parentWidget()->setEnabled(m_files->isChecked());
+    m_labels->parentWidget()->setEnabled(m_files->isChecked());
+    m_randomCount->parentWidget()->setEnabled(m_random->isChecked());
+}
+
+AnalysisSetup AnalysisSetupDialog::setup() const {
+    AnalysisSetup s;
+    s.floatModel = m_floatModel->text().trimmed();
+    s.quantizeInApp = m_inApp->isChecked();
+    if (!s.quantizeInApp) s.quantModel = m_quantModel->text().trimmed();
+    s.calibrationPaths = splitPaths(m_calibration->text());
+    s.quantizer.method = m_method->currentText();
+    s.quantizer.percentile = m_percentile->value();
+    s.quantizer.perTensor = m_perTensor->isChecked();
+    s.quantizer.symmetricActivations = m_symmetric->isChecked();
+    s.quantizer.reduceRange = m_reduceRange->isChecked();
+    s.quantizer.foldBatchNorm = m_foldBn->isChecked();
+    s.randomInputs = m_random->isChecked();
+    s.dataPaths = splitPaths(m_data->text());
+    if (!s.randomInputs) s.labelsPath = m_labels->text().trimmed();
+    s.randomCount = m_randomCount->value();
+    s.randomSeed = quint64(m_randomSeed->value());
+    s.batch = m_batch->value();
+    s.int8Kernels = m_kernels->currentText();
+    return s;
+}
+
+void AnalysisSetupDialog::accept() {
+    const AnalysisSetup s = setup();
+    QStringList missing;
+    auto check = [&missing](const QString &path) {
+        if (!path.isEmpty() && !QFileInfo::exists(path)) missing.append(path);
+    };
+    check(s.floatModel);
+    check(s.quantModel);
+    check(s.labelsPath);
+    for (const QString &path : s.dataPaths + s.calibrationPaths) check(path);
+    if (!s.isComplete() || !missing.isEmpty()) {
+        QMessageBox::warning(
+            this, windowTitle(),
+            missing.isEmpty() ? s.missingText() : tr("No such file: %1").arg(missing.first()));
+        return;
+    }
+    QDialog::accept();
+}

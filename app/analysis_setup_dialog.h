@@ -1,0 +1,61 @@
+#pragma once
+// New Analysis / Quantize in App / Evaluation Data: one form for everything an analysis needs:
+// the float model, the quantized side (a model file, or in-app quantization with calibration
+// inputs and the quantizer options), the evaluation inputs (files or a folder of .npy/.pb with
+// optional labels, or seeded random inputs of the model's input shape), batch and kernels.
+
+#include <QDialog>
+
+#include "analysis_setup.h"
+
+class QCheckBox;
+class QComboBox;
+class QDoubleSpinBox;
+class QLineEdit;
+class QRadioButton;
+class QSpinBox;
+class QGroupBox;
+
+class AnalysisSetupDialog : public QDialog {
+    Q_OBJECT
+public:
+    enum class Focus { Everything, QuantizeInApp, EvaluationData };
+
+    explicit AnalysisSetupDialog(const AnalysisSetup &setup, Focus focus = Focus::Everything,
+                                 QWidget *parent = nullptr);
+
+    AnalysisSetup setup() const;
+
+    // For tests: the editors.
+    QLineEdit *floatModelEdit() const { return m_floatModel; }
+    QLineEdit *quantModelEdit() const { return m_quantModel; }
+    QRadioButton *quantizeInAppButton() const { return m_inApp; }
+    QRadioButton *randomInputsButton() const { return m_random; }
+    QLineEdit *dataEdit() const { return m_data; }
+
+private:
+    QWidget *pathRow(QLineEdit *edit, const QString &filter, bool multiple, bool folder);
+    void updateEnabled();
+    void accept() override;
+
+    QLineEdit *m_floatModel;
+    QRadioButton *m_fromFile;
+    QRadioButton *m_inApp;
+    QLineEdit *m_quantModel;
+    QLineEdit *m_calibration;
+    QComboBox *m_method;
+    QDoubleSpinBox *m_percentile;
+    QCheckBox *m_perTensor;
+    QCheckBox *m_symmetric;
+    QCheckBox *m_reduceRange;
+    QCheckBox *m_foldBn;
+    QGroupBox *m_quantizerBox;
+    QRadioButton *m_files;
+    QRadioButton *m_random;
+    QLineEdit *m_data;
+    QLineEdit *m_labels;
+    QSpinBox *m_randomCount;
+    QSpinBox *m_randomSeed;
+    QSpinBox *m_batch;
+    QComboBox *m_kernels;
+};

@@ -1,0 +1,259 @@
+#include "analysis/analysis_session.h"
+
+#include <algorithm>
+#include <chrono>
+
+#include "analysis/incremental_suite.h"
+#include "analysis/keep_layers_fp32.h"
+#include "analysis/layer_matching.h"
+#include "onnx_io/model_writer.h"
+#include "passes/int8_kernel_mode.h"
+#include "passes/precision.h"
+#include "passes/qoperator_to_qdq.h"
+#include "quant/calibration.h"
+#include "quant/qdq_builder.h"
+#include "runtime/execution_plan.h"
+
+namespace ql::analysis {
+namespace {
+
+BatchSourceFactory batchesOf(const EvaluationData &data) {
+    const auto *batches = &data.batches;
+    return [batches]() -> Result<ActivationBatchSource> {
+        auto next = std::make_shared<size_t>(0);
+        return ActivationBatchSource(
+            [batches, next](std::map<std::string, Tensor> &batch) -> Result<bool> {
+                if (*next >= batches->size()) return false;
+                batch = (*batches)[(*next)++];
+                return true;
+            });
+    };
+}
+
+bool hasQOperators(const Graph &graph) {
+    for (const auto &node : graph.nodes)
+        if (node.opType.rfind("QLinear", 0) == 0 || node.opType == "ConvInteger" ||
+            node.opType == "MatMulInteger" || node.opType == "QGemm")
+            return true;
+    return false;
+}
+
+double median(std::vector<double> values) {
+    if (values.empty()) return 0.0;
+    std::sort(values.begin(), values.end());
+    const size_t n = values.size();
+    return n % 2 ? values[n / 2] : 0.5 * (values[n / 2 - 1] + values[n / 2]);
+}
+
+}  // namespace
+
+struct AnalysisSession::Impl {
+    Graph floatGraph;
+    Graph loadedQuant;  // as loaded (or the first in-app quantization)
+    Graph qdqBase;      // loadedQuant in QDQ form: where toggles of a model file are applied
+    Graph current;      // the quantized model with the toggles applied
+    bool inApp = false;
+    std::unique_ptr<quant::CalibrationStatistics> stats;
+    EvaluationData data;
+    SessionOptions options;
+    NumericSuiteReport report;
+    std::set<std::string> fp32;
+    std::set<std::string> layerNames;  // report rows at creation: the names toggles may use
+    LayerMatching baseMatching;        // float vs qdqBase
+    std::unique_ptr<IncrementalSuite> incremental;  // null: every toggle re-runs the whole suite
+
+    // The caches of the incremental re-runs for the current model and report; none when they
+    // would exceed the budget.
+    Status startIncremental(const SessionProgress &progress) {
+        incremental.reset();
+        if (!options.incremental) return Status::ok();
+        auto created = IncrementalSuite::create(floatGraph, current, data.batches, report,
+                                                suiteOptions(progress), options.cacheBudgetBytes);
+        if (created) {
+            incremental = std::move(*created);
+            return Status::ok();
+        }
+        return created.status().kind() == ErrorKind::Unsupported ? Status::ok() : created.status();
+    }
+
+    NumericSuiteOptions suiteOptions(const SessionProgress &progress) const {
+        NumericSuiteOptions suite = options.suite;
+        suite.labels = data.labels;
+        suite.expectedBatches = static_cast<int>(data.batches.size());
+        if (progress) suite.progress = progress;
+        return suite;
+    }
+    Result<Graph> quantGraphFor(const std::set<std::string> &layers) const;
+};
+
+Result<Graph> AnalysisSession::Impl::quantGraphFor(const std::set<std::string> &layers) const {
+    if (inApp) {
+        quant::QuantizationOptions q = options.quantizer;
+        for (const auto &name : layers) {
+            if (std::find(q.excludedNodes.begin(), q.excludedNodes.end(), name) ==
+                q.excludedNodes.end())
+                q.excludedNodes.push_back(name);
+            q.exclusionReasons[name] = "kept in fp32 by the user";
+        }
+        auto quantized = quant::quantizeGraph(floatGraph, *stats, q);
+        if (!quantized) return quantized.status();
+        return std::move(quantized->model);
+    }
+    if (layers.empty()) return loadedQuant;
+    std::vector<LayerMatch> matches;
+    for (const auto &match : baseMatching.matches)
+        if (layers.count(match.floatNode)) matches.push_back(match);
+    if (matches.size() != layers.size())
+        return Status::badInput(
+            "keep in fp32: a layer has no counterpart in the quantized model's QDQ form");
+    Graph g = qdqBase;
+    QL_RETURN_IF_ERROR(keepLayersFp32(g, floatGraph, matches));
+    return g;
+}
+
+AnalysisSession::AnalysisSession() : m_impl(std::make_unique<Impl>()) {}
+AnalysisSession::~AnalysisSession() = default;
+
+Result<std::unique_ptr<AnalysisSession>> AnalysisSession::create(Graph floatGraph,
+                                                                 std::optional<Graph> quantGraph,
+                                                                 EvaluationData data,
+                                                                 SessionOptions options,
+                                                                 const SessionProgress &progress) {
+    if (data.batches.empty()) return Status::badInput("analysis session: no evaluation samples");
+    std::unique_ptr<AnalysisSession> self(new AnalysisSession());
+    Impl &d = *self->m_impl;
+    d.floatGraph = std::move(floatGraph);
+    d.data = std::move(data);
+    d.options = std::move(options);
+    d.inApp = !quantGraph.has_value();
+    if (d.inApp) {
+        quant::CalibrationOptions calibration;
+        calibration.threads = d.options.suite.threads;
+        d.stats = std::make_unique<quant::CalibrationStatistics>(calibration);
+        const auto &batches =
+            d.options.calibrationBatches.empty() ? d.data.batches : d.options.calibrationBatches;
+        ProgressCallback calibrationProgress;
+        if (progress)
+            calibrationProgress = [&progress](int done, int total) {
+                return progress("calibration", done, total);
+            };
+        QL_RETURN_IF_ERROR(quant::calibrate(d.floatGraph, batches, *d.stats, calibrationProgress));
+        d.options.calibrationBatches.clear();  // the statistics are all a re-plan needs
+        auto quantized = quant::quantizeGraph(d.floatGraph, *d.stats, d.options.quantizer);
+        if (!quantized) return quantized.status();
+        d.loadedQuant = std::move(quantized->model);
+    } else {
+        d.loadedQuant = std::move(*quantGraph);
+        if (!isQuantizedModel(d.loadedQuant))
+            return Status::badInput(d.loadedQuant.sourcePath + ": has no quantized nodes");
+        d.qdqBase = d.loadedQuant;
+        if (hasQOperators(d.qdqBase)) QL_RETURN_IF_ERROR(expandQOperatorsToQdq(d.qdqBase));
+        auto matching = matchLayers(d.floatGraph, d.qdqBase);
+        if (!matching) return matching.status();
+        d.baseMatching = std::move(*matching);
+    }
+    d.current = d.loadedQuant;
+    auto report =
+        runNumericSuite(d.floatGraph, d.current, batchesOf(d.data), d.suiteOptions(progress));
+    if (!report) return report.status();
+    d.report = std::move(*report);
+    for (const auto &row : d.report.layers) d.layerNames.insert(row.name);
+    QL_RETURN_IF_ERROR(d.startIncremental(progress));
+    return self;
+}
+
+const NumericSuiteReport &AnalysisSession::report() const {
+    return m_impl->report;
+}
+bool AnalysisSession::quantizedInApp() const {
+    return m_impl->inApp;
+}
+const Graph &AnalysisSession::floatGraph() const {
+    return m_impl->floatGraph;
+}
+const Graph &AnalysisSession::quantGraph() const {
+    return m_impl->current;
+}
+const EvaluationData &AnalysisSession::data() const {
+    return m_impl->data;
+}
+const std::set<std::string> &AnalysisSession::fp32Layers() const {
+    return m_impl->fp32;
+}
+
+Result<NumericSuiteReport> AnalysisSession::setFp32Layers(const std::set<std::string> &layers,
+                                                          const SessionProgress &progress) {
+    Impl &d = *m_impl;
+    for (const auto &name : layers)
+        if (!d.layerNames.count(name))
+            return Status::badInput("keep in fp32: '" + name + "' is not a layer of the analysis");
+    if (layers == d.fp32) return d.report;
+    auto graph = d.quantGraphFor(layers);
+    if (!graph) return graph.status();
+    if (d.incremental) {
+        auto report = d.incremental->update(*graph, d.suiteOptions(progress));
+        if (report) {
+            d.current = std::move(*graph);
+            d.report = std::move(*report);
+            d.fp32 = layers;
+            return d.report;
+        }
+        if (report.status().kind() != ErrorKind::Unsupported) return report.status();
+    }
+    // The whole suite again (no caches, or the layers changed), then new caches for this model.
+    auto report =
+        runNumericSuite(d.floatGraph, *graph, batchesOf(d.data), d.suiteOptions(progress));
+    if (!report) return report.status();
+    std::swap(d.current, *graph);
+    std::swap(d.report, *report);
+    if (Status s = d.startIncremental(progress); !s) {
+        std::swap(d.current, *graph);
+        std::swap(d.report, *report);
+        QL_RETURN_IF_ERROR(d.startIncremental({}));
+        return s;
+    }
+    d.fp32 = layers;
+    return d.report;
+}
+
+Result<std::pair<double, double>> AnalysisSession::measureLatencyMs(int runs) {
+    Impl &d = *m_impl;
+    runs = std::max(runs, 1);
+    PlanOptions planOptions;
+    planOptions.threads = d.options.suite.threads;
+    Graph quant = d.current;
+    QL_RETURN_IF_ERROR(preparePrecision(quant, Precision::Int8));
+    applyInt8Kernels(quant, d.options.suite.int8Kernels);
+    Graph fp = d.floatGraph;
+    QL_RETURN_IF_ERROR(preparePrecision(fp, Precision::Fp32));
+    double medians[2] = {0.0, 0.0};
+    Graph *graphs[2] = {&quant, &fp};
+    for (int k = 0; k < 2; ++k) {
+        auto plan = ExecutionPlan::create(std::move(*graphs[k]), planOptions);
+        if (!plan) return plan.status();
+        std::vector<Tensor> outputs;
+        QL_RETURN_IF_ERROR(
+            (*plan)->run(d.data.batches.front(), outputs));  // primitives created here
+        std::vector<double> times;
+        for (int r = 0; r < runs; ++r) {
+            const auto start = std::chrono::steady_clock::now();
+            for (const auto &batch : d.data.batches)
+                QL_RETURN_IF_ERROR((*plan)->run(batch, outputs));
+            times.push_back(
+                std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
+                    .count());
+        }
+        medians[k] = median(times);
+    }
+    return std::make_pair(medians[0], medians[1]);
+}
+
+size_t AnalysisSession::cachedBytes() const {
+    return m_impl->incremental ? m_impl->incremental->cachedBytes() : 0;
+}
+
+Status AnalysisSession::writeQuantizedModel(const std::string &path) const {
+    return writeModel(m_impl->current, path);
+}
+
+}  // namespace ql::analysis

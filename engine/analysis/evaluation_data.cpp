@@ -1,0 +1,79 @@
+// Evaluation samples for an AnalysisSession: from files, or seeded random inputs.
+#include <random>
+
+#include "analysis/analysis_session.h"
+#include "quant/calibration_data.h"
+
+namespace ql::analysis {
+namespace {
+
+int64_t batchRows(const std::map<std::string, Tensor> &batch) {
+    if (batch.empty()) return 0;
+    const Tensor &t = batch.begin()->second;
+    return t.rank() == 0 ? 1 : t.dim(0);
+}
+
+}  // namespace
+
+Result<EvaluationData> evaluationDataFromFiles(const Graph &floatGraph,
+                                               const std::vector<std::string> &paths,
+                                               int64_t batchSize) {
+    auto files = quant::listCalibrationFiles(paths);
+    if (!files) return files.status();
+    auto source = quant::fileBatchSource(floatGraph, *files, batchSize);
+    if (!source) return source.status();
+    EvaluationData data;
+    for (;;) {
+        std::map<std::string, Tensor> batch;
+        auto more = (*source)(batch);
+        if (!more) return more.status();
+        if (!*more) break;
+        data.samples += batchRows(batch);
+        data.batches.push_back(std::move(batch));
+    }
+    if (data.batches.empty()) return Status::badInput("evaluation data: no samples");
+    return data;
+}
+
+Result<EvaluationData> randomEvaluationData(const Graph &floatGraph, int64_t samples, uint64_t seed,
+                                            int64_t batchSize) {
+    if (samples <= 0)
+        return Status::badInput("random evaluation data: the sample count must be positive");
+    if (batchSize <= 0) batchSize = samples;
+    if (floatGraph.inputs.empty())
+        return Status::badInput("random evaluation data: the model has no inputs");
+    // A fixed batch dim of the model wins over batchSize.
+    int64_t perBatch = batchSize;
+    for (const auto &input : floatGraph.inputs) {
+        if (!input.hasShape)
+            return Status::badInput("random evaluation data: input '" + input.name +
+                                    "' has no known shape");
+        if (input.dtype != DataType::Float)
+            return Status::badInput("random evaluation data: input '" + input.name +
+                                    "' is not float");
+        if (!input.shape.empty() && input.shape[0] > 0) perBatch = input.shape[0];
+    }
+    std::mt19937_64 generator(seed);
+    std::normal_distribution<float> normal(0.0f, 1.0f);
+    EvaluationData data;
+    for (int64_t done = 0; done < samples;) {
+        const int64_t rows = std::min(perBatch, samples - done);
+        std::map<std::string, Tensor> batch;
+        for (const auto &input : floatGraph.inputs) {
+            Shape shape(input.shape.begin(), input.shape.end());
+            for (size_t d = 0; d < shape.size(); ++d)
+                if (shape[d] < 0) shape[d] = d == 0 ? rows : 1;
+            Tensor t(DataType::Float, shape);
+            float *p = t.data<float>();
+            for (int64_t i = 0; i < t.numel(); ++i) p[i] = normal(generator);
+            batch[input.name] = std::move(t);
+        }
+        const int64_t got = batchRows(batch);
+        data.samples += got;
+        done += std::max<int64_t>(got, 1);
+        data.batches.push_back(std::move(batch));
+    }
+    return data;
+}
+
+}  // namespace ql::analysis

@@ -1,0 +1,632 @@
+#include "analysis/incremental_suite.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <functional>
+#include <set>
+
+#include "analysis/activation_comparison.h"
+#include "analysis/graph_diff.h"
+#include "analysis/isolated_comparison.h"
+#include "analysis/layer_matching.h"
+#include "analysis/weight_comparison.h"
+#include "passes/precision.h"
+#include "runtime/execution_plan.h"
+
+namespace ql::analysis {
+namespace {
+
+struct BatchCache {
+    std::map<std::string, Tensor> floatValues;  // what the cumulative comparison reads
+    std::vector<Tensor> floatOutputs;
+    std::map<std::string, Tensor> quantValues;  // every node output of the lowered quantized model
+};
+
+size_t bytesOf(const std::map<std::string, Tensor> &values) {
+    size_t n = 0;
+    for (const auto &[name, t] : values) n += t.byteSize();
+    return n;
+}
+
+ActivationComparisonOptions comparisonOptions(const NumericSuiteOptions &options) {
+    ActivationComparisonOptions c;
+    c.precision = options.quantPrecision;
+    c.int8Kernels = options.int8Kernels;
+    c.threads = options.threads;
+    c.labels = options.labels;
+    return c;
+}
+
+IsolatedComparisonOptions isolatedOptions(const NumericSuiteOptions &options) {
+    IsolatedComparisonOptions o;  // as runNumericSuite sets them
+    o.int8Kernels = options.int8Kernels;
+    o.kernelCheck = options.kernelCheck;
+    o.kernelMismatchDb = kKernelMismatchDb;
+    o.threads = options.threads;
+    return o;
+}
+
+bool sameMatch(const LayerMatch &a, const LayerMatch &b) {
+    return a.floatNode == b.floatNode && a.quantNode == b.quantNode &&
+           a.floatOutput == b.floatOutput && a.quantOutput == b.quantOutput &&
+           a.foldedFloatNodes == b.foldedFloatNodes && a.foldedQuantNodes == b.foldedQuantNodes;
+}
+
+// Whether a changed node lies on the plumbing (Q/DQ, Cast, Identity, constants) behind `value`,
+// up to and including the first compute node: a new quantizer or weight of a layer.
+bool plumbingChanged(const Graph &graph, const std::vector<bool> &changed, const std::string &value,
+                     int depth = 0) {
+    const int p = graph.producerIndex(value);
+    if (p < 0 || depth > 8) return false;
+    if (changed[p]) return true;
+    if (isComputeLayer(graph.nodes[p])) return false;
+    for (const auto &in : graph.nodes[p].inputs)
+        if (!in.empty() && plumbingChanged(graph, changed, in, depth + 1)) return true;
+    return false;
+}
+
+int nodeIndex(const Graph &graph, const std::string &name) {
+    for (size_t i = 0; i < graph.nodes.size(); ++i)
+        if (graph.nodes[i].name == name) return static_cast<int>(i);
+    return -1;
+}
+
+// The layer's quantized nodes, or a weight / quantizer behind their inputs, changed.
+bool unitChanged(const Graph &graph, const std::vector<bool> &changed, const LayerMatch &match) {
+    std::vector<std::string> unit = match.foldedQuantNodes;
+    unit.push_back(match.quantNode);
+    for (const auto &name : unit) {
+        const int i = nodeIndex(graph, name);
+        if (i < 0 || changed[i]) return true;
+        for (const auto &in : graph.nodes[i].inputs)
+            if (!in.empty() && plumbingChanged(graph, changed, in)) return true;
+    }
+    return false;
+}
+
+std::string opTypeOf(const Graph &graph, const std::string &node) {
+    const Node *n = graph.findNode(node);
+    return n ? n->opType : std::string();
+}
+
+std::optional<double> accuracy(int64_t correct, int64_t rows) {
+    if (rows <= 0) return std::nullopt;
+    return static_cast<double>(correct) / static_cast<double>(rows);
+}
+
+// QL_SESSION_TRACE=1 prints the time of each step of an update to stderr.
+struct Trace {
+    bool on = std::getenv("QL_SESSION_TRACE") != nullptr;
+    std::chrono::steady_clock::time_point last = std::chrono::steady_clock::now();
+    void step(const char *what) {
+        if (!on) return;
+        const auto now = std::chrono::steady_clock::now();
+        std::fprintf(stderr, "  %-22s %8.1f ms\n", what,
+                     std::chrono::duration<double, std::milli>(now - last).count());
+        last = now;
+    }
+};
+
+bool startsWith(const std::string &s, const std::string &prefix) {
+    return s.rfind(prefix, 0) == 0;
+}
+
+// One quantized model and what the suite knows of it.
+struct ModelState {
+    Graph quant;    // as given
+    Graph lowered;  // as the comparison runs it
+    LayerMatching matching;
+    std::vector<std::string> reads;  // the plan value each match reads
+    NumericSuiteReport report;
+};
+
+// How a new model differs from a known one.
+struct Delta {
+    std::vector<bool> dirty;  // per lowered node of the new model: its values differ
+    std::set<std::string> dirtyValues;
+    std::vector<bool> changed;  // per node of the new model as given
+};
+
+Delta deltaFrom(const ModelState &known, const Graph &quant, const Graph &lowered) {
+    Delta delta;
+    delta.dirty = downstreamOf(lowered, changedNodes(known.lowered, lowered));
+    for (size_t i = 0; i < lowered.nodes.size(); ++i)
+        if (delta.dirty[i])
+            for (const auto &out : lowered.nodes[i].outputs) delta.dirtyValues.insert(out);
+    delta.changed = changedNodes(known.quant, quant);
+    return delta;
+}
+
+bool cumulativeDiffers(const ModelState &known, const Delta &delta, const Graph &quant,
+                       const LayerMatch &m, const std::string &read, size_t i) {
+    return !sameMatch(m, known.matching.matches[i]) || read != known.reads[i] ||
+           delta.dirtyValues.count(read) || plumbingChanged(quant, delta.changed, m.quantOutput);
+}
+
+bool weightsDiffer(const ModelState &known, const Delta &delta, const Graph &quant,
+                   const LayerMatch &m, size_t i) {
+    return !sameMatch(m, known.matching.matches[i]) || unitChanged(quant, delta.changed, m);
+}
+
+void copyWeights(LayerReport &to, const LayerReport &from) {
+    to.weightSqnrDb = from.weightSqnrDb;
+    to.weightChannelSqnrDb = from.weightChannelSqnrDb;
+    to.weightChannelMin = from.weightChannelMin;
+    to.weightChannelMax = from.weightChannelMax;
+}
+
+void copyNotes(LayerReport &to, const LayerReport &from, const std::string &prefix) {
+    to.notes.erase(std::remove_if(to.notes.begin(), to.notes.end(),
+                                  [&](const std::string &n) { return startsWith(n, prefix); }),
+                   to.notes.end());
+    for (const auto &n : from.notes)
+        if (startsWith(n, prefix)) to.notes.push_back(n);
+}
+
+const char *kCumulativeNote = "the quantized value '";
+const char *kWeightNote = "weight: ";
+const char *kIsolatedNote = "isolated: ";
+
+}  // namespace
+
+struct IncrementalSuite::Impl {
+    const Graph *floatGraph = nullptr;
+    const std::vector<std::map<std::string, Tensor>> *batches = nullptr;
+    std::vector<BatchCache> cache;  // float values and outputs; the base model's values
+    // Per batch, the current model's values that differ from the base model's.
+    std::vector<std::map<std::string, Tensor>> overlay;
+    ModelState base, current;
+    int lastRerun = 0;
+};
+
+IncrementalSuite::IncrementalSuite() : m_impl(std::make_unique<Impl>()) {}
+IncrementalSuite::~IncrementalSuite() = default;
+size_t IncrementalSuite::cachedBytes() const {
+    size_t n = 0;
+    for (const auto &b : m_impl->cache) {
+        n += bytesOf(b.floatValues) + bytesOf(b.quantValues);
+        for (const auto &t : b.floatOutputs) n += t.byteSize();
+    }
+    for (const auto &o : m_impl->overlay) n += bytesOf(o);
+    return n;
+}
+int IncrementalSuite::lastRerunNodes() const {
+    return m_impl->lastRerun;
+}
+
+Result<std::unique_ptr<IncrementalSuite>> IncrementalSuite::create(
+    const Graph &floatGraph, const Graph &quantGraph,
+    const std::vector<std::map<std::string, Tensor>> &batches, NumericSuiteReport report,
+    const NumericSuiteOptions &options, size_t budgetBytes) {
+    std::unique_ptr<IncrementalSuite> self(new IncrementalSuite());
+    Impl &d = *self->m_impl;
+    d.floatGraph = &floatGraph;
+    d.batches = &batches;
+    ModelState &base = d.base;
+    base.quant = quantGraph;
+    base.report = std::move(report);
+    auto matching = matchLayers(floatGraph, quantGraph);
+    if (!matching) return matching.status();
+    base.matching = std::move(*matching);
+    auto comparison = CumulativeComparison::create(floatGraph, quantGraph, base.matching,
+                                                   comparisonOptions(options));
+    if (!comparison) return comparison.status();
+    base.lowered = (*comparison)->quantPlanGraph();
+    for (size_t i = 0; i < base.matching.matches.size(); ++i)
+        base.reads.push_back((*comparison)->quantValueRead(i));
+
+    PlanOptions planOptions;
+    planOptions.threads = options.threads;
+    auto floatPlan = createFloatPlan(floatGraph, options.threads);
+    if (!floatPlan) return floatPlan.status();
+    auto quantPlan = ExecutionPlan::create(base.lowered, planOptions);
+    if (!quantPlan) return quantPlan.status().withContext("quantized model");
+    std::set<std::string> wanted = (*comparison)->floatValuesNeeded();
+    if (options.isolated || options.kernelCheck) {
+        // The float inputs of every layer, for re-running the isolated comparison of a changed one.
+        auto isolated = IsolatedComparator::create(floatGraph, quantGraph, base.matching,
+                                                   isolatedOptions(options));
+        if (!isolated) return isolated.status().withContext("isolated comparison");
+        wanted.insert((*isolated)->floatValuesNeeded().begin(),
+                      (*isolated)->floatValuesNeeded().end());
+    }
+    size_t bytes = 0;
+    d.cache.resize(batches.size());
+    d.overlay.resize(batches.size());
+    for (size_t b = 0; b < batches.size(); ++b) {
+        BatchCache &c = d.cache[b];
+        QL_RETURN_IF_ERROR(
+            runAndCapture(**floatPlan, batches[b], wanted, c.floatValues, c.floatOutputs)
+                .withContext("float model"));
+        RunOptions run;
+        run.tapStoredLayout = true;  // kept as stored: the pool does not reuse referenced buffers
+        run.tap = [&c](const Node &node, size_t index, const Tensor &value) {
+            c.quantValues[node.outputs[index]] = value;
+        };
+        std::vector<Tensor> outputs;
+        QL_RETURN_IF_ERROR(
+            (*quantPlan)->run(batches[b], outputs, run).withContext("quantized model"));
+        bytes += bytesOf(c.floatValues) + bytesOf(c.quantValues);
+        for (const auto &t : c.floatOutputs) bytes += t.byteSize();
+        if (bytes > budgetBytes)
+            return Status::unsupported("incremental analysis: the cached activations exceed " +
+                                       std::to_string(budgetBytes >> 20) + " MiB");
+        if (options.progress &&
+            !options.progress("cache", static_cast<int>(b + 1), static_cast<int>(batches.size())))
+            return Status::error(ErrorKind::Cancelled, "analysis cancelled");
+    }
+    d.current = d.base;
+    return self;
+}
+
+Result<NumericSuiteReport> IncrementalSuite::update(const Graph &quantGraph,
+                                                    const NumericSuiteOptions &options) {
+    Impl &d = *m_impl;
+    const Graph &floatGraph = *d.floatGraph;
+    Trace trace;
+    auto matching = matchLayers(floatGraph, quantGraph);
+    if (!matching) return matching.status();
+    if (matching->matches.size() != d.base.matching.matches.size())
+        return Status::unsupported("incremental analysis: the layers changed");
+    for (size_t i = 0; i < matching->matches.size(); ++i)
+        if (matching->matches[i].floatNode != d.base.matching.matches[i].floatNode)
+            return Status::unsupported("incremental analysis: the layers changed");
+
+    auto comparison =
+        CumulativeComparison::create(floatGraph, quantGraph, *matching, comparisonOptions(options));
+    if (!comparison) return comparison.status();
+    CumulativeComparison &cmp = **comparison;
+    const Graph &lowered = cmp.quantPlanGraph();
+    trace.step("match + lower");
+
+    // A value of the new model equals the base model's unless it is dirty against the base, and
+    // the current model's unless it is dirty against it: only nodes dirty against both re-run.
+    const Delta fromBase = deltaFrom(d.base, quantGraph, lowered);
+    const Delta fromCurrent = deltaFrom(d.current, quantGraph, lowered);
+    std::vector<bool> rerun(lowered.nodes.size());
+    std::set<std::string> rerunValues;
+    int rerunCount = 0;
+    for (size_t i = 0; i < lowered.nodes.size(); ++i) {
+        rerun[i] = fromBase.dirty[i] && fromCurrent.dirty[i];
+        rerunCount += rerun[i];
+        if (rerun[i])
+            for (const auto &out : lowered.nodes[i].outputs) rerunValues.insert(out);
+    }
+    // Per layer, where each figure comes from: the base report, the current one, or a new run.
+    enum Source { FromBase, FromCurrent, Recompute };
+    std::vector<Source> cumulativeSource, weightSource, isolatedSource;
+    std::vector<size_t> cumulativeRows, weightRows, isolatedRows;
+    std::vector<std::string> reads;
+    for (size_t i = 0; i < matching->matches.size(); ++i) {
+        const LayerMatch &m = matching->matches[i];
+        reads.push_back(cmp.quantValueRead(i));
+        cumulativeSource.push_back(
+            !cumulativeDiffers(d.base, fromBase, quantGraph, m, reads[i], i)         ? FromBase
+            : !cumulativeDiffers(d.current, fromCurrent, quantGraph, m, reads[i], i) ? FromCurrent
+                                                                                     : Recompute);
+        weightSource.push_back(!weightsDiffer(d.base, fromBase, quantGraph, m, i) ? FromBase
+                               : !weightsDiffer(d.current, fromCurrent, quantGraph, m, i)
+                                   ? FromCurrent
+                                   : Recompute);
+        // Isolated figures depend on the layer's own unit and quantizers only, not on upstream
+        // layers.
+        auto isolatedDiffers = [&](const ModelState &known, const Delta &delta) {
+            return weightsDiffer(known, delta, quantGraph, m, i) ||
+                   plumbingChanged(quantGraph, delta.changed, m.quantOutput);
+        };
+        isolatedSource.push_back(!isolatedDiffers(d.base, fromBase)         ? FromBase
+                                 : !isolatedDiffers(d.current, fromCurrent) ? FromCurrent
+                                                                            : Recompute);
+        if (cumulativeSource[i] == Recompute) cumulativeRows.push_back(i);
+        if (isolatedSource[i] == Recompute) isolatedRows.push_back(i);
+        if (weightSource[i] == Recompute) weightRows.push_back(i);
+    }
+    trace.step("diff");
+
+    // The re-run: nodes dirty against both models, fed the values that cross the cut.
+    std::unique_ptr<ExecutionPlan> plan;
+    std::vector<std::string> cutInputs;
+    if (rerunCount > 0) {
+        auto typeOf = [&](const std::string &name) {
+            using Values = const std::map<std::string, Tensor> *;
+            for (Values values : {Values(&d.overlay.front()), Values(&d.cache.front().quantValues),
+                                  Values(&d.batches->front())}) {
+                auto it = values->find(name);
+                if (it != values->end()) return it->second.dtype();
+            }
+            return DataType::Undefined;
+        };
+        Subgraph sub = extractSubgraph(lowered, rerun, typeOf);
+        cutInputs = sub.inputs;
+        PlanOptions planOptions;
+        planOptions.threads = options.threads;
+        auto created = ExecutionPlan::create(std::move(sub.graph), planOptions);
+        if (!created) return created.status().withContext("quantized model");
+        plan = std::move(*created);
+    }
+    trace.step("sub-plan");
+    std::map<std::string, std::vector<size_t>>
+        rowsReading;  // re-compared rows by the value they read
+    for (size_t i : cumulativeRows)
+        if (!reads[i].empty()) rowsReading[reads[i]].push_back(i);
+
+    std::vector<std::map<std::string, Tensor>> fresh(d.cache.size());
+    double cloneMs = 0.0, compareMs = 0.0;
+    for (size_t b = 0; b < d.cache.size(); ++b) {
+        const BatchCache &c = d.cache[b];
+        const auto &inputs = (*d.batches)[b];
+        // A value of the new model that was not re-run: the current model's if it differs from
+        // the base, else the base model's.
+        auto known = [&](const std::string &name) -> const Tensor * {
+            const auto &values = fromBase.dirtyValues.count(name) ? d.overlay[b] : c.quantValues;
+            auto it = values.find(name);
+            if (it != values.end()) return &it->second;
+            auto in = inputs.find(name);
+            return in != inputs.end() ? &in->second : nullptr;
+        };
+        std::vector<Tensor> subOutputs;
+        if (plan) {
+            std::map<std::string, Tensor> feed;
+            for (const auto &name : cutInputs) {
+                const Tensor *t = known(name);
+                if (!t)
+                    return Status::internal("incremental analysis: value '" + name +
+                                            "' is not cached");
+                feed[name] = *t;
+            }
+            Status tapStatus;
+            RunOptions run;
+            run.tapStoredLayout = true;  // as the full comparison sees them
+            auto &out = fresh[b];
+            run.tap = [&](const Node &node, size_t index, const Tensor &value) {
+                const auto start = std::chrono::steady_clock::now();
+                const std::string &name = node.outputs[index];
+                out[name] = value;  // stored layout, not reused by the pool while kept
+                const auto cloned = std::chrono::steady_clock::now();
+                auto rows = rowsReading.find(name);
+                if (rows != rowsReading.end() && tapStatus.isOk())
+                    tapStatus = cmp.addQuantValue(name, value, c.floatValues, rows->second);
+                cloneMs += std::chrono::duration<double, std::milli>(cloned - start).count();
+                compareMs += std::chrono::duration<double, std::milli>(
+                                 std::chrono::steady_clock::now() - cloned)
+                                 .count();
+            };
+            const auto runStart = std::chrono::steady_clock::now();
+            QL_RETURN_IF_ERROR(plan->run(feed, subOutputs, run).withContext("quantized model"));
+            if (trace.on)
+                std::fprintf(stderr, "    batch %zu: %.1f ms\n", b,
+                             std::chrono::duration<double, std::milli>(
+                                 std::chrono::steady_clock::now() - runStart)
+                                 .count());
+            QL_RETURN_IF_ERROR(tapStatus);
+        }
+        // Re-compared layers whose value was not re-run (a new quantizer on a known value).
+        for (const auto &[name, rows] : rowsReading) {
+            if (rerunValues.count(name)) continue;
+            if (const Tensor *t = known(name))
+                QL_RETURN_IF_ERROR(cmp.addQuantValue(name, *t, c.floatValues, rows));
+        }
+        std::vector<Tensor> quantOutputs;
+        const Graph *subGraph = plan ? &plan->graph() : nullptr;
+        for (const auto &out : lowered.outputs) {
+            if (rerunValues.count(out.name)) {
+                size_t k = 0;
+                while (k < subGraph->outputs.size() && subGraph->outputs[k].name != out.name) ++k;
+                if (k >= subOutputs.size())
+                    return Status::internal("incremental analysis: output '" + out.name +
+                                            "' missing");
+                quantOutputs.push_back(subOutputs[k]);
+                continue;
+            }
+            const Tensor *t = known(out.name);
+            if (!t)
+                return Status::internal("incremental analysis: output '" + out.name +
+                                        "' is not cached");
+            quantOutputs.push_back(*t);
+        }
+        QL_RETURN_IF_ERROR(cmp.addOutputs(inputs, c.floatOutputs, quantOutputs));
+        if (options.progress && !options.progress("cumulative", static_cast<int>(b + 1),
+                                                  static_cast<int>(d.cache.size())))
+            return Status::error(ErrorKind::Cancelled, "analysis cancelled");
+    }
+    trace.step("re-run + compare");
+    if (trace.on)
+        std::fprintf(stderr, "    of which clone %.1f ms, compare %.1f ms\n", cloneMs, compareMs);
+
+    // The changed layers alone on the cached float inputs (their own error, kernel check).
+    IsolatedComparisonResult shadow;
+    if (!isolatedRows.empty() && (options.isolated || options.kernelCheck)) {
+        // With the layers that produce their inputs: the isolated graphs find the float
+        // counterpart of an input through its producer's match. Their figures are not used.
+        std::set<std::string> producers;
+        std::function<void(const std::string &, int)> walk = [&](const std::string &value,
+                                                                 int depth) {
+            const int p = quantGraph.producerIndex(value);
+            if (p < 0 || depth > 8) return;
+            if (isComputeLayer(quantGraph.nodes[p])) {
+                producers.insert(quantGraph.nodes[p].name);
+                return;
+            }
+            for (const auto &in : quantGraph.nodes[p].inputs)
+                if (!in.empty()) walk(in, depth + 1);
+        };
+        for (size_t i : isolatedRows) {
+            std::vector<std::string> unit = matching->matches[i].foldedQuantNodes;
+            unit.push_back(matching->matches[i].quantNode);
+            for (const auto &name : unit)
+                if (const Node *n = quantGraph.findNode(name))
+                    for (const auto &in : n->inputs)
+                        if (!in.empty()) walk(in, 0);
+        }
+        std::vector<size_t> wantedRows;
+        for (size_t j = 0; j < matching->matches.size(); ++j) {
+            const LayerMatch &m = matching->matches[j];
+            bool produces = producers.count(m.quantNode) != 0;
+            for (const auto &f : m.foldedQuantNodes) produces = produces || producers.count(f);
+            if (produces ||
+                std::find(isolatedRows.begin(), isolatedRows.end(), j) != isolatedRows.end())
+                wantedRows.push_back(j);
+        }
+        LayerMatching sub;
+        for (size_t j : wantedRows) sub.matches.push_back(matching->matches[j]);
+        auto isolated =
+            IsolatedComparator::create(floatGraph, quantGraph, sub, isolatedOptions(options));
+        if (!isolated) return isolated.status().withContext("isolated comparison");
+        for (size_t b = 0; b < d.cache.size(); ++b)
+            QL_RETURN_IF_ERROR((*isolated)
+                                   ->addBatch((*d.batches)[b], d.cache[b].floatValues)
+                                   .withContext("isolated comparison"));
+        const IsolatedComparisonResult all = (*isolated)->result();
+        for (size_t i : isolatedRows) {
+            const size_t k = static_cast<size_t>(
+                std::find(wantedRows.begin(), wantedRows.end(), i) - wantedRows.begin());
+            shadow.layers.push_back(all.layers.at(k));
+        }
+    }
+    trace.step("isolated");
+
+    std::vector<LayerWeightComparison> weights;
+    if (!weightRows.empty()) {
+        LayerMatching sub;
+        for (size_t i : weightRows) sub.matches.push_back(matching->matches[i]);
+        auto compared = compareWeights(floatGraph, quantGraph, sub);
+        if (!compared) return compared.status().withContext("weight comparison");
+        weights = std::move(*compared);
+    }
+    trace.step("weights");
+
+    // The new report, each figure from its source, assembled as runNumericSuite does.
+    const ActivationComparisonResult activations = cmp.result();
+    NumericSuiteReport report = d.current.report;
+    std::map<std::string, const NodePrecision *> precision;
+    for (const auto &entry : activations.precision.nodes) precision[entry.node] = &entry;
+    report.int8Layers = report.fp32Layers = 0;
+    for (size_t i = 0; i < report.layers.size(); ++i) {
+        LayerReport &row = report.layers[i];
+        const LayerReport &baseRow = d.base.report.layers[i];
+        if (cumulativeSource[i] == FromBase && weightSource[i] == FromBase &&
+            isolatedSource[i] == FromBase) {
+            row = baseRow;  // every figure, isolated ones too
+        } else {
+            if (cumulativeSource[i] == FromBase) {
+                row.cumulative = baseRow.cumulative;
+                copyNotes(row, baseRow, kCumulativeNote);
+            } else if (cumulativeSource[i] == Recompute) {
+                const LayerActivationComparison &a = activations.layers[i];
+                row.cumulative.reset();
+                row.notes.erase(std::remove_if(row.notes.begin(), row.notes.end(),
+                                               [](const std::string &n) {
+                                                   return startsWith(n, kCumulativeNote);
+                                               }),
+                                row.notes.end());
+                if (a.observed)
+                    row.cumulative = a.metrics;
+                else
+                    row.notes.push_back(kCumulativeNote + a.match.quantOutput +
+                                        "' does not exist when the model runs " +
+                                        report.quantPrecision);
+            }
+            if (isolatedSource[i] == FromBase) {
+                row.isolated = baseRow.isolated;
+                row.kernelVsReferenceSqnrDb = baseRow.kernelVsReferenceSqnrDb;
+                row.kernelMismatch = baseRow.kernelMismatch;
+                copyNotes(row, baseRow, kIsolatedNote);
+            } else if (isolatedSource[i] == Recompute) {
+                // As runNumericSuite fills them, from the changed layer's own isolated run.
+                row.isolated.reset();
+                row.kernelVsReferenceSqnrDb.reset();
+                row.kernelMismatch = false;
+                copyNotes(row, LayerReport{}, kIsolatedNote);
+                const size_t k = static_cast<size_t>(
+                    std::find(isolatedRows.begin(), isolatedRows.end(), i) - isolatedRows.begin());
+                if (k < shadow.layers.size()) {
+                    const LayerIsolatedComparison &l = shadow.layers[k];
+                    if (options.isolated && l.metrics) row.isolated = l.metrics;
+                    if (options.kernelCheck && l.kernelVsReferenceSqnrDb) {
+                        row.kernelVsReferenceSqnrDb = l.kernelVsReferenceSqnrDb;
+                        row.kernelMismatch = l.kernelMismatch;
+                    }
+                    if (!l.note.empty()) row.notes.push_back(kIsolatedNote + l.note);
+                }
+            }
+            if (weightSource[i] == FromBase) {
+                copyWeights(row, baseRow);
+                copyNotes(row, baseRow, kWeightNote);
+            } else if (weightSource[i] == Recompute) {
+                const size_t k = static_cast<size_t>(
+                    std::find(weightRows.begin(), weightRows.end(), i) - weightRows.begin());
+                const LayerWeightComparison &w = weights[k];
+                LayerReport computed;
+                if (w.stats) {
+                    computed.weightSqnrDb = w.stats->sqnrDb;
+                    computed.weightChannelSqnrDb = w.stats->channelSqnrDb;
+                    computed.weightChannelMin = w.stats->channelMin;
+                    computed.weightChannelMax = w.stats->channelMax;
+                } else if (w.channelAxis >= 0 && !w.note.empty()) {
+                    computed.notes.push_back(kWeightNote + w.note);
+                }
+                copyWeights(row, computed);
+                copyNotes(row, computed, kWeightNote);
+            }
+        }
+        const LayerMatch &m = matching->matches[i];
+        row.quantName = m.quantNode;
+        row.foldedFloatNodes = m.foldedFloatNodes;
+        row.foldedQuantNodes = m.foldedQuantNodes;
+        row.matchedBy = m.how;
+        auto p = precision.find(m.quantNode);
+        row.precision = p != precision.end() && p->second->int8 ? "int8" : "fp32";
+        row.precisionReason =
+            p != precision.end() ? p->second->reason : "not quantized in the model";
+        (row.precision == "int8" ? report.int8Layers : report.fp32Layers) += 1;
+    }
+    report.outputs.clear();
+    for (const auto &out : activations.outputs) {
+        OutputReport o;
+        o.floatName = out.floatName;
+        o.quantName = out.quantName;
+        o.sqnrDb = out.metrics.sqnrDb;
+        o.top1Agreement = out.top1Agreement;
+        if (out.labelled) {
+            o.floatAccuracy = accuracy(out.floatCorrect, out.rows);
+            o.quantAccuracy = accuracy(out.quantCorrect, out.rows);
+        }
+        report.outputs.push_back(std::move(o));
+    }
+    report.unmatched.clear();
+    for (const auto &name : matching->unmatchedFloat)
+        report.unmatched.push_back({name, opTypeOf(floatGraph, name), "float"});
+    for (const auto &name : matching->unmatchedQuant)
+        report.unmatched.push_back({name, opTypeOf(quantGraph, name), "quant"});
+
+    // Commit (nothing above changed the object): the overlay holds the new model's values that
+    // differ from the base model's.
+    for (size_t b = 0; b < d.cache.size(); ++b) {
+        std::map<std::string, Tensor> overlay;
+        for (const auto &name : fromBase.dirtyValues) {
+            auto f = fresh[b].find(name);
+            if (f != fresh[b].end()) {
+                overlay[name] = std::move(f->second);
+                continue;
+            }
+            auto o = d.overlay[b].find(name);
+            if (o != d.overlay[b].end()) overlay[name] = std::move(o->second);
+        }
+        d.overlay[b] = std::move(overlay);
+    }
+    d.current.quant = quantGraph;
+    d.current.lowered = lowered;
+    d.current.matching = std::move(*matching);
+    d.current.reads = std::move(reads);
+    d.current.report = report;
+    d.lastRerun = rerunCount;
+    trace.step("report + commit");
+    if (trace.on)
+        std::fprintf(stderr, "  re-ran %d of %zu nodes, %zu layers re-compared, %zu weights\n",
+                     rerunCount, lowered.nodes.size(), cumulativeRows.size(), weightRows.size());
+    return report;
+}
+
+}  // namespace ql::analysis

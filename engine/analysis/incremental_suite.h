@@ -1,0 +1,64 @@
+#pragma once
+// The numeric suite kept alive between toggles: re-running a changed quantized model costs only
+// what the change affects (analysis_session.h).
+//
+// At creation the float model runs once over the evaluation batches, keeping per batch the
+// float values the cumulative and isolated comparisons need and the float outputs (the float
+// model never changes), and the quantized model (as lowered for the suite's precision) runs
+// once, keeping every value it produces as stored (mostly uint8: a quarter of the float size):
+// the base model. The current model's values that differ from the base model's are kept as an
+// overlay. update() then:
+//   * lowers the new quantized model and pairs its nodes by name (graph_diff.h) with the base
+//     model's and with the current model's lowering: a value that equals either model's is
+//     known, so only nodes that differ from both (changed, or downstream of a change) re-run, as
+//     a plan of their own fed the known values that cross the cut. Going back to the base model
+//     (undo, reset) re-runs nothing;
+//   * re-accumulates the cumulative figures only of layers whose compared value was re-run (or
+//     whose quantizer changed), from the cached float values; the output figures from the new
+//     outputs; weight figures only of layers whose quantized node or weight changed;
+//   * takes every other figure from the base report or the previous one.
+// The figures equal a full runNumericSuite on the new model: the same kernels see the same
+// inputs, and every accumulator is fed the same batches in the same order. Isolated and
+// kernel-check figures depend only on the layer's own unit and quantizers: only layers whose
+// unit changed are compared in isolation again, on the cached float inputs.
+
+#include <cstddef>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "analysis/numeric_suite.h"
+#include "core/status.h"
+#include "ir/graph.h"
+#include "ir/tensor.h"
+
+namespace ql::analysis {
+
+class IncrementalSuite {
+public:
+    // `floatGraph` and `batches` must outlive the object. `report` is runNumericSuite's report on
+    // quantGraph with these options. Fails with ErrorKind::Unsupported when the caches would
+    // exceed budgetBytes (callers then re-run the whole suite per change).
+    static Result<std::unique_ptr<IncrementalSuite>> create(
+        const Graph &floatGraph, const Graph &quantGraph,
+        const std::vector<std::map<std::string, Tensor>> &batches, NumericSuiteReport report,
+        const NumericSuiteOptions &options, size_t budgetBytes);
+    ~IncrementalSuite();
+
+    // The report for `quantGraph`, a rewrite of the current quantized model (same float model,
+    // same layers). Unsupported when the layer matching changed (callers then re-run the whole
+    // suite); Cancelled through options.progress. On any error the object is as before the call.
+    Result<NumericSuiteReport> update(const Graph &quantGraph, const NumericSuiteOptions &options);
+
+    size_t cachedBytes() const;
+    // Nodes of the lowered model re-run by the last update (for tests and benchmarks).
+    int lastRerunNodes() const;
+
+private:
+    IncrementalSuite();
+    struct Impl;
+    std::unique_ptr<Impl> m_impl;
+};
+
+}  // namespace ql::analysis

@@ -1,0 +1,217 @@
+// Toggle latency of the interactive session (issue 5): on a float / QDQ pair (default torchvision
+// resnet18 from /tmp/models_q; QL_BENCH_FLOAT, QL_BENCH_QUANT override) with 32 seeded random
+// samples (QL_BENCH_SAMPLES, batches of QL_BENCH_BATCH), it times
+//   FullInt8Pass: one pass of the int8 plan over all samples;
+//   ToggleEachLayer: every layer toggled to fp32 and back, one at a time; the counters give the
+//   median time of a toggle (and of the way back) and its ratio to the full int8 pass.
+// Target: median toggle / full pass <= 0.6.
+#include <benchmark/benchmark.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "analysis/analysis_session.h"
+#include "analysis/keep_layers_fp32.h"
+#include "analysis/layer_matching.h"
+#include "analysis/weight_comparison.h"
+#include "onnx_io/model_loader.h"
+#include "passes/int8_kernel_mode.h"
+#include "passes/precision.h"
+#include "runtime/execution_plan.h"
+
+namespace {
+
+using namespace ql;
+using namespace ql::analysis;
+using Clock = std::chrono::steady_clock;
+
+std::string env(const char *name, const std::string &fallback) {
+    const char *v = std::getenv(name);
+    return v && *v ? v : fallback;
+}
+
+struct Setup {
+    Graph floatGraph, quantGraph;
+    EvaluationData data;
+    double fullPassMs = 0.0;  // median of the FullInt8Pass runs, for the ratio
+};
+
+Setup &setup() {
+    static std::unique_ptr<Setup> s;
+    if (s) return *s;
+    s = std::make_unique<Setup>();
+    auto f = loadModel(env("QL_BENCH_FLOAT", "/tmp/models_q/resnet18.onnx"));
+    auto q = loadModel(env("QL_BENCH_QUANT", "/tmp/models_q/resnet18_qdq.onnx"));
+    if (!f || !q) {
+        std::fprintf(stderr, "cannot load the models: %s %s\n", f.status().message().c_str(),
+                     q.status().message().c_str());
+        std::exit(1);
+    }
+    s->floatGraph = std::move(*f);
+    s->quantGraph = std::move(*q);
+    auto data = randomEvaluationData(s->floatGraph, std::stoll(env("QL_BENCH_SAMPLES", "32")), 1,
+                                     std::stoll(env("QL_BENCH_BATCH", "8")));
+    if (!data) {
+        std::fprintf(stderr, "%s\n", data.status().message().c_str());
+        std::exit(1);
+    }
+    s->data = std::move(*data);
+    return *s;
+}
+
+double msSince(Clock::time_point start) {
+    return std::chrono::duration<double, std::milli>(Clock::now() - start).count();
+}
+
+double median(std::vector<double> v) {
+    if (v.empty()) return 0.0;
+    std::sort(v.begin(), v.end());
+    return v.size() % 2 ? v[v.size() / 2] : 0.5 * (v[v.size() / 2 - 1] + v[v.size() / 2]);
+}
+
+void FullInt8Pass(benchmark::State &state) {
+    Setup &s = setup();
+    Graph g = s.quantGraph;
+    if (!preparePrecision(g, Precision::Int8).isOk()) state.SkipWithError("lowering failed");
+    applyInt8Kernels(g, Int8Kernels::Exact);
+    auto plan = ExecutionPlan::create(std::move(g));
+    if (!plan) {
+        state.SkipWithError(plan.status().message().c_str());
+        return;
+    }
+    std::vector<Tensor> outputs;
+    for (const auto &batch : s.data.batches) (void)(*plan)->run(batch, outputs);  // primitives
+    std::vector<double> times;
+    for (auto _ : state) {
+        const auto start = Clock::now();
+        for (const auto &batch : s.data.batches) (void)(*plan)->run(batch, outputs);
+        times.push_back(msSince(start));
+    }
+    s.fullPassMs = median(times);
+    state.counters["median_ms"] = s.fullPassMs;
+}
+
+// The same pass with every value tapped and copied (what the session's cache costs).
+void FullInt8PassTapped(benchmark::State &state) {
+    Setup &s = setup();
+    Graph g = s.quantGraph;
+    if (!preparePrecision(g, Precision::Int8).isOk()) state.SkipWithError("lowering failed");
+    applyInt8Kernels(g, Int8Kernels::Exact);
+    auto plan = ExecutionPlan::create(std::move(g));
+    if (!plan) {
+        state.SkipWithError(plan.status().message().c_str());
+        return;
+    }
+    std::vector<Tensor> outputs;
+    std::map<std::string, Tensor> kept;
+    RunOptions run;
+    run.tap = [&](const Node &node, size_t index, const Tensor &value) {
+        kept[node.outputs[index]] = value.clone();
+    };
+    for (auto _ : state)
+        for (const auto &batch : s.data.batches) (void)(*plan)->run(batch, outputs, run);
+}
+
+void ToggleEachLayer(benchmark::State &state) {
+    Setup &s = setup();
+    SessionOptions options;
+    const auto createStart = Clock::now();
+    auto session = AnalysisSession::create(s.floatGraph, s.quantGraph, s.data, options);
+    if (!session) {
+        state.SkipWithError(session.status().message().c_str());
+        return;
+    }
+    const double createMs = msSince(createStart);
+    std::vector<std::string> layers;
+    // QL_BENCH_LAYER_STEP=k toggles every k-th layer only, from QL_BENCH_FIRST_LAYER (quick looks;
+    // the figure is over all).
+    const size_t step = std::max<size_t>(1, std::stoul(env("QL_BENCH_LAYER_STEP", "1")));
+    const auto &rows = (*session)->report().layers;
+    for (size_t i = std::stoul(env("QL_BENCH_FIRST_LAYER", "0")); i < rows.size(); i += step)
+        layers.push_back(rows[i].name);
+    std::vector<double> on, off;
+    for (auto _ : state) {
+        for (const auto &layer : layers) {
+            auto start = Clock::now();
+            auto r = (*session)->setFp32Layers({layer});
+            on.push_back(msSince(start));
+            if (!r) {
+                state.SkipWithError(r.status().message().c_str());
+                return;
+            }
+            start = Clock::now();
+            r = (*session)->setFp32Layers({});
+            off.push_back(msSince(start));
+            if (std::getenv("QL_BENCH_VERBOSE"))
+                std::fprintf(stderr, "%-40s on %8.1f ms  back %8.1f ms\n", layer.c_str(), on.back(),
+                             off.back());
+        }
+    }
+    state.counters["layers"] = static_cast<double>(layers.size());
+    state.counters["create_ms"] = createMs;
+    state.counters["median_toggle_ms"] = median(on);
+    state.counters["median_back_ms"] = median(off);
+    state.counters["cache_mib"] = static_cast<double>((*session)->cachedBytes()) / (1 << 20);
+    // Layers with weights (Conv, Gemm, ...): toggles that change what runs, not only plumbing.
+    std::vector<double> weighted;
+    for (size_t k = 0; k < layers.size(); ++k)
+        for (const auto &row : rows)
+            if (row.name == layers[k] && !row.weightChannelSqnrDb.empty())
+                weighted.push_back(on[k]);
+    state.counters["median_weighted_toggle_ms"] = median(weighted);
+    if (s.fullPassMs > 0.0) {
+        state.counters["toggle_over_full_pass"] = median(on) / s.fullPassMs;
+        state.counters["back_over_full_pass"] = median(off) / s.fullPassMs;
+        state.counters["weighted_toggle_over_full_pass"] = median(weighted) / s.fullPassMs;
+    }
+}
+
+// Fixed costs a toggle may pay: graph rewrites, matching, weights, lowering, plan creation.
+void ToggleOverheads(benchmark::State &state) {
+    Setup &s = setup();
+    auto matching = matchLayers(s.floatGraph, s.quantGraph);
+    if (!matching) {
+        state.SkipWithError(matching.status().message().c_str());
+        return;
+    }
+    std::vector<double> copy, keep, match, weights, lower, plan;
+    for (auto _ : state) {
+        auto start = Clock::now();
+        Graph g = s.quantGraph;
+        copy.push_back(msSince(start));
+        start = Clock::now();
+        (void)keepLayersFp32(g, s.floatGraph, {matching->matches[matching->matches.size() / 2]});
+        keep.push_back(msSince(start));
+        start = Clock::now();
+        auto m = matchLayers(s.floatGraph, g);
+        match.push_back(msSince(start));
+        start = Clock::now();
+        (void)compareWeights(s.floatGraph, g, *m);
+        weights.push_back(msSince(start));
+        start = Clock::now();
+        (void)preparePrecision(g, Precision::Int8);
+        lower.push_back(msSince(start));
+        start = Clock::now();
+        auto p = ExecutionPlan::create(std::move(g));
+        plan.push_back(msSince(start));
+    }
+    state.counters["copy_ms"] = median(copy);
+    state.counters["keep_fp32_ms"] = median(keep);
+    state.counters["match_ms"] = median(match);
+    state.counters["weights_ms"] = median(weights);
+    state.counters["lower_ms"] = median(lower);
+    state.counters["plan_ms"] = median(plan);
+}
+
+}  // namespace
+
+BENCHMARK(ToggleOverheads)->Unit(benchmark::kMillisecond)->Iterations(3)->UseRealTime();
+BENCHMARK(FullInt8Pass)->Unit(benchmark::kMillisecond)->Iterations(5)->UseRealTime();
+BENCHMARK(FullInt8PassTapped)->Unit(benchmark::kMillisecond)->Iterations(3)->UseRealTime();
+BENCHMARK(ToggleEachLayer)->Unit(benchmark::kMillisecond)->Iterations(1)->UseRealTime();
+BENCHMARK_MAIN();

@@ -1,0 +1,181 @@
+// Diagnosis findings on hand-built reports: each kind fires on the figures that call for it, with
+// those figures in its fields, and stays quiet just on the other side of its threshold.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <limits>
+
+#include "analysis/diagnosis.h"
+#include "test_support.h"
+
+using namespace ql;
+using namespace ql::analysis;
+
+namespace {
+
+ComparisonMetrics metrics(double sqnr, double minS = NAN, double p5 = NAN, double median = NAN) {
+    ComparisonMetrics m;
+    m.sqnrDb = sqnr;
+    if (!std::isnan(minS)) m.sampleSqnr = SampleSqnrSummary{minS, p5, median, 16};
+    return m;
+}
+
+LayerReport layer(const std::string &name, const std::string &op,
+                  std::optional<double> cumulative) {
+    LayerReport r;
+    r.name = name;
+    r.opType = op;
+    r.precision = "int8";
+    if (cumulative) r.cumulative = metrics(*cumulative);
+    return r;
+}
+
+std::vector<Finding> ofKind(const std::vector<Finding> &all, FindingKind kind) {
+    std::vector<Finding> out;
+    for (const auto &f : all)
+        if (f.kind == kind) out.push_back(f);
+    return out;
+}
+
+}  // namespace
+
+TEST(Diagnosis, FirstLowLayerAndLaterJumps) {
+    NumericSuiteReport r;
+    r.layers = {layer("a", "Conv", 45.0), layer("b", "Conv", 33.0), layer("c", "Conv", 24.0),
+                layer("d", "Conv", 22.0), layer("e", "Conv", 12.0), layer("f", "Conv", 8.0)};
+    const auto all = diagnose(r);
+    const auto first = ofKind(all, FindingKind::FirstLowSqnr);
+    ASSERT_EQ(first.size(), 1u);
+    EXPECT_EQ(first[0].layer, 2);
+    EXPECT_EQ(first[0].layerName, "c");
+    EXPECT_EQ(first[0].value, 24.0);
+    EXPECT_EQ(first[0].reference, 33.0);
+    EXPECT_EQ(first[0].severity, Severity::Error);
+    // d drops 2 dB (quiet), e drops 10 dB (a jump), f drops 4 dB (quiet).
+    const auto jumps = ofKind(all, FindingKind::SqnrJump);
+    ASSERT_EQ(jumps.size(), 1u);
+    EXPECT_EQ(jumps[0].layerName, "e");
+    EXPECT_EQ(jumps[0].value, 12.0);
+    EXPECT_EQ(jumps[0].reference, 22.0);
+    // Errors come first.
+    EXPECT_EQ(all.front().severity, Severity::Error);
+}
+
+TEST(Diagnosis, HealthyModelHasNoFindings) {
+    NumericSuiteReport r;
+    r.layers = {layer("a", "Conv", 40.0), layer("b", "Relu", 38.0)};
+    r.layers[0].weightSqnrDb = 45.0;
+    r.layers[0].weightChannelSqnrDb = {44.0, 46.0, 45.0};
+    r.layers[0].cumulative->saturationPct = 0.5;
+    r.layers[0].kernelVsReferenceSqnrDb = 60.0;
+    OutputReport out;
+    out.sqnrDb = 35.0;
+    out.top1Agreement = 0.995;
+    out.floatAccuracy = 0.90;
+    out.quantAccuracy = 0.895;
+    r.outputs.push_back(out);
+    EXPECT_TRUE(diagnose(r).empty());
+}
+
+TEST(Diagnosis, UnfoldedBatchNormNamesItsInput) {
+    Graph g;
+    Node add;
+    add.name = "/b1/Add";
+    add.opType = "Add";
+    add.inputs = {"x", "y"};
+    add.outputs = {"s"};
+    Node bn;
+    bn.name = "/b1/bn/BatchNormalization";
+    bn.opType = "BatchNormalization";
+    bn.inputs = {"s", "g", "b", "m", "v"};
+    bn.outputs = {"n"};
+    g.nodes = {add, bn};
+    NumericSuiteReport r;
+    r.layers = {layer("/b1/Add", "Add", 35.0),
+                layer("/b1/bn/BatchNormalization", "BatchNormalization", 12.3)};
+    r.layers[1].isolated = metrics(14.0);
+    const auto bnFindings = ofKind(diagnose(r, &g), FindingKind::UnfoldedBatchNorm);
+    ASSERT_EQ(bnFindings.size(), 1u);
+    EXPECT_EQ(bnFindings[0].related, "/b1/Add");
+    EXPECT_EQ(bnFindings[0].value, 12.3);
+    EXPECT_EQ(bnFindings[0].reference, 14.0);
+    EXPECT_EQ(bnFindings[0].severity, Severity::Error);
+    // Kept in fp32: not a finding.
+    r.layers[1].precision = "fp32";
+    EXPECT_TRUE(ofKind(diagnose(r, &g), FindingKind::UnfoldedBatchNorm).empty());
+}
+
+TEST(Diagnosis, DataSensitiveSaturationKernelAndIsolated) {
+    NumericSuiteReport r;
+    r.layers = {layer("a", "Conv", 35.0), layer("b", "Conv", 34.0), layer("c", "Conv", 33.0)};
+    r.layers[0].cumulative = metrics(35.0, 18.0, 25.0, 36.0);  // median - min = 18 dB
+    r.layers[1].cumulative = metrics(34.0, 27.0, 30.0, 36.0);  // 9 dB: quiet
+    r.layers[1].cumulative->saturationPct = 2.5;
+    r.layers[2].kernelVsReferenceSqnrDb = 31.0;
+    r.layers[2].isolated = metrics(21.0);
+    const auto all = diagnose(r);
+    const auto sensitive = ofKind(all, FindingKind::DataSensitive);
+    ASSERT_EQ(sensitive.size(), 1u);
+    EXPECT_EQ(sensitive[0].layerName, "a");
+    EXPECT_EQ(sensitive[0].value, 18.0);
+    EXPECT_EQ(sensitive[0].reference, 36.0);
+    EXPECT_EQ(sensitive[0].extra, 25.0);
+    const auto saturation = ofKind(all, FindingKind::HighSaturation);
+    ASSERT_EQ(saturation.size(), 1u);
+    EXPECT_EQ(saturation[0].layerName, "b");
+    EXPECT_EQ(saturation[0].value, 2.5);
+    const auto kernel = ofKind(all, FindingKind::KernelMismatch);
+    ASSERT_EQ(kernel.size(), 1u);
+    EXPECT_EQ(kernel[0].layerName, "c");
+    EXPECT_EQ(kernel[0].value, 31.0);
+    const auto isolated = ofKind(all, FindingKind::LowIsolatedSqnr);
+    ASSERT_EQ(isolated.size(), 1u);
+    EXPECT_EQ(isolated[0].value, 21.0);
+}
+
+TEST(Diagnosis, WeightChannelsGiveTheWorstChannel) {
+    NumericSuiteReport r;
+    r.layers = {layer("a", "Conv", 40.0), layer("b", "Conv", 40.0), layer("c", "Conv", 40.0)};
+    r.layers[0].weightSqnrDb = 38.0;
+    r.layers[0].weightChannelSqnrDb = {42.0, 41.0, 17.5, 40.0, 43.0};  // median 41, worst 17.5 at 2
+    r.layers[1].weightSqnrDb = 22.0;
+    r.layers[1].weightChannelSqnrDb = {21.0, 23.0, 22.0};
+    r.layers[2].weightSqnrDb = 38.0;
+    r.layers[2].weightChannelSqnrDb = {42.0, 41.0, 33.0};  // spread 8 dB and above 30: quiet
+    const auto all = diagnose(r);
+    const auto outliers = ofKind(all, FindingKind::WeightChannelOutlier);
+    ASSERT_EQ(outliers.size(), 1u);
+    EXPECT_EQ(outliers[0].layerName, "a");
+    EXPECT_EQ(outliers[0].channel, 2);
+    EXPECT_EQ(outliers[0].extra, 17.5);
+    EXPECT_EQ(outliers[0].reference, 41.0);
+    const auto low = ofKind(all, FindingKind::LowWeightSqnr);
+    ASSERT_EQ(low.size(), 1u);
+    EXPECT_EQ(low[0].layerName, "b");
+    EXPECT_EQ(low[0].value, 22.0);
+    EXPECT_EQ(low[0].channel, 0);
+}
+
+TEST(Diagnosis, OutputAgreementAndAccuracy) {
+    NumericSuiteReport r;
+    OutputReport out;
+    out.floatName = "logits";
+    out.sqnrDb = 14.0;
+    out.top1Agreement = 0.90;
+    out.floatAccuracy = 0.91;
+    out.quantAccuracy = 0.84;
+    r.outputs.push_back(out);
+    const auto all = diagnose(r);
+    const auto agreement = ofKind(all, FindingKind::OutputAgreementDrop);
+    ASSERT_EQ(agreement.size(), 1u);
+    EXPECT_EQ(agreement[0].layer, -1);
+    EXPECT_EQ(agreement[0].value, 0.90);
+    EXPECT_EQ(agreement[0].reference, 14.0);
+    EXPECT_EQ(agreement[0].severity, Severity::Error);
+    const auto accuracy = ofKind(all, FindingKind::AccuracyDrop);
+    ASSERT_EQ(accuracy.size(), 1u);
+    EXPECT_EQ(accuracy[0].value, 0.84);
+    EXPECT_EQ(accuracy[0].reference, 0.91);
+    EXPECT_EQ(accuracy[0].severity, Severity::Error);
+    EXPECT_STREQ(findingKindName(FindingKind::AccuracyDrop), "accuracy_drop");
+}

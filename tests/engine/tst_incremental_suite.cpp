@@ -1,0 +1,206 @@
+// IncrementalSuite on the PyTorch FX fixture: an update re-runs only the lowered nodes downstream
+// of the change, and its report equals a full runNumericSuite on the changed model; updates in
+// any order (and back) stay equal; a changed layer matching is Unsupported; cancel changes nothing.
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "analysis/incremental_suite.h"
+#include "analysis/keep_layers_fp32.h"
+#include "fx_fixture.h"
+
+using namespace ql;
+using namespace ql::analysis;
+using namespace ql::test;
+
+namespace {
+
+struct SuiteSetup {
+    Fixture f;
+    std::vector<std::map<std::string, Tensor>> batches;
+    NumericSuiteOptions options;
+
+    bool load() {
+        if (!loadFixture(f)) return false;
+        auto source = slicer(f, 16);
+        for (;;) {
+            std::map<std::string, Tensor> batch;
+            auto more = source(batch);
+            if (!more || !*more) break;
+            batches.push_back(batch);
+        }
+        options.threads = 1;
+        for (int64_t i = 0; i < f.labels.numel(); ++i)
+            options.labels.push_back(int64_t(f.labels.valueAsDouble(i)));
+        return true;
+    }
+    BatchSourceFactory factory() const {
+        return [this]() -> Result<ActivationBatchSource> {
+            auto next = std::make_shared<size_t>(0);
+            return ActivationBatchSource(
+                [this, next](std::map<std::string, Tensor> &batch) -> Result<bool> {
+                    if (*next >= batches.size()) return false;
+                    batch = batches[(*next)++];
+                    return true;
+                });
+        };
+    }
+    Graph toggled(const std::set<std::string> &layers) const {
+        Graph g = f.quantGraph;
+        std::vector<LayerMatch> matches;
+        for (const auto &m : f.matching.matches)
+            if (layers.count(m.floatNode)) matches.push_back(m);
+        EXPECT_TRUE(keepLayersFp32(g, f.floatGraph, matches).isOk());
+        return g;
+    }
+    NumericSuiteReport full(const Graph &quant) const {
+        auto r = runNumericSuite(f.floatGraph, quant, factory(), options);
+        EXPECT_TRUE(r) << r.status().message();
+        return r ? *r : NumericSuiteReport{};
+    }
+};
+
+bool close(double a, double b) {
+    if (std::isinf(a) || std::isinf(b)) return a == b;
+    return std::abs(a - b) <= 1e-9 * std::max(std::abs(a), std::abs(b));
+}
+
+void expectEqualFigures(const NumericSuiteReport &a, const NumericSuiteReport &b) {
+    ASSERT_EQ(a.layers.size(), b.layers.size());
+    EXPECT_EQ(a.int8Layers, b.int8Layers);
+    for (size_t i = 0; i < a.layers.size(); ++i) {
+        const auto &x = a.layers[i], &y = b.layers[i];
+        SCOPED_TRACE(x.name);
+        EXPECT_EQ(x.precision, y.precision);
+        EXPECT_EQ(x.precisionReason, y.precisionReason);
+        EXPECT_EQ(x.weightSqnrDb.has_value(), y.weightSqnrDb.has_value());
+        if (x.weightSqnrDb && y.weightSqnrDb) EXPECT_TRUE(close(*x.weightSqnrDb, *y.weightSqnrDb));
+        ASSERT_EQ(x.cumulative.has_value(), y.cumulative.has_value());
+        if (x.cumulative) {
+            EXPECT_TRUE(close(x.cumulative->sqnrDb, y.cumulative->sqnrDb))
+                << x.cumulative->sqnrDb << " " << y.cumulative->sqnrDb;
+            EXPECT_TRUE(close(x.cumulative->mse, y.cumulative->mse));
+            EXPECT_EQ(x.cumulative->samples, y.cumulative->samples);
+            EXPECT_EQ(x.cumulative->saturationPct, y.cumulative->saturationPct);
+        }
+        EXPECT_EQ(x.notes, y.notes);
+    }
+    ASSERT_EQ(a.outputs.size(), b.outputs.size());
+    EXPECT_TRUE(close(a.outputs[0].sqnrDb, b.outputs[0].sqnrDb));
+    EXPECT_EQ(a.outputs[0].top1Agreement, b.outputs[0].top1Agreement);
+    EXPECT_EQ(a.outputs[0].quantAccuracy, b.outputs[0].quantAccuracy);
+    EXPECT_EQ(a.outputs[0].floatAccuracy, b.outputs[0].floatAccuracy);
+}
+
+}  // namespace
+
+TEST(IncrementalSuite, RerunsOnlyDownstreamOfTheChange) {
+    SuiteSetup s;
+    ASSERT_TRUE(s.load());
+    auto suite = IncrementalSuite::create(s.f.floatGraph, s.f.quantGraph, s.batches,
+                                          s.full(s.f.quantGraph), s.options, size_t(1) << 30);
+    ASSERT_TRUE(suite) << suite.status().message();
+    EXPECT_GT((*suite)->cachedBytes(), 0u);
+
+    const Graph lastToggled = s.toggled({"/fc/Gemm"});
+    auto last = (*suite)->update(lastToggled, s.options);
+    ASSERT_TRUE(last) << last.status().message();
+    const int lastRerun = (*suite)->lastRerunNodes();
+    expectEqualFigures(*last, s.full(lastToggled));
+
+    const Graph firstToggled = s.toggled({"/conv1/Conv"});
+    auto first = (*suite)->update(firstToggled, s.options);
+    ASSERT_TRUE(first) << first.status().message();
+    const int firstRerun = (*suite)->lastRerunNodes();
+    expectEqualFigures(*first, s.full(firstToggled));
+    EXPECT_GT(lastRerun, 0);
+    EXPECT_LT(lastRerun, firstRerun);
+    EXPECT_LE(lastRerun, 4);  // the Gemm (and the plumbing around it)
+
+    // Both, then the Gemm alone: only the Gemm's part runs, fed values of the model at creation.
+    const Graph both = s.toggled({"/conv1/Conv", "/fc/Gemm"});
+    auto bothReport = (*suite)->update(both, s.options);
+    ASSERT_TRUE(bothReport);
+    expectEqualFigures(*bothReport, s.full(both));
+    auto lastAgain = (*suite)->update(lastToggled, s.options);
+    ASSERT_TRUE(lastAgain);
+    EXPECT_EQ((*suite)->lastRerunNodes(), lastRerun);
+    expectEqualFigures(*lastAgain, *last);
+
+    // Back to the start: the report at creation, exactly, with nothing re-run.
+    auto back = (*suite)->update(s.f.quantGraph, s.options);
+    ASSERT_TRUE(back);
+    EXPECT_EQ((*suite)->lastRerunNodes(), 0);
+    expectEqualFigures(*back, s.full(s.f.quantGraph));
+    // The same model again re-runs nothing.
+    auto same = (*suite)->update(s.f.quantGraph, s.options);
+    ASSERT_TRUE(same);
+    EXPECT_EQ((*suite)->lastRerunNodes(), 0);
+    expectEqualFigures(*same, *back);
+}
+
+TEST(IncrementalSuite, CancelKeepsTheStateAndBudgetIsUnsupported) {
+    SuiteSetup s;
+    ASSERT_TRUE(s.load());
+    const NumericSuiteReport initial = s.full(s.f.quantGraph);
+    auto tooSmall = IncrementalSuite::create(s.f.floatGraph, s.f.quantGraph, s.batches, initial,
+                                             s.options, 1000);
+    ASSERT_FALSE(tooSmall);
+    EXPECT_EQ(tooSmall.status().kind(), ErrorKind::Unsupported);
+
+    auto suite = IncrementalSuite::create(s.f.floatGraph, s.f.quantGraph, s.batches, initial,
+                                          s.options, size_t(1) << 30);
+    ASSERT_TRUE(suite);
+    NumericSuiteOptions cancelling = s.options;
+    cancelling.progress = [](const std::string &, int done, int) { return done < 2; };
+    auto cancelled = (*suite)->update(s.toggled({"/conv2/Conv"}), cancelling);
+    ASSERT_FALSE(cancelled);
+    EXPECT_EQ(cancelled.status().kind(), ErrorKind::Cancelled);
+    // The caches still describe the original model: toggling the fc now equals a full run.
+    const Graph fc = s.toggled({"/fc/Gemm"});
+    auto r = (*suite)->update(fc, s.options);
+    ASSERT_TRUE(r);
+    expectEqualFigures(*r, s.full(fc));
+}
+
+TEST(IncrementalSuite, IsolatedFiguresStayForLayersWhoseUnitDidNotChange) {
+    SuiteSetup s;
+    ASSERT_TRUE(s.load());
+    // Isolated figures as a report with the shadow comparison would carry them.
+    NumericSuiteReport initial = s.full(s.f.quantGraph);
+    ASSERT_TRUE(initial.layers[0].isolated.has_value());
+    const double int8Isolated = initial.layers[0].isolated->sqnrDb;  // /conv1/Conv
+    for (size_t i = 0; i < initial.layers.size(); ++i) {
+        initial.layers[i].isolated = ComparisonMetrics{};
+        initial.layers[i].isolated->sqnrDb = 30.0 + double(i);
+        initial.layers[i].kernelVsReferenceSqnrDb = 60.0 + double(i);
+    }
+    auto suite = IncrementalSuite::create(s.f.floatGraph, s.f.quantGraph, s.batches, initial,
+                                          s.options, size_t(1) << 30);
+    ASSERT_TRUE(suite);
+    auto toggled = (*suite)->update(s.toggled({"/conv1/Conv"}), s.options);
+    ASSERT_TRUE(toggled);
+    for (size_t i = 0; i < toggled->layers.size(); ++i) {
+        const LayerReport &row = toggled->layers[i];
+        SCOPED_TRACE(row.name);
+        if (row.name == "/conv1/Conv") {
+            // Compared in isolation again: a float layer, its output still requantized for the
+            // int8 layers after it, so only the output quantizer's error is left.
+            ASSERT_TRUE(row.isolated.has_value());
+            EXPECT_GT(row.isolated->sqnrDb, int8Isolated + 3.0);
+            EXPECT_EQ(row.precision, "fp32");
+        } else {
+            // Downstream cumulative figures changed, their own isolated ones did not.
+            ASSERT_TRUE(row.isolated.has_value());
+            EXPECT_EQ(row.isolated->sqnrDb, 30.0 + double(i));
+            EXPECT_EQ(row.kernelVsReferenceSqnrDb, 60.0 + double(i));
+        }
+    }
+    auto back = (*suite)->update(s.f.quantGraph, s.options);
+    ASSERT_TRUE(back);
+    for (size_t i = 0; i < back->layers.size(); ++i) {
+        ASSERT_TRUE(back->layers[i].isolated.has_value());
+        EXPECT_EQ(back->layers[i].isolated->sqnrDb, 30.0 + double(i));
+        EXPECT_EQ(back->layers[i].notes, initial.layers[i].notes);
+    }
+}

@@ -1,0 +1,35 @@
+#!/bin/bash
+# quantlens gui --screenshot: the demo analysed, a project (the demo with conv1, pool1 and conv2
+# in fp32) analysed, a plain model, and a broken project (an error on stderr, a non-zero exit);
+# and the demo's int8 model rebuilt by its script is byte-identical to the committed one.
+set -eu
+quantlens=$1
+source=$2
+out=$(mktemp -d)
+trap 'rm -rf "$out"' EXIT
+export QT_QPA_PLATFORM=offscreen XDG_CONFIG_HOME=$out/config XDG_DATA_HOME=$out/data OMP_NUM_THREADS=2
+
+is_png() {
+    [ "$(head -c 8 "$1" | od -An -tx1 | tr -d ' \n')" = "89504e470d0a1a0a" ] && [ "$(stat -c %s "$1")" -gt 20000 ]
+}
+
+"$quantlens" gui --demo --screenshot "$out/demo.png"
+is_png "$out/demo.png"
+"$quantlens" gui "$source/resources/demo/demo_fixed.qlproj" --screenshot "$out/fixed.png"
+is_png "$out/fixed.png"
+"$quantlens" gui --demo --palette dark --screenshot "$out/dark.png"
+is_png "$out/dark.png"
+"$quantlens" gui "$source/resources/demo/fashion_cnn.onnx" --screenshot "$out/model.png"
+is_png "$out/model.png"
+
+echo '{"format": "quantlens-project", "version": 1, "analysis": {"float_model": "missing.onnx",
+      "quant_model": "missing_int8.onnx", "data": ["x.npy"]}}' > "$out/broken.qlproj"
+if "$quantlens" gui "$out/broken.qlproj" --screenshot "$out/broken.png" 2> "$out/err.txt"; then
+    echo "a project with missing models must fail"; exit 1
+fi
+grep -q "missing.onnx" "$out/err.txt"
+[ ! -e "$out/broken.png" ]
+
+bash "$source/tests/tools/make_demo_quant.sh" "$quantlens" "$out/int8.onnx" > /dev/null
+cmp "$out/int8.onnx" "$source/resources/demo/fashion_cnn_int8.onnx"
+echo "screenshots and demo pair OK"

@@ -1,0 +1,338 @@
+#include "analysis_job.h"
+
+#include <QtConcurrent/QtConcurrentRun>
+
+#include <atomic>
+#include <mutex>
+
+#include "onnx_io/model_loader.h"
+#include "onnx_io/tensor_file.h"
+#include "passes/precision.h"
+
+namespace ql::ui {
+
+struct AnalysisJob::Shared {
+    std::atomic<bool> cancelled{false};
+    std::mutex mutex;
+    std::string stage;
+    int done = 0, total = 0;
+    bool fresh = false;
+
+    analysis::SessionProgress callback() {
+        return [this](const std::string &name, int doneNow, int totalNow) {
+            {
+                std::lock_guard<std::mutex> lock(mutex);
+                stage = name;
+                done = doneNow;
+                total = totalNow;
+                fresh = true;
+            }
+            return !cancelled.load();
+        };
+    }
+};
+
+// A worker holds the mutex while it uses the session: a superseded (cancelled) worker that still
+// runs never overlaps with the next operation on the same session.
+struct AnalysisJob::SessionBox {
+    std::mutex mutex;
+    std::unique_ptr<analysis::AnalysisSession> session;
+};
+
+struct AnalysisJob::Outcome {
+    Status status = Status::ok();
+    std::shared_ptr<AnalysisJob::SessionBox> session;  // a new session (Analysis)
+    ReportPtr report;
+    AnalysisModelsSnapshot models;
+    std::set<std::string> fp32;
+    std::optional<std::pair<double, double>> latency;
+    QString exportedPath;
+};
+
+Result<std::vector<int64_t>> readLabelsNpy(const std::string &path) {
+    auto tensor = readNpy(path);
+    if (!tensor) return tensor.status();
+    const Tensor &t = *tensor;
+    const DataType type = t.dtype();
+    const bool integral = type == DataType::Int64 || type == DataType::Int32 ||
+                          type == DataType::UInt8 || type == DataType::Int8 ||
+                          type == DataType::Int16 || type == DataType::UInt16;
+    if (!integral) return Status::badInput(path + ": labels must be integer class ids");
+    if (t.rank() != 1 && !(t.rank() == 2 && t.dim(1) == 1))
+        return Status::badInput(path + ": labels must have shape [N] or [N, 1]");
+    std::vector<int64_t> labels(static_cast<size_t>(t.numel()));
+    for (int64_t i = 0; i < t.numel(); ++i)
+        labels[static_cast<size_t>(i)] = static_cast<int64_t>(t.valueAsDouble(i));
+    return labels;
+}
+
+namespace {
+
+// The snapshot of the session's models after a change; the float side and the batch are shared
+// with the previous snapshot when given.
+AnalysisModelsSnapshot snapshotModels(const analysis::AnalysisSession &session,
+                                      const AnalysisModelsSnapshot *previous) {
+    AnalysisModelsSnapshot models;
+    if (previous && previous->floatGraph) {
+        models.floatGraph = previous->floatGraph;
+        models.batch = previous->batch;
+    } else {
+        models.floatGraph = std::make_shared<const Graph>(session.floatGraph());
+        if (!session.data().batches.empty())
+            models.batch = std::make_shared<const std::map<std::string, Tensor>>(
+                session.data().batches.front());
+    }
+    models.quantGraph = std::make_shared<const Graph>(session.quantGraph());
+    auto matching = analysis::matchLayers(*models.floatGraph, *models.quantGraph);
+    if (matching) models.matches = matching->matches;
+    return models;
+}
+
+const char *stageName(const std::string &stage) {
+    if (stage == "loading") return QT_TRANSLATE_NOOP("AnalysisJob", "Loading");
+    if (stage == "calibration") return QT_TRANSLATE_NOOP("AnalysisJob", "Calibrating");
+    if (stage == "weights") return QT_TRANSLATE_NOOP("AnalysisJob", "Comparing weights");
+    if (stage == "cumulative") return QT_TRANSLATE_NOOP("AnalysisJob", "Cumulative comparison");
+    if (stage == "isolated") return QT_TRANSLATE_NOOP("AnalysisJob", "Isolated comparison");
+    if (stage == "latency") return QT_TRANSLATE_NOOP("AnalysisJob", "Measuring latency");
+    if (stage == "export") return QT_TRANSLATE_NOOP("AnalysisJob", "Writing the model");
+    return nullptr;
+}
+
+Status createSession(const AnalysisRequest &request, const analysis::SessionProgress &progress,
+                     std::unique_ptr<analysis::AnalysisSession> &session, ReportPtr &report) {
+    progress("loading", 0, 0);
+    auto floatGraph = loadModel(request.floatModel);
+    if (!floatGraph) return floatGraph.status();
+    if (isQuantizedModel(*floatGraph))
+        return Status::badInput(request.floatModel +
+                                ": is a quantized model; open it as the quantized side");
+    std::optional<Graph> quantGraph;
+    if (!request.quantModel.empty()) {
+        auto loaded = loadModel(request.quantModel);
+        if (!loaded) return loaded.status();
+        if (!isQuantizedModel(*loaded))
+            return Status::badInput(request.quantModel +
+                                    ": has no quantized nodes; expected a QDQ or QOperator model");
+        if (loaded->inputs.size() != floatGraph->inputs.size())
+            return Status::badInput(request.quantModel + ": has " +
+                                    std::to_string(loaded->inputs.size()) +
+                                    " inputs, the float model " +
+                                    std::to_string(floatGraph->inputs.size()) + ": not a pair");
+        quantGraph = std::move(*loaded);
+    }
+    if (!progress("loading", 0, 0)) return Status::error(ErrorKind::Cancelled, "cancelled");
+    Result<analysis::EvaluationData> data =
+        request.randomInputs
+            ? analysis::randomEvaluationData(*floatGraph, request.randomCount, request.randomSeed,
+                                             request.batch)
+            : analysis::evaluationDataFromFiles(*floatGraph, request.dataPaths, request.batch);
+    if (!data) return data.status().withContext("evaluation data");
+    if (!request.labels.empty()) {
+        auto labels = readLabelsNpy(request.labels);
+        if (!labels) return labels.status();
+        data->labels = std::move(*labels);
+        if (static_cast<int64_t>(data->labels.size()) < data->samples)
+            return Status::badInput(request.labels + ": " + std::to_string(data->labels.size()) +
+                                    " labels for " + std::to_string(data->samples) + " samples");
+    }
+    analysis::SessionOptions options;
+    options.suite.int8Kernels = request.int8Kernels;
+    options.suite.threads = request.threads;
+    options.quantizer = request.quantizer;
+    if (!request.quantModel.empty() || request.calibrationPaths.empty()) {
+        // calibration on the evaluation data (the session's default)
+    } else {
+        auto calibration =
+            analysis::evaluationDataFromFiles(*floatGraph, request.calibrationPaths, request.batch);
+        if (!calibration) return calibration.status().withContext("calibration data");
+        options.calibrationBatches = std::move(calibration->batches);
+    }
+    auto created =
+        analysis::AnalysisSession::create(std::move(*floatGraph), std::move(quantGraph),
+                                          std::move(*data), std::move(options), progress);
+    if (!created) return created.status();
+    session = std::move(*created);
+    if (!request.fp32Layers.empty()) {
+        auto toggled = session->setFp32Layers(request.fp32Layers, progress);
+        if (!toggled) return toggled.status();
+    }
+    report = std::make_shared<const analysis::NumericSuiteReport>(session->report());
+    return Status::ok();
+}
+
+}  // namespace
+
+AnalysisJob::AnalysisJob(QObject *parent) : QObject(parent) {
+    qRegisterMetaType<ql::ui::ReportPtr>();
+    qRegisterMetaType<ql::ui::AnalysisJob::Operation>();
+    connect(&m_watcher, &QFutureWatcher<void>::finished, this, &AnalysisJob::onFinished);
+    m_poll.setInterval(50);
+    connect(&m_poll, &QTimer::timeout, this, &AnalysisJob::pollProgress);
+}
+
+AnalysisJob::~AnalysisJob() {
+    if (m_shared) m_shared->cancelled = true;
+    m_watcher.disconnect(this);
+}
+
+bool AnalysisJob::isBusy() const {
+    return m_operation != Operation::None;
+}
+
+void AnalysisJob::start(const AnalysisRequest &request) {
+    if (m_shared) m_shared->cancelled = true;
+    m_watcher.disconnect(this);  // the superseded worker's result is never read
+    m_watcher.setFuture(QFuture<void>());
+    connect(&m_watcher, &QFutureWatcher<void>::finished, this, &AnalysisJob::onFinished);
+    m_pendingToggle.reset();
+    m_pendingLatency = false;
+    m_pendingExport.clear();
+    m_operation = Operation::None;
+    const bool latency = request.measureLatency;
+    run(Operation::Analysis, [request](Shared &shared, Outcome &outcome) {
+        auto box = std::make_shared<SessionBox>();
+        outcome.status = createSession(request, shared.callback(), box->session, outcome.report);
+        if (!outcome.status) return;
+        outcome.fp32 = box->session->fp32Layers();
+        outcome.models = snapshotModels(*box->session, nullptr);
+        outcome.session = std::move(box);
+    });
+    m_pendingLatency = latency;
+}
+
+void AnalysisJob::requestFp32Layers(const std::set<std::string> &layers) {
+    if (!m_session && m_operation != Operation::Analysis) return;
+    m_pendingToggle = layers;
+    if (!isBusy()) startNext();
+}
+
+void AnalysisJob::requestLatency() {
+    if (!m_session && m_operation != Operation::Analysis) return;
+    m_pendingLatency = true;
+    if (!isBusy()) startNext();
+}
+
+void AnalysisJob::requestExport(const QString &path) {
+    if (!m_session && m_operation != Operation::Analysis) return;
+    m_pendingExport = path;
+    if (!isBusy()) startNext();
+}
+
+void AnalysisJob::cancel() {
+    if (m_shared) m_shared->cancelled = true;
+    m_pendingToggle.reset();
+    m_pendingLatency = false;
+}
+
+void AnalysisJob::run(Operation operation, Work work) {
+    const bool wasBusy = isBusy();
+    m_operation = operation;
+    m_shared = std::make_shared<Shared>();
+    m_outcome = std::make_shared<Outcome>();
+    std::shared_ptr<Shared> shared = m_shared;
+    std::shared_ptr<Outcome> outcome = m_outcome;
+    m_watcher.setFuture(QtConcurrent::run([shared, outcome, work] { work(*shared, *outcome); }));
+    m_poll.start();
+    if (!wasBusy) emit busyChanged(true);
+}
+
+void AnalysisJob::startNext() {
+    std::shared_ptr<SessionBox> session = m_session;
+    if (!session) {
+        m_operation = Operation::None;
+        m_poll.stop();
+        emit busyChanged(false);
+        return;
+    }
+    if (m_pendingToggle) {
+        const std::set<std::string> layers = *m_pendingToggle;
+        m_pendingToggle.reset();
+        if (layers != m_fp32) {
+            m_pendingLatency = true;  // the plan changed: its latency too
+            const AnalysisModelsSnapshot previous = m_models;
+            run(Operation::Toggle, [session, layers, previous](Shared &shared, Outcome &outcome) {
+                std::lock_guard<std::mutex> lock(session->mutex);
+                auto report = session->session->setFp32Layers(layers, shared.callback());
+                if (!report) {
+                    outcome.status = report.status();
+                    return;
+                }
+                outcome.report =
+                    std::make_shared<const analysis::NumericSuiteReport>(std::move(*report));
+                outcome.fp32 = session->session->fp32Layers();
+                outcome.models = snapshotModels(*session->session, &previous);
+            });
+            return;
+        }
+    }
+    if (!m_pendingExport.isEmpty()) {
+        const QString path = m_pendingExport;
+        m_pendingExport.clear();
+        run(Operation::Export, [session, path](Shared &shared, Outcome &outcome) {
+            shared.callback()("export", 0, 0);
+            std::lock_guard<std::mutex> lock(session->mutex);
+            outcome.status = session->session->writeQuantizedModel(path.toStdString());
+            outcome.exportedPath = path;
+        });
+        return;
+    }
+    if (m_pendingLatency) {
+        m_pendingLatency = false;
+        run(Operation::Latency, [session](Shared &shared, Outcome &outcome) {
+            shared.callback()("latency", 0, 0);
+            std::lock_guard<std::mutex> lock(session->mutex);
+            auto latency = session->session->measureLatencyMs(3);
+            if (!latency)
+                outcome.status = latency.status();
+            else
+                outcome.latency = *latency;
+        });
+        return;
+    }
+    m_operation = Operation::None;
+    m_poll.stop();
+    emit busyChanged(false);
+}
+
+void AnalysisJob::onFinished() {
+    if (!m_outcome) return;
+    std::shared_ptr<Outcome> outcome = std::move(m_outcome);
+    const Operation operation = m_operation;
+    const bool cancelled = m_shared && m_shared->cancelled.load();
+    if (operation == Operation::Analysis && outcome->session)
+        m_session = std::move(outcome->session);
+    if (!outcome->status) {
+        if (operation == Operation::Analysis) m_pendingLatency = false;
+        emit failed(QString::fromStdString(outcome->status.message()),
+                    cancelled ? ErrorKind::Cancelled : outcome->status.kind(), operation);
+    } else if (outcome->report) {
+        m_report = outcome->report;
+        m_models = std::move(outcome->models);
+        m_fp32 = outcome->fp32;
+        emit reportReady(m_report);
+    } else if (outcome->latency) {
+        emit latencyReady(outcome->latency->first, outcome->latency->second);
+    } else if (!outcome->exportedPath.isEmpty()) {
+        emit exported(outcome->exportedPath);
+    }
+    startNext();
+}
+
+void AnalysisJob::pollProgress() {
+    if (!m_shared) return;
+    QString stage;
+    int done = 0, total = 0;
+    {
+        std::lock_guard<std::mutex> lock(m_shared->mutex);
+        if (!m_shared->fresh) return;
+        m_shared->fresh = false;
+        const char *name = stageName(m_shared->stage);
+        stage = name ? tr(name) : QString::fromStdString(m_shared->stage);
+        done = m_shared->done;
+        total = m_shared->total;
+    }
+    emit progress(stage, done, total);
+}
+
+}  // namespace ql::ui

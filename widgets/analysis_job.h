@@ -1,0 +1,123 @@
+#pragma once
+// Runs an interactive analysis (analysis/analysis_session.h) off the GUI thread: loading the two
+// models and the evaluation data, the first numeric-suite run, fp32 toggles, the latency
+// measurement and the export of the re-quantized model. One operation runs at a time on a
+// QtConcurrent worker; the session is never touched by the GUI thread while it runs. Toggle
+// requests that arrive meanwhile are coalesced (the latest set wins). Results arrive as
+// immutable report snapshots. Progress is polled from a shared state (no QObject is touched by
+// the worker), so destroying the job while a worker runs is safe: the worker is cancelled and
+// finishes on its own.
+
+#include <QFutureWatcher>
+#include <QObject>
+#include <QString>
+#include <QTimer>
+
+#include <functional>
+#include <memory>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "analysis/analysis_session.h"
+#include "analysis/layer_matching.h"
+#include "analysis_report.h"
+#include "core/status.h"
+
+namespace ql::ui {
+
+// Everything a worker needs to create a session, as plain engine values.
+struct AnalysisRequest {
+    std::string floatModel;
+    std::string quantModel;                     // empty: quantize the float model in the app
+    std::vector<std::string> calibrationPaths;  // in-app quantization; empty: the evaluation data
+    quant::QuantizationOptions quantizer;
+    std::vector<std::string> dataPaths;  // .npy/.pb files or folders
+    std::string labels;                  // optional .npy of class ids
+    bool randomInputs = false;
+    int64_t randomCount = 32;
+    uint64_t randomSeed = 1;
+    int64_t batch = 16;
+    Int8Kernels int8Kernels = Int8Kernels::Exact;
+    std::set<std::string> fp32Layers;  // applied right after the first run (project restore)
+    bool measureLatency = true;
+    int threads = 0;  // engine threads; 0: all cores
+};
+
+// The models behind a report, for views that run their own inspections (the layer inspector):
+// immutable copies taken on the worker after each change (tensors share storage, so cheap).
+struct AnalysisModelsSnapshot {
+    std::shared_ptr<const Graph> floatGraph, quantGraph;         // quantGraph: toggles applied
+    std::shared_ptr<const std::map<std::string, Tensor>> batch;  // the first evaluation batch
+    std::vector<analysis::LayerMatch> matches;  // matchLayers(floatGraph, quantGraph)
+};
+
+// Class ids from a .npy of integers, shape [N] or [N, 1].
+Result<std::vector<int64_t>> readLabelsNpy(const std::string &path);
+
+class AnalysisJob : public QObject {
+    Q_OBJECT
+public:
+    enum class Operation { None, Analysis, Toggle, Latency, Export };
+
+    explicit AnalysisJob(QObject *parent = nullptr);
+    ~AnalysisJob() override;
+
+    // Starts a new session (a running operation is cancelled). The current session and report stay
+    // until the new one succeeds, so a bad file loses nothing.
+    void start(const AnalysisRequest &request);
+    // Asks for exactly these fp32 layers; runs now or after the running operation.
+    void requestFp32Layers(const std::set<std::string> &layers);
+    void requestLatency();
+    void requestExport(const QString &path);
+    void cancel();
+
+    bool isBusy() const;
+    bool hasSession() const { return m_session != nullptr; }
+    Operation operation() const { return m_operation; }
+    ReportPtr report() const { return m_report; }
+    // The models of report(); null members before the first report.
+    const AnalysisModelsSnapshot &models() const { return m_models; }
+    // The fp32 layers of the current report.
+    const std::set<std::string> &fp32Layers() const { return m_fp32; }
+    QFutureWatcher<void> *watcher() { return &m_watcher; }
+
+signals:
+    void busyChanged(bool busy);
+    void progress(const QString &stage, int done, int total);
+    void reportReady(ql::ui::ReportPtr report);
+    void latencyReady(double int8Ms, double fp32Ms);
+    void exported(const QString &path);
+    // A failed operation; the previous report (if any) stays.
+    void failed(const QString &message, ql::ErrorKind kind,
+                ql::ui::AnalysisJob::Operation operation);
+
+private:
+    struct Shared;
+    struct Outcome;
+    struct SessionBox;
+    using Work = std::function<void(Shared &, Outcome &)>;
+
+    void run(Operation operation, Work work);
+    void startNext();
+    void onFinished();
+    void pollProgress();
+
+    std::shared_ptr<Shared> m_shared;
+    std::shared_ptr<SessionBox> m_session;  // kept when a new analysis fails
+    std::shared_ptr<Outcome> m_outcome;
+    QFutureWatcher<void> m_watcher;
+    QTimer m_poll;
+    Operation m_operation = Operation::None;
+    ReportPtr m_report;
+    AnalysisModelsSnapshot m_models;
+    std::set<std::string> m_fp32;
+    std::optional<std::set<std::string>> m_pendingToggle;
+    bool m_pendingLatency = false;
+    QString m_pendingExport;
+};
+
+}  // namespace ql::ui
+
+Q_DECLARE_METATYPE(ql::ui::AnalysisJob::Operation)

@@ -1,0 +1,149 @@
+#include "diagnosis_list.h"
+
+#include <QStyle>
+
+#include <cmath>
+
+#include "display_format.h"
+
+namespace ql::ui {
+namespace {
+
+using analysis::Finding;
+using analysis::FindingKind;
+using analysis::Severity;
+
+QString db(double value) {
+    return formatDb(std::isnan(value) ? std::nullopt : std::optional<double>(value));
+}
+
+QString layerName(const Finding &f) {
+    return QString::fromStdString(f.layerName);
+}
+
+QStyle::StandardPixmap iconFor(Severity severity) {
+    switch (severity) {
+        case Severity::Error:
+            return QStyle::SP_MessageBoxCritical;
+        case Severity::Warning:
+            return QStyle::SP_MessageBoxWarning;
+        case Severity::Info:
+            break;
+    }
+    return QStyle::SP_MessageBoxInformation;
+}
+
+}  // namespace
+
+DiagnosisList::DiagnosisList(QWidget *parent) : QListWidget(parent) {
+    setObjectName(QStringLiteral("diagnosisList"));
+    setWordWrap(true);
+    setAlternatingRowColors(true);
+    setToolTip(tr("Findings of the analysis, most serious first; click one to select its layer"));
+    auto activate = [this](QListWidgetItem *item) {
+        const int layer = item ? item->data(Qt::UserRole).toInt() : -1;
+        if (layer >= 0) emit layerActivated(layer);
+    };
+    connect(this, &QListWidget::itemClicked, this, activate);
+    connect(this, &QListWidget::itemActivated, this, activate);
+    rebuild();
+}
+
+void DiagnosisList::setReport(ReportPtr report, const Graph *floatGraph,
+                              const analysis::DiagnosisOptions &options) {
+    m_report = std::move(report);
+    m_floatGraph = floatGraph;
+    m_options = options;
+    m_findings =
+        m_report ? analysis::diagnose(*m_report, m_floatGraph, m_options) : std::vector<Finding>{};
+    rebuild();
+}
+
+void DiagnosisList::setFindings(std::vector<Finding> findings) {
+    m_report.reset();
+    m_findings = std::move(findings);
+    rebuild();
+}
+
+void DiagnosisList::setThresholdDb(double thresholdDb) {
+    m_options.sqnrThresholdDb = thresholdDb;
+    if (!m_report) return;
+    m_findings = analysis::diagnose(*m_report, m_floatGraph, m_options);
+    rebuild();
+}
+
+void DiagnosisList::rebuild() {
+    clear();
+    if (m_findings.empty()) {
+        auto *item =
+            new QListWidgetItem(style()->standardIcon(QStyle::SP_DialogApplyButton),
+                                tr("No findings: every figure is within its healthy range"), this);
+        item->setData(Qt::UserRole, -1);
+        return;
+    }
+    for (const Finding &f : m_findings) {
+        auto *item =
+            new QListWidgetItem(style()->standardIcon(iconFor(f.severity)), describe(f), this);
+        item->setData(Qt::UserRole, f.layer);
+        item->setToolTip(f.layer >= 0 ? tr("%1 (%2): click to select the layer")
+                                            .arg(layerName(f), QString::fromStdString(f.opType))
+                                      : tr("The whole model"));
+    }
+}
+
+QString DiagnosisList::describe(const Finding &f) {
+    const QString name = layerName(f);
+    switch (f.kind) {
+        case FindingKind::UnfoldedBatchNorm:
+            if (!f.related.empty())
+                return tr("BatchNormalization after %1 is not folded and runs int8: %2 dB")
+                    .arg(QString::fromStdString(f.related), db(f.value));
+            return tr("BatchNormalization %1 is not folded and runs int8: %2 dB")
+                .arg(name, db(f.value));
+        case FindingKind::FirstLowSqnr:
+            if (std::isnan(f.reference))
+                return tr("Error starts at %1: cumulative SQNR %2 dB, under the %3 dB threshold")
+                    .arg(name, db(f.value), db(f.extra));
+            return tr("Error starts at %1: cumulative SQNR %2 dB after %3 dB at the previous layer "
+                      "(threshold %4 dB)")
+                .arg(name, db(f.value), db(f.reference), db(f.extra));
+        case FindingKind::SqnrJump:
+            return tr("Cumulative SQNR drops by %1 dB at %2: %3 dB to %4 dB")
+                .arg(db(f.reference - f.value), name, db(f.reference), db(f.value));
+        case FindingKind::LowIsolatedSqnr:
+            return tr("%1 has an isolated SQNR of %2 dB: its own quantization error, not inherited "
+                      "from earlier layers")
+                .arg(name, db(f.value));
+        case FindingKind::DataSensitive:
+            return tr("%1 is data-sensitive: per-sample SQNR %2 dB at worst against a median of %3 "
+                      "dB "
+                      "(5th percentile %4 dB); check the calibration data")
+                .arg(name, db(f.value), db(f.reference), db(f.extra));
+        case FindingKind::HighSaturation:
+            return tr("%1 clips %2 of its float values at the int8 range")
+                .arg(name, formatPercent(f.value, 2));
+        case FindingKind::KernelMismatch:
+            return tr("The int8 kernel of %1 differs from the reference path: %2 dB (below %3 dB)")
+                .arg(name, db(f.value), db(f.extra));
+        case FindingKind::LowWeightSqnr:
+            return tr("%1 has a weight SQNR of only %2 dB (worst channel %3: %4 dB)")
+                .arg(name, db(f.value))
+                .arg(f.channel)
+                .arg(db(f.extra));
+        case FindingKind::WeightChannelOutlier:
+            return tr("Weight channel %1 of %2 is much worse than the others: %3 dB against a "
+                      "median of %4 dB")
+                .arg(f.channel)
+                .arg(name, db(f.extra), db(f.reference));
+        case FindingKind::OutputAgreementDrop:
+            return tr("The models predict the same class for only %1 of the samples (output SQNR "
+                      "%2 dB)")
+                .arg(formatShare(f.value), db(f.reference));
+        case FindingKind::AccuracyDrop:
+            return tr("Accuracy drops from %1 (float) to %2 (quantized)")
+                .arg(formatShare(f.reference), formatShare(f.value));
+    }
+    return QString();
+}
+
+}  // namespace ql::ui
