@@ -2,6 +2,261 @@
 <!DOCTYPE TS>
 <TS version="2.1" language="de_DE">
 <context>
+    <name>AnalysisController</name>
+    <message>
+        <source>Analysis cancelled</source>
+        <translation>Analyse abgebrochen</translation>
+    </message>
+    <message>
+        <source>Keep %1 in fp32</source>
+        <translation>%1 in fp32 belassen</translation>
+    </message>
+    <message>
+        <source>Run %1 in int8</source>
+        <translation>%1 in int8 ausführen</translation>
+    </message>
+    <message>
+        <source>Reset to all int8</source>
+        <translation>Alles auf int8 zurücksetzen</translation>
+    </message>
+    <message numerus="yes">
+        <source>Keep the %n worst layer(s) in fp32</source>
+        <translation>
+            <numerusform>Die %n schlechteste Schicht in fp32 belassen</numerusform>
+            <numerusform>Die %n schlechtesten Schichten in fp32 belassen</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>kept in fp32 in QuantLens: isolated SQNR %1 dB</source>
+        <translation>in QuantLens in fp32 belassen: isoliertes SQNR %1 dB</translation>
+    </message>
+    <message>
+        <source>kept in fp32 in QuantLens</source>
+        <translation>in QuantLens in fp32 belassen</translation>
+    </message>
+    <message>
+        <source>%1: cannot write (%2)</source>
+        <translation>%1: kann nicht geschrieben werden (%2)</translation>
+    </message>
+    <message>
+        <source>&apos;%1&apos; is not a layer of the float model</source>
+        <translation>„%1“ ist keine Schicht des Float-Modells</translation>
+    </message>
+    <message>
+        <source>No analysis to export yet</source>
+        <translation>Noch keine Analyse zum Exportieren</translation>
+    </message>
+</context>
+<context>
+    <name>AnalysisJob</name>
+    <message>
+        <source>Loading</source>
+        <translation>Laden</translation>
+    </message>
+    <message>
+        <source>Calibrating</source>
+        <translation>Kalibrierung</translation>
+    </message>
+    <message>
+        <source>Comparing weights</source>
+        <translation>Gewichtsvergleich</translation>
+    </message>
+    <message>
+        <source>Cumulative comparison</source>
+        <translation>Kumulativer Vergleich</translation>
+    </message>
+    <message>
+        <source>Isolated comparison</source>
+        <translation>Isolierter Vergleich</translation>
+    </message>
+    <message>
+        <source>Measuring latency</source>
+        <translation>Latenzmessung</translation>
+    </message>
+    <message>
+        <source>Writing the model</source>
+        <translation>Schreiben des Modells</translation>
+    </message>
+</context>
+<context>
+    <name>AnalysisSetup</name>
+    <message>
+        <source>Open a float model</source>
+        <translation>Öffnen Sie ein Float-Modell</translation>
+    </message>
+    <message>
+        <source>Open a quantized model or quantize in the app</source>
+        <translation>Öffnen Sie ein quantisiertes Modell oder quantisieren Sie in der App</translation>
+    </message>
+    <message>
+        <source>Choose evaluation inputs</source>
+        <translation>Wählen Sie Evaluierungs-Eingaben</translation>
+    </message>
+    <message>
+        <source>Unknown calibration method &apos;%1&apos;</source>
+        <translation>Unbekannte Kalibrierungsmethode „%1“</translation>
+    </message>
+    <message>
+        <source>Unknown int8 kernel mode &apos;%1&apos;</source>
+        <translation>Unbekannter int8-Kernel-Modus „%1“</translation>
+    </message>
+</context>
+<context>
+    <name>AnalysisSetupDialog</name>
+    <message>
+        <source>Quantize in App</source>
+        <translation>In der App quantisieren</translation>
+    </message>
+    <message>
+        <source>Evaluation Data</source>
+        <translation>Evaluierungsdaten</translation>
+    </message>
+    <message>
+        <source>New Analysis</source>
+        <translation>Neue Analyse</translation>
+    </message>
+    <message>
+        <source>ONNX models (*.onnx);;All files (*)</source>
+        <translation>ONNX-Modelle (*.onnx);;Alle Dateien (*)</translation>
+    </message>
+    <message>
+        <source>Tensors (*.npy *.pb);;All files (*)</source>
+        <translation>Tensoren (*.npy *.pb);;Alle Dateien (*)</translation>
+    </message>
+    <message>
+        <source>Models</source>
+        <translation>Modelle</translation>
+    </message>
+    <message>
+        <source>&amp;Float model:</source>
+        <translation>&amp;Float-Modell:</translation>
+    </message>
+    <message>
+        <source>Quantized model &amp;file:</source>
+        <translation>Quantisiertes Modell aus &amp;Datei:</translation>
+    </message>
+    <message>
+        <source>&amp;Quantize in the app</source>
+        <translation>In der App &amp;quantisieren</translation>
+    </message>
+    <message>
+        <source>In-app quantization</source>
+        <translation>Quantisierung in der App</translation>
+    </message>
+    <message>
+        <source>the evaluation inputs</source>
+        <translation>die Evaluierungs-Eingaben</translation>
+    </message>
+    <message>
+        <source>&amp;Calibration inputs:</source>
+        <translation>Kalibrierungs-&amp;Eingaben:</translation>
+    </message>
+    <message>
+        <source>Activation &amp;range:</source>
+        <translation>Aktivierungsbe&amp;reich:</translation>
+    </message>
+    <message>
+        <source>&amp;Percentile:</source>
+        <translation>&amp;Perzentil:</translation>
+    </message>
+    <message>
+        <source>Weights per &amp;tensor (not per channel)</source>
+        <translation>Gewichte pro &amp;Tensor (nicht pro Kanal)</translation>
+    </message>
+    <message>
+        <source>&amp;Symmetric int8 activations</source>
+        <translation>&amp;Symmetrische int8-Aktivierungen</translation>
+    </message>
+    <message>
+        <source>Reduce range (&amp;7-bit activations)</source>
+        <translation>Reduzierter Bereich (&amp;7-Bit-Aktivierungen)</translation>
+    </message>
+    <message>
+        <source>Fold &amp;BatchNormalization</source>
+        <translation>&amp;BatchNormalization falten</translation>
+    </message>
+    <message>
+        <source>Evaluation inputs</source>
+        <translation>Evaluierungs-Eingaben</translation>
+    </message>
+    <message>
+        <source>Files or f&amp;older:</source>
+        <translation>Dateien oder &amp;Ordner:</translation>
+    </message>
+    <message>
+        <source>.npy or .pb files (one sample or a batch each) or folders of them; separate with &apos;;&apos;</source>
+        <translation>.npy- oder .pb-Dateien (je ein Sample oder ein Batch) oder Ordner damit; mit „;“ trennen</translation>
+    </message>
+    <message>
+        <source>optional: class ids, .npy</source>
+        <translation>optional: Klassen-IDs, .npy</translation>
+    </message>
+    <message>
+        <source>&amp;Labels:</source>
+        <translation>&amp;Labels:</translation>
+    </message>
+    <message>
+        <source>NumPy arrays (*.npy)</source>
+        <translation>NumPy-Arrays (*.npy)</translation>
+    </message>
+    <message>
+        <source>&amp;Random inputs of the model&apos;s input shape</source>
+        <translation>&amp;Zufällige Eingaben in der Eingabeform des Modells</translation>
+    </message>
+    <message>
+        <source> samples</source>
+        <translation> Samples</translation>
+    </message>
+    <message>
+        <source>seed </source>
+        <translation>Seed </translation>
+    </message>
+    <message>
+        <source>&amp;Batch:</source>
+        <translation>Batch&amp;größe:</translation>
+    </message>
+    <message>
+        <source>exact: bit-exact int8 reference rounding; fast: oneDNN&apos;s vectorised kernels</source>
+        <translation>exact: bitgenaue int8-Referenzrundung; fast: vektorisierte Kernel von oneDNN</translation>
+    </message>
+    <message>
+        <source>Int8 &amp;kernels:</source>
+        <translation>int8-&amp;Kernel:</translation>
+    </message>
+    <message>
+        <source>&amp;Analyze</source>
+        <translation>&amp;Analysieren</translation>
+    </message>
+    <message>
+        <source>Files…</source>
+        <translation>Dateien…</translation>
+    </message>
+    <message>
+        <source>Browse…</source>
+        <translation>Durchsuchen…</translation>
+    </message>
+    <message>
+        <source>Choose Files</source>
+        <translation>Dateien wählen</translation>
+    </message>
+    <message>
+        <source>Choose File</source>
+        <translation>Datei wählen</translation>
+    </message>
+    <message>
+        <source>Folder…</source>
+        <translation>Ordner…</translation>
+    </message>
+    <message>
+        <source>Choose Folder</source>
+        <translation>Ordner wählen</translation>
+    </message>
+    <message>
+        <source>No such file: %1</source>
+        <translation>Datei nicht gefunden: %1</translation>
+    </message>
+</context>
+<context>
     <name>DocumentController</name>
     <message>
         <source>The demo model is missing from this build (%1).</source>
@@ -31,10 +286,6 @@
         <translation>&amp;Datei</translation>
     </message>
     <message>
-        <source>&amp;Open Model…</source>
-        <translation>Modell ö&amp;ffnen…</translation>
-    </message>
-    <message>
         <source>Open &amp;Recent</source>
         <translation>&amp;Zuletzt geöffnet</translation>
     </message>
@@ -59,10 +310,6 @@
         <translation>&amp;Demo öffnen</translation>
     </message>
     <message>
-        <source>A small BatchNorm CNN trained on Fashion-MNIST, with 64 test images</source>
-        <translation>Ein kleines CNN mit BatchNorm, trainiert auf Fashion-MNIST, mit 64 Testbildern</translation>
-    </message>
-    <message>
         <source>&amp;About QuantLens</source>
         <translation>Ü&amp;ber QuantLens</translation>
     </message>
@@ -75,20 +322,12 @@
         <translation>Lade %1…</translation>
     </message>
     <message>
-        <source>%1 — QuantLens</source>
-        <translation>%1 — QuantLens</translation>
-    </message>
-    <message>
         <source>Loaded %1 in %2 s</source>
         <translation>%1 in %2 s geladen</translation>
     </message>
     <message>
         <source>loader warnings: %1</source>
         <translation>Warnungen beim Laden: %1</translation>
-    </message>
-    <message>
-        <source>Could not open the model</source>
-        <translation>Das Modell konnte nicht geöffnet werden</translation>
     </message>
     <message>
         <source>Cannot Open Model</source>
@@ -101,6 +340,348 @@
     <message>
         <source>&lt;h3&gt;QuantLens %1&lt;/h3&gt;&lt;p&gt;Find out why an int8-quantized neural network lost accuracy, and fix it: per-layer weight and activation SQNR, layers back to fp32, calibration choices side by side.&lt;/p&gt;&lt;p&gt;Built with Qt %2, oneDNN and ONNX.&lt;/p&gt;</source>
         <translation>&lt;h3&gt;QuantLens %1&lt;/h3&gt;&lt;p&gt;Finden Sie heraus, warum ein int8-quantisiertes neuronales Netz an Genauigkeit verloren hat, und beheben Sie es: SQNR von Gewichten und Aktivierungen je Schicht, Schichten zurück auf fp32, Kalibrierungsvarianten im direkten Vergleich.&lt;/p&gt;&lt;p&gt;Erstellt mit Qt %2, oneDNN und ONNX.&lt;/p&gt;</translation>
+    </message>
+    <message>
+        <source>Cancel</source>
+        <translation>Abbrechen</translation>
+    </message>
+    <message>
+        <source>Analysing…</source>
+        <translation>Analysiere…</translation>
+    </message>
+    <message>
+        <source>Ready</source>
+        <translation>Bereit</translation>
+    </message>
+    <message>
+        <source>%1: %2 of %3</source>
+        <translation>%1: %2 von %3</translation>
+    </message>
+    <message>
+        <source>Wrote %1</source>
+        <translation>%1 geschrieben</translation>
+    </message>
+    <message>
+        <source>Cannot Open Demo</source>
+        <translation>Demo kann nicht geöffnet werden</translation>
+    </message>
+    <message>
+        <source>The demo is missing from this build (%1).</source>
+        <translation>Die Demo fehlt in diesem Build (%1).</translation>
+    </message>
+    <message>
+        <source>%1: cannot write (%2)</source>
+        <translation>%1: kann nicht geschrieben werden (%2)</translation>
+    </message>
+    <message>
+        <source>Cannot Open Project</source>
+        <translation>Projekt kann nicht geöffnet werden</translation>
+    </message>
+    <message>
+        <source>Quantized model: %1</source>
+        <translation>Quantisiertes Modell: %1</translation>
+    </message>
+    <message>
+        <source>Open Float Model</source>
+        <translation>Float-Modell öffnen</translation>
+    </message>
+    <message>
+        <source>ONNX models (*.onnx);;QuantLens projects (*.qlproj);;All files (*)</source>
+        <translation>ONNX-Modelle (*.onnx);;QuantLens-Projekte (*.qlproj);;Alle Dateien (*)</translation>
+    </message>
+    <message>
+        <source>Open Quantized Model</source>
+        <translation>Quantisiertes Modell öffnen</translation>
+    </message>
+    <message>
+        <source>ONNX models (*.onnx);;All files (*)</source>
+        <translation>ONNX-Modelle (*.onnx);;Alle Dateien (*)</translation>
+    </message>
+    <message>
+        <source>Keep the Worst Layers in fp32</source>
+        <translation>Schlechteste Schichten in fp32 belassen</translation>
+    </message>
+    <message>
+        <source>Number of layers (lowest isolated SQNR first):</source>
+        <translation>Anzahl der Schichten (niedrigstes isoliertes SQNR zuerst):</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n layer(s) moved to fp32</source>
+        <translation>
+            <numerusform>%n Schicht auf fp32 umgestellt</numerusform>
+            <numerusform>%n Schichten auf fp32 umgestellt</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Export Skip-List</source>
+        <translation>Skip-Liste exportieren</translation>
+    </message>
+    <message>
+        <source>JSON (*.json)</source>
+        <translation>JSON (*.json)</translation>
+    </message>
+    <message>
+        <source>Cannot Export</source>
+        <translation>Export nicht möglich</translation>
+    </message>
+    <message>
+        <source>Export Analysis</source>
+        <translation>Analyse exportieren</translation>
+    </message>
+    <message>
+        <source>CSV (*.csv)</source>
+        <translation>CSV (*.csv)</translation>
+    </message>
+    <message>
+        <source>Export Re-quantized Model</source>
+        <translation>Neu quantisiertes Modell exportieren</translation>
+    </message>
+    <message>
+        <source>ONNX models (*.onnx)</source>
+        <translation>ONNX-Modelle (*.onnx)</translation>
+    </message>
+    <message>
+        <source>Could not open the model: %1</source>
+        <translation>Das Modell konnte nicht geöffnet werden: %1</translation>
+    </message>
+    <message>
+        <source>Analysis Failed</source>
+        <translation>Analyse fehlgeschlagen</translation>
+    </message>
+    <message>
+        <source>%1[*] — QuantLens</source>
+        <translation>%1[*] — QuantLens</translation>
+    </message>
+    <message>
+        <source>&amp;New Analysis…</source>
+        <translation>&amp;Neue Analyse…</translation>
+    </message>
+    <message>
+        <source>Choose the float model, the quantized side and the evaluation inputs</source>
+        <translation>Float-Modell, quantisierte Seite und Evaluierungs-Eingaben wählen</translation>
+    </message>
+    <message>
+        <source>&amp;Open Float Model…</source>
+        <translation>Float-Modell ö&amp;ffnen…</translation>
+    </message>
+    <message>
+        <source>Open &amp;Quantized Model…</source>
+        <translation>&amp;Quantisiertes Modell öffnen…</translation>
+    </message>
+    <message>
+        <source>Ctrl+Shift+O</source>
+        <translation>Ctrl+Shift+O</translation>
+    </message>
+    <message>
+        <source>Quantize in &amp;App…</source>
+        <translation>In der &amp;App quantisieren…</translation>
+    </message>
+    <message>
+        <source>Ctrl+Shift+Q</source>
+        <translation>Ctrl+Shift+Q</translation>
+    </message>
+    <message>
+        <source>&amp;Evaluation Data…</source>
+        <translation>&amp;Evaluierungsdaten…</translation>
+    </message>
+    <message>
+        <source>Ctrl+E</source>
+        <translation>Ctrl+E</translation>
+    </message>
+    <message>
+        <source>Open &amp;Project…</source>
+        <translation>&amp;Projekt öffnen…</translation>
+    </message>
+    <message>
+        <source>Ctrl+Shift+P</source>
+        <translation>Ctrl+Shift+P</translation>
+    </message>
+    <message>
+        <source>&amp;Save Project</source>
+        <translation>Projekt &amp;speichern</translation>
+    </message>
+    <message>
+        <source>Save Project &amp;As…</source>
+        <translation>Projekt speichern &amp;unter…</translation>
+    </message>
+    <message>
+        <source>&amp;Skip-List (JSON)…</source>
+        <translation>&amp;Skip-Liste (JSON)…</translation>
+    </message>
+    <message>
+        <source>Ctrl+Shift+E</source>
+        <translation>Ctrl+Shift+E</translation>
+    </message>
+    <message>
+        <source>The fp32 layers for `quantlens quantize --skip-list`</source>
+        <translation>Die fp32-Schichten für `quantlens quantize --skip-list`</translation>
+    </message>
+    <message>
+        <source>Analysis as &amp;JSON…</source>
+        <translation>Analyse als &amp;JSON…</translation>
+    </message>
+    <message>
+        <source>Analysis as &amp;CSV…</source>
+        <translation>Analyse als &amp;CSV…</translation>
+    </message>
+    <message>
+        <source>Re-quantized &amp;Model (ONNX)…</source>
+        <translation>Neu quantisiertes &amp;Modell (ONNX)…</translation>
+    </message>
+    <message>
+        <source>&amp;Undo</source>
+        <translation>&amp;Rückgängig</translation>
+    </message>
+    <message>
+        <source>&amp;Redo</source>
+        <translation>&amp;Wiederherstellen</translation>
+    </message>
+    <message>
+        <source>Ctrl+Shift+Z</source>
+        <translation>Ctrl+Shift+Z</translation>
+    </message>
+    <message>
+        <source>Ctrl+Y</source>
+        <translation>Ctrl+Y</translation>
+    </message>
+    <message>
+        <source>Toggle &amp;fp32 for the Selected Layer</source>
+        <translation>&amp;fp32 für die gewählte Schicht umschalten</translation>
+    </message>
+    <message>
+        <source>F</source>
+        <translation>F</translation>
+    </message>
+    <message>
+        <source>&amp;Reset to All int8</source>
+        <translation>Alles auf int8 &amp;zurücksetzen</translation>
+    </message>
+    <message>
+        <source>Ctrl+R</source>
+        <translation>Ctrl+R</translation>
+    </message>
+    <message>
+        <source>Keep the N &amp;Worst in fp32…</source>
+        <translation>Die &amp;N schlechtesten in fp32 belassen…</translation>
+    </message>
+    <message>
+        <source>Ctrl+K</source>
+        <translation>Ctrl+K</translation>
+    </message>
+    <message>
+        <source>Move the layers with the lowest isolated SQNR to fp32</source>
+        <translation>Die Schichten mit dem niedrigsten isolierten SQNR auf fp32 umstellen</translation>
+    </message>
+    <message>
+        <source>&amp;Run Analysis Again</source>
+        <translation>Analyse &amp;erneut ausführen</translation>
+    </message>
+    <message>
+        <source>&amp;Cancel</source>
+        <translation>&amp;Abbrechen</translation>
+    </message>
+    <message>
+        <source>Ctrl+.</source>
+        <translation>Ctrl+.</translation>
+    </message>
+    <message>
+        <source>&amp;Model</source>
+        <translation>&amp;Modell</translation>
+    </message>
+    <message>
+        <source>Ctrl+1</source>
+        <translation>Ctrl+1</translation>
+    </message>
+    <message>
+        <source>&amp;Analysis</source>
+        <translation>A&amp;nalyse</translation>
+    </message>
+    <message>
+        <source>Ctrl+2</source>
+        <translation>Ctrl+2</translation>
+    </message>
+    <message>
+        <source>A small BatchNorm CNN trained on Fashion-MNIST, its int8 pair and 64 test images</source>
+        <translation>Ein kleines CNN mit BatchNorm, trainiert auf Fashion-MNIST, sein int8-Gegenstück und 64 Testbilder</translation>
+    </message>
+    <message>
+        <source>E&amp;xport</source>
+        <translation>E&amp;xportieren</translation>
+    </message>
+    <message>
+        <source>&amp;View</source>
+        <translation>&amp;Ansicht</translation>
+    </message>
+    <message>
+        <source>Main</source>
+        <translation>Werkzeugleiste</translation>
+    </message>
+</context>
+<context>
+    <name>ProjectController</name>
+    <message>
+        <source>%1: cannot write the project (%2)</source>
+        <translation>%1: Projekt kann nicht geschrieben werden (%2)</translation>
+    </message>
+    <message>
+        <source>%1: cannot open (%2)</source>
+        <translation>%1: kann nicht geöffnet werden (%2)</translation>
+    </message>
+    <message>
+        <source>%1: not a QuantLens project (%2)</source>
+        <translation>%1: kein QuantLens-Projekt (%2)</translation>
+    </message>
+    <message>
+        <source>%1: not a QuantLens project</source>
+        <translation>%1: kein QuantLens-Projekt</translation>
+    </message>
+    <message>
+        <source>%1: written by a newer QuantLens (version %2)</source>
+        <translation>%1: von einer neueren QuantLens-Version geschrieben (Version %2)</translation>
+    </message>
+    <message>
+        <source>Recover Project</source>
+        <translation>Projekt wiederherstellen</translation>
+    </message>
+    <message>
+        <source>%1 has unsaved changes from a session that did not close normally. Restore them?</source>
+        <translation>%1 hat ungesicherte Änderungen aus einer Sitzung, die nicht normal beendet wurde. Wiederherstellen?</translation>
+    </message>
+    <message>
+        <source>Cannot Save Project</source>
+        <translation>Projekt kann nicht gespeichert werden</translation>
+    </message>
+    <message>
+        <source>Save Project</source>
+        <translation>Projekt speichern</translation>
+    </message>
+    <message>
+        <source>QuantLens projects (*.qlproj)</source>
+        <translation>QuantLens-Projekte (*.qlproj)</translation>
+    </message>
+    <message>
+        <source>Open Project</source>
+        <translation>Projekt öffnen</translation>
+    </message>
+    <message>
+        <source>Cannot Open Project</source>
+        <translation>Projekt kann nicht geöffnet werden</translation>
+    </message>
+    <message>
+        <source>Unsaved Changes</source>
+        <translation>Ungesicherte Änderungen</translation>
+    </message>
+    <message>
+        <source>The analysis has unsaved changes (fp32 layers, threshold or inputs). Save them as a project?</source>
+        <translation>Die Analyse hat ungesicherte Änderungen (fp32-Schichten, Schwellwert oder Eingaben). Als Projekt speichern?</translation>
+    </message>
+    <message>
+        <source>Recover Analysis</source>
+        <translation>Analyse wiederherstellen</translation>
+    </message>
+    <message>
+        <source>QuantLens did not close normally. Restore the analysis it was working on (%1)?</source>
+        <translation>QuantLens wurde nicht normal beendet. Die zuletzt bearbeitete Analyse (%1) wiederherstellen?</translation>
     </message>
 </context>
 <context>
@@ -117,20 +698,8 @@
 <context>
     <name>main</name>
     <message>
-        <source>ONNX model to open.</source>
-        <translation>Zu öffnendes ONNX-Modell.</translation>
-    </message>
-    <message>
         <source>Open the embedded Fashion-MNIST demo.</source>
         <translation>Die eingebaute Fashion-MNIST-Demo öffnen.</translation>
-    </message>
-    <message>
-        <source>Load, save a PNG of the window to FILE, exit.</source>
-        <translation>Laden, ein PNG des Fensters in DATEI speichern, beenden.</translation>
-    </message>
-    <message>
-        <source>give either --demo or one MODEL.onnx</source>
-        <translation>entweder --demo oder ein MODELL.onnx angeben</translation>
     </message>
     <message>
         <source>%1: cannot write the PNG</source>
@@ -141,6 +710,26 @@
 Subcommands: gui (default), infer, bench, quantize, analyze; `quantlens SUBCOMMAND --help`.</source>
         <translation>QuantLens: Genauigkeitsverluste durch int8-Quantisierung finden und beheben.
 Unterbefehle: gui (Standard), infer, bench, quantize, analyze; `quantlens UNTERBEFEHL --help`.</translation>
+    </message>
+    <message>
+        <source>ONNX model or QuantLens project to open.</source>
+        <translation>Zu öffnendes ONNX-Modell oder QuantLens-Projekt.</translation>
+    </message>
+    <message>
+        <source>Load (and analyse a project or the demo), save a PNG of the window to FILE, exit.</source>
+        <translation>Laden (ein Projekt oder die Demo auch analysieren), ein PNG des Fensters in FILE speichern, beenden.</translation>
+    </message>
+    <message>
+        <source>Colour palette: system (default) or dark.</source>
+        <translation>Farbpalette: system (Standard) oder dark.</translation>
+    </message>
+    <message>
+        <source>--palette expects system or dark</source>
+        <translation>--palette erwartet system oder dark</translation>
+    </message>
+    <message>
+        <source>give either --demo or one MODEL.onnx or PROJECT.qlproj</source>
+        <translation>entweder --demo oder ein MODELL.onnx oder PROJEKT.qlproj angeben</translation>
     </message>
 </context>
 <context>
@@ -426,6 +1015,77 @@ Unterbefehle: gui (Standard), infer, bench, quantize, analyze; `quantlens UNTERB
     <message>
         <source>Kernel dB</source>
         <translation>Kernel dB</translation>
+    </message>
+</context>
+<context>
+    <name>ql::ui::DiagnosisList</name>
+    <message>
+        <source>Findings of the analysis, most serious first; click one to select its layer</source>
+        <translation>Befunde der Analyse, die schwerwiegendsten zuerst; ein Klick wählt die betroffene Schicht</translation>
+    </message>
+    <message>
+        <source>No findings: every figure is within its healthy range</source>
+        <translation>Keine Befunde: Alle Werte liegen im gesunden Bereich</translation>
+    </message>
+    <message>
+        <source>%1 (%2): click to select the layer</source>
+        <translation>%1 (%2): klicken, um die Schicht zu wählen</translation>
+    </message>
+    <message>
+        <source>The whole model</source>
+        <translation>Das gesamte Modell</translation>
+    </message>
+    <message>
+        <source>BatchNormalization after %1 is not folded and runs int8: %2 dB</source>
+        <translation>BatchNormalization nach %1 ist nicht gefaltet und läuft in int8: %2 dB</translation>
+    </message>
+    <message>
+        <source>BatchNormalization %1 is not folded and runs int8: %2 dB</source>
+        <translation>BatchNormalization %1 ist nicht gefaltet und läuft in int8: %2 dB</translation>
+    </message>
+    <message>
+        <source>Error starts at %1: cumulative SQNR %2 dB, under the %3 dB threshold</source>
+        <translation>Der Fehler beginnt bei %1: kumulatives SQNR %2 dB, unter dem Schwellwert von %3 dB</translation>
+    </message>
+    <message>
+        <source>Error starts at %1: cumulative SQNR %2 dB after %3 dB at the previous layer (threshold %4 dB)</source>
+        <translation>Der Fehler beginnt bei %1: kumulatives SQNR %2 dB nach %3 dB an der vorigen Schicht (Schwellwert %4 dB)</translation>
+    </message>
+    <message>
+        <source>Cumulative SQNR drops by %1 dB at %2: %3 dB to %4 dB</source>
+        <translation>Kumulatives SQNR fällt bei %2 um %1 dB: von %3 dB auf %4 dB</translation>
+    </message>
+    <message>
+        <source>%1 has an isolated SQNR of %2 dB: its own quantization error, not inherited from earlier layers</source>
+        <translation>%1 hat ein isoliertes SQNR von %2 dB: ein eigener Quantisierungsfehler, nicht von früheren Schichten geerbt</translation>
+    </message>
+    <message>
+        <source>%1 is data-sensitive: per-sample SQNR %2 dB at worst against a median of %3 dB (5th percentile %4 dB); check the calibration data</source>
+        <translation>%1 ist datenabhängig: SQNR je Sample im schlechtesten Fall %2 dB bei einem Median von %3 dB (5. Perzentil %4 dB); Kalibrierungsdaten prüfen</translation>
+    </message>
+    <message>
+        <source>%1 clips %2 of its float values at the int8 range</source>
+        <translation>%1 schneidet %2 seiner Float-Werte am int8-Bereich ab</translation>
+    </message>
+    <message>
+        <source>The int8 kernel of %1 differs from the reference path: %2 dB (below %3 dB)</source>
+        <translation>Der int8-Kernel von %1 weicht vom Referenzpfad ab: %2 dB (unter %3 dB)</translation>
+    </message>
+    <message>
+        <source>%1 has a weight SQNR of only %2 dB (worst channel %3: %4 dB)</source>
+        <translation>%1 hat ein Gewichts-SQNR von nur %2 dB (schlechtester Kanal %3: %4 dB)</translation>
+    </message>
+    <message>
+        <source>Weight channel %1 of %2 is much worse than the others: %3 dB against a median of %4 dB</source>
+        <translation>Gewichtskanal %1 von %2 ist viel schlechter als die anderen: %3 dB bei einem Median von %4 dB</translation>
+    </message>
+    <message>
+        <source>The models predict the same class for only %1 of the samples (output SQNR %2 dB)</source>
+        <translation>Die Modelle sagen nur für %1 der Samples dieselbe Klasse vorher (Ausgabe-SQNR %2 dB)</translation>
+    </message>
+    <message>
+        <source>Accuracy drops from %1 (float) to %2 (quantized)</source>
+        <translation>Die Genauigkeit fällt von %1 (float) auf %2 (quantisiert)</translation>
     </message>
 </context>
 <context>
@@ -895,11 +1555,11 @@ Formelwert         = %1
     </message>
     <message>
         <source>Weight scale</source>
-        <translation>Gewichtsskalierung</translation>
+        <translation>Skalierung</translation>
     </message>
     <message>
         <source>Weight zero point</source>
-        <translation>Gewichtsnullpunkt</translation>
+        <translation>Nullpunkt</translation>
     </message>
     <message>
         <source>Bias (int32)</source>
@@ -967,7 +1627,7 @@ Formelwert         = %1
     </message>
     <message>
         <source>Scatter</source>
-        <translation>Streudiagramm</translation>
+        <translation>Punktwolke</translation>
     </message>
     <message>
         <source>Channels</source>
