@@ -118,6 +118,7 @@ int runAnalyze(const QStringList &arguments) {
     parser.addOption({"int8-kernels", kInt8KernelsHelp, "MODE", "exact"});
     parser.addOption({"no-isolated", "Skip the isolated (shadow) comparison."});
     parser.addOption({"no-kernel-check", "Skip the int8-kernel-vs-reference check."});
+    parser.addOption({"kernel-check-batches", "Batches the kernel check runs on (default 2; 0: all).", "N", "2"});
     if (!parser.parse(QStringList{"quantlens analyze"} + arguments)) return usageError(parser.errorText());
     if (parser.isSet("help")) {
         std::fputs(qPrintable(parser.helpText()), stdout);
@@ -136,7 +137,11 @@ int runAnalyze(const QStringList &arguments) {
     const int batch = parser.value("batch").toInt(&ok);
     if (!ok || batch <= 0) return usageError("analyze: --batch expects a positive number");
 
+    const int kernelCheckBatches = parser.value("kernel-check-batches").toInt(&ok);
+    if (!ok || kernelCheckBatches < 0) return usageError("analyze: --kernel-check-batches expects a number >= 0");
+
     ql::analysis::NumericSuiteOptions options;
+    options.kernelCheckBatches = kernelCheckBatches;
     options.threads = threads;
     options.isolated = !parser.isSet("no-isolated");
     options.kernelCheck = !parser.isSet("no-kernel-check");

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <limits>
 #include <string>
 
@@ -27,28 +28,87 @@ double maxPropagatingNaN(double current, double value) {
     return current;
 }
 
-// y[i] through `load`, so that a quantized tensor is dequantized on the fly, not copied.
+struct BlockSums {
+    double xx, yy, xy, ee, maxAbs;
+};
+
+// One block's sums in four lanes of a double vector, combined in a fixed order. The arithmetic
+// is the same for every instruction set the clones target (no reassociation, and no fused
+// multiply-add: see the pragma), so figures do not depend on the CPU. A NaN anywhere makes ee
+// NaN, and then maxAbs too.
+typedef float Float4 __attribute__((vector_size(16)));
+typedef double Double4 __attribute__((vector_size(32)));
+
+#pragma GCC push_options
+#pragma GCC optimize("fp-contract=off")
+__attribute__((target_clones("avx512f", "avx2", "default"))) BlockSums sumBlock(const float *x, const float *y,
+                                                                               int64_t n) {
+    Double4 xx = {}, yy = {}, xy = {}, ee = {}, mx = {};
+    const Double4 zero = {};
+    int64_t i = 0;
+    for (; i + 4 <= n; i += 4) {
+        Float4 xf, yf;
+        std::memcpy(&xf, x + i, sizeof xf);
+        std::memcpy(&yf, y + i, sizeof yf);
+        const Double4 xv = __builtin_convertvector(xf, Double4);
+        const Double4 yv = __builtin_convertvector(yf, Double4);
+        const Double4 e = xv - yv;
+        xx += xv * xv;
+        yy += yv * yv;
+        xy += xv * yv;
+        ee += e * e;
+        const Double4 a = e < zero ? -e : e;
+        mx = a > mx ? a : mx;
+    }
+    for (int l = 0; i < n; ++i, ++l) {
+        const double xv = x[i], yv = y[i], e = xv - yv;
+        xx[l] += xv * xv;
+        yy[l] += yv * yv;
+        xy[l] += xv * yv;
+        ee[l] += e * e;
+        const double a = e < 0 ? -e : e;
+        mx[l] = a > mx[l] ? a : mx[l];
+    }
+    BlockSums sums{(xx[0] + xx[1]) + (xx[2] + xx[3]), (yy[0] + yy[1]) + (yy[2] + yy[3]),
+                   (xy[0] + xy[1]) + (xy[2] + xy[3]), (ee[0] + ee[1]) + (ee[2] + ee[3]),
+                   std::max(std::max(mx[0], mx[1]), std::max(mx[2], mx[3]))};
+    if (std::isnan(sums.ee)) sums.maxAbs = sums.ee;
+    return sums;
+}
+#pragma GCC pop_options
+
+// y block by block through `load` (which fills a block of float y values, e.g. dequantizing a
+// quantized tensor on the fly, so no dequantized copy of the tensor is made).
 template <class Load>
 void sumSample(const float *x, const Load &load, int64_t first, int64_t n, SampleSums &sums) {
+    float y[kBlockLength];
     for (int64_t start = 0; start < n; start += kBlockLength) {
-        const int64_t end = std::min(n, start + kBlockLength);
-        double xx = 0.0, yy = 0.0, xy = 0.0, ee = 0.0, maxAbs = 0.0;
-        for (int64_t i = start; i < end; ++i) {
-            const double xv = x[i];
-            const double yv = load(first + i);
-            const double e = xv - yv;
-            xx += xv * xv;
-            yy += yv * yv;
-            xy += xv * yv;
-            ee += e * e;
-            maxAbs = maxPropagatingNaN(maxAbs, std::fabs(e));
-        }
-        sums.xx.add(xx);
-        sums.yy.add(yy);
-        sums.xy.add(xy);
-        sums.ee.add(ee);
-        sums.maxAbsError = maxPropagatingNaN(sums.maxAbsError, maxAbs);
+        const int64_t length = std::min(n - start, kBlockLength);
+        const float *block = load(first + start, length, y);
+        const BlockSums b = sumBlock(x + start, block, length);
+        sums.xx.add(b.xx);
+        sums.yy.add(b.yy);
+        sums.xy.add(b.xy);
+        sums.ee.add(b.ee);
+        sums.maxAbsError = maxPropagatingNaN(sums.maxAbsError, b.maxAbs);
     }
+}
+
+// For float x: x < v exactly when x < floatAtLeast(v), and x > v exactly when x > floatAtMost(v).
+float floatAtLeast(double v) {
+    const float f = static_cast<float>(v);
+    return static_cast<double>(f) < v ? std::nextafter(f, std::numeric_limits<float>::infinity()) : f;
+}
+float floatAtMost(double v) {
+    const float f = static_cast<float>(v);
+    return static_cast<double>(f) > v ? std::nextafter(f, -std::numeric_limits<float>::infinity()) : f;
+}
+
+__attribute__((target_clones("avx512f", "avx2", "default"))) int64_t countOutside(const float *x, int64_t n, float lo,
+                                                                                 float hi) {
+    int64_t count = 0;
+    for (int64_t i = 0; i < n; ++i) count += (x[i] < lo) | (x[i] > hi);
+    return count;
 }
 
 Status checkSplit(int64_t n, int64_t samples) {
@@ -123,7 +183,7 @@ void ComparisonAccumulator::addSamples(const float *x, const Load &load, int64_t
 
 Status ComparisonAccumulator::add(const float *x, const float *y, int64_t n, int64_t samples) {
     QL_RETURN_IF_ERROR(checkSplit(n, samples));
-    if (n > 0) addSamples(x, [y](int64_t i) { return static_cast<double>(y[i]); }, n, samples);
+    if (n > 0) addSamples(x, [y](int64_t first, int64_t, float *) { return y + first; }, n, samples);
     return Status::ok();
 }
 
@@ -133,8 +193,14 @@ Status ComparisonAccumulator::addDequantizedValues(const float *x, const Q *q, i
     QL_RETURN_IF_ERROR(checkSplit(n, samples));
     // As DequantizeLinear computes it: float(q - zero point) * scale.
     if (n > 0)
-        addSamples(x, [=](int64_t i) { return static_cast<double>(static_cast<float>(q[i] - zeroPoint) * scale); }, n,
-                   samples);
+        addSamples(
+            x,
+            [=](int64_t first, int64_t length, float *block) {
+                for (int64_t i = 0; i < length; ++i)
+                    block[i] = static_cast<float>(q[first + i] - zeroPoint) * scale;
+                return static_cast<const float *>(block);
+            },
+            n, samples);
     return Status::ok();
 }
 
@@ -156,12 +222,7 @@ void ComparisonAccumulator::addClipping(const float *x, int64_t n, float scale, 
     // only when rounding half to even would leave the range; the difference is immaterial).
     const double lo = (static_cast<double>(qmin - zeroPoint) - 0.5) * scale;
     const double hi = (static_cast<double>(qmax - zeroPoint) + 0.5) * scale;
-    int64_t count = 0;
-#pragma omp parallel for reduction(+ : count) if (n >= 65536)
-    for (int64_t i = 0; i < n; ++i) {
-        const double v = x[i];
-        if (v < lo || v > hi) ++count;
-    }
+    const int64_t count = countOutside(x, n, floatAtLeast(lo), floatAtMost(hi));
     m_saturatedValues += count;
     m_quantizedValues += n;
 }

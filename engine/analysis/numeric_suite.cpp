@@ -81,6 +81,7 @@ Result<NumericSuiteReport> runNumericSuite(const Graph &floatGraph, const Graph 
         IsolatedComparisonOptions isolatedOptions;
         isolatedOptions.int8Kernels = options.int8Kernels;
         isolatedOptions.kernelCheck = options.kernelCheck;
+        isolatedOptions.kernelCheckBatches = options.kernelCheckBatches;
         isolatedOptions.kernelMismatchDb = kKernelMismatchDb;
         isolatedOptions.threads = options.threads;
         auto created = IsolatedComparator::create(floatGraph, quantGraph, *matching, isolatedOptions);

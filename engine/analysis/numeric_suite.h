@@ -72,7 +72,10 @@ struct NumericSuiteOptions {
     Precision quantPrecision = Precision::Int8;
     Int8Kernels int8Kernels = Int8Kernels::Exact;
     bool isolated = true;      // the shadow comparison (about one more int8 pass)
-    bool kernelCheck = true;   // int8 vs reference per layer (about one more fp32 pass)
+    bool kernelCheck = true;   // int8 vs reference per layer (about one more fp32 pass per batch)
+    // Batches the kernel check runs on (0: all). It tests the kernels, not the data: the first
+    // batches suffice and the rest of the analysis does not pay for it.
+    int kernelCheckBatches = 2;
     int threads = 0;
     // Class ids, one per row of the first output's argmax (usually one per sample); empty: no
     // accuracy figures. Fewer labels than rows is an error.

@@ -71,54 +71,58 @@ std::string dictValue(const std::string &header, const std::string &key) {
 
 }  // namespace
 
-Result<Tensor> readNpy(const std::string &path) {
-    auto bytes = readAll(path);
-    if (!bytes) return bytes.status();
-    const std::string &b = bytes.value();
+Result<NpyHeader> readNpyHeader(const std::string &path) {
+    std::ifstream in(path, std::ios::binary | std::ios::ate);
+    if (!in) return Status::badInput(path + ": cannot open file");
+    const uint64_t fileSize = static_cast<uint64_t>(in.tellg());
+    in.seekg(0);
     auto bad = [&](const std::string &why) { return Status::badInput(path + ": " + why); };
-    if (b.size() < 10 || b.compare(0, 6, "\x93NUMPY") != 0) return bad("not a .npy file (bad magic)");
-    const int major = static_cast<uint8_t>(b[6]);
-    size_t headerLength, headerStart;
+    char lead[12] = {};
+    in.read(lead, fileSize < 12 ? static_cast<std::streamsize>(fileSize) : 12);
+    if (fileSize < 10 || std::memcmp(lead, "\x93NUMPY", 6) != 0) return bad("not a .npy file (bad magic)");
+    const int major = static_cast<uint8_t>(lead[6]);
+    uint64_t headerLength, headerStart;
     if (major == 1) {
-        headerLength = static_cast<uint8_t>(b[8]) | (static_cast<uint8_t>(b[9]) << 8);
+        headerLength = static_cast<uint8_t>(lead[8]) | (static_cast<uint8_t>(lead[9]) << 8);
         headerStart = 10;
     } else if (major == 2 || major == 3) {
-        if (b.size() < 12) return bad("truncated .npy header");
+        if (fileSize < 12) return bad("truncated .npy header");
         uint32_t len;
-        std::memcpy(&len, b.data() + 8, 4);
+        std::memcpy(&len, lead + 8, 4);
         headerLength = len;
         headerStart = 12;
     } else {
         return bad("unsupported .npy version " + std::to_string(major));
     }
-    if (headerStart + headerLength > b.size()) return bad("truncated .npy header");
-    const std::string header = b.substr(headerStart, headerLength);
-    DataType type;
+    if (headerStart + headerLength > fileSize) return bad("truncated .npy header");
+    std::string header(static_cast<size_t>(headerLength), '\0');
+    in.seekg(static_cast<std::streamoff>(headerStart));
+    in.read(header.data(), static_cast<std::streamsize>(headerLength));
+    NpyHeader result;
     const std::string descr = dictValue(header, "descr");
-    if (!npyTypeFromDescr(descr, &type)) {
+    if (!npyTypeFromDescr(descr, &result.dtype)) {
         if (!descr.empty() && descr[0] == '>') return bad("big-endian .npy data is not supported ('" + descr + "')");
         return bad("unsupported .npy dtype '" + descr + "'");
     }
     if (dictValue(header, "fortran_order").find("True") != std::string::npos)
         return bad("Fortran-ordered .npy arrays are not supported; save with numpy.ascontiguousarray");
-    Shape shape;
     std::stringstream dims(dictValue(header, "shape"));
     std::string item;
     while (std::getline(dims, item, ',')) {
         if (item.find_first_not_of(' ') == std::string::npos) continue;
         try {
-            shape.push_back(std::stoll(item));
+            result.shape.push_back(std::stoll(item));
         } catch (const std::exception &) {
             return bad("malformed .npy shape");
         }
-        if (shape.back() < 0) return bad("malformed .npy shape");
+        if (result.shape.back() < 0) return bad("malformed .npy shape");
     }
-    // Check the size against the file before allocating, so a corrupt header cannot ask for
-    // an absurd allocation.
-    const size_t dataStart = headerStart + headerLength;
-    const uint64_t available = b.size() - dataStart;
-    uint64_t needed = dataTypeSize(type);
-    for (int64_t d : shape) {
+    // Check the size against the file before anyone allocates, so a corrupt header cannot ask
+    // for an absurd allocation.
+    result.dataOffset = headerStart + headerLength;
+    const uint64_t available = fileSize - result.dataOffset;
+    uint64_t needed = dataTypeSize(result.dtype);
+    for (int64_t d : result.shape) {
         if (d != 0 && needed > available / static_cast<uint64_t>(d)) {
             needed = UINT64_MAX;  // more than the file holds, however large d is
             break;
@@ -127,12 +131,38 @@ Result<Tensor> readNpy(const std::string &path) {
     }
     if (needed > available) {
         const std::string need = needed == UINT64_MAX ? "more than that" : std::to_string(needed) + " bytes";
-        return bad("truncated .npy data: shape " + shapeToString(shape) + " of " + dataTypeName(type) +
-                   " needs " + need + ", file has " + std::to_string(available) + " bytes");
+        return bad("truncated .npy data: shape " + shapeToString(result.shape) + " of " +
+                   dataTypeName(result.dtype) + " needs " + need + ", file has " + std::to_string(available) +
+                   " bytes");
     }
-    Tensor tensor(type, shape, std::make_shared<Storage>(needed));
-    if (needed) std::memcpy(tensor.rawData(), b.data() + dataStart, needed);
+    return result;
+}
+
+Result<Tensor> readNpyRows(const std::string &path, const NpyHeader &header, int64_t first, int64_t count) {
+    Shape shape = header.shape;
+    if (shape.empty()) {
+        if (first != 0 || count != 1) return Status::badInput(path + ": a scalar .npy has one row");
+    } else {
+        if (first < 0 || count < 0 || first + count > shape[0])
+            return Status::badInput(path + ": rows [" + std::to_string(first) + ", " + std::to_string(first + count) +
+                                    ") outside the " + std::to_string(shape[0]) + " rows of the file");
+        shape[0] = count;
+    }
+    Tensor tensor(header.dtype, shape);
+    const Shape rowShape(header.shape.empty() ? header.shape.begin() : header.shape.begin() + 1, header.shape.end());
+    const uint64_t rowBytes = static_cast<uint64_t>(shapeElementCount(rowShape)) * dataTypeSize(header.dtype);
+    std::ifstream in(path, std::ios::binary);
+    if (!in) return Status::badInput(path + ": cannot open file");
+    in.seekg(static_cast<std::streamoff>(header.dataOffset + static_cast<uint64_t>(first) * rowBytes));
+    if (tensor.byteSize()) in.read(static_cast<char *>(tensor.rawData()), static_cast<std::streamsize>(tensor.byteSize()));
+    if (!in) return Status::badInput(path + ": read failed");
     return tensor;
+}
+
+Result<Tensor> readNpy(const std::string &path) {
+    auto header = readNpyHeader(path);
+    if (!header) return header.status();
+    return readNpyRows(path, *header, 0, header->shape.empty() ? 1 : header->shape[0]);
 }
 
 Result<Tensor> readTensorProtoFile(const std::string &path) {

@@ -2,6 +2,7 @@
 // Input and output tensor files: NumPy .npy (little-endian, C order) and serialized
 // onnx TensorProto .pb (the ONNX test-case layout).
 
+#include <cstdint>
 #include <string>
 
 #include "core/status.h"
@@ -12,6 +13,17 @@ namespace ql {
 // Chooses the format by extension (.npy or .pb). Messages start with the path.
 Result<Tensor> readTensorFile(const std::string &path);
 Result<Tensor> readNpy(const std::string &path);
+
+// A .npy file's header, for reading it a range of rows at a time (memory that does not grow
+// with the file). Size checked against the file.
+struct NpyHeader {
+    DataType dtype = DataType::Undefined;
+    Shape shape;
+    uint64_t dataOffset = 0;
+};
+Result<NpyHeader> readNpyHeader(const std::string &path);
+// Rows [first, first + count) along dim 0 (a scalar file: first 0, count 1).
+Result<Tensor> readNpyRows(const std::string &path, const NpyHeader &header, int64_t first, int64_t count);
 Result<Tensor> readTensorProtoFile(const std::string &path);
 
 Status writeNpy(const std::string &path, const Tensor &tensor);

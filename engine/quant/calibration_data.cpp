@@ -72,10 +72,52 @@ Result<std::vector<std::string>> listCalibrationFiles(const std::vector<std::str
     return files;
 }
 
-Result<Tensor> readCalibrationTensor(const std::string &path, const ValueInfo &input) {
+namespace {
+
+bool isNpy(const std::string &path) { return path.size() >= 4 && path.compare(path.size() - 4, 4, ".npy") == 0; }
+
+// Whether a tensor of this rank is one sample (rank one below the input's) rather than a batch.
+bool isSingleSample(size_t rank, const ValueInfo &input) {
+    return input.hasShape && rank + 1 == input.shape.size();
+}
+
+// Rows [first, first + count) of the file as stored (count < 0: all), read without loading the
+// rest of a .npy file.
+Result<Tensor> readRows(const std::string &path, const ValueInfo &input, int64_t first, int64_t count) {
+    if (isNpy(path)) {
+        auto header = readNpyHeader(path);
+        if (!header) return header.status();
+        if (header->shape.empty() || isSingleSample(header->shape.size(), input)) return readNpy(path);
+        return readNpyRows(path, *header, first, count < 0 ? header->shape[0] - first : count);
+    }
     auto read = readTensorFile(path);
     if (!read) return read.status();
     Tensor t = read.value().toPlain();
+    if (t.rank() == 0 || isSingleSample(static_cast<size_t>(t.rank()), input) || (first == 0 && count < 0)) return t;
+    return sliceBatch(t, first, count < 0 ? t.dim(0) - first : count);
+}
+
+}  // namespace
+
+Result<int64_t> countCalibrationSamples(const std::string &path, const ValueInfo &input) {
+    Shape shape;
+    if (isNpy(path)) {
+        auto header = readNpyHeader(path);
+        if (!header) return header.status();
+        shape = header->shape;
+    } else {
+        auto read = readTensorFile(path);
+        if (!read) return read.status();
+        shape = read.value().shape();
+    }
+    if (shape.empty() || isSingleSample(shape.size(), input)) return int64_t{1};
+    return shape[0];
+}
+
+Result<Tensor> readCalibrationTensor(const std::string &path, const ValueInfo &input, int64_t first, int64_t count) {
+    auto read = readRows(path, input, first, count);
+    if (!read) return read.status();
+    Tensor t = read.value();
     QL_RETURN_IF_ERROR(checkFinite(t, path + " (calibration input '" + input.name + "')"));
     const DataType want = input.dtype == DataType::Undefined ? DataType::Float : input.dtype;
     if (want == DataType::Float && t.dtype() == DataType::Double) {
@@ -116,9 +158,8 @@ Result<BatchSource> fileBatchSource(const Graph &graph, std::vector<std::string>
         ValueInfo input;
         std::vector<std::string> files;
         size_t nextFile = 0;
-        Tensor current;        // the file being split, if any
-        std::string currentPath;
-        int64_t offset = 0;
+        std::string currentPath;  // the file being read, "" between files
+        int64_t samples = 0, offset = 0;
     };
     auto state = std::make_shared<State>();
     state->input = graph.inputs[0];
@@ -132,28 +173,32 @@ Result<BatchSource> fileBatchSource(const Graph &graph, std::vector<std::string>
         std::vector<Tensor> parts;
         int64_t collected = 0;
         while (wanted <= 0 ? parts.empty() : collected < wanted) {
-            if (!s.current.defined()) {
+            if (s.currentPath.empty()) {
                 if (s.nextFile >= s.files.size()) break;
                 s.currentPath = s.files[s.nextFile++];
-                auto t = readCalibrationTensor(s.currentPath, s.input);
-                if (!t) return t.status();
-                s.current = t.value();
+                auto count = countCalibrationSamples(s.currentPath, s.input);
+                if (!count) return count.status();
+                s.samples = *count;
                 s.offset = 0;
-                const int64_t samples = s.current.rank() ? s.current.dim(0) : 1;
-                if (fixedBatch > 0 && samples % fixedBatch != 0) {
+                if (fixedBatch > 0 && s.samples % fixedBatch != 0) {
                     const std::string path = s.currentPath;
-                    s.current = Tensor();
-                    return Status::badInput(path + ": " + std::to_string(samples) +
+                    s.currentPath.clear();
+                    return Status::badInput(path + ": " + std::to_string(s.samples) +
                                             " samples, not a multiple of input '" + s.input.name +
                                             "' batch size " + std::to_string(fixedBatch));
                 }
+                if (s.samples == 0) {
+                    s.currentPath.clear();
+                    continue;
+                }
             }
-            const int64_t samples = s.current.rank() ? s.current.dim(0) : 1;
-            const int64_t take = wanted <= 0 ? samples : std::min(wanted - collected, samples - s.offset);
-            parts.push_back(take == samples ? s.current : sliceBatch(s.current, s.offset, take));
+            const int64_t take = wanted <= 0 ? s.samples : std::min(wanted - collected, s.samples - s.offset);
+            auto part = readCalibrationTensor(s.currentPath, s.input, s.offset, take);
+            if (!part) return part.status();
+            parts.push_back(std::move(*part));
             collected += take;
             s.offset += take;
-            if (s.offset >= samples) s.current = Tensor();
+            if (s.offset >= s.samples) s.currentPath.clear();
         }
         if (parts.empty()) return false;
         batch[s.input.name] = parts.size() == 1 ? parts[0] : concatBatches(parts);

@@ -21,7 +21,12 @@ Result<std::vector<std::string>> listCalibrationFiles(const std::vector<std::str
 // rank one lower is one sample and gets a leading batch dim of 1. Float64 data is converted to
 // the input's float32. BadInput naming the file for NaN / Inf values, another rank, or a shape
 // that does not match the input.
-Result<Tensor> readCalibrationTensor(const std::string &path, const ValueInfo &input);
+// first / count: a range of the file's samples (count < 0: to the end); a .npy file is read only
+// that far, so memory does not grow with the file.
+Result<Tensor> readCalibrationTensor(const std::string &path, const ValueInfo &input, int64_t first = 0,
+                                     int64_t count = -1);
+// How many samples the file holds for `input` (a .npy file: from its header alone).
+Result<int64_t> countCalibrationSamples(const std::string &path, const ValueInfo &input);
 
 // A BatchSource over `files` for the graph's single input, reading one file at a time. With a
 // fixed batch dim on the input, every batch has that size (a file's sample count must be a

@@ -220,6 +220,47 @@ TEST(CalibrationData, FolderOfSamplesAndBatches) {
     EXPECT_NE(s.message().find("a.npy"), std::string::npos) << s.message();
 }
 
+TEST(CalibrationData, RegroupsSamplesOfAllFilesIntoBatchesInOrder) {
+    // a.npy: 5 samples, b.npy: one sample (rank 3), c.pb: 4 samples -> batches of 4: 4, 4, 2,
+    // the samples in file order; a .npy file is read a range of rows at a time.
+    TempDir dir("ql_calib_regroup");
+    const Tensor a = test::randomTensor({5, 1, 4, 4}, 3);
+    const Tensor b = test::randomTensor({1, 4, 4}, 4);
+    const Tensor c = test::randomTensor({4, 1, 4, 4}, 5);
+    ASSERT_TRUE(writeNpy(dir.file("a.npy"), a).isOk());
+    ASSERT_TRUE(writeNpy(dir.file("b.npy"), b).isOk());
+    ASSERT_TRUE(writeTensorProtoFile(dir.file("c.pb"), c, "x").isOk());
+    std::vector<float> all(a.data<float>(), a.data<float>() + a.numel());
+    all.insert(all.end(), b.data<float>(), b.data<float>() + b.numel());
+    all.insert(all.end(), c.data<float>(), c.data<float>() + c.numel());
+
+    auto header = readNpyHeader(dir.file("a.npy"));
+    ASSERT_TRUE(header.isOk()) << header.status().message();
+    EXPECT_EQ(header->shape, (Shape{5, 1, 4, 4}));
+    auto middle = readNpyRows(dir.file("a.npy"), *header, 2, 2);
+    ASSERT_TRUE(middle.isOk());
+    EXPECT_EQ(middle->shape(), (Shape{2, 1, 4, 4}));
+    EXPECT_TRUE(std::equal(middle->data<float>(), middle->data<float>() + 32, a.data<float>() + 32));
+    EXPECT_FALSE(readNpyRows(dir.file("a.npy"), *header, 4, 2).isOk());
+
+    auto source = fileBatchSource(convReluGraph(), {dir.file("a.npy"), dir.file("b.npy"), dir.file("c.pb")}, 4);
+    ASSERT_TRUE(source.isOk());
+    std::vector<int64_t> sizes;
+    std::vector<float> seen;
+    std::map<std::string, Tensor> batch;
+    for (;;) {
+        batch.clear();
+        auto more = source.value()(batch);
+        ASSERT_TRUE(more.isOk()) << more.status().message();
+        if (!*more) break;
+        const Tensor &x = batch.at("x");
+        sizes.push_back(x.dim(0));
+        seen.insert(seen.end(), x.data<float>(), x.data<float>() + x.numel());
+    }
+    EXPECT_EQ(sizes, (std::vector<int64_t>{4, 4, 2}));
+    EXPECT_EQ(seen, all);
+}
+
 TEST(CalibrationData, RejectsNanWrongShapeAndMissingFiles) {
     TempDir dir("ql_calib_bad");
     Tensor nan = test::randomTensor({1, 1, 4, 4}, 3);
