@@ -10,6 +10,7 @@
 #include "analysis/activation_comparison.h"
 #include "analysis/graph_diff.h"
 #include "analysis/isolated_comparison.h"
+#include "analysis/layer_changes.h"
 #include "analysis/layer_matching.h"
 #include "analysis/weight_comparison.h"
 #include "passes/precision.h"
@@ -47,44 +48,6 @@ IsolatedComparisonOptions isolatedOptions(const NumericSuiteOptions &options) {
     o.kernelMismatchDb = kKernelMismatchDb;
     o.threads = options.threads;
     return o;
-}
-
-bool sameMatch(const LayerMatch &a, const LayerMatch &b) {
-    return a.floatNode == b.floatNode && a.quantNode == b.quantNode &&
-           a.floatOutput == b.floatOutput && a.quantOutput == b.quantOutput &&
-           a.foldedFloatNodes == b.foldedFloatNodes && a.foldedQuantNodes == b.foldedQuantNodes;
-}
-
-// Whether a changed node lies on the plumbing (Q/DQ, Cast, Identity, constants) behind `value`,
-// up to and including the first compute node: a new quantizer or weight of a layer.
-bool plumbingChanged(const Graph &graph, const std::vector<bool> &changed, const std::string &value,
-                     int depth = 0) {
-    const int p = graph.producerIndex(value);
-    if (p < 0 || depth > 8) return false;
-    if (changed[p]) return true;
-    if (isComputeLayer(graph.nodes[p])) return false;
-    for (const auto &in : graph.nodes[p].inputs)
-        if (!in.empty() && plumbingChanged(graph, changed, in, depth + 1)) return true;
-    return false;
-}
-
-int nodeIndex(const Graph &graph, const std::string &name) {
-    for (size_t i = 0; i < graph.nodes.size(); ++i)
-        if (graph.nodes[i].name == name) return static_cast<int>(i);
-    return -1;
-}
-
-// The layer's quantized nodes, or a weight / quantizer behind their inputs, changed.
-bool unitChanged(const Graph &graph, const std::vector<bool> &changed, const LayerMatch &match) {
-    std::vector<std::string> unit = match.foldedQuantNodes;
-    unit.push_back(match.quantNode);
-    for (const auto &name : unit) {
-        const int i = nodeIndex(graph, name);
-        if (i < 0 || changed[i]) return true;
-        for (const auto &in : graph.nodes[i].inputs)
-            if (!in.empty() && plumbingChanged(graph, changed, in)) return true;
-    }
-    return false;
 }
 
 std::string opTypeOf(const Graph &graph, const std::string &node) {
@@ -354,7 +317,7 @@ Result<NumericSuiteReport> IncrementalSuite::update(const Graph &quantGraph,
         if (!reads[i].empty()) rowsReading[reads[i]].push_back(i);
 
     std::vector<std::map<std::string, Tensor>> fresh(d.cache.size());
-    double cloneMs = 0.0, compareMs = 0.0;
+    double compareMs = 0.0;
     for (size_t b = 0; b < d.cache.size(); ++b) {
         const BatchCache &c = d.cache[b];
         const auto &inputs = (*d.batches)[b];
@@ -382,16 +345,14 @@ Result<NumericSuiteReport> IncrementalSuite::update(const Graph &quantGraph,
             run.tapStoredLayout = true;  // as the full comparison sees them
             auto &out = fresh[b];
             run.tap = [&](const Node &node, size_t index, const Tensor &value) {
-                const auto start = std::chrono::steady_clock::now();
                 const std::string &name = node.outputs[index];
                 out[name] = value;  // stored layout, not reused by the pool while kept
-                const auto cloned = std::chrono::steady_clock::now();
                 auto rows = rowsReading.find(name);
-                if (rows != rowsReading.end() && tapStatus.isOk())
-                    tapStatus = cmp.addQuantValue(name, value, c.floatValues, rows->second);
-                cloneMs += std::chrono::duration<double, std::milli>(cloned - start).count();
+                if (rows == rowsReading.end() || !tapStatus.isOk()) return;
+                const auto start = std::chrono::steady_clock::now();
+                tapStatus = cmp.addQuantValue(name, value, c.floatValues, rows->second);
                 compareMs += std::chrono::duration<double, std::milli>(
-                                 std::chrono::steady_clock::now() - cloned)
+                                 std::chrono::steady_clock::now() - start)
                                  .count();
             };
             const auto runStart = std::chrono::steady_clock::now();
@@ -433,8 +394,7 @@ Result<NumericSuiteReport> IncrementalSuite::update(const Graph &quantGraph,
             return Status::error(ErrorKind::Cancelled, "analysis cancelled");
     }
     trace.step("re-run + compare");
-    if (trace.on)
-        std::fprintf(stderr, "    of which clone %.1f ms, compare %.1f ms\n", cloneMs, compareMs);
+    if (trace.on) std::fprintf(stderr, "    of which compare %.1f ms\n", compareMs);
 
     // The changed layers alone on the cached float inputs (their own error, kernel check).
     IsolatedComparisonResult shadow;
@@ -442,24 +402,9 @@ Result<NumericSuiteReport> IncrementalSuite::update(const Graph &quantGraph,
         // With the layers that produce their inputs: the isolated graphs find the float
         // counterpart of an input through its producer's match. Their figures are not used.
         std::set<std::string> producers;
-        std::function<void(const std::string &, int)> walk = [&](const std::string &value,
-                                                                 int depth) {
-            const int p = quantGraph.producerIndex(value);
-            if (p < 0 || depth > 8) return;
-            if (isComputeLayer(quantGraph.nodes[p])) {
-                producers.insert(quantGraph.nodes[p].name);
-                return;
-            }
-            for (const auto &in : quantGraph.nodes[p].inputs)
-                if (!in.empty()) walk(in, depth + 1);
-        };
         for (size_t i : isolatedRows) {
-            std::vector<std::string> unit = matching->matches[i].foldedQuantNodes;
-            unit.push_back(matching->matches[i].quantNode);
-            for (const auto &name : unit)
-                if (const Node *n = quantGraph.findNode(name))
-                    for (const auto &in : n->inputs)
-                        if (!in.empty()) walk(in, 0);
+            const std::set<std::string> p = inputProducers(quantGraph, matching->matches[i]);
+            producers.insert(p.begin(), p.end());
         }
         std::vector<size_t> wantedRows;
         for (size_t j = 0; j < matching->matches.size(); ++j) {
