@@ -305,7 +305,13 @@ TEST(AnalysisSession, InAppTogglesEqualQuantizingWithExcludedNodes) {
     ASSERT_TRUE(firstRow);
     EXPECT_EQ(firstRow->precision, "fp32");
     check({first, s.session->report().layers.back().name});
+    // Excluding the Add changes the layers (its Relu is quantized on its own): still equal.
+    const size_t rows = s.session->report().layers.size();
+    check({"/Add"});
+    check({"/Add", first});
     check({});
+    EXPECT_EQ(s.session->report().layers.size(), rows);
+    EXPECT_GT(s.session->cachedBytes(), 0u);
 }
 
 TEST(AnalysisSession, EvaluationDataFromFilesAndRandom) {
