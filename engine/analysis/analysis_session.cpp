@@ -62,18 +62,16 @@ struct AnalysisSession::Impl {
     LayerMatching baseMatching;        // float vs qdqBase
     std::unique_ptr<IncrementalSuite> incremental;  // null: every toggle re-runs the whole suite
 
-    // The caches of the incremental re-runs for the current model and report; none when they
-    // would exceed the budget.
-    Status startIncremental(const SessionProgress &progress) {
-        incremental.reset();
-        if (!options.incremental) return Status::ok();
-        auto created = IncrementalSuite::create(floatGraph, current, data.batches, report,
+    // The caches of the incremental re-runs for `quant` and its report; null when disabled or
+    // over the budget.
+    Result<std::unique_ptr<IncrementalSuite>> buildIncremental(
+        const Graph &quant, const NumericSuiteReport &forReport,
+        const SessionProgress &progress) const {
+        if (!options.incremental) return std::unique_ptr<IncrementalSuite>();
+        auto created = IncrementalSuite::create(floatGraph, quant, data.batches, forReport,
                                                 suiteOptions(progress), options.cacheBudgetBytes);
-        if (created) {
-            incremental = std::move(*created);
-            return Status::ok();
-        }
-        return created.status().kind() == ErrorKind::Unsupported ? Status::ok() : created.status();
+        if (created || created.status().kind() != ErrorKind::Unsupported) return created;
+        return std::unique_ptr<IncrementalSuite>();
     }
 
     NumericSuiteOptions suiteOptions(const SessionProgress &progress) const {
@@ -158,7 +156,9 @@ Result<std::unique_ptr<AnalysisSession>> AnalysisSession::create(Graph floatGrap
     if (!report) return report.status();
     d.report = std::move(*report);
     for (const auto &row : d.report.layers) d.layerNames.insert(row.name);
-    QL_RETURN_IF_ERROR(d.startIncremental(progress));
+    auto incremental = d.buildIncremental(d.current, d.report, progress);
+    if (!incremental) return incremental.status();
+    d.incremental = std::move(*incremental);
     return self;
 }
 
@@ -204,14 +204,12 @@ Result<NumericSuiteReport> AnalysisSession::setFp32Layers(const std::set<std::st
     auto report =
         runNumericSuite(d.floatGraph, *graph, batchesOf(d.data), d.suiteOptions(progress));
     if (!report) return report.status();
-    std::swap(d.current, *graph);
-    std::swap(d.report, *report);
-    if (Status s = d.startIncremental(progress); !s) {
-        std::swap(d.current, *graph);
-        std::swap(d.report, *report);
-        QL_RETURN_IF_ERROR(d.startIncremental({}));
-        return s;
-    }
+    // The caches hold pointers to d.floatGraph and d.data, which stay; the model is copied in.
+    auto incremental = d.buildIncremental(*graph, *report, progress);
+    if (!incremental) return incremental.status();
+    d.incremental = std::move(*incremental);
+    d.current = std::move(*graph);
+    d.report = std::move(*report);
     d.fp32 = layers;
     return d.report;
 }

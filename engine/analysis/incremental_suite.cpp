@@ -10,6 +10,7 @@
 #include "analysis/activation_comparison.h"
 #include "analysis/graph_diff.h"
 #include "analysis/isolated_comparison.h"
+#include "analysis/layer_changes.h"
 #include "analysis/layer_matching.h"
 #include "analysis/weight_comparison.h"
 #include "passes/precision.h"
@@ -43,47 +44,10 @@ IsolatedComparisonOptions isolatedOptions(const NumericSuiteOptions &options) {
     IsolatedComparisonOptions o;  // as runNumericSuite sets them
     o.int8Kernels = options.int8Kernels;
     o.kernelCheck = options.kernelCheck;
+    o.kernelCheckBatches = options.kernelCheckBatches;
     o.kernelMismatchDb = kKernelMismatchDb;
     o.threads = options.threads;
     return o;
-}
-
-bool sameMatch(const LayerMatch &a, const LayerMatch &b) {
-    return a.floatNode == b.floatNode && a.quantNode == b.quantNode &&
-           a.floatOutput == b.floatOutput && a.quantOutput == b.quantOutput &&
-           a.foldedFloatNodes == b.foldedFloatNodes && a.foldedQuantNodes == b.foldedQuantNodes;
-}
-
-// Whether a changed node lies on the plumbing (Q/DQ, Cast, Identity, constants) behind `value`,
-// up to and including the first compute node: a new quantizer or weight of a layer.
-bool plumbingChanged(const Graph &graph, const std::vector<bool> &changed, const std::string &value,
-                     int depth = 0) {
-    const int p = graph.producerIndex(value);
-    if (p < 0 || depth > 8) return false;
-    if (changed[p]) return true;
-    if (isComputeLayer(graph.nodes[p])) return false;
-    for (const auto &in : graph.nodes[p].inputs)
-        if (!in.empty() && plumbingChanged(graph, changed, in, depth + 1)) return true;
-    return false;
-}
-
-int nodeIndex(const Graph &graph, const std::string &name) {
-    for (size_t i = 0; i < graph.nodes.size(); ++i)
-        if (graph.nodes[i].name == name) return static_cast<int>(i);
-    return -1;
-}
-
-// The layer's quantized nodes, or a weight / quantizer behind their inputs, changed.
-bool unitChanged(const Graph &graph, const std::vector<bool> &changed, const LayerMatch &match) {
-    std::vector<std::string> unit = match.foldedQuantNodes;
-    unit.push_back(match.quantNode);
-    for (const auto &name : unit) {
-        const int i = nodeIndex(graph, name);
-        if (i < 0 || changed[i]) return true;
-        for (const auto &in : graph.nodes[i].inputs)
-            if (!in.empty() && plumbingChanged(graph, changed, in)) return true;
-    }
-    return false;
 }
 
 std::string opTypeOf(const Graph &graph, const std::string &node) {
@@ -120,6 +84,17 @@ struct ModelState {
     LayerMatching matching;
     std::vector<std::string> reads;  // the plan value each match reads
     NumericSuiteReport report;
+    std::map<std::string, size_t> rows;  // float node -> index of its match and report row
+
+    void indexRows() {
+        rows.clear();
+        for (size_t i = 0; i < matching.matches.size(); ++i)
+            rows[matching.matches[i].floatNode] = i;
+    }
+    int rowOf(const std::string &floatNode) const {
+        auto it = rows.find(floatNode);
+        return it == rows.end() ? -1 : static_cast<int>(it->second);
+    }
 };
 
 // How a new model differs from a known one.
@@ -139,15 +114,19 @@ Delta deltaFrom(const ModelState &known, const Graph &quant, const Graph &lowere
     return delta;
 }
 
+// A layer the known model does not have differs in every figure.
 bool cumulativeDiffers(const ModelState &known, const Delta &delta, const Graph &quant,
-                       const LayerMatch &m, const std::string &read, size_t i) {
-    return !sameMatch(m, known.matching.matches[i]) || read != known.reads[i] ||
+                       const LayerMatch &m, const std::string &read) {
+    const int k = known.rowOf(m.floatNode);
+    return k < 0 || !sameMatch(m, known.matching.matches[k]) || read != known.reads[k] ||
            delta.dirtyValues.count(read) || plumbingChanged(quant, delta.changed, m.quantOutput);
 }
 
 bool weightsDiffer(const ModelState &known, const Delta &delta, const Graph &quant,
-                   const LayerMatch &m, size_t i) {
-    return !sameMatch(m, known.matching.matches[i]) || unitChanged(quant, delta.changed, m);
+                   const LayerMatch &m) {
+    const int k = known.rowOf(m.floatNode);
+    return k < 0 || !sameMatch(m, known.matching.matches[k]) ||
+           unitChanged(quant, delta.changed, m);
 }
 
 void copyWeights(LayerReport &to, const LayerReport &from) {
@@ -257,6 +236,7 @@ Result<std::unique_ptr<IncrementalSuite>> IncrementalSuite::create(
             !options.progress("cache", static_cast<int>(b + 1), static_cast<int>(batches.size())))
             return Status::error(ErrorKind::Cancelled, "analysis cancelled");
     }
+    d.base.indexRows();
     d.current = d.base;
     return self;
 }
@@ -268,12 +248,6 @@ Result<NumericSuiteReport> IncrementalSuite::update(const Graph &quantGraph,
     Trace trace;
     auto matching = matchLayers(floatGraph, quantGraph);
     if (!matching) return matching.status();
-    if (matching->matches.size() != d.base.matching.matches.size())
-        return Status::unsupported("incremental analysis: the layers changed");
-    for (size_t i = 0; i < matching->matches.size(); ++i)
-        if (matching->matches[i].floatNode != d.base.matching.matches[i].floatNode)
-            return Status::unsupported("incremental analysis: the layers changed");
-
     auto comparison =
         CumulativeComparison::create(floatGraph, quantGraph, *matching, comparisonOptions(options));
     if (!comparison) return comparison.status();
@@ -303,17 +277,16 @@ Result<NumericSuiteReport> IncrementalSuite::update(const Graph &quantGraph,
         const LayerMatch &m = matching->matches[i];
         reads.push_back(cmp.quantValueRead(i));
         cumulativeSource.push_back(
-            !cumulativeDiffers(d.base, fromBase, quantGraph, m, reads[i], i)         ? FromBase
-            : !cumulativeDiffers(d.current, fromCurrent, quantGraph, m, reads[i], i) ? FromCurrent
-                                                                                     : Recompute);
-        weightSource.push_back(!weightsDiffer(d.base, fromBase, quantGraph, m, i) ? FromBase
-                               : !weightsDiffer(d.current, fromCurrent, quantGraph, m, i)
-                                   ? FromCurrent
-                                   : Recompute);
+            !cumulativeDiffers(d.base, fromBase, quantGraph, m, reads[i])         ? FromBase
+            : !cumulativeDiffers(d.current, fromCurrent, quantGraph, m, reads[i]) ? FromCurrent
+                                                                                  : Recompute);
+        weightSource.push_back(!weightsDiffer(d.base, fromBase, quantGraph, m)         ? FromBase
+                               : !weightsDiffer(d.current, fromCurrent, quantGraph, m) ? FromCurrent
+                                                                                       : Recompute);
         // Isolated figures depend on the layer's own unit and quantizers only, not on upstream
         // layers.
         auto isolatedDiffers = [&](const ModelState &known, const Delta &delta) {
-            return weightsDiffer(known, delta, quantGraph, m, i) ||
+            return weightsDiffer(known, delta, quantGraph, m) ||
                    plumbingChanged(quantGraph, delta.changed, m.quantOutput);
         };
         isolatedSource.push_back(!isolatedDiffers(d.base, fromBase)         ? FromBase
@@ -324,6 +297,52 @@ Result<NumericSuiteReport> IncrementalSuite::update(const Graph &quantGraph,
         if (weightSource[i] == Recompute) weightRows.push_back(i);
     }
     trace.step("diff");
+
+    // Float values a layer new to the matching compares may not be cached: then the caller
+    // re-runs the whole suite.
+    auto cached = [&](const std::string &name) {
+        return d.cache.front().floatValues.count(name) != 0 || d.batches->front().count(name) != 0;
+    };
+    for (size_t i : cumulativeRows)
+        if (!reads[i].empty() && !cached(matching->matches[i].floatOutput))
+            return Status::unsupported("incremental analysis: float value '" +
+                                       matching->matches[i].floatOutput + "' is not cached");
+    // The changed layers alone on the cached float inputs (their own error, kernel check).
+    IsolatedComparisonResult shadow;
+    if (!isolatedRows.empty() && (options.isolated || options.kernelCheck)) {
+        // With the layers that produce their inputs: the isolated graphs find the float
+        // counterpart of an input through its producer's match. Their figures are not used.
+        std::set<std::string> producers;
+        for (size_t i : isolatedRows) {
+            const std::set<std::string> p = inputProducers(quantGraph, matching->matches[i]);
+            producers.insert(p.begin(), p.end());
+        }
+        std::vector<size_t> wantedRows;
+        for (size_t j = 0; j < matching->matches.size(); ++j) {
+            const LayerMatch &m = matching->matches[j];
+            bool produces = producers.count(m.quantNode) != 0;
+            for (const auto &f : m.foldedQuantNodes) produces = produces || producers.count(f);
+            if (produces ||
+                std::find(isolatedRows.begin(), isolatedRows.end(), j) != isolatedRows.end())
+                wantedRows.push_back(j);
+        }
+        LayerMatching sub;
+        for (size_t j : wantedRows) sub.matches.push_back(matching->matches[j]);
+        auto isolated =
+            IsolatedComparator::create(floatGraph, quantGraph, sub, isolatedOptions(options));
+        if (!isolated) return isolated.status().withContext("isolated comparison");
+        for (size_t b = 0; b < d.cache.size(); ++b)
+            QL_RETURN_IF_ERROR((*isolated)
+                                   ->addBatch((*d.batches)[b], d.cache[b].floatValues)
+                                   .withContext("isolated comparison"));
+        const IsolatedComparisonResult all = (*isolated)->result();
+        for (size_t i : isolatedRows) {
+            const size_t k = static_cast<size_t>(
+                std::find(wantedRows.begin(), wantedRows.end(), i) - wantedRows.begin());
+            shadow.layers.push_back(all.layers.at(k));
+        }
+    }
+    trace.step("isolated");
 
     // The re-run: nodes dirty against both models, fed the values that cross the cut.
     std::unique_ptr<ExecutionPlan> plan;
@@ -353,7 +372,7 @@ Result<NumericSuiteReport> IncrementalSuite::update(const Graph &quantGraph,
         if (!reads[i].empty()) rowsReading[reads[i]].push_back(i);
 
     std::vector<std::map<std::string, Tensor>> fresh(d.cache.size());
-    double cloneMs = 0.0, compareMs = 0.0;
+    double compareMs = 0.0;
     for (size_t b = 0; b < d.cache.size(); ++b) {
         const BatchCache &c = d.cache[b];
         const auto &inputs = (*d.batches)[b];
@@ -381,16 +400,14 @@ Result<NumericSuiteReport> IncrementalSuite::update(const Graph &quantGraph,
             run.tapStoredLayout = true;  // as the full comparison sees them
             auto &out = fresh[b];
             run.tap = [&](const Node &node, size_t index, const Tensor &value) {
-                const auto start = std::chrono::steady_clock::now();
                 const std::string &name = node.outputs[index];
                 out[name] = value;  // stored layout, not reused by the pool while kept
-                const auto cloned = std::chrono::steady_clock::now();
                 auto rows = rowsReading.find(name);
-                if (rows != rowsReading.end() && tapStatus.isOk())
-                    tapStatus = cmp.addQuantValue(name, value, c.floatValues, rows->second);
-                cloneMs += std::chrono::duration<double, std::milli>(cloned - start).count();
+                if (rows == rowsReading.end() || !tapStatus.isOk()) return;
+                const auto start = std::chrono::steady_clock::now();
+                tapStatus = cmp.addQuantValue(name, value, c.floatValues, rows->second);
                 compareMs += std::chrono::duration<double, std::milli>(
-                                 std::chrono::steady_clock::now() - cloned)
+                                 std::chrono::steady_clock::now() - start)
                                  .count();
             };
             const auto runStart = std::chrono::steady_clock::now();
@@ -432,60 +449,7 @@ Result<NumericSuiteReport> IncrementalSuite::update(const Graph &quantGraph,
             return Status::error(ErrorKind::Cancelled, "analysis cancelled");
     }
     trace.step("re-run + compare");
-    if (trace.on)
-        std::fprintf(stderr, "    of which clone %.1f ms, compare %.1f ms\n", cloneMs, compareMs);
-
-    // The changed layers alone on the cached float inputs (their own error, kernel check).
-    IsolatedComparisonResult shadow;
-    if (!isolatedRows.empty() && (options.isolated || options.kernelCheck)) {
-        // With the layers that produce their inputs: the isolated graphs find the float
-        // counterpart of an input through its producer's match. Their figures are not used.
-        std::set<std::string> producers;
-        std::function<void(const std::string &, int)> walk = [&](const std::string &value,
-                                                                 int depth) {
-            const int p = quantGraph.producerIndex(value);
-            if (p < 0 || depth > 8) return;
-            if (isComputeLayer(quantGraph.nodes[p])) {
-                producers.insert(quantGraph.nodes[p].name);
-                return;
-            }
-            for (const auto &in : quantGraph.nodes[p].inputs)
-                if (!in.empty()) walk(in, depth + 1);
-        };
-        for (size_t i : isolatedRows) {
-            std::vector<std::string> unit = matching->matches[i].foldedQuantNodes;
-            unit.push_back(matching->matches[i].quantNode);
-            for (const auto &name : unit)
-                if (const Node *n = quantGraph.findNode(name))
-                    for (const auto &in : n->inputs)
-                        if (!in.empty()) walk(in, 0);
-        }
-        std::vector<size_t> wantedRows;
-        for (size_t j = 0; j < matching->matches.size(); ++j) {
-            const LayerMatch &m = matching->matches[j];
-            bool produces = producers.count(m.quantNode) != 0;
-            for (const auto &f : m.foldedQuantNodes) produces = produces || producers.count(f);
-            if (produces ||
-                std::find(isolatedRows.begin(), isolatedRows.end(), j) != isolatedRows.end())
-                wantedRows.push_back(j);
-        }
-        LayerMatching sub;
-        for (size_t j : wantedRows) sub.matches.push_back(matching->matches[j]);
-        auto isolated =
-            IsolatedComparator::create(floatGraph, quantGraph, sub, isolatedOptions(options));
-        if (!isolated) return isolated.status().withContext("isolated comparison");
-        for (size_t b = 0; b < d.cache.size(); ++b)
-            QL_RETURN_IF_ERROR((*isolated)
-                                   ->addBatch((*d.batches)[b], d.cache[b].floatValues)
-                                   .withContext("isolated comparison"));
-        const IsolatedComparisonResult all = (*isolated)->result();
-        for (size_t i : isolatedRows) {
-            const size_t k = static_cast<size_t>(
-                std::find(wantedRows.begin(), wantedRows.end(), i) - wantedRows.begin());
-            shadow.layers.push_back(all.layers.at(k));
-        }
-    }
-    trace.step("isolated");
+    if (trace.on) std::fprintf(stderr, "    of which compare %.1f ms\n", compareMs);
 
     std::vector<LayerWeightComparison> weights;
     if (!weightRows.empty()) {
@@ -500,12 +464,25 @@ Result<NumericSuiteReport> IncrementalSuite::update(const Graph &quantGraph,
     // The new report, each figure from its source, assembled as runNumericSuite does.
     const ActivationComparisonResult activations = cmp.result();
     NumericSuiteReport report = d.current.report;
+    report.layers.assign(matching->matches.size(), LayerReport{});
     std::map<std::string, const NodePrecision *> precision;
     for (const auto &entry : activations.precision.nodes) precision[entry.node] = &entry;
     report.int8Layers = report.fp32Layers = 0;
     for (size_t i = 0; i < report.layers.size(); ++i) {
         LayerReport &row = report.layers[i];
-        const LayerReport &baseRow = d.base.report.layers[i];
+        const LayerMatch &match = matching->matches[i];
+        // A row starts as the current report's; a layer new to the matching starts empty.
+        const int currentRow = d.current.rowOf(match.floatNode),
+                  baseIndex = d.base.rowOf(match.floatNode);
+        if (currentRow >= 0) {
+            row = d.current.report.layers[currentRow];
+        } else {
+            row.name = match.floatNode;
+            row.opType = opTypeOf(floatGraph, match.floatNode);
+        }
+        // Only read for figures taken from the base, which exist only for layers it has.
+        static const LayerReport kNoRow;
+        const LayerReport &baseRow = baseIndex >= 0 ? d.base.report.layers[baseIndex] : kNoRow;
         if (cumulativeSource[i] == FromBase && weightSource[i] == FromBase &&
             isolatedSource[i] == FromBase) {
             row = baseRow;  // every figure, isolated ones too
@@ -621,6 +598,7 @@ Result<NumericSuiteReport> IncrementalSuite::update(const Graph &quantGraph,
     d.current.matching = std::move(*matching);
     d.current.reads = std::move(reads);
     d.current.report = report;
+    d.current.indexRows();
     d.lastRerun = rerunCount;
     trace.step("report + commit");
     if (trace.on)

@@ -46,9 +46,11 @@ public:
         const NumericSuiteOptions &options, size_t budgetBytes);
     ~IncrementalSuite();
 
-    // The report for `quantGraph`, a rewrite of the current quantized model (same float model,
-    // same layers). Unsupported when the layer matching changed (callers then re-run the whole
-    // suite); Cancelled through options.progress. On any error the object is as before the call.
+    // The report for `quantGraph`, a rewrite of the current quantized model (same float model).
+    // Layers are paired by float node name: a layer the matching gains (e.g. a Relu no longer
+    // fused into an excluded Add) is compared afresh; Unsupported when a float value it needs
+    // was not cached (callers then re-run the whole suite). Cancelled through options.progress.
+    // On any error the object is as before the call.
     Result<NumericSuiteReport> update(const Graph &quantGraph, const NumericSuiteOptions &options);
 
     size_t cachedBytes() const;

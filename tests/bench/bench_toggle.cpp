@@ -12,6 +12,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -121,7 +122,10 @@ void ToggleEachLayer(benchmark::State &state) {
     Setup &s = setup();
     SessionOptions options;
     const auto createStart = Clock::now();
-    auto session = AnalysisSession::create(s.floatGraph, s.quantGraph, s.data, options);
+    // QL_BENCH_IN_APP=1: quantize the float model in the app (calibrated on the samples) instead.
+    std::optional<Graph> quant = s.quantGraph;
+    if (std::getenv("QL_BENCH_IN_APP")) quant.reset();
+    auto session = AnalysisSession::create(s.floatGraph, quant, s.data, options);
     if (!session) {
         state.SkipWithError(session.status().message().c_str());
         return;

@@ -305,7 +305,13 @@ TEST(AnalysisSession, InAppTogglesEqualQuantizingWithExcludedNodes) {
     ASSERT_TRUE(firstRow);
     EXPECT_EQ(firstRow->precision, "fp32");
     check({first, s.session->report().layers.back().name});
+    // Excluding the Add changes the layers (its Relu is quantized on its own): still equal.
+    const size_t rows = s.session->report().layers.size();
+    check({"/Add"});
+    check({"/Add", first});
     check({});
+    EXPECT_EQ(s.session->report().layers.size(), rows);
+    EXPECT_GT(s.session->cachedBytes(), 0u);
 }
 
 TEST(AnalysisSession, EvaluationDataFromFilesAndRandom) {
@@ -358,4 +364,23 @@ TEST(AnalysisSession, LatencyAndWrittenModel) {
     ASSERT_TRUE(again);
     expectSameReport(*again, s.session->report(), 1e-9);
     std::remove(path.c_str());
+}
+
+TEST(AnalysisSession, WithoutCachesTogglesGiveTheSameReports) {
+    SessionFixture s;
+    ASSERT_TRUE(s.open());
+    EXPECT_GT(s.session->cachedBytes(), 0u);
+    SessionOptions options = sessionOptions();
+    options.cacheBudgetBytes = 1000;  // too small: every toggle re-runs the whole suite
+    auto plain = AnalysisSession::create(s.f.floatGraph, s.f.quantGraph, s.data, options);
+    ASSERT_TRUE(plain) << plain.status().message();
+    EXPECT_EQ((*plain)->cachedBytes(), 0u);
+    for (const std::set<std::string> &layers :
+         {std::set<std::string>{"/conv3/Conv"}, std::set<std::string>{"/conv1/Conv", "/Add"},
+          std::set<std::string>{}}) {
+        auto a = s.session->setFp32Layers(layers);
+        auto b = (*plain)->setFp32Layers(layers);
+        ASSERT_TRUE(a && b);
+        expectSameReport(*a, *b, 1e-9);
+    }
 }
