@@ -926,7 +926,7 @@ Unterbefehle: gui (Standard), infer, bench, quantize, analyze; `quantlens UNTERB
     </message>
     <message>
         <source>Float model node name (skip-lists use it)</source>
-        <translation>Knotenname im Float-Modell (wird von Ausschlusslisten verwendet)</translation>
+        <translation>Knotenname im Float-Modell (wird von Skip-Listen verwendet)</translation>
     </message>
     <message>
         <source>ONNX operator of the float node</source>
