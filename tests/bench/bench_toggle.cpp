@@ -5,6 +5,12 @@
 //   ToggleEachLayer: every layer toggled to fp32 and back, one at a time; the counters give the
 //   median time of a toggle (and of the way back) and its ratio to the full int8 pass.
 // Target: median toggle / full pass <= 0.6.
+//
+// Measured 2026-11-22 on the 2-core build machine under load from other jobs (each toggle against
+// a full pass timed just before it), resnet18 PyTorch FX QDQ, 32 random samples, batches of 8:
+// median toggle / full pass 0.37 over all 32 layers (0.73 over the 20 Conv/Gemm layers: 0.13-0.4
+// in layer4, 0.5-0.8 in layer3, 0.75-1.1 in layer2, 1.4-1.5 in layer1), toggling back 0.006
+// (nothing re-runs), cache 548 MiB, peak RSS 1.25 GB.
 #include <benchmark/benchmark.h>
 
 #include <algorithm>
