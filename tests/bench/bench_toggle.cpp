@@ -5,7 +5,13 @@
 //   ToggleEachLayer: every layer toggled to fp32 and back, one at a time; the counters give the
 //   median time of a toggle (and of the way back) and its ratio to the full int8 pass.
 // Target: median toggle / full pass <= 0.6.
-#include <benchmark/benchmark.h>
+//
+// Measured 2026-11-22 on the 2-core build machine under steady load from other jobs (full pass
+// ~3.0 s; each toggle against a full pass timed just before it), resnet18 PyTorch FX QDQ, 32
+// random samples, batches of 8: median toggle / full pass 0.47 over all 32 layers (weightless
+// Add/MaxPool/pool/Flatten toggles change nothing that runs: 0.01); 0.81 over the 20 Conv/Gemm
+// layers (layer4 0.33-0.49, layer3 0.69-0.81, layer2 0.99-1.12, layer1 and conv1 1.26-1.55);
+// toggling back 0.005 (nothing re-runs); cache 548 MiB; peak RSS 1.25 GB.
 
 #include <algorithm>
 #include <chrono>
@@ -138,9 +144,27 @@ void ToggleEachLayer(benchmark::State &state) {
     const auto &rows = (*session)->report().layers;
     for (size_t i = std::stoul(env("QL_BENCH_FIRST_LAYER", "0")); i < rows.size(); i += step)
         layers.push_back(rows[i].name);
-    std::vector<double> on, off;
+    // The machine's load drifts: each toggle is compared with a full int8 pass timed just before
+    // it.
+    Graph lowered = s.quantGraph;
+    if (!preparePrecision(lowered, Precision::Int8).isOk()) state.SkipWithError("lowering failed");
+    applyInt8Kernels(lowered, Int8Kernels::Exact);
+    auto plan = ExecutionPlan::create(std::move(lowered));
+    if (!plan) {
+        state.SkipWithError(plan.status().message().c_str());
+        return;
+    }
+    std::vector<Tensor> outputs;
+    auto fullPass = [&]() {
+        const auto start = Clock::now();
+        for (const auto &batch : s.data.batches) (void)(*plan)->run(batch, outputs);
+        return msSince(start);
+    };
+    fullPass();  // primitives
+    std::vector<double> on, off, full, onRatio, offRatio, weightedRatio;
     for (auto _ : state) {
         for (const auto &layer : layers) {
+            full.push_back(fullPass());
             auto start = Clock::now();
             auto r = (*session)->setFp32Layers({layer});
             on.push_back(msSince(start));
@@ -151,28 +175,27 @@ void ToggleEachLayer(benchmark::State &state) {
             start = Clock::now();
             r = (*session)->setFp32Layers({});
             off.push_back(msSince(start));
+            onRatio.push_back(on.back() / full.back());
+            offRatio.push_back(off.back() / full.back());
+            for (const auto &row : rows)
+                if (row.name == layer && !row.weightChannelSqnrDb.empty())
+                    weightedRatio.push_back(onRatio.back());
             if (std::getenv("QL_BENCH_VERBOSE"))
-                std::fprintf(stderr, "%-40s on %8.1f ms  back %8.1f ms\n", layer.c_str(), on.back(),
-                             off.back());
+                std::fprintf(stderr, "%-46s full %7.1f ms  on %7.1f ms (%.2f)  back %6.1f ms\n",
+                             layer.c_str(), full.back(), on.back(), onRatio.back(), off.back());
         }
     }
     state.counters["layers"] = static_cast<double>(layers.size());
     state.counters["create_ms"] = createMs;
+    state.counters["cache_mib"] = static_cast<double>((*session)->cachedBytes()) / (1 << 20);
+    state.counters["median_full_pass_ms"] = median(full);
     state.counters["median_toggle_ms"] = median(on);
     state.counters["median_back_ms"] = median(off);
-    state.counters["cache_mib"] = static_cast<double>((*session)->cachedBytes()) / (1 << 20);
-    // Layers with weights (Conv, Gemm, ...): toggles that change what runs, not only plumbing.
-    std::vector<double> weighted;
-    for (size_t k = 0; k < layers.size(); ++k)
-        for (const auto &row : rows)
-            if (row.name == layers[k] && !row.weightChannelSqnrDb.empty())
-                weighted.push_back(on[k]);
-    state.counters["median_weighted_toggle_ms"] = median(weighted);
-    if (s.fullPassMs > 0.0) {
-        state.counters["toggle_over_full_pass"] = median(on) / s.fullPassMs;
-        state.counters["back_over_full_pass"] = median(off) / s.fullPassMs;
-        state.counters["weighted_toggle_over_full_pass"] = median(weighted) / s.fullPassMs;
-    }
+    // The figure: median over all layers of toggle time / full int8 pass time.
+    state.counters["toggle_over_full_pass"] = median(onRatio);
+    state.counters["back_over_full_pass"] = median(offRatio);
+    // Layers with weights (Conv, Gemm): toggles that change what runs, not only plumbing.
+    state.counters["weighted_toggle_over_full_pass"] = median(weightedRatio);
 }
 
 // Fixed costs a toggle may pay: graph rewrites, matching, weights, lowering, plan creation.
