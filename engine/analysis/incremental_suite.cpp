@@ -55,11 +55,6 @@ std::string opTypeOf(const Graph &graph, const std::string &node) {
     return n ? n->opType : std::string();
 }
 
-std::optional<double> accuracy(int64_t correct, int64_t rows) {
-    if (rows <= 0) return std::nullopt;
-    return static_cast<double>(correct) / static_cast<double>(rows);
-}
-
 // QL_SESSION_TRACE=1 prints the time of each step of an update to stderr.
 struct Trace {
     bool on = std::getenv("QL_SESSION_TRACE") != nullptr;
@@ -568,24 +563,8 @@ Result<NumericSuiteReport> IncrementalSuite::update(const Graph &quantGraph,
             p != precision.end() ? p->second->reason : "not quantized in the model";
         (row.precision == "int8" ? report.int8Layers : report.fp32Layers) += 1;
     }
-    report.outputs.clear();
-    for (const auto &out : activations.outputs) {
-        OutputReport o;
-        o.floatName = out.floatName;
-        o.quantName = out.quantName;
-        o.sqnrDb = out.metrics.sqnrDb;
-        o.top1Agreement = out.top1Agreement;
-        if (out.labelled) {
-            o.floatAccuracy = accuracy(out.floatCorrect, out.rows);
-            o.quantAccuracy = accuracy(out.quantCorrect, out.rows);
-        }
-        report.outputs.push_back(std::move(o));
-    }
-    report.unmatched.clear();
-    for (const auto &name : matching->unmatchedFloat)
-        report.unmatched.push_back({name, opTypeOf(floatGraph, name), "float"});
-    for (const auto &name : matching->unmatchedQuant)
-        report.unmatched.push_back({name, opTypeOf(quantGraph, name), "quant"});
+    report.outputs = outputReports(activations);
+    report.unmatched = unmatchedLayers(floatGraph, quantGraph, *matching);
 
     // Commit (nothing above changed the object): the overlay holds the new model's values that
     // differ from the base model's.

@@ -15,11 +15,6 @@ std::string opTypeOf(const Graph &graph, const std::string &node) {
     return n ? n->opType : std::string();
 }
 
-void addUnmatched(NumericSuiteReport &report, const Graph &graph, const std::vector<std::string> &names,
-                  const char *model) {
-    for (const auto &name : names) report.unmatched.push_back({name, opTypeOf(graph, name), model});
-}
-
 // Starts one report row per match with what needs no data: names, precision, weights.
 std::vector<LayerReport> layerRows(const Graph &floatGraph, const LayerMatching &matching,
                                    const std::vector<LayerWeightComparison> &weights,
@@ -57,6 +52,31 @@ std::optional<double> accuracy(int64_t correct, int64_t rows) {
 }
 
 }  // namespace
+
+std::vector<OutputReport> outputReports(const ActivationComparisonResult &activations) {
+    std::vector<OutputReport> outputs;
+    for (const auto &out : activations.outputs) {
+        OutputReport o;
+        o.floatName = out.floatName;
+        o.quantName = out.quantName;
+        o.sqnrDb = out.metrics.sqnrDb;
+        o.top1Agreement = out.top1Agreement;
+        if (out.labelled) {
+            o.floatAccuracy = accuracy(out.floatCorrect, out.rows);
+            o.quantAccuracy = accuracy(out.quantCorrect, out.rows);
+        }
+        outputs.push_back(std::move(o));
+    }
+    return outputs;
+}
+
+std::vector<UnmatchedLayer> unmatchedLayers(const Graph &floatGraph, const Graph &quantGraph,
+                                            const LayerMatching &matching) {
+    std::vector<UnmatchedLayer> unmatched;
+    for (const auto &name : matching.unmatchedFloat) unmatched.push_back({name, opTypeOf(floatGraph, name), "float"});
+    for (const auto &name : matching.unmatchedQuant) unmatched.push_back({name, opTypeOf(quantGraph, name), "quant"});
+    return unmatched;
+}
 
 Result<NumericSuiteReport> runNumericSuite(const Graph &floatGraph, const Graph &quantGraph,
                                            const BatchSourceFactory &inputs, const NumericSuiteOptions &options) {
@@ -147,20 +167,8 @@ Result<NumericSuiteReport> runNumericSuite(const Graph &floatGraph, const Graph 
             if (!l.note.empty()) row.notes.push_back("isolated: " + l.note);
         }
     }
-    for (const auto &out : activations.outputs) {
-        OutputReport o;
-        o.floatName = out.floatName;
-        o.quantName = out.quantName;
-        o.sqnrDb = out.metrics.sqnrDb;
-        o.top1Agreement = out.top1Agreement;
-        if (out.labelled) {
-            o.floatAccuracy = accuracy(out.floatCorrect, out.rows);
-            o.quantAccuracy = accuracy(out.quantCorrect, out.rows);
-        }
-        report.outputs.push_back(std::move(o));
-    }
-    addUnmatched(report, floatGraph, matching->unmatchedFloat, "float");
-    addUnmatched(report, quantGraph, matching->unmatchedQuant, "quant");
+    report.outputs = outputReports(activations);
+    report.unmatched = unmatchedLayers(floatGraph, quantGraph, *matching);
     return report;
 }
 

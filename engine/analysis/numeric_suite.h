@@ -86,6 +86,11 @@ struct NumericSuiteOptions {
     std::function<bool(const std::string &stage, int done, int total)> progress;
 };
 
+// Report pieces shared by runNumericSuite and the interactive session's incremental re-runs.
+std::vector<OutputReport> outputReports(const ActivationComparisonResult &activations);
+std::vector<UnmatchedLayer> unmatchedLayers(const Graph &floatGraph, const Graph &quantGraph,
+                                            const LayerMatching &matching);
+
 // Opens the evaluation inputs from the start; called once per pass over them.
 using BatchSourceFactory = std::function<Result<ActivationBatchSource>()>;
 
