@@ -83,22 +83,33 @@ double median(std::vector<double> v) {
     return v.size() % 2 ? v[v.size() / 2] : 0.5 * (v[v.size() / 2 - 1] + v[v.size() / 2]);
 }
 
-void FullInt8Pass(benchmark::State &state) {
-    Setup &s = setup();
+// The quantized model lowered to int8 (exact kernels) as one plan; null (and the benchmark
+// skipped) when that fails.
+std::unique_ptr<ExecutionPlan> int8Plan(const Setup &s, benchmark::State &state) {
     Graph g = s.quantGraph;
-    if (!preparePrecision(g, Precision::Int8).isOk()) state.SkipWithError("lowering failed");
+    if (Status lowered = preparePrecision(g, Precision::Int8); !lowered.isOk()) {
+        state.SkipWithError(lowered.message().c_str());
+        return nullptr;
+    }
     applyInt8Kernels(g, Int8Kernels::Exact);
     auto plan = ExecutionPlan::create(std::move(g));
     if (!plan) {
         state.SkipWithError(plan.status().message().c_str());
-        return;
+        return nullptr;
     }
+    return std::move(*plan);
+}
+
+void FullInt8Pass(benchmark::State &state) {
+    Setup &s = setup();
+    auto plan = int8Plan(s, state);
+    if (!plan) return;
     std::vector<Tensor> outputs;
-    for (const auto &batch : s.data.batches) (void)(*plan)->run(batch, outputs);  // primitives
+    for (const auto &batch : s.data.batches) (void)plan->run(batch, outputs);  // primitives
     std::vector<double> times;
     for (auto _ : state) {
         const auto start = Clock::now();
-        for (const auto &batch : s.data.batches) (void)(*plan)->run(batch, outputs);
+        for (const auto &batch : s.data.batches) (void)plan->run(batch, outputs);
         times.push_back(msSince(start));
     }
     s.fullPassMs = median(times);
@@ -108,14 +119,8 @@ void FullInt8Pass(benchmark::State &state) {
 // The same pass with every value tapped and copied (what the session's cache costs).
 void FullInt8PassTapped(benchmark::State &state) {
     Setup &s = setup();
-    Graph g = s.quantGraph;
-    if (!preparePrecision(g, Precision::Int8).isOk()) state.SkipWithError("lowering failed");
-    applyInt8Kernels(g, Int8Kernels::Exact);
-    auto plan = ExecutionPlan::create(std::move(g));
-    if (!plan) {
-        state.SkipWithError(plan.status().message().c_str());
-        return;
-    }
+    auto plan = int8Plan(s, state);
+    if (!plan) return;
     std::vector<Tensor> outputs;
     std::map<std::string, Tensor> kept;
     RunOptions run;
@@ -123,7 +128,7 @@ void FullInt8PassTapped(benchmark::State &state) {
         kept[node.outputs[index]] = value.clone();
     };
     for (auto _ : state)
-        for (const auto &batch : s.data.batches) (void)(*plan)->run(batch, outputs, run);
+        for (const auto &batch : s.data.batches) (void)plan->run(batch, outputs, run);
 }
 
 void ToggleEachLayer(benchmark::State &state) {
@@ -148,18 +153,12 @@ void ToggleEachLayer(benchmark::State &state) {
         layers.push_back(rows[i].name);
     // The machine's load drifts: each toggle is compared with a full int8 pass timed just before
     // it.
-    Graph lowered = s.quantGraph;
-    if (!preparePrecision(lowered, Precision::Int8).isOk()) state.SkipWithError("lowering failed");
-    applyInt8Kernels(lowered, Int8Kernels::Exact);
-    auto plan = ExecutionPlan::create(std::move(lowered));
-    if (!plan) {
-        state.SkipWithError(plan.status().message().c_str());
-        return;
-    }
+    auto plan = int8Plan(s, state);
+    if (!plan) return;
     std::vector<Tensor> outputs;
     auto fullPass = [&]() {
         const auto start = Clock::now();
-        for (const auto &batch : s.data.batches) (void)(*plan)->run(batch, outputs);
+        for (const auto &batch : s.data.batches) (void)plan->run(batch, outputs);
         return msSince(start);
     };
     fullPass();  // primitives
