@@ -86,6 +86,7 @@ QMenu *AnalysisPanel::createChartMenu(int layer, QWidget *parent) {
         fp32->setObjectName(QStringLiteral("keepFp32Action"));
         fp32->setCheckable(true);
         fp32->setChecked(m_model->isLayerFp32(layer));
+        fp32->setEnabled(m_model->isToggleable(layer));
         connect(fp32, &QAction::toggled, this, [this, layer](bool on) {
             m_model->setData(m_model->index(layer, AnalysisTableModel::PrecisionColumn),
                              on ? Qt::Checked : Qt::Unchecked, Qt::CheckStateRole);

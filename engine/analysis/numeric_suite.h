@@ -34,6 +34,9 @@ struct LayerReport {
     std::string matchedBy;  // "name" | "structure"
     std::string precision;  // how the quantized layer runs: "int8" | "fp32"
     std::string precisionReason;  // the lowering's reason ("QLinearConv", "no int8 kernel: ...")
+    // The interactive session's user kept this layer in fp32. It may still run int8: a weightless
+    // layer (Add, MaxPool) whose int8 neighbours quantize its inputs and output.
+    bool fp32Requested = false;
 
     std::optional<double> weightSqnrDb;
     std::vector<double> weightChannelSqnrDb;

@@ -193,6 +193,34 @@ TEST(AnalysisSession, ToggledLayerGainsSqnrAndFloatFiguresStay) {
     expectSameReport(*after, s.session->report(), 0.0);
 }
 
+// A weightless layer between int8 layers keeps running int8 when toggled alone (its output is
+// quantized for conv3, which reads it); with its reader in fp32 too it runs fp32.
+TEST(AnalysisSession, WeightlessToggleRunsFp32OnlyWithItsReaders) {
+    SessionFixture s;
+    ASSERT_TRUE(s.open());
+    auto alone = s.session->setFp32Layers({"/pool1/MaxPool"});
+    ASSERT_TRUE(alone) << alone.status().message();
+    const LayerReport *pool = row(*alone, "/pool1/MaxPool");
+    ASSERT_TRUE(pool);
+    EXPECT_TRUE(pool->fp32Requested);
+    EXPECT_EQ(pool->precision, "int8");
+    ASSERT_FALSE(pool->notes.empty());
+    EXPECT_NE(pool->notes.back().find("still runs int8"), std::string::npos);
+    EXPECT_FALSE(row(*alone, "/conv3/Conv")->fp32Requested);
+
+    auto withReader = s.session->setFp32Layers({"/pool1/MaxPool", "/conv3/Conv"});
+    ASSERT_TRUE(withReader) << withReader.status().message();
+    pool = row(*withReader, "/pool1/MaxPool");
+    EXPECT_TRUE(pool->fp32Requested);
+    EXPECT_EQ(pool->precision, "fp32");
+    for (const auto &note : pool->notes) EXPECT_EQ(note.find("still runs int8"), std::string::npos);
+    EXPECT_EQ(row(*withReader, "/conv3/Conv")->precision, "fp32");
+
+    auto none = s.session->setFp32Layers({});
+    ASSERT_TRUE(none);
+    for (const auto &layer : none->layers) EXPECT_FALSE(layer.fp32Requested) << layer.name;
+}
+
 TEST(AnalysisSession, TogglesEqualFullRecomputationIncludingUndo) {
     SessionFixture s;
     ASSERT_TRUE(s.open());
