@@ -140,6 +140,7 @@ QWidget *AnalysisPanel::makeTablePart() {
     m_rowCount->setObjectName(QStringLiteral("analysisRowCount"));
     m_view = new QTableView(part);
     m_view->setObjectName(QStringLiteral("analysisTable"));
+    m_view->horizontalHeader()->setResizeContentsPrecision(200);  // thousands of layers: a sample
     m_view->setModel(m_proxy);
     m_view->setSortingEnabled(true);
     m_view->sortByColumn(AnalysisTableModel::IndexColumn, Qt::AscendingOrder);
