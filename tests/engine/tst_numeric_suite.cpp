@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "analysis/diagnosis.h"
 #include "analysis/isolated_comparison.h"
 #include "analysis/numeric_suite.h"
 #include "analysis/weight_comparison.h"
@@ -164,6 +165,47 @@ TEST(NumericSuite, SampleRangesEqualANaivePerSampleFloatRun) {
             EXPECT_GT(row.sampleRanges.range(0), 0.0);  // real activations, not a constant
         }
     }
+}
+
+TEST(NumericSuite, InputsOfVeryDifferentScaleMakeTheRangeFindingFire) {
+    // The fixture's images give per-sample ranges within ~2.6x of each other: no finding. With
+    // every other image dimmed to 1/40 the first conv's ranges differ ~40x (bias and Relu
+    // aside), and the diagnosis says so for the int8 layers.
+    Fixture f;
+    ASSERT_TRUE(loadFixture(f));
+    NumericSuiteOptions options;
+    options.threads = 1;
+    options.isolated = options.kernelCheck = false;
+    auto plain = runNumericSuite(f.floatGraph, f.quantGraph, batches(f, 16), options);
+    ASSERT_TRUE(plain) << plain.status().message();
+    for (const auto &finding : diagnose(*plain))
+        EXPECT_NE(finding.kind, FindingKind::ActivationRangeVaries) << finding.layerName << " " << finding.value;
+
+    Tensor dimmed = f.inputs.clone();
+    const int64_t per = dimmed.numel() / dimmed.dim(0);
+    for (int64_t s = 1; s < dimmed.dim(0); s += 2)
+        for (int64_t i = 0; i < per; ++i) dimmed.data<float>()[s * per + i] /= 40.0f;
+    const std::string input = f.floatGraph.inputs[0].name;
+    auto report = runNumericSuite(
+        f.floatGraph, f.quantGraph,
+        [&]() -> Result<ActivationBatchSource> { return slicer(dimmed, input, 16); }, options);
+    ASSERT_TRUE(report) << report.status().message();
+    const auto findings = diagnose(*report);
+    const Finding *conv1 = nullptr;
+    for (const auto &finding : findings)
+        if (finding.kind == FindingKind::ActivationRangeVaries && finding.layerName == "/conv1/Conv") conv1 = &finding;
+    ASSERT_TRUE(conv1);
+    const auto summary = summarizeSampleRanges(report->layers[size_t(conv1->layer)].sampleRanges);
+    ASSERT_TRUE(summary);
+    EXPECT_EQ(conv1->value, summary->ratio);
+    EXPECT_EQ(conv1->reference, summary->smallest);
+    EXPECT_EQ(conv1->extra, summary->largest);
+    EXPECT_GT(conv1->value, 20.0);
+    EXPECT_LT(conv1->value, 200.0);
+    for (const auto &finding : findings)  // folded into the range finding, not reported twice
+        if (finding.kind == FindingKind::DataSensitive) EXPECT_NE(finding.layerName, "/conv1/Conv");
+    std::printf("conv1 ranges %.3g to %.3g: %.1fx; per-sample SQNR folded in: %s\n", conv1->reference,
+                conv1->extra, conv1->value, conv1->sampleSqnr ? "yes" : "no");
 }
 
 TEST(NumericSuite, LabelCountMustMatchTheSamples) {
