@@ -10,7 +10,9 @@ constexpr const char *kCumulativeNote = "the quantized value '";
 constexpr const char *kWeightNote = "weight: ";
 constexpr const char *kIsolatedNote = "isolated: ";
 
-bool startsWith(const std::string &s, const std::string &prefix) { return s.rfind(prefix, 0) == 0; }
+bool startsWith(const std::string &s, const std::string &prefix) {
+    return s.rfind(prefix, 0) == 0;
+}
 
 int noteRank(const std::string &note) {
     if (startsWith(note, kCumulativeNote)) return 0;
@@ -22,12 +24,14 @@ int noteRank(const std::string &note) {
 // Replaces the notes of one kind with `from`'s notes of that kind, keeping the row's order.
 void replaceNotes(LayerReport &to, const std::vector<std::string> &from, const char *prefix) {
     auto &notes = to.notes;
-    notes.erase(std::remove_if(notes.begin(), notes.end(), [&](const std::string &n) { return startsWith(n, prefix); }),
+    notes.erase(std::remove_if(notes.begin(), notes.end(),
+                               [&](const std::string &n) { return startsWith(n, prefix); }),
                 notes.end());
     for (const auto &n : from)
         if (startsWith(n, prefix)) notes.push_back(n);
-    std::stable_sort(notes.begin(), notes.end(),
-                     [](const std::string &a, const std::string &b) { return noteRank(a) < noteRank(b); });
+    std::stable_sort(notes.begin(), notes.end(), [](const std::string &a, const std::string &b) {
+        return noteRank(a) < noteRank(b);
+    });
 }
 
 }  // namespace
@@ -65,8 +69,8 @@ void setCumulativeFigures(LayerReport &row, const LayerActivationComparison &com
     } else {
         row.cumulative.reset();
         row.sampleRanges = {};
-        notes.push_back(kCumulativeNote + compared.match.quantOutput + "' does not exist when the model runs " +
-                        quantPrecision);
+        notes.push_back(kCumulativeNote + compared.match.quantOutput +
+                        "' does not exist when the model runs " + quantPrecision);
     }
     replaceNotes(row, notes, kCumulativeNote);
 }

@@ -9,7 +9,8 @@ double SampleRanges::absMax(size_t sample) const {
     return std::max(-double(min[sample]), double(max[sample]));
 }
 
-std::optional<SampleRangeSummary> summarizeSampleRanges(const SampleRanges &ranges, double degenerateRelative) {
+std::optional<SampleRangeSummary> summarizeSampleRanges(const SampleRanges &ranges,
+                                                        double degenerateRelative) {
     if (ranges.empty() || ranges.max.size() != ranges.min.size()) return std::nullopt;
     SampleRangeSummary s;
     s.samples = static_cast<int64_t>(ranges.size());

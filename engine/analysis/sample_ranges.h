@@ -41,7 +41,7 @@ struct SampleRangeSummary {
 };
 
 // nullopt when there are no samples.
-std::optional<SampleRangeSummary> summarizeSampleRanges(const SampleRanges &ranges,
-                                                        double degenerateRelative = kDegenerateRangeRelative);
+std::optional<SampleRangeSummary> summarizeSampleRanges(
+    const SampleRanges &ranges, double degenerateRelative = kDegenerateRangeRelative);
 
 }  // namespace ql::analysis

@@ -406,7 +406,9 @@ TEST(ComparisonMetrics, PerSampleRangesAcrossBlocksAndBatchSizes) {
         SCOPED_TRACE(batch);
         ComparisonAccumulator acc;
         for (int64_t s = 0; s < samples; s += batch)
-            ASSERT_TRUE(acc.add(x.data() + s * sampleSize, y.data() + s * sampleSize, batch * sampleSize, batch).isOk());
+            ASSERT_TRUE(acc.add(x.data() + s * sampleSize, y.data() + s * sampleSize,
+                                batch * sampleSize, batch)
+                            .isOk());
         EXPECT_EQ(acc.sampleRanges().min, naiveMin);
         EXPECT_EQ(acc.sampleRanges().max, naiveMax);
     }
