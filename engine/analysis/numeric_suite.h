@@ -17,6 +17,7 @@
 
 #include "analysis/activation_comparison.h"
 #include "analysis/comparison_metrics.h"
+#include "analysis/sample_ranges.h"
 #include "core/status.h"
 #include "ir/graph.h"
 #include "passes/int8_kernel_mode.h"
@@ -43,6 +44,11 @@ struct LayerReport {
     std::vector<float> weightChannelMin, weightChannelMax;
 
     std::optional<ComparisonMetrics> cumulative;  // activation SQNR, cosine, MSE, ... end to end
+    // The float layer output's min and max per evaluation sample (sample_ranges.h), from the
+    // cumulative comparison's pass: the same samples as cumulative->sampleSqnrValues. A property
+    // of the float model, so toggling layers never changes it; empty exactly when `cumulative`
+    // is nullopt (the quantized value was not observed).
+    SampleRanges sampleRanges;
     std::optional<ComparisonMetrics> isolated;    // the layer alone on the float input
     std::optional<double> kernelVsReferenceSqnrDb;
     bool kernelMismatch = false;                  // kernelVsReferenceSqnrDb < kKernelMismatchDb

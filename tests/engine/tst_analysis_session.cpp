@@ -108,6 +108,9 @@ void expectSameReport(const NumericSuiteReport &a, const NumericSuiteReport &b, 
                 expectNear(x.cumulative->sampleSqnrValues[s], y.cumulative->sampleSqnrValues[s],
                            rel, "sample");
         }
+        // Min and max of float values: exact whatever the path.
+        EXPECT_EQ(x.sampleRanges.min, y.sampleRanges.min);
+        EXPECT_EQ(x.sampleRanges.max, y.sampleRanges.max);
         ASSERT_EQ(x.isolated.has_value(), y.isolated.has_value());
         if (x.isolated) expectNear(x.isolated->sqnrDb, y.isolated->sqnrDb, rel, "isolated");
         expectNear(x.kernelVsReferenceSqnrDb, y.kernelVsReferenceSqnrDb, rel, "kernel");
@@ -190,6 +193,12 @@ TEST(AnalysisSession, ToggledLayerGainsSqnrAndFloatFiguresStay) {
         if (before.layers[i].name != "/conv1/Conv")
             EXPECT_EQ(before.layers[i].weightSqnrDb, after->layers[i].weightSqnrDb)
                 << before.layers[i].name;
+    // The float outputs' per-sample ranges are the float model's: every layer keeps them.
+    for (size_t i = 0; i < before.layers.size(); ++i) {
+        EXPECT_EQ(before.layers[i].sampleRanges.size(), size_t(64)) << before.layers[i].name;
+        EXPECT_EQ(before.layers[i].sampleRanges.min, after->layers[i].sampleRanges.min);
+        EXPECT_EQ(before.layers[i].sampleRanges.max, after->layers[i].sampleRanges.max);
+    }
     expectSameReport(*after, s.session->report(), 0.0);
 }
 
