@@ -6,12 +6,12 @@
 //   median time of a toggle (and of the way back) and its ratio to the full int8 pass.
 // Target: median toggle / full pass <= 0.6.
 //
-// Measured 2026-11-22 on the 2-core build machine under steady load from other jobs (full pass
-// ~3.0 s; each toggle against a full pass timed just before it), resnet18 PyTorch FX QDQ, 32
-// random samples, batches of 8: median toggle / full pass 0.47 over all 32 layers (weightless
-// Add/MaxPool/pool/Flatten toggles change nothing that runs: 0.01); 0.81 over the 20 Conv/Gemm
-// layers (layer4 0.33-0.49, layer3 0.69-0.81, layer2 0.99-1.12, layer1 and conv1 1.26-1.55);
-// toggling back 0.005 (nothing re-runs); cache 548 MiB; peak RSS 1.25 GB.
+// Measured 2026-11-23 on the quiet 2-core machine (full pass 741 ms; each toggle against a full
+// pass timed just before it), resnet18 PyTorch FX QDQ, 32 random samples, batches of 8: median
+// toggle / full pass 0.42 over all 32 layers (weightless Add/MaxPool/pool/Flatten toggles change
+// nothing that runs: 0.01-0.03); 0.64 over the 20 Conv/Gemm layers (layer4 0.18-0.42, layer3
+// 0.44-0.64, layer2 0.73-0.90, layer1 1.08-1.35, conv1 1.43); toggling back 0.016 (nothing
+// re-runs); cache 548 MiB; session creation 7.7 s.
 
 #include <benchmark/benchmark.h>
 
