@@ -102,6 +102,8 @@ MainWindow::~MainWindow() = default;
 
 void MainWindow::createPages() {
     m_welcome = new ql::ui::WelcomePage(this);
+    connect(m_welcome, &ql::ui::WelcomePage::newAnalysisRequested, this,
+            [this] { showAnalysisSetup(0); });
     connect(m_welcome, &ql::ui::WelcomePage::openModelRequested, this,
             &MainWindow::openFloatWithDialog);
     connect(m_welcome, &ql::ui::WelcomePage::openDemoRequested, this, &MainWindow::openDemo);

@@ -19,25 +19,29 @@ WelcomePage::WelcomePage(QWidget *parent) : QWidget(parent) {
     title->setFont(big);
     title->setAlignment(Qt::AlignCenter);
     auto *text = new QLabel(tr("Find out why an int8-quantized network lost accuracy.\n"
-                               "Open a float ONNX model, or try the Fashion-MNIST demo."),
+                               "Analyse a float model and its quantized pair, open a model to "
+                               "look at it,\nor try the Fashion-MNIST demo."),
                             this);
     text->setAlignment(Qt::AlignCenter);
     text->setWordWrap(true);
+    auto *analysis = new QPushButton(tr("New Analysis…"), this);
+    analysis->setObjectName(QStringLiteral("welcomeNewAnalysis"));
     auto *open = new QPushButton(tr("Open Model…"), this);
     open->setObjectName(QStringLiteral("welcomeOpenModel"));
     auto *demo = new QPushButton(tr("Open Demo"), this);
     demo->setObjectName(QStringLiteral("welcomeOpenDemo"));
-    open->setDefault(true);
-    for (QPushButton *button : {open, demo}) {
+    analysis->setDefault(true);
+    for (QPushButton *button : {analysis, open, demo}) {
         button->setMinimumWidth(button->fontMetrics().averageCharWidth() * 22);
         button->setMinimumHeight(button->sizeHint().height() * 5 / 4);
     }
     auto *buttons = new QHBoxLayout;
     buttons->addStretch(1);
+    buttons->addWidget(analysis);
     buttons->addWidget(open);
     buttons->addWidget(demo);
     buttons->addStretch(1);
-    auto *hint = new QLabel(tr("You can also drop an .onnx file here."), this);
+    auto *hint = new QLabel(tr("You can also drop .onnx files or a .qlproj project here."), this);
     hint->setAlignment(Qt::AlignCenter);
     hint->setForegroundRole(QPalette::PlaceholderText);
 
@@ -51,6 +55,7 @@ WelcomePage::WelcomePage(QWidget *parent) : QWidget(parent) {
     layout->addSpacing(8);
     layout->addWidget(hint);
     layout->addStretch(3);
+    connect(analysis, &QPushButton::clicked, this, &WelcomePage::newAnalysisRequested);
     connect(open, &QPushButton::clicked, this, &WelcomePage::openModelRequested);
     connect(demo, &QPushButton::clicked, this, &WelcomePage::openDemoRequested);
 }

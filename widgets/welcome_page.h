@@ -1,5 +1,5 @@
 #pragma once
-// What an empty main window shows: how to start, with buttons for the two first steps.
+// What an empty main window shows: how to start, with buttons for the first steps.
 
 #include <QWidget>
 
@@ -13,6 +13,7 @@ public:
     explicit WelcomePage(QWidget *parent = nullptr);
 
 signals:
+    void newAnalysisRequested();
     void openModelRequested();
     void openDemoRequested();
 };
