@@ -204,6 +204,20 @@ bool LayerInspector::isBusy() const {
 }
 
 void LayerInspector::setContext(InspectorContext context) {
+    const analysis::LayerCaptureOptions &was = m_context.options.capture,
+                                        &now = context.options.capture;
+    const bool sameOptions = was.precision == now.precision &&
+                             was.int8Kernels == now.int8Kernels && was.threads == now.threads;
+    const bool sameFloat = context.floatGraph && context.floatGraph == m_context.floatGraph;
+    if (!sameFloat || context.quantGraph != m_context.quantGraph || !sameOptions) {
+        ++m_contextId;  // a runner built by a running job belongs to the old models
+        // A toggle (same float graph): the float half of the prepared models stays valid.
+        if (!sameFloat)
+            m_floatDonor.reset();
+        else if (m_runner)
+            m_floatDonor = std::move(m_runner);
+        m_runner.reset();
+    }
     m_context = std::move(context);
     ++m_generation;  // results of the old context are dropped
     m_pending = false;
@@ -307,13 +321,28 @@ void LayerInspector::request(int row, const std::vector<int64_t> &element, bool 
     const analysis::LayerMatch matchCopy = *match;
     analysis::LayerInspectionOptions options = m_context.options;
     options.element = element;
+    const quint64 contextId = m_contextId;
+    auto runner = m_runner, donor = m_floatDonor;
     m_running = true;  // until onFinished: the future may be done before its signal arrives
     m_watcher.setFuture(QtConcurrent::run([=]() {
         InspectorOutcome out;
         out.row = row;
         out.generation = generation;
-        auto capture =
-            analysis::captureLayer(*floatGraph, *quantGraph, matchCopy, *batch, options.capture);
+        out.contextId = contextId;
+        auto use = runner;
+        if (!use) {
+            auto built = donor ? donor->withQuantGraph(*quantGraph, options.capture)
+                               : analysis::LayerCaptureRunner::create(*floatGraph, *quantGraph,
+                                                                      options.capture);
+            if (!built) {
+                out.error = QString::fromStdString(built.status().message());
+                return out;
+            }
+            use = std::move(*built);
+            out.runner = use;
+            out.floatHalfReused = donor && use->sharesFloatHalfWith(*donor);
+        }
+        auto capture = use->capture(matchCopy, *batch);
         if (!capture) {
             out.error = QString::fromStdString(capture.status().message());
             return out;
@@ -331,6 +360,14 @@ void LayerInspector::request(int row, const std::vector<int64_t> &element, bool 
 void LayerInspector::onFinished() {
     m_running = false;
     const InspectorOutcome out = m_watcher.result();
+    if (out.runner) {
+        ++m_runnersBuilt;
+        m_floatHalvesReused += out.floatHalfReused ? 1 : 0;
+        if (out.contextId == m_contextId && !m_runner) {
+            m_runner = out.runner;  // the next requests of this context reuse it
+            m_floatDonor.reset();
+        }
+    }
     if (m_pending) {
         m_pending = false;
         request(m_pendingRow, m_pendingElement, m_pendingExplainOnly && m_capture && m_inspection);

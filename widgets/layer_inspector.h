@@ -9,6 +9,9 @@
 // The inspection (both models run on the batch with taps) runs off the GUI thread with
 // QtConcurrent; a newer request supersedes an older one (its result is dropped). While it runs
 // the widget shows a busy bar and keeps the previous figures greyed out.
+// Both models are prepared once per context (a LayerCaptureRunner, built by the first request's
+// job, never on the GUI thread) and reused by every later layer of that context; a new context
+// with the same float graph (a toggle) prepares only the quantized model again.
 
 #include <QFutureWatcher>
 #include <QWidget>
@@ -54,6 +57,11 @@ struct InspectorOutcome {
     std::optional<analysis::LayerInspection> inspection;
     std::optional<analysis::ElementExplanation> explanation;
     std::shared_ptr<const analysis::LayerCapture> capture;  // kept for element requests
+    quint64 contextId = 0;
+    // Set when the job built the context's runner (with floatHalfReused: from the previous
+    // context's runner, sharing its float half).
+    std::shared_ptr<const analysis::LayerCaptureRunner> runner;
+    bool floatHalfReused = false;
     QString error;
 };
 
@@ -81,6 +89,11 @@ public:
     bool isBusy() const;
     const std::optional<analysis::LayerInspection> &inspection() const { return m_inspection; }
     QString errorText() const { return m_error; }
+
+    // Capture runners built so far (each prepares the models: folding, lowering, plans) and how
+    // many of them reused the previous runner's float half; for tests and diagnostics.
+    int captureRunnersBuilt() const { return m_runnersBuilt; }
+    int floatHalvesReused() const { return m_floatHalvesReused; }
 
     QTabWidget *tabs() const { return m_tabs; }
     QTableWidget *tensorTable() const { return m_tensorTable; }
@@ -124,6 +137,11 @@ private:
     // The last layer's capture: explaining another element reuses it instead of re-running both
     // models (it holds the layer's values on the batch; released with the next layer).
     std::shared_ptr<const analysis::LayerCapture> m_capture;
+    // The context's prepared models, once the first job built them; the donor is the previous
+    // context's runner while its float graph is the current one (kept until a runner is built).
+    quint64 m_contextId = 0;
+    std::shared_ptr<const analysis::LayerCaptureRunner> m_runner, m_floatDonor;
+    int m_runnersBuilt = 0, m_floatHalvesReused = 0;
     QString m_error;
     QFutureWatcher<InspectorOutcome> m_watcher;
     bool m_running = false;  // a job was started and its finished() not yet handled

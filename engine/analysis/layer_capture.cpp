@@ -1,5 +1,6 @@
 #include "analysis/layer_capture.h"
 
+#include <mutex>
 #include <set>
 #include <vector>
 
@@ -9,8 +10,9 @@
 namespace ql::analysis {
 namespace {
 
+// A deep copy in plain order (toPlain() of a channels-last tensor already is one).
 Tensor plainCopy(const Tensor &t) {
-    return t.toPlain().clone();
+    return t.layout() == Layout::Plain ? t.clone() : t.toPlain();
 }
 
 Tensor toFloat(const Tensor &t) {
@@ -22,15 +24,12 @@ Tensor toFloat(const Tensor &t) {
     return out;
 }
 
-// Runs a plan on the batch and keeps copies of the wanted values (graph inputs included).
-Status runKeeping(Graph graph, const std::map<std::string, Tensor> &batch,
-                  const std::set<std::string> &wanted, int threads,
-                  std::map<std::string, Tensor> &kept) {
-    PlanOptions planOptions;
-    planOptions.threads = threads;
-    auto plan = ExecutionPlan::create(std::move(graph), planOptions);
-    if (!plan) return plan.status();
+// Runs a plan on the batch and keeps plain copies of the wanted values (graph inputs included).
+Status runKeeping(ExecutionPlan &plan, const std::map<std::string, Tensor> &batch,
+                  const std::set<std::string> &wanted, std::map<std::string, Tensor> &kept) {
     RunOptions run;
+    // Stored layout: only the wanted outputs of a tapped node are brought to plain order.
+    run.tapStoredLayout = true;
     run.tapFilter = [&](const Node &node) {
         for (const auto &o : node.outputs)
             if (wanted.count(o)) return true;
@@ -40,8 +39,8 @@ Status runKeeping(Graph graph, const std::map<std::string, Tensor> &batch,
         if (wanted.count(node.outputs[index])) kept[node.outputs[index]] = plainCopy(value);
     };
     std::vector<Tensor> outputs;
-    QL_RETURN_IF_ERROR((*plan)->run(batch, outputs, run));
-    const Graph &g = (*plan)->graph();
+    QL_RETURN_IF_ERROR(plan.run(batch, outputs, run));
+    const Graph &g = plan.graph();
     for (size_t o = 0; o < g.outputs.size() && o < outputs.size(); ++o)
         if (wanted.count(g.outputs[o].name) && !kept.count(g.outputs[o].name))
             kept[g.outputs[o].name] = plainCopy(outputs[o]);
@@ -117,44 +116,113 @@ void describeQOperatorOutput(const Graph &folded, const std::string &value, Quan
 
 }  // namespace
 
-Result<LayerCapture> captureLayer(const Graph &floatGraph, const Graph &quantGraph,
-                                  const LayerMatch &match,
-                                  const std::map<std::string, Tensor> &batch,
-                                  const LayerCaptureOptions &options) {
+// The float model folded (for the explanation's constants) and as it runs (fp32 plan).
+struct LayerCaptureRunner::FloatHalf {
+    Graph loaded, folded;
+    int threads = 0;
+    std::unique_ptr<ExecutionPlan> plan;
+    std::mutex runMutex;  // the plan runs on one thread at a time
+};
+
+// The quantized model folded, lowered as it runs, the lowering's decisions, and its plan.
+struct LayerCaptureRunner::QuantHalf {
+    Graph loaded, folded, run;
+    PrecisionReport report;
+    std::unique_ptr<ExecutionPlan> plan;
+    std::mutex runMutex;
+};
+
+namespace {
+
+Result<std::unique_ptr<ExecutionPlan>> makePlan(Graph graph, int threads) {
+    PlanOptions planOptions;
+    planOptions.threads = threads;
+    return ExecutionPlan::create(std::move(graph), planOptions);
+}
+
+}  // namespace
+
+LayerCaptureRunner::~LayerCaptureRunner() = default;
+
+Result<std::unique_ptr<LayerCaptureRunner>> LayerCaptureRunner::create(
+    const Graph &floatGraph, const Graph &quantGraph, const LayerCaptureOptions &options) {
+    auto half = std::make_shared<FloatHalf>();
+    half->loaded = floatGraph;
+    half->folded = floatGraph;
+    QL_RETURN_IF_ERROR(foldConstants(half->folded));
+    half->threads = options.threads;
+    Graph prepared = floatGraph;
+    QL_RETURN_IF_ERROR(preparePrecision(prepared, Precision::Fp32).withContext("float model"));
+    auto plan = makePlan(std::move(prepared), options.threads);
+    if (!plan) return plan.status().withContext("float model");
+    half->plan = std::move(*plan);
+
+    std::unique_ptr<LayerCaptureRunner> runner(new LayerCaptureRunner);
+    runner->m_float = std::move(half);
+    runner->m_options = options;
+    auto quant = runner->withQuantGraph(quantGraph, options);
+    if (!quant) return quant.status();
+    return quant;
+}
+
+Result<std::unique_ptr<LayerCaptureRunner>> LayerCaptureRunner::withQuantGraph(
+    const Graph &quantGraph, const LayerCaptureOptions &options) const {
+    if (m_float->threads != options.threads) return create(m_float->loaded, quantGraph, options);
+    auto half = std::make_shared<QuantHalf>();
+    half->loaded = quantGraph;
+    half->folded = quantGraph;
+    QL_RETURN_IF_ERROR(foldConstants(half->folded));
+    half->run = quantGraph;
+    QL_RETURN_IF_ERROR(preparePrecision(half->run, options.precision, &half->report)
+                           .withContext("quantized model"));
+    if (options.precision == Precision::Int8) applyInt8Kernels(half->run, options.int8Kernels);
+    auto plan = makePlan(half->run, options.threads);
+    if (!plan) return plan.status().withContext("quantized model");
+    half->plan = std::move(*plan);
+
+    std::unique_ptr<LayerCaptureRunner> runner(new LayerCaptureRunner);
+    runner->m_options = options;
+    runner->m_float = m_float;
+    runner->m_quant = std::move(half);
+    return runner;
+}
+
+bool LayerCaptureRunner::sharesFloatHalfWith(const LayerCaptureRunner &other) const {
+    return m_float == other.m_float;
+}
+
+Result<LayerCapture> LayerCaptureRunner::capture(const LayerMatch &match,
+                                                 const std::map<std::string, Tensor> &batch) const {
+    const FloatHalf &fh = *m_float;
+    const QuantHalf &qh = *m_quant;
     LayerCapture c;
     c.match = match;
-    c.floatFolded = floatGraph;
-    QL_RETURN_IF_ERROR(foldConstants(c.floatFolded));
-    c.quantFolded = quantGraph;
-    QL_RETURN_IF_ERROR(foldConstants(c.quantFolded));
-    const Node *fnode = floatGraph.findNode(match.floatNode);
+    const Node *fnode = fh.loaded.findNode(match.floatNode);
     if (!fnode)
         return Status::badInput("layer '" + match.floatNode + "' is not in the float model");
-    if (!quantGraph.findNode(match.quantNode))
+    if (!qh.loaded.findNode(match.quantNode))
         return Status::badInput("layer '" + match.quantNode + "' is not in the quantized model");
+    // Copies share the tensors' storage: cheap, and the capture stays valid on its own.
+    c.floatFolded = fh.folded;
+    c.quantFolded = qh.folded;
+    c.quantRun = qh.run;
     c.target = describeQuantValue(c.quantFolded, match.quantOutput);
     if (c.target.scale.empty()) describeQOperatorOutput(c.quantFolded, match.quantOutput, c.target);
-
-    c.quantRun = quantGraph;
-    PrecisionReport report;
-    QL_RETURN_IF_ERROR(
-        preparePrecision(c.quantRun, options.precision, &report).withContext("quantized model"));
-    if (options.precision == Precision::Int8) applyInt8Kernels(c.quantRun, options.int8Kernels);
     for (size_t i = 0; i < c.quantRun.nodes.size(); ++i)
         if (c.quantRun.nodes[i].name == match.quantNode) c.quantRunNode = static_cast<int>(i);
-    for (const auto &decision : report.nodes)
+    for (const auto &decision : qh.report.nodes)
         if (decision.node == match.quantNode) c.quantRunReason = decision.reason;
 
     // Float side: the layer output and the float node's non-constant inputs.
     std::set<std::string> floatWanted = {match.floatOutput};
     for (const auto &in : fnode->inputs)
         if (!in.empty() && !c.floatFolded.isInitializer(in)) floatWanted.insert(in);
-    Graph floatPrepared = floatGraph;
-    QL_RETURN_IF_ERROR(preparePrecision(floatPrepared, Precision::Fp32));
     std::map<std::string, Tensor> floatKept;
-    QL_RETURN_IF_ERROR(
-        runKeeping(std::move(floatPrepared), batch, floatWanted, options.threads, floatKept)
-            .withContext("float model"));
+    {
+        std::lock_guard<std::mutex> lock(m_float->runMutex);
+        QL_RETURN_IF_ERROR(runKeeping(*m_float->plan, batch, floatWanted, floatKept)
+                               .withContext("float model"));
+    }
     auto fo = floatKept.find(match.floatOutput);
     if (fo == floatKept.end())
         return Status::badInput("layer '" + match.floatNode +
@@ -168,8 +236,11 @@ Result<LayerCapture> captureLayer(const Graph &floatGraph, const Graph &quantGra
     std::set<std::string> quantWanted = valuesAround(c.quantRun, c.quantRunNode, match);
     quantWanted.insert(c.target.floatName);
     for (const auto &name : c.target.quantizedNames) quantWanted.insert(name);
-    QL_RETURN_IF_ERROR(runKeeping(c.quantRun, batch, quantWanted, options.threads, c.quantValues)
-                           .withContext("quantized model"));
+    {
+        std::lock_guard<std::mutex> lock(m_quant->runMutex);
+        QL_RETURN_IF_ERROR(runKeeping(*m_quant->plan, batch, quantWanted, c.quantValues)
+                               .withContext("quantized model"));
+    }
     for (const auto &name : c.target.quantizedNames) {
         auto it = c.quantValues.find(name);
         if (it != c.quantValues.end() &&
@@ -197,6 +268,15 @@ Result<LayerCapture> captureLayer(const Graph &floatGraph, const Graph &quantGra
                                 shapeToString(c.floatOutput.shape()) + " and quantized output " +
                                 shapeToString(c.quantOutput.shape()) + " differ");
     return c;
+}
+
+Result<LayerCapture> captureLayer(const Graph &floatGraph, const Graph &quantGraph,
+                                  const LayerMatch &match,
+                                  const std::map<std::string, Tensor> &batch,
+                                  const LayerCaptureOptions &options) {
+    auto runner = LayerCaptureRunner::create(floatGraph, quantGraph, options);
+    if (!runner) return runner.status();
+    return (*runner)->capture(match, batch);
 }
 
 }  // namespace ql::analysis

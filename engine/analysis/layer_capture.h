@@ -5,8 +5,14 @@
 // uint8/int8 tensors the int8 kernel read and wrote), the quantized tensors behind
 // DequantizeLinear inputs, and the values of the quantized nodes folded into the layer.
 // The layer inspector and the element explanation read their numbers from this capture.
+//
+// Preparing the models (constant folding, the int8 lowering, two execution plans and their
+// oneDNN primitives) costs far more than running them, so a LayerCaptureRunner prepares them
+// once and then only runs both plans for each layer asked for; captureLayer() is a one-shot
+// runner.
 
 #include <map>
+#include <memory>
 #include <string>
 
 #include "analysis/layer_matching.h"
@@ -41,9 +47,46 @@ struct LayerCapture {
     std::map<std::string, Tensor> quantValues;  // quantRun values around the node, plain, own type
 };
 
-// Both graphs as loaded (topologically sorted); `batch`: graph input name -> tensor.
-// Errors: unknown nodes, a plan that cannot be built or run, a layer value that neither model
-// produced.
+// Both models prepared once for captures of any of their layers. Every capture runs both plans
+// end to end on the whole batch (the numbers equal a fresh captureLayer bit for bit), copying
+// only the values around the wanted layer.
+// Thread safety: capture() may be called from any thread; captures are serialized (a plan runs
+// on one thread at a time), also between runners that share the float half.
+// Memory: the runner keeps both plans and their buffer pools (the activations of one batch).
+class LayerCaptureRunner {
+public:
+    // Both graphs as loaded (topologically sorted). Errors: constant folding, the int8 lowering
+    // or a plan that cannot be built.
+    static Result<std::unique_ptr<LayerCaptureRunner>> create(
+        const Graph &floatGraph, const Graph &quantGraph, const LayerCaptureOptions &options = {});
+    ~LayerCaptureRunner();
+    LayerCaptureRunner(const LayerCaptureRunner &) = delete;
+    LayerCaptureRunner &operator=(const LayerCaptureRunner &) = delete;
+
+    // The same float model with another quantized model (e.g. after a layer was toggled to
+    // fp32): shares this runner's float half (folded graph and plan) when options.threads is
+    // unchanged and prepares only the quantized half.
+    Result<std::unique_ptr<LayerCaptureRunner>> withQuantGraph(
+        const Graph &quantGraph, const LayerCaptureOptions &options) const;
+    bool sharesFloatHalfWith(const LayerCaptureRunner &other) const;
+
+    // `batch`: graph input name -> tensor. Errors: unknown nodes, a plan that cannot run, a
+    // layer value that neither model produced.
+    Result<LayerCapture> capture(const LayerMatch &match,
+                                 const std::map<std::string, Tensor> &batch) const;
+
+    const LayerCaptureOptions &options() const { return m_options; }
+
+private:
+    struct FloatHalf;
+    struct QuantHalf;
+    LayerCaptureRunner() = default;
+    LayerCaptureOptions m_options;
+    std::shared_ptr<FloatHalf> m_float;
+    std::shared_ptr<QuantHalf> m_quant;
+};
+
+// A one-shot runner: both graphs prepared, one layer captured.
 Result<LayerCapture> captureLayer(const Graph &floatGraph, const Graph &quantGraph,
                                   const LayerMatch &match,
                                   const std::map<std::string, Tensor> &batch,
