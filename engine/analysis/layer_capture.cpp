@@ -24,31 +24,6 @@ Tensor toFloat(const Tensor &t) {
     return out;
 }
 
-// Runs a plan on the batch and keeps plain copies of the wanted values (graph inputs included).
-Status runKeeping(ExecutionPlan &plan, const std::map<std::string, Tensor> &batch,
-                  const std::set<std::string> &wanted, std::map<std::string, Tensor> &kept) {
-    RunOptions run;
-    // Stored layout: only the wanted outputs of a tapped node are brought to plain order.
-    run.tapStoredLayout = true;
-    run.tapFilter = [&](const Node &node) {
-        for (const auto &o : node.outputs)
-            if (wanted.count(o)) return true;
-        return false;
-    };
-    run.tap = [&](const Node &node, size_t index, const Tensor &value) {
-        if (wanted.count(node.outputs[index])) kept[node.outputs[index]] = plainCopy(value);
-    };
-    std::vector<Tensor> outputs;
-    QL_RETURN_IF_ERROR(plan.run(batch, outputs, run));
-    const Graph &g = plan.graph();
-    for (size_t o = 0; o < g.outputs.size() && o < outputs.size(); ++o)
-        if (wanted.count(g.outputs[o].name) && !kept.count(g.outputs[o].name))
-            kept[g.outputs[o].name] = plainCopy(outputs[o]);
-    for (const auto &[name, tensor] : batch)
-        if (wanted.count(name)) kept[name] = plainCopy(tensor);
-    return Status::ok();
-}
-
 // Values the explanation needs around quantRun's node: its inputs and outputs, the quantized
 // tensor behind each DequantizeLinear input, the outputs of the folded quantized nodes and the
 // QuantizeLinear that follows them.
@@ -114,30 +89,148 @@ void describeQOperatorOutput(const Graph &folded, const std::string &value, Quan
     target.quantizedNames = {value};
 }
 
+// One model's plan and what captures take from it. A run stops after the node that produces
+// the last wanted value. Within a byte budget the first run on a batch keeps every value as
+// stored (no copy: the pool leaves referenced buffers alone), and later captures on the same
+// batch copy their values from there without running the model again.
+class PlanValues {
+public:
+    PlanValues(std::unique_ptr<ExecutionPlan> plan, size_t cacheBudget)
+        : m_plan(std::move(plan)), m_cacheBudget(cacheBudget) {}
+
+    // Plain copies of the wanted values (graph inputs included) of the plan run on `batch`.
+    Status keep(const std::map<std::string, Tensor> &batch, const std::set<std::string> &wanted,
+                std::map<std::string, Tensor> &kept) {
+        std::lock_guard<std::mutex> lock(m_mutex);  // the plan runs on one thread at a time
+        if (!m_cache.empty() && sameBatch(batch)) {
+            for (const auto &name : wanted) {
+                auto it = m_cache.find(name);
+                if (it != m_cache.end()) kept[name] = plainCopy(it->second);
+            }
+            return Status::ok();
+        }
+        m_cache.clear();
+        m_cacheKey.clear();
+        m_cacheBytes = 0;
+        bool filling = m_cacheBudget > 0 && !m_cacheTooBig;
+        std::set<std::string> pending;  // wanted values a node still has to produce
+        for (const auto &node : m_plan->graph().nodes)
+            for (const auto &o : node.outputs)
+                if (wanted.count(o)) pending.insert(o);
+        std::set<const Storage *> counted;
+        RunOptions run;
+        run.tapStoredLayout = true;  // only the wanted values are brought to plain order
+        run.tapFilter = [&](const Node &node) {
+            if (filling) return true;
+            for (const auto &o : node.outputs)
+                if (wanted.count(o)) return true;
+            return false;
+        };
+        run.tap = [&](const Node &node, size_t index, const Tensor &value) {
+            const std::string &name = node.outputs[index];
+            if (wanted.count(name)) {
+                kept[name] = plainCopy(value);
+                pending.erase(name);
+            }
+            if (!filling) return;
+            if (value.storage() && counted.insert(value.storage().get()).second)
+                m_cacheBytes += value.storage()->capacity();
+            if (m_cacheBytes > m_cacheBudget) {  // too big for this batch: runs stop early
+                filling = false;
+                m_cacheTooBig = true;
+                m_cache.clear();
+                m_cacheBytes = 0;
+                return;
+            }
+            m_cache[name] = value;
+        };
+        run.progress = [&](int, int) { return filling || !pending.empty(); };
+        std::vector<Tensor> outputs;
+        ++m_runs;
+        const Status status = m_plan->run(batch, outputs, run);
+        const bool stoppedEarly =
+            status.kind() == ErrorKind::Cancelled && pending.empty() && !filling;
+        if (!status.isOk() && !stoppedEarly) {
+            m_cache.clear();
+            m_cacheBytes = 0;
+            return status;
+        }
+        const Graph &g = m_plan->graph();
+        for (size_t o = 0; o < g.outputs.size() && o < outputs.size(); ++o) {
+            const std::string &name = g.outputs[o].name;
+            if (wanted.count(name) && !kept.count(name)) kept[name] = plainCopy(outputs[o]);
+            if (filling && !m_cache.count(name)) m_cache[name] = outputs[o];
+        }
+        for (const auto &[name, tensor] : batch) {
+            if (wanted.count(name)) kept[name] = plainCopy(tensor);
+            if (filling) m_cache[name] = tensor;
+        }
+        if (filling) m_cacheKey = batch;
+        return Status::ok();
+    }
+
+    size_t cachedBytes() {
+        std::lock_guard<std::mutex> lock(m_mutex);
+        return m_cacheBytes;
+    }
+    size_t pooledBytes() {
+        std::lock_guard<std::mutex> lock(m_mutex);
+        return m_plan->pooledBytes();
+    }
+    int runs() {
+        std::lock_guard<std::mutex> lock(m_mutex);
+        return m_runs;
+    }
+
+private:
+    // The same tensors (shared storage, shape, type) as the cached run's: tensors are not
+    // written after they were handed out, so their values are the same too.
+    bool sameBatch(const std::map<std::string, Tensor> &batch) const {
+        if (batch.size() != m_cacheKey.size()) return false;
+        for (const auto &[name, tensor] : batch) {
+            auto it = m_cacheKey.find(name);
+            if (it == m_cacheKey.end() || it->second.storage() != tensor.storage() ||
+                it->second.shape() != tensor.shape() || it->second.dtype() != tensor.dtype() ||
+                it->second.layout() != tensor.layout())
+                return false;
+        }
+        return true;
+    }
+
+    std::unique_ptr<ExecutionPlan> m_plan;
+    size_t m_cacheBudget = 0;
+    bool m_cacheTooBig = false;
+    std::map<std::string, Tensor> m_cacheKey;  // the batch of the cached run
+    std::map<std::string, Tensor> m_cache;     // every value of that run, as stored
+    size_t m_cacheBytes = 0;
+    int m_runs = 0;
+    std::mutex m_mutex;
+};
+
 }  // namespace
 
-// The float model folded (for the explanation's constants) and as it runs (fp32 plan).
+// The float model as loaded and folded (for the explanation's constants) and its fp32 plan.
 struct LayerCaptureRunner::FloatHalf {
     Graph loaded, folded;
     int threads = 0;
-    std::unique_ptr<ExecutionPlan> plan;
-    std::mutex runMutex;  // the plan runs on one thread at a time
+    std::unique_ptr<PlanValues> values;
 };
 
-// The quantized model folded, lowered as it runs, the lowering's decisions, and its plan.
+// The quantized model as loaded, folded, lowered as it runs, the lowering's decisions, its plan.
 struct LayerCaptureRunner::QuantHalf {
     Graph loaded, folded, run;
     PrecisionReport report;
-    std::unique_ptr<ExecutionPlan> plan;
-    std::mutex runMutex;
+    std::unique_ptr<PlanValues> values;
 };
 
 namespace {
 
-Result<std::unique_ptr<ExecutionPlan>> makePlan(Graph graph, int threads) {
+Result<std::unique_ptr<PlanValues>> makePlan(Graph graph, const LayerCaptureOptions &options) {
     PlanOptions planOptions;
-    planOptions.threads = threads;
-    return ExecutionPlan::create(std::move(graph), planOptions);
+    planOptions.threads = options.threads;
+    auto plan = ExecutionPlan::create(std::move(graph), planOptions);
+    if (!plan) return plan.status();
+    return std::make_unique<PlanValues>(std::move(*plan), options.valueCacheBytes);
 }
 
 }  // namespace
@@ -153,9 +246,9 @@ Result<std::unique_ptr<LayerCaptureRunner>> LayerCaptureRunner::create(
     half->threads = options.threads;
     Graph prepared = floatGraph;
     QL_RETURN_IF_ERROR(preparePrecision(prepared, Precision::Fp32).withContext("float model"));
-    auto plan = makePlan(std::move(prepared), options.threads);
+    auto plan = makePlan(std::move(prepared), options);
     if (!plan) return plan.status().withContext("float model");
-    half->plan = std::move(*plan);
+    half->values = std::move(*plan);
 
     std::unique_ptr<LayerCaptureRunner> runner(new LayerCaptureRunner);
     runner->m_float = std::move(half);
@@ -176,15 +269,27 @@ Result<std::unique_ptr<LayerCaptureRunner>> LayerCaptureRunner::withQuantGraph(
     QL_RETURN_IF_ERROR(preparePrecision(half->run, options.precision, &half->report)
                            .withContext("quantized model"));
     if (options.precision == Precision::Int8) applyInt8Kernels(half->run, options.int8Kernels);
-    auto plan = makePlan(half->run, options.threads);
+    auto plan = makePlan(half->run, options);
     if (!plan) return plan.status().withContext("quantized model");
-    half->plan = std::move(*plan);
+    half->values = std::move(*plan);
 
     std::unique_ptr<LayerCaptureRunner> runner(new LayerCaptureRunner);
     runner->m_options = options;
     runner->m_float = m_float;
     runner->m_quant = std::move(half);
     return runner;
+}
+
+size_t LayerCaptureRunner::pooledBytes() const {
+    return m_float->values->pooledBytes() + m_quant->values->pooledBytes();
+}
+
+size_t LayerCaptureRunner::cachedBytes() const {
+    return m_float->values->cachedBytes() + m_quant->values->cachedBytes();
+}
+
+int LayerCaptureRunner::modelRuns() const {
+    return m_float->values->runs() + m_quant->values->runs();
 }
 
 bool LayerCaptureRunner::sharesFloatHalfWith(const LayerCaptureRunner &other) const {
@@ -218,11 +323,8 @@ Result<LayerCapture> LayerCaptureRunner::capture(const LayerMatch &match,
     for (const auto &in : fnode->inputs)
         if (!in.empty() && !c.floatFolded.isInitializer(in)) floatWanted.insert(in);
     std::map<std::string, Tensor> floatKept;
-    {
-        std::lock_guard<std::mutex> lock(m_float->runMutex);
-        QL_RETURN_IF_ERROR(runKeeping(*m_float->plan, batch, floatWanted, floatKept)
-                               .withContext("float model"));
-    }
+    QL_RETURN_IF_ERROR(
+        m_float->values->keep(batch, floatWanted, floatKept).withContext("float model"));
     auto fo = floatKept.find(match.floatOutput);
     if (fo == floatKept.end())
         return Status::badInput("layer '" + match.floatNode +
@@ -236,11 +338,8 @@ Result<LayerCapture> LayerCaptureRunner::capture(const LayerMatch &match,
     std::set<std::string> quantWanted = valuesAround(c.quantRun, c.quantRunNode, match);
     quantWanted.insert(c.target.floatName);
     for (const auto &name : c.target.quantizedNames) quantWanted.insert(name);
-    {
-        std::lock_guard<std::mutex> lock(m_quant->runMutex);
-        QL_RETURN_IF_ERROR(runKeeping(*m_quant->plan, batch, quantWanted, c.quantValues)
-                               .withContext("quantized model"));
-    }
+    QL_RETURN_IF_ERROR(m_quant->values->keep(batch, quantWanted, c.quantValues)
+                           .withContext("quantized model"));
     for (const auto &name : c.target.quantizedNames) {
         auto it = c.quantValues.find(name);
         if (it != c.quantValues.end() &&
@@ -274,7 +373,9 @@ Result<LayerCapture> captureLayer(const Graph &floatGraph, const Graph &quantGra
                                   const LayerMatch &match,
                                   const std::map<std::string, Tensor> &batch,
                                   const LayerCaptureOptions &options) {
-    auto runner = LayerCaptureRunner::create(floatGraph, quantGraph, options);
+    LayerCaptureOptions once = options;
+    once.valueCacheBytes = 0;  // one capture: the runs stop early instead
+    auto runner = LayerCaptureRunner::create(floatGraph, quantGraph, once);
     if (!runner) return runner.status();
     return (*runner)->capture(match, batch);
 }

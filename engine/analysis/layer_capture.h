@@ -11,6 +11,7 @@
 // once and then only runs both plans for each layer asked for; captureLayer() is a one-shot
 // runner.
 
+#include <cstddef>
 #include <map>
 #include <memory>
 #include <string>
@@ -29,6 +30,11 @@ struct LayerCaptureOptions {
     Precision precision = Precision::Int8;  // how the quantized model runs
     Int8Kernels int8Kernels = Int8Kernels::Exact;
     int threads = 0;
+    // LayerCaptureRunner: up to this many bytes per model of every value of the first run on a
+    // batch are kept, so that later captures on the same batch do not run that model again
+    // (a run that would keep more stops keeping: captures then run the model, up to the
+    // layer). 0: nothing kept. captureLayer() keeps nothing.
+    size_t valueCacheBytes = size_t(256) << 20;
 };
 
 struct LayerCapture {
@@ -47,9 +53,10 @@ struct LayerCapture {
     std::map<std::string, Tensor> quantValues;  // quantRun values around the node, plain, own type
 };
 
-// Both models prepared once for captures of any of their layers. Every capture runs both plans
-// end to end on the whole batch (the numbers equal a fresh captureLayer bit for bit), copying
-// only the values around the wanted layer.
+// Both models prepared once for captures of any of their layers. A capture runs both plans on
+// the whole batch up to the layer, or, when the values of an earlier run on the same batch are
+// kept (LayerCaptureOptions::valueCacheBytes), copies them from there; either way the numbers
+// equal a fresh captureLayer bit for bit.
 // Thread safety: capture() may be called from any thread; captures are serialized (a plan runs
 // on one thread at a time), also between runners that share the float half.
 // Memory: the runner keeps both plans and their buffer pools (the activations of one batch).
@@ -64,8 +71,8 @@ public:
     LayerCaptureRunner &operator=(const LayerCaptureRunner &) = delete;
 
     // The same float model with another quantized model (e.g. after a layer was toggled to
-    // fp32): shares this runner's float half (folded graph and plan) when options.threads is
-    // unchanged and prepares only the quantized half.
+    // fp32): shares this runner's float half (folded graph, plan and kept values) when
+    // options.threads is unchanged and prepares only the quantized half.
     Result<std::unique_ptr<LayerCaptureRunner>> withQuantGraph(
         const Graph &quantGraph, const LayerCaptureOptions &options) const;
     bool sharesFloatHalfWith(const LayerCaptureRunner &other) const;
@@ -76,6 +83,11 @@ public:
                                  const std::map<std::string, Tensor> &batch) const;
 
     const LayerCaptureOptions &options() const { return m_options; }
+    // Bytes the two plans keep in their buffer pools, and the values kept for later captures.
+    size_t pooledBytes() const;
+    size_t cachedBytes() const;
+    // Plan runs so far (float and quantized; a shared float half counts for both runners).
+    int modelRuns() const;
 
 private:
     struct FloatHalf;

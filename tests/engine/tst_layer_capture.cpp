@@ -112,6 +112,43 @@ TEST_F(FxCaptureRunner, EveryLayerInARowEqualsCaptureLayer) {
     expectRunnerEqualsCaptureLayer(f.floatGraph, f.quantGraph, f.matching.matches, samples(f, 8));
 }
 
+TEST_F(FxCaptureRunner, WithoutKeptValuesOrOverBudgetEqualsCaptureLayer) {
+    const auto batch = samples(f, 8);
+    LayerCaptureOptions none;
+    none.valueCacheBytes = 0;  // every capture runs both models up to the layer
+    expectRunnerEqualsCaptureLayer(f.floatGraph, f.quantGraph, f.matching.matches, batch, none);
+    LayerCaptureOptions tiny;
+    tiny.valueCacheBytes = 4096;  // the first run gives up keeping values
+    expectRunnerEqualsCaptureLayer(f.floatGraph, f.quantGraph, f.matching.matches, batch, tiny);
+    auto runner = LayerCaptureRunner::create(f.floatGraph, f.quantGraph, tiny);
+    ASSERT_TRUE(runner);
+    ASSERT_TRUE((*runner)->capture(f.matching.matches[2], batch));
+    ASSERT_TRUE((*runner)->capture(f.matching.matches[3], batch));
+    EXPECT_EQ((*runner)->cachedBytes(), 0u);
+    EXPECT_EQ((*runner)->modelRuns(), 4);  // both models for each capture
+}
+
+TEST_F(FxCaptureRunner, KeptValuesCoverTheBatchOfTheFirstRun) {
+    auto runner = LayerCaptureRunner::create(f.floatGraph, f.quantGraph);
+    ASSERT_TRUE(runner);
+    EXPECT_EQ((*runner)->cachedBytes(), 0u);
+    const auto batch = samples(f, 8);
+    ASSERT_TRUE((*runner)->capture(f.matching.matches[0], batch));
+    // Both models' values: at least the float input and the float first conv output.
+    const size_t kept = (*runner)->cachedBytes();
+    EXPECT_GT(kept, size_t(8 * 28 * 28 * 4) * 2);
+    EXPECT_EQ((*runner)->modelRuns(), 2);
+    ASSERT_TRUE((*runner)->capture(f.matching.matches.back(), batch));
+    ASSERT_TRUE((*runner)->capture(f.matching.matches[1], batch));
+    EXPECT_EQ((*runner)->modelRuns(), 2);  // nothing ran again
+    EXPECT_EQ((*runner)->cachedBytes(), kept);
+    // Another batch (other tensors): both models run on it.
+    const auto other = samples(f, 4);
+    ASSERT_TRUE((*runner)->capture(f.matching.matches[1], other));
+    EXPECT_EQ((*runner)->modelRuns(), 4);
+    EXPECT_LT((*runner)->cachedBytes(), kept);
+}
+
 TEST_F(FxCaptureRunner, FastKernelsEqualCaptureLayer) {
     LayerCaptureOptions fast;
     fast.int8Kernels = Int8Kernels::Fast;
@@ -134,19 +171,24 @@ TEST_F(FxCaptureRunner, AnotherBatchSizeThroughTheSameRunner) {
 }
 
 TEST_F(FxCaptureRunner, EarlierCaptureKeepsItsValuesAfterLaterRuns) {
-    auto runner = LayerCaptureRunner::create(f.floatGraph, f.quantGraph);
-    ASSERT_TRUE(runner);
     const auto batch = samples(f, 8);
-    auto first = (*runner)->capture(f.matching.matches[0], batch);
-    ASSERT_TRUE(first);
-    const Tensor floatCopy = first->floatOutput.clone(), quantCopy = first->quantOutput.clone();
-    std::map<std::string, Tensor> valuesCopy;
-    for (const auto &[name, t] : first->quantValues) valuesCopy[name] = t.clone();
-    for (size_t i = 1; i < f.matching.matches.size(); ++i)
-        ASSERT_TRUE((*runner)->capture(f.matching.matches[i], batch));
-    EXPECT_TRUE(sameTensor(first->floatOutput, floatCopy));
-    EXPECT_TRUE(sameTensor(first->quantOutput, quantCopy));
-    EXPECT_TRUE(sameValues(first->quantValues, valuesCopy));
+    for (size_t budget : {size_t(0), LayerCaptureOptions().valueCacheBytes}) {
+        LayerCaptureOptions options;
+        options.valueCacheBytes = budget;
+        auto runner = LayerCaptureRunner::create(f.floatGraph, f.quantGraph, options);
+        ASSERT_TRUE(runner);
+        auto first = (*runner)->capture(f.matching.matches[0], batch);
+        ASSERT_TRUE(first);
+        const Tensor floatCopy = first->floatOutput.clone(),
+                     quantCopy = first->quantOutput.clone();
+        std::map<std::string, Tensor> valuesCopy;
+        for (const auto &[name, t] : first->quantValues) valuesCopy[name] = t.clone();
+        for (size_t i = 1; i < f.matching.matches.size(); ++i)
+            ASSERT_TRUE((*runner)->capture(f.matching.matches[i], batch));
+        EXPECT_TRUE(sameTensor(first->floatOutput, floatCopy)) << budget;
+        EXPECT_TRUE(sameTensor(first->quantOutput, quantCopy)) << budget;
+        EXPECT_TRUE(sameValues(first->quantValues, valuesCopy)) << budget;
+    }
 }
 
 TEST_F(FxCaptureRunner, CapturesFromTwoThreadsEqualCaptureLayer) {

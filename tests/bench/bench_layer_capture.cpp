@@ -1,0 +1,269 @@
+// Layer inspector latency (issue 5): what selecting a layer costs with a LayerCaptureRunner
+// (models prepared once per analysis context) against the one-shot captureLayer (everything
+// prepared on every selection). Float / QDQ pair: torchvision resnet18 from /tmp/models_q
+// (QL_BENCH_FLOAT, QL_BENCH_QUANT override; skipped when missing), one batch of
+// QL_BENCH_SAMPLES (8) seeded random inputs, QL_BENCH_THREADS (1: what the app's inspector
+// uses) threads, 5 matched layers spread over the model.
+//   OneShotCapture: captureLayer of each of the 5 layers (the inspector before the runner).
+//   RunnerCaptures/M: runner creation alone, the first capture (creation + capture) and each
+//                   next capture of the 5 layers on the warm runner, plus the inspection on top;
+//                   M: LayerCaptureOptions::valueCacheBytes in MiB (0: every capture runs both
+//                   models up to the layer; else the first run's values are kept if they fit).
+//   RunnerAfterToggle: a middle layer kept fp32 in a new quantized graph: withQuantGraph (float
+//                   half shared) + capture against create + capture.
+// Every figure is given as wall time and as process CPU time (all threads): on a loaded machine
+// the CPU time is the steadier one.
+
+#include <benchmark/benchmark.h>
+#include <sys/resource.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "analysis/analysis_session.h"
+#include "analysis/keep_layers_fp32.h"
+#include "analysis/layer_capture.h"
+#include "analysis/layer_inspection.h"
+#include "analysis/layer_matching.h"
+#include "onnx_io/model_loader.h"
+
+namespace {
+
+using namespace ql;
+using namespace ql::analysis;
+
+std::string env(const char *name, const std::string &fallback) {
+    const char *v = std::getenv(name);
+    return v && *v ? v : fallback;
+}
+
+// Wall and process CPU (all threads) milliseconds since construction.
+class Stopwatch {
+public:
+    Stopwatch() : m_wall(std::chrono::steady_clock::now()), m_cpu(processCpuMs()) {}
+    double wallMs() const {
+        return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - m_wall)
+            .count();
+    }
+    double cpuMs() const { return processCpuMs() - m_cpu; }
+
+private:
+    static double processCpuMs() {
+        rusage u{};
+        getrusage(RUSAGE_SELF, &u);
+        return static_cast<double>(u.ru_utime.tv_sec + u.ru_stime.tv_sec) * 1e3 +
+               static_cast<double>(u.ru_utime.tv_usec + u.ru_stime.tv_usec) / 1e3;
+    }
+    std::chrono::steady_clock::time_point m_wall;
+    double m_cpu;
+};
+
+struct Setup {
+    bool ok = false;
+    std::string error;
+    Graph floatGraph, quantGraph;
+    std::map<std::string, Tensor> batch;
+    std::vector<LayerMatch> layers;  // 5 spread over the model
+    std::vector<LayerMatch> all;
+    LayerCaptureOptions options;
+};
+
+Setup &setup() {
+    static std::unique_ptr<Setup> s;
+    if (s) return *s;
+    s = std::make_unique<Setup>();
+    auto f = loadModel(env("QL_BENCH_FLOAT", "/tmp/models_q/resnet18.onnx"));
+    auto q = loadModel(env("QL_BENCH_QUANT", "/tmp/models_q/resnet18_qdq.onnx"));
+    if (!f || !q) {
+        s->error = "cannot load the models: " + f.status().message() + " " + q.status().message();
+        return *s;
+    }
+    s->floatGraph = std::move(*f);
+    s->quantGraph = std::move(*q);
+    const int64_t samples = std::stoll(env("QL_BENCH_SAMPLES", "8"));
+    auto data = randomEvaluationData(s->floatGraph, samples, 1, samples);
+    auto matching = matchLayers(s->floatGraph, s->quantGraph);
+    if (!data || !matching) {
+        s->error = !data ? data.status().message() : matching.status().message();
+        return *s;
+    }
+    s->batch = data->batches.at(0);
+    s->all = matching->matches;
+    const size_t n = s->all.size();
+    for (size_t i = 0; i < 5 && n > 0; ++i) s->layers.push_back(s->all[i * (n - 1) / 4]);
+    s->options.threads = std::stoi(env("QL_BENCH_THREADS", "1"));
+    s->ok = true;
+    return *s;
+}
+
+double median(std::vector<double> v) {
+    if (v.empty()) return 0.0;
+    std::sort(v.begin(), v.end());
+    return v.size() % 2 ? v[v.size() / 2] : 0.5 * (v[v.size() / 2 - 1] + v[v.size() / 2]);
+}
+
+void report(const char *what, const std::string &layer, double wall, double cpu) {
+    std::fprintf(stderr, "%-22s %-44s wall %8.1f ms  cpu %8.1f ms\n", what, layer.c_str(), wall,
+                 cpu);
+}
+
+bool ready(benchmark::State &state) {
+    if (!setup().ok) state.SkipWithError(setup().error.c_str());
+    return setup().ok;
+}
+
+void OneShotCapture(benchmark::State &state) {
+    if (!ready(state)) return;
+    Setup &s = setup();
+    std::vector<double> wall, cpu;
+    for (auto _ : state)
+        for (const auto &m : s.layers) {
+            Stopwatch t;
+            auto c = captureLayer(s.floatGraph, s.quantGraph, m, s.batch, s.options);
+            wall.push_back(t.wallMs());
+            cpu.push_back(t.cpuMs());
+            if (!c) {
+                state.SkipWithError(c.status().message().c_str());
+                return;
+            }
+            report("one-shot captureLayer", m.floatNode, wall.back(), cpu.back());
+        }
+    state.counters["median_wall_ms"] = median(wall);
+    state.counters["median_cpu_ms"] = median(cpu);
+}
+
+void RunnerCaptures(benchmark::State &state) {
+    if (!ready(state)) return;
+    Setup &s = setup();
+    LayerCaptureOptions options = s.options;
+    options.valueCacheBytes = static_cast<size_t>(state.range(0)) << 20;
+    std::fprintf(stderr, "value cache budget %lld MiB\n", static_cast<long long>(state.range(0)));
+    double cached = 0;
+    int runs = 0;
+    std::vector<double> nextWall, nextCpu, inspectWall, inspectCpu;
+    double createWall = 0, createCpu = 0, firstWall = 0, firstCpu = 0, pooled = 0;
+    for (auto _ : state) {
+        Stopwatch first;
+        auto runner = LayerCaptureRunner::create(s.floatGraph, s.quantGraph, options);
+        createWall = first.wallMs();
+        createCpu = first.cpuMs();
+        if (!runner) {
+            state.SkipWithError(runner.status().message().c_str());
+            return;
+        }
+        auto c = (*runner)->capture(s.layers[0], s.batch);
+        firstWall = first.wallMs();
+        firstCpu = first.cpuMs();
+        if (!c) {
+            state.SkipWithError(c.status().message().c_str());
+            return;
+        }
+        report("runner create", "", createWall, createCpu);
+        report("first capture (+create)", s.layers[0].floatNode, firstWall, firstCpu);
+        // Each next selection: the other layers, then the first one again.
+        std::vector<LayerMatch> next(s.layers.begin() + 1, s.layers.end());
+        next.push_back(s.layers[0]);
+        for (const auto &m : next) {
+            Stopwatch t;
+            auto capture = (*runner)->capture(m, s.batch);
+            nextWall.push_back(t.wallMs());
+            nextCpu.push_back(t.cpuMs());
+            if (!capture) {
+                state.SkipWithError(capture.status().message().c_str());
+                return;
+            }
+            report("next capture", m.floatNode, nextWall.back(), nextCpu.back());
+            Stopwatch i;
+            auto inspection = inspectCapture(*capture);
+            inspectWall.push_back(i.wallMs());
+            inspectCpu.push_back(i.cpuMs());
+            report("  + inspectCapture", m.floatNode, inspectWall.back(), inspectCpu.back());
+        }
+        pooled = static_cast<double>((*runner)->pooledBytes()) / (1 << 20);
+        cached = static_cast<double>((*runner)->cachedBytes()) / (1 << 20);
+        runs = (*runner)->modelRuns();
+    }
+    state.counters["cached_mib"] = cached;
+    state.counters["model_runs"] = runs;
+    state.counters["create_wall_ms"] = createWall;
+    state.counters["create_cpu_ms"] = createCpu;
+    state.counters["first_wall_ms"] = firstWall;
+    state.counters["first_cpu_ms"] = firstCpu;
+    state.counters["next_median_wall_ms"] = median(nextWall);
+    state.counters["next_median_cpu_ms"] = median(nextCpu);
+    state.counters["inspect_median_wall_ms"] = median(inspectWall);
+    state.counters["inspect_median_cpu_ms"] = median(inspectCpu);
+    state.counters["pooled_mib"] = pooled;
+}
+
+void RunnerAfterToggle(benchmark::State &state) {
+    if (!ready(state)) return;
+    Setup &s = setup();
+    auto runner = LayerCaptureRunner::create(s.floatGraph, s.quantGraph, s.options);
+    if (!runner) {
+        state.SkipWithError(runner.status().message().c_str());
+        return;
+    }
+    (void)(*runner)->capture(s.layers[0], s.batch);  // the float plan has run once
+    Graph toggled = s.quantGraph;
+    if (!keepLayersFp32(toggled, s.floatGraph, {s.layers[2]}).isOk()) {
+        state.SkipWithError("keepLayersFp32 failed");
+        return;
+    }
+    auto matching = matchLayers(s.floatGraph, toggled);
+    if (!matching) {
+        state.SkipWithError(matching.status().message().c_str());
+        return;
+    }
+    const LayerMatch *layer = nullptr;
+    for (const auto &m : matching->matches)
+        if (m.floatNode == s.layers[3].floatNode) layer = &m;
+    if (!layer) {
+        state.SkipWithError("layer lost by the toggle");
+        return;
+    }
+    double sharedWall = 0, sharedCpu = 0, freshWall = 0, freshCpu = 0;
+    for (auto _ : state) {
+        Stopwatch shared;
+        auto next = (*runner)->withQuantGraph(toggled, s.options);
+        if (!next || !(*next)->capture(*layer, s.batch)) {
+            state.SkipWithError("capture after the toggle failed");
+            return;
+        }
+        sharedWall = shared.wallMs();
+        sharedCpu = shared.cpuMs();
+        report("toggle: float shared", layer->floatNode, sharedWall, sharedCpu);
+        next->reset();
+        Stopwatch fresh;
+        auto created = LayerCaptureRunner::create(s.floatGraph, toggled, s.options);
+        if (!created || !(*created)->capture(*layer, s.batch)) {
+            state.SkipWithError("capture after the toggle failed");
+            return;
+        }
+        freshWall = fresh.wallMs();
+        freshCpu = fresh.cpuMs();
+        report("toggle: all prepared", layer->floatNode, freshWall, freshCpu);
+    }
+    state.counters["shared_float_wall_ms"] = sharedWall;
+    state.counters["shared_float_cpu_ms"] = sharedCpu;
+    state.counters["all_prepared_wall_ms"] = freshWall;
+    state.counters["all_prepared_cpu_ms"] = freshCpu;
+}
+
+}  // namespace
+
+BENCHMARK(OneShotCapture)->Unit(benchmark::kMillisecond)->Iterations(1)->UseRealTime();
+BENCHMARK(RunnerCaptures)
+    ->Unit(benchmark::kMillisecond)
+    ->Iterations(1)
+    ->UseRealTime()
+    ->Arg(0)
+    ->Arg(256)
+    ->Arg(1024);
+BENCHMARK(RunnerAfterToggle)->Unit(benchmark::kMillisecond)->Iterations(1)->UseRealTime();
+BENCHMARK_MAIN();
