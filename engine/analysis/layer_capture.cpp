@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "passes/constant_folding.h"
+#include "runtime/buffer_pool.h"
 #include "runtime/execution_plan.h"
 
 namespace ql::analysis {
@@ -95,8 +96,9 @@ void describeQOperatorOutput(const Graph &folded, const std::string &value, Quan
 // batch copy their values from there without running the model again.
 class PlanValues {
 public:
-    PlanValues(std::unique_ptr<ExecutionPlan> plan, size_t cacheBudget)
-        : m_plan(std::move(plan)), m_cacheBudget(cacheBudget) {}
+    PlanValues(std::unique_ptr<ExecutionPlan> plan, std::shared_ptr<BufferPool> pool,
+               size_t cacheBudget)
+        : m_plan(std::move(plan)), m_pool(std::move(pool)), m_cacheBudget(cacheBudget) {}
 
     // Plain copies of the wanted values (graph inputs included) of the plan run on `batch`.
     Status keep(const std::map<std::string, Tensor> &batch, const std::set<std::string> &wanted,
@@ -113,6 +115,7 @@ public:
         m_cacheKey.clear();
         m_cacheBytes = 0;
         bool filling = m_cacheBudget > 0 && !m_cacheTooBig;
+        bool giveBack = false;  // the buffers of values no longer kept go back to the system
         std::set<std::string> pending;  // wanted values a node still has to produce
         for (const auto &node : m_plan->graph().nodes)
             for (const auto &o : node.outputs)
@@ -140,6 +143,7 @@ public:
                 m_cacheTooBig = true;
                 m_cache.clear();
                 m_cacheBytes = 0;
+                giveBack = true;
                 return;
             }
             m_cache[name] = value;
@@ -148,11 +152,13 @@ public:
         std::vector<Tensor> outputs;
         ++m_runs;
         const Status status = m_plan->run(batch, outputs, run);
+        if (giveBack) m_pool->releaseUnused();
         const bool stoppedEarly =
             status.kind() == ErrorKind::Cancelled && pending.empty() && !filling;
         if (!status.isOk() && !stoppedEarly) {
             m_cache.clear();
             m_cacheBytes = 0;
+            m_pool->releaseUnused();
             return status;
         }
         const Graph &g = m_plan->graph();
@@ -198,6 +204,7 @@ private:
     }
 
     std::unique_ptr<ExecutionPlan> m_plan;
+    std::shared_ptr<BufferPool> m_pool;  // the plan's
     size_t m_cacheBudget = 0;
     bool m_cacheTooBig = false;
     std::map<std::string, Tensor> m_cacheKey;  // the batch of the cached run
@@ -228,9 +235,12 @@ namespace {
 Result<std::unique_ptr<PlanValues>> makePlan(Graph graph, const LayerCaptureOptions &options) {
     PlanOptions planOptions;
     planOptions.threads = options.threads;
+    planOptions.bufferPool = std::make_shared<BufferPool>();
+    auto pool = planOptions.bufferPool;
     auto plan = ExecutionPlan::create(std::move(graph), planOptions);
     if (!plan) return plan.status();
-    return std::make_unique<PlanValues>(std::move(*plan), options.valueCacheBytes);
+    return std::make_unique<PlanValues>(std::move(*plan), std::move(pool),
+                                        options.valueCacheBytes);
 }
 
 }  // namespace

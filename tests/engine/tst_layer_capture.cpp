@@ -126,6 +126,11 @@ TEST_F(FxCaptureRunner, WithoutKeptValuesOrOverBudgetEqualsCaptureLayer) {
     ASSERT_TRUE((*runner)->capture(f.matching.matches[3], batch));
     EXPECT_EQ((*runner)->cachedBytes(), 0u);
     EXPECT_EQ((*runner)->modelRuns(), 4);  // both models for each capture
+    // The buffers of the abandoned values were given back: less than a runner keeping all.
+    auto keeping = LayerCaptureRunner::create(f.floatGraph, f.quantGraph);
+    ASSERT_TRUE(keeping && (*keeping)->capture(f.matching.matches[2], batch));
+    EXPECT_GT((*keeping)->cachedBytes(), 4096u);
+    EXPECT_LT((*runner)->pooledBytes(), (*keeping)->pooledBytes());
 }
 
 TEST_F(FxCaptureRunner, KeptValuesCoverTheBatchOfTheFirstRun) {
