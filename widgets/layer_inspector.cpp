@@ -16,6 +16,7 @@
 #include <qcustomplot.h>
 
 #include <cmath>
+#include <mutex>
 
 #include "display_format.h"
 #include "element_explanation_view.h"
@@ -65,9 +66,24 @@ const analysis::QuantParamSet *findRole(const analysis::LayerInspection &r,
     return nullptr;
 }
 
+// Drops a reference off the GUI thread: freeing a runner's plans and kept values (hundreds of
+// MB for a resnet) takes longer than the GUI may be blocked.
+void releaseLater(std::shared_ptr<const analysis::LayerCaptureRunner> &runner) {
+    if (!runner) return;
+    (void)QtConcurrent::run([r = std::move(runner)]() mutable { r.reset(); });
+    runner.reset();
+}
+
 }  // namespace
 
-LayerInspector::LayerInspector(QWidget *parent) : QWidget(parent) {
+struct LayerInspector::RunnerMailbox {
+    std::mutex mutex;
+    std::shared_ptr<const analysis::LayerCaptureRunner> runner;
+    quint64 contextId = 0;
+};
+
+LayerInspector::LayerInspector(QWidget *parent)
+    : QWidget(parent), m_mailbox(std::make_shared<RunnerMailbox>()) {
     m_title = new QLabel(tr("No layer selected"), this);
     QFont titleFont = m_title->font();
     titleFont.setBold(true);
@@ -197,6 +213,10 @@ LayerInspector::~LayerInspector() {
     // The job owns copies of the shared context; nothing of this widget is touched off the GUI
     // thread, so it may finish after the widget is gone.
     m_watcher.disconnect(this);
+    releaseLater(m_runner);
+    releaseLater(m_floatDonor);
+    std::lock_guard<std::mutex> lock(m_mailbox->mutex);
+    releaseLater(m_mailbox->runner);  // built by a job whose outcome was never read
 }
 
 bool LayerInspector::isBusy() const {
@@ -207,16 +227,19 @@ void LayerInspector::setContext(InspectorContext context) {
     const analysis::LayerCaptureOptions &was = m_context.options.capture,
                                         &now = context.options.capture;
     const bool sameOptions = was.precision == now.precision &&
-                             was.int8Kernels == now.int8Kernels && was.threads == now.threads;
+                             was.int8Kernels == now.int8Kernels && was.threads == now.threads &&
+                             was.valueCacheBytes == now.valueCacheBytes;
     const bool sameFloat = context.floatGraph && context.floatGraph == m_context.floatGraph;
     if (!sameFloat || context.quantGraph != m_context.quantGraph || !sameOptions) {
         ++m_contextId;  // a runner built by a running job belongs to the old models
         // A toggle (same float graph): the float half of the prepared models stays valid.
-        if (!sameFloat)
-            m_floatDonor.reset();
-        else if (m_runner)
+        if (!sameFloat) {
+            releaseLater(m_floatDonor);
+        } else if (m_runner) {
+            releaseLater(m_floatDonor);
             m_floatDonor = std::move(m_runner);
-        m_runner.reset();
+        }
+        releaseLater(m_runner);
     }
     m_context = std::move(context);
     ++m_generation;  // results of the old context are dropped
@@ -323,12 +346,12 @@ void LayerInspector::request(int row, const std::vector<int64_t> &element, bool 
     options.element = element;
     const quint64 contextId = m_contextId;
     auto runner = m_runner, donor = m_floatDonor;
+    auto mailbox = m_mailbox;
     m_running = true;  // until onFinished: the future may be done before its signal arrives
     m_watcher.setFuture(QtConcurrent::run([=]() {
         InspectorOutcome out;
         out.row = row;
         out.generation = generation;
-        out.contextId = contextId;
         auto use = runner;
         if (!use) {
             auto built = donor ? donor->withQuantGraph(*quantGraph, options.capture)
@@ -339,8 +362,11 @@ void LayerInspector::request(int row, const std::vector<int64_t> &element, bool 
                 return out;
             }
             use = std::move(*built);
-            out.runner = use;
+            out.builtRunner = true;
             out.floatHalfReused = donor && use->sharesFloatHalfWith(*donor);
+            std::lock_guard<std::mutex> lock(mailbox->mutex);
+            mailbox->runner = use;
+            mailbox->contextId = contextId;
         }
         auto capture = use->capture(matchCopy, *batch);
         if (!capture) {
@@ -360,13 +386,22 @@ void LayerInspector::request(int row, const std::vector<int64_t> &element, bool 
 void LayerInspector::onFinished() {
     m_running = false;
     const InspectorOutcome out = m_watcher.result();
-    if (out.runner) {
+    if (out.builtRunner) {
         ++m_runnersBuilt;
         m_floatHalvesReused += out.floatHalfReused ? 1 : 0;
-        if (out.contextId == m_contextId && !m_runner) {
-            m_runner = out.runner;  // the next requests of this context reuse it
-            m_floatDonor.reset();
+        std::shared_ptr<const analysis::LayerCaptureRunner> built;
+        quint64 builtFor = 0;
+        {
+            std::lock_guard<std::mutex> lock(m_mailbox->mutex);
+            built = std::move(m_mailbox->runner);
+            m_mailbox->runner.reset();
+            builtFor = m_mailbox->contextId;
         }
+        if (builtFor == m_contextId && !m_runner) {
+            m_runner = std::move(built);  // the next requests of this context reuse it
+            releaseLater(m_floatDonor);
+        }
+        releaseLater(built);  // built for models that are gone
     }
     if (m_pending) {
         m_pending = false;

@@ -10,8 +10,10 @@
 // QtConcurrent; a newer request supersedes an older one (its result is dropped). While it runs
 // the widget shows a busy bar and keeps the previous figures greyed out.
 // Both models are prepared once per context (a LayerCaptureRunner, built by the first request's
-// job, never on the GUI thread) and reused by every later layer of that context; a new context
-// with the same float graph (a toggle) prepares only the quantized model again.
+// job, never on the GUI thread) and reused by every later layer of that context: the first
+// request runs both models on the batch and keeps their values (within the runner's budget),
+// later layers only copy theirs. A new context with the same float graph (a toggle) shares the
+// float half (its plan and kept values) and prepares and runs only the quantized model again.
 
 #include <QFutureWatcher>
 #include <QWidget>
@@ -57,10 +59,9 @@ struct InspectorOutcome {
     std::optional<analysis::LayerInspection> inspection;
     std::optional<analysis::ElementExplanation> explanation;
     std::shared_ptr<const analysis::LayerCapture> capture;  // kept for element requests
-    quint64 contextId = 0;
-    // Set when the job built the context's runner (with floatHalfReused: from the previous
-    // context's runner, sharing its float half).
-    std::shared_ptr<const analysis::LayerCaptureRunner> runner;
+    // The job built the context's runner (handed over through the inspector's RunnerMailbox);
+    // floatHalfReused: from the previous context's runner, sharing its float half.
+    bool builtRunner = false;
     bool floatHalfReused = false;
     QString error;
 };
@@ -141,6 +142,10 @@ private:
     // context's runner while its float graph is the current one (kept until a runner is built).
     quint64 m_contextId = 0;
     std::shared_ptr<const analysis::LayerCaptureRunner> m_runner, m_floatDonor;
+    // A job hands a runner it built over here (not in its outcome: the future keeps outcomes
+    // alive, and a runner must not be freed on the GUI thread, see releaseLater()).
+    struct RunnerMailbox;
+    std::shared_ptr<RunnerMailbox> m_mailbox;
     int m_runnersBuilt = 0, m_floatHalvesReused = 0;
     QString m_error;
     QFutureWatcher<InspectorOutcome> m_watcher;

@@ -143,7 +143,7 @@ void RunnerCaptures(benchmark::State &state) {
     LayerCaptureOptions options = s.options;
     options.valueCacheBytes = static_cast<size_t>(state.range(0)) << 20;
     std::fprintf(stderr, "value cache budget %lld MiB\n", static_cast<long long>(state.range(0)));
-    double cached = 0;
+    double cached = 0, destroyWall = 0;
     int runs = 0;
     std::vector<double> nextWall, nextCpu, inspectWall, inspectCpu;
     double createWall = 0, createCpu = 0, firstWall = 0, firstCpu = 0, pooled = 0;
@@ -187,7 +187,12 @@ void RunnerCaptures(benchmark::State &state) {
         pooled = static_cast<double>((*runner)->pooledBytes()) / (1 << 20);
         cached = static_cast<double>((*runner)->cachedBytes()) / (1 << 20);
         runs = (*runner)->modelRuns();
+        Stopwatch destroy;  // where the inspector drops a runner: on the GUI thread
+        runner->reset();
+        destroyWall = destroy.wallMs();
+        report("runner destroyed", "", destroyWall, destroy.cpuMs());
     }
+    state.counters["destroy_wall_ms"] = destroyWall;
     state.counters["cached_mib"] = cached;
     state.counters["model_runs"] = runs;
     state.counters["create_wall_ms"] = createWall;
