@@ -9,6 +9,8 @@
 //                   next capture of the 5 layers on the warm runner, plus the inspection on top;
 //                   M: LayerCaptureOptions::valueCacheBytes in MiB (0: every capture runs both
 //                   models up to the layer; else the first run's values are kept if they fit).
+//   RunnerEqualsOneShot: not a timing; counts the 5 layers whose runner capture (values kept)
+//                   differs from captureLayer in any byte (expected: 0).
 //   RunnerAfterToggle: a middle layer kept fp32 in a new quantized graph: withQuantGraph (float
 //                   half shared) + capture against create + capture.
 // Every figure is given as wall time and as process CPU time (all threads): on a loaded machine
@@ -21,6 +23,7 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <memory>
 #include <string>
 #include <vector>
@@ -210,6 +213,54 @@ void RunnerCaptures(benchmark::State &state) {
     state.counters["pooled_mib"] = pooled;
 }
 
+bool sameBytes(const Tensor &a, const Tensor &b) {
+    if (a.defined() != b.defined()) return false;
+    if (!a.defined()) return true;
+    return a.dtype() == b.dtype() && a.shape() == b.shape() && a.layout() == b.layout() &&
+           std::memcmp(a.rawData(), b.rawData(), a.byteSize()) == 0;
+}
+
+bool sameValues(const std::map<std::string, Tensor> &a, const std::map<std::string, Tensor> &b) {
+    if (a.size() != b.size()) return false;
+    for (const auto &[name, t] : a) {
+        auto it = b.find(name);
+        if (it == b.end() || !sameBytes(t, it->second)) return false;
+    }
+    return true;
+}
+
+void RunnerEqualsOneShot(benchmark::State &state) {
+    if (!ready(state)) return;
+    Setup &s = setup();
+    int differing = 0, compared = 0;
+    for (auto _ : state) {
+        auto runner = LayerCaptureRunner::create(s.floatGraph, s.quantGraph, s.options);
+        if (!runner) {
+            state.SkipWithError(runner.status().message().c_str());
+            return;
+        }
+        for (const auto &m : s.layers) {
+            auto kept = (*runner)->capture(m, s.batch);
+            auto fresh = captureLayer(s.floatGraph, s.quantGraph, m, s.batch, s.options);
+            if (!kept || !fresh) {
+                state.SkipWithError("capture failed");
+                return;
+            }
+            const bool same = sameBytes(kept->floatOutput, fresh->floatOutput) &&
+                              sameBytes(kept->quantOutput, fresh->quantOutput) &&
+                              sameBytes(kept->quantOutputInt, fresh->quantOutputInt) &&
+                              sameValues(kept->floatValues, fresh->floatValues) &&
+                              sameValues(kept->quantValues, fresh->quantValues);
+            ++compared;
+            differing += same ? 0 : 1;
+            std::fprintf(stderr, "%-44s %s\n", m.floatNode.c_str(),
+                         same ? "identical" : "DIFFERS");
+        }
+    }
+    state.counters["layers_compared"] = compared;
+    state.counters["layers_differing"] = differing;
+}
+
 void RunnerAfterToggle(benchmark::State &state) {
     if (!ready(state)) return;
     Setup &s = setup();
@@ -274,5 +325,6 @@ BENCHMARK(RunnerCaptures)
     ->Arg(0)
     ->Arg(256)
     ->Arg(1024);
+BENCHMARK(RunnerEqualsOneShot)->Unit(benchmark::kMillisecond)->Iterations(1)->UseRealTime();
 BENCHMARK(RunnerAfterToggle)->Unit(benchmark::kMillisecond)->Iterations(1)->UseRealTime();
 BENCHMARK_MAIN();
