@@ -226,8 +226,8 @@ bool LayerInspector::isBusy() const {
 void LayerInspector::setContext(InspectorContext context) {
     const analysis::LayerCaptureOptions &was = m_context.options.capture,
                                         &now = context.options.capture;
-    const bool sameOptions = was.precision == now.precision &&
-                             was.int8Kernels == now.int8Kernels && was.threads == now.threads &&
+    const bool sameOptions = was.precision == now.precision && was.int8Kernels == now.int8Kernels &&
+                             was.threads == now.threads &&
                              was.valueCacheBytes == now.valueCacheBytes;
     const bool sameFloat = context.floatGraph && context.floatGraph == m_context.floatGraph;
     if (!sameFloat || context.quantGraph != m_context.quantGraph || !sameOptions) {

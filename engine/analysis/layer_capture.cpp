@@ -239,8 +239,7 @@ Result<std::unique_ptr<PlanValues>> makePlan(Graph graph, const LayerCaptureOpti
     auto pool = planOptions.bufferPool;
     auto plan = ExecutionPlan::create(std::move(graph), planOptions);
     if (!plan) return plan.status();
-    return std::make_unique<PlanValues>(std::move(*plan), std::move(pool),
-                                        options.valueCacheBytes);
+    return std::make_unique<PlanValues>(std::move(*plan), std::move(pool), options.valueCacheBytes);
 }
 
 }  // namespace
@@ -348,8 +347,8 @@ Result<LayerCapture> LayerCaptureRunner::capture(const LayerMatch &match,
     std::set<std::string> quantWanted = valuesAround(c.quantRun, c.quantRunNode, match);
     quantWanted.insert(c.target.floatName);
     for (const auto &name : c.target.quantizedNames) quantWanted.insert(name);
-    QL_RETURN_IF_ERROR(m_quant->values->keep(batch, quantWanted, c.quantValues)
-                           .withContext("quantized model"));
+    QL_RETURN_IF_ERROR(
+        m_quant->values->keep(batch, quantWanted, c.quantValues).withContext("quantized model"));
     for (const auto &name : c.target.quantizedNames) {
         auto it = c.quantValues.find(name);
         if (it != c.quantValues.end() &&

@@ -253,8 +253,7 @@ void RunnerEqualsOneShot(benchmark::State &state) {
                               sameValues(kept->quantValues, fresh->quantValues);
             ++compared;
             differing += same ? 0 : 1;
-            std::fprintf(stderr, "%-44s %s\n", m.floatNode.c_str(),
-                         same ? "identical" : "DIFFERS");
+            std::fprintf(stderr, "%-44s %s\n", m.floatNode.c_str(), same ? "identical" : "DIFFERS");
         }
     }
     state.counters["layers_compared"] = compared;

@@ -184,8 +184,7 @@ TEST_F(FxCaptureRunner, EarlierCaptureKeepsItsValuesAfterLaterRuns) {
         ASSERT_TRUE(runner);
         auto first = (*runner)->capture(f.matching.matches[0], batch);
         ASSERT_TRUE(first);
-        const Tensor floatCopy = first->floatOutput.clone(),
-                     quantCopy = first->quantOutput.clone();
+        const Tensor floatCopy = first->floatOutput.clone(), quantCopy = first->quantOutput.clone();
         std::map<std::string, Tensor> valuesCopy;
         for (const auto &[name, t] : first->quantValues) valuesCopy[name] = t.clone();
         for (size_t i = 1; i < f.matching.matches.size(); ++i)
