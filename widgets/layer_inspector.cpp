@@ -242,7 +242,8 @@ void LayerInspector::setContext(InspectorContext context) {
         releaseLater(m_runner);
     }
     m_context = std::move(context);
-    ++m_generation;  // results of the old context are dropped
+    m_keepRequested = false;  // maybe another batch
+    ++m_generation;           // results of the old context are dropped
     m_pending = false;
     setLayer(-1);
 }
@@ -402,6 +403,13 @@ void LayerInspector::onFinished() {
             releaseLater(m_floatDonor);
         }
         releaseLater(built);  // built for models that are gone
+    }
+    if (m_runner && m_context.batch && !m_keepRequested) {
+        // While the user looks at the first layer: both models run once on the whole batch and
+        // the runner keeps the values, so that the next layers are copied, not run.
+        m_keepRequested = true;
+        (void)QtConcurrent::run(
+            [runner = m_runner, batch = m_context.batch] { (void)runner->keepValues(*batch); });
     }
     if (m_pending) {
         m_pending = false;

@@ -10,10 +10,11 @@
 // QtConcurrent; a newer request supersedes an older one (its result is dropped). While it runs
 // the widget shows a busy bar and keeps the previous figures greyed out.
 // Both models are prepared once per context (a LayerCaptureRunner, built by the first request's
-// job, never on the GUI thread) and reused by every later layer of that context: the first
-// request runs both models on the batch and keeps their values (within the runner's budget),
-// later layers only copy theirs. A new context with the same float graph (a toggle) shares the
-// float half (its plan and kept values) and prepares and runs only the quantized model again.
+// job, never on the GUI thread) and reused by every later layer of that context. The first
+// request runs both models only up to its layer; then a background job runs them once on the
+// whole batch and keeps every value (within the runner's budget), so that later layers only
+// copy theirs. A new context with the same float graph (a toggle) shares the float half (its
+// plan and kept values) and prepares and runs only the quantized model again.
 
 #include <QFutureWatcher>
 #include <QWidget>
@@ -95,6 +96,8 @@ public:
     // many of them reused the previous runner's float half; for tests and diagnostics.
     int captureRunnersBuilt() const { return m_runnersBuilt; }
     int floatHalvesReused() const { return m_floatHalvesReused; }
+    // The current context's runner once a request built it (null before).
+    std::shared_ptr<const analysis::LayerCaptureRunner> captureRunner() const { return m_runner; }
 
     QTabWidget *tabs() const { return m_tabs; }
     QTableWidget *tensorTable() const { return m_tensorTable; }
@@ -147,6 +150,7 @@ private:
     struct RunnerMailbox;
     std::shared_ptr<RunnerMailbox> m_mailbox;
     int m_runnersBuilt = 0, m_floatHalvesReused = 0;
+    bool m_keepRequested = false;  // the batch's values are kept (or being kept) by the runner
     QString m_error;
     QFutureWatcher<InspectorOutcome> m_watcher;
     bool m_running = false;  // a job was started and its finished() not yet handled

@@ -90,10 +90,9 @@ void describeQOperatorOutput(const Graph &folded, const std::string &value, Quan
     target.quantizedNames = {value};
 }
 
-// One model's plan and what captures take from it. A run stops after the node that produces
-// the last wanted value. Within a byte budget the first run on a batch keeps every value as
-// stored (no copy: the pool leaves referenced buffers alone), and later captures on the same
-// batch copy their values from there without running the model again.
+// One model's plan and what captures take from it: the values of one full run on a batch kept
+// as stored (within a byte budget; no copy: the pool leaves referenced buffers alone), or else
+// a run that stops after the node producing the last wanted value.
 class PlanValues {
 public:
     PlanValues(std::unique_ptr<ExecutionPlan> plan, std::shared_ptr<BufferPool> pool,
@@ -111,67 +110,76 @@ public:
             }
             return Status::ok();
         }
-        m_cache.clear();
-        m_cacheKey.clear();
-        m_cacheBytes = 0;
-        bool filling = m_cacheBudget > 0 && !m_cacheTooBig;
-        bool giveBack = false;  // the buffers of values no longer kept go back to the system
         std::set<std::string> pending;  // wanted values a node still has to produce
         for (const auto &node : m_plan->graph().nodes)
             for (const auto &o : node.outputs)
                 if (wanted.count(o)) pending.insert(o);
-        std::set<const Storage *> counted;
         RunOptions run;
         run.tapStoredLayout = true;  // only the wanted values are brought to plain order
         run.tapFilter = [&](const Node &node) {
-            if (filling) return true;
             for (const auto &o : node.outputs)
                 if (wanted.count(o)) return true;
             return false;
         };
         run.tap = [&](const Node &node, size_t index, const Tensor &value) {
             const std::string &name = node.outputs[index];
-            if (wanted.count(name)) {
-                kept[name] = plainCopy(value);
-                pending.erase(name);
-            }
-            if (!filling) return;
-            if (value.storage() && counted.insert(value.storage().get()).second)
-                m_cacheBytes += value.storage()->capacity();
-            if (m_cacheBytes > m_cacheBudget) {  // too big for this batch: runs stop early
-                filling = false;
-                m_cacheTooBig = true;
-                m_cache.clear();
-                m_cacheBytes = 0;
-                giveBack = true;
-                return;
-            }
-            m_cache[name] = value;
+            if (!wanted.count(name)) return;
+            kept[name] = plainCopy(value);
+            pending.erase(name);
         };
-        run.progress = [&](int, int) { return filling || !pending.empty(); };
+        run.progress = [&](int, int) { return !pending.empty(); };
         std::vector<Tensor> outputs;
         ++m_runs;
         const Status status = m_plan->run(batch, outputs, run);
-        if (giveBack) m_pool->releaseUnused();
-        const bool stoppedEarly =
-            status.kind() == ErrorKind::Cancelled && pending.empty() && !filling;
-        if (!status.isOk() && !stoppedEarly) {
+        const bool stoppedEarly = status.kind() == ErrorKind::Cancelled && pending.empty();
+        if (!status.isOk() && !stoppedEarly) return status;
+        const Graph &g = m_plan->graph();
+        for (size_t o = 0; o < g.outputs.size() && o < outputs.size(); ++o)
+            if (wanted.count(g.outputs[o].name) && !kept.count(g.outputs[o].name))
+                kept[g.outputs[o].name] = plainCopy(outputs[o]);
+        for (const auto &[name, tensor] : batch)
+            if (wanted.count(name)) kept[name] = plainCopy(tensor);
+        return Status::ok();
+    }
+
+    // Runs the plan on `batch` once and keeps every value, unless they are kept already or
+    // would take more than the budget (then nothing is kept, for the runner's life).
+    Status fill(const std::map<std::string, Tensor> &batch) {
+        std::lock_guard<std::mutex> lock(m_mutex);
+        if (m_cacheBudget == 0 || m_cacheTooBig || (!m_cache.empty() && sameBatch(batch)))
+            return Status::ok();
+        m_cache.clear();
+        m_cacheKey.clear();
+        m_cacheBytes = 0;
+        std::set<const Storage *> counted;
+        RunOptions run;
+        run.tapStoredLayout = true;
+        run.tap = [&](const Node &node, size_t index, const Tensor &value) {
+            if (m_cacheTooBig) return;
+            if (value.storage() && counted.insert(value.storage().get()).second)
+                m_cacheBytes += value.storage()->capacity();
+            if (m_cacheBytes > m_cacheBudget) {
+                m_cacheTooBig = true;
+                m_cache.clear();
+                return;
+            }
+            m_cache[node.outputs[index]] = value;
+        };
+        run.progress = [&](int, int) { return !m_cacheTooBig; };
+        std::vector<Tensor> outputs;
+        ++m_runs;
+        const Status status = m_plan->run(batch, outputs, run);
+        if (!status.isOk() || m_cacheTooBig) {
             m_cache.clear();
             m_cacheBytes = 0;
-            m_pool->releaseUnused();
-            return status;
+            m_pool->releaseUnused();  // the buffers of the values no longer kept
+            return m_cacheTooBig ? Status::ok() : status;
         }
         const Graph &g = m_plan->graph();
-        for (size_t o = 0; o < g.outputs.size() && o < outputs.size(); ++o) {
-            const std::string &name = g.outputs[o].name;
-            if (wanted.count(name) && !kept.count(name)) kept[name] = plainCopy(outputs[o]);
-            if (filling && !m_cache.count(name)) m_cache[name] = outputs[o];
-        }
-        for (const auto &[name, tensor] : batch) {
-            if (wanted.count(name)) kept[name] = plainCopy(tensor);
-            if (filling) m_cache[name] = tensor;
-        }
-        if (filling) m_cacheKey = batch;
+        for (size_t o = 0; o < g.outputs.size() && o < outputs.size(); ++o)
+            if (!m_cache.count(g.outputs[o].name)) m_cache[g.outputs[o].name] = outputs[o];
+        for (const auto &[name, tensor] : batch) m_cache[name] = tensor;
+        m_cacheKey = batch;
         return Status::ok();
     }
 
@@ -297,6 +305,11 @@ size_t LayerCaptureRunner::cachedBytes() const {
     return m_float->values->cachedBytes() + m_quant->values->cachedBytes();
 }
 
+Status LayerCaptureRunner::keepValues(const std::map<std::string, Tensor> &batch) const {
+    QL_RETURN_IF_ERROR(m_float->values->fill(batch).withContext("float model"));
+    return m_quant->values->fill(batch).withContext("quantized model");
+}
+
 int LayerCaptureRunner::modelRuns() const {
     return m_float->values->runs() + m_quant->values->runs();
 }
@@ -382,9 +395,7 @@ Result<LayerCapture> captureLayer(const Graph &floatGraph, const Graph &quantGra
                                   const LayerMatch &match,
                                   const std::map<std::string, Tensor> &batch,
                                   const LayerCaptureOptions &options) {
-    LayerCaptureOptions once = options;
-    once.valueCacheBytes = 0;  // one capture: the runs stop early instead
-    auto runner = LayerCaptureRunner::create(floatGraph, quantGraph, once);
+    auto runner = LayerCaptureRunner::create(floatGraph, quantGraph, options);
     if (!runner) return runner.status();
     return (*runner)->capture(match, batch);
 }

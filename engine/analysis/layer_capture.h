@@ -8,9 +8,9 @@
 //
 // Running both models on the batch is most of a capture's cost (resnet18, 8 samples at
 // 224x224: ~1 s of CPU; folding, lowering and plan creation: ~6 ms). A LayerCaptureRunner
-// prepares the models once, stops each run after the layer's last value, and keeps the values
-// of its first run on a batch (within a budget) so that later layers of that batch run nothing.
-// captureLayer() is a one-shot runner that keeps nothing.
+// prepares the models once and stops each run after the layer's last value; once asked to
+// (keepValues) it keeps every value of one run on a batch (within a budget) so that captures
+// on that batch run nothing. captureLayer() is a one-shot runner.
 
 #include <cstddef>
 #include <map>
@@ -31,11 +31,9 @@ struct LayerCaptureOptions {
     Precision precision = Precision::Int8;  // how the quantized model runs
     Int8Kernels int8Kernels = Int8Kernels::Exact;
     int threads = 0;
-    // LayerCaptureRunner: up to this many bytes per model of every value of the first run on a
-    // batch are kept, so that later captures on the same batch do not run that model again
-    // (a run that would keep more stops keeping: captures then run the model, up to the
-    // layer). 0: nothing kept. captureLayer() keeps nothing. resnet18 at 224x224 keeps about
-    // 22 MiB (float) + 3.5 MiB (int8) per sample.
+    // LayerCaptureRunner::keepValues keeps up to this many bytes per model (every value of one
+    // run on the batch); a model whose values take more keeps nothing. 0: nothing kept.
+    // resnet18 at 224x224 keeps about 22 MiB (float) + 3.5 MiB (int8) per sample.
     size_t valueCacheBytes = size_t(512) << 20;
 };
 
@@ -55,10 +53,9 @@ struct LayerCapture {
     std::map<std::string, Tensor> quantValues;  // quantRun values around the node, plain, own type
 };
 
-// Both models prepared once for captures of any of their layers. A capture runs both plans on
-// the whole batch up to the layer, or, when the values of an earlier run on the same batch are
-// kept (LayerCaptureOptions::valueCacheBytes), copies them from there; either way the numbers
-// equal a fresh captureLayer bit for bit.
+// Both models prepared once for captures of any of their layers. A capture copies the layer's
+// values from those kept for the batch (keepValues), or else runs both plans on the whole
+// batch up to the layer; either way the numbers equal a fresh captureLayer bit for bit.
 // Thread safety: capture() may be called from any thread; captures are serialized (a plan runs
 // on one thread at a time), also between runners that share the float half.
 // Memory: the runner keeps both plans and their buffer pools, which hold the kept values too.
@@ -83,6 +80,11 @@ public:
     // layer value that neither model produced.
     Result<LayerCapture> capture(const LayerMatch &match,
                                  const std::map<std::string, Tensor> &batch) const;
+    // Runs each model once on `batch` and keeps all its values (up to
+    // LayerCaptureOptions::valueCacheBytes per model; the values of another batch are dropped)
+    // unless they are kept already. Kept values are found again by the batch's tensors (same
+    // storage, shape and type): do not write a batch tensor in place after using it.
+    Status keepValues(const std::map<std::string, Tensor> &batch) const;
 
     const LayerCaptureOptions &options() const { return m_options; }
     // Bytes the two plans keep in their buffer pools, and the values kept for later captures.

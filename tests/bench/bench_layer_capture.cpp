@@ -5,14 +5,16 @@
 // QL_BENCH_SAMPLES (8) seeded random inputs, QL_BENCH_THREADS (1: what the app's inspector
 // uses) threads, 5 matched layers spread over the model.
 //   OneShotCapture: captureLayer of each of the 5 layers (the inspector before the runner).
-//   RunnerCaptures/M: runner creation alone, the first capture (creation + capture) and each
-//                   next capture of the 5 layers on the warm runner, plus the inspection on top;
-//                   M: LayerCaptureOptions::valueCacheBytes in MiB (0: every capture runs both
-//                   models up to the layer; else the first run's values are kept if they fit).
+//   RunnerCaptures/M: runner creation alone, the first capture (creation + capture, runs
+//                   stopping at the layer), keepValues (the inspector runs it in the background
+//                   after the first capture) and each next capture of the 5 layers, plus the
+//                   inspection on top; M: LayerCaptureOptions::valueCacheBytes in MiB (0: nothing
+//                   kept, every capture runs both models up to the layer).
 //   RunnerEqualsOneShot: not a timing; counts the 5 layers whose runner capture (values kept)
-//                   differs from captureLayer in any byte (expected: 0).
-//   RunnerAfterToggle: a middle layer kept fp32 in a new quantized graph: withQuantGraph (float
-//                   half shared) + capture against create + capture.
+//                   differs from captureLayer (runs stopping at the layer) in any byte (0).
+//   RunnerAfterToggle: a middle layer kept fp32 in a new quantized graph, the float values of
+//                   the batch kept: withQuantGraph (float half shared) + capture of a later
+//                   layer against create + capture, and keepValues of the new runner.
 // Every figure is given as wall time and as process CPU time (all threads): on a loaded machine
 // the CPU time is the steadier one.
 
@@ -146,7 +148,7 @@ void RunnerCaptures(benchmark::State &state) {
     LayerCaptureOptions options = s.options;
     options.valueCacheBytes = static_cast<size_t>(state.range(0)) << 20;
     std::fprintf(stderr, "value cache budget %lld MiB\n", static_cast<long long>(state.range(0)));
-    double cached = 0, destroyWall = 0, dropWall = 0;
+    double cached = 0, destroyWall = 0, dropWall = 0, keepWall = 0, keepCpu = 0;
     int runs = 0;
     std::vector<double> nextWall, nextCpu, inspectWall, inspectCpu;
     double createWall = 0, createCpu = 0, firstWall = 0, firstCpu = 0, pooled = 0;
@@ -168,6 +170,14 @@ void RunnerCaptures(benchmark::State &state) {
         }
         report("runner create", "", createWall, createCpu);
         report("first capture (+create)", s.layers[0].floatNode, firstWall, firstCpu);
+        Stopwatch keep;
+        if (Status kept = (*runner)->keepValues(s.batch); !kept.isOk()) {
+            state.SkipWithError(kept.message().c_str());
+            return;
+        }
+        keepWall = keep.wallMs();
+        keepCpu = keep.cpuMs();
+        report("keepValues", "", keepWall, keepCpu);
         // Each next selection: the other layers, then the first one again.
         std::vector<LayerMatch> next(s.layers.begin() + 1, s.layers.end());
         next.push_back(s.layers[0]);
@@ -206,6 +216,8 @@ void RunnerCaptures(benchmark::State &state) {
     state.counters["create_cpu_ms"] = createCpu;
     state.counters["first_wall_ms"] = firstWall;
     state.counters["first_cpu_ms"] = firstCpu;
+    state.counters["keep_wall_ms"] = keepWall;
+    state.counters["keep_cpu_ms"] = keepCpu;
     state.counters["next_median_wall_ms"] = median(nextWall);
     state.counters["next_median_cpu_ms"] = median(nextCpu);
     state.counters["inspect_median_wall_ms"] = median(inspectWall);
@@ -235,8 +247,8 @@ void RunnerEqualsOneShot(benchmark::State &state) {
     int differing = 0, compared = 0;
     for (auto _ : state) {
         auto runner = LayerCaptureRunner::create(s.floatGraph, s.quantGraph, s.options);
-        if (!runner) {
-            state.SkipWithError(runner.status().message().c_str());
+        if (!runner || !(*runner)->keepValues(s.batch).isOk()) {
+            state.SkipWithError("runner failed");
             return;
         }
         for (const auto &m : s.layers) {
@@ -268,7 +280,7 @@ void RunnerAfterToggle(benchmark::State &state) {
         state.SkipWithError(runner.status().message().c_str());
         return;
     }
-    (void)(*runner)->capture(s.layers[0], s.batch);  // the float plan has run once
+    (void)(*runner)->keepValues(s.batch);  // as the inspector does after the first capture
     Graph toggled = s.quantGraph;
     if (!keepLayersFp32(toggled, s.floatGraph, {s.layers[2]}).isOk()) {
         state.SkipWithError("keepLayersFp32 failed");
@@ -286,7 +298,7 @@ void RunnerAfterToggle(benchmark::State &state) {
         state.SkipWithError("layer lost by the toggle");
         return;
     }
-    double sharedWall = 0, sharedCpu = 0, freshWall = 0, freshCpu = 0;
+    double sharedWall = 0, sharedCpu = 0, freshWall = 0, freshCpu = 0, keepWall = 0, keepCpu = 0;
     for (auto _ : state) {
         Stopwatch shared;
         auto next = (*runner)->withQuantGraph(toggled, s.options);
@@ -297,6 +309,11 @@ void RunnerAfterToggle(benchmark::State &state) {
         sharedWall = shared.wallMs();
         sharedCpu = shared.cpuMs();
         report("toggle: float shared", layer->floatNode, sharedWall, sharedCpu);
+        Stopwatch keep;
+        (void)(*next)->keepValues(s.batch);
+        keepWall = keep.wallMs();
+        keepCpu = keep.cpuMs();
+        report("toggle: keepValues", "", keepWall, keepCpu);
         next->reset();
         Stopwatch fresh;
         auto created = LayerCaptureRunner::create(s.floatGraph, toggled, s.options);
@@ -312,6 +329,8 @@ void RunnerAfterToggle(benchmark::State &state) {
     state.counters["shared_float_cpu_ms"] = sharedCpu;
     state.counters["all_prepared_wall_ms"] = freshWall;
     state.counters["all_prepared_cpu_ms"] = freshCpu;
+    state.counters["keep_after_toggle_wall_ms"] = keepWall;
+    state.counters["keep_after_toggle_cpu_ms"] = keepCpu;
 }
 
 }  // namespace
@@ -322,8 +341,7 @@ BENCHMARK(RunnerCaptures)
     ->Iterations(1)
     ->UseRealTime()
     ->Arg(0)
-    ->Arg(256)
-    ->Arg(1024);
+    ->Arg(512);
 BENCHMARK(RunnerEqualsOneShot)->Unit(benchmark::kMillisecond)->Iterations(1)->UseRealTime();
 BENCHMARK(RunnerAfterToggle)->Unit(benchmark::kMillisecond)->Iterations(1)->UseRealTime();
 BENCHMARK_MAIN();

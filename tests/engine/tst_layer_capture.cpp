@@ -80,17 +80,20 @@ void expectSameCapture(const LayerCapture &a, const LayerCapture &b) {
     EXPECT_TRUE(sameValues(a.quantValues, b.quantValues)) << layer;
 }
 
+// Forwards with the runs stopping at each layer, then, with the batch's values kept,
+// backwards: each capture follows one of another layer.
 void expectRunnerEqualsCaptureLayer(const Graph &floatGraph, const Graph &quantGraph,
                                     const std::vector<LayerMatch> &layers,
                                     const std::map<std::string, Tensor> &batch,
                                     const LayerCaptureOptions &options = {}) {
     auto runner = LayerCaptureRunner::create(floatGraph, quantGraph, options);
     ASSERT_TRUE(runner) << runner.status().message();
-    // Forwards, then backwards: each capture follows one of another layer.
     std::vector<const LayerMatch *> order;
     for (const auto &m : layers) order.push_back(&m);
     for (auto it = layers.rbegin(); it != layers.rend(); ++it) order.push_back(&*it);
-    for (const LayerMatch *m : order) {
+    for (size_t i = 0; i < order.size(); ++i) {
+        if (i == layers.size()) ASSERT_TRUE((*runner)->keepValues(batch).isOk());
+        const LayerMatch *m = order[i];
         auto fresh = captureLayer(floatGraph, quantGraph, *m, batch, options);
         ASSERT_TRUE(fresh) << m->floatNode << ": " << fresh.status().message();
         auto reused = (*runner)->capture(*m, batch);
@@ -118,40 +121,52 @@ TEST_F(FxCaptureRunner, WithoutKeptValuesOrOverBudgetEqualsCaptureLayer) {
     none.valueCacheBytes = 0;  // every capture runs both models up to the layer
     expectRunnerEqualsCaptureLayer(f.floatGraph, f.quantGraph, f.matching.matches, batch, none);
     LayerCaptureOptions tiny;
-    tiny.valueCacheBytes = 4096;  // the first run gives up keeping values
+    tiny.valueCacheBytes = 4096;  // keepValues gives up
     expectRunnerEqualsCaptureLayer(f.floatGraph, f.quantGraph, f.matching.matches, batch, tiny);
     auto runner = LayerCaptureRunner::create(f.floatGraph, f.quantGraph, tiny);
     ASSERT_TRUE(runner);
+    ASSERT_TRUE((*runner)->keepValues(batch).isOk());
+    EXPECT_EQ((*runner)->modelRuns(), 2);  // one abandoned run per model
+    ASSERT_TRUE((*runner)->keepValues(batch).isOk());
+    EXPECT_EQ((*runner)->modelRuns(), 2);  // not tried again
     ASSERT_TRUE((*runner)->capture(f.matching.matches[2], batch));
     ASSERT_TRUE((*runner)->capture(f.matching.matches[3], batch));
     EXPECT_EQ((*runner)->cachedBytes(), 0u);
-    EXPECT_EQ((*runner)->modelRuns(), 4);  // both models for each capture
+    EXPECT_EQ((*runner)->modelRuns(), 6);  // both models for each capture
     // The buffers of the abandoned values were given back: less than a runner keeping all.
     auto keeping = LayerCaptureRunner::create(f.floatGraph, f.quantGraph);
-    ASSERT_TRUE(keeping && (*keeping)->capture(f.matching.matches[2], batch));
+    ASSERT_TRUE(keeping && (*keeping)->keepValues(batch).isOk());
     EXPECT_GT((*keeping)->cachedBytes(), 4096u);
     EXPECT_LT((*runner)->pooledBytes(), (*keeping)->pooledBytes());
 }
 
-TEST_F(FxCaptureRunner, KeptValuesCoverTheBatchOfTheFirstRun) {
+TEST_F(FxCaptureRunner, KeptValuesServeCapturesOfTheirBatch) {
     auto runner = LayerCaptureRunner::create(f.floatGraph, f.quantGraph);
     ASSERT_TRUE(runner);
-    EXPECT_EQ((*runner)->cachedBytes(), 0u);
     const auto batch = samples(f, 8);
     ASSERT_TRUE((*runner)->capture(f.matching.matches[0], batch));
+    EXPECT_EQ((*runner)->modelRuns(), 2);
+    EXPECT_EQ((*runner)->cachedBytes(), 0u);
+    ASSERT_TRUE((*runner)->keepValues(batch).isOk());
+    EXPECT_EQ((*runner)->modelRuns(), 4);
     // Both models' values: at least the float input and the float first conv output.
     const size_t kept = (*runner)->cachedBytes();
     EXPECT_GT(kept, size_t(8 * 28 * 28 * 4) * 2);
-    EXPECT_EQ((*runner)->modelRuns(), 2);
+    ASSERT_TRUE((*runner)->keepValues(batch).isOk());
     ASSERT_TRUE((*runner)->capture(f.matching.matches.back(), batch));
     ASSERT_TRUE((*runner)->capture(f.matching.matches[1], batch));
-    EXPECT_EQ((*runner)->modelRuns(), 2);  // nothing ran again
-    EXPECT_EQ((*runner)->cachedBytes(), kept);
-    // Another batch (other tensors): both models run on it.
+    EXPECT_EQ((*runner)->modelRuns(), 4);  // nothing ran again
+    // Another batch (other tensors) runs both models; its values replace the kept ones when
+    // asked to.
     const auto other = samples(f, 4);
     ASSERT_TRUE((*runner)->capture(f.matching.matches[1], other));
-    EXPECT_EQ((*runner)->modelRuns(), 4);
+    EXPECT_EQ((*runner)->modelRuns(), 6);
+    EXPECT_EQ((*runner)->cachedBytes(), kept);
+    ASSERT_TRUE((*runner)->keepValues(other).isOk());
+    EXPECT_EQ((*runner)->modelRuns(), 8);
     EXPECT_LT((*runner)->cachedBytes(), kept);
+    ASSERT_TRUE((*runner)->capture(f.matching.matches[2], batch));
+    EXPECT_EQ((*runner)->modelRuns(), 10);
 }
 
 TEST_F(FxCaptureRunner, FastKernelsEqualCaptureLayer) {
@@ -182,6 +197,7 @@ TEST_F(FxCaptureRunner, EarlierCaptureKeepsItsValuesAfterLaterRuns) {
         options.valueCacheBytes = budget;
         auto runner = LayerCaptureRunner::create(f.floatGraph, f.quantGraph, options);
         ASSERT_TRUE(runner);
+        ASSERT_TRUE((*runner)->keepValues(batch).isOk());  // nothing kept with budget 0
         auto first = (*runner)->capture(f.matching.matches[0], batch);
         ASSERT_TRUE(first);
         const Tensor floatCopy = first->floatOutput.clone(), quantCopy = first->quantOutput.clone();
@@ -202,11 +218,15 @@ TEST_F(FxCaptureRunner, CapturesFromTwoThreadsEqualCaptureLayer) {
     const auto batch = samples(f, 8);
     const LayerMatch &a = f.matching.matches.front(), &b = f.matching.matches.back();
     std::optional<Result<LayerCapture>> ra, rb;
+    Status keptStatus;
     std::thread ta([&] { ra.emplace(runner.capture(a, batch)); });
-    std::thread tb([&] { rb.emplace(runner.capture(b, batch)); });
+    std::thread tb([&] {
+        keptStatus = runner.keepValues(batch);
+        rb.emplace(runner.capture(b, batch));
+    });
     ta.join();
     tb.join();
-    ASSERT_TRUE(*ra && *rb);
+    ASSERT_TRUE(*ra && *rb && keptStatus.isOk());
     auto fa = captureLayer(f.floatGraph, f.quantGraph, a, batch);
     auto fb = captureLayer(f.floatGraph, f.quantGraph, b, batch);
     ASSERT_TRUE(fa && fb);
@@ -218,7 +238,7 @@ TEST_F(FxCaptureRunner, ToggledQuantGraphSharesTheFloatHalf) {
     auto runner = LayerCaptureRunner::create(f.floatGraph, f.quantGraph);
     ASSERT_TRUE(runner);
     const auto batch = samples(f, 8);
-    ASSERT_TRUE((*runner)->capture(f.matching.matches[0], batch));  // plans have run once
+    ASSERT_TRUE((*runner)->keepValues(batch).isOk());
     Graph toggled = f.quantGraph;
     ASSERT_TRUE(keepLayersFp32(toggled, f.floatGraph, {f.matching.matches[1]}).isOk());
     auto matching = matchLayers(f.floatGraph, toggled);
@@ -226,6 +246,9 @@ TEST_F(FxCaptureRunner, ToggledQuantGraphSharesTheFloatHalf) {
     auto next = (*runner)->withQuantGraph(toggled, (*runner)->options());
     ASSERT_TRUE(next) << next.status().message();
     EXPECT_TRUE((*next)->sharesFloatHalfWith(**runner));
+    const int runs = (*next)->modelRuns();
+    ASSERT_TRUE((*next)->keepValues(batch).isOk());
+    EXPECT_EQ((*next)->modelRuns(), runs + 1);  // the quantized model only
     for (const auto &m : matching->matches) {
         auto fresh = captureLayer(f.floatGraph, toggled, m, batch);
         ASSERT_TRUE(fresh) << m.floatNode << ": " << fresh.status().message();

@@ -422,7 +422,6 @@ void TestLayerInspector::batchNormRunningInt8IsExplained() {
     saveShot(inspector, LayerInspector::SamplesTab, QStringLiteral("bn1_samples.png"));
 }
 
-
 namespace {
 
 // The inspector's figures for a layer against a fresh engine inspection of the same layer.
@@ -459,13 +458,18 @@ void TestLayerInspector::preparedModelsAreReusedAcrossLayersAndToggles() {
     QVERIFY(waitInspected(inspector, spy));
     compareWithEngine(inspector, m_context, "/conv1/Conv");
     QCOMPARE(inspector.captureRunnersBuilt(), 1);
-    // Further layers of the same context reuse the prepared models.
+    // In the background both models run once more on the whole batch and their values are kept.
+    const auto runner = inspector.captureRunner();
+    QVERIFY(runner);
+    QTRY_VERIFY_WITH_TIMEOUT(runner->modelRuns() == 4 && runner->cachedBytes() > 0, 60000);
+    // Further layers of the same context reuse the prepared models and run nothing.
     for (const char *layer : {"/conv2/Conv", "/fc/Gemm", "/conv1/Conv"}) {
         inspector.setLayer(rowOf(m_context, layer));
         QVERIFY(waitInspected(inspector, spy));
         compareWithEngine(inspector, m_context, layer);
     }
     QCOMPARE(inspector.captureRunnersBuilt(), 1);
+    QCOMPARE(runner->modelRuns(), 4);
     // A new report on the same models (same graphs) keeps them too.
     inspector.setContext(m_context);
     inspector.setLayer(rowOf(m_context, "/conv2/Conv"));
@@ -491,10 +495,15 @@ void TestLayerInspector::preparedModelsAreReusedAcrossLayersAndToggles() {
     QCOMPARE(QString::fromStdString(inspector.inspection()->quantRunOp), QStringLiteral("Conv"));
     QCOMPARE(inspector.captureRunnersBuilt(), 2);
     QCOMPARE(inspector.floatHalvesReused(), 1);
+    const auto toggledRunner = inspector.captureRunner();
+    QVERIFY(toggledRunner && toggledRunner->sharesFloatHalfWith(*runner));
+    // The float values are kept already: only the quantized model runs to keep its values.
+    QTRY_VERIFY_WITH_TIMEOUT(toggledRunner->modelRuns() == 4, 60000);  // float 2 (shared) + 2
     inspector.setLayer(rowOf(toggledContext, "/fc/Gemm"));
     QVERIFY(waitInspected(inspector, spy));
     compareWithEngine(inspector, toggledContext, "/fc/Gemm");
     QCOMPARE(inspector.captureRunnersBuilt(), 2);
+    QCOMPARE(toggledRunner->modelRuns(), 4);
 
     // Another float graph (another model pair): everything is prepared again.
     InspectorContext other = m_context;
