@@ -6,17 +6,22 @@
 #include <QLibraryInfo>
 #include <QLocale>
 #include <QPalette>
+#include <QSplitter>
 #include <QStyle>
+#include <QStyleFactory>
+#include <QTabWidget>
 #include <QTimer>
 #include <QTranslator>
 
 #include <cstdio>
 
 #include "analysis_controller.h"
+#include "analysis_panel.h"
 #include "cli_commands.h"
 #include "document_controller.h"
 #include "layer_inspector.h"
 #include "main_window.h"
+#include "readable_style.h"
 
 namespace {
 
@@ -45,7 +50,7 @@ int exitCodeFor(ql::ErrorKind kind) {
 
 // A dark Fusion palette: for checking (and showing) that every view reads well on dark.
 void applyDarkPalette() {
-    QApplication::setStyle(QStringLiteral("Fusion"));
+    QApplication::setStyle(new ql::ui::ReadableStyle(QStyleFactory::create(QStringLiteral("Fusion"))));
     QPalette p;
     const QColor window(45, 45, 48), base(30, 30, 32), text(220, 220, 220), disabled(120, 120, 120);
     p.setColor(QPalette::Window, window);
@@ -69,6 +74,15 @@ void applyDarkPalette() {
     QApplication::setPalette(p);
 }
 
+// The inspector tab named on the command line (LayerInspector::Tab), or -1.
+int inspectorTabIndex(const QString &name) {
+    static const QStringList names = {
+        QStringLiteral("parameters"), QStringLiteral("weights"),  QStringLiteral("activations"),
+        QStringLiteral("scatter"),    QStringLiteral("channels"), QStringLiteral("samples"),
+        QStringLiteral("explain")};
+    return int(names.indexOf(name.toLower()));
+}
+
 int fail(const QString &message, int code) {
     std::fprintf(stderr, "quantlens: %s\n", qPrintable(message));
     return code;
@@ -78,6 +92,7 @@ int fail(const QString &message, int code) {
 
 int runGui(int argc, char *argv[], int firstArgument) {
     QApplication app(argc, argv);
+    QApplication::setStyle(new ql::ui::ReadableStyle);
     QApplication::setWindowIcon(QIcon(QStringLiteral(":/icons/quantlens.svg")));
     QGuiApplication::setDesktopFileName(QStringLiteral("io.github.quantlens.QuantLens"));
     installTranslators(app);
@@ -105,6 +120,19 @@ int runGui(int argc, char *argv[], int firstArgument) {
                                  "Load (and analyse a project or the demo), save a PNG of the "
                                  "window to FILE, exit."),
          QStringLiteral("FILE")});
+    parser.addOption({QStringLiteral("layer"),
+                      QApplication::translate("main", "Select this layer once the analysis is in."),
+                      QStringLiteral("NAME")});
+    parser.addOption(
+        {QStringLiteral("inspector-tab"),
+         QApplication::translate("main",
+                                 "Layer inspector tab to show: parameters, weights, activations, "
+                                 "scatter, channels, samples or explain."),
+         QStringLiteral("TAB")});
+    parser.addOption(
+        {QStringLiteral("grab"),
+         QApplication::translate("main", "What --screenshot saves: window (default) or inspector."),
+         QStringLiteral("PART"), QStringLiteral("window")});
     parser.addOption({QStringLiteral("palette"),
                       QApplication::translate("main", "Colour palette: system (default) or dark."),
                       QStringLiteral("NAME"), QStringLiteral("system")});
@@ -122,6 +150,16 @@ int runGui(int argc, char *argv[], int firstArgument) {
                     cli::BadInput);
     const QString screenshot = parser.value("screenshot");
     const bool capture = !screenshot.isEmpty();
+    const int inspectorTab =
+        parser.isSet("inspector-tab") ? inspectorTabIndex(parser.value("inspector-tab")) : -1;
+    if (parser.isSet("inspector-tab") && inspectorTab < 0)
+        return fail(QApplication::translate("main", "--inspector-tab: unknown tab '%1'")
+                        .arg(parser.value("inspector-tab")),
+                    cli::BadInput);
+    const bool grabInspector = parser.value("grab") == QLatin1String("inspector");
+    if (!grabInspector && parser.value("grab") != QLatin1String("window"))
+        return fail(QApplication::translate("main", "--grab expects window or inspector"),
+                    cli::BadInput);
 
     // A screenshot run leaves the user's settings alone and reports errors on stderr.
     MainWindow window(MainWindow::Options{!capture, !capture, !capture});
@@ -129,13 +167,39 @@ int runGui(int argc, char *argv[], int firstArgument) {
                           (!models.isEmpty() &&
                            models.first().endsWith(QLatin1String(".qlproj"), Qt::CaseInsensitive));
     int exitCode = cli::Success;
+    if (inspectorTab >= 0) window.inspector()->tabs()->setCurrentIndex(inspectorTab);
+    // Set once the wanted layer is selected (or when none is wanted).
+    bool layerSelected = !parser.isSet("layer");
+    if (!layerSelected)
+        QObject::connect(window.analysis(), &AnalysisController::reportReady, &window,
+                         [&window, &layerSelected, &exitCode,
+                          name = parser.value("layer")](const ql::ui::ReportPtr &report) {
+                             if (layerSelected) return;
+                             layerSelected = true;
+                             for (size_t i = 0; i < report->layers.size(); ++i)
+                                 if (QString::fromStdString(report->layers[i].name) == name) {
+                                     window.analysisPanel()->selectLayer(int(i));
+                                     return;
+                                 }
+                             exitCode = fail(QApplication::translate(
+                                                 "main", "--layer: no layer '%1' in the analysis")
+                                                 .arg(name),
+                                             cli::BadInput);
+                             QApplication::exit(exitCode);
+                         });
     if (capture) {
         // The same picture whatever the (virtual) screen size; an analysis shows the inspector too.
         window.resize(analyses ? QSize(1800, 1000) : QSize(1280, 800));
-        auto grabAndQuit = [&window, &screenshot, &exitCode] {
+        auto grabAndQuit = [&window, &screenshot, &exitCode, grabInspector] {
+            // The inspector alone gets most of the width (its explanation columns are wide).
+            if (auto *page = window.findChild<QSplitter *>(QStringLiteral("analysisPage"));
+                page && grabInspector)
+                page->setSizes({700, 1100});
             // Let posted layout requests run before painting.
-            QTimer::singleShot(50, &window, [&window, &screenshot, &exitCode] {
-                if (!window.grab().save(screenshot)) {
+            QTimer::singleShot(50, &window, [&window, &screenshot, &exitCode, grabInspector] {
+                QWidget *part = grabInspector ? static_cast<QWidget *>(window.inspector())
+                                              : static_cast<QWidget *>(&window);
+                if (!part->grab().save(screenshot)) {
                     exitCode = fail(
                         QApplication::translate("main", "%1: cannot write the PNG").arg(screenshot),
                         cli::Failure);
@@ -152,9 +216,10 @@ int runGui(int argc, char *argv[], int firstArgument) {
             // picture.
             auto *poll = new QTimer(&window);
             poll->setInterval(50);
-            QObject::connect(poll, &QTimer::timeout, &window, [&window, poll, grabAndQuit] {
+            QObject::connect(poll, &QTimer::timeout, &window,
+                             [&window, poll, grabAndQuit, &layerSelected] {
                 if (window.analysis()->isBusy() || !window.analysis()->report() ||
-                    window.inspector()->isBusy())
+                    !layerSelected || window.inspector()->isBusy())
                     return;
                 poll->stop();
                 grabAndQuit();

@@ -5,9 +5,7 @@
 #include <QCloseEvent>
 #include <QDir>
 #include <QFile>
-#include <QFileDialog>
 #include <QFileInfo>
-#include <QInputDialog>
 #include <QLabel>
 #include <QLocale>
 #include <QMenuBar>
@@ -50,8 +48,6 @@ const char kSplitterKey[] = "mainWindow/layerSplitter";
 const char kAnalysisSplitterKey[] = "mainWindow/analysisSplitter";
 const char kInspectorSplitterKey[] = "mainWindow/inspectorSplitter";
 const char kSideSplitterKey[] = "mainWindow/sideSplitter";
-const char kLastFolderKey[] = "paths/lastExportFolder";
-const char kWorstCountKey[] = "analysis/keepWorstCount";
 
 bool isAcceptedUrl(const QUrl &url) {
     if (!url.isLocalFile()) return false;
@@ -323,113 +319,6 @@ bool MainWindow::recoverAutosave() {
     return true;
 }
 
-void MainWindow::openFloatWithDialog() {
-    QSettings settings;
-    QString folder = QFileInfo(m_analysis->setup().floatModel).absolutePath();
-    if (m_analysis->setup().floatModel.isEmpty())
-        folder = m_options.persistSettings ? settings.value("paths/lastModelFolder").toString()
-                                           : QString();
-    const QString path = QFileDialog::getOpenFileName(
-        this, tr("Open Float Model"), folder,
-        tr("ONNX models (*.onnx);;QuantLens projects (*.qlproj);;All files (*)"));
-    if (path.isEmpty()) return;
-    if (m_options.persistSettings)
-        settings.setValue("paths/lastModelFolder", QFileInfo(path).absolutePath());
-    openPath(path);
-}
-
-void MainWindow::openQuantizedWithDialog() {
-    const QString folder = QFileInfo(m_analysis->setup().floatModel).absolutePath();
-    const QString path = QFileDialog::getOpenFileName(this, tr("Open Quantized Model"), folder,
-                                                      tr("ONNX models (*.onnx);;All files (*)"));
-    if (!path.isEmpty()) m_analysis->setQuantModel(path);
-}
-
-void MainWindow::showAnalysisSetup(int focus) {
-    AnalysisSetupDialog dialog(m_analysis->setup(), static_cast<AnalysisSetupDialog::Focus>(focus),
-                               this);
-    if (dialog.exec() != QDialog::Accepted) return;
-    const AnalysisSetup setup = dialog.setup();
-    const bool newFloat = setup.floatModel != m_analysis->setup().floatModel;
-    if (newFloat) {
-        if (!m_project->maybeSave()) return;
-        m_project->reset();
-        m_documents->openFile(setup.floatModel);
-    }
-    m_analysis->setSetup(setup, newFloat ? std::set<std::string>{} : m_analysis->fp32Layers());
-}
-
-void MainWindow::toggleCurrentLayer() {
-    const int layer = m_analysisPanel->currentLayer();
-    const ql::ui::ReportPtr report = m_analysis->report();
-    if (!report || layer < 0 || layer >= int(report->layers.size())) return;
-    const std::string &name = report->layers[size_t(layer)].name;
-    const bool nowFp32 = m_analysis->fp32Layers().count(name) != 0;
-    m_analysis->setLayerFp32(name, !nowFp32);
-}
-
-void MainWindow::keepWorstDialog() {
-    QSettings settings;
-    const int previous = m_options.persistSettings ? settings.value(kWorstCountKey, 3).toInt() : 3;
-    bool ok = false;
-    const int n = QInputDialog::getInt(this, tr("Keep the Worst Layers in fp32"),
-                                       tr("Number of layers (lowest isolated SQNR first):"),
-                                       previous, 1, 1000, 1, &ok);
-    if (!ok) return;
-    if (m_options.persistSettings) settings.setValue(kWorstCountKey, n);
-    const int added = m_analysis->keepWorstInFp32(n);
-    m_status->setText(tr("%n layer(s) moved to fp32", nullptr, added));
-}
-
-QString MainWindow::askSavePath(const QString &title, const QString &suggestedName,
-                                const QString &filter) {
-    QSettings settings;
-    QString folder =
-        m_options.persistSettings ? settings.value(kLastFolderKey).toString() : QString();
-    if (folder.isEmpty())
-        folder = QFileInfo(m_project->path().isEmpty() ? m_analysis->setup().floatModel
-                                                       : m_project->path())
-                     .absolutePath();
-    const QString path =
-        QFileDialog::getSaveFileName(this, title, QDir(folder).filePath(suggestedName), filter);
-    if (!path.isEmpty() && m_options.persistSettings)
-        settings.setValue(kLastFolderKey, QFileInfo(path).absolutePath());
-    return path;
-}
-
-void MainWindow::exportSkipList() {
-    const QString base = QFileInfo(m_analysis->setup().floatModel).completeBaseName();
-    const QString path = askSavePath(tr("Export Skip-List"),
-                                     base + QStringLiteral("_skip_list.json"), tr("JSON (*.json)"));
-    if (path.isEmpty()) return;
-    QString error;
-    if (!m_analysis->exportSkipList(path, error)) return showError(tr("Cannot Export"), error);
-    m_status->setText(tr("Wrote %1").arg(QDir::toNativeSeparators(path)));
-}
-
-void MainWindow::exportAnalysis(bool csv) {
-    const QString base =
-        QFileInfo(m_analysis->setup().floatModel).completeBaseName() + QStringLiteral("_analysis");
-    const QString path =
-        csv ? askSavePath(tr("Export Analysis"), base + QStringLiteral(".csv"), tr("CSV (*.csv)"))
-            : askSavePath(tr("Export Analysis"), base + QStringLiteral(".json"),
-                          tr("JSON (*.json)"));
-    if (path.isEmpty()) return;
-    QString error;
-    const bool ok = csv ? m_analysis->exportAnalysisCsv(path, error)
-                        : m_analysis->exportAnalysisJson(path, error);
-    if (!ok) return showError(tr("Cannot Export"), error);
-    m_status->setText(tr("Wrote %1").arg(QDir::toNativeSeparators(path)));
-}
-
-void MainWindow::exportQuantizedModel() {
-    const QString base =
-        QFileInfo(m_analysis->setup().floatModel).completeBaseName() + QStringLiteral("_int8.onnx");
-    const QString path =
-        askSavePath(tr("Export Re-quantized Model"), base, tr("ONNX models (*.onnx)"));
-    if (!path.isEmpty()) m_analysis->exportQuantizedModel(path);
-}
-
 void MainWindow::restoreSettings() {
     const QSettings settings;
     const bool restored =
@@ -596,7 +485,8 @@ void MainWindow::updateActions() {
     const bool hasReport = m_analysis->report() != nullptr;
     const bool busy = m_analysis->isBusy();
     const bool hasSetup = !m_analysis->setup().floatModel.isEmpty();
-    m_toggleLayer->setEnabled(hasReport && m_analysisPanel->currentLayer() >= 0);
+    m_toggleLayer->setEnabled(hasReport && m_analysisPanel->tableModel()->isToggleable(
+                                               m_analysisPanel->currentLayer()));
     m_resetInt8->setEnabled(hasReport && !m_analysis->fp32Layers().empty());
     m_keepWorst->setEnabled(hasReport);
     m_exportSkipList->setEnabled(hasReport);

@@ -8,6 +8,7 @@
 #include "onnx_io/model_loader.h"
 #include "onnx_io/tensor_file.h"
 #include "passes/precision.h"
+#include "worker_pool.h"
 
 namespace ql::ui {
 
@@ -232,7 +233,8 @@ void AnalysisJob::run(Operation operation, Work work) {
     m_outcome = std::make_shared<Outcome>();
     std::shared_ptr<Shared> shared = m_shared;
     std::shared_ptr<Outcome> outcome = m_outcome;
-    m_watcher.setFuture(QtConcurrent::run([shared, outcome, work] { work(*shared, *outcome); }));
+    m_watcher.setFuture(QtConcurrent::run(workerPool(),
+                                          [shared, outcome, work] { work(*shared, *outcome); }));
     m_poll.start();
     if (!wasBusy) emit busyChanged(true);
 }

@@ -86,6 +86,7 @@ QMenu *AnalysisPanel::createChartMenu(int layer, QWidget *parent) {
         fp32->setObjectName(QStringLiteral("keepFp32Action"));
         fp32->setCheckable(true);
         fp32->setChecked(m_model->isLayerFp32(layer));
+        fp32->setEnabled(m_model->isToggleable(layer));
         connect(fp32, &QAction::toggled, this, [this, layer](bool on) {
             m_model->setData(m_model->index(layer, AnalysisTableModel::PrecisionColumn),
                              on ? Qt::Checked : Qt::Unchecked, Qt::CheckStateRole);
@@ -139,6 +140,7 @@ QWidget *AnalysisPanel::makeTablePart() {
     m_rowCount->setObjectName(QStringLiteral("analysisRowCount"));
     m_view = new QTableView(part);
     m_view->setObjectName(QStringLiteral("analysisTable"));
+    m_view->horizontalHeader()->setResizeContentsPrecision(200);  // thousands of layers: a sample
     m_view->setModel(m_proxy);
     m_view->setSortingEnabled(true);
     m_view->sortByColumn(AnalysisTableModel::IndexColumn, Qt::AscendingOrder);

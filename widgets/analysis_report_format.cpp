@@ -65,6 +65,14 @@ std::optional<double> cumulativeFigure(const LayerReport &layer, F figure) {
     return figure(*layer.cumulative);
 }
 
+// A figure of the float output's per-sample ranges (sample_ranges.h: smallest non-degenerate
+// range, largest, their ratio); nullopt without ranges.
+std::optional<double> rangeFigure(const LayerReport &layer, double analysis::SampleRangeSummary::*figure) {
+    const auto summary = analysis::summarizeSampleRanges(layer.sampleRanges);
+    if (!summary) return std::nullopt;
+    return (*summary).*figure;
+}
+
 QJsonObject layerJson(const LayerReport &layer) {
     const auto &c = layer.cumulative;
     QJsonObject o{
@@ -88,6 +96,9 @@ QJsonObject layerJson(const LayerReport &layer) {
         {"rmse_over_scale", c ? number(c->rmseOverScale) : QJsonValue::Null},
         {"saturation_pct", c ? number(c->saturationPct) : QJsonValue::Null},
         {"sample_sqnr_db", sampleSqnr(c)},
+        {"sample_range_min", number(rangeFigure(layer, &analysis::SampleRangeSummary::smallest))},
+        {"sample_range_max", number(rangeFigure(layer, &analysis::SampleRangeSummary::largest))},
+        {"sample_range_ratio", number(rangeFigure(layer, &analysis::SampleRangeSummary::ratio))},
         {"isolated", metricsObject(layer.isolated)},
         {"kernel_vs_reference_sqnr_db", number(layer.kernelVsReferenceSqnrDb)},
         {"kernel_mismatch", layer.kernelMismatch},
@@ -154,7 +165,7 @@ QString analysisReportCsv(const analysis::NumericSuiteReport &report) {
     lines << QStringLiteral(
         "name,quant_name,op_type,precision,weight_sqnr_db,activation_sqnr_db,isolated_sqnr_db,cosine,mse,"
         "max_abs_error,rmse_over_scale,saturation_pct,sample_sqnr_min_db,sample_sqnr_p5_db,sample_sqnr_median_db,"
-        "kernel_vs_reference_sqnr_db");
+        "kernel_vs_reference_sqnr_db,sample_range_min,sample_range_max,sample_range_ratio");
     for (const auto &layer : report.layers) {
         const auto &c = layer.cumulative;
         const auto samples = c && c->sampleSqnr ? c->sampleSqnr : std::nullopt;
@@ -171,7 +182,10 @@ QString analysisReportCsv(const analysis::NumericSuiteReport &report) {
                           csvNumber(samples ? std::optional<double>(samples->min) : std::nullopt),
                           csvNumber(samples ? std::optional<double>(samples->p5) : std::nullopt),
                           csvNumber(samples ? std::optional<double>(samples->median) : std::nullopt),
-                          csvNumber(layer.kernelVsReferenceSqnrDb)};
+                          csvNumber(layer.kernelVsReferenceSqnrDb),
+                          csvNumber(rangeFigure(layer, &analysis::SampleRangeSummary::smallest)),
+                          csvNumber(rangeFigure(layer, &analysis::SampleRangeSummary::largest)),
+                          csvNumber(rangeFigure(layer, &analysis::SampleRangeSummary::ratio))};
         lines << cells.join(',');
     }
     return lines.join('\n') + '\n';

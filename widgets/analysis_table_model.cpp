@@ -34,7 +34,8 @@ void AnalysisTableModel::setReport(ReportPtr report) {
     m_report = std::move(report);
     m_fp32.clear();
     if (m_report)
-        for (const analysis::LayerReport &layer : m_report->layers) m_fp32 << isFp32(layer);
+        for (const analysis::LayerReport &layer : m_report->layers)
+            m_fp32 << layer.fp32Requested;
     endResetModel();
 }
 
@@ -48,6 +49,21 @@ void AnalysisTableModel::setThresholdDb(double thresholdDb) {
 
 bool AnalysisTableModel::isLayerFp32(int layer) const {
     return layer >= 0 && layer < m_fp32.size() && m_fp32[layer];
+}
+
+bool AnalysisTableModel::isToggleable(int layer) const {
+    if (layer < 0 || layer >= m_fp32.size()) return false;
+    const analysis::LayerReport &row = m_report->layers[static_cast<size_t>(layer)];
+    return m_fp32[layer] || row.fp32Requested || !isFp32(row);
+}
+
+Qt::CheckState AnalysisTableModel::checkState(int layer) const {
+    if (layer < 0 || layer >= m_fp32.size()) return Qt::Unchecked;
+    const analysis::LayerReport &row = m_report->layers[static_cast<size_t>(layer)];
+    if (m_fp32[layer] != row.fp32Requested)  // toggled here; the report is on its way
+        return m_fp32[layer] ? Qt::Checked : Qt::Unchecked;
+    if (isFp32(row)) return Qt::Checked;
+    return row.fp32Requested ? Qt::PartiallyChecked : Qt::Unchecked;
 }
 
 int AnalysisTableModel::rowCount(const QModelIndex &parent) const {
@@ -97,7 +113,7 @@ QVariant AnalysisTableModel::displayData(int row, int column) const {
         case OpTypeColumn:
             return QString::fromStdString(layer.opType);
         case PrecisionColumn:
-            return m_fp32[row] ? tr("fp32") : tr("int8");
+            return checkState(row) == Qt::Checked ? tr("fp32") : tr("int8");
         case CosineColumn:
             return formatFixed(figure(layer, column), 5);  // 40 dB is 0.99995
         case RmseOverScaleColumn:
@@ -114,14 +130,22 @@ QString AnalysisTableModel::toolTip(int row, int column) const {
     QStringList lines;
     switch (column) {
         case PrecisionColumn:
-            lines << (m_fp32[row] ? tr("Runs in fp32") : tr("Runs in int8"));
+            lines << (isFp32(layer) ? tr("Runs in fp32") : tr("Runs in int8"));
             if (!layer.precisionReason.empty())
                 lines << tr("Lowering: %1").arg(QString::fromStdString(layer.precisionReason));
-            if (m_fp32[row] != isFp32(layer))
+            if (m_fp32[row] != layer.fp32Requested)
                 lines << tr("Changed here; the figures are from the %1 run")
                              .arg(isFp32(layer) ? tr("fp32") : tr("int8"));
-            lines << tr("Check to keep this layer in fp32");
-            break;
+            else if (checkState(row) == Qt::PartiallyChecked)
+                lines << tr("Kept in fp32, but it still runs int8: its output stays quantized "
+                            "for the int8 layers that read it. Keep those in fp32 too, or click "
+                            "to drop the request.");
+            if (!isToggleable(row))
+                lines << tr("The quantized model runs this layer in fp32: nothing to toggle");
+            else if (!m_fp32[row])
+                lines << tr("Check to keep this layer in fp32");
+            // Not the session's notes (English): the lines above say the same in the UI language.
+            return lines.join(QLatin1Char('\n'));
         case CumulativeSqnrColumn:
         case IsolatedSqnrColumn:
             if (const auto v = figure(layer, column); v && *v < m_thresholdDb)
@@ -180,7 +204,7 @@ QVariant AnalysisTableModel::data(const QModelIndex &index, int role) const {
             return tip.isEmpty() ? QVariant() : QVariant(tip);
         }
         case Qt::CheckStateRole:
-            if (column == PrecisionColumn) return m_fp32[row] ? Qt::Checked : Qt::Unchecked;
+            if (column == PrecisionColumn) return checkState(row);
             return {};
         case SortRole:
             if (column == IndexColumn) return row;
@@ -214,18 +238,24 @@ bool AnalysisTableModel::setData(const QModelIndex &index, const QVariant &value
     if (!checkIndex(index, CheckIndexOption::IndexIsValid | CheckIndexOption::ParentIsInvalid) ||
         !m_report || index.column() != PrecisionColumn || role != Qt::CheckStateRole)
         return false;
-    const bool fp32 = value.toInt() == Qt::Checked;
-    if (m_fp32[index.row()] == fp32) return true;
-    m_fp32[index.row()] = fp32;
+    const int row = index.row();
+    if (!isToggleable(row)) return false;
+    // A click on a partially checked box (kept in fp32, still int8) drops the request; the view
+    // sends Checked for it.
+    const bool fp32 =
+        checkState(row) != Qt::PartiallyChecked && value.toInt() == Qt::Checked;
+    if (m_fp32[row] == fp32) return true;
+    m_fp32[row] = fp32;
     emit dataChanged(index, index,
                      {Qt::CheckStateRole, Qt::DisplayRole, Qt::ToolTipRole, SortRole});
-    emit precisionToggled(index.row(), fp32);
+    emit precisionToggled(row, fp32);
     return true;
 }
 
 Qt::ItemFlags AnalysisTableModel::flags(const QModelIndex &index) const {
     Qt::ItemFlags f = QAbstractTableModel::flags(index);
-    if (index.isValid() && index.column() == PrecisionColumn) f |= Qt::ItemIsUserCheckable;
+    if (index.isValid() && index.column() == PrecisionColumn && isToggleable(index.row()))
+        f |= Qt::ItemIsUserCheckable;
     return f;
 }
 

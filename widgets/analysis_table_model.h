@@ -1,7 +1,9 @@
 #pragma once
 // One row per matched layer of a numeric-suite report, in the report's (topological) order:
-// name, op type, a precision checkbox (checked = keep the layer in fp32) and every per-layer
-// figure. Cells show text through display_format; SortRole gives the raw number (invalid for a
+// name, op type, a precision checkbox and every per-layer figure. The checkbox is checked for a
+// layer that runs fp32, partially checked for one the user kept in fp32 that still runs int8 (a
+// weightless layer between int8 neighbours: see LayerReport::fp32Requested), and not checkable
+// for a layer the quantized model itself runs in fp32 (nothing to toggle). Cells show text through display_format; SortRole gives the raw number (invalid for a
 // missing figure, so it sorts lowest; +inf sorts highest). Toggling a checkbox does not change
 // the report: it records the wish and emits precisionToggled for the re-quantization to act on.
 
@@ -47,8 +49,11 @@ public:
     void setThresholdDb(double thresholdDb);
     double thresholdDb() const { return m_thresholdDb; }
 
-    // The precision the user asked for (report's precision until toggled).
+    // Whether the user keeps `layer` in fp32 (the report's fp32Requested until toggled here).
     bool isLayerFp32(int layer) const;
+    // False for a layer the quantized model runs in fp32 without the user asking.
+    bool isToggleable(int layer) const;
+    Qt::CheckState checkState(int layer) const;
 
     int rowCount(const QModelIndex &parent = {}) const override;
     int columnCount(const QModelIndex &parent = {}) const override;
@@ -71,7 +76,7 @@ private:
     QString headerToolTip(int section) const;
 
     ReportPtr m_report;
-    QVector<bool> m_fp32;  // per row: the checkbox state
+    QVector<bool> m_fp32;  // per row: the user keeps the layer in fp32 (set here until a report)
     double m_thresholdDb = kDefaultThresholdDb;
     QIcon m_warningIcon;
 };

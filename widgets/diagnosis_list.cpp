@@ -1,5 +1,6 @@
 #include "diagnosis_list.h"
 
+#include <QLocale>
 #include <QStyle>
 
 #include <cmath>
@@ -15,6 +16,17 @@ using analysis::Severity;
 
 QString db(double value) {
     return formatDb(std::isnan(value) ? std::nullopt : std::optional<double>(value));
+}
+
+// An activation range: three significant digits ("0.812", "10", "1.23e+03").
+QString magnitude(double value) {
+    if (std::isnan(value)) return formatFixed(std::nullopt, 0);
+    return QLocale().toString(value, 'g', 3);
+}
+
+// How many times larger: "12.4" below 100, whole numbers above.
+QString ratio(double value) {
+    return formatFixed(value, std::isfinite(value) && value < 100.0 ? 1 : 0);
 }
 
 QString layerName(const Finding &f) {
@@ -119,6 +131,16 @@ QString DiagnosisList::describe(const Finding &f) {
                       "dB "
                       "(5th percentile %4 dB); check the calibration data")
                 .arg(name, db(f.value), db(f.reference), db(f.extra));
+        case FindingKind::ActivationRangeVaries:
+            if (f.sampleSqnr)
+                return tr("Activation range of %1 varies %2x between samples (%3 to %4) and "
+                          "per-sample SQNR falls to %5 dB against a median of %6 dB: one scale "
+                          "cannot fit them all; data-sensitive")
+                    .arg(name, ratio(f.value), magnitude(f.reference), magnitude(f.extra),
+                         db(f.sampleSqnr->min), db(f.sampleSqnr->median));
+            return tr("Activation range of %1 varies %2x between samples (%3 to %4): one scale "
+                      "cannot fit them all; data-sensitive")
+                .arg(name, ratio(f.value), magnitude(f.reference), magnitude(f.extra));
         case FindingKind::HighSaturation:
             return tr("%1 clips %2 of its float values at the int8 range")
                 .arg(name, formatPercent(f.value, 2));

@@ -21,6 +21,7 @@
 #include "display_format.h"
 #include "element_explanation_view.h"
 #include "layer_inspector_plots.h"
+#include "worker_pool.h"
 
 namespace ql::ui {
 namespace {
@@ -70,7 +71,7 @@ const analysis::QuantParamSet *findRole(const analysis::LayerInspection &r,
 // MB for a resnet) takes longer than the GUI may be blocked.
 void releaseLater(std::shared_ptr<const analysis::LayerCaptureRunner> &runner) {
     if (!runner) return;
-    (void)QtConcurrent::run([r = std::move(runner)]() mutable { r.reset(); });
+    (void)QtConcurrent::run(workerPool(), [r = std::move(runner)]() mutable { r.reset(); });
     runner.reset();
 }
 
@@ -113,6 +114,9 @@ LayerInspector::LayerInspector(QWidget *parent)
     m_channelTable->setHorizontalHeaderLabels(
         {tr("Channel"), tr("Weight scale"), tr("Weight zero point"), tr("Bias (int32)"),
          tr("Weight min"), tr("Weight max"), tr("Weight SQNR (dB)")});
+    // Fitting columns to all of a 2048-channel layer's rows cost the GUI thread ~30 ms per
+    // layer; the first and last rows and a sample in between show the widths as well.
+    m_channelTable->horizontalHeader()->setResizeContentsPrecision(64);
     for (QTableWidget *t : {m_tensorTable, m_channelTable}) {
         t->verticalHeader()->hide();
         t->setEditTriggers(QAbstractItemView::NoEditTriggers);
@@ -213,6 +217,7 @@ LayerInspector::~LayerInspector() {
     // The job owns copies of the shared context; nothing of this widget is touched off the GUI
     // thread, so it may finish after the widget is gone.
     m_watcher.disconnect(this);
+    if (m_cancelKeep) *m_cancelKeep = true;
     releaseLater(m_runner);
     releaseLater(m_floatDonor);
     std::lock_guard<std::mutex> lock(m_mailbox->mutex);
@@ -234,6 +239,7 @@ void LayerInspector::setContext(InspectorContext context) {
         ++m_contextId;  // a runner built by a running job belongs to the old models
         // A toggle (same float graph): the float half of the prepared models stays valid.
         if (!sameFloat) {
+            if (m_cancelKeep) *m_cancelKeep = true;  // values of models that are gone
             releaseLater(m_floatDonor);
         } else if (m_runner) {
             releaseLater(m_floatDonor);
@@ -309,7 +315,7 @@ void LayerInspector::request(int row, const std::vector<int64_t> &element, bool 
         const quint64 generation = m_generation;
         auto capture = m_capture;
         m_running = true;
-        m_watcher.setFuture(QtConcurrent::run([=]() {
+        m_watcher.setFuture(QtConcurrent::run(workerPool(), [=]() {
             InspectorOutcome out;
             out.row = row;
             out.generation = generation;
@@ -349,7 +355,7 @@ void LayerInspector::request(int row, const std::vector<int64_t> &element, bool 
     auto runner = m_runner, donor = m_floatDonor;
     auto mailbox = m_mailbox;
     m_running = true;  // until onFinished: the future may be done before its signal arrives
-    m_watcher.setFuture(QtConcurrent::run([=]() {
+    m_watcher.setFuture(QtConcurrent::run(workerPool(), [=]() {
         InspectorOutcome out;
         out.row = row;
         out.generation = generation;
@@ -408,8 +414,11 @@ void LayerInspector::onFinished() {
         // While the user looks at the first layer: both models run once on the whole batch and
         // the runner keeps the values, so that the next layers are copied, not run.
         m_keepRequested = true;
+        m_cancelKeep = std::make_shared<std::atomic<bool>>(false);
         (void)QtConcurrent::run(
-            [runner = m_runner, batch = m_context.batch] { (void)runner->keepValues(*batch); });
+            workerPool(), [runner = m_runner, batch = m_context.batch, cancel = m_cancelKeep] {
+                (void)runner->keepValues(*batch, [cancel] { return cancel->load(); });
+            });
     }
     if (m_pending) {
         m_pending = false;

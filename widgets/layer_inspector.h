@@ -19,6 +19,7 @@
 #include <QFutureWatcher>
 #include <QWidget>
 
+#include <atomic>
 #include <map>
 #include <memory>
 #include <optional>
@@ -151,6 +152,7 @@ private:
     std::shared_ptr<RunnerMailbox> m_mailbox;
     int m_runnersBuilt = 0, m_floatHalvesReused = 0;
     bool m_keepRequested = false;  // the batch's values are kept (or being kept) by the runner
+    std::shared_ptr<std::atomic<bool>> m_cancelKeep;  // set: the running keep job stops
     QString m_error;
     QFutureWatcher<InspectorOutcome> m_watcher;
     bool m_running = false;  // a job was started and its finished() not yet handled

@@ -71,7 +71,7 @@ void showPlotMessage(QCustomPlot *plot, const QString &message) {
     t->position->setCoords(0.5, 0.5);
     t->setText(message);
     t->setColor(plot->palette().color(QPalette::Text));
-    plot->replot();
+    plot->replot(QCustomPlot::rpQueuedReplot);
 }
 
 void plotHistogramPair(QCustomPlot *plot, const analysis::HistogramPair &h, const QString &xLabel,
@@ -125,7 +125,7 @@ void plotHistogramPair(QCustomPlot *plot, const analysis::HistogramPair &h, cons
                                    : LayerInspector::tr("count"));
     plot->legend->setVisible(true);
     plot->axisRect()->insetLayout()->setInsetAlignment(0, Qt::AlignTop | Qt::AlignRight);
-    plot->replot();
+    plot->replot(QCustomPlot::rpQueuedReplot);
 }
 
 void markQuantRange(QCustomPlot *plot, double lo, double hi) {
@@ -146,7 +146,7 @@ void markQuantRange(QCustomPlot *plot, double lo, double hi) {
     QCPRange xr = plot->xAxis->range();
     const double pad = 0.02 * (std::max(xr.upper, hi) - std::min(xr.lower, lo));
     plot->xAxis->setRange(std::min(xr.lower, lo - pad), std::max(xr.upper, hi + pad));
-    plot->replot();
+    plot->replot(QCustomPlot::rpQueuedReplot);
 }
 
 void plotScatter(QCustomPlot *plot, const analysis::ScatterPoints &s, bool error) {
@@ -189,7 +189,7 @@ void plotScatter(QCustomPlot *plot, const analysis::ScatterPoints &s, bool error
         plot->yAxis->setLabel(LayerInspector::tr("error: quantized − float"));
         label(plot, LayerInspector::tr("%1 of %2 elements").arg(x.size()).arg(s.population), xlo,
               emax * 1.12, Qt::AlignLeft | Qt::AlignTop, plot->palette().color(QPalette::Text));
-        plot->replot();
+        plot->replot(QCustomPlot::rpQueuedReplot);
         return;
     }
     for (int i = 0; i < x.size(); ++i) {
@@ -222,7 +222,7 @@ void plotScatter(QCustomPlot *plot, const analysis::ScatterPoints &s, bool error
           InspectorColors::quantColor());
     label(plot, LayerInspector::tr("%1 of %2 elements").arg(x.size()).arg(s.population), lo,
           hi + pad * 0.5, Qt::AlignLeft | Qt::AlignTop, plot->palette().color(QPalette::Text));
-    plot->replot();
+    plot->replot(QCustomPlot::rpQueuedReplot);
 }
 
 void plotChannelRanges(QCustomPlot *plot, const std::vector<float> &channelMin,
@@ -283,7 +283,7 @@ void plotChannelRanges(QCustomPlot *plot, const std::vector<float> &channelMin,
     }
     plot->legend->setVisible(true);
     plot->axisRect()->insetLayout()->setInsetAlignment(0, Qt::AlignBottom | Qt::AlignRight);
-    plot->replot();
+    plot->replot(QCustomPlot::rpQueuedReplot);
 }
 
 int plotSampleSqnr(QCustomPlot *plot, const std::vector<double> &values) {
@@ -346,7 +346,7 @@ int plotSampleSqnr(QCustomPlot *plot, const std::vector<double> &values) {
         label(plot,
               LayerInspector::tr("%n sample(s) without error (+∞ dB) not drawn", nullptr, infinite),
               0.5, hi + pad, Qt::AlignLeft | Qt::AlignTop, plot->palette().color(QPalette::Text));
-    plot->replot();
+    plot->replot(QCustomPlot::rpQueuedReplot);
     return infinite;
 }
 

@@ -5,6 +5,7 @@
 #include <QtConcurrent/QtConcurrentRun>
 
 #include "onnx_io/model_loader.h"
+#include "worker_pool.h"
 
 namespace ql::ui {
 
@@ -37,7 +38,7 @@ ModelLoadJob::~ModelLoadJob() {
 void ModelLoadJob::loadFile(const QString &path) {
     const QString displayName = QFileInfo(path).fileName();
     const std::string file = QFileInfo(path).absoluteFilePath().toStdString();
-    start(QtConcurrent::run([file, displayName] {
+    start(QtConcurrent::run(workerPool(), [file, displayName] {
               QElapsedTimer timer;
               timer.start();
               return finish(loadModel(file), displayName, timer);
@@ -47,7 +48,7 @@ void ModelLoadJob::loadFile(const QString &path) {
 
 void ModelLoadJob::loadBytes(const QByteArray &bytes, const QString &displayName) {
     const std::string name = displayName.toStdString();
-    start(QtConcurrent::run([bytes, name, displayName] {
+    start(QtConcurrent::run(workerPool(), [bytes, name, displayName] {
               QElapsedTimer timer;
               timer.start();
               return finish(loadModelFromBytes(bytes.toStdString(), name, std::string()),

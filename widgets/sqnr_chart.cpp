@@ -202,7 +202,7 @@ void SqnrChart::changeEvent(QEvent *event) {
     QWidget::changeEvent(event);
     if (event->type() == QEvent::PaletteChange) {
         applyPalette();
-        m_plot->replot();
+        m_plot->replot(QCustomPlot::rpQueuedReplot);
     }
 }
 
@@ -404,7 +404,7 @@ void SqnrChart::setThresholdDb(double thresholdDb) {
     m_thresholdDb = thresholdDb;
     rebuildThresholdMarks();
     updateThresholdLine();
-    m_plot->replot();
+    m_plot->replot(QCustomPlot::rpQueuedReplot);
     emit thresholdChanged(m_thresholdDb);
 }
 
@@ -424,14 +424,14 @@ void SqnrChart::selectLayer(int layer) {
         if (layer - 0.5 < range.lower || layer + 0.5 > range.upper)
             m_plot->xAxis->setRange(layer, range.size(), Qt::AlignCenter);
     }
-    m_plot->replot();
+    m_plot->replot(QCustomPlot::rpQueuedReplot);
     emit layerSelected(m_selected);
 }
 
 void SqnrChart::resetZoom() {
     m_plot->xAxis->setRange(-0.5 - 0.3, std::max(layerCount(), 1) - 0.5 + 0.3);
     updateXTicks();
-    m_plot->replot();
+    m_plot->replot(QCustomPlot::rpQueuedReplot);
 }
 
 void SqnrChart::clampXRange(const QCPRange &range) {

@@ -303,7 +303,10 @@ Status CumulativeComparison::addOutputs(const std::map<std::string, Tensor> &inp
 ActivationComparisonResult CumulativeComparison::result() const {
     const Impl &d = *m_impl;
     ActivationComparisonResult r = d.result;
-    for (size_t i = 0; i < d.accumulators.size(); ++i) r.layers[i].metrics = d.accumulators[i].result();
+    for (size_t i = 0; i < d.accumulators.size(); ++i) {
+        r.layers[i].metrics = d.accumulators[i].result();
+        r.layers[i].sampleRanges = d.accumulators[i].sampleRanges();
+    }
     for (size_t o = 0; o < d.outputAccumulators.size(); ++o) {
         OutputComparison &out = r.outputs[o];
         out.metrics = d.outputAccumulators[o].result();

@@ -52,6 +52,9 @@ struct LayerActivationComparison {
     bool observed = false;       // the quantized value was seen in the quantized plan
     std::string quantValueSeen;  // the plan value that was compared (DQ output or quantized tensor)
     ComparisonMetrics metrics;
+    // The float layer output's min and max per sample (sample_ranges.h), found in the pass that
+    // compares it; as many samples as metrics.sampleSqnrValues. Empty when not observed.
+    SampleRanges sampleRanges;
 };
 
 struct OutputComparison {

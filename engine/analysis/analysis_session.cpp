@@ -38,14 +38,17 @@ bool hasQOperators(const Graph &graph) {
     return false;
 }
 
-// A toggled layer the lowering still runs int8 (a weightless layer whose int8 neighbours
-// quantize its inputs and output) says so, so that the user sees why its figures barely move.
-void noteStillInt8(NumericSuiteReport &report, const std::set<std::string> &layers) {
-    for (auto &row : report.layers)
-        if (layers.count(row.name) && row.precision == "int8")
+// Marks the user's toggles. One the lowering still runs int8 (a weightless layer whose int8
+// neighbours quantize its inputs and output) says so, so that the user sees why its figures
+// barely move.
+void markUserToggles(NumericSuiteReport &report, const std::set<std::string> &layers) {
+    for (auto &row : report.layers) {
+        row.fp32Requested = layers.count(row.name) != 0;
+        if (row.fp32Requested && row.precision == "int8")
             row.notes.push_back(
-                "kept in fp32 by the user, but its inputs and output stay quantized for its int8 "
-                "neighbours, so it still runs int8");
+                "kept in fp32 by the user, but its output stays quantized for the int8 layers "
+                "that read it, so it still runs int8");
+    }
 }
 
 double median(std::vector<double> values) {
@@ -206,7 +209,7 @@ Result<NumericSuiteReport> AnalysisSession::setFp32Layers(const std::set<std::st
             d.current = std::move(*graph);
             d.report = std::move(*report);
             d.fp32 = layers;
-            noteStillInt8(d.report, layers);
+            markUserToggles(d.report, layers);
             return d.report;
         }
         if (report.status().kind() != ErrorKind::Unsupported) return report.status();
@@ -222,7 +225,7 @@ Result<NumericSuiteReport> AnalysisSession::setFp32Layers(const std::set<std::st
     d.current = std::move(*graph);
     d.report = std::move(*report);
     d.fp32 = layers;
-    noteStillInt8(d.report, layers);
+    markUserToggles(d.report, layers);
     return d.report;
 }
 

@@ -19,6 +19,7 @@ constexpr int64_t kBlockLength = 1024;
 struct SampleSums {
     CompensatedSum xx, yy, xy, ee;
     double maxAbsError = 0.0;
+    double xMin = kInf, xMax = -kInf;
 };
 
 // NaN-propagating max: once a NaN is seen it sticks.
@@ -28,14 +29,22 @@ double maxPropagatingNaN(double current, double value) {
     return current;
 }
 
+// NaN-propagating min, the counterpart of maxPropagatingNaN.
+double minPropagatingNaN(double current, double value) {
+    if (std::isnan(current)) return current;
+    if (std::isnan(value) || value < current) return value;
+    return current;
+}
+
 struct BlockSums {
     double xx, yy, xy, ee, maxAbs;
+    double xMin, xMax;  // of the reference x
 };
 
 // One block's sums in four lanes of a double vector, combined in a fixed order. The arithmetic
 // is the same for every instruction set the clones target (no reassociation, and no fused
 // multiply-add: see the pragma), so figures do not depend on the CPU. A NaN anywhere makes ee
-// NaN, and then maxAbs too.
+// NaN, and then maxAbs too; a NaN in x makes xx NaN, and then xMin and xMax too.
 typedef float Float4 __attribute__((vector_size(16)));
 typedef double Double4 __attribute__((vector_size(32)));
 
@@ -44,6 +53,7 @@ typedef double Double4 __attribute__((vector_size(32)));
 __attribute__((target_clones("avx512f", "avx2", "default"))) BlockSums sumBlock(const float *x, const float *y,
                                                                                int64_t n) {
     Double4 xx = {}, yy = {}, xy = {}, ee = {}, mx = {};
+    Double4 lo = {kInf, kInf, kInf, kInf}, hi = -lo;
     const Double4 zero = {};
     int64_t i = 0;
     for (; i + 4 <= n; i += 4) {
@@ -59,6 +69,8 @@ __attribute__((target_clones("avx512f", "avx2", "default"))) BlockSums sumBlock(
         ee += e * e;
         const Double4 a = e < zero ? -e : e;
         mx = a > mx ? a : mx;
+        lo = xv < lo ? xv : lo;
+        hi = xv > hi ? xv : hi;
     }
     for (int l = 0; i < n; ++i, ++l) {
         const double xv = x[i], yv = y[i], e = xv - yv;
@@ -68,11 +80,16 @@ __attribute__((target_clones("avx512f", "avx2", "default"))) BlockSums sumBlock(
         ee[l] += e * e;
         const double a = e < 0 ? -e : e;
         mx[l] = a > mx[l] ? a : mx[l];
+        lo[l] = xv < lo[l] ? xv : lo[l];
+        hi[l] = xv > hi[l] ? xv : hi[l];
     }
     BlockSums sums{(xx[0] + xx[1]) + (xx[2] + xx[3]), (yy[0] + yy[1]) + (yy[2] + yy[3]),
                    (xy[0] + xy[1]) + (xy[2] + xy[3]), (ee[0] + ee[1]) + (ee[2] + ee[3]),
-                   std::max(std::max(mx[0], mx[1]), std::max(mx[2], mx[3]))};
+                   std::max(std::max(mx[0], mx[1]), std::max(mx[2], mx[3])),
+                   std::min(std::min(lo[0], lo[1]), std::min(lo[2], lo[3])),
+                   std::max(std::max(hi[0], hi[1]), std::max(hi[2], hi[3]))};
     if (std::isnan(sums.ee)) sums.maxAbs = sums.ee;
+    if (std::isnan(sums.xx)) sums.xMin = sums.xMax = sums.xx;
     return sums;
 }
 #pragma GCC pop_options
@@ -91,6 +108,8 @@ void sumSample(const float *x, const Load &load, int64_t first, int64_t n, Sampl
         sums.xy.add(b.xy);
         sums.ee.add(b.ee);
         sums.maxAbsError = maxPropagatingNaN(sums.maxAbsError, b.maxAbs);
+        sums.xMin = minPropagatingNaN(sums.xMin, b.xMin);
+        sums.xMax = maxPropagatingNaN(sums.xMax, b.xMax);
     }
 }
 
@@ -175,7 +194,8 @@ void ComparisonAccumulator::addSamples(const float *x, const Load &load, int64_t
         m_sumXY.merge(sums.xy);
         m_sumEE.merge(sums.ee);
         m_maxAbsError = maxPropagatingNaN(m_maxAbsError, sums.maxAbsError);
-        storeSampleSqnr(sqnrDb(sums.xx.value(), sums.ee.value()));
+        storeSample(sqnrDb(sums.xx.value(), sums.ee.value()), static_cast<float>(sums.xMin),
+                    static_cast<float>(sums.xMax));
     }
     m_samples += samples;
     m_elements += n;
@@ -238,12 +258,15 @@ void ComparisonAccumulator::merge(const ComparisonAccumulator &other) {
     m_quantizedValues += other.m_quantizedValues;
     m_saturatedValues += other.m_saturatedValues;
     if (!(m_outputScale > 0.0)) m_outputScale = other.m_outputScale;
-    for (double v : other.m_sampleSqnrDb) storeSampleSqnr(v);
+    for (size_t i = 0; i < other.m_sampleSqnrDb.size(); ++i)
+        storeSample(other.m_sampleSqnrDb[i], other.m_sampleRanges.min[i], other.m_sampleRanges.max[i]);
 }
 
-void ComparisonAccumulator::storeSampleSqnr(double value) {
-    if (static_cast<int64_t>(m_sampleSqnrDb.size()) < m_sampleCapacity)
-        m_sampleSqnrDb.push_back(value);
+void ComparisonAccumulator::storeSample(double sqnrDb, float referenceMin, float referenceMax) {
+    if (static_cast<int64_t>(m_sampleSqnrDb.size()) >= m_sampleCapacity) return;
+    m_sampleSqnrDb.push_back(sqnrDb);
+    m_sampleRanges.min.push_back(referenceMin);
+    m_sampleRanges.max.push_back(referenceMax);
 }
 
 ComparisonMetrics ComparisonAccumulator::result() const {

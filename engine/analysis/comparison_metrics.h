@@ -19,6 +19,9 @@
 //    h = (n−1)·p, v[floor h] + (h − floor h)·(v[floor h + 1] − v[floor h]) on the sorted values).
 //    With an infinite endpoint the interpolation takes the limit (-inf below, +inf above).
 // With no elements added the float figures are NaN. NaN inputs propagate into the figures.
+//  * per-sample reference range (sampleRanges()): min and max of the float reference x over each
+//    sample's elements, found in the same pass, stored like the per-sample SQNRs (same samples,
+//    same capacity). A sample holding a NaN gets NaN for both.
 // Sums are double: each batch is summed per sample in double, and the totals are kept with
 // Neumaier compensation, so 1e8+ elements stay accurate to ~1e-12 relative.
 
@@ -26,6 +29,7 @@
 #include <optional>
 #include <vector>
 
+#include "analysis/sample_ranges.h"
 #include "core/status.h"
 
 namespace ql::analysis {
@@ -98,6 +102,8 @@ public:
     void merge(const ComparisonAccumulator &other);
 
     ComparisonMetrics result() const;
+    // The float reference's per-sample min and max, for the samples the SQNR store covers.
+    const SampleRanges &sampleRanges() const { return m_sampleRanges; }
 
     int64_t samples() const { return m_samples; }
     int64_t elements() const { return m_elements; }
@@ -109,7 +115,7 @@ private:
     template <class Q>
     Status addDequantizedValues(const float *x, const Q *q, int64_t n, int64_t samples, float scale,
                                 int32_t zeroPoint);
-    void storeSampleSqnr(double value);
+    void storeSample(double sqnrDb, float referenceMin, float referenceMax);
 
     int64_t m_sampleCapacity;
     int64_t m_samples = 0;
@@ -123,6 +129,7 @@ private:
     int64_t m_quantizedValues = 0;
     int64_t m_saturatedValues = 0;
     std::vector<double> m_sampleSqnrDb;
+    SampleRanges m_sampleRanges;  // parallel to m_sampleSqnrDb
 };
 
 }  // namespace ql::analysis

@@ -2,6 +2,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <optional>
+
+#include "analysis/sample_ranges.h"
 
 namespace ql::analysis {
 namespace {
@@ -60,6 +63,39 @@ void weightFindings(std::vector<Finding> &out, size_t i, const LayerReport &row,
     out.push_back(f);
 }
 
+// The metrics whose per-sample SQNRs the data-sensitivity findings read.
+const ComparisonMetrics *samplesOf(const LayerReport &row) {
+    if (row.cumulative && row.cumulative->sampleSqnr) return &*row.cumulative;
+    if (row.isolated && row.isolated->sampleSqnr) return &*row.isolated;
+    return nullptr;
+}
+
+std::optional<Finding> sampleSqnrSpread(size_t i, const LayerReport &row, const DiagnosisOptions &o) {
+    const ComparisonMetrics *samples = samplesOf(row);
+    if (!samples || row.precision != "int8" || samples->sampleSqnr->stored <= 1) return std::nullopt;
+    const SampleSqnrSummary &s = *samples->sampleSqnr;
+    const bool spread = std::isinf(s.median) && s.median > 0 ? std::isfinite(s.min)
+                                                             : s.median - s.min > o.dataSensitiveSpreadDb;
+    if (!spread || std::isnan(s.min)) return std::nullopt;
+    Finding f = layerFinding(FindingKind::DataSensitive, Severity::Warning, i, row);
+    f.value = s.min;
+    f.reference = s.median;
+    f.extra = s.p5;
+    return f;
+}
+
+std::optional<Finding> rangeVariation(size_t i, const LayerReport &row, const DiagnosisOptions &o) {
+    if (row.precision != "int8") return std::nullopt;
+    const std::optional<SampleRangeSummary> s = summarizeSampleRanges(row.sampleRanges);
+    // NaN ratio (every range degenerate, or NaN data) compares false: no finding.
+    if (!s || !(s->ratio >= o.rangeRatio)) return std::nullopt;
+    Finding f = layerFinding(FindingKind::ActivationRangeVaries, Severity::Warning, i, row);
+    f.value = s->ratio;
+    f.reference = s->smallest;
+    f.extra = s->largest;
+    return f;
+}
+
 }  // namespace
 
 const char *findingKindName(FindingKind kind) {
@@ -74,6 +110,8 @@ const char *findingKindName(FindingKind kind) {
             return "low_isolated_sqnr";
         case FindingKind::DataSensitive:
             return "data_sensitive";
+        case FindingKind::ActivationRangeVaries:
+            return "activation_range_varies";
         case FindingKind::HighSaturation:
             return "high_saturation";
         case FindingKind::KernelMismatch:
@@ -164,22 +202,12 @@ std::vector<Finding> diagnose(const NumericSuiteReport &report, const Graph *flo
             f.extra = o.sqnrThresholdDb;
             out.push_back(f);
         }
-        const ComparisonMetrics *samples =
-            row.cumulative && row.cumulative->sampleSqnr ? &*row.cumulative
-            : row.isolated && row.isolated->sampleSqnr   ? &*row.isolated
-                                                         : nullptr;
-        if (samples && int8 && samples->sampleSqnr->stored > 1) {
-            const SampleSqnrSummary &s = *samples->sampleSqnr;
-            const bool spread = std::isinf(s.median) && s.median > 0
-                                    ? std::isfinite(s.min)
-                                    : s.median - s.min > o.dataSensitiveSpreadDb;
-            if (spread && !std::isnan(s.min)) {
-                Finding f = layerFinding(FindingKind::DataSensitive, Severity::Warning, i, row);
-                f.value = s.min;
-                f.reference = s.median;
-                f.extra = s.p5;
-                out.push_back(f);
-            }
+        std::optional<Finding> spread = sampleSqnrSpread(i, row, o);
+        if (std::optional<Finding> ranges = rangeVariation(i, row, o)) {
+            if (spread) ranges->sampleSqnr = *samplesOf(row)->sampleSqnr;
+            out.push_back(*ranges);
+        } else if (spread) {
+            out.push_back(*spread);
         }
         if (row.cumulative && row.cumulative->saturationPct &&
             *row.cumulative->saturationPct > o.saturationPct) {

@@ -17,6 +17,13 @@
 //   DataSensitive         per-sample SQNR spread: median − min above dataSensitiveSpreadDb: a few
 //                         inputs have much larger error (outliers, unrepresentative calibration).
 //                         value = min, reference = median, extra = 5th percentile.
+//   ActivationRangeVaries the float output's per-sample range (max − min, sample_ranges.h) varies
+//                         by at least rangeRatio between samples: one scale cannot fit them all.
+//                         value = largest / smallest range, reference = smallest, extra = largest
+//                         range. Samples whose range is degenerate (all zero, constant) are left
+//                         out (sample_ranges.h). When the per-sample SQNR spread of DataSensitive
+//                         fires on the same layer, it is folded into this finding (sampleSqnr)
+//                         instead of a second finding: same cause, one line.
 //   HighSaturation        more than saturationPct % of the float values fall outside the
 //                         output quantizer's range. value = saturation %.
 //   KernelMismatch        int8 kernel vs reference path below kKernelMismatchDb: implementation
@@ -33,6 +40,7 @@
 
 #include <cstdint>
 #include <limits>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -47,6 +55,7 @@ enum class FindingKind {
     SqnrJump,
     LowIsolatedSqnr,
     DataSensitive,
+    ActivationRangeVaries,
     HighSaturation,
     KernelMismatch,
     LowWeightSqnr,
@@ -69,12 +78,15 @@ struct Finding {
     double reference = std::numeric_limits<double>::quiet_NaN();
     double extra = std::numeric_limits<double>::quiet_NaN();
     int64_t channel = -1;
+    // ActivationRangeVaries only: the per-sample SQNR spread when it is data-sensitive too.
+    std::optional<SampleSqnrSummary> sampleSqnr;
 };
 
 struct DiagnosisOptions {
     double sqnrThresholdDb = 30.0;
     double jumpDb = 6.0;
     double dataSensitiveSpreadDb = 10.0;
+    double rangeRatio = 10.0;  // largest / smallest per-sample range of a layer's float output
     double saturationPct = 1.0;
     double kernelMismatchDb = kKernelMismatchDb;
     double weightThresholdDb = 30.0;

@@ -12,6 +12,7 @@
 #include "analysis/isolated_comparison.h"
 #include "analysis/layer_changes.h"
 #include "analysis/layer_matching.h"
+#include "analysis/report_rows.h"
 #include "analysis/weight_comparison.h"
 #include "passes/precision.h"
 #include "runtime/execution_plan.h"
@@ -50,11 +51,6 @@ IsolatedComparisonOptions isolatedOptions(const NumericSuiteOptions &options) {
     return o;
 }
 
-std::string opTypeOf(const Graph &graph, const std::string &node) {
-    const Node *n = graph.findNode(node);
-    return n ? n->opType : std::string();
-}
-
 // QL_SESSION_TRACE=1 prints the time of each step of an update to stderr.
 struct Trace {
     bool on = std::getenv("QL_SESSION_TRACE") != nullptr;
@@ -67,10 +63,6 @@ struct Trace {
         last = now;
     }
 };
-
-bool startsWith(const std::string &s, const std::string &prefix) {
-    return s.rfind(prefix, 0) == 0;
-}
 
 // One quantized model and what the suite knows of it.
 struct ModelState {
@@ -123,25 +115,6 @@ bool weightsDiffer(const ModelState &known, const Delta &delta, const Graph &qua
     return k < 0 || !sameMatch(m, known.matching.matches[k]) ||
            unitChanged(quant, delta.changed, m);
 }
-
-void copyWeights(LayerReport &to, const LayerReport &from) {
-    to.weightSqnrDb = from.weightSqnrDb;
-    to.weightChannelSqnrDb = from.weightChannelSqnrDb;
-    to.weightChannelMin = from.weightChannelMin;
-    to.weightChannelMax = from.weightChannelMax;
-}
-
-void copyNotes(LayerReport &to, const LayerReport &from, const std::string &prefix) {
-    to.notes.erase(std::remove_if(to.notes.begin(), to.notes.end(),
-                                  [&](const std::string &n) { return startsWith(n, prefix); }),
-                   to.notes.end());
-    for (const auto &n : from.notes)
-        if (startsWith(n, prefix)) to.notes.push_back(n);
-}
-
-const char *kCumulativeNote = "the quantized value '";
-const char *kWeightNote = "weight: ";
-const char *kIsolatedNote = "isolated: ";
 
 }  // namespace
 
@@ -469,98 +442,38 @@ Result<NumericSuiteReport> IncrementalSuite::update(const Graph &quantGraph,
     const ActivationComparisonResult activations = cmp.result();
     NumericSuiteReport report = d.current.report;
     report.layers.assign(matching->matches.size(), LayerReport{});
-    std::map<std::string, const NodePrecision *> precision;
-    for (const auto &entry : activations.precision.nodes) precision[entry.node] = &entry;
+    const PrecisionByNode precision = precisionByNode(activations.precision);
     report.int8Layers = report.fp32Layers = 0;
+    auto indexIn = [](const std::vector<size_t> &rows, size_t i) {
+        return static_cast<size_t>(std::find(rows.begin(), rows.end(), i) - rows.begin());
+    };
     for (size_t i = 0; i < report.layers.size(); ++i) {
         LayerReport &row = report.layers[i];
         const LayerMatch &match = matching->matches[i];
-        // A row starts as the current report's; a layer new to the matching starts empty.
+        // A row starts as the current report's (FromCurrent figures); a layer new to the
+        // matching starts empty and has every figure recomputed.
         const int currentRow = d.current.rowOf(match.floatNode),
                   baseIndex = d.base.rowOf(match.floatNode);
-        if (currentRow >= 0) {
-            row = d.current.report.layers[currentRow];
-        } else {
-            row.name = match.floatNode;
-            row.opType = opTypeOf(floatGraph, match.floatNode);
-        }
+        if (currentRow >= 0) row = d.current.report.layers[currentRow];
         // Only read for figures taken from the base, which exist only for layers it has.
         static const LayerReport kNoRow;
         const LayerReport &baseRow = baseIndex >= 0 ? d.base.report.layers[baseIndex] : kNoRow;
-        if (cumulativeSource[i] == FromBase && weightSource[i] == FromBase &&
-            isolatedSource[i] == FromBase) {
-            row = baseRow;  // every figure, isolated ones too
-        } else {
-            if (cumulativeSource[i] == FromBase) {
-                row.cumulative = baseRow.cumulative;
-                copyNotes(row, baseRow, kCumulativeNote);
-            } else if (cumulativeSource[i] == Recompute) {
-                const LayerActivationComparison &a = activations.layers[i];
-                row.cumulative.reset();
-                row.notes.erase(std::remove_if(row.notes.begin(), row.notes.end(),
-                                               [](const std::string &n) {
-                                                   return startsWith(n, kCumulativeNote);
-                                               }),
-                                row.notes.end());
-                if (a.observed)
-                    row.cumulative = a.metrics;
-                else
-                    row.notes.push_back(kCumulativeNote + a.match.quantOutput +
-                                        "' does not exist when the model runs " +
-                                        report.quantPrecision);
-            }
-            if (isolatedSource[i] == FromBase) {
-                row.isolated = baseRow.isolated;
-                row.kernelVsReferenceSqnrDb = baseRow.kernelVsReferenceSqnrDb;
-                row.kernelMismatch = baseRow.kernelMismatch;
-                copyNotes(row, baseRow, kIsolatedNote);
-            } else if (isolatedSource[i] == Recompute) {
-                // As runNumericSuite fills them, from the changed layer's own isolated run.
-                row.isolated.reset();
-                row.kernelVsReferenceSqnrDb.reset();
-                row.kernelMismatch = false;
-                copyNotes(row, LayerReport{}, kIsolatedNote);
-                const size_t k = static_cast<size_t>(
-                    std::find(isolatedRows.begin(), isolatedRows.end(), i) - isolatedRows.begin());
-                if (k < shadow.layers.size()) {
-                    const LayerIsolatedComparison &l = shadow.layers[k];
-                    if (options.isolated && l.metrics) row.isolated = l.metrics;
-                    if (options.kernelCheck && l.kernelVsReferenceSqnrDb) {
-                        row.kernelVsReferenceSqnrDb = l.kernelVsReferenceSqnrDb;
-                        row.kernelMismatch = l.kernelMismatch;
-                    }
-                    if (!l.note.empty()) row.notes.push_back(kIsolatedNote + l.note);
-                }
-            }
-            if (weightSource[i] == FromBase) {
-                copyWeights(row, baseRow);
-                copyNotes(row, baseRow, kWeightNote);
-            } else if (weightSource[i] == Recompute) {
-                const size_t k = static_cast<size_t>(
-                    std::find(weightRows.begin(), weightRows.end(), i) - weightRows.begin());
-                const LayerWeightComparison &w = weights[k];
-                LayerReport computed;
-                if (w.stats) {
-                    computed.weightSqnrDb = w.stats->sqnrDb;
-                    computed.weightChannelSqnrDb = w.stats->channelSqnrDb;
-                    computed.weightChannelMin = w.stats->channelMin;
-                    computed.weightChannelMax = w.stats->channelMax;
-                } else if (w.channelAxis >= 0 && !w.note.empty()) {
-                    computed.notes.push_back(kWeightNote + w.note);
-                }
-                copyWeights(row, computed);
-                copyNotes(row, computed, kWeightNote);
-            }
+        if (cumulativeSource[i] == FromBase)
+            copyCumulativeFigures(row, baseRow);
+        else if (cumulativeSource[i] == Recompute)
+            setCumulativeFigures(row, activations.layers[i], report.quantPrecision);
+        if (isolatedSource[i] == FromBase) {
+            copyIsolatedFigures(row, baseRow);
+        } else if (isolatedSource[i] == Recompute) {
+            // From the changed layer's own isolated run.
+            const size_t k = indexIn(isolatedRows, i);
+            setIsolatedFigures(row, k < shadow.layers.size() ? &shadow.layers[k] : nullptr, options);
         }
-        const LayerMatch &m = matching->matches[i];
-        row.quantName = m.quantNode;
-        row.foldedFloatNodes = m.foldedFloatNodes;
-        row.foldedQuantNodes = m.foldedQuantNodes;
-        row.matchedBy = m.how;
-        auto p = precision.find(m.quantNode);
-        row.precision = p != precision.end() && p->second->int8 ? "int8" : "fp32";
-        row.precisionReason =
-            p != precision.end() ? p->second->reason : "not quantized in the model";
+        if (weightSource[i] == FromBase)
+            copyWeightFigures(row, baseRow);
+        else if (weightSource[i] == Recompute)
+            setWeightFigures(row, weights[indexIn(weightRows, i)]);
+        setLayerIdentity(row, floatGraph, match, precision);
         (row.precision == "int8" ? report.int8Layers : report.fp32Layers) += 1;
     }
     report.outputs = outputReports(activations);

@@ -1,5 +1,6 @@
 #include "analysis/layer_capture.h"
 
+#include <functional>
 #include <mutex>
 #include <set>
 #include <vector>
@@ -144,7 +145,8 @@ public:
 
     // Runs the plan on `batch` once and keeps every value, unless they are kept already or
     // would take more than the budget (then nothing is kept, for the runner's life).
-    Status fill(const std::map<std::string, Tensor> &batch) {
+    Status fill(const std::map<std::string, Tensor> &batch,
+                const std::function<bool()> &cancelled) {
         std::lock_guard<std::mutex> lock(m_mutex);
         if (m_cacheBudget == 0 || m_cacheTooBig || (!m_cache.empty() && sameBatch(batch)))
             return Status::ok();
@@ -165,7 +167,7 @@ public:
             }
             m_cache[node.outputs[index]] = value;
         };
-        run.progress = [&](int, int) { return !m_cacheTooBig; };
+        run.progress = [&](int, int) { return !m_cacheTooBig && !(cancelled && cancelled()); };
         std::vector<Tensor> outputs;
         ++m_runs;
         const Status status = m_plan->run(batch, outputs, run);
@@ -305,9 +307,10 @@ size_t LayerCaptureRunner::cachedBytes() const {
     return m_float->values->cachedBytes() + m_quant->values->cachedBytes();
 }
 
-Status LayerCaptureRunner::keepValues(const std::map<std::string, Tensor> &batch) const {
-    QL_RETURN_IF_ERROR(m_float->values->fill(batch).withContext("float model"));
-    return m_quant->values->fill(batch).withContext("quantized model");
+Status LayerCaptureRunner::keepValues(const std::map<std::string, Tensor> &batch,
+                                      const std::function<bool()> &cancelled) const {
+    QL_RETURN_IF_ERROR(m_float->values->fill(batch, cancelled).withContext("float model"));
+    return m_quant->values->fill(batch, cancelled).withContext("quantized model");
 }
 
 int LayerCaptureRunner::modelRuns() const {

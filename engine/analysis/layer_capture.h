@@ -13,6 +13,7 @@
 // on that batch run nothing. captureLayer() is a one-shot runner.
 
 #include <cstddef>
+#include <functional>
 #include <map>
 #include <memory>
 #include <string>
@@ -84,7 +85,10 @@ public:
     // LayerCaptureOptions::valueCacheBytes per model; the values of another batch are dropped)
     // unless they are kept already. Kept values are found again by the batch's tensors (same
     // storage, shape and type): do not write a batch tensor in place after using it.
-    Status keepValues(const std::map<std::string, Tensor> &batch) const;
+    // `cancelled` is asked between nodes: true stops the run, keeps nothing and returns
+    // ErrorKind::Cancelled.
+    Status keepValues(const std::map<std::string, Tensor> &batch,
+                      const std::function<bool()> &cancelled = {}) const;
 
     const LayerCaptureOptions &options() const { return m_options; }
     // Bytes the two plans keep in their buffer pools, and the values kept for later captures.

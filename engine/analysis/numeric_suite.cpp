@@ -4,47 +4,12 @@
 
 #include "analysis/isolated_comparison.h"
 #include "analysis/layer_matching.h"
+#include "analysis/report_rows.h"
 #include "analysis/weight_comparison.h"
 #include "runtime/execution_plan.h"
 
 namespace ql::analysis {
 namespace {
-
-std::string opTypeOf(const Graph &graph, const std::string &node) {
-    const Node *n = graph.findNode(node);
-    return n ? n->opType : std::string();
-}
-
-// Starts one report row per match with what needs no data: names, precision, weights.
-std::vector<LayerReport> layerRows(const Graph &floatGraph, const LayerMatching &matching,
-                                   const std::vector<LayerWeightComparison> &weights,
-                                   const PrecisionReport &precision) {
-    std::map<std::string, const NodePrecision *> byNode;
-    for (const auto &entry : precision.nodes) byNode[entry.node] = &entry;
-    std::vector<LayerReport> rows;
-    for (size_t i = 0; i < matching.matches.size(); ++i) {
-        const LayerMatch &match = matching.matches[i];
-        LayerReport row;
-        row.name = match.floatNode;
-        row.quantName = match.quantNode;
-        row.opType = opTypeOf(floatGraph, match.floatNode);
-        row.foldedFloatNodes = match.foldedFloatNodes;
-        row.foldedQuantNodes = match.foldedQuantNodes;
-        row.matchedBy = match.how;
-        auto p = byNode.find(match.quantNode);
-        row.precision = p != byNode.end() && p->second->int8 ? "int8" : "fp32";
-        row.precisionReason = p != byNode.end() ? p->second->reason : "not quantized in the model";
-        const LayerWeightComparison &w = weights[i];
-        if (w.stats) {
-            row.weightSqnrDb = w.stats->sqnrDb;
-            row.weightChannelSqnrDb = w.stats->channelSqnrDb;
-            row.weightChannelMin = w.stats->channelMin;
-            row.weightChannelMax = w.stats->channelMax;
-        }
-        rows.push_back(std::move(row));
-    }
-    return rows;
-}
 
 std::optional<double> accuracy(int64_t correct, int64_t rows) {
     if (rows <= 0) return std::nullopt;
@@ -73,8 +38,8 @@ std::vector<OutputReport> outputReports(const ActivationComparisonResult &activa
 std::vector<UnmatchedLayer> unmatchedLayers(const Graph &floatGraph, const Graph &quantGraph,
                                             const LayerMatching &matching) {
     std::vector<UnmatchedLayer> unmatched;
-    for (const auto &name : matching.unmatchedFloat) unmatched.push_back({name, opTypeOf(floatGraph, name), "float"});
-    for (const auto &name : matching.unmatchedQuant) unmatched.push_back({name, opTypeOf(quantGraph, name), "quant"});
+    for (const auto &name : matching.unmatchedFloat) unmatched.push_back({name, nodeOpType(floatGraph, name), "float"});
+    for (const auto &name : matching.unmatchedQuant) unmatched.push_back({name, nodeOpType(quantGraph, name), "quant"});
     return unmatched;
 }
 
@@ -141,31 +106,16 @@ Result<NumericSuiteReport> runNumericSuite(const Graph &floatGraph, const Graph 
     report.samples = activations.samples;
     report.quantPrecision = precisionName(options.quantPrecision);
     report.int8Kernels = int8KernelsName(options.int8Kernels);
-    report.layers = layerRows(floatGraph, *matching, *weights, activations.precision);
+    const PrecisionByNode precision = precisionByNode(activations.precision);
+    const IsolatedComparisonResult shadow = isolated ? isolated->result() : IsolatedComparisonResult{};
+    report.layers.resize(matching->matches.size());
     for (size_t i = 0; i < report.layers.size(); ++i) {
         LayerReport &row = report.layers[i];
-        const LayerActivationComparison &a = activations.layers[i];
-        if (a.observed)
-            row.cumulative = a.metrics;
-        else
-            row.notes.push_back("the quantized value '" + a.match.quantOutput + "' does not exist when the model runs " +
-                                report.quantPrecision);
-        if (!row.weightSqnrDb && (*weights)[i].channelAxis >= 0 && !(*weights)[i].note.empty())
-            row.notes.push_back("weight: " + (*weights)[i].note);
+        setLayerIdentity(row, floatGraph, matching->matches[i], precision);
+        setCumulativeFigures(row, activations.layers[i], report.quantPrecision);
+        setWeightFigures(row, (*weights)[i]);
+        setIsolatedFigures(row, i < shadow.layers.size() ? &shadow.layers[i] : nullptr, options);
         (row.precision == "int8" ? report.int8Layers : report.fp32Layers) += 1;
-    }
-    if (isolated) {
-        const IsolatedComparisonResult shadow = isolated->result();
-        for (size_t i = 0; i < report.layers.size() && i < shadow.layers.size(); ++i) {
-            LayerReport &row = report.layers[i];
-            const LayerIsolatedComparison &l = shadow.layers[i];
-            if (options.isolated && l.metrics) row.isolated = l.metrics;
-            if (options.kernelCheck && l.kernelVsReferenceSqnrDb) {
-                row.kernelVsReferenceSqnrDb = l.kernelVsReferenceSqnrDb;
-                row.kernelMismatch = l.kernelMismatch;
-            }
-            if (!l.note.empty()) row.notes.push_back("isolated: " + l.note);
-        }
     }
     report.outputs = outputReports(activations);
     report.unmatched = unmatchedLayers(floatGraph, quantGraph, *matching);

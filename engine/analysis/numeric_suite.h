@@ -17,6 +17,7 @@
 
 #include "analysis/activation_comparison.h"
 #include "analysis/comparison_metrics.h"
+#include "analysis/sample_ranges.h"
 #include "core/status.h"
 #include "ir/graph.h"
 #include "passes/int8_kernel_mode.h"
@@ -34,12 +35,20 @@ struct LayerReport {
     std::string matchedBy;  // "name" | "structure"
     std::string precision;  // how the quantized layer runs: "int8" | "fp32"
     std::string precisionReason;  // the lowering's reason ("QLinearConv", "no int8 kernel: ...")
+    // The interactive session's user kept this layer in fp32. It may still run int8: a weightless
+    // layer (Add, MaxPool) whose int8 neighbours quantize its inputs and output.
+    bool fp32Requested = false;
 
     std::optional<double> weightSqnrDb;
     std::vector<double> weightChannelSqnrDb;
     std::vector<float> weightChannelMin, weightChannelMax;
 
     std::optional<ComparisonMetrics> cumulative;  // activation SQNR, cosine, MSE, ... end to end
+    // The float layer output's min and max per evaluation sample (sample_ranges.h), from the
+    // cumulative comparison's pass: the same samples as cumulative->sampleSqnrValues. A property
+    // of the float model, so toggling layers never changes it; empty exactly when `cumulative`
+    // is nullopt (the quantized value was not observed).
+    SampleRanges sampleRanges;
     std::optional<ComparisonMetrics> isolated;    // the layer alone on the float input
     std::optional<double> kernelVsReferenceSqnrDb;
     bool kernelMismatch = false;                  // kernelVsReferenceSqnrDb < kKernelMismatchDb

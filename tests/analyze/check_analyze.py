@@ -12,7 +12,8 @@ import math
 import sys
 
 SCALARS = ["weight_sqnr_db", "activation_sqnr_db", "isolated_sqnr_db", "cosine", "mse", "max_abs_error",
-           "rmse_over_scale", "saturation_pct", "kernel_vs_reference_sqnr_db"]
+           "rmse_over_scale", "saturation_pct", "kernel_vs_reference_sqnr_db", "sample_range_min", "sample_range_max",
+           "sample_range_ratio"]
 failures = []
 
 
@@ -43,6 +44,11 @@ def check_layer_sanity(layer):
     s = layer["sample_sqnr_db"]
     if not value(s["min"]) <= value(s["p5"]) <= value(s["median"]):
         fail(f"{name}: sample SQNR min <= p5 <= median violated: {s}")
+    lo, hi, ratio = (value(layer[k]) for k in ("sample_range_min", "sample_range_max", "sample_range_ratio"))
+    if hi is None or hi <= 0:
+        fail(f"{name}: no per-sample activation range ({hi})")
+    elif lo is not None and not (0 < lo <= hi and math.isclose(ratio, hi / lo, rel_tol=1e-9)):
+        fail(f"{name}: sample ranges min {lo}, max {hi}, ratio {ratio} disagree")
     kernel = value(layer["kernel_vs_reference_sqnr_db"])
     if kernel is not None and layer["precision"] == "int8" and kernel < 40.0:
         fail(f"{name}: int8 kernel vs reference {kernel:.2f} dB < 40 dB")

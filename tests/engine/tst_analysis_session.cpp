@@ -108,6 +108,9 @@ void expectSameReport(const NumericSuiteReport &a, const NumericSuiteReport &b, 
                 expectNear(x.cumulative->sampleSqnrValues[s], y.cumulative->sampleSqnrValues[s],
                            rel, "sample");
         }
+        // Min and max of float values: exact whatever the path.
+        EXPECT_EQ(x.sampleRanges.min, y.sampleRanges.min);
+        EXPECT_EQ(x.sampleRanges.max, y.sampleRanges.max);
         ASSERT_EQ(x.isolated.has_value(), y.isolated.has_value());
         if (x.isolated) expectNear(x.isolated->sqnrDb, y.isolated->sqnrDb, rel, "isolated");
         expectNear(x.kernelVsReferenceSqnrDb, y.kernelVsReferenceSqnrDb, rel, "kernel");
@@ -190,7 +193,41 @@ TEST(AnalysisSession, ToggledLayerGainsSqnrAndFloatFiguresStay) {
         if (before.layers[i].name != "/conv1/Conv")
             EXPECT_EQ(before.layers[i].weightSqnrDb, after->layers[i].weightSqnrDb)
                 << before.layers[i].name;
+    // The float outputs' per-sample ranges are the float model's: every layer keeps them.
+    for (size_t i = 0; i < before.layers.size(); ++i) {
+        EXPECT_EQ(before.layers[i].sampleRanges.size(), size_t(64)) << before.layers[i].name;
+        EXPECT_EQ(before.layers[i].sampleRanges.min, after->layers[i].sampleRanges.min);
+        EXPECT_EQ(before.layers[i].sampleRanges.max, after->layers[i].sampleRanges.max);
+    }
     expectSameReport(*after, s.session->report(), 0.0);
+}
+
+// A weightless layer between int8 layers keeps running int8 when toggled alone (its output is
+// quantized for conv3, which reads it); with its reader in fp32 too it runs fp32.
+TEST(AnalysisSession, WeightlessToggleRunsFp32OnlyWithItsReaders) {
+    SessionFixture s;
+    ASSERT_TRUE(s.open());
+    auto alone = s.session->setFp32Layers({"/pool1/MaxPool"});
+    ASSERT_TRUE(alone) << alone.status().message();
+    const LayerReport *pool = row(*alone, "/pool1/MaxPool");
+    ASSERT_TRUE(pool);
+    EXPECT_TRUE(pool->fp32Requested);
+    EXPECT_EQ(pool->precision, "int8");
+    ASSERT_FALSE(pool->notes.empty());
+    EXPECT_NE(pool->notes.back().find("still runs int8"), std::string::npos);
+    EXPECT_FALSE(row(*alone, "/conv3/Conv")->fp32Requested);
+
+    auto withReader = s.session->setFp32Layers({"/pool1/MaxPool", "/conv3/Conv"});
+    ASSERT_TRUE(withReader) << withReader.status().message();
+    pool = row(*withReader, "/pool1/MaxPool");
+    EXPECT_TRUE(pool->fp32Requested);
+    EXPECT_EQ(pool->precision, "fp32");
+    for (const auto &note : pool->notes) EXPECT_EQ(note.find("still runs int8"), std::string::npos);
+    EXPECT_EQ(row(*withReader, "/conv3/Conv")->precision, "fp32");
+
+    auto none = s.session->setFp32Layers({});
+    ASSERT_TRUE(none);
+    for (const auto &layer : none->layers) EXPECT_FALSE(layer.fp32Requested) << layer.name;
 }
 
 TEST(AnalysisSession, TogglesEqualFullRecomputationIncludingUndo) {

@@ -319,6 +319,9 @@ TEST(ComparisonMetrics, MergeEqualsSequential) {
     EXPECT_EQ(p.sampleSqnr->min, s.sampleSqnr->min);
     EXPECT_EQ(p.sampleSqnr->p5, s.sampleSqnr->p5);
     EXPECT_EQ(p.sampleSqnr->median, s.sampleSqnr->median);
+    EXPECT_EQ(a.sampleRanges().min, sequential.sampleRanges().min);
+    EXPECT_EQ(a.sampleRanges().max, sequential.sampleRanges().max);
+    EXPECT_EQ(a.sampleRanges().size(), size_t(samples));
 }
 
 TEST(ComparisonMetrics, HundredMillionElementsStayAccurate) {
@@ -351,4 +354,82 @@ TEST(ComparisonMetrics, HundredMillionElementsStayAccurate) {
     EXPECT_NEAR(m.mse / refMse - 1.0, 0.0, 1e-9);
     EXPECT_NEAR(std::pow(10.0, m.sqnrDb / 10.0) / refSnr - 1.0, 0.0, 1e-9);
     EXPECT_NEAR(m.cosine / refCosine - 1.0, 0.0, 1e-9);
+}
+
+TEST(ComparisonMetrics, PerSampleRangesOfTheReferenceHandComputed) {
+    // Samples of 6 elements: four in the vector part, two in the tail of the block loop.
+    //   A = [-1.5, 2, 0.25, 3 | -2.5, 1]: min -2.5 (tail), max 3; range 5.5, max|x| 3.
+    //   B = all zero: min = max = 0.
+    //   C = [7, -0.5, 1, 1 | 1, 8]: min -0.5, max 8 (tail); range 8.5, max|x| 8.
+    // The ranges are of x: y (here x + 0.5, or anything) does not enter them.
+    const std::vector<float> x = {-1.5f, 2, 0.25f, 3, -2.5f, 1, 0, 0, 0, 0, 0, 0, 7, -0.5f, 1, 1, 1, 8};
+    std::vector<float> y = x;
+    for (float &v : y) v += 0.5f;
+    ComparisonAccumulator acc;
+    ASSERT_TRUE(acc.add(x.data(), y.data(), 18, 3).isOk());
+    const SampleRanges &r = acc.sampleRanges();
+    EXPECT_EQ(r.min, (std::vector<float>{-2.5f, 0.0f, -0.5f}));
+    EXPECT_EQ(r.max, (std::vector<float>{3.0f, 0.0f, 8.0f}));
+    EXPECT_EQ(r.range(0), 5.5);
+    EXPECT_EQ(r.range(2), 8.5);
+    EXPECT_EQ(r.absMax(0), 3.0);
+    EXPECT_EQ(r.absMax(2), 8.0);
+    // The same through the quantized path: y read as uint8 q with scale 0.5, zero point 3.
+    const std::vector<uint8_t> q(18, 7);
+    ComparisonAccumulator dq;
+    ASSERT_TRUE(dq.addDequantized(x.data(), q.data(), 18, 3, 0.5f, 3).isOk());
+    EXPECT_EQ(dq.sampleRanges().min, r.min);
+    EXPECT_EQ(dq.sampleRanges().max, r.max);
+}
+
+TEST(ComparisonMetrics, PerSampleRangesAcrossBlocksAndBatchSizes) {
+    // 56 samples of 2051 elements (two 1024-element blocks and a 3-element tail), the extremes
+    // planted at block edges; fed in batches of 7 and of 8 (over 65536 elements a batch is
+    // split across threads): both equal a naive min/max per sample.
+    const int64_t sampleSize = 2051, samples = 56;
+    std::vector<float> x = randomVector(size_t(sampleSize * samples), 11, -1, 1);
+    const std::vector<float> y = randomVector(x.size(), 12, -1, 1);
+    const int64_t spots[] = {0, 1023, 1024, 2047, 2048, 2050};
+    for (int64_t s = 0; s < samples; ++s) {
+        x[size_t(s * sampleSize + spots[s % 6])] = 1.0f + float(s);
+        x[size_t(s * sampleSize + spots[(s + 3) % 6])] = -2.0f - 0.5f * float(s);
+    }
+    std::vector<float> naiveMin, naiveMax;
+    for (int64_t s = 0; s < samples; ++s) {
+        const auto [lo, hi] = std::minmax_element(x.begin() + s * sampleSize, x.begin() + (s + 1) * sampleSize);
+        naiveMin.push_back(*lo);
+        naiveMax.push_back(*hi);
+        EXPECT_EQ(*hi, 1.0f + float(s));
+        EXPECT_EQ(*lo, -2.0f - 0.5f * float(s));
+    }
+    for (int64_t batch : {7, 8}) {
+        SCOPED_TRACE(batch);
+        ComparisonAccumulator acc;
+        for (int64_t s = 0; s < samples; s += batch)
+            ASSERT_TRUE(acc.add(x.data() + s * sampleSize, y.data() + s * sampleSize,
+                                batch * sampleSize, batch)
+                            .isOk());
+        EXPECT_EQ(acc.sampleRanges().min, naiveMin);
+        EXPECT_EQ(acc.sampleRanges().max, naiveMax);
+    }
+}
+
+TEST(ComparisonMetrics, PerSampleRangesNaNAndCapacity) {
+    // A NaN in the reference makes that sample's range NaN and leaves the others alone.
+    const float nan = std::numeric_limits<float>::quiet_NaN();
+    const std::vector<float> x = {1, nan, -3, 2, 5, 4, -1, 0};
+    ComparisonAccumulator acc;
+    ASSERT_TRUE(acc.add(x.data(), x.data(), 8, 2).isOk());
+    EXPECT_TRUE(std::isnan(acc.sampleRanges().min[0]));
+    EXPECT_TRUE(std::isnan(acc.sampleRanges().max[0]));
+    EXPECT_EQ(acc.sampleRanges().min[1], -1.0f);
+    EXPECT_EQ(acc.sampleRanges().max[1], 5.0f);
+    // Stored for the same samples as the per-sample SQNRs: the first `capacity`.
+    ComparisonAccumulator capped(2);
+    for (float v : {1.0f, 2.0f, 3.0f}) {
+        const float pair[] = {-v, v};
+        ASSERT_TRUE(capped.add(pair, pair, 2, 1).isOk());
+    }
+    EXPECT_EQ(capped.sampleRanges().max, (std::vector<float>{1.0f, 2.0f}));
+    EXPECT_EQ(capped.result().sampleSqnrValues.size(), 2u);
 }

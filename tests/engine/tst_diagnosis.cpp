@@ -179,3 +179,70 @@ TEST(Diagnosis, OutputAgreementAndAccuracy) {
     EXPECT_EQ(accuracy[0].severity, Severity::Error);
     EXPECT_STREQ(findingKindName(FindingKind::AccuracyDrop), "accuracy_drop");
 }
+
+namespace {
+
+// Per-sample ranges [0, r] of the float output, one per sample.
+SampleRanges rangesOf(std::vector<float> widths) {
+    SampleRanges r;
+    for (float w : widths) {
+        r.min.push_back(0.0f);
+        r.max.push_back(w);
+    }
+    return r;
+}
+
+}  // namespace
+
+TEST(Diagnosis, ActivationRangeVariesBetweenSamples) {
+    NumericSuiteReport r;
+    r.layers = {layer("a", "Conv", 40.0), layer("b", "Conv", 40.0), layer("c", "Relu", 40.0),
+                layer("d", "Conv", 40.0), layer("e", "Conv", 40.0)};
+    r.layers[0].sampleRanges = rangesOf({0.5f, 20.0f, 3.0f, 1.0f});  // 40x: a finding
+    r.layers[1].sampleRanges = rangesOf({1.0f, 3.0f, 2.0f});         // 3x: quiet
+    // All-zero samples (a Relu that is off for some inputs) are left out: 6 / 2 = 3x, quiet,
+    // where counting them would give an infinite ratio.
+    r.layers[2].sampleRanges = rangesOf({0.0f, 2.0f, 0.0f, 6.0f});
+    r.layers[3].sampleRanges = rangesOf({0.0f, 0.0f, 0.0f});  // all zero: no ratio at all
+    r.layers[4].sampleRanges = rangesOf({0.5f, 20.0f});       // 40x, but the layer runs fp32
+    r.layers[4].precision = "fp32";
+    const auto all = diagnose(r);
+    const auto varies = ofKind(all, FindingKind::ActivationRangeVaries);
+    ASSERT_EQ(varies.size(), 1u);
+    EXPECT_EQ(varies[0].layerName, "a");
+    EXPECT_EQ(varies[0].layer, 0);
+    EXPECT_EQ(varies[0].value, 40.0);
+    EXPECT_EQ(varies[0].reference, 0.5);
+    EXPECT_EQ(varies[0].extra, 20.0);
+    EXPECT_EQ(varies[0].severity, Severity::Warning);
+    EXPECT_FALSE(varies[0].sampleSqnr);
+    EXPECT_STREQ(findingKindName(FindingKind::ActivationRangeVaries), "activation_range_varies");
+
+    // The threshold is inclusive and adjustable: 3x fires at 3, 40x does not at 50.
+    DiagnosisOptions o;
+    o.rangeRatio = 3.0;
+    EXPECT_EQ(ofKind(diagnose(r, nullptr, o), FindingKind::ActivationRangeVaries).size(), 3u);
+    o.rangeRatio = 50.0;
+    EXPECT_TRUE(ofKind(diagnose(r, nullptr, o), FindingKind::ActivationRangeVaries).empty());
+}
+
+TEST(Diagnosis, RangeFindingCarriesTheSampleSqnrSpreadOfTheSameLayer) {
+    // Layer a: ranges vary 40x and per-sample SQNR spreads 18 dB: one finding, with both.
+    // Layer b: only the SQNR spread: the DataSensitive finding as before.
+    NumericSuiteReport r;
+    r.layers = {layer("a", "Conv", 35.0), layer("b", "Conv", 35.0)};
+    r.layers[0].cumulative = metrics(35.0, 18.0, 25.0, 36.0);
+    r.layers[0].sampleRanges = rangesOf({0.5f, 20.0f});
+    r.layers[1].cumulative = metrics(35.0, 18.0, 25.0, 36.0);
+    r.layers[1].sampleRanges = rangesOf({1.0f, 2.0f});
+    const auto all = diagnose(r);
+    const auto varies = ofKind(all, FindingKind::ActivationRangeVaries);
+    ASSERT_EQ(varies.size(), 1u);
+    EXPECT_EQ(varies[0].layerName, "a");
+    ASSERT_TRUE(varies[0].sampleSqnr);
+    EXPECT_EQ(varies[0].sampleSqnr->min, 18.0);
+    EXPECT_EQ(varies[0].sampleSqnr->median, 36.0);
+    const auto sensitive = ofKind(all, FindingKind::DataSensitive);
+    ASSERT_EQ(sensitive.size(), 1u);
+    EXPECT_EQ(sensitive[0].layerName, "b");
+}

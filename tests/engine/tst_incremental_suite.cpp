@@ -82,7 +82,11 @@ void expectEqualFigures(const NumericSuiteReport &a, const NumericSuiteReport &b
             EXPECT_TRUE(close(x.cumulative->mse, y.cumulative->mse));
             EXPECT_EQ(x.cumulative->samples, y.cumulative->samples);
             EXPECT_EQ(x.cumulative->saturationPct, y.cumulative->saturationPct);
+            // The float output's per-sample ranges: the float model never changes, so exactly.
+            EXPECT_EQ(x.sampleRanges.size(), size_t(x.cumulative->samples));
         }
+        EXPECT_EQ(x.sampleRanges.min, y.sampleRanges.min);
+        EXPECT_EQ(x.sampleRanges.max, y.sampleRanges.max);
         EXPECT_EQ(x.notes, y.notes);
     }
     ASSERT_EQ(a.outputs.size(), b.outputs.size());

@@ -4,11 +4,14 @@
 // unmatched layers, cancellation.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 
+#include "analysis/diagnosis.h"
 #include "analysis/isolated_comparison.h"
 #include "analysis/numeric_suite.h"
 #include "analysis/weight_comparison.h"
+#include "runtime/execution_plan.h"
 #include "fx_fixture.h"
 
 using namespace ql;
@@ -106,6 +109,103 @@ TEST(NumericSuite, ReportRowsCarryEveryComparisonsFigures) {
     EXPECT_DOUBLE_EQ(*report->outputs[0].floatAccuracy, accuracyOf(*torchFloat, options.labels));
     EXPECT_DOUBLE_EQ(*report->outputs[0].quantAccuracy, accuracyOf(*torchInt8, options.labels));
     EXPECT_EQ(report->outputs[0].sqnrDb, cumulative->outputs[0].metrics.sqnrDb);
+}
+
+TEST(NumericSuite, SampleRangesEqualANaivePerSampleFloatRun) {
+    // The report's per-sample ranges of each layer's float output against a float plan run here
+    // one sample at a time, its tap reading every matched float value (plain layout) and
+    // taking min and max by a plain loop. The suite runs batches of 7 and of 16.
+    Fixture f;
+    ASSERT_TRUE(loadFixture(f));
+    auto plan = ExecutionPlan::create(f.floatGraph);
+    ASSERT_TRUE(plan) << plan.status().message();
+    std::map<std::string, std::vector<float>> naiveMin, naiveMax;
+    std::set<std::string> wanted;
+    for (const auto &m : f.matching.matches) wanted.insert(m.floatOutput);
+    const int64_t samples = f.inputs.dim(0);
+    auto one = slicer(f, 1);
+    for (int64_t s = 0; s < samples; ++s) {
+        std::map<std::string, Tensor> batch;
+        ASSERT_TRUE(*one(batch));
+        RunOptions run;
+        run.tap = [&](const Node &node, size_t index, const Tensor &value) {
+            const std::string &name = node.outputs[index];
+            if (!wanted.count(name)) return;
+            float lo = value.data<float>()[0], hi = lo;
+            for (int64_t i = 1; i < value.numel(); ++i) {
+                lo = std::min(lo, value.data<float>()[i]);
+                hi = std::max(hi, value.data<float>()[i]);
+            }
+            naiveMin[name].push_back(lo);
+            naiveMax[name].push_back(hi);
+        };
+        std::vector<Tensor> outputs;
+        ASSERT_TRUE((*plan)->run(batch, outputs, run).isOk());
+    }
+    NumericSuiteOptions options;
+    options.threads = 1;
+    options.isolated = options.kernelCheck = false;
+    for (int64_t batch : {7, 16}) {
+        SCOPED_TRACE(batch);
+        auto report = runNumericSuite(f.floatGraph, f.quantGraph, batches(f, batch), options);
+        ASSERT_TRUE(report) << report.status().message();
+        ASSERT_EQ(report->layers.size(), f.matching.matches.size());
+        for (size_t i = 0; i < report->layers.size(); ++i) {
+            const LayerReport &row = report->layers[i];
+            const std::string &value = f.matching.matches[i].floatOutput;
+            SCOPED_TRACE(row.name + " / " + value);
+            ASSERT_EQ(row.sampleRanges.size(), size_t(samples));
+            ASSERT_EQ(naiveMin[value].size(), size_t(samples));
+            for (int64_t s = 0; s < samples; ++s) {
+                // Convolutions may sum in another order for another batch size: ulps apart.
+                const float tolerance = 1e-5f * std::max(1.0f, naiveMax[value][s] - naiveMin[value][s]);
+                EXPECT_NEAR(row.sampleRanges.min[s], naiveMin[value][s], tolerance) << "sample " << s;
+                EXPECT_NEAR(row.sampleRanges.max[s], naiveMax[value][s], tolerance) << "sample " << s;
+            }
+            EXPECT_GT(row.sampleRanges.range(0), 0.0);  // real activations, not a constant
+        }
+    }
+}
+
+TEST(NumericSuite, InputsOfVeryDifferentScaleMakeTheRangeFindingFire) {
+    // The fixture's images give per-sample ranges within ~2.6x of each other: no finding. With
+    // every other image dimmed to 1/40 the first conv's ranges differ ~40x (bias and Relu
+    // aside), and the diagnosis says so for the int8 layers.
+    Fixture f;
+    ASSERT_TRUE(loadFixture(f));
+    NumericSuiteOptions options;
+    options.threads = 1;
+    options.isolated = options.kernelCheck = false;
+    auto plain = runNumericSuite(f.floatGraph, f.quantGraph, batches(f, 16), options);
+    ASSERT_TRUE(plain) << plain.status().message();
+    for (const auto &finding : diagnose(*plain))
+        EXPECT_NE(finding.kind, FindingKind::ActivationRangeVaries) << finding.layerName << " " << finding.value;
+
+    Tensor dimmed = f.inputs.clone();
+    const int64_t per = dimmed.numel() / dimmed.dim(0);
+    for (int64_t s = 1; s < dimmed.dim(0); s += 2)
+        for (int64_t i = 0; i < per; ++i) dimmed.data<float>()[s * per + i] /= 40.0f;
+    const std::string input = f.floatGraph.inputs[0].name;
+    auto report = runNumericSuite(
+        f.floatGraph, f.quantGraph,
+        [&]() -> Result<ActivationBatchSource> { return slicer(dimmed, input, 16); }, options);
+    ASSERT_TRUE(report) << report.status().message();
+    const auto findings = diagnose(*report);
+    const Finding *conv1 = nullptr;
+    for (const auto &finding : findings)
+        if (finding.kind == FindingKind::ActivationRangeVaries && finding.layerName == "/conv1/Conv") conv1 = &finding;
+    ASSERT_TRUE(conv1);
+    const auto summary = summarizeSampleRanges(report->layers[size_t(conv1->layer)].sampleRanges);
+    ASSERT_TRUE(summary);
+    EXPECT_EQ(conv1->value, summary->ratio);
+    EXPECT_EQ(conv1->reference, summary->smallest);
+    EXPECT_EQ(conv1->extra, summary->largest);
+    EXPECT_GT(conv1->value, 20.0);
+    EXPECT_LT(conv1->value, 200.0);
+    for (const auto &finding : findings)  // folded into the range finding, not reported twice
+        if (finding.kind == FindingKind::DataSensitive) EXPECT_NE(finding.layerName, "/conv1/Conv");
+    std::printf("conv1 ranges %.3g to %.3g: %.1fx; per-sample SQNR folded in: %s\n", conv1->reference,
+                conv1->extra, conv1->value, conv1->sampleSqnr ? "yes" : "no");
 }
 
 TEST(NumericSuite, LabelCountMustMatchTheSamples) {

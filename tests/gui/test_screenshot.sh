@@ -1,6 +1,6 @@
 #!/bin/bash
 # quantlens gui --screenshot: the demo analysed, a project (the demo with conv1, pool1 and conv2
-# in fp32) analysed, a plain model, and a broken project (an error on stderr, a non-zero exit);
+# in fp32) analysed, the layer inspector alone (--layer, --inspector-tab, --grab), a plain model, and a broken project (an error on stderr, a non-zero exit);
 # and the demo's int8 model rebuilt by its script is byte-identical to the committed one.
 set -eu
 quantlens=$1
@@ -19,6 +19,15 @@ is_png "$out/demo.png"
 is_png "$out/fixed.png"
 "$quantlens" gui --demo --palette dark --screenshot "$out/dark.png"
 is_png "$out/dark.png"
+# The layer inspector alone, on a chosen layer and tab; a layer the analysis lacks is an error.
+"$quantlens" gui --demo --layer /features/features.4/Conv --inspector-tab explain --grab inspector \
+    --screenshot "$out/inspector.png"
+is_png "$out/inspector.png"
+[ "$(/usr/bin/env python3 -c 'import struct,sys; d=open(sys.argv[1],"rb").read(24); print(struct.unpack(">I", d[16:20])[0])' "$out/inspector.png")" -lt 1400 ]
+if "$quantlens" gui --demo --layer /no/such/Conv --screenshot "$out/nolayer.png" 2> "$out/err.txt"; then
+    echo "an unknown --layer must fail"; exit 1
+fi
+grep -q "/no/such/Conv" "$out/err.txt"
 "$quantlens" gui "$source/resources/demo/fashion_cnn.onnx" --screenshot "$out/model.png"
 is_png "$out/model.png"
 

@@ -26,6 +26,7 @@ private slots:
     void sortsNamesNaturally();
     void filtersByNameOpAndPrecisionOnly();
     void toggleEmitsPrecisionToggled();
+    void checkboxFollowsRequestAndPrecision();
     void thresholdMarksCumulativeAndIsolatedCells();
     void kernelMismatchIsFlagged();
 
@@ -224,6 +225,44 @@ void TestAnalysisTableModel::toggleEmitsPrecisionToggled() {
     model.setData(precision, Qt::Checked, Qt::CheckStateRole);
     model.setReport(fixture::makeFixtureReport());
     QVERIFY(!model.isLayerFp32(2));
+}
+
+// Kept in fp32 but still int8: partially checked, and a click (the view sends Checked) drops the
+// request. fp32 without a request (the quantized model's own choice): checked, not checkable.
+void TestAnalysisTableModel::checkboxFollowsRequestAndPrecision() {
+    auto report = fixture::makeFixtureReport();
+    report->layers[3].fp32Requested = true;  // /pool1/MaxPool: asked, still int8
+    report->layers[1].fp32Requested = true;  // /conv2/Conv: asked, runs fp32
+    report->layers[1].precision = "fp32";
+    report->layers[5].precision = "fp32";  // not asked: fp32 in the quantized model
+    AnalysisTableModel model;
+    QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
+    model.setReport(report);
+    auto state = [&](int row) {
+        return model.index(row, Col::PrecisionColumn).data(Qt::CheckStateRole).toInt();
+    };
+    QCOMPARE(state(0), int(Qt::Unchecked));
+    QCOMPARE(state(1), int(Qt::Checked));
+    QCOMPARE(state(3), int(Qt::PartiallyChecked));
+    QCOMPARE(text(model, 3, Col::PrecisionColumn), QString("int8"));
+    QVERIFY(model.index(3, Col::PrecisionColumn)
+                .data(Qt::ToolTipRole)
+                .toString()
+                .contains("still runs int8"));
+    QCOMPARE(state(5), int(Qt::Checked));
+    QVERIFY(!model.isToggleable(5));
+    QVERIFY(!(model.flags(model.index(5, Col::PrecisionColumn)) & Qt::ItemIsUserCheckable));
+    QVERIFY(model.isToggleable(1) && model.isToggleable(3) && model.isToggleable(0));
+
+    QSignalSpy toggled(&model, &AnalysisTableModel::precisionToggled);
+    QVERIFY(!model.setData(model.index(5, Col::PrecisionColumn), Qt::Unchecked,
+                           Qt::CheckStateRole));
+    QVERIFY(model.setData(model.index(3, Col::PrecisionColumn), Qt::Checked, Qt::CheckStateRole));
+    QCOMPARE(toggled.count(), 1);
+    QCOMPARE(toggled.at(0).at(0).toInt(), 3);
+    QCOMPARE(toggled.at(0).at(1).toBool(), false);
+    QCOMPARE(state(3), int(Qt::Unchecked));  // until the next report
+    QVERIFY(!model.isLayerFp32(3));
 }
 
 void TestAnalysisTableModel::thresholdMarksCumulativeAndIsolatedCells() {

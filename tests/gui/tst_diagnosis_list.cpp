@@ -101,6 +101,40 @@ private slots:
         QVERIFY2(text.contains(QStringLiteral("7")) && text.contains(QStringLiteral("17.3")),
                  qPrintable(text));
     }
+
+    void rangeFindingReadsItsNumbers() {
+        // A report whose conv output ranges 0.81 to 10 between its two samples: 12.3x.
+        auto r = std::make_shared<NumericSuiteReport>();
+        LayerReport row;
+        row.name = "/layer1/conv";
+        row.opType = "Conv";
+        row.precision = "int8";
+        row.cumulative = ComparisonMetrics{};
+        row.cumulative->sqnrDb = 40.0;
+        row.sampleRanges.min = {-0.5f, -2.0f};
+        row.sampleRanges.max = {0.31f, 8.0f};
+        r->layers.push_back(row);
+        DiagnosisList list;
+        list.setReport(r);
+        QCOMPARE(list.count(), 1);
+        const QString text = list.item(0)->text();
+        for (const char *part : {"Activation range of /layer1/conv", "12.3x", "0.81 to 10)",
+                                 "data-sensitive"})
+            QVERIFY2(text.contains(QLatin1String(part)), qPrintable(text));
+        QCOMPARE(list.item(0)->data(Qt::UserRole).toInt(), 0);
+
+        // With the per-sample SQNR spread folded in, its numbers are in the same line.
+        Finding f;
+        f.kind = FindingKind::ActivationRangeVaries;
+        f.layerName = "/layer1/conv";
+        f.value = 40.0;
+        f.reference = 0.25;
+        f.extra = 10.0;
+        f.sampleSqnr = SampleSqnrSummary{8.5, 12.0, 31.5, 64};
+        const QString both = DiagnosisList::describe(f);
+        for (const char *part : {"40.0x", "0.25 to 10", "8.5 dB", "31.5 dB"})
+            QVERIFY2(both.contains(QLatin1String(part)), qPrintable(both));
+    }
 };
 
 QTEST_MAIN(TestDiagnosisList)

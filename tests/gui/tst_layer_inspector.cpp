@@ -11,6 +11,7 @@
 #include <QSignalSpy>
 #include <QTabWidget>
 #include <QTableWidget>
+#include <QThreadPool>
 #include <QtTest>
 
 #include <cstring>
@@ -25,6 +26,7 @@
 #include "onnx_io/tensor_file.h"
 #include "quant/calibration.h"
 #include "quant/qdq_builder.h"
+#include "worker_pool.h"
 
 using ql::ui::InspectorContext;
 using ql::ui::LayerInspector;
@@ -123,6 +125,7 @@ private slots:
     void typedElementIsExplained();
     void batchNormRunningInt8IsExplained();
     void preparedModelsAreReusedAcrossLayersAndToggles();
+    void cleanupTestCase();
 
 private:
     InspectorContext m_context;
@@ -514,6 +517,11 @@ void TestLayerInspector::preparedModelsAreReusedAcrossLayersAndToggles() {
     compareWithEngine(inspector, other, "/conv1/Conv");
     QCOMPARE(inspector.captureRunnersBuilt(), 3);
     QCOMPARE(inspector.floatHalvesReused(), 1);
+}
+
+void TestLayerInspector::cleanupTestCase() {
+    // Jobs outliving their inspectors (values kept in the background) end before the process.
+    ql::ui::workerPool()->waitForDone();
 }
 
 QTEST_MAIN(TestLayerInspector)
