@@ -169,6 +169,23 @@ TEST_F(FxCaptureRunner, KeptValuesServeCapturesOfTheirBatch) {
     EXPECT_EQ((*runner)->modelRuns(), 10);
 }
 
+TEST_F(FxCaptureRunner, CancelledKeepValuesKeepsNothing) {
+    auto runner = LayerCaptureRunner::create(f.floatGraph, f.quantGraph);
+    ASSERT_TRUE(runner);
+    const auto batch = samples(f, 8);
+    int asked = 0;
+    const Status cancelled = (*runner)->keepValues(batch, [&] { return ++asked > 3; });
+    EXPECT_EQ(cancelled.kind(), ErrorKind::Cancelled);
+    EXPECT_EQ((*runner)->cachedBytes(), 0u);
+    EXPECT_EQ((*runner)->modelRuns(), 1);  // the float run stopped, the int8 one never started
+    ASSERT_TRUE((*runner)->keepValues(batch).isOk());  // not given up: another try keeps them
+    EXPECT_GT((*runner)->cachedBytes(), 0u);
+    auto fresh = captureLayer(f.floatGraph, f.quantGraph, f.matching.matches[1], batch);
+    auto reused = (*runner)->capture(f.matching.matches[1], batch);
+    ASSERT_TRUE(fresh && reused);
+    expectSameCapture(*reused, *fresh);
+}
+
 TEST_F(FxCaptureRunner, FastKernelsEqualCaptureLayer) {
     LayerCaptureOptions fast;
     fast.int8Kernels = Int8Kernels::Fast;
