@@ -16,7 +16,6 @@
 #include <qcustomplot.h>
 
 #include <cmath>
-#include <mutex>
 
 #include "display_format.h"
 #include "element_explanation_view.h"
@@ -67,24 +66,9 @@ const analysis::QuantParamSet *findRole(const analysis::LayerInspection &r,
     return nullptr;
 }
 
-// Drops a reference off the GUI thread: freeing a runner's plans and kept values (hundreds of
-// MB for a resnet) takes longer than the GUI may be blocked.
-void releaseLater(std::shared_ptr<const analysis::LayerCaptureRunner> &runner) {
-    if (!runner) return;
-    (void)QtConcurrent::run(workerPool(), [r = std::move(runner)]() mutable { r.reset(); });
-    runner.reset();
-}
-
 }  // namespace
 
-struct LayerInspector::RunnerMailbox {
-    std::mutex mutex;
-    std::shared_ptr<const analysis::LayerCaptureRunner> runner;
-    quint64 contextId = 0;
-};
-
-LayerInspector::LayerInspector(QWidget *parent)
-    : QWidget(parent), m_mailbox(std::make_shared<RunnerMailbox>()) {
+LayerInspector::LayerInspector(QWidget *parent) : QWidget(parent) {
     m_title = new QLabel(tr("No layer selected"), this);
     QFont titleFont = m_title->font();
     titleFont.setBold(true);
@@ -217,11 +201,6 @@ LayerInspector::~LayerInspector() {
     // The job owns copies of the shared context; nothing of this widget is touched off the GUI
     // thread, so it may finish after the widget is gone.
     m_watcher.disconnect(this);
-    if (m_cancelKeep) *m_cancelKeep = true;
-    releaseLater(m_runner);
-    releaseLater(m_floatDonor);
-    std::lock_guard<std::mutex> lock(m_mailbox->mutex);
-    releaseLater(m_mailbox->runner);  // built by a job whose outcome was never read
 }
 
 bool LayerInspector::isBusy() const {
@@ -229,27 +208,9 @@ bool LayerInspector::isBusy() const {
 }
 
 void LayerInspector::setContext(InspectorContext context) {
-    const analysis::LayerCaptureOptions &was = m_context.options.capture,
-                                        &now = context.options.capture;
-    const bool sameOptions = was.precision == now.precision && was.int8Kernels == now.int8Kernels &&
-                             was.threads == now.threads &&
-                             was.valueCacheBytes == now.valueCacheBytes;
-    const bool sameFloat = context.floatGraph && context.floatGraph == m_context.floatGraph;
-    if (!sameFloat || context.quantGraph != m_context.quantGraph || !sameOptions) {
-        ++m_contextId;  // a runner built by a running job belongs to the old models
-        // A toggle (same float graph): the float half of the prepared models stays valid.
-        if (!sameFloat) {
-            if (m_cancelKeep) *m_cancelKeep = true;  // values of models that are gone
-            releaseLater(m_floatDonor);
-        } else if (m_runner) {
-            releaseLater(m_floatDonor);
-            m_floatDonor = std::move(m_runner);
-        }
-        releaseLater(m_runner);
-    }
+    m_runners.setModels(context.floatGraph, context.quantGraph, context.options.capture);
     m_context = std::move(context);
-    m_keepRequested = false;  // maybe another batch
-    ++m_generation;           // results of the old context are dropped
+    ++m_generation;  // results of the old context are dropped
     m_pending = false;
     setLayer(-1);
 }
@@ -351,31 +312,19 @@ void LayerInspector::request(int row, const std::vector<int64_t> &element, bool 
     const analysis::LayerMatch matchCopy = *match;
     analysis::LayerInspectionOptions options = m_context.options;
     options.element = element;
-    const quint64 contextId = m_contextId;
-    auto runner = m_runner, donor = m_floatDonor;
-    auto mailbox = m_mailbox;
+    const CaptureRunners::Ticket ticket = m_runners.ticket();
     m_running = true;  // until onFinished: the future may be done before its signal arrives
     m_watcher.setFuture(QtConcurrent::run(workerPool(), [=]() {
         InspectorOutcome out;
         out.row = row;
         out.generation = generation;
-        auto use = runner;
-        if (!use) {
-            auto built = donor ? donor->withQuantGraph(*quantGraph, options.capture)
-                               : analysis::LayerCaptureRunner::create(*floatGraph, *quantGraph,
-                                                                      options.capture);
-            if (!built) {
-                out.error = QString::fromStdString(built.status().message());
-                return out;
-            }
-            use = std::move(*built);
-            out.builtRunner = true;
-            out.floatHalfReused = donor && use->sharesFloatHalfWith(*donor);
-            std::lock_guard<std::mutex> lock(mailbox->mutex);
-            mailbox->runner = use;
-            mailbox->contextId = contextId;
+        auto runner = ticket.obtain(*floatGraph, *quantGraph, options.capture, out.builtRunner,
+                                    out.floatHalfReused);
+        if (!runner) {
+            out.error = QString::fromStdString(runner.status().message());
+            return out;
         }
-        auto capture = use->capture(matchCopy, *batch);
+        auto capture = (*runner)->capture(matchCopy, *batch);
         if (!capture) {
             out.error = QString::fromStdString(capture.status().message());
             return out;
@@ -393,33 +342,7 @@ void LayerInspector::request(int row, const std::vector<int64_t> &element, bool 
 void LayerInspector::onFinished() {
     m_running = false;
     const InspectorOutcome out = m_watcher.result();
-    if (out.builtRunner) {
-        ++m_runnersBuilt;
-        m_floatHalvesReused += out.floatHalfReused ? 1 : 0;
-        std::shared_ptr<const analysis::LayerCaptureRunner> built;
-        quint64 builtFor = 0;
-        {
-            std::lock_guard<std::mutex> lock(m_mailbox->mutex);
-            built = std::move(m_mailbox->runner);
-            m_mailbox->runner.reset();
-            builtFor = m_mailbox->contextId;
-        }
-        if (builtFor == m_contextId && !m_runner) {
-            m_runner = std::move(built);  // the next requests of this context reuse it
-            releaseLater(m_floatDonor);
-        }
-        releaseLater(built);  // built for models that are gone
-    }
-    if (m_runner && m_context.batch && !m_keepRequested) {
-        // While the user looks at the first layer: both models run once on the whole batch and
-        // the runner keeps the values, so that the next layers are copied, not run.
-        m_keepRequested = true;
-        m_cancelKeep = std::make_shared<std::atomic<bool>>(false);
-        (void)QtConcurrent::run(
-            workerPool(), [runner = m_runner, batch = m_context.batch, cancel = m_cancelKeep] {
-                (void)runner->keepValues(*batch, [cancel] { return cancel->load(); });
-            });
-    }
+    m_runners.jobFinished(out.builtRunner, out.floatHalfReused, m_context.batch);
     if (m_pending) {
         m_pending = false;
         request(m_pendingRow, m_pendingElement, m_pendingExplainOnly && m_capture && m_inspection);

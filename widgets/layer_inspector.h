@@ -19,7 +19,6 @@
 #include <QFutureWatcher>
 #include <QWidget>
 
-#include <atomic>
 #include <map>
 #include <memory>
 #include <optional>
@@ -29,6 +28,7 @@
 #include "analysis/layer_inspection.h"
 #include "analysis/layer_matching.h"
 #include "analysis/numeric_suite.h"
+#include "capture_runners.h"
 #include "ir/graph.h"
 #include "ir/tensor.h"
 
@@ -61,8 +61,8 @@ struct InspectorOutcome {
     std::optional<analysis::LayerInspection> inspection;
     std::optional<analysis::ElementExplanation> explanation;
     std::shared_ptr<const analysis::LayerCapture> capture;  // kept for element requests
-    // The job built the context's runner (handed over through the inspector's RunnerMailbox);
-    // floatHalfReused: from the previous context's runner, sharing its float half.
+    // The job built the context's runner (see CaptureRunners::Ticket::obtain); floatHalfReused:
+    // sharing the previous context's float half.
     bool builtRunner = false;
     bool floatHalfReused = false;
     QString error;
@@ -95,10 +95,12 @@ public:
 
     // Capture runners built so far (each prepares the models: folding, lowering, plans) and how
     // many of them reused the previous runner's float half; for tests and diagnostics.
-    int captureRunnersBuilt() const { return m_runnersBuilt; }
-    int floatHalvesReused() const { return m_floatHalvesReused; }
+    int captureRunnersBuilt() const { return m_runners.built(); }
+    int floatHalvesReused() const { return m_runners.floatHalvesReused(); }
     // The current context's runner once a request built it (null before).
-    std::shared_ptr<const analysis::LayerCaptureRunner> captureRunner() const { return m_runner; }
+    std::shared_ptr<const analysis::LayerCaptureRunner> captureRunner() const {
+        return m_runners.runner();
+    }
 
     QTabWidget *tabs() const { return m_tabs; }
     QTableWidget *tensorTable() const { return m_tensorTable; }
@@ -142,17 +144,7 @@ private:
     // The last layer's capture: explaining another element reuses it instead of re-running both
     // models (it holds the layer's values on the batch; released with the next layer).
     std::shared_ptr<const analysis::LayerCapture> m_capture;
-    // The context's prepared models, once the first job built them; the donor is the previous
-    // context's runner while its float graph is the current one (kept until a runner is built).
-    quint64 m_contextId = 0;
-    std::shared_ptr<const analysis::LayerCaptureRunner> m_runner, m_floatDonor;
-    // A job hands a runner it built over here (not in its outcome: the future keeps outcomes
-    // alive, and a runner must not be freed on the GUI thread, see releaseLater()).
-    struct RunnerMailbox;
-    std::shared_ptr<RunnerMailbox> m_mailbox;
-    int m_runnersBuilt = 0, m_floatHalvesReused = 0;
-    bool m_keepRequested = false;  // the batch's values are kept (or being kept) by the runner
-    std::shared_ptr<std::atomic<bool>> m_cancelKeep;  // set: the running keep job stops
+    CaptureRunners m_runners;  // the context's prepared models
     QString m_error;
     QFutureWatcher<InspectorOutcome> m_watcher;
     bool m_running = false;  // a job was started and its finished() not yet handled
