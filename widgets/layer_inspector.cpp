@@ -208,6 +208,7 @@ bool LayerInspector::isBusy() const {
 }
 
 void LayerInspector::setContext(InspectorContext context) {
+    m_runners.setModels(context.floatGraph, context.quantGraph, context.options.capture);
     m_context = std::move(context);
     ++m_generation;  // results of the old context are dropped
     m_pending = false;
@@ -311,13 +312,19 @@ void LayerInspector::request(int row, const std::vector<int64_t> &element, bool 
     const analysis::LayerMatch matchCopy = *match;
     analysis::LayerInspectionOptions options = m_context.options;
     options.element = element;
+    const CaptureRunners::Ticket ticket = m_runners.ticket();
     m_running = true;  // until onFinished: the future may be done before its signal arrives
     m_watcher.setFuture(QtConcurrent::run(workerPool(), [=]() {
         InspectorOutcome out;
         out.row = row;
         out.generation = generation;
-        auto capture =
-            analysis::captureLayer(*floatGraph, *quantGraph, matchCopy, *batch, options.capture);
+        auto runner = ticket.obtain(*floatGraph, *quantGraph, options.capture, out.builtRunner,
+                                    out.floatHalfReused);
+        if (!runner) {
+            out.error = QString::fromStdString(runner.status().message());
+            return out;
+        }
+        auto capture = (*runner)->capture(matchCopy, *batch);
         if (!capture) {
             out.error = QString::fromStdString(capture.status().message());
             return out;
@@ -335,6 +342,7 @@ void LayerInspector::request(int row, const std::vector<int64_t> &element, bool 
 void LayerInspector::onFinished() {
     m_running = false;
     const InspectorOutcome out = m_watcher.result();
+    m_runners.jobFinished(out.builtRunner, out.floatHalfReused, m_context.batch);
     if (m_pending) {
         m_pending = false;
         request(m_pendingRow, m_pendingElement, m_pendingExplainOnly && m_capture && m_inspection);

@@ -9,6 +9,12 @@
 // The inspection (both models run on the batch with taps) runs off the GUI thread with
 // QtConcurrent; a newer request supersedes an older one (its result is dropped). While it runs
 // the widget shows a busy bar and keeps the previous figures greyed out.
+// Both models are prepared once per context (a LayerCaptureRunner, built by the first request's
+// job, never on the GUI thread) and reused by every later layer of that context. The first
+// request runs both models only up to its layer; then a background job runs them once on the
+// whole batch and keeps every value (within the runner's budget), so that later layers only
+// copy theirs. A new context with the same float graph (a toggle) shares the float half (its
+// plan and kept values) and prepares and runs only the quantized model again.
 
 #include <QFutureWatcher>
 #include <QWidget>
@@ -22,6 +28,7 @@
 #include "analysis/layer_inspection.h"
 #include "analysis/layer_matching.h"
 #include "analysis/numeric_suite.h"
+#include "capture_runners.h"
 #include "ir/graph.h"
 #include "ir/tensor.h"
 
@@ -54,6 +61,10 @@ struct InspectorOutcome {
     std::optional<analysis::LayerInspection> inspection;
     std::optional<analysis::ElementExplanation> explanation;
     std::shared_ptr<const analysis::LayerCapture> capture;  // kept for element requests
+    // The job built the context's runner (see CaptureRunners::Ticket::obtain); floatHalfReused:
+    // sharing the previous context's float half.
+    bool builtRunner = false;
+    bool floatHalfReused = false;
     QString error;
 };
 
@@ -81,6 +92,15 @@ public:
     bool isBusy() const;
     const std::optional<analysis::LayerInspection> &inspection() const { return m_inspection; }
     QString errorText() const { return m_error; }
+
+    // Capture runners built so far (each prepares the models: folding, lowering, plans) and how
+    // many of them reused the previous runner's float half; for tests and diagnostics.
+    int captureRunnersBuilt() const { return m_runners.built(); }
+    int floatHalvesReused() const { return m_runners.floatHalvesReused(); }
+    // The current context's runner once a request built it (null before).
+    std::shared_ptr<const analysis::LayerCaptureRunner> captureRunner() const {
+        return m_runners.runner();
+    }
 
     QTabWidget *tabs() const { return m_tabs; }
     QTableWidget *tensorTable() const { return m_tensorTable; }
@@ -124,6 +144,7 @@ private:
     // The last layer's capture: explaining another element reuses it instead of re-running both
     // models (it holds the layer's values on the batch; released with the next layer).
     std::shared_ptr<const analysis::LayerCapture> m_capture;
+    CaptureRunners m_runners;  // the context's prepared models
     QString m_error;
     QFutureWatcher<InspectorOutcome> m_watcher;
     bool m_running = false;  // a job was started and its finished() not yet handled

@@ -1,16 +1,20 @@
 #include "analysis/layer_capture.h"
 
+#include <functional>
+#include <mutex>
 #include <set>
 #include <vector>
 
 #include "passes/constant_folding.h"
+#include "runtime/buffer_pool.h"
 #include "runtime/execution_plan.h"
 
 namespace ql::analysis {
 namespace {
 
+// A deep copy in plain order (toPlain() of a channels-last tensor already is one).
 Tensor plainCopy(const Tensor &t) {
-    return t.toPlain().clone();
+    return t.layout() == Layout::Plain ? t.clone() : t.toPlain();
 }
 
 Tensor toFloat(const Tensor &t) {
@@ -20,34 +24,6 @@ Tensor toFloat(const Tensor &t) {
     for (int64_t i = 0; i < plain.numel(); ++i)
         out.data<float>()[i] = static_cast<float>(plain.valueAsDouble(i));
     return out;
-}
-
-// Runs a plan on the batch and keeps copies of the wanted values (graph inputs included).
-Status runKeeping(Graph graph, const std::map<std::string, Tensor> &batch,
-                  const std::set<std::string> &wanted, int threads,
-                  std::map<std::string, Tensor> &kept) {
-    PlanOptions planOptions;
-    planOptions.threads = threads;
-    auto plan = ExecutionPlan::create(std::move(graph), planOptions);
-    if (!plan) return plan.status();
-    RunOptions run;
-    run.tapFilter = [&](const Node &node) {
-        for (const auto &o : node.outputs)
-            if (wanted.count(o)) return true;
-        return false;
-    };
-    run.tap = [&](const Node &node, size_t index, const Tensor &value) {
-        if (wanted.count(node.outputs[index])) kept[node.outputs[index]] = plainCopy(value);
-    };
-    std::vector<Tensor> outputs;
-    QL_RETURN_IF_ERROR((*plan)->run(batch, outputs, run));
-    const Graph &g = (*plan)->graph();
-    for (size_t o = 0; o < g.outputs.size() && o < outputs.size(); ++o)
-        if (wanted.count(g.outputs[o].name) && !kept.count(g.outputs[o].name))
-            kept[g.outputs[o].name] = plainCopy(outputs[o]);
-    for (const auto &[name, tensor] : batch)
-        if (wanted.count(name)) kept[name] = plainCopy(tensor);
-    return Status::ok();
 }
 
 // Values the explanation needs around quantRun's node: its inputs and outputs, the quantized
@@ -115,46 +91,265 @@ void describeQOperatorOutput(const Graph &folded, const std::string &value, Quan
     target.quantizedNames = {value};
 }
 
+// One model's plan and what captures take from it: the values of one full run on a batch kept
+// as stored (within a byte budget; no copy: the pool leaves referenced buffers alone), or else
+// a run that stops after the node producing the last wanted value.
+class PlanValues {
+public:
+    PlanValues(std::unique_ptr<ExecutionPlan> plan, std::shared_ptr<BufferPool> pool,
+               size_t cacheBudget)
+        : m_plan(std::move(plan)), m_pool(std::move(pool)), m_cacheBudget(cacheBudget) {}
+
+    // Plain copies of the wanted values (graph inputs included) of the plan run on `batch`.
+    Status keep(const std::map<std::string, Tensor> &batch, const std::set<std::string> &wanted,
+                std::map<std::string, Tensor> &kept) {
+        std::lock_guard<std::mutex> lock(m_mutex);  // the plan runs on one thread at a time
+        if (!m_cache.empty() && sameBatch(batch)) {
+            for (const auto &name : wanted) {
+                auto it = m_cache.find(name);
+                if (it != m_cache.end()) kept[name] = plainCopy(it->second);
+            }
+            return Status::ok();
+        }
+        std::set<std::string> pending;  // wanted values a node still has to produce
+        for (const auto &node : m_plan->graph().nodes)
+            for (const auto &o : node.outputs)
+                if (wanted.count(o)) pending.insert(o);
+        RunOptions run;
+        run.tapStoredLayout = true;  // only the wanted values are brought to plain order
+        run.tapFilter = [&](const Node &node) {
+            for (const auto &o : node.outputs)
+                if (wanted.count(o)) return true;
+            return false;
+        };
+        run.tap = [&](const Node &node, size_t index, const Tensor &value) {
+            const std::string &name = node.outputs[index];
+            if (!wanted.count(name)) return;
+            kept[name] = plainCopy(value);
+            pending.erase(name);
+        };
+        run.progress = [&](int, int) { return !pending.empty(); };
+        std::vector<Tensor> outputs;
+        ++m_runs;
+        const Status status = m_plan->run(batch, outputs, run);
+        const bool stoppedEarly = status.kind() == ErrorKind::Cancelled && pending.empty();
+        if (!status.isOk() && !stoppedEarly) return status;
+        const Graph &g = m_plan->graph();
+        for (size_t o = 0; o < g.outputs.size() && o < outputs.size(); ++o)
+            if (wanted.count(g.outputs[o].name) && !kept.count(g.outputs[o].name))
+                kept[g.outputs[o].name] = plainCopy(outputs[o]);
+        for (const auto &[name, tensor] : batch)
+            if (wanted.count(name)) kept[name] = plainCopy(tensor);
+        return Status::ok();
+    }
+
+    // Runs the plan on `batch` once and keeps every value, unless they are kept already or
+    // would take more than the budget (then nothing is kept, for the runner's life).
+    Status fill(const std::map<std::string, Tensor> &batch,
+                const std::function<bool()> &cancelled) {
+        std::lock_guard<std::mutex> lock(m_mutex);
+        if (m_cacheBudget == 0 || m_cacheTooBig || (!m_cache.empty() && sameBatch(batch)))
+            return Status::ok();
+        m_cache.clear();
+        m_cacheKey.clear();
+        m_cacheBytes = 0;
+        std::set<const Storage *> counted;
+        RunOptions run;
+        run.tapStoredLayout = true;
+        run.tap = [&](const Node &node, size_t index, const Tensor &value) {
+            if (m_cacheTooBig) return;
+            if (value.storage() && counted.insert(value.storage().get()).second)
+                m_cacheBytes += value.storage()->capacity();
+            if (m_cacheBytes > m_cacheBudget) {
+                m_cacheTooBig = true;
+                m_cache.clear();
+                return;
+            }
+            m_cache[node.outputs[index]] = value;
+        };
+        run.progress = [&](int, int) { return !m_cacheTooBig && !(cancelled && cancelled()); };
+        std::vector<Tensor> outputs;
+        ++m_runs;
+        const Status status = m_plan->run(batch, outputs, run);
+        if (!status.isOk() || m_cacheTooBig) {
+            m_cache.clear();
+            m_cacheBytes = 0;
+            m_pool->releaseUnused();  // the buffers of the values no longer kept
+            return m_cacheTooBig ? Status::ok() : status;
+        }
+        const Graph &g = m_plan->graph();
+        for (size_t o = 0; o < g.outputs.size() && o < outputs.size(); ++o)
+            if (!m_cache.count(g.outputs[o].name)) m_cache[g.outputs[o].name] = outputs[o];
+        for (const auto &[name, tensor] : batch) m_cache[name] = tensor;
+        m_cacheKey = batch;
+        return Status::ok();
+    }
+
+    size_t cachedBytes() {
+        std::lock_guard<std::mutex> lock(m_mutex);
+        return m_cacheBytes;
+    }
+    size_t pooledBytes() {
+        std::lock_guard<std::mutex> lock(m_mutex);
+        return m_plan->pooledBytes();
+    }
+    int runs() {
+        std::lock_guard<std::mutex> lock(m_mutex);
+        return m_runs;
+    }
+
+private:
+    // The same tensors (shared storage, shape, type) as the cached run's: tensors are not
+    // written after they were handed out, so their values are the same too.
+    bool sameBatch(const std::map<std::string, Tensor> &batch) const {
+        if (batch.size() != m_cacheKey.size()) return false;
+        for (const auto &[name, tensor] : batch) {
+            auto it = m_cacheKey.find(name);
+            if (it == m_cacheKey.end() || it->second.storage() != tensor.storage() ||
+                it->second.shape() != tensor.shape() || it->second.dtype() != tensor.dtype() ||
+                it->second.layout() != tensor.layout())
+                return false;
+        }
+        return true;
+    }
+
+    std::unique_ptr<ExecutionPlan> m_plan;
+    std::shared_ptr<BufferPool> m_pool;  // the plan's
+    size_t m_cacheBudget = 0;
+    bool m_cacheTooBig = false;
+    std::map<std::string, Tensor> m_cacheKey;  // the batch of the cached run
+    std::map<std::string, Tensor> m_cache;     // every value of that run, as stored
+    size_t m_cacheBytes = 0;
+    int m_runs = 0;
+    std::mutex m_mutex;
+};
+
 }  // namespace
 
-Result<LayerCapture> captureLayer(const Graph &floatGraph, const Graph &quantGraph,
-                                  const LayerMatch &match,
-                                  const std::map<std::string, Tensor> &batch,
-                                  const LayerCaptureOptions &options) {
+// The float model as loaded and folded (for the explanation's constants) and its fp32 plan.
+struct LayerCaptureRunner::FloatHalf {
+    Graph loaded, folded;
+    int threads = 0;
+    std::unique_ptr<PlanValues> values;
+};
+
+// The quantized model as loaded, folded, lowered as it runs, the lowering's decisions, its plan.
+struct LayerCaptureRunner::QuantHalf {
+    Graph loaded, folded, run;
+    PrecisionReport report;
+    std::unique_ptr<PlanValues> values;
+};
+
+namespace {
+
+Result<std::unique_ptr<PlanValues>> makePlan(Graph graph, const LayerCaptureOptions &options) {
+    PlanOptions planOptions;
+    planOptions.threads = options.threads;
+    planOptions.bufferPool = std::make_shared<BufferPool>();
+    auto pool = planOptions.bufferPool;
+    auto plan = ExecutionPlan::create(std::move(graph), planOptions);
+    if (!plan) return plan.status();
+    return std::make_unique<PlanValues>(std::move(*plan), std::move(pool), options.valueCacheBytes);
+}
+
+}  // namespace
+
+LayerCaptureRunner::~LayerCaptureRunner() = default;
+
+Result<std::unique_ptr<LayerCaptureRunner>> LayerCaptureRunner::create(
+    const Graph &floatGraph, const Graph &quantGraph, const LayerCaptureOptions &options) {
+    auto half = std::make_shared<FloatHalf>();
+    half->loaded = floatGraph;
+    half->folded = floatGraph;
+    QL_RETURN_IF_ERROR(foldConstants(half->folded));
+    half->threads = options.threads;
+    Graph prepared = floatGraph;
+    QL_RETURN_IF_ERROR(preparePrecision(prepared, Precision::Fp32).withContext("float model"));
+    auto plan = makePlan(std::move(prepared), options);
+    if (!plan) return plan.status().withContext("float model");
+    half->values = std::move(*plan);
+
+    std::unique_ptr<LayerCaptureRunner> runner(new LayerCaptureRunner);
+    runner->m_float = std::move(half);
+    runner->m_options = options;
+    auto quant = runner->withQuantGraph(quantGraph, options);
+    if (!quant) return quant.status();
+    return quant;
+}
+
+Result<std::unique_ptr<LayerCaptureRunner>> LayerCaptureRunner::withQuantGraph(
+    const Graph &quantGraph, const LayerCaptureOptions &options) const {
+    if (m_float->threads != options.threads) return create(m_float->loaded, quantGraph, options);
+    auto half = std::make_shared<QuantHalf>();
+    half->loaded = quantGraph;
+    half->folded = quantGraph;
+    QL_RETURN_IF_ERROR(foldConstants(half->folded));
+    half->run = quantGraph;
+    QL_RETURN_IF_ERROR(preparePrecision(half->run, options.precision, &half->report)
+                           .withContext("quantized model"));
+    if (options.precision == Precision::Int8) applyInt8Kernels(half->run, options.int8Kernels);
+    auto plan = makePlan(half->run, options);
+    if (!plan) return plan.status().withContext("quantized model");
+    half->values = std::move(*plan);
+
+    std::unique_ptr<LayerCaptureRunner> runner(new LayerCaptureRunner);
+    runner->m_options = options;
+    runner->m_float = m_float;
+    runner->m_quant = std::move(half);
+    return runner;
+}
+
+size_t LayerCaptureRunner::pooledBytes() const {
+    return m_float->values->pooledBytes() + m_quant->values->pooledBytes();
+}
+
+size_t LayerCaptureRunner::cachedBytes() const {
+    return m_float->values->cachedBytes() + m_quant->values->cachedBytes();
+}
+
+Status LayerCaptureRunner::keepValues(const std::map<std::string, Tensor> &batch,
+                                      const std::function<bool()> &cancelled) const {
+    QL_RETURN_IF_ERROR(m_float->values->fill(batch, cancelled).withContext("float model"));
+    return m_quant->values->fill(batch, cancelled).withContext("quantized model");
+}
+
+int LayerCaptureRunner::modelRuns() const {
+    return m_float->values->runs() + m_quant->values->runs();
+}
+
+bool LayerCaptureRunner::sharesFloatHalfWith(const LayerCaptureRunner &other) const {
+    return m_float == other.m_float;
+}
+
+Result<LayerCapture> LayerCaptureRunner::capture(const LayerMatch &match,
+                                                 const std::map<std::string, Tensor> &batch) const {
+    const FloatHalf &fh = *m_float;
+    const QuantHalf &qh = *m_quant;
     LayerCapture c;
     c.match = match;
-    c.floatFolded = floatGraph;
-    QL_RETURN_IF_ERROR(foldConstants(c.floatFolded));
-    c.quantFolded = quantGraph;
-    QL_RETURN_IF_ERROR(foldConstants(c.quantFolded));
-    const Node *fnode = floatGraph.findNode(match.floatNode);
+    const Node *fnode = fh.loaded.findNode(match.floatNode);
     if (!fnode)
         return Status::badInput("layer '" + match.floatNode + "' is not in the float model");
-    if (!quantGraph.findNode(match.quantNode))
+    if (!qh.loaded.findNode(match.quantNode))
         return Status::badInput("layer '" + match.quantNode + "' is not in the quantized model");
+    // Copies share the tensors' storage: cheap, and the capture stays valid on its own.
+    c.floatFolded = fh.folded;
+    c.quantFolded = qh.folded;
+    c.quantRun = qh.run;
     c.target = describeQuantValue(c.quantFolded, match.quantOutput);
     if (c.target.scale.empty()) describeQOperatorOutput(c.quantFolded, match.quantOutput, c.target);
-
-    c.quantRun = quantGraph;
-    PrecisionReport report;
-    QL_RETURN_IF_ERROR(
-        preparePrecision(c.quantRun, options.precision, &report).withContext("quantized model"));
-    if (options.precision == Precision::Int8) applyInt8Kernels(c.quantRun, options.int8Kernels);
     for (size_t i = 0; i < c.quantRun.nodes.size(); ++i)
         if (c.quantRun.nodes[i].name == match.quantNode) c.quantRunNode = static_cast<int>(i);
-    for (const auto &decision : report.nodes)
+    for (const auto &decision : qh.report.nodes)
         if (decision.node == match.quantNode) c.quantRunReason = decision.reason;
 
     // Float side: the layer output and the float node's non-constant inputs.
     std::set<std::string> floatWanted = {match.floatOutput};
     for (const auto &in : fnode->inputs)
         if (!in.empty() && !c.floatFolded.isInitializer(in)) floatWanted.insert(in);
-    Graph floatPrepared = floatGraph;
-    QL_RETURN_IF_ERROR(preparePrecision(floatPrepared, Precision::Fp32));
     std::map<std::string, Tensor> floatKept;
     QL_RETURN_IF_ERROR(
-        runKeeping(std::move(floatPrepared), batch, floatWanted, options.threads, floatKept)
-            .withContext("float model"));
+        m_float->values->keep(batch, floatWanted, floatKept).withContext("float model"));
     auto fo = floatKept.find(match.floatOutput);
     if (fo == floatKept.end())
         return Status::badInput("layer '" + match.floatNode +
@@ -168,8 +363,8 @@ Result<LayerCapture> captureLayer(const Graph &floatGraph, const Graph &quantGra
     std::set<std::string> quantWanted = valuesAround(c.quantRun, c.quantRunNode, match);
     quantWanted.insert(c.target.floatName);
     for (const auto &name : c.target.quantizedNames) quantWanted.insert(name);
-    QL_RETURN_IF_ERROR(runKeeping(c.quantRun, batch, quantWanted, options.threads, c.quantValues)
-                           .withContext("quantized model"));
+    QL_RETURN_IF_ERROR(
+        m_quant->values->keep(batch, quantWanted, c.quantValues).withContext("quantized model"));
     for (const auto &name : c.target.quantizedNames) {
         auto it = c.quantValues.find(name);
         if (it != c.quantValues.end() &&
@@ -197,6 +392,15 @@ Result<LayerCapture> captureLayer(const Graph &floatGraph, const Graph &quantGra
                                 shapeToString(c.floatOutput.shape()) + " and quantized output " +
                                 shapeToString(c.quantOutput.shape()) + " differ");
     return c;
+}
+
+Result<LayerCapture> captureLayer(const Graph &floatGraph, const Graph &quantGraph,
+                                  const LayerMatch &match,
+                                  const std::map<std::string, Tensor> &batch,
+                                  const LayerCaptureOptions &options) {
+    auto runner = LayerCaptureRunner::create(floatGraph, quantGraph, options);
+    if (!runner) return runner.status();
+    return (*runner)->capture(match, batch);
 }
 
 }  // namespace ql::analysis

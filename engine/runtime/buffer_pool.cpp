@@ -19,4 +19,17 @@ size_t BufferPool::totalBytes() const {
     return total;
 }
 
+size_t BufferPool::releaseUnused() {
+    size_t freed = 0;
+    std::vector<std::shared_ptr<Storage>> kept;
+    for (auto &buffer : m_buffers) {
+        if (buffer.use_count() == 1)
+            freed += buffer->capacity();
+        else
+            kept.push_back(std::move(buffer));
+    }
+    m_buffers = std::move(kept);
+    return freed;
+}
+
 }  // namespace ql

@@ -212,3 +212,16 @@ TEST(ExecutionPlan, OutputsAsStoredAreNotCopiedNorOverwritten) {
         EXPECT_FLOAT_EQ(first[0].data<float>()[i], -std::max(v, 0.0f) + v);
     }
 }
+
+TEST(BufferPool, ReleaseUnusedFreesOnlyUnreferencedBuffers) {
+    BufferPool pool;
+    auto held = pool.acquire(1000);
+    (void)pool.acquire(3000);  // given back at once
+    ASSERT_EQ(pool.totalBytes(), held->capacity() + 3000u);
+    EXPECT_EQ(pool.releaseUnused(), 3000u);
+    EXPECT_EQ(pool.totalBytes(), held->capacity());
+    EXPECT_EQ(pool.releaseUnused(), 0u);
+    held.reset();
+    EXPECT_EQ(pool.releaseUnused(), 1000u);
+    EXPECT_EQ(pool.totalBytes(), 0u);
+}

@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstring>
 #include <numeric>
 
 #include "analysis/layer_inspection.h"
@@ -440,4 +441,27 @@ TEST(LayerInspectionQOperator, QLinearConvOutputIsDequantizedWithItsOwnParameter
     EXPECT_EQ(weight->scale, ws);
     ASSERT_TRUE(inspection->weightHistogram);
     EXPECT_EQ(sum(inspection->weightHistogram->quantCounts), wq.numel());
+    // One runner captures both QLinearConv layers in a row exactly as captureLayer does.
+    auto runner = LayerCaptureRunner::create(fb.g, qb.g);
+    ASSERT_TRUE(runner) << runner.status().message();
+    ASSERT_EQ(matching->matches.size(), 2u);
+    auto sameBytes = [](const Tensor &a, const Tensor &b) {
+        return a.dtype() == b.dtype() && a.shape() == b.shape() &&
+               std::memcmp(a.rawData(), b.rawData(), a.byteSize()) == 0;
+    };
+    for (int round = 0; round < 2; ++round)
+        for (const auto &match : matching->matches) {
+            auto fresh = captureLayer(fb.g, qb.g, match, fb.feeds);
+            auto reused = (*runner)->capture(match, fb.feeds);
+            ASSERT_TRUE(fresh && reused) << match.floatNode;
+            EXPECT_EQ(reused->quantRunReason, fresh->quantRunReason);
+            EXPECT_TRUE(sameBytes(reused->floatOutput, fresh->floatOutput)) << match.floatNode;
+            EXPECT_TRUE(sameBytes(reused->quantOutput, fresh->quantOutput)) << match.floatNode;
+            ASSERT_EQ(reused->quantOutputInt.defined(), fresh->quantOutputInt.defined());
+            if (fresh->quantOutputInt.defined())
+                EXPECT_TRUE(sameBytes(reused->quantOutputInt, fresh->quantOutputInt));
+            ASSERT_EQ(reused->quantValues.size(), fresh->quantValues.size());
+            for (const auto &[name, t] : fresh->quantValues)
+                EXPECT_TRUE(sameBytes(reused->quantValues.at(name), t)) << name;
+        }
 }

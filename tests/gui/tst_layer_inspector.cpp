@@ -11,11 +11,13 @@
 #include <QSignalSpy>
 #include <QTabWidget>
 #include <QTableWidget>
+#include <QThreadPool>
 #include <QtTest>
 
 #include <cstring>
 #include <memory>
 
+#include "analysis/keep_layers_fp32.h"
 #include "analysis/layer_inspection.h"
 #include "analysis/numeric_suite.h"
 #include "element_explanation_view.h"
@@ -24,6 +26,7 @@
 #include "onnx_io/tensor_file.h"
 #include "quant/calibration.h"
 #include "quant/qdq_builder.h"
+#include "worker_pool.h"
 
 using ql::ui::InspectorContext;
 using ql::ui::LayerInspector;
@@ -121,6 +124,8 @@ private slots:
     void newerRequestSupersedesOlder();
     void typedElementIsExplained();
     void batchNormRunningInt8IsExplained();
+    void preparedModelsAreReusedAcrossLayersAndToggles();
+    void cleanupTestCase();
 
 private:
     InspectorContext m_context;
@@ -418,6 +423,105 @@ void TestLayerInspector::batchNormRunningInt8IsExplained() {
     saveShot(inspector, LayerInspector::ExplainTab, QStringLiteral("bn1_explain.png"));
     saveShot(inspector, LayerInspector::ActivationsTab, QStringLiteral("bn1_activations.png"));
     saveShot(inspector, LayerInspector::SamplesTab, QStringLiteral("bn1_samples.png"));
+}
+
+namespace {
+
+// The inspector's figures for a layer against a fresh engine inspection of the same layer.
+void compareWithEngine(const LayerInspector &inspector, const InspectorContext &context,
+                       const std::string &layer) {
+    QVERIFY2(inspector.inspection(), qPrintable(inspector.errorText()));
+    const ql::analysis::LayerMatch *match = nullptr;
+    for (const auto &m : context.matches)
+        if (m.floatNode == layer) match = &m;
+    QVERIFY(match);
+    auto engine = ql::analysis::inspectLayer(*context.floatGraph, *context.quantGraph, *match,
+                                             *context.batch, context.options);
+    QVERIFY(engine);
+    const auto &shown = *inspector.inspection();
+    QCOMPARE(shown.match.floatNode, layer);
+    QCOMPARE(shown.quantRunOp, engine->quantRunOp);
+    QVERIFY(shown.activationHistogram && engine->activationHistogram);
+    QCOMPARE(shown.activationHistogram->lo, engine->activationHistogram->lo);
+    QCOMPARE(shown.activationHistogram->hi, engine->activationHistogram->hi);
+    QCOMPARE(shown.activationHistogram->floatCounts, engine->activationHistogram->floatCounts);
+    QCOMPARE(shown.activationHistogram->quantCounts, engine->activationHistogram->quantCounts);
+    QCOMPARE(shown.scatter.floatValues, engine->scatter.floatValues);
+    QCOMPARE(shown.scatter.quantValues, engine->scatter.quantValues);
+}
+
+}  // namespace
+
+void TestLayerInspector::preparedModelsAreReusedAcrossLayersAndToggles() {
+    LayerInspector inspector;
+    inspector.setContext(m_context);
+    QSignalSpy spy(&inspector, &LayerInspector::inspected);
+    QCOMPARE(inspector.captureRunnersBuilt(), 0);  // nothing is prepared before a request
+    inspector.setLayer(rowOf(m_context, "/conv1/Conv"));
+    QVERIFY(waitInspected(inspector, spy));
+    compareWithEngine(inspector, m_context, "/conv1/Conv");
+    QCOMPARE(inspector.captureRunnersBuilt(), 1);
+    // In the background both models run once more on the whole batch and their values are kept.
+    const auto runner = inspector.captureRunner();
+    QVERIFY(runner);
+    QTRY_VERIFY_WITH_TIMEOUT(runner->modelRuns() == 4 && runner->cachedBytes() > 0, 60000);
+    // Further layers of the same context reuse the prepared models and run nothing.
+    for (const char *layer : {"/conv2/Conv", "/fc/Gemm", "/conv1/Conv"}) {
+        inspector.setLayer(rowOf(m_context, layer));
+        QVERIFY(waitInspected(inspector, spy));
+        compareWithEngine(inspector, m_context, layer);
+    }
+    QCOMPARE(inspector.captureRunnersBuilt(), 1);
+    QCOMPARE(runner->modelRuns(), 4);
+    // A new report on the same models (same graphs) keeps them too.
+    inspector.setContext(m_context);
+    inspector.setLayer(rowOf(m_context, "/conv2/Conv"));
+    QVERIFY(waitInspected(inspector, spy));
+    QCOMPARE(inspector.captureRunnersBuilt(), 1);
+
+    // A toggle: the same float graph, /conv2/Conv kept fp32 in a new quantized graph. Only the
+    // quantized half is prepared again, and the figures follow the new model.
+    ql::Graph toggled = *m_context.quantGraph;
+    const ql::analysis::LayerMatch *conv2 = nullptr;
+    for (const auto &m : m_context.matches)
+        if (m.floatNode == "/conv2/Conv") conv2 = &m;
+    QVERIFY(conv2);
+    QVERIFY(ql::analysis::keepLayersFp32(toggled, *m_context.floatGraph, {*conv2}).isOk());
+    InspectorContext toggledContext;
+    QVERIFY(makeContext(m_context.floatGraph, std::make_shared<const ql::Graph>(toggled),
+                        m_context.batch, toggledContext));
+    inspector.setContext(toggledContext);
+    QCOMPARE(inspector.captureRunnersBuilt(), 1);
+    inspector.setLayer(rowOf(toggledContext, "/conv2/Conv"));
+    QVERIFY(waitInspected(inspector, spy));
+    compareWithEngine(inspector, toggledContext, "/conv2/Conv");
+    QCOMPARE(QString::fromStdString(inspector.inspection()->quantRunOp), QStringLiteral("Conv"));
+    QCOMPARE(inspector.captureRunnersBuilt(), 2);
+    QCOMPARE(inspector.floatHalvesReused(), 1);
+    const auto toggledRunner = inspector.captureRunner();
+    QVERIFY(toggledRunner && toggledRunner->sharesFloatHalfWith(*runner));
+    // The float values are kept already: only the quantized model runs to keep its values.
+    QTRY_VERIFY_WITH_TIMEOUT(toggledRunner->modelRuns() == 4, 60000);  // float 2 (shared) + 2
+    inspector.setLayer(rowOf(toggledContext, "/fc/Gemm"));
+    QVERIFY(waitInspected(inspector, spy));
+    compareWithEngine(inspector, toggledContext, "/fc/Gemm");
+    QCOMPARE(inspector.captureRunnersBuilt(), 2);
+    QCOMPARE(toggledRunner->modelRuns(), 4);
+
+    // Another float graph (another model pair): everything is prepared again.
+    InspectorContext other = m_context;
+    other.floatGraph = std::make_shared<const ql::Graph>(*m_context.floatGraph);
+    inspector.setContext(other);
+    inspector.setLayer(rowOf(other, "/conv1/Conv"));
+    QVERIFY(waitInspected(inspector, spy));
+    compareWithEngine(inspector, other, "/conv1/Conv");
+    QCOMPARE(inspector.captureRunnersBuilt(), 3);
+    QCOMPARE(inspector.floatHalvesReused(), 1);
+}
+
+void TestLayerInspector::cleanupTestCase() {
+    // Jobs outliving their inspectors (values kept in the background) end before the process.
+    ql::ui::workerPool()->waitForDone();
 }
 
 QTEST_MAIN(TestLayerInspector)
