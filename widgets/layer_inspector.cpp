@@ -516,7 +516,9 @@ void LayerInspector::fillPlots() {
     else
         showPlotMessage(m_channelPlot, tr("No per-channel weight figures for this layer."));
     if (layer && layer->cumulative && !layer->cumulative->sampleSqnrValues.empty()) {
-        const int infinite = plotSampleSqnr(m_samplePlot, layer->cumulative->sampleSqnrValues);
+        const int infinite =
+            plotSampleSqnr(m_samplePlot, layer->cumulative->sampleSqnrValues,
+                           layer->sampleRanges.empty() ? nullptr : &layer->sampleRanges);
         const auto &s = layer->cumulative->sampleSqnr;
         QString caption = tr("%n sample(s)", nullptr,
                              static_cast<int>(layer->cumulative->sampleSqnrValues.size()));
@@ -528,6 +530,12 @@ void LayerInspector::fillPlots() {
                 tr(" The 5th percentile is far below the median: the error is data-sensitive "
                    "(a few inputs suffer most).");
         (void)infinite;
+        if (const auto r = analysis::summarizeSampleRanges(layer->sampleRanges);
+            r && std::isfinite(r->ratio))
+            caption += tr(" Float output range per sample: %1 to %2 (%3x).")
+                           .arg(QString::number(r->smallest, 'g', 3),
+                                QString::number(r->largest, 'g', 3),
+                                QString::number(r->ratio, 'f', 1));
         m_sampleCaption->setText(caption);
     } else {
         showPlotMessage(m_samplePlot, tr("No per-sample SQNR figures for this layer."));

@@ -286,17 +286,21 @@ void plotChannelRanges(QCustomPlot *plot, const std::vector<float> &channelMin,
     plot->replot(QCustomPlot::rpQueuedReplot);
 }
 
-int plotSampleSqnr(QCustomPlot *plot, const std::vector<double> &values) {
+int plotSampleSqnr(QCustomPlot *plot, const std::vector<double> &values,
+                   const analysis::SampleRanges *ranges) {
     reset(plot);
-    std::vector<double> sorted;
+    std::vector<size_t> order;  // samples with a finite SQNR, worst first
     int infinite = 0;
-    for (double v : values) {
-        if (std::isfinite(v))
-            sorted.push_back(v);
-        else if (v > 0)
+    for (size_t i = 0; i < values.size(); ++i) {
+        if (std::isfinite(values[i]))
+            order.push_back(i);
+        else if (values[i] > 0)
             ++infinite;
     }
-    std::sort(sorted.begin(), sorted.end());
+    std::stable_sort(order.begin(), order.end(),
+                     [&values](size_t a, size_t b) { return values[a] < values[b]; });
+    std::vector<double> sorted;
+    for (size_t i : order) sorted.push_back(values[i]);
     QVector<double> x(static_cast<int>(sorted.size())), y(x.size());
     for (int i = 0; i < x.size(); ++i) {
         x[i] = i + 1;
@@ -307,6 +311,23 @@ int plotSampleSqnr(QCustomPlot *plot, const std::vector<double> &values) {
     g->setPen(QPen(InspectorColors::floatColor(), 1.5));
     g->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssDisc, InspectorColors::floatColor(), 4));
     g->setData(x, y, true);
+    if (ranges && ranges->size() == values.size() && !order.empty()) {
+        QVector<double> r(x.size());
+        double top = 0.0;
+        for (int i = 0; i < x.size(); ++i) {
+            r[i] = ranges->range(order[static_cast<size_t>(i)]);
+            if (std::isfinite(r[i])) top = std::max(top, r[i]);
+        }
+        plot->yAxis2->setVisible(true);
+        plot->yAxis2->setLabel(LayerInspector::tr("float output range of the sample"));
+        QCPGraph *rg = plot->addGraph(plot->xAxis, plot->yAxis2);
+        rg->setName(LayerInspector::tr("range (max − min)"));
+        rg->setLineStyle(QCPGraph::lsNone);
+        rg->setScatterStyle(
+            QCPScatterStyle(QCPScatterStyle::ssCircle, QColor(40, 150, 90), 5));  // not p5's
+        rg->setData(x, r, true);
+        plot->yAxis2->setRange(0.0, top > 0.0 ? top * 1.08 : 1.0);
+    }
     const double lo = sorted.empty() ? 0.0 : sorted.front(),
                  hi = sorted.empty() ? 1.0 : sorted.back();
     const double pad = std::max(1.0, 0.08 * (hi - lo));

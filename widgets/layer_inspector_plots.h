@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "analysis/layer_inspection.h"
+#include "analysis/sample_ranges.h"
 #include "analysis/numeric_suite.h"
 
 class QCustomPlot;
@@ -40,8 +41,11 @@ void plotChannelRanges(QCustomPlot *plot, const std::vector<float> &channelMin,
                        const std::vector<float> &channelMax,
                        const std::vector<double> &channelSqnrDb);
 // Graph 0: finite per-sample SQNRs sorted ascending against their rank; lines at min, p5, median.
-// Returns how many samples were infinite (drawn at the top of the scale).
-int plotSampleSqnr(QCustomPlot *plot, const std::vector<double> &sampleSqnrDb);
+// With `ranges` (the same samples, in sample order), graph 1 on the right axis: each of those
+// samples' float output range (max − min), so that a narrow-range sample among the worst shows
+// one scale not fitting every input. Returns how many samples were infinite (not drawn).
+int plotSampleSqnr(QCustomPlot *plot, const std::vector<double> &sampleSqnrDb,
+                   const analysis::SampleRanges *ranges = nullptr);
 // Removes all data and shows a centred message.
 void showPlotMessage(QCustomPlot *plot, const QString &message);
 
