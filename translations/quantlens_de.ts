@@ -731,6 +731,30 @@ Unterbefehle: gui (Standard), infer, bench, quantize, analyze; `quantlens UNTERB
         <source>give either --demo or one MODEL.onnx or PROJECT.qlproj</source>
         <translation>entweder --demo oder ein MODELL.onnx oder PROJEKT.qlproj angeben</translation>
     </message>
+    <message>
+        <source>Select this layer once the analysis is in.</source>
+        <translation>Diese Schicht auswählen, sobald die Analyse vorliegt.</translation>
+    </message>
+    <message>
+        <source>Layer inspector tab to show: parameters, weights, activations, scatter, channels, samples or explain.</source>
+        <translation>Anzuzeigender Reiter des Schicht-Inspektors: parameters, weights, activations, scatter, channels, samples oder explain.</translation>
+    </message>
+    <message>
+        <source>What --screenshot saves: window (default) or inspector.</source>
+        <translation>Was --screenshot speichert: window (Standard) oder inspector.</translation>
+    </message>
+    <message>
+        <source>--inspector-tab: unknown tab &apos;%1&apos;</source>
+        <translation>--inspector-tab: unbekannter Reiter „%1“</translation>
+    </message>
+    <message>
+        <source>--grab expects window or inspector</source>
+        <translation>--grab erwartet window oder inspector</translation>
+    </message>
+    <message>
+        <source>--layer: no layer &apos;%1&apos; in the analysis</source>
+        <translation>--layer: keine Schicht „%1“ in der Analyse</translation>
+    </message>
 </context>
 <context>
     <name>ql::ui::AnalysisHeadline</name>
@@ -1016,6 +1040,14 @@ Unterbefehle: gui (Standard), infer, bench, quantize, analyze; `quantlens UNTERB
         <source>Kernel dB</source>
         <translation>Kernel dB</translation>
     </message>
+    <message>
+        <source>Kept in fp32, but it still runs int8: its output stays quantized for the int8 layers that read it. Keep those in fp32 too, or click to drop the request.</source>
+        <translation>In fp32 belassen, läuft aber weiter in int8: Ihre Ausgabe bleibt für die int8-Schichten quantisiert, die sie lesen. Belassen Sie auch diese in fp32, oder klicken Sie, um den Wunsch zurückzunehmen.</translation>
+    </message>
+    <message>
+        <source>The quantized model runs this layer in fp32: nothing to toggle</source>
+        <translation>Das quantisierte Modell führt diese Schicht in fp32 aus: nichts umzuschalten</translation>
+    </message>
 </context>
 <context>
     <name>ql::ui::DiagnosisList</name>
@@ -1086,6 +1118,14 @@ Unterbefehle: gui (Standard), infer, bench, quantize, analyze; `quantlens UNTERB
     <message>
         <source>Accuracy drops from %1 (float) to %2 (quantized)</source>
         <translation>Die Genauigkeit fällt von %1 (float) auf %2 (quantisiert)</translation>
+    </message>
+    <message>
+        <source>Activation range of %1 varies %2x between samples (%3 to %4) and per-sample SQNR falls to %5 dB against a median of %6 dB: one scale cannot fit them all; data-sensitive</source>
+        <translation>Der Aktivierungsbereich von %1 schwankt zwischen den Samples um das %2-Fache (%3 bis %4), und das SQNR je Sample fällt auf %5 dB gegenüber einem Median von %6 dB: Eine Skala passt nicht zu allen; datenabhängig</translation>
+    </message>
+    <message>
+        <source>Activation range of %1 varies %2x between samples (%3 to %4): one scale cannot fit them all; data-sensitive</source>
+        <translation>Der Aktivierungsbereich von %1 schwankt zwischen den Samples um das %2-Fache (%3 bis %4): Eine Skala passt nicht zu allen; datenabhängig</translation>
     </message>
 </context>
 <context>
@@ -1831,6 +1871,18 @@ Formelwert         = %1
             <numerusform>%n Samples ohne Fehler (+∞ dB) nicht gezeichnet</numerusform>
         </translation>
     </message>
+    <message>
+        <source> Float output range per sample: %1 to %2 (%3x).</source>
+        <translation> Float-Ausgabebereich je Sample: %1 bis %2 (%3-fach).</translation>
+    </message>
+    <message>
+        <source>float output range of the sample</source>
+        <translation>Float-Ausgabebereich des Samples</translation>
+    </message>
+    <message>
+        <source>range (max − min)</source>
+        <translation>Bereich (max − min)</translation>
+    </message>
 </context>
 <context>
     <name>ql::ui::LayerTableModel</name>
@@ -2059,12 +2111,6 @@ Formelwert         = %1
         <translation>QuantLens</translation>
     </message>
     <message>
-        <source>Find out why an int8-quantized network lost accuracy.
-Open a float ONNX model, or try the Fashion-MNIST demo.</source>
-        <translation>Finden Sie heraus, warum ein int8-quantisiertes Netz an Genauigkeit verloren hat.
-Öffnen Sie ein Float-ONNX-Modell oder probieren Sie die Fashion-MNIST-Demo.</translation>
-    </message>
-    <message>
         <source>Open Model…</source>
         <translation>Modell öffnen…</translation>
     </message>
@@ -2073,8 +2119,20 @@ Open a float ONNX model, or try the Fashion-MNIST demo.</source>
         <translation>Demo öffnen</translation>
     </message>
     <message>
-        <source>You can also drop an .onnx file here.</source>
-        <translation>Sie können auch eine .onnx-Datei hierher ziehen.</translation>
+        <source>Find out why an int8-quantized network lost accuracy.
+Analyse a float model and its quantized pair, open a model to look at it,
+or try the Fashion-MNIST demo.</source>
+        <translation>Finden Sie heraus, warum ein int8-quantisiertes Netz an Genauigkeit verloren hat.
+Analysieren Sie ein Float-Modell und sein quantisiertes Gegenstück, öffnen Sie ein Modell zur Ansicht
+oder probieren Sie die Fashion-MNIST-Demo aus.</translation>
+    </message>
+    <message>
+        <source>New Analysis…</source>
+        <translation>Neue Analyse…</translation>
+    </message>
+    <message>
+        <source>You can also drop .onnx files or a .qlproj project here.</source>
+        <translation>Sie können auch .onnx-Dateien oder ein .qlproj-Projekt hierher ziehen.</translation>
     </message>
 </context>
 </TS>
