@@ -111,6 +111,12 @@ void GuiThreadWhileAnalysing(benchmark::State &state) {
         }
         clock.start();
         watchdog.start();
+        if (qEnvironmentVariableIsSet("QL_WATCHDOG_LOG")) {  // to line up with `perf record -k mono`
+            timespec t{};
+            clock_gettime(CLOCK_MONOTONIC, &t);
+            std::fprintf(stderr, "clock starts at CLOCK_MONOTONIC %lld.%09ld s\n",
+                         static_cast<long long>(t.tv_sec), t.tv_nsec);
+        }
 
         AnalysisSetup setup;
         setup.floatModel = floatModel;
