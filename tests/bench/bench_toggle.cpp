@@ -14,6 +14,7 @@
 // toggling back 0.005 (nothing re-runs); cache 548 MiB; peak RSS 1.25 GB.
 
 #include <benchmark/benchmark.h>
+#include <sys/resource.h>
 
 #include <algorithm>
 #include <chrono>
@@ -77,6 +78,14 @@ double msSince(Clock::time_point start) {
     return std::chrono::duration<double, std::milli>(Clock::now() - start).count();
 }
 
+// User + system CPU time of the whole process so far.
+double processCpuMs() {
+    rusage usage{};
+    getrusage(RUSAGE_SELF, &usage);
+    auto ms = [](const timeval &t) { return double(t.tv_sec) * 1e3 + double(t.tv_usec) / 1e3; };
+    return ms(usage.ru_utime) + ms(usage.ru_stime);
+}
+
 double median(std::vector<double> v) {
     if (v.empty()) return 0.0;
     std::sort(v.begin(), v.end());
@@ -134,6 +143,10 @@ void FullInt8PassTapped(benchmark::State &state) {
 void ToggleEachLayer(benchmark::State &state) {
     Setup &s = setup();
     SessionOptions options;
+    // QL_BENCH_THREADS=n: plan threads (default all); 1 makes the CPU time a measure of the work
+    // on a loaded machine (no threads spinning while waiting for a core).
+    options.suite.threads = std::stoi(env("QL_BENCH_THREADS", "0"));
+    const double createCpuStart = processCpuMs();
     const auto createStart = Clock::now();
     // QL_BENCH_IN_APP=1: quantize the float model in the app (calibrated on the samples) instead.
     std::optional<Graph> quant = s.quantGraph;
@@ -144,6 +157,7 @@ void ToggleEachLayer(benchmark::State &state) {
         return;
     }
     const double createMs = msSince(createStart);
+    const double createCpuMs = processCpuMs() - createCpuStart;
     std::vector<std::string> layers;
     // QL_BENCH_LAYER_STEP=k toggles every k-th layer only, from QL_BENCH_FIRST_LAYER (quick looks;
     // the figure is over all).
@@ -188,6 +202,9 @@ void ToggleEachLayer(benchmark::State &state) {
     }
     state.counters["layers"] = static_cast<double>(layers.size());
     state.counters["create_ms"] = createMs;
+    // CPU time of every thread of the process during creation: less sensitive to the machine's
+    // load than the wall time.
+    state.counters["create_cpu_ms"] = createCpuMs;
     state.counters["cache_mib"] = static_cast<double>((*session)->cachedBytes()) / (1 << 20);
     state.counters["median_full_pass_ms"] = median(full);
     state.counters["median_toggle_ms"] = median(on);
