@@ -7,8 +7,8 @@
 // model never changes), and the quantized model (as lowered for the suite's precision) runs
 // once, keeping every value it produces as stored (mostly uint8: a quarter of the float size):
 // the base model. Or the suite's own passes are recorded (IncrementalCacheRecorder): the same
-// values, without running either model again. The current model's values that differ from the base model's are kept as an
-// overlay. update() then:
+// values, without running either model again. The current model's values that differ from the base
+// model's are kept as an overlay. update() then:
 //   * lowers the new quantized model and pairs its nodes by name (graph_diff.h) with the base
 //     model's and with the current model's lowering: a value that equals either model's is
 //     known, so only nodes that differ from both (changed, or downstream of a change) re-run, as

@@ -44,7 +44,8 @@ std::vector<UnmatchedLayer> unmatchedLayers(const Graph &floatGraph, const Graph
 }
 
 Result<NumericSuiteReport> runNumericSuite(const Graph &floatGraph, const Graph &quantGraph,
-                                           const BatchSourceFactory &inputs, const NumericSuiteOptions &options,
+                                           const BatchSourceFactory &inputs,
+                                           const NumericSuiteOptions &options,
                                            SuitePassObserver *observer) {
     if (!inputs) return Status::badInput("numeric suite: no inputs");
     auto matching = matchLayers(floatGraph, quantGraph);

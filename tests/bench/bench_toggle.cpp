@@ -12,6 +12,11 @@
 // Add/MaxPool/pool/Flatten toggles change nothing that runs: 0.01); 0.81 over the 20 Conv/Gemm
 // layers (layer4 0.33-0.49, layer3 0.69-0.81, layer2 0.99-1.12, layer1 and conv1 1.26-1.55);
 // toggling back 0.005 (nothing re-runs); cache 548 MiB; peak RSS 1.25 GB.
+//
+// Session creation, 2026-11-23, same machine (load 2.7-3.6), QL_BENCH_THREADS=1, before and after
+// alternated 3 times: the caches filled by a second float + int8 pass took create_cpu_ms
+// 11.4-12.8 s (median 12.0); filled from the suite's own passes 8.7-10.5 s (median 8.8). Peak RSS
+// 1.249 -> 1.251 GB.
 
 #include <benchmark/benchmark.h>
 #include <sys/resource.h>

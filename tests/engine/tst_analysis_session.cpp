@@ -181,12 +181,11 @@ TEST(AnalysisSession, CreationRunsEachModelOncePerBatch) {
     ASSERT_TRUE(loadFixture(f));
     const EvaluationData data = fixtureData(f, 16);
     std::map<std::string, std::vector<int>> calls;
-    auto session = AnalysisSession::create(
-        f.floatGraph, f.quantGraph, data, sessionOptions(),
-        [&](const std::string &stage, int done, int) {
-            calls[stage].push_back(done);
-            return true;
-        });
+    auto session = AnalysisSession::create(f.floatGraph, f.quantGraph, data, sessionOptions(),
+                                           [&](const std::string &stage, int done, int) {
+                                               calls[stage].push_back(done);
+                                               return true;
+                                           });
     ASSERT_TRUE(session) << session.status().message();
     EXPECT_GT((*session)->cachedBytes(), 0u);
     std::vector<int> perBatch;
