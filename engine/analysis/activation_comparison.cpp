@@ -238,18 +238,21 @@ Status CumulativeComparison::Impl::compareOutputs(const std::vector<Tensor> &flo
 
 Status CumulativeComparison::addBatch(const std::map<std::string, Tensor> &inputs,
                                       const std::map<std::string, Tensor> &floatValues,
-                                      const std::vector<Tensor> &floatOutputs) {
+                                      const std::vector<Tensor> &floatOutputs,
+                                      const TapCallback &everyValue) {
     Impl &d = *m_impl;
     std::vector<bool> seen(d.matches.matches.size(), false);
     Status tapStatus;
     RunOptions quantRun;
     quantRun.tapStoredLayout = true;  // compared against the float copy in the same order
-    quantRun.tapFilter = [&](const Node &node) {
-        for (const auto &o : node.outputs)
-            if (d.quantWanted.count(o)) return true;
-        return false;
-    };
+    if (!everyValue)
+        quantRun.tapFilter = [&](const Node &node) {
+            for (const auto &o : node.outputs)
+                if (d.quantWanted.count(o)) return true;
+            return false;
+        };
     quantRun.tap = [&](const Node &node, size_t index, const Tensor &value) {
+        if (everyValue) everyValue(node, index, value);
         if (!tapStatus.isOk()) return;
         auto it = d.quantWanted.find(node.outputs[index]);
         if (it == d.quantWanted.end()) return;

@@ -86,9 +86,12 @@ public:
                                                                 const ActivationComparisonOptions &options);
     ~CumulativeComparison();
     const std::set<std::string> &floatValuesNeeded() const;
-    // floatValues: at least floatValuesNeeded() of this batch; floatOutputs: the float graph's outputs.
-    Status addBatch(const std::map<std::string, Tensor> &inputs, const std::map<std::string, Tensor> &floatValues,
-                    const std::vector<Tensor> &floatOutputs);
+    // floatValues: at least floatValuesNeeded() of this batch; floatOutputs: the float graph's
+    // outputs. everyValue, when set, also sees every node output of the quantized pass as stored (a
+    // caller that caches the pass's values instead of running the model again).
+    Status addBatch(const std::map<std::string, Tensor> &inputs,
+                    const std::map<std::string, Tensor> &floatValues,
+                    const std::vector<Tensor> &floatOutputs, const TapCallback &everyValue = {});
     ActivationComparisonResult result() const;
 
     // For a caller that runs the quantized model itself, e.g. only the nodes downstream of a

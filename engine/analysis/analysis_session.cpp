@@ -75,16 +75,24 @@ struct AnalysisSession::Impl {
     LayerMatching baseMatching;        // float vs qdqBase
     std::unique_ptr<IncrementalSuite> incremental;  // null: every toggle re-runs the whole suite
 
-    // The caches of the incremental re-runs for `quant` and its report; null when disabled or
-    // over the budget.
-    Result<std::unique_ptr<IncrementalSuite>> buildIncremental(
-        const Graph &quant, const NumericSuiteReport &forReport,
-        const SessionProgress &progress) const {
-        if (!options.incremental) return std::unique_ptr<IncrementalSuite>();
-        auto created = IncrementalSuite::create(floatGraph, quant, data.batches, forReport,
-                                                suiteOptions(progress), options.cacheBudgetBytes);
-        if (created || created.status().kind() != ErrorKind::Unsupported) return created;
-        return std::unique_ptr<IncrementalSuite>();
+    // runNumericSuite on `quant`; its own float and quantized passes fill the caches of the
+    // incremental re-runs (`caches`: null when disabled or over the budget).
+    Result<NumericSuiteReport> runSuite(const Graph &quant, const SessionProgress &progress,
+                                        std::unique_ptr<IncrementalSuite> &caches) const {
+        std::optional<IncrementalCacheRecorder> recorder;
+        if (options.incremental) recorder.emplace(options.cacheBudgetBytes);
+        auto report = runNumericSuite(floatGraph, quant, batchesOf(data), suiteOptions(progress),
+                                      recorder ? &*recorder : nullptr);
+        if (!report) return report;
+        caches.reset();
+        if (!recorder) return report;
+        auto created = IncrementalSuite::create(floatGraph, quant, data.batches, *report,
+                                                std::move(*recorder));
+        if (created)
+            caches = std::move(*created);
+        else if (created.status().kind() != ErrorKind::Unsupported)
+            return created.status();
+        return report;
     }
 
     NumericSuiteOptions suiteOptions(const SessionProgress &progress) const {
@@ -164,14 +172,10 @@ Result<std::unique_ptr<AnalysisSession>> AnalysisSession::create(Graph floatGrap
         d.baseMatching = std::move(*matching);
     }
     d.current = d.loadedQuant;
-    auto report =
-        runNumericSuite(d.floatGraph, d.current, batchesOf(d.data), d.suiteOptions(progress));
+    auto report = d.runSuite(d.current, progress, d.incremental);
     if (!report) return report.status();
     d.report = std::move(*report);
     for (const auto &row : d.report.layers) d.layerNames.insert(row.name);
-    auto incremental = d.buildIncremental(d.current, d.report, progress);
-    if (!incremental) return incremental.status();
-    d.incremental = std::move(*incremental);
     return self;
 }
 
@@ -215,13 +219,11 @@ Result<NumericSuiteReport> AnalysisSession::setFp32Layers(const std::set<std::st
         if (report.status().kind() != ErrorKind::Unsupported) return report.status();
     }
     // The whole suite again (no caches, or the layers changed), then new caches for this model.
-    auto report =
-        runNumericSuite(d.floatGraph, *graph, batchesOf(d.data), d.suiteOptions(progress));
-    if (!report) return report.status();
     // The caches hold pointers to d.floatGraph and d.data, which stay; the model is copied in.
-    auto incremental = d.buildIncremental(*graph, *report, progress);
-    if (!incremental) return incremental.status();
-    d.incremental = std::move(*incremental);
+    std::unique_ptr<IncrementalSuite> caches;
+    auto report = d.runSuite(*graph, progress, caches);
+    if (!report) return report.status();
+    d.incremental = std::move(caches);
     d.current = std::move(*graph);
     d.report = std::move(*report);
     d.fp32 = layers;

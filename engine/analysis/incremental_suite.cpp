@@ -116,7 +116,76 @@ bool weightsDiffer(const ModelState &known, const Delta &delta, const Graph &qua
            unitChanged(quant, delta.changed, m);
 }
 
+Status overBudget(size_t budgetBytes) {
+    return Status::unsupported("incremental analysis: the cached activations exceed " +
+                               std::to_string(budgetBytes >> 20) + " MiB");
+}
+
 }  // namespace
+
+struct IncrementalCacheRecorder::State {
+    size_t budget = 0, bytes = 0;  // bytes: of the finished batches and of `batch` so far
+    bool started = false, over = false;
+    LayerMatching matching;
+    Graph lowered;
+    std::vector<std::string> reads;
+    std::vector<BatchCache> cache;
+    BatchCache batch;  // the batch being recorded
+
+    void drop() {  // over the budget: the memory goes back at once
+        over = true;
+        cache = {};
+        batch = {};
+    }
+};
+
+IncrementalCacheRecorder::IncrementalCacheRecorder(size_t budgetBytes)
+    : m_state(std::make_unique<State>()) {
+    m_state->budget = budgetBytes;
+}
+IncrementalCacheRecorder::~IncrementalCacheRecorder() = default;
+
+void IncrementalCacheRecorder::begin(const LayerMatching &matching,
+                                     const CumulativeComparison &comparison) {
+    State &r = *m_state;
+    const size_t budget = r.budget;
+    r = State{};
+    r.budget = budget;
+    r.started = true;
+    r.matching = matching;
+    r.lowered = comparison.quantPlanGraph();
+    for (size_t i = 0; i < matching.matches.size(); ++i)
+        r.reads.push_back(comparison.quantValueRead(i));
+}
+
+bool IncrementalCacheRecorder::wantsQuantValues() const {
+    return m_state->started && !m_state->over;
+}
+
+void IncrementalCacheRecorder::quantValue(const Node &node, size_t index, const Tensor &value) {
+    State &r = *m_state;
+    if (!wantsQuantValues()) return;
+    Tensor &slot = r.batch.quantValues[node.outputs[index]];
+    r.bytes += value.byteSize() - (slot.defined() ? slot.byteSize() : 0);
+    slot = value;  // as stored: the pool does not reuse referenced buffers
+    // Bytes only grow until the batch ends: over now means over at the batch's end.
+    if (r.bytes > r.budget) r.drop();
+}
+
+void IncrementalCacheRecorder::endBatch(const std::map<std::string, Tensor> &floatValues,
+                                        const std::vector<Tensor> &floatOutputs) {
+    State &r = *m_state;
+    if (!wantsQuantValues()) return;
+    // Shared, not copied: the suite captures the next batch into new buffers while these are
+    // referenced.
+    r.batch.floatValues = floatValues;
+    r.batch.floatOutputs = floatOutputs;
+    r.bytes += bytesOf(floatValues);
+    for (const auto &t : floatOutputs) r.bytes += t.byteSize();
+    if (r.bytes > r.budget) return r.drop();
+    r.cache.push_back(std::move(r.batch));
+    r.batch = {};
+}
 
 struct IncrementalSuite::Impl {
     const Graph *floatGraph = nullptr;
@@ -197,13 +266,36 @@ Result<std::unique_ptr<IncrementalSuite>> IncrementalSuite::create(
             (*quantPlan)->run(batches[b], outputs, run).withContext("quantized model"));
         bytes += bytesOf(c.floatValues) + bytesOf(c.quantValues);
         for (const auto &t : c.floatOutputs) bytes += t.byteSize();
-        if (bytes > budgetBytes)
-            return Status::unsupported("incremental analysis: the cached activations exceed " +
-                                       std::to_string(budgetBytes >> 20) + " MiB");
+        if (bytes > budgetBytes) return overBudget(budgetBytes);
         if (options.progress &&
             !options.progress("cache", static_cast<int>(b + 1), static_cast<int>(batches.size())))
             return Status::error(ErrorKind::Cancelled, "analysis cancelled");
     }
+    d.base.indexRows();
+    d.current = d.base;
+    return self;
+}
+
+Result<std::unique_ptr<IncrementalSuite>> IncrementalSuite::create(
+    const Graph &floatGraph, const Graph &quantGraph,
+    const std::vector<std::map<std::string, Tensor>> &batches, NumericSuiteReport report,
+    IncrementalCacheRecorder &&recorded) {
+    IncrementalCacheRecorder::State &r = *recorded.m_state;
+    if (r.over) return overBudget(r.budget);
+    if (!r.started || r.cache.size() != batches.size() || batches.empty())
+        return Status::internal("incremental analysis: the recording does not cover the batches");
+    std::unique_ptr<IncrementalSuite> self(new IncrementalSuite());
+    Impl &d = *self->m_impl;
+    d.floatGraph = &floatGraph;
+    d.batches = &batches;
+    d.base.quant = quantGraph;
+    d.base.report = std::move(report);
+    d.base.matching = std::move(r.matching);
+    d.base.lowered = std::move(r.lowered);
+    d.base.reads = std::move(r.reads);
+    d.cache = std::move(r.cache);
+    d.overlay.resize(batches.size());
+    r = IncrementalCacheRecorder::State{};
     d.base.indexRows();
     d.current = d.base;
     return self;

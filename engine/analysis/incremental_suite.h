@@ -6,8 +6,9 @@
 // float values the cumulative and isolated comparisons need and the float outputs (the float
 // model never changes), and the quantized model (as lowered for the suite's precision) runs
 // once, keeping every value it produces as stored (mostly uint8: a quarter of the float size):
-// the base model. The current model's values that differ from the base model's are kept as an
-// overlay. update() then:
+// the base model. Or the suite's own passes are recorded (IncrementalCacheRecorder): the same
+// values, without running either model again. The current model's values that differ from the base
+// model's are kept as an overlay. update() then:
 //   * lowers the new quantized model and pairs its nodes by name (graph_diff.h) with the base
 //     model's and with the current model's lowering: a value that equals either model's is
 //     known, so only nodes that differ from both (changed, or downstream of a change) re-run, as
@@ -35,6 +36,26 @@
 
 namespace ql::analysis {
 
+// Records the caches from runNumericSuite's own passes (pass it as the suite's observer), so
+// that one float and one quantized pass per batch serve both the report and the caches; then
+// IncrementalSuite::create(..., recorder) takes them over. Over its budget it drops what it
+// holds and records nothing more.
+class IncrementalCacheRecorder : public SuitePassObserver {
+public:
+    explicit IncrementalCacheRecorder(size_t budgetBytes);
+    ~IncrementalCacheRecorder() override;
+    void begin(const LayerMatching &matching, const CumulativeComparison &comparison) override;
+    bool wantsQuantValues() const override;
+    void quantValue(const Node &node, size_t index, const Tensor &value) override;
+    void endBatch(const std::map<std::string, Tensor> &floatValues,
+                  const std::vector<Tensor> &floatOutputs) override;
+
+private:
+    friend class IncrementalSuite;
+    struct State;
+    std::unique_ptr<State> m_state;
+};
+
 class IncrementalSuite {
 public:
     // `floatGraph` and `batches` must outlive the object. `report` is runNumericSuite's report on
@@ -44,6 +65,13 @@ public:
         const Graph &floatGraph, const Graph &quantGraph,
         const std::vector<std::map<std::string, Tensor>> &batches, NumericSuiteReport report,
         const NumericSuiteOptions &options, size_t budgetBytes);
+    // The same from a recording: `report` is runNumericSuite's report on quantGraph with
+    // `recorded` as its observer, over `batches`. Unsupported when the recording went over its
+    // budget.
+    static Result<std::unique_ptr<IncrementalSuite>> create(
+        const Graph &floatGraph, const Graph &quantGraph,
+        const std::vector<std::map<std::string, Tensor>> &batches, NumericSuiteReport report,
+        IncrementalCacheRecorder &&recorded);
     ~IncrementalSuite();
 
     // The report for `quantGraph`, a rewrite of the current quantized model (same float model).

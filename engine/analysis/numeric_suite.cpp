@@ -44,7 +44,9 @@ std::vector<UnmatchedLayer> unmatchedLayers(const Graph &floatGraph, const Graph
 }
 
 Result<NumericSuiteReport> runNumericSuite(const Graph &floatGraph, const Graph &quantGraph,
-                                           const BatchSourceFactory &inputs, const NumericSuiteOptions &options) {
+                                           const BatchSourceFactory &inputs,
+                                           const NumericSuiteOptions &options,
+                                           SuitePassObserver *observer) {
     if (!inputs) return Status::badInput("numeric suite: no inputs");
     auto matching = matchLayers(floatGraph, quantGraph);
     if (!matching) return matching.status();
@@ -80,6 +82,8 @@ Result<NumericSuiteReport> runNumericSuite(const Graph &floatGraph, const Graph 
     std::set<std::string> wanted = (*cumulative)->floatValuesNeeded();
     if (isolated) wanted.insert(isolated->floatValuesNeeded().begin(), isolated->floatValuesNeeded().end());
 
+    if (observer) observer->begin(*matching, **cumulative);
+
     auto source = inputs();
     if (!source) return source.status();
     std::map<std::string, Tensor> batch, floatValues;
@@ -90,8 +94,14 @@ Result<NumericSuiteReport> runNumericSuite(const Graph &floatGraph, const Graph 
         if (!more) return more.status();
         if (!*more) break;
         QL_RETURN_IF_ERROR(runAndCapture(**floatPlan, batch, wanted, floatValues, floatOutputs).withContext("float model"));
-        QL_RETURN_IF_ERROR((*cumulative)->addBatch(batch, floatValues, floatOutputs));
+        TapCallback everyValue;
+        if (observer && observer->wantsQuantValues())
+            everyValue = [observer](const Node &node, size_t index, const Tensor &value) {
+                observer->quantValue(node, index, value);
+            };
+        QL_RETURN_IF_ERROR((*cumulative)->addBatch(batch, floatValues, floatOutputs, everyValue));
         if (isolated) QL_RETURN_IF_ERROR(isolated->addBatch(batch, floatValues).withContext("isolated comparison"));
+        if (observer) observer->endBatch(floatValues, floatOutputs);
         if (options.progress && !options.progress("cumulative", done, options.expectedBatches))
             return Status::error(ErrorKind::Cancelled, "analysis cancelled");
     }

@@ -11,6 +11,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -103,9 +104,29 @@ std::vector<UnmatchedLayer> unmatchedLayers(const Graph &floatGraph, const Graph
 // Opens the evaluation inputs from the start; called once per pass over them.
 using BatchSourceFactory = std::function<Result<ActivationBatchSource>()>;
 
-// Both graphs as loaded (topologically sorted).
+// Sees the suite's own passes, batch by batch: the interactive session fills its caches from
+// them instead of running both models once more (incremental_suite.h).
+class SuitePassObserver {
+public:
+    virtual ~SuitePassObserver() = default;
+    // Once, before the passes: the suite's layer matching and cumulative comparison (its lowered
+    // quantized graph, the value each layer reads).
+    virtual void begin(const LayerMatching &matching, const CumulativeComparison &comparison) = 0;
+    // Whether the next quantized pass should hand every node output to quantValue (false stops
+    // it, e.g. over a memory budget).
+    virtual bool wantsQuantValues() const = 0;
+    // A node output of the quantized pass, as stored; keeping the tensor is safe (TapCallback).
+    virtual void quantValue(const Node &node, size_t index, const Tensor &value) = 0;
+    // After both passes of a batch: the float values the comparisons read (kept shared: the
+    // suite does not write into buffers still referenced) and the float outputs.
+    virtual void endBatch(const std::map<std::string, Tensor> &floatValues,
+                          const std::vector<Tensor> &floatOutputs) = 0;
+};
+
+// Both graphs as loaded (topologically sorted). `observer` (optional) sees the passes.
 Result<NumericSuiteReport> runNumericSuite(const Graph &floatGraph, const Graph &quantGraph,
                                            const BatchSourceFactory &inputs,
-                                           const NumericSuiteOptions &options = {});
+                                           const NumericSuiteOptions &options = {},
+                                           SuitePassObserver *observer = nullptr);
 
 }  // namespace ql::analysis

@@ -12,8 +12,14 @@
 // nothing that runs: 0.01-0.03); 0.64 over the 20 Conv/Gemm layers (layer4 0.18-0.42, layer3
 // 0.44-0.64, layer2 0.73-0.90, layer1 1.08-1.35, conv1 1.43); toggling back 0.016 (nothing
 // re-runs); cache 548 MiB; session creation 7.7 s.
+//
+// Session creation, 2026-11-23, same machine (load 2.7-3.6), QL_BENCH_THREADS=1, before and after
+// alternated 3 times: the caches filled by a second float + int8 pass took create_cpu_ms
+// 11.4-12.8 s (median 12.0); filled from the suite's own passes 8.7-10.5 s (median 8.8). Peak RSS
+// 1.249 -> 1.251 GB.
 
 #include <benchmark/benchmark.h>
+#include <sys/resource.h>
 
 #include <algorithm>
 #include <chrono>
@@ -77,6 +83,14 @@ double msSince(Clock::time_point start) {
     return std::chrono::duration<double, std::milli>(Clock::now() - start).count();
 }
 
+// User + system CPU time of the whole process so far.
+double processCpuMs() {
+    rusage usage{};
+    getrusage(RUSAGE_SELF, &usage);
+    auto ms = [](const timeval &t) { return double(t.tv_sec) * 1e3 + double(t.tv_usec) / 1e3; };
+    return ms(usage.ru_utime) + ms(usage.ru_stime);
+}
+
 double median(std::vector<double> v) {
     if (v.empty()) return 0.0;
     std::sort(v.begin(), v.end());
@@ -134,6 +148,10 @@ void FullInt8PassTapped(benchmark::State &state) {
 void ToggleEachLayer(benchmark::State &state) {
     Setup &s = setup();
     SessionOptions options;
+    // QL_BENCH_THREADS=n: plan threads (default all); 1 makes the CPU time a measure of the work
+    // on a loaded machine (no threads spinning while waiting for a core).
+    options.suite.threads = std::stoi(env("QL_BENCH_THREADS", "0"));
+    const double createCpuStart = processCpuMs();
     const auto createStart = Clock::now();
     // QL_BENCH_IN_APP=1: quantize the float model in the app (calibrated on the samples) instead.
     std::optional<Graph> quant = s.quantGraph;
@@ -144,6 +162,7 @@ void ToggleEachLayer(benchmark::State &state) {
         return;
     }
     const double createMs = msSince(createStart);
+    const double createCpuMs = processCpuMs() - createCpuStart;
     std::vector<std::string> layers;
     // QL_BENCH_LAYER_STEP=k toggles every k-th layer only, from QL_BENCH_FIRST_LAYER (quick looks;
     // the figure is over all).
@@ -188,6 +207,9 @@ void ToggleEachLayer(benchmark::State &state) {
     }
     state.counters["layers"] = static_cast<double>(layers.size());
     state.counters["create_ms"] = createMs;
+    // CPU time of every thread of the process during creation: less sensitive to the machine's
+    // load than the wall time.
+    state.counters["create_cpu_ms"] = createCpuMs;
     state.counters["cache_mib"] = static_cast<double>((*session)->cachedBytes()) / (1 << 20);
     state.counters["median_full_pass_ms"] = median(full);
     state.counters["median_toggle_ms"] = median(on);

@@ -174,6 +174,27 @@ TEST(AnalysisSession, ReportAtCreationIsTheNumericSuites) {
     EXPECT_EQ(s.session->report().samples, 64);
 }
 
+// The caches fill from the suite's own passes: one pass per batch (progress "cumulative"), no
+// second pass over the batches for them ("cache").
+TEST(AnalysisSession, CreationRunsEachModelOncePerBatch) {
+    Fixture f;
+    ASSERT_TRUE(loadFixture(f));
+    const EvaluationData data = fixtureData(f, 16);
+    std::map<std::string, std::vector<int>> calls;
+    auto session = AnalysisSession::create(f.floatGraph, f.quantGraph, data, sessionOptions(),
+                                           [&](const std::string &stage, int done, int) {
+                                               calls[stage].push_back(done);
+                                               return true;
+                                           });
+    ASSERT_TRUE(session) << session.status().message();
+    EXPECT_GT((*session)->cachedBytes(), 0u);
+    std::vector<int> perBatch;
+    for (int b = 1; b <= int(data.batches.size()); ++b) perBatch.push_back(b);
+    EXPECT_EQ(calls["cumulative"], perBatch);
+    EXPECT_EQ(calls["weights"], std::vector<int>{1});
+    EXPECT_EQ(calls.size(), 2u);  // no other stage: nothing else runs per batch
+}
+
 TEST(AnalysisSession, ToggledLayerGainsSqnrAndFloatFiguresStay) {
     SessionFixture s;
     ASSERT_TRUE(s.open());

@@ -208,3 +208,48 @@ TEST(IncrementalSuite, IsolatedFiguresStayForLayersWhoseUnitDidNotChange) {
         EXPECT_EQ(back->layers[i].notes, initial.layers[i].notes);
     }
 }
+
+// The caches recorded from runNumericSuite's own passes are the ones the suite's own passes
+// fill: the same bytes, the same budget decision to the byte, the same updates. Recording
+// changes no figure of the suite's report.
+TEST(IncrementalSuite, RecordedFromTheSuitesPassesEqualsItsOwnPasses) {
+    SuiteSetup s;
+    ASSERT_TRUE(s.load());
+    const NumericSuiteReport initial = s.full(s.f.quantGraph);
+    auto own = IncrementalSuite::create(s.f.floatGraph, s.f.quantGraph, s.batches, initial,
+                                        s.options, size_t(1) << 30);
+    ASSERT_TRUE(own) << own.status().message();
+    const size_t ownBytes = (*own)->cachedBytes();
+
+    auto recordWithBudget = [&](size_t budget, NumericSuiteReport &report) {
+        IncrementalCacheRecorder recorder(budget);
+        auto r = runNumericSuite(s.f.floatGraph, s.f.quantGraph, s.factory(), s.options, &recorder);
+        EXPECT_TRUE(r) << r.status().message();
+        if (r) report = *r;
+        return IncrementalSuite::create(s.f.floatGraph, s.f.quantGraph, s.batches, report,
+                                        std::move(recorder));
+    };
+    NumericSuiteReport recordedReport;
+    auto recorded = recordWithBudget(ownBytes, recordedReport);  // exactly enough
+    ASSERT_TRUE(recorded) << recorded.status().message();
+    expectEqualFigures(recordedReport, initial);
+    EXPECT_EQ((*recorded)->cachedBytes(), ownBytes);
+
+    NumericSuiteReport overReport;
+    auto over = recordWithBudget(ownBytes - 1, overReport);
+    ASSERT_FALSE(over);
+    EXPECT_EQ(over.status().kind(), ErrorKind::Unsupported);
+    expectEqualFigures(overReport, initial);  // the suite itself goes on without caches
+
+    for (const std::set<std::string> &layers :
+         {std::set<std::string>{"/conv2/Conv"}, std::set<std::string>{"/conv1/Conv", "/fc/Gemm"},
+          std::set<std::string>{}}) {
+        const Graph g = s.toggled(layers);
+        auto a = (*recorded)->update(g, s.options);
+        auto b = (*own)->update(g, s.options);
+        ASSERT_TRUE(a && b);
+        EXPECT_EQ((*recorded)->lastRerunNodes(), (*own)->lastRerunNodes());
+        expectEqualFigures(*a, *b);
+        expectEqualFigures(*a, s.full(g));
+    }
+}
