@@ -1,6 +1,5 @@
 #include "analysis_job.h"
 
-#include <QtConcurrent/QtConcurrentRun>
 
 #include <atomic>
 #include <mutex>
@@ -233,8 +232,7 @@ void AnalysisJob::run(Operation operation, Work work) {
     m_outcome = std::make_shared<Outcome>();
     std::shared_ptr<Shared> shared = m_shared;
     std::shared_ptr<Outcome> outcome = m_outcome;
-    m_watcher.setFuture(QtConcurrent::run(workerPool(),
-                                          [shared, outcome, work] { work(*shared, *outcome); }));
+    m_watcher.setFuture(runInBackground([shared, outcome, work] { work(*shared, *outcome); }));
     m_poll.start();
     if (!wasBusy) emit busyChanged(true);
 }

@@ -1,6 +1,5 @@
 #include "capture_runners.h"
 
-#include <QtConcurrent/QtConcurrentRun>
 
 #include "worker_pool.h"
 
@@ -10,7 +9,7 @@ namespace {
 // Drops a reference off the GUI thread.
 void releaseLater(CaptureRunners::RunnerPtr &runner) {
     if (!runner) return;
-    (void)QtConcurrent::run(workerPool(), [r = std::move(runner)]() mutable { r.reset(); });
+    (void)runInBackground([r = std::move(runner)]() mutable { r.reset(); });
     runner.reset();
 }
 
@@ -110,7 +109,7 @@ void CaptureRunners::jobFinished(
         // the runner keeps the values, so that the next layers are copied, not run.
         m_keepRequested = true;
         m_cancelKeep = std::make_shared<std::atomic<bool>>(false);
-        (void)QtConcurrent::run(workerPool(), [runner = m_runner, batch, cancel = m_cancelKeep] {
+        (void)runInBackground([runner = m_runner, batch, cancel = m_cancelKeep] {
             (void)runner->keepValues(*batch, [cancel] { return cancel->load(); });
         });
     }

@@ -11,7 +11,6 @@
 #include <QTableWidget>
 #include <QTimer>
 #include <QVBoxLayout>
-#include <QtConcurrent/QtConcurrentRun>
 
 #include <qcustomplot.h>
 
@@ -276,7 +275,7 @@ void LayerInspector::request(int row, const std::vector<int64_t> &element, bool 
         const quint64 generation = m_generation;
         auto capture = m_capture;
         m_running = true;
-        m_watcher.setFuture(QtConcurrent::run(workerPool(), [=]() {
+        m_watcher.setFuture(runInBackground([=]() {
             InspectorOutcome out;
             out.row = row;
             out.generation = generation;
@@ -314,7 +313,7 @@ void LayerInspector::request(int row, const std::vector<int64_t> &element, bool 
     options.element = element;
     const CaptureRunners::Ticket ticket = m_runners.ticket();
     m_running = true;  // until onFinished: the future may be done before its signal arrives
-    m_watcher.setFuture(QtConcurrent::run(workerPool(), [=]() {
+    m_watcher.setFuture(runInBackground([=]() {
         InspectorOutcome out;
         out.row = row;
         out.generation = generation;
@@ -532,10 +531,10 @@ void LayerInspector::fillPlots() {
         (void)infinite;
         if (const auto r = analysis::summarizeSampleRanges(layer->sampleRanges);
             r && std::isfinite(r->ratio))
-            caption += tr(" Float output range per sample: %1 to %2 (%3x).")
-                           .arg(QString::number(r->smallest, 'g', 3),
-                                QString::number(r->largest, 'g', 3),
-                                QString::number(r->ratio, 'f', 1));
+            caption +=
+                tr(" Float output range per sample: %1 to %2 (%3x).")
+                    .arg(QString::number(r->smallest, 'g', 3), QString::number(r->largest, 'g', 3),
+                         QString::number(r->ratio, 'f', 1));
         m_sampleCaption->setText(caption);
     } else {
         showPlotMessage(m_samplePlot, tr("No per-sample SQNR figures for this layer."));

@@ -2,7 +2,6 @@
 
 #include <QElapsedTimer>
 #include <QFileInfo>
-#include <QtConcurrent/QtConcurrentRun>
 
 #include "onnx_io/model_loader.h"
 #include "worker_pool.h"
@@ -38,7 +37,7 @@ ModelLoadJob::~ModelLoadJob() {
 void ModelLoadJob::loadFile(const QString &path) {
     const QString displayName = QFileInfo(path).fileName();
     const std::string file = QFileInfo(path).absoluteFilePath().toStdString();
-    start(QtConcurrent::run(workerPool(), [file, displayName] {
+    start(runInBackground([file, displayName] {
               QElapsedTimer timer;
               timer.start();
               return finish(loadModel(file), displayName, timer);
@@ -48,7 +47,7 @@ void ModelLoadJob::loadFile(const QString &path) {
 
 void ModelLoadJob::loadBytes(const QByteArray &bytes, const QString &displayName) {
     const std::string name = displayName.toStdString();
-    start(QtConcurrent::run(workerPool(), [bytes, name, displayName] {
+    start(runInBackground([bytes, name, displayName] {
               QElapsedTimer timer;
               timer.start();
               return finish(loadModelFromBytes(bytes.toStdString(), name, std::string()),
