@@ -6,12 +6,12 @@
 //   median time of a toggle (and of the way back) and its ratio to the full int8 pass.
 // Target: median toggle / full pass <= 0.6.
 //
-// Measured 2026-11-23 on the quiet 2-core machine (full pass 741 ms; each toggle against a full
-// pass timed just before it), resnet18 PyTorch FX QDQ, 32 random samples, batches of 8: median
-// toggle / full pass 0.42 over all 32 layers (weightless Add/MaxPool/pool/Flatten toggles change
-// nothing that runs: 0.01-0.03); 0.64 over the 20 Conv/Gemm layers (layer4 0.18-0.42, layer3
-// 0.44-0.64, layer2 0.73-0.90, layer1 1.08-1.35, conv1 1.43); toggling back 0.016 (nothing
-// re-runs); cache 548 MiB; session creation 7.7 s.
+// Measured 2026-11-23 on the quiet 2-core machine (nothing else running; full pass 728 ms; each
+// toggle against a full pass timed just before it), resnet18 PyTorch FX QDQ, 32 random samples,
+// batches of 8: median toggle / full pass 0.39 over all 32 layers (weightless Add/MaxPool/pool/
+// Flatten toggles change nothing that runs: 0.01-0.03); 0.64 over the 20 Conv/Gemm layers
+// (layer4 0.18-0.39, layer3 0.41-0.74, layer2 0.64-0.90, layer1 1.00-1.29, conv1 1.68); toggling
+// back 0.015 (nothing re-runs); cache 548 MiB; peak RSS 1.25 GB; session creation 4.7 s.
 //
 // Session creation, 2026-11-23, same machine (load 2.7-3.6), QL_BENCH_THREADS=1, before and after
 // alternated 3 times: the caches filled by a second float + int8 pass took create_cpu_ms
