@@ -69,11 +69,7 @@ Status runAndCapture(ExecutionPlan &plan, const std::map<std::string, Tensor> &i
                      std::vector<Tensor> &outputs) {
     RunOptions run;
     run.tapStoredLayout = true;  // copied as stored: no transpose per tapped value
-    run.tapFilter = [&](const Node &node) {
-        for (const auto &o : node.outputs)
-            if (wanted.count(o)) return true;
-        return false;
-    };
+    run.tapFilter = tapNodesProducing(wanted);
     run.tap = [&](const Node &node, size_t index, const Tensor &value) {
         const std::string &name = node.outputs[index];
         if (wanted.count(name)) captureInto(values[name], value);

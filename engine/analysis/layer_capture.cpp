@@ -117,11 +117,7 @@ public:
                 if (wanted.count(o)) pending.insert(o);
         RunOptions run;
         run.tapStoredLayout = true;  // only the wanted values are brought to plain order
-        run.tapFilter = [&](const Node &node) {
-            for (const auto &o : node.outputs)
-                if (wanted.count(o)) return true;
-            return false;
-        };
+        run.tapFilter = tapNodesProducing(wanted);
         run.tap = [&](const Node &node, size_t index, const Tensor &value) {
             const std::string &name = node.outputs[index];
             if (!wanted.count(name)) return;

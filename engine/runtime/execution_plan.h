@@ -8,6 +8,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -29,8 +30,9 @@ using ProgressCallback = std::function<bool(int done, int total)>;
 
 struct PlanOptions {
     int threads = 0;  // 0: all hardware threads
-    // Fuse Conv + activation / residual Add chains into oneDNN post-ops (passes/fuse_activations.h).
-    // Faster, but the fused intermediate values are no longer seen by taps.
+    // Fuse Conv + activation / residual Add chains into oneDNN post-ops
+    // (passes/fuse_activations.h). Faster, but the fused intermediate values are no longer seen by
+    // taps.
     bool fuseOperators = false;
     // Buffers for the plan's values. Plans that never run at the same time (e.g. many small
     // plans run one after the other on one thread) can share one pool so that their buffers are
@@ -39,9 +41,9 @@ struct PlanOptions {
 };
 
 struct RunOptions {
-    TapCallback tap;                       // optional
+    TapCallback tap;                              // optional
     std::function<bool(const Node &)> tapFilter;  // which nodes to tap; all when empty
-    ProgressCallback progress;             // optional
+    ProgressCallback progress;                    // optional
     // The tap sees each value as stored (a rank-4 value may be channels-last: Tensor::layout())
     // instead of a plain copy; saves a transpose per tapped value for callers that handle both.
     bool tapStoredLayout = false;
@@ -50,6 +52,15 @@ struct RunOptions {
     // out of the pool's reach while referenced.
     bool outputsAsStored = false;
 };
+
+// A tapFilter for the nodes that produce any of `names` (which must outlive the filter).
+inline std::function<bool(const Node &)> tapNodesProducing(const std::set<std::string> &names) {
+    return [&names](const Node &node) {
+        for (const auto &o : node.outputs)
+            if (names.count(o)) return true;
+        return false;
+    };
+}
 
 struct NodeTiming {
     std::string nodeName;
@@ -60,7 +71,8 @@ struct NodeTiming {
 class ExecutionPlan {
 public:
     // Fails with ErrorKind::Unsupported naming op type, node and opset for unknown ops.
-    static Result<std::unique_ptr<ExecutionPlan>> create(Graph graph, const PlanOptions &options = {});
+    static Result<std::unique_ptr<ExecutionPlan>> create(Graph graph,
+                                                         const PlanOptions &options = {});
     ~ExecutionPlan();
     ExecutionPlan(const ExecutionPlan &) = delete;
     ExecutionPlan &operator=(const ExecutionPlan &) = delete;
