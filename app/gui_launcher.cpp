@@ -50,7 +50,8 @@ int exitCodeFor(ql::ErrorKind kind) {
 
 // A dark Fusion palette: for checking (and showing) that every view reads well on dark.
 void applyDarkPalette() {
-    QApplication::setStyle(new ql::ui::ReadableStyle(QStyleFactory::create(QStringLiteral("Fusion"))));
+    QApplication::setStyle(
+        new ql::ui::ReadableStyle(QStyleFactory::create(QStringLiteral("Fusion"))));
     QPalette p;
     const QColor window(45, 45, 48), base(30, 30, 32), text(220, 220, 220), disabled(120, 120, 120);
     p.setColor(QPalette::Window, window);
@@ -76,10 +77,10 @@ void applyDarkPalette() {
 
 // The inspector tab named on the command line (LayerInspector::Tab), or -1.
 int inspectorTabIndex(const QString &name) {
-    static const QStringList names = {
-        QStringLiteral("parameters"), QStringLiteral("weights"),  QStringLiteral("activations"),
-        QStringLiteral("scatter"),    QStringLiteral("channels"), QStringLiteral("samples"),
-        QStringLiteral("explain")};
+    static const QStringList names = {QStringLiteral("parameters"),  QStringLiteral("weights"),
+                                      QStringLiteral("activations"), QStringLiteral("scatter"),
+                                      QStringLiteral("channels"),    QStringLiteral("samples"),
+                                      QStringLiteral("explain")};
     return int(names.indexOf(name.toLower()));
 }
 
@@ -218,12 +219,12 @@ int runGui(int argc, char *argv[], int firstArgument) {
             poll->setInterval(50);
             QObject::connect(poll, &QTimer::timeout, &window,
                              [&window, poll, grabAndQuit, &layerSelected] {
-                if (window.analysis()->isBusy() || !window.analysis()->report() ||
-                    !layerSelected || window.inspector()->isBusy())
-                    return;
-                poll->stop();
-                grabAndQuit();
-            });
+                                 if (window.analysis()->isBusy() || !window.analysis()->report() ||
+                                     !layerSelected || window.inspector()->isBusy())
+                                     return;
+                                 poll->stop();
+                                 grabAndQuit();
+                             });
             poll->start();
             QObject::connect(window.analysis(), &AnalysisController::failed, &window, failAndQuit);
         } else {

@@ -487,8 +487,8 @@ void MainWindow::updateActions() {
     const bool hasReport = m_analysis->report() != nullptr;
     const bool busy = m_analysis->isBusy();
     const bool hasSetup = !m_analysis->setup().floatModel.isEmpty();
-    m_toggleLayer->setEnabled(hasReport && m_analysisPanel->tableModel()->isToggleable(
-                                               m_analysisPanel->currentLayer()));
+    m_toggleLayer->setEnabled(
+        hasReport && m_analysisPanel->tableModel()->isToggleable(m_analysisPanel->currentLayer()));
     m_resetInt8->setEnabled(hasReport && !m_analysis->fp32Layers().empty());
     m_keepWorst->setEnabled(hasReport);
     m_exportSkipList->setEnabled(hasReport);

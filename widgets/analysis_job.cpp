@@ -1,6 +1,5 @@
 #include "analysis_job.h"
 
-
 #include <atomic>
 #include <mutex>
 

@@ -170,11 +170,10 @@ QWidget *AnalysisPanel::makeTablePart() {
 void AnalysisPanel::setReport(ReportPtr report) {
     // A toggle's report has the same rows: the columns keep their widths (fitting them costs the
     // GUI thread ~5 ms per hundred rows, and the table would not jump).
-    const bool sameRows = m_report && report && m_report->layers.size() == report->layers.size() &&
-                          std::equal(m_report->layers.begin(), m_report->layers.end(),
-                                     report->layers.begin(), [](const auto &a, const auto &b) {
-                                         return a.name == b.name;
-                                     });
+    const bool sameRows =
+        m_report && report && m_report->layers.size() == report->layers.size() &&
+        std::equal(m_report->layers.begin(), m_report->layers.end(), report->layers.begin(),
+                   [](const auto &a, const auto &b) { return a.name == b.name; });
     m_report = report;
     m_currentLayer = -1;
     m_headline->setReport(report);

@@ -19,7 +19,9 @@ QJsonValue number(double value) {
     return value;
 }
 
-QJsonValue number(const std::optional<double> &value) { return value ? number(*value) : QJsonValue::Null; }
+QJsonValue number(const std::optional<double> &value) {
+    return value ? number(*value) : QJsonValue::Null;
+}
 
 QJsonArray numbers(const std::vector<double> &values) {
     QJsonArray array;
@@ -67,7 +69,8 @@ std::optional<double> cumulativeFigure(const LayerReport &layer, F figure) {
 
 // A figure of the float output's per-sample ranges (sample_ranges.h: smallest non-degenerate
 // range, largest, their ratio); nullopt without ranges.
-std::optional<double> rangeFigure(const LayerReport &layer, double analysis::SampleRangeSummary::*figure) {
+std::optional<double> rangeFigure(const LayerReport &layer,
+                                  double analysis::SampleRangeSummary::*figure) {
     const auto summary = analysis::summarizeSampleRanges(layer.sampleRanges);
     if (!summary) return std::nullopt;
     return (*summary).*figure;
@@ -85,9 +88,12 @@ QJsonObject layerJson(const LayerReport &layer) {
         {"folded_float_nodes", strings(layer.foldedFloatNodes)},
         {"folded_quant_nodes", strings(layer.foldedQuantNodes)},
         {"weight_sqnr_db", number(layer.weightSqnrDb)},
-        {"weight_channel_sqnr_db", layer.weightSqnrDb ? QJsonValue(numbers(layer.weightChannelSqnrDb)) : QJsonValue::Null},
-        {"weight_channel_min", layer.weightSqnrDb ? QJsonValue(numbers(layer.weightChannelMin)) : QJsonValue::Null},
-        {"weight_channel_max", layer.weightSqnrDb ? QJsonValue(numbers(layer.weightChannelMax)) : QJsonValue::Null},
+        {"weight_channel_sqnr_db",
+         layer.weightSqnrDb ? QJsonValue(numbers(layer.weightChannelSqnrDb)) : QJsonValue::Null},
+        {"weight_channel_min",
+         layer.weightSqnrDb ? QJsonValue(numbers(layer.weightChannelMin)) : QJsonValue::Null},
+        {"weight_channel_max",
+         layer.weightSqnrDb ? QJsonValue(numbers(layer.weightChannelMax)) : QJsonValue::Null},
         {"activation_sqnr_db", c ? number(c->sqnrDb) : QJsonValue::Null},
         {"isolated_sqnr_db", layer.isolated ? number(layer.isolated->sqnrDb) : QJsonValue::Null},
         {"cosine", c ? number(c->cosine) : QJsonValue::Null},
@@ -131,14 +137,16 @@ QString csvNumber(const std::optional<double> &value) {
 
 }  // namespace
 
-QJsonObject analysisReportJson(const analysis::NumericSuiteReport &report, const AnalysisModels &models) {
-    QJsonObject modelsJson{{"float", models.floatModel},
-                           {"quant", models.quantModel.isEmpty() ? QJsonValue::Null : QJsonValue(models.quantModel)},
-                           {"quantized_in_app", models.quantizedInApp},
-                           {"quant_precision", QString::fromStdString(report.quantPrecision)},
-                           {"int8_kernels", QString::fromStdString(report.int8Kernels)},
-                           {"int8_layers", report.int8Layers},
-                           {"fp32_layers", report.fp32Layers}};
+QJsonObject analysisReportJson(const analysis::NumericSuiteReport &report,
+                               const AnalysisModels &models) {
+    QJsonObject modelsJson{
+        {"float", models.floatModel},
+        {"quant", models.quantModel.isEmpty() ? QJsonValue::Null : QJsonValue(models.quantModel)},
+        {"quantized_in_app", models.quantizedInApp},
+        {"quant_precision", QString::fromStdString(report.quantPrecision)},
+        {"int8_kernels", QString::fromStdString(report.int8Kernels)},
+        {"int8_layers", report.int8Layers},
+        {"fp32_layers", report.fp32Layers}};
     if (models.quantizedInApp) modelsJson.insert("quantizer_options", models.quantizerOptions);
     QJsonArray outputs;
     for (const auto &out : report.outputs) outputs.append(outputJson(out));
@@ -149,43 +157,48 @@ QJsonObject analysisReportJson(const analysis::NumericSuiteReport &report, const
         unmatched.append(QJsonObject{{"name", QString::fromStdString(u.name)},
                                      {"op_type", QString::fromStdString(u.opType)},
                                      {"model", QString::fromStdString(u.model)}});
-    QJsonObject output = report.outputs.empty() ? QJsonObject{} : outputJson(report.outputs.front());
+    QJsonObject output =
+        report.outputs.empty() ? QJsonObject{} : outputJson(report.outputs.front());
     output.remove("name");
     output.remove("quant_name");
-    return QJsonObject{{"models", modelsJson},
-                       {"samples", static_cast<double>(report.samples)},
-                       {"output", output},
-                       {"outputs", outputs},
-                       {"layers", layers},
-                       {"unmatched", unmatched}};
+    return QJsonObject{{"models", modelsJson}, {"samples", static_cast<double>(report.samples)},
+                       {"output", output},     {"outputs", outputs},
+                       {"layers", layers},     {"unmatched", unmatched}};
 }
 
 QString analysisReportCsv(const analysis::NumericSuiteReport &report) {
     QStringList lines;
     lines << QStringLiteral(
-        "name,quant_name,op_type,precision,weight_sqnr_db,activation_sqnr_db,isolated_sqnr_db,cosine,mse,"
-        "max_abs_error,rmse_over_scale,saturation_pct,sample_sqnr_min_db,sample_sqnr_p5_db,sample_sqnr_median_db,"
+        "name,quant_name,op_type,precision,weight_sqnr_db,activation_sqnr_db,isolated_sqnr_db,"
+        "cosine,mse,"
+        "max_abs_error,rmse_over_scale,saturation_pct,sample_sqnr_min_db,sample_sqnr_p5_db,sample_"
+        "sqnr_median_db,"
         "kernel_vs_reference_sqnr_db,sample_range_min,sample_range_max,sample_range_ratio");
     for (const auto &layer : report.layers) {
         const auto &c = layer.cumulative;
         const auto samples = c && c->sampleSqnr ? c->sampleSqnr : std::nullopt;
-        QStringList cells{csvText(QString::fromStdString(layer.name)), csvText(QString::fromStdString(layer.quantName)),
-                          csvText(QString::fromStdString(layer.opType)), QString::fromStdString(layer.precision),
-                          csvNumber(layer.weightSqnrDb),
-                          csvNumber(cumulativeFigure(layer, [](const ComparisonMetrics &m) { return m.sqnrDb; })),
-                          csvNumber(layer.isolated ? std::optional<double>(layer.isolated->sqnrDb) : std::nullopt),
-                          csvNumber(cumulativeFigure(layer, [](const ComparisonMetrics &m) { return m.cosine; })),
-                          csvNumber(cumulativeFigure(layer, [](const ComparisonMetrics &m) { return m.mse; })),
-                          csvNumber(cumulativeFigure(layer, [](const ComparisonMetrics &m) { return m.maxAbsError; })),
-                          csvNumber(c ? c->rmseOverScale : std::nullopt),
-                          csvNumber(c ? c->saturationPct : std::nullopt),
-                          csvNumber(samples ? std::optional<double>(samples->min) : std::nullopt),
-                          csvNumber(samples ? std::optional<double>(samples->p5) : std::nullopt),
-                          csvNumber(samples ? std::optional<double>(samples->median) : std::nullopt),
-                          csvNumber(layer.kernelVsReferenceSqnrDb),
-                          csvNumber(rangeFigure(layer, &analysis::SampleRangeSummary::smallest)),
-                          csvNumber(rangeFigure(layer, &analysis::SampleRangeSummary::largest)),
-                          csvNumber(rangeFigure(layer, &analysis::SampleRangeSummary::ratio))};
+        QStringList cells{
+            csvText(QString::fromStdString(layer.name)),
+            csvText(QString::fromStdString(layer.quantName)),
+            csvText(QString::fromStdString(layer.opType)),
+            QString::fromStdString(layer.precision),
+            csvNumber(layer.weightSqnrDb),
+            csvNumber(cumulativeFigure(layer, [](const ComparisonMetrics &m) { return m.sqnrDb; })),
+            csvNumber(layer.isolated ? std::optional<double>(layer.isolated->sqnrDb)
+                                     : std::nullopt),
+            csvNumber(cumulativeFigure(layer, [](const ComparisonMetrics &m) { return m.cosine; })),
+            csvNumber(cumulativeFigure(layer, [](const ComparisonMetrics &m) { return m.mse; })),
+            csvNumber(
+                cumulativeFigure(layer, [](const ComparisonMetrics &m) { return m.maxAbsError; })),
+            csvNumber(c ? c->rmseOverScale : std::nullopt),
+            csvNumber(c ? c->saturationPct : std::nullopt),
+            csvNumber(samples ? std::optional<double>(samples->min) : std::nullopt),
+            csvNumber(samples ? std::optional<double>(samples->p5) : std::nullopt),
+            csvNumber(samples ? std::optional<double>(samples->median) : std::nullopt),
+            csvNumber(layer.kernelVsReferenceSqnrDb),
+            csvNumber(rangeFigure(layer, &analysis::SampleRangeSummary::smallest)),
+            csvNumber(rangeFigure(layer, &analysis::SampleRangeSummary::largest)),
+            csvNumber(rangeFigure(layer, &analysis::SampleRangeSummary::ratio))};
         lines << cells.join(',');
     }
     return lines.join('\n') + '\n';

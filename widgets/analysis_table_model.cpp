@@ -34,8 +34,7 @@ void AnalysisTableModel::setReport(ReportPtr report) {
     m_report = std::move(report);
     m_fp32.clear();
     if (m_report)
-        for (const analysis::LayerReport &layer : m_report->layers)
-            m_fp32 << layer.fp32Requested;
+        for (const analysis::LayerReport &layer : m_report->layers) m_fp32 << layer.fp32Requested;
     endResetModel();
 }
 
@@ -137,9 +136,10 @@ QString AnalysisTableModel::toolTip(int row, int column) const {
                 lines << tr("Changed here; the figures are from the %1 run")
                              .arg(isFp32(layer) ? tr("fp32") : tr("int8"));
             else if (checkState(row) == Qt::PartiallyChecked)
-                lines << tr("Kept in fp32, but it still runs int8: its output stays quantized "
-                            "for the int8 layers that read it. Keep those in fp32 too, or click "
-                            "to drop the request.");
+                lines << tr(
+                    "Kept in fp32, but it still runs int8: its output stays quantized "
+                    "for the int8 layers that read it. Keep those in fp32 too, or click "
+                    "to drop the request.");
             if (!isToggleable(row))
                 lines << tr("The quantized model runs this layer in fp32: nothing to toggle");
             else if (!m_fp32[row])
@@ -242,8 +242,7 @@ bool AnalysisTableModel::setData(const QModelIndex &index, const QVariant &value
     if (!isToggleable(row)) return false;
     // A click on a partially checked box (kept in fp32, still int8) drops the request; the view
     // sends Checked for it.
-    const bool fp32 =
-        checkState(row) != Qt::PartiallyChecked && value.toInt() == Qt::Checked;
+    const bool fp32 = checkState(row) != Qt::PartiallyChecked && value.toInt() == Qt::Checked;
     if (m_fp32[row] == fp32) return true;
     m_fp32[row] = fp32;
     emit dataChanged(index, index,

@@ -3,9 +3,10 @@
 // name, op type, a precision checkbox and every per-layer figure. The checkbox is checked for a
 // layer that runs fp32, partially checked for one the user kept in fp32 that still runs int8 (a
 // weightless layer between int8 neighbours: see LayerReport::fp32Requested), and not checkable
-// for a layer the quantized model itself runs in fp32 (nothing to toggle). Cells show text through display_format; SortRole gives the raw number (invalid for a
-// missing figure, so it sorts lowest; +inf sorts highest). Toggling a checkbox does not change
-// the report: it records the wish and emits precisionToggled for the re-quantization to act on.
+// for a layer the quantized model itself runs in fp32 (nothing to toggle). Cells show text through
+// display_format; SortRole gives the raw number (invalid for a missing figure, so it sorts lowest;
+// +inf sorts highest). Toggling a checkbox does not change the report: it records the wish and
+// emits precisionToggled for the re-quantization to act on.
 
 #include <QAbstractTableModel>
 #include <QIcon>

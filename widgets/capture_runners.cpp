@@ -1,6 +1,5 @@
 #include "capture_runners.h"
 
-
 #include "worker_pool.h"
 
 namespace ql::ui {

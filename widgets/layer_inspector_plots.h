@@ -10,8 +10,8 @@
 #include <vector>
 
 #include "analysis/layer_inspection.h"
-#include "analysis/sample_ranges.h"
 #include "analysis/numeric_suite.h"
+#include "analysis/sample_ranges.h"
 
 class QCustomPlot;
 

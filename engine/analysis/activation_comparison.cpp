@@ -14,9 +14,12 @@
 namespace ql::analysis {
 namespace {
 
-int64_t sampleCount(const Tensor &t) { return t.rank() == 0 ? 1 : t.dim(0); }
+int64_t sampleCount(const Tensor &t) {
+    return t.rank() == 0 ? 1 : t.dim(0);
+}
 
-Status compareInto(ComparisonAccumulator &acc, const Tensor &x, const Tensor &y, const std::string &what) {
+Status compareInto(ComparisonAccumulator &acc, const Tensor &x, const Tensor &y,
+                   const std::string &what) {
     if (x.shape() != y.shape())
         return Status::badInput(what + ": float and quantized shapes differ");
     return acc.add(x.data<float>(), y.data<float>(), x.numel(), sampleCount(x)).withContext(what);
@@ -86,7 +89,8 @@ struct CumulativeComparison::Impl {
     std::vector<QuantTarget> targets;
     std::unique_ptr<ExecutionPlan> quantPlan;
     std::set<std::string> floatWanted;
-    std::map<std::string, std::vector<std::pair<size_t, bool>>> quantWanted;  // value -> (match, dequantize)
+    std::map<std::string, std::vector<std::pair<size_t, bool>>>
+        quantWanted;  // value -> (match, dequantize)
     std::vector<ComparisonAccumulator> accumulators;
     std::vector<ComparisonAccumulator> outputAccumulators;
     std::vector<int64_t> rows, agreements;
@@ -96,20 +100,23 @@ struct CumulativeComparison::Impl {
 
     Status compareLayer(size_t matchIndex, bool isQuantizedTensor, const Tensor &value,
                         const std::map<std::string, Tensor> &floatValues);
-    Status compareOutputs(const std::vector<Tensor> &floatOutputs, const std::vector<Tensor> &quantOutputs);
+    Status compareOutputs(const std::vector<Tensor> &floatOutputs,
+                          const std::vector<Tensor> &quantOutputs);
 };
 
 CumulativeComparison::CumulativeComparison() : m_impl(std::make_unique<Impl>()) {}
 CumulativeComparison::~CumulativeComparison() = default;
 
-const std::set<std::string> &CumulativeComparison::floatValuesNeeded() const { return m_impl->floatWanted; }
+const std::set<std::string> &CumulativeComparison::floatValuesNeeded() const {
+    return m_impl->floatWanted;
+}
 
-Result<std::unique_ptr<CumulativeComparison>> CumulativeComparison::create(const Graph &floatGraph,
-                                                                           const Graph &quantGraph,
-                                                                           const LayerMatching &matching,
-                                                                           const ActivationComparisonOptions &options) {
+Result<std::unique_ptr<CumulativeComparison>> CumulativeComparison::create(
+    const Graph &floatGraph, const Graph &quantGraph, const LayerMatching &matching,
+    const ActivationComparisonOptions &options) {
     if (floatGraph.outputs.size() != quantGraph.outputs.size())
-        return Status::badInput("activation comparison: the models have different numbers of outputs");
+        return Status::badInput(
+            "activation comparison: the models have different numbers of outputs");
     std::unique_ptr<CumulativeComparison> self(new CumulativeComparison());
     Impl &d = *self->m_impl;
     d.matches = matching;
@@ -118,7 +125,8 @@ Result<std::unique_ptr<CumulativeComparison>> CumulativeComparison::create(const
     // Q/DQ parameters from the loaded quantized graph, with constant subgraphs folded.
     Graph folded = quantGraph;
     QL_RETURN_IF_ERROR(foldConstants(folded));
-    for (const auto &match : matching.matches) d.targets.push_back(describeQuantValue(folded, match.quantOutput));
+    for (const auto &match : matching.matches)
+        d.targets.push_back(describeQuantValue(folded, match.quantOutput));
 
     Graph quantPrepared = quantGraph;
     QL_RETURN_IF_ERROR(preparePrecision(quantPrepared, options.precision, &d.result.precision));
@@ -126,7 +134,8 @@ Result<std::unique_ptr<CumulativeComparison>> CumulativeComparison::create(const
 
     // Which plan value each match reads: the float name if it still exists, else a quantized alias.
     std::set<std::string> quantValues;
-    for (const auto &node : quantPrepared.nodes) quantValues.insert(node.outputs.begin(), node.outputs.end());
+    for (const auto &node : quantPrepared.nodes)
+        quantValues.insert(node.outputs.begin(), node.outputs.end());
     for (const auto &in : quantPrepared.inputs) quantValues.insert(in.name);
 
     d.accumulators.resize(matching.matches.size());
@@ -168,13 +177,16 @@ Result<std::unique_ptr<CumulativeComparison>> CumulativeComparison::create(const
     return self;
 }
 
-Status CumulativeComparison::Impl::compareLayer(size_t matchIndex, bool isQuantizedTensor, const Tensor &value,
+Status CumulativeComparison::Impl::compareLayer(size_t matchIndex, bool isQuantizedTensor,
+                                                const Tensor &value,
                                                 const std::map<std::string, Tensor> &floatValues) {
     const LayerMatch &match = matches.matches[matchIndex];
     auto fx = floatValues.find(match.floatOutput);
-    if (fx == floatValues.end()) return Status::internal("float value '" + match.floatOutput + "' was not produced");
+    if (fx == floatValues.end())
+        return Status::internal("float value '" + match.floatOutput + "' was not produced");
     const std::string what = "layer '" + match.floatNode + "'";
-    if (fx->second.shape() != value.shape()) return Status::badInput(what + ": float and quantized shapes differ");
+    if (fx->second.shape() != value.shape())
+        return Status::badInput(what + ": float and quantized shapes differ");
     ComparisonAccumulator &acc = accumulators[matchIndex];
     const QuantTarget &t = targets[matchIndex];
     // Both sides in one element order; NHWC stays NHWC when both plans keep it.
@@ -186,17 +198,21 @@ Status CumulativeComparison::Impl::compareLayer(size_t matchIndex, bool isQuanti
     const bool perTensor = t.scale.size() == 1 && t.scale[0] > 0.0f;
     if (perTensor && !t.quantizedNames.empty()) {
         const bool isSigned = t.quantType == DataType::Int8;
-        acc.addClipping(px, n, t.scale[0], t.zeroPoint[0], isSigned ? -128 : 0, isSigned ? 127 : 255);
+        acc.addClipping(px, n, t.scale[0], t.zeroPoint[0], isSigned ? -128 : 0,
+                        isSigned ? 127 : 255);
     }
     if (!isQuantizedTensor) {
-        if (y.dtype() == DataType::Float) return acc.add(px, y.data<float>(), n, samples).withContext(what);
+        if (y.dtype() == DataType::Float)
+            return acc.add(px, y.data<float>(), n, samples).withContext(what);
         const Tensor yf = floatCopy(y);
         return acc.add(px, yf.data<float>(), n, samples).withContext(what);
     }
     if (perTensor && y.dtype() == DataType::UInt8)
-        return acc.addDequantized(px, y.data<uint8_t>(), n, samples, t.scale[0], t.zeroPoint[0]).withContext(what);
+        return acc.addDequantized(px, y.data<uint8_t>(), n, samples, t.scale[0], t.zeroPoint[0])
+            .withContext(what);
     if (perTensor && y.dtype() == DataType::Int8)
-        return acc.addDequantized(px, y.data<int8_t>(), n, samples, t.scale[0], t.zeroPoint[0]).withContext(what);
+        return acc.addDequantized(px, y.data<int8_t>(), n, samples, t.scale[0], t.zeroPoint[0])
+            .withContext(what);
     // Per-channel parameters: dequantize a plain copy.
     const Tensor xp = x.toPlain();
     auto dq = dequantizeTarget(y.toPlain(), t);
@@ -206,10 +222,12 @@ Status CumulativeComparison::Impl::compareLayer(size_t matchIndex, bool isQuanti
 
 Status CumulativeComparison::Impl::compareOutputs(const std::vector<Tensor> &floatOutputs,
                                                   const std::vector<Tensor> &quantOutputs) {
-    for (size_t o = 0; o < floatOutputs.size() && o < quantOutputs.size() && o < outputAccumulators.size(); ++o) {
+    for (size_t o = 0;
+         o < floatOutputs.size() && o < quantOutputs.size() && o < outputAccumulators.size(); ++o) {
         const Tensor x = floatCopy(floatOutputs[o]);
         const Tensor y = floatCopy(quantOutputs[o]);
-        QL_RETURN_IF_ERROR(compareInto(outputAccumulators[o], x, y, "output '" + result.outputs[o].floatName + "'"));
+        QL_RETURN_IF_ERROR(compareInto(outputAccumulators[o], x, y,
+                                       "output '" + result.outputs[o].floatName + "'"));
         if (x.rank() == 0 || x.dim(-1) <= 0) continue;
         const int64_t width = x.dim(-1);
         const int64_t n = x.numel() / width;
@@ -259,17 +277,22 @@ Status CumulativeComparison::addBatch(const std::map<std::string, Tensor> &input
         }
     };
     std::vector<Tensor> quantOutputs;
-    QL_RETURN_IF_ERROR(d.quantPlan->run(inputs, quantOutputs, quantRun).withContext("quantized model"));
+    QL_RETURN_IF_ERROR(
+        d.quantPlan->run(inputs, quantOutputs, quantRun).withContext("quantized model"));
     QL_RETURN_IF_ERROR(tapStatus);
     for (size_t i = 0; i < seen.size(); ++i)
         if (seen[i]) d.result.layers[i].observed = true;
     QL_RETURN_IF_ERROR(d.compareOutputs(floatOutputs, quantOutputs));
-    if (!inputs.empty()) d.result.samples += sampleCount(floatOutputs.empty() ? inputs.begin()->second : floatOutputs[0]);
+    if (!inputs.empty())
+        d.result.samples +=
+            sampleCount(floatOutputs.empty() ? inputs.begin()->second : floatOutputs[0]);
     ++d.result.batches;
     return Status::ok();
 }
 
-const Graph &CumulativeComparison::quantPlanGraph() const { return m_impl->quantPlan->graph(); }
+const Graph &CumulativeComparison::quantPlanGraph() const {
+    return m_impl->quantPlan->graph();
+}
 
 const std::string &CumulativeComparison::quantValueRead(size_t index) const {
     return m_impl->result.layers.at(index).quantValueSeen;
@@ -294,7 +317,9 @@ Status CumulativeComparison::addOutputs(const std::map<std::string, Tensor> &inp
                                         const std::vector<Tensor> &quantOutputs) {
     Impl &d = *m_impl;
     QL_RETURN_IF_ERROR(d.compareOutputs(floatOutputs, quantOutputs));
-    if (!inputs.empty()) d.result.samples += sampleCount(floatOutputs.empty() ? inputs.begin()->second : floatOutputs[0]);
+    if (!inputs.empty())
+        d.result.samples +=
+            sampleCount(floatOutputs.empty() ? inputs.begin()->second : floatOutputs[0]);
     ++d.result.batches;
     return Status::ok();
 }
@@ -311,8 +336,9 @@ ActivationComparisonResult CumulativeComparison::result() const {
         out.metrics = d.outputAccumulators[o].result();
         out.rows = d.rows[o];
         out.top1Agreements = d.agreements[o];
-        out.top1Agreement = d.rows[o] ? static_cast<double>(d.agreements[o]) / static_cast<double>(d.rows[o])
-                                      : std::numeric_limits<double>::quiet_NaN();
+        out.top1Agreement =
+            d.rows[o] ? static_cast<double>(d.agreements[o]) / static_cast<double>(d.rows[o])
+                      : std::numeric_limits<double>::quiet_NaN();
         if (o == 0 && !d.labels.empty()) {
             out.labelled = true;
             out.floatCorrect = d.floatCorrect;
@@ -322,7 +348,8 @@ ActivationComparisonResult CumulativeComparison::result() const {
     return r;
 }
 
-Result<ActivationComparisonResult> compareActivations(const Graph &floatGraph, const Graph &quantGraph,
+Result<ActivationComparisonResult> compareActivations(const Graph &floatGraph,
+                                                      const Graph &quantGraph,
                                                       const LayerMatching &matching,
                                                       const ActivationBatchSource &source,
                                                       const ActivationComparisonOptions &options) {
@@ -340,8 +367,8 @@ Result<ActivationComparisonResult> compareActivations(const Graph &floatGraph, c
         auto more = source(batch);
         if (!more) return more.status();
         if (!*more) break;
-        QL_RETURN_IF_ERROR(runAndCapture(**floatPlan, batch, (*comparison)->floatValuesNeeded(), floatValues,
-                                         floatOutputs)
+        QL_RETURN_IF_ERROR(runAndCapture(**floatPlan, batch, (*comparison)->floatValuesNeeded(),
+                                         floatValues, floatOutputs)
                                .withContext("float model"));
         QL_RETURN_IF_ERROR((*comparison)->addBatch(batch, floatValues, floatOutputs));
         if (options.progress && !options.progress(done, options.expectedBatches))

@@ -38,12 +38,13 @@ using ActivationBatchSource = std::function<Result<bool>(std::map<std::string, T
 struct ActivationComparisonOptions {
     Precision precision = Precision::Int8;  // how the quantized model runs (Int8 or Reference)
     Int8Kernels int8Kernels = Int8Kernels::Exact;
-    int threads = 0;                        // plan threads; 0: all
+    int threads = 0;  // plan threads; 0: all
     // Class ids, one per argmax row of the first output (one per sample for [N, classes]), in
     // the order the batches deliver them; empty: no accuracy. Too few labels is an error.
     std::vector<int64_t> labels;
-    int expectedBatches = 0;                // the `total` passed to progress (0 when unknown)
-    // Called after each batch; return false to cancel (the call then fails with ErrorKind::Cancelled).
+    int expectedBatches = 0;  // the `total` passed to progress (0 when unknown)
+    // Called after each batch; return false to cancel (the call then fails with
+    // ErrorKind::Cancelled).
     std::function<bool(int done, int total)> progress;
 };
 
@@ -60,7 +61,7 @@ struct LayerActivationComparison {
 struct OutputComparison {
     std::string floatName, quantName;
     ComparisonMetrics metrics;
-    int64_t rows = 0;            // argmax rows compared (product of all dims but the last)
+    int64_t rows = 0;  // argmax rows compared (product of all dims but the last)
     int64_t top1Agreements = 0;
     double top1Agreement = 0.0;  // agreements / rows; NaN when rows == 0
     // With labels (first output only): rows whose argmax equals the label, per model.
@@ -81,9 +82,9 @@ struct ActivationComparisonResult {
 // the values in floatValuesNeeded(), then call addBatch with them and the float outputs.
 class CumulativeComparison {
 public:
-    static Result<std::unique_ptr<CumulativeComparison>> create(const Graph &floatGraph, const Graph &quantGraph,
-                                                                const LayerMatching &matching,
-                                                                const ActivationComparisonOptions &options);
+    static Result<std::unique_ptr<CumulativeComparison>> create(
+        const Graph &floatGraph, const Graph &quantGraph, const LayerMatching &matching,
+        const ActivationComparisonOptions &options);
     ~CumulativeComparison();
     const std::set<std::string> &floatValuesNeeded() const;
     // floatValues: at least floatValuesNeeded() of this batch; floatOutputs: the float graph's
@@ -103,10 +104,12 @@ public:
     const std::string &quantValueRead(size_t index) const;
     // Compares `value` (a quantized-plan value, plain layout) with the float values of the
     // matches in `matches` that read it.
-    Status addQuantValue(const std::string &name, const Tensor &value, const std::map<std::string, Tensor> &floatValues,
+    Status addQuantValue(const std::string &name, const Tensor &value,
+                         const std::map<std::string, Tensor> &floatValues,
                          const std::vector<size_t> &matches);
     // The batch's graph outputs of both models; counts the batch and its samples.
-    Status addOutputs(const std::map<std::string, Tensor> &inputs, const std::vector<Tensor> &floatOutputs,
+    Status addOutputs(const std::map<std::string, Tensor> &inputs,
+                      const std::vector<Tensor> &floatOutputs,
                       const std::vector<Tensor> &quantOutputs);
 
 private:
@@ -126,9 +129,8 @@ Result<std::unique_ptr<ExecutionPlan>> createFloatPlan(const Graph &floatGraph, 
 // Float copy of any numeric tensor (plain layout).
 Tensor floatCopy(const Tensor &t);
 
-Result<ActivationComparisonResult> compareActivations(const Graph &floatGraph, const Graph &quantGraph,
-                                                      const LayerMatching &matching,
-                                                      const ActivationBatchSource &source,
-                                                      const ActivationComparisonOptions &options = {});
+Result<ActivationComparisonResult> compareActivations(
+    const Graph &floatGraph, const Graph &quantGraph, const LayerMatching &matching,
+    const ActivationBatchSource &source, const ActivationComparisonOptions &options = {});
 
 }  // namespace ql::analysis

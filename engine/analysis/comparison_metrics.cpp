@@ -50,8 +50,9 @@ typedef double Double4 __attribute__((vector_size(32)));
 
 #pragma GCC push_options
 #pragma GCC optimize("fp-contract=off")
-__attribute__((target_clones("avx512f", "avx2", "default"))) BlockSums sumBlock(const float *x, const float *y,
-                                                                               int64_t n) {
+__attribute__((target_clones("avx512f", "avx2", "default"))) BlockSums sumBlock(const float *x,
+                                                                                const float *y,
+                                                                                int64_t n) {
     Double4 xx = {}, yy = {}, xy = {}, ee = {}, mx = {};
     Double4 lo = {kInf, kInf, kInf, kInf}, hi = -lo;
     const Double4 zero = {};
@@ -83,8 +84,10 @@ __attribute__((target_clones("avx512f", "avx2", "default"))) BlockSums sumBlock(
         lo[l] = xv < lo[l] ? xv : lo[l];
         hi[l] = xv > hi[l] ? xv : hi[l];
     }
-    BlockSums sums{(xx[0] + xx[1]) + (xx[2] + xx[3]), (yy[0] + yy[1]) + (yy[2] + yy[3]),
-                   (xy[0] + xy[1]) + (xy[2] + xy[3]), (ee[0] + ee[1]) + (ee[2] + ee[3]),
+    BlockSums sums{(xx[0] + xx[1]) + (xx[2] + xx[3]),
+                   (yy[0] + yy[1]) + (yy[2] + yy[3]),
+                   (xy[0] + xy[1]) + (xy[2] + xy[3]),
+                   (ee[0] + ee[1]) + (ee[2] + ee[3]),
                    std::max(std::max(mx[0], mx[1]), std::max(mx[2], mx[3])),
                    std::min(std::min(lo[0], lo[1]), std::min(lo[2], lo[3])),
                    std::max(std::max(hi[0], hi[1]), std::max(hi[2], hi[3]))};
@@ -116,15 +119,19 @@ void sumSample(const float *x, const Load &load, int64_t first, int64_t n, Sampl
 // For float x: x < v exactly when x < floatAtLeast(v), and x > v exactly when x > floatAtMost(v).
 float floatAtLeast(double v) {
     const float f = static_cast<float>(v);
-    return static_cast<double>(f) < v ? std::nextafter(f, std::numeric_limits<float>::infinity()) : f;
+    return static_cast<double>(f) < v ? std::nextafter(f, std::numeric_limits<float>::infinity())
+                                      : f;
 }
 float floatAtMost(double v) {
     const float f = static_cast<float>(v);
-    return static_cast<double>(f) > v ? std::nextafter(f, -std::numeric_limits<float>::infinity()) : f;
+    return static_cast<double>(f) > v ? std::nextafter(f, -std::numeric_limits<float>::infinity())
+                                      : f;
 }
 
-__attribute__((target_clones("avx512f", "avx2", "default"))) int64_t countOutside(const float *x, int64_t n, float lo,
-                                                                                 float hi) {
+__attribute__((target_clones("avx512f", "avx2", "default"))) int64_t countOutside(const float *x,
+                                                                                  int64_t n,
+                                                                                  float lo,
+                                                                                  float hi) {
     int64_t count = 0;
     for (int64_t i = 0; i < n; ++i) count += (x[i] < lo) | (x[i] > hi);
     return count;
@@ -133,8 +140,9 @@ __attribute__((target_clones("avx512f", "avx2", "default"))) int64_t countOutsid
 Status checkSplit(int64_t n, int64_t samples) {
     if (n < 0) return Status::badInput("comparison: negative element count " + std::to_string(n));
     if (n > 0 && (samples <= 0 || n % samples != 0))
-        return Status::badInput("comparison: " + std::to_string(n) + " elements do not split into " +
-                                std::to_string(samples) + " equal samples");
+        return Status::badInput("comparison: " + std::to_string(n) +
+                                " elements do not split into " + std::to_string(samples) +
+                                " equal samples");
     return Status::ok();
 }
 
@@ -180,14 +188,16 @@ ComparisonAccumulator::ComparisonAccumulator(int64_t sampleCapacity)
     : m_sampleCapacity(std::max<int64_t>(0, sampleCapacity)) {}
 
 template <class Load>
-void ComparisonAccumulator::addSamples(const float *x, const Load &load, int64_t n, int64_t samples) {
+void ComparisonAccumulator::addSamples(const float *x, const Load &load, int64_t n,
+                                       int64_t samples) {
     const int64_t sampleSize = n / samples;
     // Samples are summed in parallel, then merged in sample order: the figures do not depend on
     // the thread count.
     std::vector<SampleSums> perSample(static_cast<size_t>(samples));
 #pragma omp parallel for schedule(dynamic, 1) if (n >= 65536)
     for (int64_t s = 0; s < samples; ++s)
-        sumSample(x + s * sampleSize, load, s * sampleSize, sampleSize, perSample[static_cast<size_t>(s)]);
+        sumSample(x + s * sampleSize, load, s * sampleSize, sampleSize,
+                  perSample[static_cast<size_t>(s)]);
     for (const SampleSums &sums : perSample) {
         m_sumXX.merge(sums.xx);
         m_sumYY.merge(sums.yy);
@@ -203,12 +213,15 @@ void ComparisonAccumulator::addSamples(const float *x, const Load &load, int64_t
 
 Status ComparisonAccumulator::add(const float *x, const float *y, int64_t n, int64_t samples) {
     QL_RETURN_IF_ERROR(checkSplit(n, samples));
-    if (n > 0) addSamples(x, [y](int64_t first, int64_t, float *) { return y + first; }, n, samples);
+    if (n > 0)
+        addSamples(
+            x, [y](int64_t first, int64_t, float *) { return y + first; }, n, samples);
     return Status::ok();
 }
 
 template <class Q>
-Status ComparisonAccumulator::addDequantizedValues(const float *x, const Q *q, int64_t n, int64_t samples, float scale,
+Status ComparisonAccumulator::addDequantizedValues(const float *x, const Q *q, int64_t n,
+                                                   int64_t samples, float scale,
                                                    int32_t zeroPoint) {
     QL_RETURN_IF_ERROR(checkSplit(n, samples));
     // As DequantizeLinear computes it: float(q - zero point) * scale.
@@ -224,18 +237,18 @@ Status ComparisonAccumulator::addDequantizedValues(const float *x, const Q *q, i
     return Status::ok();
 }
 
-Status ComparisonAccumulator::addDequantized(const float *x, const uint8_t *q, int64_t n, int64_t samples,
-                                             float scale, int32_t zeroPoint) {
+Status ComparisonAccumulator::addDequantized(const float *x, const uint8_t *q, int64_t n,
+                                             int64_t samples, float scale, int32_t zeroPoint) {
     return addDequantizedValues(x, q, n, samples, scale, zeroPoint);
 }
 
-Status ComparisonAccumulator::addDequantized(const float *x, const int8_t *q, int64_t n, int64_t samples,
-                                             float scale, int32_t zeroPoint) {
+Status ComparisonAccumulator::addDequantized(const float *x, const int8_t *q, int64_t n,
+                                             int64_t samples, float scale, int32_t zeroPoint) {
     return addDequantizedValues(x, q, n, samples, scale, zeroPoint);
 }
 
-void ComparisonAccumulator::addClipping(const float *x, int64_t n, float scale, int32_t zeroPoint, int32_t qmin,
-                                        int32_t qmax) {
+void ComparisonAccumulator::addClipping(const float *x, int64_t n, float scale, int32_t zeroPoint,
+                                        int32_t qmin, int32_t qmax) {
     if (n <= 0 || !(scale > 0.0f)) return;
     // x quantizes to round(x / scale) + zp; outside [qmin, qmax] the quantizer clamps it.
     // Boundaries in real units, half a step beyond the extreme levels (ties count as clipped
@@ -259,7 +272,8 @@ void ComparisonAccumulator::merge(const ComparisonAccumulator &other) {
     m_saturatedValues += other.m_saturatedValues;
     if (!(m_outputScale > 0.0)) m_outputScale = other.m_outputScale;
     for (size_t i = 0; i < other.m_sampleSqnrDb.size(); ++i)
-        storeSample(other.m_sampleSqnrDb[i], other.m_sampleRanges.min[i], other.m_sampleRanges.max[i]);
+        storeSample(other.m_sampleSqnrDb[i], other.m_sampleRanges.min[i],
+                    other.m_sampleRanges.max[i]);
 }
 
 void ComparisonAccumulator::storeSample(double sqnrDb, float referenceMin, float referenceMax) {

@@ -92,7 +92,8 @@ public:
     // Saturation: the float reference values x that the layer's quantizer (scale, zero point,
     // [qmin, qmax]) clips, i.e. whose round(x / scale) + zeroPoint falls outside [qmin, qmax].
     // A Relu output's zeros sit exactly on qmin = zero point and are not clipped.
-    void addClipping(const float *x, int64_t n, float scale, int32_t zeroPoint, int32_t qmin, int32_t qmax);
+    void addClipping(const float *x, int64_t n, float scale, int32_t zeroPoint, int32_t qmin,
+                     int32_t qmax);
 
     // Output quantization scale for rmse/scale; <= 0 or never set -> no rmse/scale.
     void setOutputScale(double scale) { m_outputScale = scale; }

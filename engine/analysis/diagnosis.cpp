@@ -70,12 +70,15 @@ const ComparisonMetrics *samplesOf(const LayerReport &row) {
     return nullptr;
 }
 
-std::optional<Finding> sampleSqnrSpread(size_t i, const LayerReport &row, const DiagnosisOptions &o) {
+std::optional<Finding> sampleSqnrSpread(size_t i, const LayerReport &row,
+                                        const DiagnosisOptions &o) {
     const ComparisonMetrics *samples = samplesOf(row);
-    if (!samples || row.precision != "int8" || samples->sampleSqnr->stored <= 1) return std::nullopt;
+    if (!samples || row.precision != "int8" || samples->sampleSqnr->stored <= 1)
+        return std::nullopt;
     const SampleSqnrSummary &s = *samples->sampleSqnr;
-    const bool spread = std::isinf(s.median) && s.median > 0 ? std::isfinite(s.min)
-                                                             : s.median - s.min > o.dataSensitiveSpreadDb;
+    const bool spread = std::isinf(s.median) && s.median > 0
+                            ? std::isfinite(s.min)
+                            : s.median - s.min > o.dataSensitiveSpreadDb;
     if (!spread || std::isnan(s.min)) return std::nullopt;
     Finding f = layerFinding(FindingKind::DataSensitive, Severity::Warning, i, row);
     f.value = s.min;

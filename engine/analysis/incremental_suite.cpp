@@ -559,7 +559,8 @@ Result<NumericSuiteReport> IncrementalSuite::update(const Graph &quantGraph,
         } else if (isolatedSource[i] == Recompute) {
             // From the changed layer's own isolated run.
             const size_t k = indexIn(isolatedRows, i);
-            setIsolatedFigures(row, k < shadow.layers.size() ? &shadow.layers[k] : nullptr, options);
+            setIsolatedFigures(row, k < shadow.layers.size() ? &shadow.layers[k] : nullptr,
+                               options);
         }
         if (weightSource[i] == FromBase)
             copyWeightFigures(row, baseRow);

@@ -38,8 +38,10 @@ std::vector<OutputReport> outputReports(const ActivationComparisonResult &activa
 std::vector<UnmatchedLayer> unmatchedLayers(const Graph &floatGraph, const Graph &quantGraph,
                                             const LayerMatching &matching) {
     std::vector<UnmatchedLayer> unmatched;
-    for (const auto &name : matching.unmatchedFloat) unmatched.push_back({name, nodeOpType(floatGraph, name), "float"});
-    for (const auto &name : matching.unmatchedQuant) unmatched.push_back({name, nodeOpType(quantGraph, name), "quant"});
+    for (const auto &name : matching.unmatchedFloat)
+        unmatched.push_back({name, nodeOpType(floatGraph, name), "float"});
+    for (const auto &name : matching.unmatchedQuant)
+        unmatched.push_back({name, nodeOpType(quantGraph, name), "quant"});
     return unmatched;
 }
 
@@ -60,7 +62,8 @@ Result<NumericSuiteReport> runNumericSuite(const Graph &floatGraph, const Graph 
     cumulativeOptions.int8Kernels = options.int8Kernels;
     cumulativeOptions.threads = options.threads;
     cumulativeOptions.labels = options.labels;
-    auto cumulative = CumulativeComparison::create(floatGraph, quantGraph, *matching, cumulativeOptions);
+    auto cumulative =
+        CumulativeComparison::create(floatGraph, quantGraph, *matching, cumulativeOptions);
     if (!cumulative) return cumulative.status();
 
     std::unique_ptr<IsolatedComparator> isolated;
@@ -71,7 +74,8 @@ Result<NumericSuiteReport> runNumericSuite(const Graph &floatGraph, const Graph 
         isolatedOptions.kernelCheckBatches = options.kernelCheckBatches;
         isolatedOptions.kernelMismatchDb = kKernelMismatchDb;
         isolatedOptions.threads = options.threads;
-        auto created = IsolatedComparator::create(floatGraph, quantGraph, *matching, isolatedOptions);
+        auto created =
+            IsolatedComparator::create(floatGraph, quantGraph, *matching, isolatedOptions);
         if (!created) return created.status().withContext("isolated comparison");
         isolated = std::move(*created);
     }
@@ -80,7 +84,8 @@ Result<NumericSuiteReport> runNumericSuite(const Graph &floatGraph, const Graph 
     auto floatPlan = createFloatPlan(floatGraph, options.threads);
     if (!floatPlan) return floatPlan.status();
     std::set<std::string> wanted = (*cumulative)->floatValuesNeeded();
-    if (isolated) wanted.insert(isolated->floatValuesNeeded().begin(), isolated->floatValuesNeeded().end());
+    if (isolated)
+        wanted.insert(isolated->floatValuesNeeded().begin(), isolated->floatValuesNeeded().end());
 
     if (observer) observer->begin(*matching, **cumulative);
 
@@ -93,31 +98,37 @@ Result<NumericSuiteReport> runNumericSuite(const Graph &floatGraph, const Graph 
         auto more = (*source)(batch);
         if (!more) return more.status();
         if (!*more) break;
-        QL_RETURN_IF_ERROR(runAndCapture(**floatPlan, batch, wanted, floatValues, floatOutputs).withContext("float model"));
+        QL_RETURN_IF_ERROR(runAndCapture(**floatPlan, batch, wanted, floatValues, floatOutputs)
+                               .withContext("float model"));
         TapCallback everyValue;
         if (observer && observer->wantsQuantValues())
             everyValue = [observer](const Node &node, size_t index, const Tensor &value) {
                 observer->quantValue(node, index, value);
             };
         QL_RETURN_IF_ERROR((*cumulative)->addBatch(batch, floatValues, floatOutputs, everyValue));
-        if (isolated) QL_RETURN_IF_ERROR(isolated->addBatch(batch, floatValues).withContext("isolated comparison"));
+        if (isolated)
+            QL_RETURN_IF_ERROR(
+                isolated->addBatch(batch, floatValues).withContext("isolated comparison"));
         if (observer) observer->endBatch(floatValues, floatOutputs);
         if (options.progress && !options.progress("cumulative", done, options.expectedBatches))
             return Status::error(ErrorKind::Cancelled, "analysis cancelled");
     }
     const ActivationComparisonResult activations = (*cumulative)->result();
-    if (activations.samples == 0) return Status::badInput("numeric suite: the inputs hold no samples");
+    if (activations.samples == 0)
+        return Status::badInput("numeric suite: the inputs hold no samples");
     if (!options.labels.empty() && !activations.outputs.empty() &&
         activations.outputs[0].rows != static_cast<int64_t>(options.labels.size()))
-        return Status::badInput("labels: " + std::to_string(options.labels.size()) + " labels for " +
-                                std::to_string(activations.outputs[0].rows) + " samples");
+        return Status::badInput("labels: " + std::to_string(options.labels.size()) +
+                                " labels for " + std::to_string(activations.outputs[0].rows) +
+                                " samples");
 
     NumericSuiteReport report;
     report.samples = activations.samples;
     report.quantPrecision = precisionName(options.quantPrecision);
     report.int8Kernels = int8KernelsName(options.int8Kernels);
     const PrecisionByNode precision = precisionByNode(activations.precision);
-    const IsolatedComparisonResult shadow = isolated ? isolated->result() : IsolatedComparisonResult{};
+    const IsolatedComparisonResult shadow =
+        isolated ? isolated->result() : IsolatedComparisonResult{};
     report.layers.resize(matching->matches.size());
     for (size_t i = 0; i < report.layers.size(); ++i) {
         LayerReport &row = report.layers[i];

@@ -33,8 +33,8 @@ struct LayerReport {
     std::string quantName;  // quantized node name
     std::string opType;     // float op type
     std::vector<std::string> foldedFloatNodes, foldedQuantNodes;
-    std::string matchedBy;  // "name" | "structure"
-    std::string precision;  // how the quantized layer runs: "int8" | "fp32"
+    std::string matchedBy;        // "name" | "structure"
+    std::string precision;        // how the quantized layer runs: "int8" | "fp32"
     std::string precisionReason;  // the lowering's reason ("QLinearConv", "no int8 kernel: ...")
     // The interactive session's user kept this layer in fp32. It may still run int8: a weightless
     // layer (Add, MaxPool) whose int8 neighbours quantize its inputs and output.
@@ -50,10 +50,10 @@ struct LayerReport {
     // of the float model, so toggling layers never changes it; empty exactly when `cumulative`
     // is nullopt (the quantized value was not observed).
     SampleRanges sampleRanges;
-    std::optional<ComparisonMetrics> isolated;    // the layer alone on the float input
+    std::optional<ComparisonMetrics> isolated;  // the layer alone on the float input
     std::optional<double> kernelVsReferenceSqnrDb;
-    bool kernelMismatch = false;                  // kernelVsReferenceSqnrDb < kKernelMismatchDb
-    std::vector<std::string> notes;               // why a figure is missing, in plain words
+    bool kernelMismatch = false;     // kernelVsReferenceSqnrDb < kKernelMismatchDb
+    std::vector<std::string> notes;  // why a figure is missing, in plain words
 };
 
 struct UnmatchedLayer {
@@ -70,8 +70,8 @@ struct OutputReport {
 
 struct NumericSuiteReport {
     int64_t samples = 0;
-    std::string quantPrecision;  // "int8" (or "reference" when asked)
-    std::string int8Kernels;     // "exact" | "fast"
+    std::string quantPrecision;         // "int8" (or "reference" when asked)
+    std::string int8Kernels;            // "exact" | "fast"
     std::vector<OutputReport> outputs;  // graph outputs paired in order; outputs[0] is the headline
     std::vector<LayerReport> layers;
     std::vector<UnmatchedLayer> unmatched;
@@ -81,8 +81,8 @@ struct NumericSuiteReport {
 struct NumericSuiteOptions {
     Precision quantPrecision = Precision::Int8;
     Int8Kernels int8Kernels = Int8Kernels::Exact;
-    bool isolated = true;      // the shadow comparison (about one more int8 pass)
-    bool kernelCheck = true;   // int8 vs reference per layer (about one more fp32 pass per batch)
+    bool isolated = true;     // the shadow comparison (about one more int8 pass)
+    bool kernelCheck = true;  // int8 vs reference per layer (about one more fp32 pass per batch)
     // Batches the kernel check runs on (0: all). It tests the kernels, not the data: the first
     // batches suffice and the rest of the analysis does not pay for it.
     int kernelCheckBatches = 2;

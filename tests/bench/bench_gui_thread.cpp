@@ -116,7 +116,8 @@ void GuiThreadWhileAnalysing(benchmark::State &state) {
         }
         clock.start();
         watchdog.start();
-        if (qEnvironmentVariableIsSet("QL_WATCHDOG_LOG")) {  // to line up with `perf record -k mono`
+        if (qEnvironmentVariableIsSet(
+                "QL_WATCHDOG_LOG")) {  // to line up with `perf record -k mono`
             timespec t{};
             clock_gettime(CLOCK_MONOTONIC, &t);
             std::fprintf(stderr, "clock starts at CLOCK_MONOTONIC %lld.%09ld s\n",

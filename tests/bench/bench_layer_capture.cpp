@@ -30,7 +30,8 @@
 //     9 / 7) plus inspectCapture 14-82 / 13-81. Without kept values (budget 0) next captures
 //     cost as much as the one-shot ones. Freeing a runner with its values: 3-53 ms (on a worker
 //     in the inspector).
-//   after a toggle (layer3.0 conv1 fp32, float values kept): withQuantGraph + capture of layer4.0 conv2
+//   after a toggle (layer3.0 conv1 fp32, float values kept): withQuantGraph + capture of layer4.0
+//   conv2
 //     402 / 358 against 890 / 769 with everything prepared again; keepValues then runs only the
 //     int8 model: 444 / 364.
 //   RunnerEqualsOneShot: 5 of 5 layers bit-identical.

@@ -37,7 +37,8 @@ struct NaiveFigures {
 };
 
 // Two passes over the concatenated data: totals first, then per-sample SQNRs.
-NaiveFigures naiveFigures(const std::vector<float> &x, const std::vector<float> &y, int64_t sampleSize) {
+NaiveFigures naiveFigures(const std::vector<float> &x, const std::vector<float> &y,
+                          int64_t sampleSize) {
     double xx = 0, yy = 0, xy = 0, ee = 0, maxAbs = 0;
     for (size_t i = 0; i < x.size(); ++i) {
         const double a = x[i], b = y[i];
@@ -57,9 +58,12 @@ NaiveFigures naiveFigures(const std::vector<float> &x, const std::vector<float> 
         perSample.push_back(10 * std::log10(sx / se));
     }
     const double minSample = *std::min_element(perSample.begin(), perSample.end());
-    return {10 * std::log10(xx / ee),       xy / std::sqrt(xx * yy),
-            ee / x.size(),                  maxAbs,
-            minSample,                      naivePercentile(perSample, 5),
+    return {10 * std::log10(xx / ee),
+            xy / std::sqrt(xx * yy),
+            ee / x.size(),
+            maxAbs,
+            minSample,
+            naivePercentile(perSample, 5),
             naivePercentile(perSample, 50)};
 }
 
@@ -129,7 +133,8 @@ TEST(ComparisonMetrics, NoScaleGivesNoRmseOverScale) {
 
 TEST(ComparisonMetrics, SaturationCountsTheFloatValuesTheQuantizerClips) {
     // uint8, scale 0.1, zero point 10: representable [-1.0, 24.5], clipped beyond half a step:
-    // below -1.05 or above 24.55. x = [-2, -1.04, 0, 0, 24.5, 24.56, 30, 5] -> -2, 24.56, 30 -> 3 of 8.
+    // below -1.05 or above 24.55. x = [-2, -1.04, 0, 0, 24.5, 24.56, 30, 5] -> -2, 24.56, 30 -> 3
+    // of 8.
     const float x[] = {-2.0f, -1.04f, 0.0f, 0.0f, 24.5f, 24.56f, 30.0f, 5.0f};
     ComparisonAccumulator acc;
     acc.addClipping(x, 8, 0.1f, 10, 0, 255);
@@ -158,10 +163,12 @@ TEST(ComparisonMetrics, DequantizedOnTheFlyEqualsADequantizedCopy) {
     for (int variant = 0; variant < 2; ++variant) {
         ComparisonAccumulator direct, copy;
         if (variant == 0) {
-            ASSERT_TRUE(direct.addDequantized(x.data(), qu.data(), x.size(), samples, 0.023f, 128).isOk());
+            ASSERT_TRUE(
+                direct.addDequantized(x.data(), qu.data(), x.size(), samples, 0.023f, 128).isOk());
             ASSERT_TRUE(copy.add(x.data(), yu.data(), x.size(), samples).isOk());
         } else {
-            ASSERT_TRUE(direct.addDequantized(x.data(), qs.data(), x.size(), samples, 0.023f, 3).isOk());
+            ASSERT_TRUE(
+                direct.addDequantized(x.data(), qs.data(), x.size(), samples, 0.023f, 3).isOk());
             ASSERT_TRUE(copy.add(x.data(), ys.data(), x.size(), samples).isOk());
         }
         const ComparisonMetrics a = direct.result(), b = copy.result();
@@ -340,7 +347,8 @@ TEST(ComparisonMetrics, HundredMillionElementsStayAccurate) {
         xy += a * b;
         ee += (a - b) * (a - b);
     }
-    const double refMse = static_cast<double>(ee * repeats / (static_cast<long double>(bufferSize) * repeats));
+    const double refMse =
+        static_cast<double>(ee * repeats / (static_cast<long double>(bufferSize) * repeats));
     const double refSnr = static_cast<double>(xx / ee);  // ratio, the repeats cancel
     const double refCosine = static_cast<double>(xy / std::sqrt(xx * yy));
 
@@ -362,7 +370,8 @@ TEST(ComparisonMetrics, PerSampleRangesOfTheReferenceHandComputed) {
     //   B = all zero: min = max = 0.
     //   C = [7, -0.5, 1, 1 | 1, 8]: min -0.5, max 8 (tail); range 8.5, max|x| 8.
     // The ranges are of x: y (here x + 0.5, or anything) does not enter them.
-    const std::vector<float> x = {-1.5f, 2, 0.25f, 3, -2.5f, 1, 0, 0, 0, 0, 0, 0, 7, -0.5f, 1, 1, 1, 8};
+    const std::vector<float> x = {-1.5f, 2, 0.25f, 3, -2.5f, 1, 0, 0, 0,
+                                  0,     0, 0,     7, -0.5f, 1, 1, 1, 8};
     std::vector<float> y = x;
     for (float &v : y) v += 0.5f;
     ComparisonAccumulator acc;
@@ -396,7 +405,8 @@ TEST(ComparisonMetrics, PerSampleRangesAcrossBlocksAndBatchSizes) {
     }
     std::vector<float> naiveMin, naiveMax;
     for (int64_t s = 0; s < samples; ++s) {
-        const auto [lo, hi] = std::minmax_element(x.begin() + s * sampleSize, x.begin() + (s + 1) * sampleSize);
+        const auto [lo, hi] =
+            std::minmax_element(x.begin() + s * sampleSize, x.begin() + (s + 1) * sampleSize);
         naiveMin.push_back(*lo);
         naiveMax.push_back(*hi);
         EXPECT_EQ(*hi, 1.0f + float(s));

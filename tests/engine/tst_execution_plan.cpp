@@ -125,7 +125,8 @@ TEST(ExecutionPlan, InputErrorsAreClear) {
     Status type = plan.value()->run({{"x", Tensor(DataType::Int64, {2, 4})}}, outputs);
     EXPECT_EQ(type.message(), "input 'x': expected float32, got int64");
 
-    Status extra = plan.value()->run({{"x", test::randomTensor({2, 4}, 1)}, {"z", Tensor()}}, outputs);
+    Status extra =
+        plan.value()->run({{"x", test::randomTensor({2, 4}, 1)}, {"z", Tensor()}}, outputs);
     EXPECT_EQ(extra.message(), "model has no input named 'z'");
 }
 
@@ -162,7 +163,8 @@ TEST(ExecutionPlan, KeptTapValuesAreNeverOverwritten) {
     ASSERT_TRUE(plan.value()->run({{"x", x1}}, outputs, keep).isOk());
     for (int run = 0; run < 3; ++run) ASSERT_TRUE(plan.value()->run({{"x", x2}}, outputs).isOk());
     ASSERT_EQ(kept.shape(), (Shape{2, 4}));
-    for (int64_t i = 0; i < x1.numel(); ++i) EXPECT_EQ(kept.data<float>()[i], std::max(x1.data<float>()[i], 0.0f));
+    for (int64_t i = 0; i < x1.numel(); ++i)
+        EXPECT_EQ(kept.data<float>()[i], std::max(x1.data<float>()[i], 0.0f));
 }
 
 // Plans that run one after the other can share one pool: their buffers are reused across plans.
@@ -204,7 +206,8 @@ TEST(ExecutionPlan, OutputsAsStoredAreNotCopiedNorOverwritten) {
     asStored.outputsAsStored = true;
     std::vector<Tensor> first, later;
     ASSERT_TRUE(plan.value()->run({{"x", x1}}, first, asStored).isOk());
-    for (int run = 0; run < 3; ++run) ASSERT_TRUE(plan.value()->run({{"x", x2}}, later, asStored).isOk());
+    for (int run = 0; run < 3; ++run)
+        ASSERT_TRUE(plan.value()->run({{"x", x2}}, later, asStored).isOk());
     ASSERT_EQ(first.size(), 1u);
     EXPECT_NE(first[0].storage(), later[0].storage());
     for (int64_t i = 0; i < x1.numel(); ++i) {

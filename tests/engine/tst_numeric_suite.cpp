@@ -11,8 +11,8 @@
 #include "analysis/isolated_comparison.h"
 #include "analysis/numeric_suite.h"
 #include "analysis/weight_comparison.h"
-#include "runtime/execution_plan.h"
 #include "fx_fixture.h"
+#include "runtime/execution_plan.h"
 
 using namespace ql;
 using namespace ql::analysis;
@@ -26,7 +26,8 @@ BatchSourceFactory batches(const Fixture &f, int64_t size) {
 
 std::vector<int64_t> labelsOf(const Fixture &f) {
     std::vector<int64_t> labels;
-    for (int64_t i = 0; i < f.labels.numel(); ++i) labels.push_back(static_cast<int64_t>(f.labels.valueAsDouble(i)));
+    for (int64_t i = 0; i < f.labels.numel(); ++i)
+        labels.push_back(static_cast<int64_t>(f.labels.valueAsDouble(i)));
     return labels;
 }
 
@@ -37,7 +38,8 @@ double accuracyOf(const Tensor &logits, const std::vector<int64_t> &labels) {
     for (int64_t r = 0; r < rows; ++r) {
         int64_t best = 0;
         for (int64_t c = 1; c < width; ++c)
-            if (logits.valueAsDouble(r * width + c) > logits.valueAsDouble(r * width + best)) best = c;
+            if (logits.valueAsDouble(r * width + c) > logits.valueAsDouble(r * width + best))
+                best = c;
         correct += best == labels[static_cast<size_t>(r)];
     }
     return static_cast<double>(correct) / static_cast<double>(rows);
@@ -62,11 +64,13 @@ TEST(NumericSuite, ReportRowsCarryEveryComparisonsFigures) {
     ASSERT_TRUE(weights);
     ActivationComparisonOptions cumulativeOptions;
     cumulativeOptions.threads = 1;
-    auto cumulative = compareActivations(f.floatGraph, f.quantGraph, f.matching, slicer(f, 16), cumulativeOptions);
+    auto cumulative = compareActivations(f.floatGraph, f.quantGraph, f.matching, slicer(f, 16),
+                                         cumulativeOptions);
     ASSERT_TRUE(cumulative);
     IsolatedComparisonOptions isolatedOptions;
     isolatedOptions.threads = 1;
-    auto isolated = compareIsolated(f.floatGraph, f.quantGraph, f.matching, slicer(f, 16), isolatedOptions);
+    auto isolated =
+        compareIsolated(f.floatGraph, f.quantGraph, f.matching, slicer(f, 16), isolatedOptions);
     ASSERT_TRUE(isolated) << isolated.status().message();
     int int8 = 0;
     for (size_t i = 0; i < report->layers.size(); ++i) {
@@ -158,9 +162,12 @@ TEST(NumericSuite, SampleRangesEqualANaivePerSampleFloatRun) {
             ASSERT_EQ(naiveMin[value].size(), size_t(samples));
             for (int64_t s = 0; s < samples; ++s) {
                 // Convolutions may sum in another order for another batch size: ulps apart.
-                const float tolerance = 1e-5f * std::max(1.0f, naiveMax[value][s] - naiveMin[value][s]);
-                EXPECT_NEAR(row.sampleRanges.min[s], naiveMin[value][s], tolerance) << "sample " << s;
-                EXPECT_NEAR(row.sampleRanges.max[s], naiveMax[value][s], tolerance) << "sample " << s;
+                const float tolerance =
+                    1e-5f * std::max(1.0f, naiveMax[value][s] - naiveMin[value][s]);
+                EXPECT_NEAR(row.sampleRanges.min[s], naiveMin[value][s], tolerance)
+                    << "sample " << s;
+                EXPECT_NEAR(row.sampleRanges.max[s], naiveMax[value][s], tolerance)
+                    << "sample " << s;
             }
             EXPECT_GT(row.sampleRanges.range(0), 0.0);  // real activations, not a constant
         }
@@ -179,7 +186,8 @@ TEST(NumericSuite, InputsOfVeryDifferentScaleMakeTheRangeFindingFire) {
     auto plain = runNumericSuite(f.floatGraph, f.quantGraph, batches(f, 16), options);
     ASSERT_TRUE(plain) << plain.status().message();
     for (const auto &finding : diagnose(*plain))
-        EXPECT_NE(finding.kind, FindingKind::ActivationRangeVaries) << finding.layerName << " " << finding.value;
+        EXPECT_NE(finding.kind, FindingKind::ActivationRangeVaries)
+            << finding.layerName << " " << finding.value;
 
     Tensor dimmed = f.inputs.clone();
     const int64_t per = dimmed.numel() / dimmed.dim(0);
@@ -193,7 +201,9 @@ TEST(NumericSuite, InputsOfVeryDifferentScaleMakeTheRangeFindingFire) {
     const auto findings = diagnose(*report);
     const Finding *conv1 = nullptr;
     for (const auto &finding : findings)
-        if (finding.kind == FindingKind::ActivationRangeVaries && finding.layerName == "/conv1/Conv") conv1 = &finding;
+        if (finding.kind == FindingKind::ActivationRangeVaries &&
+            finding.layerName == "/conv1/Conv")
+            conv1 = &finding;
     ASSERT_TRUE(conv1);
     const auto summary = summarizeSampleRanges(report->layers[size_t(conv1->layer)].sampleRanges);
     ASSERT_TRUE(summary);
@@ -204,8 +214,8 @@ TEST(NumericSuite, InputsOfVeryDifferentScaleMakeTheRangeFindingFire) {
     EXPECT_LT(conv1->value, 200.0);
     for (const auto &finding : findings)  // folded into the range finding, not reported twice
         if (finding.kind == FindingKind::DataSensitive) EXPECT_NE(finding.layerName, "/conv1/Conv");
-    std::printf("conv1 ranges %.3g to %.3g: %.1fx; per-sample SQNR folded in: %s\n", conv1->reference,
-                conv1->extra, conv1->value, conv1->sampleSqnr ? "yes" : "no");
+    std::printf("conv1 ranges %.3g to %.3g: %.1fx; per-sample SQNR folded in: %s\n",
+                conv1->reference, conv1->extra, conv1->value, conv1->sampleSqnr ? "yes" : "no");
 }
 
 TEST(NumericSuite, LabelCountMustMatchTheSamples) {
@@ -221,7 +231,8 @@ TEST(NumericSuite, LabelCountMustMatchTheSamples) {
     options.labels.resize(40);
     auto tooFew = runNumericSuite(f.floatGraph, f.quantGraph, batches(f, 32), options);
     ASSERT_FALSE(tooFew);
-    EXPECT_NE(tooFew.status().message().find("40 labels, but the inputs hold more samples"), std::string::npos)
+    EXPECT_NE(tooFew.status().message().find("40 labels, but the inputs hold more samples"),
+              std::string::npos)
         << tooFew.status().message();
 }
 

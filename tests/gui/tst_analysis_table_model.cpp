@@ -255,8 +255,8 @@ void TestAnalysisTableModel::checkboxFollowsRequestAndPrecision() {
     QVERIFY(model.isToggleable(1) && model.isToggleable(3) && model.isToggleable(0));
 
     QSignalSpy toggled(&model, &AnalysisTableModel::precisionToggled);
-    QVERIFY(!model.setData(model.index(5, Col::PrecisionColumn), Qt::Unchecked,
-                           Qt::CheckStateRole));
+    QVERIFY(
+        !model.setData(model.index(5, Col::PrecisionColumn), Qt::Unchecked, Qt::CheckStateRole));
     QVERIFY(model.setData(model.index(3, Col::PrecisionColumn), Qt::Checked, Qt::CheckStateRole));
     QCOMPARE(toggled.count(), 1);
     QCOMPARE(toggled.at(0).at(0).toInt(), 3);

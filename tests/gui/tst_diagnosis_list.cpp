@@ -118,8 +118,8 @@ private slots:
         list.setReport(r);
         QCOMPARE(list.count(), 1);
         const QString text = list.item(0)->text();
-        for (const char *part : {"Activation range of /layer1/conv", "12.3x", "0.81 to 10)",
-                                 "data-sensitive"})
+        for (const char *part :
+             {"Activation range of /layer1/conv", "12.3x", "0.81 to 10)", "data-sensitive"})
             QVERIFY2(text.contains(QLatin1String(part)), qPrintable(text));
         QCOMPARE(list.item(0)->data(Qt::UserRole).toInt(), 0);
 
