@@ -28,7 +28,7 @@ void lowerWorkerThreadPriority() {
 #if defined(__linux__)
     // Threads this one starts later (OpenMP's team) inherit the value.
     const auto tid = static_cast<id_t>(syscall(SYS_gettid));
-    (void)setpriority(PRIO_PROCESS, tid, getpriority(PRIO_PROCESS, tid) + 5);
+    (void)setpriority(PRIO_PROCESS, tid, getpriority(PRIO_PROCESS, tid) + 10);
 #endif
 }
 

@@ -4,7 +4,7 @@
 //  * Not Qt's global pool: Qt 6 paints through that one too (QRasterPaintEngine splits fills and
 //    line drawing into tasks on it and waits for them), so seconds-long jobs there held up
 //    painting for as long as a job ran (2-4 s on resnet18, tests/bench/bench_gui_thread.cpp).
-//  * Lower priority (nice +5 on Linux, where it is per thread): on a machine with fewer cores
+//  * Lower priority (nice +10 on Linux, where it is per thread): on a machine with fewer cores
 //    than busy workers, the GUI thread otherwise waits its turn behind them for tens of ms.
 
 #include <QtConcurrent/QtConcurrentRun>

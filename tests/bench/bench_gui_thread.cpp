@@ -11,10 +11,11 @@
 //     latency measurement of the new plan are done too.
 // QL_WATCHDOG_LOG=1 prints every gap over 15 ms with what the window was doing.
 //
-// Measured 2026-11-23 on the quiet 2-core machine (load 0.7-1.3): worst gap 53 ms once (a
-// toggle's report arriving), every other gap <= 47 ms, 1 gap over 50 ms; GUI-thread CPU per gap
-// <= 39 ms; median toggle 769 ms. Before the fixes this benchmark led to: 2-4 s stalls (jobs on
-// Qt's global pool, which painting waits on), then 95 ms (workers at the GUI thread's priority).
+// Measured 2026-11-23 on the quiet 2-core machine (load 1.1-2.1), workers at nice +10: worst gap
+// 71 ms once (CPU 55 ms), the analysis page's first layout and paint when the first report
+// arrives; every other gap <= 42 ms; GUI-thread CPU otherwise <= 32 ms; median toggle 811 ms.
+// Before the fixes this benchmark led to: 2-4 s stalls (jobs on Qt's global pool, which
+// painting waits on), then 95 ms (workers at the GUI thread's priority), 53 ms at nice +5.
 
 #include <benchmark/benchmark.h>
 
