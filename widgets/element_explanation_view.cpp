@@ -52,24 +52,28 @@ QString operandName(const ElementExplanation &e, size_t i) {
     return QStringLiteral("x%1").arg(i + 1);
 }
 
+// The last lines of every integer chain: the dequantized result and the engine's own output.
+QString dequantizeAndCheck(const ElementExplanation &e) {
+    QString out = ElementExplanationView::tr("Dequantize: y_scale·(q − y_zp) = %1·(%2 − %3) = %4\n")
+                      .arg(num(e.yScale))
+                      .arg(e.quantized)
+                      .arg(e.yZeroPoint)
+                      .arg(num(e.dequantized, 8));
+    if (e.engineQuantized)
+        out += e.matchesEngine ? ElementExplanationView::tr("Engine's int8 output: %1 ✓ equal\n")
+                                     .arg(*e.engineQuantized)
+                               : ElementExplanationView::tr("Engine's int8 output: %1 ✗ differs\n")
+                                     .arg(*e.engineQuantized);
+    return out;
+}
+
 QString outputChain(const ElementExplanation &e, QString out) {
     if (!e.requantized) {
         out += ElementExplanationView::tr(
                    "No requantization: %1 works on the 8-bit values;\n"
                    "the output keeps the input's scale and zero point.\n")
                    .arg(QString::fromStdString(e.quantOp));
-        out += ElementExplanationView::tr("Dequantize: y_scale·(q − y_zp) = %1·(%2 − %3) = %4\n")
-                   .arg(num(e.yScale))
-                   .arg(e.quantized)
-                   .arg(e.yZeroPoint)
-                   .arg(num(e.dequantized, 8));
-        if (e.engineQuantized)
-            out += e.matchesEngine
-                       ? ElementExplanationView::tr("Engine's int8 output: %1 ✓ equal\n")
-                             .arg(*e.engineQuantized)
-                       : ElementExplanationView::tr("Engine's int8 output: %1 ✗ differs\n")
-                             .arg(*e.engineQuantized);
-        return out;
+        return out + dequantizeAndCheck(e);
     }
     out += ElementExplanationView::tr("Requantize:\n");
     if (e.kind == ElementExplanation::Kind::IntegerMatMul) {
@@ -93,17 +97,7 @@ QString outputChain(const ElementExplanation &e, QString out) {
                .arg(range)
                .arg(e.quantized)
                .arg(e.clamped ? ElementExplanationView::tr("  (clamped)") : QString());
-    out += ElementExplanationView::tr("Dequantize: y_scale·(q − y_zp) = %1·(%2 − %3) = %4\n")
-               .arg(num(e.yScale))
-               .arg(e.quantized)
-               .arg(e.yZeroPoint)
-               .arg(num(e.dequantized, 8));
-    if (e.engineQuantized)
-        out += e.matchesEngine ? ElementExplanationView::tr("Engine's int8 output: %1 ✓ equal\n")
-                                     .arg(*e.engineQuantized)
-                               : ElementExplanationView::tr("Engine's int8 output: %1 ✗ differs\n")
-                                     .arg(*e.engineQuantized);
-    return out;
+    return out + dequantizeAndCheck(e);
 }
 
 }  // namespace

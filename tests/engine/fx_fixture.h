@@ -3,9 +3,12 @@
 // Fashion-MNIST images and labels, made by tests/tools/make_fx_fixture.py), loaded and matched,
 // and a batch source over its inputs, for the numeric-suite tests.
 
+#include <gtest/gtest.h>
+
 #include <algorithm>
 #include <cstdlib>
 #include <cstring>
+#include <map>
 #include <memory>
 #include <string>
 
@@ -44,7 +47,8 @@ inline bool loadFixture(Fixture &f) {
 }
 
 // Slices a [N, ...] float tensor into batches of `batchSize` samples fed as input `name`.
-inline analysis::ActivationBatchSource slicer(const Tensor &inputs, const std::string &name, int64_t batchSize) {
+inline analysis::ActivationBatchSource slicer(const Tensor &inputs, const std::string &name,
+                                              int64_t batchSize) {
     auto next = std::make_shared<int64_t>(0);
     return [=](std::map<std::string, Tensor> &batch) -> Result<bool> {
         const int64_t n = inputs.dim(0);
@@ -54,7 +58,8 @@ inline analysis::ActivationBatchSource slicer(const Tensor &inputs, const std::s
         shape[0] = count;
         Tensor t(DataType::Float, shape);
         const int64_t per = inputs.numel() / n;
-        std::memcpy(t.data<float>(), inputs.data<float>() + *next * per, sizeof(float) * count * per);
+        std::memcpy(t.data<float>(), inputs.data<float>() + *next * per,
+                    sizeof(float) * count * per);
         batch[name] = t;
         *next += count;
         return true;
@@ -64,6 +69,15 @@ inline analysis::ActivationBatchSource slicer(const Tensor &inputs, const std::s
 // The fixture's [N,1,28,28] inputs in batches of `batchSize`.
 inline analysis::ActivationBatchSource slicer(const Fixture &f, int64_t batchSize) {
     return slicer(f.inputs, f.floatGraph.inputs[0].name, batchSize);
+}
+
+// The fixture's first `count` samples as one batch.
+inline std::map<std::string, Tensor> firstSamples(const Fixture &f, int64_t count) {
+    std::map<std::string, Tensor> batch;
+    auto source = slicer(f, count);
+    auto more = source(batch);
+    EXPECT_TRUE(more && *more);
+    return batch;
 }
 
 }  // namespace ql::test

@@ -18,14 +18,6 @@ using namespace ql::analysis;
 
 namespace {
 
-std::map<std::string, Tensor> samples(const test::Fixture &f, int64_t count) {
-    std::map<std::string, Tensor> batch;
-    auto source = test::slicer(f, count);
-    auto more = source(batch);
-    EXPECT_TRUE(more && *more);
-    return batch;
-}
-
 ::testing::AssertionResult sameTensor(const Tensor &a, const Tensor &b) {
     if (a.defined() != b.defined()) return ::testing::AssertionFailure() << "defined differs";
     if (!a.defined()) return ::testing::AssertionSuccess();
@@ -112,11 +104,12 @@ protected:
 
 TEST_F(FxCaptureRunner, EveryLayerInARowEqualsCaptureLayer) {
     ASSERT_GE(f.matching.matches.size(), 5u);
-    expectRunnerEqualsCaptureLayer(f.floatGraph, f.quantGraph, f.matching.matches, samples(f, 8));
+    expectRunnerEqualsCaptureLayer(f.floatGraph, f.quantGraph, f.matching.matches,
+                                   test::firstSamples(f, 8));
 }
 
 TEST_F(FxCaptureRunner, WithoutKeptValuesOrOverBudgetEqualsCaptureLayer) {
-    const auto batch = samples(f, 8);
+    const auto batch = test::firstSamples(f, 8);
     LayerCaptureOptions none;
     none.valueCacheBytes = 0;  // every capture runs both models up to the layer
     expectRunnerEqualsCaptureLayer(f.floatGraph, f.quantGraph, f.matching.matches, batch, none);
@@ -143,7 +136,7 @@ TEST_F(FxCaptureRunner, WithoutKeptValuesOrOverBudgetEqualsCaptureLayer) {
 TEST_F(FxCaptureRunner, KeptValuesServeCapturesOfTheirBatch) {
     auto runner = LayerCaptureRunner::create(f.floatGraph, f.quantGraph);
     ASSERT_TRUE(runner);
-    const auto batch = samples(f, 8);
+    const auto batch = test::firstSamples(f, 8);
     ASSERT_TRUE((*runner)->capture(f.matching.matches[0], batch));
     EXPECT_EQ((*runner)->modelRuns(), 2);
     EXPECT_EQ((*runner)->cachedBytes(), 0u);
@@ -158,7 +151,7 @@ TEST_F(FxCaptureRunner, KeptValuesServeCapturesOfTheirBatch) {
     EXPECT_EQ((*runner)->modelRuns(), 4);  // nothing ran again
     // Another batch (other tensors) runs both models; its values replace the kept ones when
     // asked to.
-    const auto other = samples(f, 4);
+    const auto other = test::firstSamples(f, 4);
     ASSERT_TRUE((*runner)->capture(f.matching.matches[1], other));
     EXPECT_EQ((*runner)->modelRuns(), 6);
     EXPECT_EQ((*runner)->cachedBytes(), kept);
@@ -172,7 +165,7 @@ TEST_F(FxCaptureRunner, KeptValuesServeCapturesOfTheirBatch) {
 TEST_F(FxCaptureRunner, CancelledKeepValuesKeepsNothing) {
     auto runner = LayerCaptureRunner::create(f.floatGraph, f.quantGraph);
     ASSERT_TRUE(runner);
-    const auto batch = samples(f, 8);
+    const auto batch = test::firstSamples(f, 8);
     int asked = 0;
     const Status cancelled = (*runner)->keepValues(batch, [&] { return ++asked > 3; });
     EXPECT_EQ(cancelled.kind(), ErrorKind::Cancelled);
@@ -190,7 +183,8 @@ TEST_F(FxCaptureRunner, FastKernelsEqualCaptureLayer) {
     LayerCaptureOptions fast;
     fast.int8Kernels = Int8Kernels::Fast;
     const std::vector<LayerMatch> some(f.matching.matches.begin(), f.matching.matches.begin() + 3);
-    expectRunnerEqualsCaptureLayer(f.floatGraph, f.quantGraph, some, samples(f, 4), fast);
+    expectRunnerEqualsCaptureLayer(f.floatGraph, f.quantGraph, some, test::firstSamples(f, 4),
+                                   fast);
 }
 
 TEST_F(FxCaptureRunner, AnotherBatchSizeThroughTheSameRunner) {
@@ -198,7 +192,7 @@ TEST_F(FxCaptureRunner, AnotherBatchSizeThroughTheSameRunner) {
     ASSERT_TRUE(runner) << runner.status().message();
     const LayerMatch &m = f.matching.matches[1];
     for (int64_t count : {8, 3, 8}) {
-        const auto batch = samples(f, count);
+        const auto batch = test::firstSamples(f, count);
         auto fresh = captureLayer(f.floatGraph, f.quantGraph, m, batch);
         auto reused = (*runner)->capture(m, batch);
         ASSERT_TRUE(fresh && reused);
@@ -208,7 +202,7 @@ TEST_F(FxCaptureRunner, AnotherBatchSizeThroughTheSameRunner) {
 }
 
 TEST_F(FxCaptureRunner, EarlierCaptureKeepsItsValuesAfterLaterRuns) {
-    const auto batch = samples(f, 8);
+    const auto batch = test::firstSamples(f, 8);
     for (size_t budget : {size_t(0), LayerCaptureOptions().valueCacheBytes}) {
         LayerCaptureOptions options;
         options.valueCacheBytes = budget;
@@ -232,7 +226,7 @@ TEST_F(FxCaptureRunner, CapturesFromTwoThreadsEqualCaptureLayer) {
     auto created = LayerCaptureRunner::create(f.floatGraph, f.quantGraph);
     ASSERT_TRUE(created);
     const LayerCaptureRunner &runner = **created;
-    const auto batch = samples(f, 8);
+    const auto batch = test::firstSamples(f, 8);
     const LayerMatch &a = f.matching.matches.front(), &b = f.matching.matches.back();
     std::optional<Result<LayerCapture>> ra, rb;
     Status keptStatus;
@@ -254,7 +248,7 @@ TEST_F(FxCaptureRunner, CapturesFromTwoThreadsEqualCaptureLayer) {
 TEST_F(FxCaptureRunner, ToggledQuantGraphSharesTheFloatHalf) {
     auto runner = LayerCaptureRunner::create(f.floatGraph, f.quantGraph);
     ASSERT_TRUE(runner);
-    const auto batch = samples(f, 8);
+    const auto batch = test::firstSamples(f, 8);
     ASSERT_TRUE((*runner)->keepValues(batch).isOk());
     Graph toggled = f.quantGraph;
     ASSERT_TRUE(keepLayersFp32(toggled, f.floatGraph, {f.matching.matches[1]}).isOk());
@@ -303,12 +297,12 @@ TEST_F(FxCaptureRunner, UnknownLayerIsAnError) {
     ASSERT_TRUE(runner);
     LayerMatch m = f.matching.matches[0];
     m.floatNode = "no_such_node";
-    auto c = (*runner)->capture(m, samples(f, 2));
+    auto c = (*runner)->capture(m, test::firstSamples(f, 2));
     ASSERT_FALSE(c);
     EXPECT_EQ(c.status().message(), "layer 'no_such_node' is not in the float model");
     m = f.matching.matches[0];
     m.quantNode = "no_such_q";
-    c = (*runner)->capture(m, samples(f, 2));
+    c = (*runner)->capture(m, test::firstSamples(f, 2));
     ASSERT_FALSE(c);
     EXPECT_EQ(c.status().message(), "layer 'no_such_q' is not in the quantized model");
 }

@@ -22,14 +22,6 @@ using namespace ql::analysis;
 
 namespace {
 
-std::map<std::string, Tensor> firstSamples(const test::Fixture &f, int64_t count) {
-    std::map<std::string, Tensor> batch;
-    auto source = test::slicer(f, count);
-    auto more = source(batch);
-    EXPECT_TRUE(more && *more);
-    return batch;
-}
-
 const LayerMatch *matchOf(const test::Fixture &f, const std::string &floatNode) {
     for (const auto &m : f.matching.matches)
         if (m.floatNode == floatNode) return &m;
@@ -63,7 +55,7 @@ class FxInspection : public ::testing::Test {
 protected:
     void SetUp() override {
         ASSERT_TRUE(test::loadFixture(f));
-        batch = firstSamples(f, 8);
+        batch = test::firstSamples(f, 8);
     }
     test::Fixture f;
     std::map<std::string, Tensor> batch;
