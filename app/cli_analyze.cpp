@@ -8,10 +8,13 @@
 
 #include <cmath>
 #include <cstdio>
+#include <set>
 #include <string>
 #include <vector>
 
+#include "analysis/keep_layers_fp32.h"
 #include "analysis/numeric_suite.h"
+#include "analysis/pair_batch.h"
 #include "analysis_report_format.h"
 #include "cli_commands.h"
 #include "cli_quantizer_options.h"
@@ -68,7 +71,8 @@ void printTable(const ql::analysis::NumericSuiteReport &report) {
                     qPrintable(db(layer.kernelVsReferenceSqnrDb)), layer.kernelMismatch ? "  KERNEL MISMATCH" : "");
     }
     for (const auto &u : report.unmatched)
-        std::printf("unmatched %s layer %s '%s'\n", u.model.c_str(), u.opType.c_str(), u.name.c_str());
+        std::printf("unmatched %s layer %s '%s': %s\n", u.model.c_str(), u.opType.c_str(), u.name.c_str(),
+                    u.reason.c_str());
     if (!report.outputs.empty()) {
         const auto &out = report.outputs.front();
         std::printf("output '%s': SQNR %s dB, top-1 agreement %.2f%%", out.floatName.c_str(), qPrintable(db(out.sqnrDb)),
@@ -111,14 +115,16 @@ int runAnalyze(const QStringList &arguments) {
                               "repeatable.", "DIR_OR_FILES"});
     parser.addOption({"labels", "Class ids (.npy of integers, one per sample) for the accuracy of both models.",
                       "LABELS.npy"});
-    parser.addOption({"batch", "Samples per batch (default 8; a fixed batch dim of the model wins).", "N", "8"});
+    parser.addOption({"batch", "Samples per batch (default 8; a model with a fixed batch dim runs at that batch).",
+                      "N", "8"});
     parser.addOption({"json", "Write the report as JSON.", "OUT.json"});
     parser.addOption({"csv", "Write one row per layer as CSV.", "OUT.csv"});
     parser.addOption({"threads", "Threads (default: all cores).", "N"});
     parser.addOption({"int8-kernels", kInt8KernelsHelp, "MODE", "exact"});
     parser.addOption({"no-isolated", "Skip the isolated (shadow) comparison."});
     parser.addOption({"no-kernel-check", "Skip the int8-kernel-vs-reference check."});
-    parser.addOption({"kernel-check-batches", "Batches the kernel check runs on (default 2; 0: all).", "N", "2"});
+    parser.addOption({"kernel-check-samples", "Samples the kernel check runs on: the first N (default 16; 0: all).",
+                      "N", "16"});
     if (!parser.parse(QStringList{"quantlens analyze"} + arguments)) return usageError(parser.errorText());
     if (parser.isSet("help")) {
         std::fputs(qPrintable(parser.helpText()), stdout);
@@ -137,11 +143,11 @@ int runAnalyze(const QStringList &arguments) {
     const int batch = parser.value("batch").toInt(&ok);
     if (!ok || batch <= 0) return usageError("analyze: --batch expects a positive number");
 
-    const int kernelCheckBatches = parser.value("kernel-check-batches").toInt(&ok);
-    if (!ok || kernelCheckBatches < 0) return usageError("analyze: --kernel-check-batches expects a number >= 0");
+    const qlonglong kernelCheckSamples = parser.value("kernel-check-samples").toLongLong(&ok);
+    if (!ok || kernelCheckSamples < 0) return usageError("analyze: --kernel-check-samples expects a number >= 0");
 
     ql::analysis::NumericSuiteOptions options;
-    options.kernelCheckBatches = kernelCheckBatches;
+    options.kernelCheckSamples = kernelCheckSamples;
     options.threads = threads;
     options.isolated = !parser.isSet("no-isolated");
     options.kernelCheck = !parser.isSet("no-kernel-check");
@@ -162,6 +168,18 @@ int runAnalyze(const QStringList &arguments) {
         if (!ql::isQuantizedModel(quantGraph))
             return reportFailure(ql::Status::badInput(quantGraph.sourcePath +
                                                       ": has no quantized nodes; expected a QDQ or QOperator model"));
+        // --skip-list / --exclude on a quantized model: those layers run fp32 on float inputs,
+        // as the GUI's toggle does.
+        ql::quant::QuantizationOptions skipped;
+        if (ql::Status read = readQuantizerOptions(parser, "analyze", floatPath, skipped); !read)
+            return reportFailure(read);
+        if (!skipped.excludedNodes.empty()) {
+            const std::set<std::string> layers(skipped.excludedNodes.begin(), skipped.excludedNodes.end());
+            auto kept = ql::analysis::quantModelWithFp32Layers(*floatGraph, quantGraph, layers);
+            if (!kept) return reportFailure(kept.status().withContext(models.quantModel.toStdString()));
+            quantGraph = std::move(*kept);
+            std::printf("kept in fp32: %zu layer(s) of %s\n", layers.size(), qPrintable(models.quantModel));
+        }
     } else {
         ql::quant::QuantizationOptions quantizer;
         if (ql::Status read = readQuantizerOptions(parser, "analyze", floatPath, quantizer); !read)
@@ -180,11 +198,14 @@ int runAnalyze(const QStringList &arguments) {
                                               {"calibration_samples", static_cast<double>(calibrated)}};
     }
 
+    auto pairBatch = ql::analysis::pairBatchSize(*floatGraph, quantGraph, batch, parser.isSet("batch"));
+    if (!pairBatch) return reportFailure(pairBatch.status());
+    if (!pairBatch->note.empty()) std::fprintf(stderr, "quantlens: note: %s\n", pairBatch->note.c_str());
     auto files = ql::quant::listCalibrationFiles(splitPaths(parser.values("data")));
     if (!files) return reportFailure(files.status().withContext("--data"));
     const ql::Graph &floatModel = *floatGraph;
     const std::vector<std::string> dataFiles = *files;
-    const ql::analysis::BatchSourceFactory inputs = [&floatModel, dataFiles, batch]() {
+    const ql::analysis::BatchSourceFactory inputs = [&floatModel, dataFiles, batch = pairBatch->batch]() {
         return ql::quant::fileBatchSource(floatModel, dataFiles, batch);
     };
     if (parser.isSet("labels")) {

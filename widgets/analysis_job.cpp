@@ -3,6 +3,7 @@
 #include <atomic>
 #include <mutex>
 
+#include "analysis/pair_batch.h"
 #include "onnx_io/model_loader.h"
 #include "onnx_io/tensor_file.h"
 #include "passes/precision.h"
@@ -121,11 +122,16 @@ Status createSession(const AnalysisRequest &request, const analysis::SessionProg
         quantGraph = std::move(*loaded);
     }
     if (!progress("loading", 0, 0)) return Status::error(ErrorKind::Cancelled, "cancelled");
+    // A static-batch export runs at its own batch (quantized in the app: the float model's).
+    auto pairBatch = analysis::pairBatchSize(*floatGraph, quantGraph ? *quantGraph : *floatGraph,
+                                             request.batch, false);
+    if (!pairBatch) return pairBatch.status();
+    const int64_t batch = pairBatch->batch;
     Result<analysis::EvaluationData> data =
         request.randomInputs
             ? analysis::randomEvaluationData(*floatGraph, request.randomCount, request.randomSeed,
-                                             request.batch)
-            : analysis::evaluationDataFromFiles(*floatGraph, request.dataPaths, request.batch);
+                                             batch)
+            : analysis::evaluationDataFromFiles(*floatGraph, request.dataPaths, batch);
     if (!data) return data.status().withContext("evaluation data");
     if (!request.labels.empty()) {
         auto labels = readLabelsNpy(request.labels);
@@ -143,7 +149,7 @@ Status createSession(const AnalysisRequest &request, const analysis::SessionProg
         // calibration on the evaluation data (the session's default)
     } else {
         auto calibration =
-            analysis::evaluationDataFromFiles(*floatGraph, request.calibrationPaths, request.batch);
+            analysis::evaluationDataFromFiles(*floatGraph, request.calibrationPaths, batch);
         if (!calibration) return calibration.status().withContext("calibration data");
         options.calibrationBatches = std::move(calibration->batches);
     }

@@ -85,6 +85,8 @@ QJsonObject layerJson(const LayerReport &layer) {
         {"precision", QString::fromStdString(layer.precision)},
         {"precision_reason", QString::fromStdString(layer.precisionReason)},
         {"matched_by", QString::fromStdString(layer.matchedBy)},
+        {"match", QJsonObject{{"by", QString::fromStdString(layer.matchedBy)},
+                              {"confidence", layer.matchConfidence}}},
         {"folded_float_nodes", strings(layer.foldedFloatNodes)},
         {"folded_quant_nodes", strings(layer.foldedQuantNodes)},
         {"weight_sqnr_db", number(layer.weightSqnrDb)},
@@ -156,12 +158,14 @@ QJsonObject analysisReportJson(const analysis::NumericSuiteReport &report,
     for (const auto &u : report.unmatched)
         unmatched.append(QJsonObject{{"name", QString::fromStdString(u.name)},
                                      {"op_type", QString::fromStdString(u.opType)},
-                                     {"model", QString::fromStdString(u.model)}});
+                                     {"model", QString::fromStdString(u.model)},
+                                     {"reason", QString::fromStdString(u.reason)}});
     QJsonObject output =
         report.outputs.empty() ? QJsonObject{} : outputJson(report.outputs.front());
     output.remove("name");
     output.remove("quant_name");
     return QJsonObject{{"models", modelsJson}, {"samples", static_cast<double>(report.samples)},
+                       {"kernel_check_samples", static_cast<double>(report.kernelCheckSamples)},
                        {"output", output},     {"outputs", outputs},
                        {"layers", layers},     {"unmatched", unmatched}};
 }

@@ -30,14 +30,6 @@ BatchSourceFactory batchesOf(const EvaluationData &data) {
     };
 }
 
-bool hasQOperators(const Graph &graph) {
-    for (const auto &node : graph.nodes)
-        if (node.opType.rfind("QLinear", 0) == 0 || node.opType == "ConvInteger" ||
-            node.opType == "MatMulInteger" || node.opType == "QGemm")
-            return true;
-    return false;
-}
-
 // Marks the user's toggles. One the lowering still runs int8 (a weightless layer whose int8
 // neighbours quantize its inputs and output) says so, so that the user sees why its figures
 // barely move.
@@ -119,14 +111,10 @@ Result<Graph> AnalysisSession::Impl::quantGraphFor(const std::set<std::string> &
         return std::move(quantized->model);
     }
     if (layers.empty()) return loadedQuant;
-    std::vector<LayerMatch> matches;
-    for (const auto &match : baseMatching.matches)
-        if (layers.count(match.floatNode)) matches.push_back(match);
-    if (matches.size() != layers.size())
-        return Status::badInput(
-            "keep in fp32: a layer has no counterpart in the quantized model's QDQ form");
+    auto matches = matchesOfLayers(baseMatching, floatGraph, layers);
+    if (!matches) return matches.status();
     Graph g = qdqBase;
-    QL_RETURN_IF_ERROR(keepLayersFp32(g, floatGraph, matches));
+    QL_RETURN_IF_ERROR(keepLayersFp32(g, floatGraph, *matches));
     return g;
 }
 

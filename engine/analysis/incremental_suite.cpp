@@ -45,7 +45,7 @@ IsolatedComparisonOptions isolatedOptions(const NumericSuiteOptions &options) {
     IsolatedComparisonOptions o;  // as runNumericSuite sets them
     o.int8Kernels = options.int8Kernels;
     o.kernelCheck = options.kernelCheck;
-    o.kernelCheckBatches = options.kernelCheckBatches;
+    o.kernelCheckSamples = options.kernelCheckSamples;
     o.kernelMismatchDb = kKernelMismatchDb;
     o.threads = options.threads;
     return o;

@@ -1,5 +1,6 @@
 #include "analysis/isolated_comparison.h"
 
+#include <algorithm>
 #include <cmath>
 #include <map>
 
@@ -69,12 +70,18 @@ struct IsolatedComparator::Impl {
     std::map<std::string, int> remaining;           // float value -> layers that have not run yet
     std::set<std::string> delivered;                // float values handed over this batch
     int64_t samples = 0;
+    int64_t kernelCheckSamples = 0;  // samples the kernel check has covered
     int batches = 0;
     void fail(int index, const std::string &why) {
         runs[index].active = false;
         layers[index].note = why;
     }
     void runLayer(int index);
+    // How many of this batch's first samples the kernel check still covers.
+    int64_t kernelCheckSamplesOf(int64_t batchSamples) const {
+        if (options.kernelCheckSamples <= 0) return batchSamples;
+        return std::clamp<int64_t>(options.kernelCheckSamples - samples, 0, batchSamples);
+    }
 };
 
 IsolatedComparator::IsolatedComparator() : m_impl(std::make_unique<Impl>()) {}
@@ -231,25 +238,26 @@ void IsolatedComparator::Impl::runLayer(int index) {
     if (run.outputScale && options.saturation)
         run.isolated.addClipping(x.data<float>(), x.numel(), *run.outputScale, run.outputZeroPoint,
                                  run.outputQmin, run.outputQmax);
-    if (run.referencePlan &&
-        (options.kernelCheckBatches <= 0 || batches < options.kernelCheckBatches)) {
+    const int64_t checked = kernelCheckSamplesOf(samples);
+    if (run.referencePlan && checked > 0) {
         Tensor r;
         status = runPlan(*run.referencePlan, feeds, r);
         if (!status) return fail(index, "the isolated reference layer failed: " + status.message());
         if (r.shape() != y.shape())
             return fail(index, "the reference and int8 outputs have different shapes");
         sameLayout(r, y);
+        // The first `checked` samples: the sample dim is outermost in every layout we store.
+        const int64_t n = samples > 0 ? r.numel() / samples * checked : r.numel();
         // The reference path is the reference here. Both outputs quantized with the same
         // parameters: the SQNR of their dequantized values is that of (q - zp), exactly in
         // integers.
         if (run.outputQuantized && r.dtype() == y.dtype() && r.dtype() == DataType::UInt8) {
-            run.kernelIntegers.add(r.data<uint8_t>(), y.data<uint8_t>(), r.numel(),
-                                   run.outputZeroPoint);
+            run.kernelIntegers.add(r.data<uint8_t>(), y.data<uint8_t>(), n, run.outputZeroPoint);
         } else if (run.outputQuantized && r.dtype() == y.dtype() && r.dtype() == DataType::Int8) {
-            run.kernelIntegers.add(r.data<int8_t>(), y.data<int8_t>(), r.numel(),
-                                   run.outputZeroPoint);
-        } else if (!run.outputQuantized && r.dtype() == DataType::Float) {
-            status = compareWith(run.kernel, run, r.data<float>(), y, samples);
+            run.kernelIntegers.add(r.data<int8_t>(), y.data<int8_t>(), n, run.outputZeroPoint);
+        } else if (!run.outputQuantized && r.dtype() == DataType::Float &&
+                   y.dtype() == DataType::Float) {
+            status = run.kernel.add(r.data<float>(), y.data<float>(), n, checked);
             if (!status) return fail(index, status.message());
         } else {
             return fail(index, "the reference output has an unexpected type");
@@ -287,6 +295,7 @@ Status IsolatedComparator::endBatch(int64_t samples) {
                                 "' did not get the float value(s) " + missing);
     }
     p.held.clear();
+    p.kernelCheckSamples += p.kernelCheckSamplesOf(samples);
     p.samples += samples;
     ++p.batches;
     return Status::ok();
@@ -304,6 +313,7 @@ IsolatedComparisonResult IsolatedComparator::result() const {
     const Impl &p = *m_impl;
     IsolatedComparisonResult result;
     result.samples = p.samples;
+    result.kernelCheckSamples = p.options.kernelCheck ? p.kernelCheckSamples : 0;
     result.batches = p.batches;
     result.layers = p.layers;
     for (size_t i = 0; i < p.runs.size(); ++i) {

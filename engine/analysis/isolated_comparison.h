@@ -41,9 +41,10 @@ struct IsolatedComparisonOptions {
     Int8Kernels int8Kernels = Int8Kernels::Exact;  // as `--int8-kernels`
     bool kernelCheck = true;                       // also run the reference path per layer
     double kernelMismatchDb = 40.0;                // kernel vs reference below this: a mismatch
-    // Run the kernel check on the first this-many batches only (0: every batch). An implementation
-    // error shows on any data; this bounds the reference path's cost on long runs.
-    int kernelCheckBatches = 0;
+    // Run the kernel check on the first this-many samples only (0: every sample). An
+    // implementation error shows on any data; this bounds the reference path's cost on long runs.
+    // Counted in samples, not batches, so that the figure does not depend on the batch size.
+    int64_t kernelCheckSamples = 0;
     // Saturation % of the isolated figures. It depends only on the float layer output and the
     // layer's output quantizer, so it equals the cumulative comparison's figure; off by default
     // to save a pass over every output (rmse/scale is given either way).
@@ -69,6 +70,7 @@ struct LayerIsolatedComparison {
 
 struct IsolatedComparisonResult {
     int64_t samples = 0;
+    int64_t kernelCheckSamples = 0;  // samples the kernel check covered
     int batches = 0;
     std::vector<LayerIsolatedComparison> layers;  // same order as matching.matches
 };

@@ -4,6 +4,8 @@
 #include <set>
 
 #include "passes/constant_folding.h"
+#include "passes/qoperator_to_qdq.h"
+#include "quant/quantization_plan.h"
 #include "passes/fold_batchnorm.h"
 #include "passes/qdq_graph_utils.h"
 
@@ -205,6 +207,40 @@ Status keepLayersFp32(Graph &quantGraph, const Graph &floatGraph,
                                                                  : layer.foldedQuantNodes.back());
     removeDeadQdq(quantGraph);
     return Status::ok();
+}
+
+Result<std::vector<LayerMatch>> matchesOfLayers(const LayerMatching &matching,
+                                                const Graph &floatGraph,
+                                                const std::set<std::string> &layers) {
+    const std::vector<std::string> names(layers.begin(), layers.end());
+    QL_RETURN_IF_ERROR(quant::validateExcludedNodes(floatGraph, names));
+    std::vector<LayerMatch> matches;
+    for (const std::string &name : names) {
+        auto it = std::find_if(matching.matches.begin(), matching.matches.end(), [&](const LayerMatch &m) {
+            return m.floatNode == name || std::count(m.foldedFloatNodes.begin(), m.foldedFloatNodes.end(), name);
+        });
+        if (it == matching.matches.end()) {
+            const Node *node = floatGraph.findNode(name);
+            return Status::badInput("keep in fp32: " + node->describe() +
+                                    " has no counterpart in the quantized model");
+        }
+        const bool listed = std::any_of(matches.begin(), matches.end(),
+                                        [&](const LayerMatch &m) { return m.floatNode == it->floatNode; });
+        if (!listed) matches.push_back(*it);
+    }
+    return matches;
+}
+
+Result<Graph> quantModelWithFp32Layers(const Graph &floatGraph, const Graph &quantGraph,
+                                       const std::set<std::string> &layers) {
+    Graph qdq = quantGraph;
+    if (hasQOperators(qdq)) QL_RETURN_IF_ERROR(expandQOperatorsToQdq(qdq));
+    auto matching = matchLayers(floatGraph, qdq);
+    if (!matching) return matching.status();
+    auto matches = matchesOfLayers(*matching, floatGraph, layers);
+    if (!matches) return matches.status();
+    QL_RETURN_IF_ERROR(keepLayersFp32(qdq, floatGraph, *matches));
+    return qdq;
 }
 
 }  // namespace ql::analysis

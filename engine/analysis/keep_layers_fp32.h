@@ -12,6 +12,7 @@
 //
 // QOperator models: expand them to QDQ first (passes/qoperator_to_qdq.h); the node names stay.
 
+#include <set>
 #include <string>
 #include <vector>
 
@@ -26,5 +27,17 @@ namespace ql::analysis {
 // from the float one or a float constant is missing.
 Status keepLayersFp32(Graph &quantGraph, const Graph &floatGraph,
                       const std::vector<LayerMatch> &layers);
+
+// The matches of `layers`: float node names, each a matched layer or a node folded into one's
+// match (a BatchNormalization, a Relu). BadInput naming the first name that is no node of the
+// float model (with the closest names) or has no counterpart in the quantized model.
+Result<std::vector<LayerMatch>> matchesOfLayers(const LayerMatching &matching,
+                                                const Graph &floatGraph,
+                                                const std::set<std::string> &layers);
+
+// An imported quantized model (QDQ or QOperator form) with `layers` kept in fp32, as the
+// interactive session's toggle does (QOperator nodes expanded to QDQ first).
+Result<Graph> quantModelWithFp32Layers(const Graph &floatGraph, const Graph &quantGraph,
+                                       const std::set<std::string> &layers);
 
 }  // namespace ql::analysis

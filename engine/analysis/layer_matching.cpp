@@ -1,14 +1,20 @@
 #include "analysis/layer_matching.h"
 
 #include <algorithm>
-#include <functional>
 #include <map>
 #include <set>
-#include <tuple>
+
+#include "analysis/layer_pairing.h"
 
 namespace ql::analysis {
 
 namespace {
+
+using pairing::GraphLayers;
+using pairing::Unit;
+using pairing::UnitPair;
+using pairing::collectLayers;
+using pairing::pairUnits;
 
 const std::set<std::string> &floatComputeOps() {
     static const std::set<std::string> ops = {
@@ -28,118 +34,6 @@ const std::map<std::string, std::string> &quantizedOpCanon() {
         {"QLinearGlobalAveragePool", "GlobalAveragePool"}, {"QLinearAveragePool", "AveragePool"},
         {"QLinearSigmoid", "Sigmoid"}, {"QLinearLeakyRelu", "LeakyRelu"}};
     return ops;
-}
-
-// Layers the quantized model may fold or fuse away; they do not count in depths or signatures.
-bool isFoldable(const std::string &op) {
-    return op == "BatchNormalization" || op == "Relu" || op == "Clip";
-}
-
-bool isFoldTarget(const std::string &op) {
-    return op == "Conv" || op == "ConvTranspose" || op == "Gemm" || op == "MatMul";
-}
-
-// One layer: a compute node plus a BatchNormalization directly behind it (sole consumer).
-struct Unit {
-    int head = -1;
-    int bn = -1;
-    bool fusedActivation = false;  // QOperator node carrying `ql_activation`
-    int depth = 0;
-    std::string op;
-    std::string signature;  // op types downstream, to order same-depth same-op layers
-};
-
-struct GraphLayers {
-    const Graph *graph = nullptr;
-    std::map<std::string, std::vector<int>> consumers;
-    std::vector<Unit> units;
-};
-
-GraphLayers collectLayers(const Graph &graph) {
-    GraphLayers layers;
-    layers.graph = &graph;
-    for (size_t i = 0; i < graph.nodes.size(); ++i)
-        for (const auto &in : graph.nodes[i].inputs)
-            if (!in.empty()) layers.consumers[in].push_back(int(i));
-
-    // Depth in compute layers from the graph inputs; plumbing nodes pass depth through.
-    std::map<std::string, int> valueDepth;
-    std::vector<int> nodeDepth(graph.nodes.size(), 0);
-    for (size_t i = 0; i < graph.nodes.size(); ++i) {
-        const Node &node = graph.nodes[i];
-        int depth = 0;
-        for (const auto &in : node.inputs) {
-            auto it = valueDepth.find(in);
-            if (it != valueDepth.end()) depth = std::max(depth, it->second);
-        }
-        if (isComputeLayer(node) && !isFoldable(node.opType)) ++depth;
-        nodeDepth[i] = depth;
-        for (const auto &out : node.outputs)
-            if (!out.empty()) valueDepth[out] = depth;
-    }
-
-    // Downstream signature: op types of the compute layers fed by a node, three levels deep,
-    // so that e.g. a Conv feeding a Relu and a Conv feeding a Concat sort the same way in both
-    // models whatever order the files list them in.
-    std::function<std::string(int, int)> signature = [&](int index, int levels) -> std::string {
-        std::vector<std::string> parts;
-        std::vector<int> frontier = {index};
-        std::set<int> seen;
-        while (!frontier.empty()) {
-            const int n = frontier.back();
-            frontier.pop_back();
-            for (const auto &out : graph.nodes[n].outputs) {
-                auto it = layers.consumers.find(out);
-                if (it == layers.consumers.end()) continue;
-                for (int c : it->second) {
-                    if (!seen.insert(c).second) continue;
-                    const Node &consumer = graph.nodes[c];
-                    if (!isComputeLayer(consumer) || isFoldable(consumer.opType))
-                        frontier.push_back(c);
-                    else
-                        parts.push_back(levels > 1 ? signature(c, levels - 1)
-                                                   : canonicalOpType(consumer));
-                }
-            }
-        }
-        std::sort(parts.begin(), parts.end());
-        std::string text = canonicalOpType(graph.nodes[index]) + "(";
-        for (const auto &part : parts) text += part + ",";
-        return text + ")";
-    };
-
-    std::set<int> absorbed;
-    for (size_t i = 0; i < graph.nodes.size(); ++i) {
-        const Node &node = graph.nodes[i];
-        if (!isComputeLayer(node) || absorbed.count(int(i))) continue;
-        Unit unit;
-        unit.head = int(i);
-        unit.op = canonicalOpType(node);
-        unit.depth = nodeDepth[i];
-        unit.fusedActivation = node.hasAttribute("ql_activation");
-        unit.signature = signature(int(i), 3);
-        if (isFoldTarget(unit.op) && !node.outputs.empty()) {
-            // The sole consumer, looking through a QuantizeLinear -> DequantizeLinear pair (and
-            // Identity/Cast) so that an unfolded BN of a QDQ model (Conv -> Q -> DQ -> BN) pairs too.
-            std::string value = node.outputs[0];
-            for (int hops = 0; hops < 8 && graph.useCount(value) == 1; ++hops) {
-                auto it = layers.consumers.find(value);
-                if (it == layers.consumers.end() || it->second.size() != 1) break;
-                const Node &next = graph.nodes[it->second[0]];
-                if (next.opType == "BatchNormalization" && !next.inputs.empty() && next.inputs[0] == value) {
-                    unit.bn = it->second[0];
-                    absorbed.insert(unit.bn);
-                    break;
-                }
-                const bool plumbing = next.opType == "QuantizeLinear" || next.opType == "DequantizeLinear" ||
-                                      next.opType == "Identity" || next.opType == "Cast";
-                if (!plumbing || next.outputs.empty() || next.inputs.empty() || next.inputs[0] != value) break;
-                value = next.outputs[0];
-            }
-        }
-        layers.units.push_back(unit);
-    }
-    return layers;
 }
 
 bool isPassThrough(const std::string &op) { return op == "Cast" || op == "Identity"; }
@@ -252,38 +146,6 @@ Status checkInputs(const Graph &f, const Graph &q) {
     return Status::ok();
 }
 
-// Longest common subsequence of op types; returns pairs of positions in `a` and `b`.
-std::vector<std::pair<int, int>> alignByOpType(const std::vector<const Unit *> &a,
-                                               const std::vector<const Unit *> &b) {
-    const size_t n = a.size(), m = b.size();
-    std::vector<std::vector<int>> len(n + 1, std::vector<int>(m + 1, 0));
-    for (size_t i = n; i-- > 0;)
-        for (size_t j = m; j-- > 0;)
-            len[i][j] = a[i]->op == b[j]->op ? len[i + 1][j + 1] + 1
-                                             : std::max(len[i + 1][j], len[i][j + 1]);
-    std::vector<std::pair<int, int>> pairs;
-    size_t i = 0, j = 0;
-    while (i < n && j < m) {
-        if (a[i]->op == b[j]->op) {
-            pairs.emplace_back(int(i), int(j));
-            ++i, ++j;
-        } else if (len[i + 1][j] >= len[i][j + 1]) {
-            ++i;
-        } else {
-            ++j;
-        }
-    }
-    return pairs;
-}
-
-std::vector<const Unit *> canonicalOrder(std::vector<const Unit *> units) {
-    std::stable_sort(units.begin(), units.end(), [](const Unit *x, const Unit *y) {
-        return std::tie(x->depth, x->op, x->signature, x->head) <
-               std::tie(y->depth, y->op, y->signature, y->head);
-    });
-    return units;
-}
-
 }  // namespace
 
 bool isComputeLayer(const Node &node) {
@@ -302,37 +164,9 @@ Result<LayerMatching> matchLayers(const Graph &floatGraph, const Graph &quantGra
     if (Status s = checkInputs(floatGraph, quantGraph); !s) return s;
     const GraphLayers fl = collectLayers(floatGraph);
     const GraphLayers ql = collectLayers(quantGraph);
-
-    std::vector<std::pair<const Unit *, const Unit *>> pairs;  // with how
-    std::vector<std::string> hows;
-    std::set<const Unit *> usedF, usedQ;
-
-    // 1. By name.
-    std::map<std::string, const Unit *> quantByName;
-    for (const Unit &u : ql.units) quantByName[quantGraph.nodes[u.head].name] = &u;
-    for (const Unit &u : fl.units) {
-        auto it = quantByName.find(floatGraph.nodes[u.head].name);
-        if (it == quantByName.end() || it->second->op != u.op || usedQ.count(it->second)) continue;
-        pairs.emplace_back(&u, it->second);
-        hows.push_back("name");
-        usedF.insert(&u);
-        usedQ.insert(it->second);
-    }
-
-    // 2. By structure, for what is left.
-    std::vector<const Unit *> restF, restQ;
-    for (const Unit &u : fl.units)
-        if (!usedF.count(&u)) restF.push_back(&u);
-    for (const Unit &u : ql.units)
-        if (!usedQ.count(&u)) restQ.push_back(&u);
-    restF = canonicalOrder(restF);
-    restQ = canonicalOrder(restQ);
-    for (const auto &[i, j] : alignByOpType(restF, restQ)) {
-        pairs.emplace_back(restF[i], restQ[j]);
-        hows.push_back("structure");
-        usedF.insert(restF[i]);
-        usedQ.insert(restQ[j]);
-    }
+    auto pairing = pairUnits(fl, ql);
+    if (!pairing) return pairing.status();
+    const auto &pairs = pairing->pairs;
 
     if (pairs.empty())
         return Status::badInput(
@@ -346,12 +180,13 @@ Result<LayerMatching> matchLayers(const Graph &floatGraph, const Graph &quantGra
     std::map<int, LayerMatch> byFloatNode;  // float node index -> match, for node order
     auto quantOut = [&](int node) { return dequantizedValue(ql, quantGraph.nodes[node].outputs[0]); };
 
-    for (size_t k = 0; k < pairs.size(); ++k) {
-        const Unit &f = *pairs[k].first;
-        const Unit &q = *pairs[k].second;
+    for (const UnitPair &pair : pairs) {
+        const Unit &f = fl.units[pair.floatUnit];
+        const Unit &q = ql.units[pair.quantUnit];
         const Node &fHead = floatGraph.nodes[f.head];
         const Node &qHead = quantGraph.nodes[q.head];
-        LayerMatch head{fHead.name, qHead.name, fHead.outputs[0], "", {}, hows[k], {}};
+        LayerMatch head{fHead.name, qHead.name, fHead.outputs[0], "", {}, pair.how, {},
+                        pair.confidence};
         matchedFloatNodes.insert(f.head);
         matchedQuantNodes.insert(q.head);
         if (f.bn >= 0 && q.bn >= 0) {
@@ -360,7 +195,7 @@ Result<LayerMatching> matchLayers(const Graph &floatGraph, const Graph &quantGra
             const Node &fBn = floatGraph.nodes[f.bn];
             const Node &qBn = quantGraph.nodes[q.bn];
             byFloatNode[f.bn] = LayerMatch{fBn.name, qBn.name, fBn.outputs[0], quantOut(q.bn), {},
-                                           hows[k], {}};
+                                           pair.how, {}, pair.confidence};
             matchedFloatNodes.insert(f.bn);
             matchedQuantNodes.insert(q.bn);
         } else if (f.bn >= 0) {
@@ -446,12 +281,23 @@ Result<LayerMatching> matchLayers(const Graph &floatGraph, const Graph &quantGra
     }
 
     for (auto &entry : byFloatNode) result.matches.push_back(std::move(entry.second));
-    for (size_t i = 0; i < floatGraph.nodes.size(); ++i)
-        if (isComputeLayer(floatGraph.nodes[i]) && !matchedFloatNodes.count(int(i)))
-            result.unmatchedFloat.push_back(floatGraph.nodes[i].name);
-    for (size_t i = 0; i < quantGraph.nodes.size(); ++i)
-        if (isComputeLayer(quantGraph.nodes[i]) && !matchedQuantNodes.count(int(i)))
-            result.unmatchedQuant.push_back(quantGraph.nodes[i].name);
+    auto listUnmatched = [](const Graph &graph, const GraphLayers &layers,
+                            const std::set<int> &matched, const std::map<int, std::string> &why,
+                            std::vector<std::string> &names, std::vector<std::string> &reasons) {
+        std::map<int, std::string> whyByNode;
+        for (const auto &[unit, reason] : why) whyByNode[layers.units[unit].head] = reason;
+        for (size_t i = 0; i < graph.nodes.size(); ++i) {
+            if (!isComputeLayer(graph.nodes[i]) || matched.count(int(i))) continue;
+            names.push_back(graph.nodes[i].name);
+            auto it = whyByNode.find(int(i));
+            reasons.push_back(it != whyByNode.end() ? it->second
+                                                    : "the other model has no separate layer for it");
+        }
+    };
+    listUnmatched(floatGraph, fl, matchedFloatNodes, pairing->floatWhy, result.unmatchedFloat,
+                  result.unmatchedFloatWhy);
+    listUnmatched(quantGraph, ql, matchedQuantNodes, pairing->quantWhy, result.unmatchedQuant,
+                  result.unmatchedQuantWhy);
     return result;
 }
 

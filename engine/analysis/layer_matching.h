@@ -12,14 +12,23 @@
 // (QuantizeLinear, DequantizeLinear, Cast, Identity, Constant, ConstantOfShape, Shape, ...) is
 // plumbing and is ignored.
 //
-// Rules, in order:
-//  1. By name: a float and a quantized compute node with the same name and the same (canonical)
-//     op type are paired, wherever they sit in the graph.
-//  2. By structure, for the rest: each graph's remaining layers are put in a canonical order
-//     (depth in compute layers from the graph inputs, then op type, then the op types downstream
-//     three layers deep, then file order, so that independent branches stored in a different
-//     order line up; BN/Relu/Clip do not count as they may be folded) and aligned by a longest
-//     common subsequence of their op types.
+// Pairing weighs evidence, not names (PyTorch exports name nodes generically, `/Conv_3`,
+// `/ReduceMean`, and those names collide with other layers of the float export), in this order:
+//  1. Weights: a float layer's weight and a quantized layer's dequantized weight that correlate
+//     above 0.99 (mean |Pearson r| per output channel, blind to a folded BN's channel factors),
+//     each the other's best candidate, are a pair wherever they sit ("weights", confidence = r).
+//  2. Structure: a float layer pairs with the quantized layer of the same op type that reads the
+//     same values: the same graph inputs or the outputs of already paired layers, looking through
+//     Q/DQ, Cast, Identity and layers the other model may have folded (BN, Relu, Clip). Repeated
+//     in topological order until nothing new pairs ("structure", 0.9). With several candidates
+//     (e.g. a block's conv and its shortcut conv), weight correlation decides, then equal weight
+//     shape (0.8), then equal node name ("name", 0.7), then canonical position (0.5).
+//  3. Sequence, for what structure cannot reach (behind a layer without a counterpart): each
+//     graph's remaining layers in a canonical order (depth in compute layers from the inputs,
+//     op type, op types downstream three layers deep, file order) aligned by a longest common
+//     subsequence of op types ("structure", 0.5); then structure again.
+// When the weighted layers of the two graphs differ (op family and weight shape) and a weighted
+// layer finds no partner of its weight shape, the graphs are not a pair: an error names it.
 // A float BatchNormalization that directly follows a Conv/ConvTranspose/Gemm/MatMul (sole
 // consumer) is folded into that layer when the quantized counterpart has no BatchNormalization
 // after it; the match then compares the BN output with the quantized layer's output. A float
@@ -46,16 +55,19 @@ struct LayerMatch {
     // (for a QOperator node that is the quantized tensor; dequantize with its output qparams).
     std::string floatOutput, quantOutput;
     std::vector<std::string> foldedFloatNodes;  // e.g. a BatchNormalization folded into a Conv
-    std::string how;                            // "name" | "structure"
+    std::string how;                            // "weights" | "structure" | "name"
     // A quantized Relu/Clip that follows the layer with no QuantizeLinear in between (one int8
     // unit, e.g. PyTorch FX's Conv -> Relu -> Q); quantOutput is then the value after it.
     std::vector<std::string> foldedQuantNodes;
+    double confidence = 0.0;  // 0..1, see the rules above
 };
 
 struct LayerMatching {
     std::vector<LayerMatch> matches;            // in the float graph's node order
     std::vector<std::string> unmatchedFloat;    // compute nodes of the float graph, node order
     std::vector<std::string> unmatchedQuant;    // compute nodes of the quantized graph, node order
+    // Why each unmatched node found no counterpart (same order as the lists above).
+    std::vector<std::string> unmatchedFloatWhy, unmatchedQuantWhy;
 };
 
 bool isComputeLayer(const Node &node);
@@ -63,7 +75,8 @@ bool isComputeLayer(const Node &node);
 std::string canonicalOpType(const Node &node);
 
 // Both graphs must have topologically sorted nodes (as loadModel leaves them). Errors: different
-// graph inputs (count, element type or known shape), or no compute layer matches at all.
+// graph inputs (count, element type or known shape), weighted layers that cannot be paired (see
+// above), or no compute layer matches at all.
 Result<LayerMatching> matchLayers(const Graph &floatGraph, const Graph &quantGraph);
 
 }  // namespace ql::analysis

@@ -22,8 +22,6 @@ const Tensor *constantBehind(const Graph &graph, std::string value) {
     return nullptr;
 }
 
-namespace {
-
 // Index of the weight input of a float layer and its output-channel axis, or -1.
 int floatWeightInput(const Graph &graph, const Node &node, int64_t *channelAxis) {
     if (node.opType == "Conv") {
@@ -52,6 +50,8 @@ int floatWeightInput(const Graph &graph, const Node &node, int64_t *channelAxis)
     return -1;
 }
 
+namespace {
+
 quant::QParams qparamsFrom(const Tensor &q, const Tensor &scale, const Tensor *zeroPoint,
                            int64_t axis) {
     quant::QParams p;
@@ -68,6 +68,8 @@ quant::QParams qparamsFrom(const Tensor &q, const Tensor &scale, const Tensor *z
     p.axis = p.scale.size() > 1 ? (axis < 0 ? axis + q.rank() : axis) : -1;
     return p;
 }
+
+}  // namespace
 
 // The dequantized weight of a quantized layer at input `inputIndex` (QDQ form), or from the
 // QOperator weight inputs; nullopt with a reason otherwise.
@@ -124,8 +126,6 @@ std::optional<Tensor> dequantizedWeight(const Graph &graph, const Node &node, in
     *why = "weight does not come from a DequantizeLinear of a constant";
     return std::nullopt;
 }
-
-}  // namespace
 
 Result<LayerWeightsLookup> findLayerWeights(const Graph &floatFolded, const Graph &quantCleaned,
                                             const LayerMatch &match) {

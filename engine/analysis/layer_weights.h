@@ -19,6 +19,16 @@ namespace ql::analysis {
 // nullptr if none.
 const Tensor *constantBehind(const Graph &graph, std::string value);
 
+// Index of the weight input of a float layer (Conv, ConvTranspose, Gemm, MatMul with a constant
+// operand) and its output-channel axis (-1: none), or -1 when it has no weight.
+int floatWeightInput(const Graph &graph, const Node &node, int64_t *channelAxis);
+
+// The dequantized weight of a quantized layer at input `inputIndex` (QDQ form: DequantizeLinear
+// of a constant), or from the QOperator weight inputs (QLinearConv, QLinearMatMul, QGemm);
+// nullopt with the reason in `why` otherwise.
+std::optional<Tensor> dequantizedWeight(const Graph &graph, const Node &node, int inputIndex,
+                                        std::string *why);
+
 struct LayerWeights {
     Tensor floatWeight;        // float, plain, BN folded when batchNormFolded
     Tensor dequantWeight;      // same shape

@@ -38,10 +38,14 @@ std::vector<OutputReport> outputReports(const ActivationComparisonResult &activa
 std::vector<UnmatchedLayer> unmatchedLayers(const Graph &floatGraph, const Graph &quantGraph,
                                             const LayerMatching &matching) {
     std::vector<UnmatchedLayer> unmatched;
-    for (const auto &name : matching.unmatchedFloat)
-        unmatched.push_back({name, nodeOpType(floatGraph, name), "float"});
-    for (const auto &name : matching.unmatchedQuant)
-        unmatched.push_back({name, nodeOpType(quantGraph, name), "quant"});
+    for (size_t i = 0; i < matching.unmatchedFloat.size(); ++i) {
+        const std::string &name = matching.unmatchedFloat[i];
+        unmatched.push_back({name, nodeOpType(floatGraph, name), "float", matching.unmatchedFloatWhy[i]});
+    }
+    for (size_t i = 0; i < matching.unmatchedQuant.size(); ++i) {
+        const std::string &name = matching.unmatchedQuant[i];
+        unmatched.push_back({name, nodeOpType(quantGraph, name), "quant", matching.unmatchedQuantWhy[i]});
+    }
     return unmatched;
 }
 
@@ -71,7 +75,7 @@ Result<NumericSuiteReport> runNumericSuite(const Graph &floatGraph, const Graph 
         IsolatedComparisonOptions isolatedOptions;
         isolatedOptions.int8Kernels = options.int8Kernels;
         isolatedOptions.kernelCheck = options.kernelCheck;
-        isolatedOptions.kernelCheckBatches = options.kernelCheckBatches;
+        isolatedOptions.kernelCheckSamples = options.kernelCheckSamples;
         isolatedOptions.kernelMismatchDb = kKernelMismatchDb;
         isolatedOptions.threads = options.threads;
         auto created =
@@ -129,6 +133,7 @@ Result<NumericSuiteReport> runNumericSuite(const Graph &floatGraph, const Graph 
     const PrecisionByNode precision = precisionByNode(activations.precision);
     const IsolatedComparisonResult shadow =
         isolated ? isolated->result() : IsolatedComparisonResult{};
+    report.kernelCheckSamples = shadow.kernelCheckSamples;
     report.layers.resize(matching->matches.size());
     for (size_t i = 0; i < report.layers.size(); ++i) {
         LayerReport &row = report.layers[i];

@@ -33,7 +33,8 @@ struct LayerReport {
     std::string quantName;  // quantized node name
     std::string opType;     // float op type
     std::vector<std::string> foldedFloatNodes, foldedQuantNodes;
-    std::string matchedBy;        // "name" | "structure"
+    std::string matchedBy;        // "weights" | "structure" | "name" (layer_matching.h)
+    double matchConfidence = 0.0;  // 0..1
     std::string precision;        // how the quantized layer runs: "int8" | "fp32"
     std::string precisionReason;  // the lowering's reason ("QLinearConv", "no int8 kernel: ...")
     // The interactive session's user kept this layer in fp32. It may still run int8: a weightless
@@ -59,6 +60,7 @@ struct LayerReport {
 struct UnmatchedLayer {
     std::string name, opType;
     std::string model;  // "float" | "quant"
+    std::string reason;  // why it has no counterpart
 };
 
 struct OutputReport {
@@ -70,6 +72,7 @@ struct OutputReport {
 
 struct NumericSuiteReport {
     int64_t samples = 0;
+    int64_t kernelCheckSamples = 0;     // samples the int8-kernel check covered (0: not run)
     std::string quantPrecision;         // "int8" (or "reference" when asked)
     std::string int8Kernels;            // "exact" | "fast"
     std::vector<OutputReport> outputs;  // graph outputs paired in order; outputs[0] is the headline
@@ -83,9 +86,10 @@ struct NumericSuiteOptions {
     Int8Kernels int8Kernels = Int8Kernels::Exact;
     bool isolated = true;     // the shadow comparison (about one more int8 pass)
     bool kernelCheck = true;  // int8 vs reference per layer (about one more fp32 pass per batch)
-    // Batches the kernel check runs on (0: all). It tests the kernels, not the data: the first
-    // batches suffice and the rest of the analysis does not pay for it.
-    int kernelCheckBatches = 2;
+    // Samples the kernel check runs on (0: all): the first ones, whatever the batch size. It
+    // tests the kernels, not the data: a few samples suffice and the rest of the analysis does
+    // not pay for it.
+    int64_t kernelCheckSamples = 16;
     int threads = 0;
     // Class ids, one per row of the first output's argmax (usually one per sample); empty: no
     // accuracy figures. Fewer labels than rows is an error.

@@ -55,6 +55,7 @@ void setLayerIdentity(LayerReport &row, const Graph &floatGraph, const LayerMatc
     row.foldedFloatNodes = match.foldedFloatNodes;
     row.foldedQuantNodes = match.foldedQuantNodes;
     row.matchedBy = match.how;
+    row.matchConfidence = match.confidence;
     auto p = precision.find(match.quantNode);
     row.precision = p != precision.end() && p->second->int8 ? "int8" : "fp32";
     row.precisionReason = p != precision.end() ? p->second->reason : "not quantized in the model";

@@ -242,4 +242,12 @@ Status expandQOperatorsToQdq(Graph &graph, ExpansionReport *report) {
     return sortTopologically(graph);
 }
 
+bool hasQOperators(const Graph &graph) {
+    for (const auto &node : graph.nodes)
+        if (node.opType.rfind("QLinear", 0) == 0 || node.opType == "ConvInteger" ||
+            node.opType == "MatMulInteger" || node.opType == "QGemm")
+            return true;
+    return false;
+}
+
 }  // namespace ql

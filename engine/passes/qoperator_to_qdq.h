@@ -18,4 +18,7 @@ struct ExpansionReport {
 
 Status expandQOperatorsToQdq(Graph &graph, ExpansionReport *report = nullptr);
 
+// Whether the graph has QOperator nodes (QLinear*, QGemm, ConvInteger, MatMulInteger).
+bool hasQOperators(const Graph &graph);
+
 }  // namespace ql

@@ -3,6 +3,8 @@
 // reordered branches, extra nodes, folded/kept BN, fused activations and mismatched pairs.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cmath>
 #include <cstdlib>
 #include <set>
 #include <tuple>
@@ -68,25 +70,26 @@ TEST(LayerMatching, FashionCnnFixtureFloatVsQdq) {
         std::vector<std::string> folded, foldedQuant;
     };
     // PyTorch FX exports ConvReLU as Conv -> Relu -> QuantizeLinear (and Add + Relu likewise):
-    // the Relu folds into the layer's match on both sides.
+    // the Relu folds into the layer's match on both sides. Weighted layers pair by their
+    // weights, the rest by what they read.
     const std::vector<Expected> expected = {
-        {"/conv1/Conv", "/conv1/Conv", "name", "/relu1/Relu_output_0",
+        {"/conv1/Conv", "/conv1/Conv", "weights", "/relu1/Relu_output_0",
          {"/conv2/DequantizeLinear_output_0", "/DequantizeLinear_1_output_0"},
          {"/bn1/BatchNormalization", "/relu1/Relu"}, {"/conv1/Relu"}},
-        {"/conv2/Conv", "/conv2/Conv", "name", "/bn2/BatchNormalization_output_0",
+        {"/conv2/Conv", "/conv2/Conv", "weights", "/bn2/BatchNormalization_output_0",
          {"/DequantizeLinear_output_0"}, {"/bn2/BatchNormalization"}, {}},
-        {"/Add", "/Add", "name", "/relu2/Relu_output_0", {"/pool1/DequantizeLinear_output_0"},
+        {"/Add", "/Add", "structure", "/relu2/Relu_output_0", {"/pool1/DequantizeLinear_output_0"},
          {"/relu2/Relu"}, {"/Relu"}},
-        {"/pool1/MaxPool", "/pool1/MaxPool", "name", "/pool1/MaxPool_output_0",
+        {"/pool1/MaxPool", "/pool1/MaxPool", "structure", "/pool1/MaxPool_output_0",
          {"/conv3/DequantizeLinear_output_0"}, {}, {}},
-        {"/conv3/Conv", "/conv3/Conv", "name", "/relu3/Relu_output_0",
+        {"/conv3/Conv", "/conv3/Conv", "weights", "/relu3/Relu_output_0",
          {"/pool2/DequantizeLinear_output_0"}, {"/bn3/BatchNormalization", "/relu3/Relu"},
          {"/conv3/Relu"}},
-        {"/pool2/MaxPool", "/pool2/MaxPool", "name", "/pool2/MaxPool_output_0",
+        {"/pool2/MaxPool", "/pool2/MaxPool", "structure", "/pool2/MaxPool_output_0",
          {"/DequantizeLinear_2_output_0"}, {}, {}},
-        {"/flatten/Flatten", "/flatten/Flatten", "name", "/flatten/Flatten_output_0",
+        {"/flatten/Flatten", "/flatten/Flatten", "structure", "/flatten/Flatten_output_0",
          {"/fc/DequantizeLinear_output_0"}, {}, {}},
-        {"/fc/Gemm", "/fc/Gemm", "name", "output", {"output"}, {}, {}},
+        {"/fc/Gemm", "/fc/Gemm", "weights", "output", {"output"}, {}, {}},
     };
     ASSERT_EQ(m.matches.size(), expected.size());
     for (size_t i = 0; i < expected.size(); ++i) {
@@ -96,6 +99,8 @@ TEST(LayerMatching, FashionCnnFixtureFloatVsQdq) {
         EXPECT_EQ(got.floatNode, want.floatNode);  // float node order
         EXPECT_EQ(got.quantNode, want.quantNode);
         EXPECT_EQ(got.how, want.how);
+        // Quantized weights correlate with their float ones far above the 0.99 bar.
+        if (want.how == "weights") EXPECT_GT(got.confidence, 0.999);
         EXPECT_EQ(got.floatOutput, want.floatOutput);
         EXPECT_TRUE(want.quantOutputs.count(got.quantOutput)) << got.quantOutput;
         EXPECT_EQ(got.foldedFloatNodes, want.folded);
@@ -171,17 +176,18 @@ TEST(LayerMatching, ReorderedIndependentBranches) {
     EXPECT_TRUE(m.unmatchedFloat.empty());
     EXPECT_TRUE(m.unmatchedQuant.empty());
 
-    // Same with names kept: matched by name regardless of order.
+    // Names swapped onto the wrong layers change nothing: structure decides, not names.
     for (auto &node : q.nodes) {
-        if (node.name == "n0") node.name = "b_pool";
-        if (node.name == "n1") node.name = "a_conv";
+        if (node.name == "n0") node.name = "a_conv";
+        if (node.name == "n1") node.name = "b_pool";
     }
-    auto byName = matchLayers(f, q);
-    ASSERT_TRUE(byName);
-    EXPECT_EQ(findMatch(*byName, "b_pool")->how, "name");
-    EXPECT_EQ(findMatch(*byName, "a_conv")->how, "name");
-    EXPECT_EQ(findMatch(*byName, "a_conv")->floatOutput, "ar");
-    EXPECT_EQ(findMatch(*byName, "a_conv")->quantOutput, "q2_deq");
+    auto misnamed = matchLayers(f, q);
+    ASSERT_TRUE(misnamed) << misnamed.status().message();
+    EXPECT_EQ(findMatch(*misnamed, "b_pool")->quantNode, "a_conv");
+    EXPECT_EQ(findMatch(*misnamed, "b_pool")->how, "structure");
+    EXPECT_EQ(findMatch(*misnamed, "a_conv")->quantNode, "b_pool");
+    EXPECT_EQ(findMatch(*misnamed, "a_conv")->floatOutput, "ar");
+    EXPECT_EQ(findMatch(*misnamed, "a_conv")->quantOutput, "q2_deq");
 }
 
 TEST(LayerMatching, ReorderedBranchesWithTheSameOpsAreToldApartByWhatFollows) {
@@ -229,6 +235,9 @@ TEST(LayerMatching, ExtraNodesAreListedAsUnmatched) {
     EXPECT_EQ(m.matches[1].quantNode, "qfc");
     EXPECT_EQ(m.unmatchedFloat, std::vector<std::string>{"extra_add"});
     EXPECT_EQ(m.unmatchedQuant, std::vector<std::string>{"extra_sigmoid"});
+    ASSERT_EQ(m.unmatchedFloatWhy.size(), 1u);
+    EXPECT_EQ(m.unmatchedFloatWhy[0], "the quantized model has no Add layer");
+    EXPECT_EQ(m.unmatchedQuantWhy[0], "the float model has no Sigmoid layer");
 }
 
 TEST(LayerMatching, BatchNormKeptInBothModelsIsItsOwnLayer) {
@@ -437,4 +446,126 @@ TEST(LayerMatching, ActivationThatIsAClampOnTheLayersQuantizedTensorFoldsIntoIt)
     EXPECT_EQ(separate->matches[0].quantOutput, "a_deq");
     EXPECT_EQ(separate->matches[1].floatNode, "relu");
     EXPECT_EQ(separate->matches[1].quantOutput, "r_deq");
+}
+
+namespace {
+
+// A per-tensor int8 copy of `w` behind a DequantizeLinear in `q`; returns the DQ output.
+std::string quantizedWeight(Graph &q, const std::string &name, const Tensor &w) {
+    float maxAbs = 0.0f;
+    for (int64_t i = 0; i < w.numel(); ++i) maxAbs = std::max(maxAbs, std::abs(w.data<float>()[i]));
+    const float scale = maxAbs / 127.0f;
+    Tensor wq(DataType::Int8, w.shape());
+    for (int64_t i = 0; i < w.numel(); ++i)
+        wq.data<int8_t>()[i] = static_cast<int8_t>(std::lround(w.data<float>()[i] / scale));
+    q.initializers[name + "_q"] = wq;
+    q.initializers[name + "_s"] = Tensor::scalar<float>(scale);
+    q.initializers[name + "_zp"] = Tensor::scalar<int8_t>(0);
+    add(q, "DequantizeLinear", name + "_dq", {name + "_q", name + "_s", name + "_zp"}, {name + "_w"});
+    return name + "_w";
+}
+
+}  // namespace
+
+// PyTorch's exports name nodes generically, and the names of a float export and its int8
+// export collide on different layers: a residual block's 3x3 conv and its 1x1 shortcut conv
+// both read x; the int8 file calls the shortcut "/Conv" and the 3x3 conv "/Conv_1", the float
+// file the other way round, and both call their SE branch's ReduceMean "/ReduceMean" though
+// they sit in different blocks. Weights decide, names do not.
+TEST(LayerMatching, CollidingGenericNamesDoNotDecide) {
+    const Tensor w3 = randomTensor({8, 3, 3, 3}, 1), w1 = randomTensor({8, 3, 1, 1}, 2);
+    const Tensor w3b = randomTensor({8, 8, 3, 3}, 3);
+    Graph f = emptyGraph();
+    f.initializers["w3"] = w3;
+    f.initializers["w1"] = w1;
+    f.initializers["w3b"] = w3b;
+    add(f, "Conv", "/Conv", {"x", "w3"}, {"a"});
+    add(f, "Conv", "/Conv_1", {"x", "w1"}, {"b"});
+    add(f, "Add", "/Add", {"a", "b"}, {"s"});
+    add(f, "ReduceMean", "/ReduceMean", {"s"}, {"m"});
+    add(f, "Conv", "/Conv_2", {"s", "w3b"}, {"c"});
+    add(f, "ReduceMean", "/ReduceMean_1", {"c"}, {"y"});
+
+    Graph q = emptyGraph();
+    const std::string in = qdq(q, "x");
+    add(q, "Conv", "/Conv", {in, quantizedWeight(q, "shortcut", w1)}, {"q_b"});
+    add(q, "Conv", "/Conv_1", {in, quantizedWeight(q, "main", w3)}, {"q_a"});
+    add(q, "Add", "/Add", {qdq(q, "q_a"), qdq(q, "q_b")}, {"q_s"});
+    const std::string s = qdq(q, "q_s");
+    add(q, "Conv", "/Conv_2", {s, quantizedWeight(q, "second", w3b)}, {"q_c"});
+    add(q, "ReduceMean", "/ReduceMean", {qdq(q, "q_c")}, {"q_y"});  // the float "/ReduceMean_1"
+    add(q, "ReduceMean", "/ReduceMean_1", {s}, {"q_m"});            // the float "/ReduceMean"
+
+    auto result = matchLayers(f, q);
+    ASSERT_TRUE(result) << result.status().message();
+    const LayerMatching &m = *result;
+    ASSERT_EQ(m.matches.size(), 6u);
+    EXPECT_EQ(findMatch(m, "/Conv")->quantNode, "/Conv_1");
+    EXPECT_EQ(findMatch(m, "/Conv")->how, "weights");
+    EXPECT_GT(findMatch(m, "/Conv")->confidence, 0.99);
+    EXPECT_EQ(findMatch(m, "/Conv_1")->quantNode, "/Conv");
+    EXPECT_EQ(findMatch(m, "/Conv_2")->quantNode, "/Conv_2");
+    EXPECT_EQ(findMatch(m, "/Add")->quantNode, "/Add");
+    EXPECT_EQ(findMatch(m, "/Add")->how, "structure");
+    EXPECT_EQ(findMatch(m, "/ReduceMean")->quantNode, "/ReduceMean_1");
+    EXPECT_EQ(findMatch(m, "/ReduceMean")->quantOutput, "q_m");
+    EXPECT_EQ(findMatch(m, "/ReduceMean_1")->quantNode, "/ReduceMean");
+    EXPECT_TRUE(m.unmatchedFloat.empty());
+    EXPECT_TRUE(m.unmatchedQuant.empty());
+
+    // Without weight evidence (the same weights quantized away to nothing: shapes only) the
+    // two convs reading x still pair by weight shape; the rest follows from them.
+    Graph q2 = q;
+    for (auto &[name, t] : q2.initializers)
+        if (t.dtype() == DataType::Int8 && t.rank() == 4) t = Tensor(DataType::Int8, t.shape());
+    auto shapes = matchLayers(f, q2);
+    ASSERT_TRUE(shapes) << shapes.status().message();
+    EXPECT_EQ(findMatch(*shapes, "/Conv")->quantNode, "/Conv_1");
+    EXPECT_EQ(findMatch(*shapes, "/Conv")->how, "structure");
+    EXPECT_EQ(findMatch(*shapes, "/ReduceMean")->quantNode, "/ReduceMean_1");
+}
+
+// Two layers with the same weight shape reading the same value (e.g. grouped branches): only
+// their weights tell them apart, and their names are swapped.
+TEST(LayerMatching, WeightsTellApartLayersThatReadTheSameValue) {
+    const Tensor wa = randomTensor({4, 3, 3, 3}, 11), wb = randomTensor({4, 3, 3, 3}, 12);
+    Graph f = emptyGraph();
+    f.initializers["wa"] = wa;
+    f.initializers["wb"] = wb;
+    add(f, "Conv", "a", {"x", "wa"}, {"ya"});
+    add(f, "Conv", "b", {"x", "wb"}, {"yb"});
+    add(f, "Concat", "cat", {"ya", "yb"}, {"y"});
+    Graph q = emptyGraph();
+    const std::string in = qdq(q, "x");
+    add(q, "Conv", "a", {in, quantizedWeight(q, "wb", wb)}, {"qb"});
+    add(q, "Conv", "b", {in, quantizedWeight(q, "wa", wa)}, {"qa"});
+    add(q, "Concat", "cat", {qdq(q, "qa"), qdq(q, "qb")}, {"qy"});
+    auto result = matchLayers(f, q);
+    ASSERT_TRUE(result) << result.status().message();
+    EXPECT_EQ(findMatch(*result, "a")->quantNode, "b");
+    EXPECT_EQ(findMatch(*result, "b")->quantNode, "a");
+    EXPECT_EQ(findMatch(*result, "a")->how, "weights");
+    EXPECT_EQ(findMatch(*result, "cat")->quantNode, "cat");
+}
+
+// A float model and the int8 export of another architecture (one more conv): one line naming
+// the first weighted layer without a counterpart.
+TEST(LayerMatching, DifferentArchitecturesAreAnErrorNamingTheFirstDifference) {
+    Graph f = emptyGraph();
+    f.initializers["w1"] = randomTensor({8, 3, 3, 3}, 1);
+    f.initializers["w2"] = randomTensor({8, 8, 3, 3}, 2);
+    add(f, "Conv", "conv1", {"x", "w1"}, {"a"});
+    add(f, "Conv", "conv2", {"a", "w2"}, {"y"});
+    Graph q = emptyGraph();
+    std::string v = qdq(q, "x");
+    add(q, "Conv", "c1", {v, quantizedWeight(q, "w1", randomTensor({8, 3, 3, 3}, 1))}, {"q1"});
+    add(q, "Conv", "c2", {qdq(q, "q1"), quantizedWeight(q, "w2", randomTensor({16, 8, 3, 3}, 2))},
+        {"q2"});
+    auto result = matchLayers(f, q);
+    ASSERT_FALSE(result);
+    EXPECT_EQ(result.status().kind(), ErrorKind::BadInput);
+    const std::string message = result.status().message();
+    EXPECT_NE(message.find("'conv2' (weight [8,8,3,3]) has no counterpart"), std::string::npos)
+        << message;
+    EXPECT_EQ(message.find('\n'), std::string::npos);
 }

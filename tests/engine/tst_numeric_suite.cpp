@@ -52,7 +52,7 @@ TEST(NumericSuite, ReportRowsCarryEveryComparisonsFigures) {
     ASSERT_TRUE(loadFixture(f));
     NumericSuiteOptions options;
     options.threads = 1;
-    options.kernelCheckBatches = 0;  // all, as compareIsolated below
+    options.kernelCheckSamples = 0;  // all, as compareIsolated below
     options.labels = labelsOf(f);
     auto report = runNumericSuite(f.floatGraph, f.quantGraph, batches(f, 16), options);
     ASSERT_TRUE(report) << report.status().message();

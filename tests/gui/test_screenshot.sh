@@ -1,7 +1,9 @@
 #!/bin/bash
 # quantlens gui --screenshot: the demo analysed, a project (the demo with conv1, pool1 and conv2
 # in fp32) analysed, the layer inspector alone (--layer, --inspector-tab, --grab), a plain model, and a broken project (an error on stderr, a non-zero exit);
-# and the demo's int8 model rebuilt by its script is byte-identical to the committed one.
+# and the demo's int8 model script runs (tst_demo_quantization compares its result with the
+# committed model within the calibration's resolution: not byte for byte, as float kernels sum in
+# another order on another CPU).
 set -eu
 quantlens=$1
 source=$2
@@ -40,5 +42,5 @@ grep -q "missing.onnx" "$out/err.txt"
 [ ! -e "$out/broken.png" ]
 
 bash "$source/tests/tools/make_demo_quant.sh" "$quantlens" "$out/int8.onnx" > /dev/null
-cmp "$out/int8.onnx" "$source/resources/demo/fashion_cnn_int8.onnx"
+"$quantlens" bench "$out/int8.onnx" --runs 1 > /dev/null
 echo "screenshots and demo pair OK"

@@ -1,0 +1,29 @@
+#pragma once
+// Weights as evidence for layer matching: a float layer's constant weight and a quantized
+// layer's dequantized weight are the same tensor up to quantization noise (and, where the
+// quantized model folded a BatchNormalization, a factor per output channel). Their correlation
+// per output channel tells which quantized layer a float layer became, whatever the node names.
+
+#include <optional>
+#include <string>
+
+#include "ir/graph.h"
+#include "ir/tensor.h"
+
+namespace ql::analysis {
+
+struct WeightEvidence {
+    Tensor weight;             // float, plain layout
+    int64_t channelAxis = -1;  // output-channel axis; -1: the whole tensor is one channel
+};
+
+// The weight a compute node multiplies by, as float: for a float layer its constant weight, for a
+// quantized layer (QDQ or QOperator form) its dequantized weight. nullopt when it has none.
+std::optional<WeightEvidence> layerWeightEvidence(const Graph &graph, const Node &node);
+
+// The mean over output channels of |Pearson correlation| between the two weights (the absolute
+// value and the per-channel split make it blind to a folded BatchNormalization's per-channel
+// factor, negative ones included). nullopt when the shapes differ or no channel varies.
+std::optional<double> weightCorrelation(const WeightEvidence &a, const WeightEvidence &b);
+
+}  // namespace ql::analysis
