@@ -176,7 +176,7 @@ int runAnalyze(const QStringList &arguments) {
         if (!skipped.excludedNodes.empty()) {
             const std::set<std::string> layers(skipped.excludedNodes.begin(), skipped.excludedNodes.end());
             auto kept = ql::analysis::quantModelWithFp32Layers(*floatGraph, quantGraph, layers);
-            if (!kept) return reportFailure(kept.status().withContext(models.quantModel.toStdString()));
+            if (!kept) return reportFailure(kept.status().withContext(floatPath.toStdString()));
             quantGraph = std::move(*kept);
             std::printf("kept in fp32: %zu layer(s) of %s\n", layers.size(), qPrintable(models.quantModel));
         }

@@ -5,6 +5,7 @@
   check_analyze.py csv REPORT.json REPORT.csv            - the CSV holds the JSON's scalar columns
   check_analyze.py same A.json B.json                    - equal figures (batch-size independence)
   check_analyze.py inapp REPORT.json                     - a float model quantized in the app
+  check_analyze.py fp32 REPORT.json BASE.json LAYER...   - LAYERs kept in fp32, the rest as in BASE
 """
 import csv
 import json
@@ -86,6 +87,12 @@ def torch_mode(report_path, suite_path):
         print(f"{torch_name:14} {nodes[0]:18} {cells[0]:>22} {cells[1]:>22}")
     for layer in report["layers"]:
         check_layer_sanity(layer)
+        match = layer["match"]
+        if match["by"] != layer["matched_by"] or not 0.0 < match["confidence"] <= 1.0:
+            fail(f"{layer['name']}: match {match}")
+        # Quantized weights correlate with their float weights far above the 0.99 evidence bar.
+        if layer["weight_sqnr_db"] is not None and (match["by"] != "weights" or match["confidence"] < 0.999):
+            fail(f"{layer['name']}: a weighted layer matched {match}, not by its weights")
         if layer["isolated_sqnr_db"] is None:
             fail(f"{layer['name']}: no isolated figure ({layer['notes']})")
         if layer["precision"] == "int8" and layer["kernel_vs_reference_sqnr_db"] is None:
@@ -159,8 +166,35 @@ def inapp_mode(report_path):
         fail(f"output SQNR {report['output']['sqnr_db']} < 35 dB")
 
 
+def fp32_mode(report_path, base_path, *fp32_layers):
+    report, base = json.load(open(report_path)), json.load(open(base_path))
+    rows = {layer["name"]: layer for layer in report["layers"]}
+    if [layer["name"] for layer in report["layers"]] != [layer["name"] for layer in base["layers"]]:
+        fail("the skip-list changed the layers")
+    for layer in base["layers"]:
+        ours = rows[layer["name"]]
+        want = "fp32" if layer["name"] in fp32_layers else layer["precision"]
+        if ours["precision"] != want:
+            fail(f"{layer['name']}: precision {ours['precision']}, expected {want}")
+    for name in fp32_layers:
+        # An fp32 layer fed the float model's input to it: no weight quantization, so no weight
+        # figure; its output is still quantized once for the int8 layer that reads it, so its
+        # own error is that rounding alone: rmse/scale near 1/sqrt(12) = 0.289, better than int8.
+        ours = rows[name]
+        theirs = next(l for l in base["layers"] if l["name"] == name)
+        if ours["weight_sqnr_db"] is not None:
+            fail(f"{name}: fp32 layer with a weight SQNR {ours['weight_sqnr_db']}")
+        if value(ours["isolated_sqnr_db"]) < value(theirs["isolated_sqnr_db"]):
+            fail(f"{name}: isolated SQNR {ours['isolated_sqnr_db']} in fp32 < {theirs['isolated_sqnr_db']} int8")
+        noise = value(ours["isolated"]["rmse_over_scale"])
+        if not 0.25 <= noise <= 0.35:
+            fail(f"{name}: isolated rmse/scale {noise}, expected about 0.289 (rounding alone)")
+    if value(report["output"]["sqnr_db"]) < value(base["output"]["sqnr_db"]) - 1.0:
+        fail(f"output SQNR fell: {report['output']['sqnr_db']} vs {base['output']['sqnr_db']}")
+
+
 if __name__ == "__main__":
-    modes = {"torch": torch_mode, "csv": csv_mode, "same": same_mode, "inapp": inapp_mode}
+    modes = {"torch": torch_mode, "csv": csv_mode, "same": same_mode, "inapp": inapp_mode, "fp32": fp32_mode}
     modes[sys.argv[1]](*sys.argv[2:])
     for message in failures:
         print("FAIL " + message)

@@ -25,6 +25,14 @@ expect "CSV equals JSON" 0 "" -- $check csv "$work/a.json" "$work/a.csv"
 expect "analyze batch 7" 0 "" -- "$quantlens" analyze "${pair[@]}" --batch 7 --json "$work/b7.json"
 expect "batch 7 == batch 8" 0 "" -- $check same "$work/a.json" "$work/b7.json"
 
+# A skip-list on the imported quantized model: conv2 runs fp32 (as the GUI toggle), the rest int8;
+# an unknown name is a one-line error listing the closest names.
+echo '{"model": "float.onnx", "fp32_nodes": ["/conv2/Conv"]}' >"$work/skip.json"
+expect "analyze --quant --skip-list" 0 "kept in fp32: 1 layer(s)" -- \
+    "$quantlens" analyze "${pair[@]}" --skip-list "$work/skip.json" --json "$work/skip_report.json"
+expect "skip-list layers run fp32" 0 "" -- $check fp32 "$work/skip_report.json" "$work/a.json" /conv2/Conv
+expect "unknown --exclude" 2 "closest names" -- "$quantlens" analyze "${pair[@]}" --exclude /conv9/Conv
+
 # In-app quantization of the float model from the same samples (our quantizer, MSE ranges).
 expect "analyze --calib" 0 "calibrated on 64 samples" -- \
     "$quantlens" analyze --float "$fixture/float.onnx" --calib "$fixture/inputs.npy" --method mse \
