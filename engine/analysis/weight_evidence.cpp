@@ -1,5 +1,6 @@
 #include "analysis/weight_evidence.h"
 
+#include <algorithm>
 #include <cmath>
 
 #include "analysis/layer_weights.h"
@@ -49,7 +50,8 @@ std::optional<WeightEvidence> layerWeightEvidence(const Graph &graph, const Node
     return std::nullopt;
 }
 
-std::optional<double> weightCorrelation(const WeightEvidence &a, const WeightEvidence &b) {
+std::optional<double> weightCorrelation(const WeightEvidence &a, const WeightEvidence &b,
+                                        int64_t maxChannels) {
     if (a.weight.shape() != b.weight.shape() || a.weight.numel() == 0) return std::nullopt;
     const Shape &shape = a.weight.shape();
     const int64_t axis = a.channelAxis == b.channelAxis ? a.channelAxis : -1;
@@ -71,6 +73,7 @@ std::optional<double> weightCorrelation(const WeightEvidence &a, const WeightEvi
     const float *y = b.weight.data<float>();
     double sum = 0.0;
     int64_t counted = 0;
+    if (maxChannels > 0) channels = std::min(channels, maxChannels);
     for (int64_t c = 0; c < channels; ++c) {
         double sx = 0, sy = 0, sxx = 0, syy = 0, sxy = 0;
         const double n = double(outer * inner);

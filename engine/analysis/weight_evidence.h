@@ -24,6 +24,8 @@ std::optional<WeightEvidence> layerWeightEvidence(const Graph &graph, const Node
 // The mean over output channels of |Pearson correlation| between the two weights (the absolute
 // value and the per-channel split make it blind to a folded BatchNormalization's per-channel
 // factor, negative ones included). nullopt when the shapes differ or no channel varies.
-std::optional<double> weightCorrelation(const WeightEvidence &a, const WeightEvidence &b);
+// `maxChannels` > 0 looks at the first channels only: a cheap first test before the full one.
+std::optional<double> weightCorrelation(const WeightEvidence &a, const WeightEvidence &b,
+                                        int64_t maxChannels = 0);
 
 }  // namespace ql::analysis
