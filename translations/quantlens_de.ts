@@ -941,10 +941,6 @@ Unterbefehle: gui (Standard), infer, bench, quantize, analyze; `quantlens UNTERB
         <translation>Enthält (quantisiert): %1</translation>
     </message>
     <message>
-        <source>Matched by %1</source>
-        <translation>Zugeordnet über %1</translation>
-    </message>
-    <message>
         <source>Position in the float model&apos;s topological order</source>
         <translation>Position in der topologischen Reihenfolge des Float-Modells</translation>
     </message>
@@ -1047,6 +1043,18 @@ Unterbefehle: gui (Standard), infer, bench, quantize, analyze; `quantlens UNTERB
     <message>
         <source>The quantized model runs this layer in fp32: nothing to toggle</source>
         <translation>Das quantisierte Modell führt diese Schicht in fp32 aus: nichts umzuschalten</translation>
+    </message>
+    <message>
+        <source>Matched by its weights: correlation %1 with the quantized layer&apos;s</source>
+        <translation>Über die Gewichte zugeordnet: Korrelation %1 mit denen der quantisierten Schicht</translation>
+    </message>
+    <message>
+        <source>Matched by structure: it reads the same values (confidence %1)</source>
+        <translation>Über die Struktur zugeordnet: liest dieselben Werte (Konfidenz %1)</translation>
+    </message>
+    <message>
+        <source>Matched by node name among several candidates (confidence %1)</source>
+        <translation>Unter mehreren Kandidaten über den Knotennamen zugeordnet (Konfidenz %1)</translation>
     </message>
 </context>
 <context>

@@ -177,8 +177,15 @@ QString AnalysisTableModel::toolTip(int row, int column) const {
                 lines << tr("Includes (float): %1").arg(joined(layer.foldedFloatNodes));
             if (!layer.foldedQuantNodes.empty())
                 lines << tr("Includes (quantized): %1").arg(joined(layer.foldedQuantNodes));
-            if (!layer.matchedBy.empty())
-                lines << tr("Matched by %1").arg(QString::fromStdString(layer.matchedBy));
+            if (layer.matchedBy == "weights")
+                lines << tr("Matched by its weights: correlation %1 with the quantized layer's")
+                             .arg(layer.matchConfidence, 0, 'f', 5);
+            else if (layer.matchedBy == "structure")
+                lines << tr("Matched by structure: it reads the same values (confidence %1)")
+                             .arg(layer.matchConfidence, 0, 'f', 1);
+            else if (layer.matchedBy == "name")
+                lines << tr("Matched by node name among several candidates (confidence %1)")
+                             .arg(layer.matchConfidence, 0, 'f', 1);
             break;
     }
     for (const std::string &note : layer.notes) lines << QString::fromStdString(note);
