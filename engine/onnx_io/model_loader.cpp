@@ -12,6 +12,7 @@
 
 #include "onnx_io/external_data.h"
 #include "onnx_io/onnx_tensor.h"
+#include "onnx_io/opset_upgrade.h"
 #include "passes/constant_folding.h"
 #include "passes/topological_sort.h"
 
@@ -92,7 +93,18 @@ std::string uniqueNodeName(const onnx::NodeProto &proto, int index,
     return name;
 }
 
-Result<Graph> convertModel(const onnx::ModelProto &model, const std::string &file) {
+// Names every node of the main graph. Done on the proto before an opset upgrade, so unnamed
+// nodes are numbered by their place in the user's file, not in the converter's output.
+void assignNodeNames(onnx::GraphProto &g) {
+    std::set<std::string> fileNames, used;
+    for (const auto &proto : g.node())
+        if (!proto.name().empty()) fileNames.insert(proto.name());
+    for (int i = 0; i < g.node_size(); ++i)
+        g.mutable_node(i)->set_name(uniqueNodeName(g.node(i), i, fileNames, &used));
+}
+
+Result<Graph> convertModel(onnx::ModelProto &model, const std::string &file) {
+    assignNodeNames(*model.mutable_graph());
     Graph graph;
     graph.sourcePath = file;
     graph.name = model.graph().name();
@@ -120,15 +132,11 @@ Result<Graph> convertModel(const onnx::ModelProto &model, const std::string &fil
     for (const auto &vi : g.input()) graph.valueInfo[vi.name()] = convertValueInfo(vi);
     for (const auto &vi : g.output()) graph.valueInfo[vi.name()] = convertValueInfo(vi);
 
-    std::set<std::string> fileNames, names;
-    for (const auto &proto : g.node())
-        if (!proto.name().empty()) fileNames.insert(proto.name());
-    for (int i = 0; i < g.node_size(); ++i) {
-        const auto &proto = g.node(i);
+    for (const auto &proto : g.node()) {
         Node node;
         node.opType = proto.op_type();
         node.domain = proto.domain() == "ai.onnx" ? "" : proto.domain();
-        node.name = uniqueNodeName(proto, i, fileNames, &names);
+        node.name = proto.name();
         node.inputs.assign(proto.input().begin(), proto.input().end());
         node.outputs.assign(proto.output().begin(), proto.output().end());
         for (const auto &attr : proto.attribute()) {
@@ -222,6 +230,12 @@ Result<Graph> loadModelFromBytes(const std::string &bytes, const std::string &fi
     if (!external) return fail(ErrorKind::BadInput, external.message());
 
     std::vector<std::string> warnings;
+    if (opset < kMinNativeOpset) {
+        assignNodeNames(*model.mutable_graph());
+        Status upgraded = upgradeOpset(model, opset, &warnings);
+        if (!upgraded) return fail(upgraded.kind(), upgraded.message());
+        opset = kUpgradeTargetOpset;
+    }
     Status checked = checkAndInferShapes(model, opset, options.runChecker, &warnings);
     if (!checked) return fail(checked.kind(), checked.message());
 

@@ -1,6 +1,7 @@
 #pragma once
 // Reads an ONNX model file into the engine's Graph: parse, resolve external data inside the
-// model's folder, run onnx::checker and shape inference, convert fp16/bf16 initializers to
+// model's folder, upgrade opsets below 11 with ONNX's version converter (opset_upgrade.h), run
+// onnx::checker and shape inference, convert fp16/bf16 initializers to
 // float32, sort nodes topologically and fold the constant subgraphs exporters leave behind.
 
 #include <cstdint>
@@ -11,15 +12,19 @@
 
 namespace ql {
 
-constexpr int64_t kMinOpset = 11;
+// Default-domain opsets: kMinNativeOpset to kMaxOpset load as they are; kMinOpset to 10 are
+// upgraded to opset 11 first (torch.onnx.export still writes opsets 9 and 10).
+constexpr int64_t kMinOpset = 7;
+constexpr int64_t kMinNativeOpset = 11;
 constexpr int64_t kMaxOpset = 18;
 
 struct LoadOptions {
     uint64_t maxFileBytes = (uint64_t(2) << 30) - 1;  // protobuf cannot parse 2 GiB or more
     bool runChecker = true;
     bool foldConstants = true;
-    // Lowest default-domain opset accepted; the conformance runner lowers it for the
-    // opset 1-9 backend test cases.
+    // Lowest default-domain opset accepted (those below kMinNativeOpset are upgraded). 7 is the
+    // first opset with today's broadcasting; the conformance runner lowers it to 1 to take
+    // whatever the converter can upgrade.
     int64_t minOpset = kMinOpset;
 };
 

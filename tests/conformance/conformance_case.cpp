@@ -153,7 +153,7 @@ std::string compare(const Tensor &actual, const Tensor &expected) {
 CaseResult runCase(const std::string &caseDirText, const CaseOptions &caseOptions) {
     const fs::path caseDir(caseDirText);
     LoadOptions options;
-    options.minOpset = 1;  // pytorch-converted and pytorch-operator cases are opset 6-9
+    options.minOpset = 1;  // pytorch-converted and pytorch-operator cases are opset 6-9: upgraded
     options.foldConstants = caseOptions.foldConstants;
     Result<Graph> loaded = loadModel((caseDir / "model.onnx").string(), options);
     if (!loaded) return fromStatus(loaded.status(), "load: ");

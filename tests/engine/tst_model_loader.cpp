@@ -18,6 +18,7 @@
 #include <onnx/onnx_pb.h>
 
 #include "onnx_io/model_loader.h"
+#include "onnx_io/opset_upgrade.h"
 #include "onnx_io/tensor_file.h"
 #include "runtime/execution_plan.h"
 #include "test_support.h"
@@ -252,18 +253,57 @@ TEST_F(ModelLoaderTest, RefusesOversizedFile) {
 }
 
 TEST_F(ModelLoaderTest, RefusesOpsetOutOfRange) {
-    const std::string old = writeModel("opset10.onnx", reluModel(10));
+    const std::string old = writeModel("opset6.onnx", reluModel(6));
     expectError(loadModel(old), ErrorKind::Unsupported, old,
-                "opset 10 is not supported (supported: 11 to 18)");
+                "opset 6 is not supported (supported: 7 to 18)");
     const std::string future = writeModel("opset19.onnx", reluModel(19));
     expectError(loadModel(future), ErrorKind::Unsupported, future, "opset 19 is not supported");
 
     LoadOptions legacy;
-    legacy.minOpset = 1;  // as the conformance runner does for opset 6-9 test cases
+    legacy.minOpset = 1;  // as the conformance runner does for opset 1-6 test cases
     Result<Graph> graph = loadModel(old, legacy);
     ASSERT_TRUE(graph.isOk()) << graph.status().message();
-    EXPECT_EQ(graph->opsetVersion, 10);
+    EXPECT_EQ(graph->opsetVersion, kUpgradeTargetOpset);
     expectError(loadModel(future, legacy), ErrorKind::Unsupported, future, "opset 19");
+}
+
+// torch.onnx.export at opset 9: ONNX's version converter carries the model to opset 11 (Upsample
+// becomes Resize), node names stay as in the file (unnamed ones numbered by their place in it),
+// a warning says so, and the upgraded model computes what the old one meant (nearest
+// upsampling by 2, asymmetric: each input element repeated in a 2x2 block).
+TEST_F(ModelLoaderTest, UpgradesOpset9KeepingNodeNames) {
+    onnx::ModelProto model = makeModel(9);
+    auto *g = model.mutable_graph();
+    setTensorType(g->add_input(), "x", onnx::TensorProto::FLOAT, {1, 1, 2, 2});
+    setTensorType(g->add_output(), "y", onnx::TensorProto::FLOAT, {1, 1, 4, 4});
+    setFloats(g->add_initializer(), "scales", {4}, {1.0f, 1.0f, 2.0f, 2.0f});
+    auto *up = addNode(g, "Upsample", {"x", "scales"}, {"u"});
+    up->set_name("/up/Upsample");
+    auto *mode = up->add_attribute();
+    mode->set_name("mode");
+    mode->set_type(onnx::AttributeProto::STRING);
+    mode->set_s("nearest");
+    addNode(g, "Relu", {"u"}, {"y"})->clear_name();
+    const std::string path = writeModel("opset9.onnx", model);
+
+    Result<Graph> graph = loadModel(path);
+    ASSERT_TRUE(graph.isOk()) << graph.status().message();
+    EXPECT_EQ(graph->opsetVersion, kUpgradeTargetOpset);
+    bool warned = false;
+    for (const std::string &w : graph->warnings) warned |= w.find("opset 9") != std::string::npos;
+    EXPECT_TRUE(warned);
+    ASSERT_NE(graph->findNode("/up/Upsample"), nullptr);
+    EXPECT_EQ(graph->findNode("/up/Upsample")->opType, "Resize");
+    ASSERT_NE(graph->findNode("Relu_1"), nullptr);
+
+    auto plan = ExecutionPlan::create(graph.value());
+    ASSERT_TRUE(plan.isOk()) << plan.status().message();
+    std::vector<Tensor> outputs;
+    const Tensor x = Tensor::fromVector<float>({1, 1, 2, 2}, {1.0f, -2.0f, 3.0f, 4.0f});
+    ASSERT_TRUE(plan.value()->run({{"x", x}}, outputs).isOk());
+    const std::vector<float> want = {1, 1, 0, 0, 1, 1, 0, 0, 3, 3, 4, 4, 3, 3, 4, 4};
+    ASSERT_EQ(outputs[0].numel(), 16);
+    for (int i = 0; i < 16; ++i) EXPECT_EQ(outputs[0].data<float>()[i], want[i]) << i;
 }
 
 TEST_F(ModelLoaderTest, AcceptsHighestSupportedOpset) {
