@@ -26,7 +26,9 @@ bool isPlumbing(const std::string &op) {
 }
 
 // Gemm and MatMul are the same layer to an exporter that picks either.
-std::string weightFamily(const std::string &op) { return op == "Gemm" ? "MatMul" : op; }
+std::string weightFamily(const std::string &op) {
+    return op == "Gemm" ? "MatMul" : op;
+}
 
 // Where a value comes from, in pair terms: a graph input, a paired unit, a constant, or a layer
 // without a partner (which blocks structural matching downstream of it).
@@ -39,7 +41,7 @@ struct Origin {
 // One graph's side of the pairing.
 struct Side {
     const GraphLayers *layers = nullptr;
-    std::vector<int> unitOfNode;  // node index -> unit index, or -1
+    std::vector<int> unitOfNode;                         // node index -> unit index, or -1
     std::vector<std::optional<WeightEvidence>> weights;  // per unit
     std::vector<int> partner;                            // unit -> other side's unit, or -1
     std::vector<int> position;                           // unit -> canonical position
@@ -72,8 +74,8 @@ struct Side {
 
     // The origins of a unit's non-constant inputs, sorted; nullopt (and the blocking node in
     // `block`) when one comes from a layer without a partner.
-    std::optional<std::vector<std::pair<int, int>>> inputOrigins(int u,
-                                                                 std::string *block = nullptr) const {
+    std::optional<std::vector<std::pair<int, int>>> inputOrigins(
+        int u, std::string *block = nullptr) const {
         std::vector<std::pair<int, int>> origins;
         for (const std::string &in : head(u).inputs) {
             if (in.empty()) continue;
@@ -130,7 +132,8 @@ std::optional<double> correlation(const Side &f, int fu, const Side &q, int qu) 
 
 class Pairer {
 public:
-    Pairer(const GraphLayers &fl, const GraphLayers &ql) : f(makeSide(fl, true)), q(makeSide(ql, false)) {}
+    Pairer(const GraphLayers &fl, const GraphLayers &ql)
+        : f(makeSide(fl, true)), q(makeSide(ql, false)) {}
 
     void pair(int fu, int qu, const std::string &how, double confidence) {
         f.partner[fu] = qu;
@@ -149,8 +152,10 @@ public:
         auto bestOf = [](const std::vector<double> &row, int *best) {
             double first = -1.0, second = -1.0;
             for (size_t k = 0; k < row.size(); ++k) {
-                if (row[k] > first) second = first, first = row[k], *best = int(k);
-                else if (row[k] > second) second = row[k];
+                if (row[k] > first)
+                    second = first, first = row[k], *best = int(k);
+                else if (row[k] > second)
+                    second = row[k];
             }
             return first >= kWeightEvidence && second < first;
         };
@@ -199,7 +204,8 @@ public:
         auto same = [&](size_t i, size_t j) { return f.unit(a[i]).op == q.unit(b[j]).op; };
         for (size_t i = n; i-- > 0;)
             for (size_t j = m; j-- > 0;)
-                len[i][j] = same(i, j) ? len[i + 1][j + 1] + 1 : std::max(len[i + 1][j], len[i][j + 1]);
+                len[i][j] =
+                    same(i, j) ? len[i + 1][j + 1] + 1 : std::max(len[i + 1][j], len[i][j + 1]);
         for (size_t i = 0, j = 0; i < n && j < m;) {
             if (same(i, j)) {
                 pair(a[i], b[j], "structure", 0.5);
@@ -213,7 +219,8 @@ public:
     }
 
     Status checkWeightedLayers() const;
-    std::map<int, std::string> reasons(const Side &mine, const Side &other, const char *otherModel) const;
+    std::map<int, std::string> reasons(const Side &mine, const Side &other,
+                                       const char *otherModel) const;
 
     Side f, q;
     std::vector<UnitPair> pairs;
@@ -242,8 +249,11 @@ private:
                              f.head(fu).name == q.head(qu).name,
                              std::abs(f.position[fu] - q.position[qu])});
         }
-        auto key = [](const Rank &r) { return std::make_tuple(r.weights, r.shape, r.name, -r.distance); };
-        std::sort(ranks.begin(), ranks.end(), [&](const Rank &x, const Rank &y) { return key(x) > key(y); });
+        auto key = [](const Rank &r) {
+            return std::make_tuple(r.weights, r.shape, r.name, -r.distance);
+        };
+        std::sort(ranks.begin(), ranks.end(),
+                  [&](const Rank &x, const Rank &y) { return key(x) > key(y); });
         const Rank &best = ranks[0], &next = ranks[1];
         if (best.weights != next.weights) return pair(fu, best.qu, "weights", best.weights);
         if (best.shape != next.shape) return pair(fu, best.qu, "structure", 0.8);
@@ -284,7 +294,8 @@ Status Pairer::checkWeightedLayers() const {
         for (int u : byPosition(*side)) {
             if (!side->weights[u] || !mismatch(*side, u)) continue;
             const std::string &fp = f.graph().sourcePath, &qp = q.graph().sourcePath;
-            const std::string files = fp.empty() || qp.empty() ? "" : " ('" + fp + "' vs '" + qp + "')";
+            const std::string files =
+                fp.empty() || qp.empty() ? "" : " ('" + fp + "' vs '" + qp + "')";
             return Status::badInput(
                 "models do not match" + files + ": " + describe(*side, u) +
                 " has no counterpart with that weight shape in the other model (weighted layers: " +
@@ -389,7 +400,8 @@ GraphLayers collectLayers(const Graph &graph) {
         unit.signature = signature(int(i), 3);
         if (isFoldTarget(unit.op) && !node.outputs.empty()) {
             // The sole consumer, looking through a QuantizeLinear -> DequantizeLinear pair (and
-            // Identity/Cast) so that an unfolded BN of a QDQ model (Conv -> Q -> DQ -> BN) pairs too.
+            // Identity/Cast) so that an unfolded BN of a QDQ model (Conv -> Q -> DQ -> BN) pairs
+            // too.
             std::string value = node.outputs[0];
             for (int hops = 0; hops < 8 && graph.useCount(value) == 1; ++hops) {
                 auto it = layers.consumers.find(value);

@@ -20,8 +20,8 @@ bool isFoldable(const std::string &op);
 struct Unit {
     int head = -1;
     int bn = -1;
-    int depth = 0;  // compute layers (foldable ones not counted) from the graph inputs
-    std::string op;  // canonical op type
+    int depth = 0;          // compute layers (foldable ones not counted) from the graph inputs
+    std::string op;         // canonical op type
     std::string signature;  // op types downstream, to order same-depth same-op layers
 };
 

@@ -19,8 +19,8 @@ std::string describe(const Graph &graph) {
 
 }  // namespace
 
-Result<PairBatch> pairBatchSize(const Graph &floatGraph, const Graph &quantGraph,
-                                int64_t requested, bool explicitRequest) {
+Result<PairBatch> pairBatchSize(const Graph &floatGraph, const Graph &quantGraph, int64_t requested,
+                                bool explicitRequest) {
     const int64_t f = fixedBatch(floatGraph), q = fixedBatch(quantGraph);
     if (f > 0 && q > 0 && f != q)
         return Status::badInput("models do not match: " + describe(floatGraph) +

@@ -19,7 +19,7 @@ struct PairBatch {
 // A batch dim fixed in either model's first input decides; otherwise `requested`. BadInput when
 // the models fix different batches, or when `explicitRequest` and `requested` differs from a
 // fixed batch (the user asked for something the model cannot run).
-Result<PairBatch> pairBatchSize(const Graph &floatGraph, const Graph &quantGraph,
-                                int64_t requested, bool explicitRequest);
+Result<PairBatch> pairBatchSize(const Graph &floatGraph, const Graph &quantGraph, int64_t requested,
+                                bool explicitRequest);
 
 }  // namespace ql::analysis

@@ -58,10 +58,14 @@ std::optional<double> weightCorrelation(const WeightEvidence &a, const WeightEvi
     // Elements are visited as [outer, channels, inner] around the channel axis.
     int64_t outer = 1, channels = 1, inner = 1;
     for (int64_t d = 0; d < int64_t(shape.size()); ++d) {
-        if (axis < 0) inner *= shape[d];
-        else if (d < axis) outer *= shape[d];
-        else if (d == axis) channels = shape[d];
-        else inner *= shape[d];
+        if (axis < 0)
+            inner *= shape[d];
+        else if (d < axis)
+            outer *= shape[d];
+        else if (d == axis)
+            channels = shape[d];
+        else
+            inner *= shape[d];
     }
     // Channels with fewer than 4 elements say little on their own: one correlation overall.
     if (outer * inner < 4) {

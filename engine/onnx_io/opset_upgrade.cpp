@@ -91,7 +91,9 @@ std::string converterMessage(const char *what) {
 
 // The first node whose op type the message names as a word: the converter names ops, not nodes.
 std::string culprit(const std::string &message, const onnx::GraphProto &graph) {
-    auto isWordChar = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; };
+    auto isWordChar = [](char c) {
+        return std::isalnum(static_cast<unsigned char>(c)) || c == '_';
+    };
     for (const auto &node : graph.node()) {
         const std::string &op = node.op_type();
         for (size_t at = message.find(op); !op.empty() && at != std::string::npos;
@@ -154,19 +156,22 @@ void keepLegacyResize(onnx::NodeProto *resize, const onnx::GraphProto &graph,
     if (mode != "nearest") return;
     std::vector<float> scales;
     const bool known = resize->input_size() > 2 && constantFloats(graph, resize->input(2), &scales);
-    const bool down = known && std::all_of(scales.begin(), scales.end(), [](float s) { return s <= 1.f; });
-    const bool mixed = known && !down && std::any_of(scales.begin(), scales.end(), [](float s) { return s < 1.f; });
+    const bool down =
+        known && std::all_of(scales.begin(), scales.end(), [](float s) { return s <= 1.f; });
+    const bool mixed = known && !down &&
+                       std::any_of(scales.begin(), scales.end(), [](float s) { return s < 1.f; });
     setStringAttribute(resize, "nearest_mode", down ? "ceil" : "floor");
     if (!known || mixed)
-        warnings->push_back(describe(*resize) + ": " +
-                            (known ? "scales both enlarge and shrink"
-                                   : "scales are only known at run time") +
-                            "; nearest neighbours are rounded down as when upsampling");
+        warnings->push_back(
+            describe(*resize) + ": " +
+            (known ? "scales both enlarge and shrink" : "scales are only known at run time") +
+            "; nearest neighbours are rounded down as when upsampling");
 }
 
 }  // namespace
 
-Status upgradeOpset(onnx::ModelProto &model, int64_t fromOpset, std::vector<std::string> *warnings) {
+Status upgradeOpset(onnx::ModelProto &model, int64_t fromOpset,
+                    std::vector<std::string> *warnings) {
     const int64_t to = kUpgradeTargetOpset;
     // Which node made each output, to give nodes the converter replaced their names back.
     struct Source {

@@ -84,7 +84,9 @@ TEST(DemoQuantization, RebuildMatchesTheCommittedInt8Model) {
         const bool bias = want.dtype() == DataType::Int32;
         for (int64_t i = 0; i < want.numel(); ++i) {
             const double a = got.valueAsDouble(i), b = want.valueAsDouble(i);
-            const double allowed = weight ? 0.0 : bias ? 1.0 + 2.0 * scaleChange * std::abs(b) : 1.0;
+            const double allowed = weight ? 0.0
+                                   : bias ? 1.0 + 2.0 * scaleChange * std::abs(b)
+                                          : 1.0;
             EXPECT_LE(std::abs(a - b), allowed) << name << "[" << i << "]: " << a << " vs " << b;
         }
     }
