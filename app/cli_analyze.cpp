@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "analysis/analysis_session.h"
 #include "analysis/keep_layers_fp32.h"
 #include "analysis/numeric_suite.h"
 #include "analysis/pair_batch.h"
@@ -26,29 +27,6 @@
 namespace cli {
 
 namespace {
-
-std::vector<std::string> splitPaths(const QStringList &arguments) {
-    std::vector<std::string> paths;
-    for (const QString &argument : arguments)
-        for (const QString &part : argument.split(',', Qt::SkipEmptyParts)) paths.push_back(part.toStdString());
-    return paths;
-}
-
-// Class ids from a .npy of integers, shape [N] or [N, 1].
-ql::Result<std::vector<int64_t>> readLabels(const std::string &path) {
-    auto tensor = ql::readNpy(path);
-    if (!tensor) return tensor.status();
-    const ql::Tensor &t = *tensor;
-    const bool integral = t.dtype() == ql::DataType::Int64 || t.dtype() == ql::DataType::Int32 ||
-                          t.dtype() == ql::DataType::UInt8 || t.dtype() == ql::DataType::Int8 ||
-                          t.dtype() == ql::DataType::Int16 || t.dtype() == ql::DataType::UInt16;
-    if (!integral) return ql::Status::badInput(path + ": labels must be integer class ids");
-    if (t.rank() != 1 && !(t.rank() == 2 && t.dim(1) == 1))
-        return ql::Status::badInput(path + ": labels must have shape [N] or [N, 1]");
-    std::vector<int64_t> labels(static_cast<size_t>(t.numel()));
-    for (int64_t i = 0; i < t.numel(); ++i) labels[static_cast<size_t>(i)] = static_cast<int64_t>(t.valueAsDouble(i));
-    return labels;
-}
 
 QString db(const std::optional<double> &value) {
     if (!value || std::isnan(*value)) return QStringLiteral("-");
@@ -184,8 +162,11 @@ int runAnalyze(const QStringList &arguments) {
         ql::quant::QuantizationOptions quantizer;
         if (ql::Status read = readQuantizerOptions(parser, "analyze", floatPath, quantizer); !read)
             return reportFailure(read);
+        auto calibBatch = readCalibrationBatch(parser, "analyze");
+        if (!calibBatch) return reportFailure(calibBatch.status());
         int64_t calibrated = 0;
-        auto quantized = quantizeFromFiles(*floatGraph, parser.values("calib"), quantizer, threads, calibrated);
+        auto quantized =
+            quantizeFromFiles(*floatGraph, parser.values("calib"), quantizer, threads, *calibBatch, calibrated);
         if (!quantized) return reportFailure(quantized.status());
         quantGraph = std::move(quantized->model);
         models.quantizedInApp = true;
@@ -209,7 +190,7 @@ int runAnalyze(const QStringList &arguments) {
         return ql::quant::fileBatchSource(floatModel, dataFiles, batch);
     };
     if (parser.isSet("labels")) {
-        auto labels = readLabels(parser.value("labels").toStdString());
+        auto labels = ql::analysis::readLabelsFile(parser.value("labels").toStdString());
         if (!labels) return reportFailure(labels.status());
         options.labels = std::move(*labels);
     }

@@ -12,5 +12,6 @@ int runInfer(const QStringList &arguments);
 int runBench(const QStringList &arguments);
 int runQuantize(const QStringList &arguments);
 int runAnalyze(const QStringList &arguments);
+int runCalibLab(const QStringList &arguments);
 
 }  // namespace cli

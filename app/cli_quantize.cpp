@@ -127,11 +127,13 @@ int runQuantize(const QStringList &arguments) {
     if (ql::Status read = readQuantizerOptions(parser, "quantize", modelPath, options); !read)
         return reportFailure(read);
 
+    auto calibBatch = readCalibrationBatch(parser, "quantize");
+    if (!calibBatch) return reportFailure(calibBatch.status());
     auto graph = ql::loadModel(modelPath.toStdString());
     if (!graph) return reportFailure(graph.status());
     const ql::Graph &floatGraph = graph.value();
     int64_t samples = 0;
-    auto result = quantizeFromFiles(floatGraph, parser.values("calib"), options, threads, samples);
+    auto result = quantizeFromFiles(floatGraph, parser.values("calib"), options, threads, *calibBatch, samples);
     if (!result) return reportFailure(result.status());
     const QString out = parser.value("out");
     const QString outDir = QFileInfo(out).absolutePath();

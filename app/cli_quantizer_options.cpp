@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "quant/calibration.h"
+#include "cli_support.h"
 #include "quant/calibration_data.h"
 
 namespace cli {
@@ -73,6 +74,20 @@ void addQuantizerOptions(QCommandLineParser &parser) {
                       "JSON {\"model\": ..., \"fp32_nodes\": [...], \"reason\": {...}} of nodes to "
                       "keep in fp32.",
                       "FILE.json"});
+    parser.addOption({"calib-batch",
+                      "Calibration samples per batch (default: each file one batch). Only the moving average "
+                      "depends on it.",
+                      "N"});
+}
+
+ql::Result<int64_t> readCalibrationBatch(const QCommandLineParser &parser, const QString &command) {
+    if (!parser.isSet("calib-batch")) return int64_t{0};
+    bool ok = false;
+    const qlonglong batch = parser.value("calib-batch").toLongLong(&ok);
+    if (!ok || batch < 1)
+        return ql::Status::badInput(command.toStdString() + ": --calib-batch expects a positive number, got '" +
+                                    parser.value("calib-batch").toStdString() + "'");
+    return static_cast<int64_t>(batch);
 }
 
 ql::Status readQuantizerOptions(const QCommandLineParser &parser, const QString &command, const QString &modelPath,
@@ -97,17 +112,14 @@ ql::Status readQuantizerOptions(const QCommandLineParser &parser, const QString 
 
 ql::Result<ql::quant::QuantizeResult> quantizeFromFiles(const ql::Graph &floatGraph, const QStringList &calibArguments,
                                                         const ql::quant::QuantizationOptions &options, int threads,
-                                                        int64_t &samples) {
+                                                        int64_t calibBatch, int64_t &samples) {
     QL_RETURN_IF_ERROR(ql::quant::validateExcludedNodes(floatGraph, options.excludedNodes).withContext(floatGraph.sourcePath));
     if (floatGraph.inputs.size() != 1)
         return ql::Status::unsupported(floatGraph.sourcePath + ": --calib supports models with one input, this one has " +
                                        std::to_string(floatGraph.inputs.size()));
-    std::vector<std::string> paths;
-    for (const QString &argument : calibArguments)
-        for (const QString &part : argument.split(',', Qt::SkipEmptyParts)) paths.push_back(part.toStdString());
-    auto files = ql::quant::listCalibrationFiles(paths);
+    auto files = ql::quant::listCalibrationFiles(splitPaths(calibArguments));
     if (!files) return files.status();
-    auto source = ql::quant::fileBatchSource(floatGraph, files.value());
+    auto source = ql::quant::fileBatchSource(floatGraph, files.value(), calibBatch);
     if (!source) return source.status();
     ql::quant::CalibrationOptions calibrationOptions;
     calibrationOptions.threads = threads;

@@ -15,17 +15,21 @@
 namespace cli {
 
 // --method, --percentile, --per-tensor, --symmetric-activations, --reduce-range, --no-fold-bn,
-// --exclude, --skip-list.
+// --exclude, --skip-list, --calib-batch.
 void addQuantizerOptions(QCommandLineParser &parser);
 
 // Reads those options (bad values are BadInput statuses naming the option) for `modelPath`.
 ql::Status readQuantizerOptions(const QCommandLineParser &parser, const QString &command, const QString &modelPath,
                                 ql::quant::QuantizationOptions &options);
 
+// --calib-batch: samples per calibration batch, 0 (the default) for each file as one batch.
+ql::Result<int64_t> readCalibrationBatch(const QCommandLineParser &parser, const QString &command);
+
 // Calibrates the float model on `calibArguments` (folders and files, comma-separated or
-// repeated) and quantizes it; prints the calibration line and warnings. samples: calibrated count.
+// repeated; calibBatch samples per batch, 0: one batch per file) and quantizes it; prints the
+// calibration line and warnings. samples: calibrated count.
 ql::Result<ql::quant::QuantizeResult> quantizeFromFiles(const ql::Graph &floatGraph, const QStringList &calibArguments,
                                                         const ql::quant::QuantizationOptions &options, int threads,
-                                                        int64_t &samples);
+                                                        int64_t calibBatch, int64_t &samples);
 
 }  // namespace cli

@@ -12,6 +12,13 @@
 
 namespace cli {
 
+std::vector<std::string> splitPaths(const QStringList &arguments) {
+    std::vector<std::string> paths;
+    for (const QString &argument : arguments)
+        for (const QString &part : argument.split(',', Qt::SkipEmptyParts)) paths.push_back(part.toStdString());
+    return paths;
+}
+
 int reportFailure(const ql::Status &status) {
     std::fprintf(stderr, "quantlens: %s\n", status.message().c_str());
     switch (status.kind()) {

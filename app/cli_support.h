@@ -7,6 +7,7 @@
 
 #include <map>
 #include <string>
+#include <vector>
 
 #include "core/status.h"
 #include "ir/graph.h"
@@ -15,6 +16,9 @@
 #include "runtime/execution_plan.h"
 
 namespace cli {
+
+// Path arguments, each repeatable and comma-separated ("a.npy,b.npy" or a folder), in order.
+std::vector<std::string> splitPaths(const QStringList &arguments);
 
 // Prints "quantlens: <message>" on stderr and returns the exit code for the status' kind.
 int reportFailure(const ql::Status &status);

@@ -34,6 +34,14 @@ int64_t argmaxRow(const float *row, int64_t width) {
 
 }  // namespace
 
+std::vector<int64_t> top1Classes(const Tensor &x) {
+    if (x.rank() == 0 || x.dim(-1) <= 0) return {};
+    const int64_t width = x.dim(-1), rows = x.numel() / width;
+    std::vector<int64_t> out(static_cast<size_t>(rows));
+    for (int64_t r = 0; r < rows; ++r) out[static_cast<size_t>(r)] = argmaxRow(x.data<float>() + r * width, width);
+    return out;
+}
+
 Tensor floatCopy(const Tensor &t) {
     if (t.dtype() == DataType::Float) return t.toPlain().clone();
     const Tensor plain = t.toPlain();
@@ -96,6 +104,7 @@ struct CumulativeComparison::Impl {
     std::vector<int64_t> rows, agreements;
     std::vector<int64_t> labels;
     int64_t labelCursor = 0, floatCorrect = 0, quantCorrect = 0;
+    std::vector<int64_t> floatTop1, quantTop1;  // first output's argmax per row
     ActivationComparisonResult result;
 
     Status compareLayer(size_t matchIndex, bool isQuantizedTensor, const Tensor &value,
@@ -228,22 +237,24 @@ Status CumulativeComparison::Impl::compareOutputs(const std::vector<Tensor> &flo
         const Tensor y = floatCopy(quantOutputs[o]);
         QL_RETURN_IF_ERROR(compareInto(outputAccumulators[o], x, y,
                                        "output '" + result.outputs[o].floatName + "'"));
-        if (x.rank() == 0 || x.dim(-1) <= 0) continue;
-        const int64_t width = x.dim(-1);
-        const int64_t n = x.numel() / width;
+        const std::vector<int64_t> ax = top1Classes(x), ay = top1Classes(y);
+        const int64_t n = static_cast<int64_t>(std::min(ax.size(), ay.size()));
         const bool withLabels = o == 0 && !labels.empty();
         if (withLabels && labelCursor + n > static_cast<int64_t>(labels.size()))
             return Status::badInput("labels: " + std::to_string(labels.size()) +
                                     " labels, but the inputs hold more samples");
+        if (o == 0) {
+            floatTop1.insert(floatTop1.end(), ax.begin(), ax.begin() + n);
+            quantTop1.insert(quantTop1.end(), ay.begin(), ay.begin() + n);
+        }
         for (int64_t r = 0; r < n; ++r) {
-            const int64_t ax = argmaxRow(x.data<float>() + r * width, width);
-            const int64_t ay = argmaxRow(y.data<float>() + r * width, width);
+            const size_t i = static_cast<size_t>(r);
             ++rows[o];
-            if (ax == ay) ++agreements[o];
+            if (ax[i] == ay[i]) ++agreements[o];
             if (withLabels) {
                 const int64_t label = labels[static_cast<size_t>(labelCursor++)];
-                floatCorrect += ax == label;
-                quantCorrect += ay == label;
+                floatCorrect += ax[i] == label;
+                quantCorrect += ay[i] == label;
             }
         }
     }
@@ -339,6 +350,7 @@ ActivationComparisonResult CumulativeComparison::result() const {
         out.top1Agreement =
             d.rows[o] ? static_cast<double>(d.agreements[o]) / static_cast<double>(d.rows[o])
                       : std::numeric_limits<double>::quiet_NaN();
+        if (o == 0) out.floatTop1 = d.floatTop1, out.quantTop1 = d.quantTop1;
         if (o == 0 && !d.labels.empty()) {
             out.labelled = true;
             out.floatCorrect = d.floatCorrect;

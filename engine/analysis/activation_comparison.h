@@ -67,6 +67,9 @@ struct OutputComparison {
     // With labels (first output only): rows whose argmax equals the label, per model.
     int64_t floatCorrect = 0, quantCorrect = 0;
     bool labelled = false;
+    // First output only: the argmax of every row, per model, in row order (what accuracy and
+    // agreement are counted from; the calibration lab's paired statistics need them).
+    std::vector<int64_t> floatTop1, quantTop1;
 };
 
 struct ActivationComparisonResult {
@@ -128,6 +131,10 @@ Result<std::unique_ptr<ExecutionPlan>> createFloatPlan(const Graph &floatGraph, 
 
 // Float copy of any numeric tensor (plain layout).
 Tensor floatCopy(const Tensor &t);
+
+// The argmax over the last dimension of every row (all dims but the last) of a float tensor in
+// plain layout; empty for a scalar.
+std::vector<int64_t> top1Classes(const Tensor &plainFloat);
 
 Result<ActivationComparisonResult> compareActivations(
     const Graph &floatGraph, const Graph &quantGraph, const LayerMatching &matching,

@@ -54,6 +54,8 @@ struct EvaluationData {
 Result<EvaluationData> evaluationDataFromFiles(const Graph &floatGraph,
                                                const std::vector<std::string> &paths,
                                                int64_t batchSize);
+// Class ids from a .npy of integers, shape [N] or [N, 1]; BadInput naming the file otherwise.
+Result<std::vector<int64_t>> readLabelsFile(const std::string &path);
 // Seeded standard-normal samples of the model's input shapes (symbolic dims other than the
 // batch: 1), `samples` in batches of batchSize.
 Result<EvaluationData> randomEvaluationData(const Graph &floatGraph, int64_t samples, uint64_t seed,

@@ -2,6 +2,7 @@
 #include <random>
 
 #include "analysis/analysis_session.h"
+#include "onnx_io/tensor_file.h"
 #include "quant/calibration_data.h"
 
 namespace ql::analysis {
@@ -33,6 +34,21 @@ Result<EvaluationData> evaluationDataFromFiles(const Graph &floatGraph,
     }
     if (data.batches.empty()) return Status::badInput("evaluation data: no samples");
     return data;
+}
+
+Result<std::vector<int64_t>> readLabelsFile(const std::string &path) {
+    auto tensor = readNpy(path);
+    if (!tensor) return tensor.status();
+    const Tensor &t = *tensor;
+    const DataType type = t.dtype();
+    const bool integral = type == DataType::Int64 || type == DataType::Int32 || type == DataType::UInt8 ||
+                          type == DataType::Int8 || type == DataType::Int16 || type == DataType::UInt16;
+    if (!integral) return Status::badInput(path + ": labels must be integer class ids");
+    if (t.rank() != 1 && !(t.rank() == 2 && t.dim(1) == 1))
+        return Status::badInput(path + ": labels must have shape [N] or [N, 1]");
+    std::vector<int64_t> labels(static_cast<size_t>(t.numel()));
+    for (int64_t i = 0; i < t.numel(); ++i) labels[static_cast<size_t>(i)] = static_cast<int64_t>(t.valueAsDouble(i));
+    return labels;
 }
 
 Result<EvaluationData> randomEvaluationData(const Graph &floatGraph, int64_t samples, uint64_t seed,

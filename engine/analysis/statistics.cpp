@@ -7,21 +7,6 @@ namespace ql::analysis {
 
 namespace {
 
-// splitmix64: a small generator whose sequence does not depend on the standard library.
-struct SplitMix64 {
-    uint64_t state;
-    uint64_t next() {
-        uint64_t z = (state += 0x9e3779b97f4a7c15ULL);
-        z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-        z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-        return z ^ (z >> 31);
-    }
-    // Uniform in [0, n): the top bits scaled (Lemire), no modulo bias worth the name.
-    uint64_t below(uint64_t n) {
-        return static_cast<uint64_t>((static_cast<unsigned __int128>(next()) * n) >> 64);
-    }
-};
-
 // log of the Binomial(n, 1/2) probability of k.
 double logHalfBinomial(int64_t k, int64_t n) {
     return std::lgamma(double(n) + 1) - std::lgamma(double(k) + 1) -
@@ -37,6 +22,17 @@ double percentile(const std::vector<double> &sorted, double q) {
 }
 
 }  // namespace
+
+uint64_t SplitMix64::next() {
+    uint64_t z = (state += 0x9e3779b97f4a7c15ULL);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+    return z ^ (z >> 31);
+}
+
+uint64_t SplitMix64::below(uint64_t n) {
+    return static_cast<uint64_t>((static_cast<unsigned __int128>(next()) * n) >> 64);
+}
 
 Interval wilsonInterval(int64_t correct, int64_t n, double z) {
     if (n <= 0) return {0.0, 1.0};

@@ -12,6 +12,15 @@ namespace ql::analysis {
 // z of a two-sided 95 % interval: the 0.975 quantile of the standard normal.
 constexpr double kZ95 = 1.959963984540054;
 
+// splitmix64: a small generator whose sequence does not depend on the standard library, so a
+// seed gives the same draws on every platform.
+struct SplitMix64 {
+    uint64_t state = 0;
+    uint64_t next();
+    // Uniform in [0, n): the top bits scaled (Lemire), no modulo bias worth the name.
+    uint64_t below(uint64_t n);
+};
+
 struct Interval {
     double low = 0.0, high = 0.0;
 };

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <optional>
 
 namespace ql::quant {
 
@@ -25,6 +26,19 @@ void ValueStatistics::observe(const float *data, int64_t n) {
     if (std::none_of(data, data + n, [](float v) { return std::isfinite(v); })) return;
     movingAverage.observe(data, n);
     histogram.observe(data, n);
+    ++batches;
+}
+
+void ValueStatistics::observeBatchOf(const std::vector<const ValueStatistics *> &parts) {
+    MinMaxObserver batch;  // the batch's own finite min and max, for the moving average
+    for (const ValueStatistics *part : parts) {
+        minMax.merge(part->minMax);
+        histogram.merge(part->histogram);
+        if (part->batches) batch.merge(part->minMax);
+    }
+    if (batch.empty()) return;  // no finite value: no batch for the moving average either
+    const auto [lo, hi] = batch.range();
+    movingAverage.observeRange(lo, hi);
     ++batches;
 }
 
@@ -55,6 +69,21 @@ void CalibrationStatistics::observe(const std::string &value, const Tensor &tens
     }
     const Tensor plain = tensor.toPlain();
     observe(value, plain.data<float>(), plain.numel());
+}
+
+void CalibrationStatistics::addBatchOf(const std::vector<const CalibrationStatistics *> &parts) {
+    std::map<std::string, std::vector<const ValueStatistics *>> byValue;
+    int64_t samples = 0;
+    for (const CalibrationStatistics *part : parts) {
+        for (const auto &[name, stats] : part->m_values) byValue[name].push_back(&stats);
+        samples += part->m_samples;
+    }
+    for (const auto &[name, values] : byValue) {
+        auto it = m_values.find(name);
+        if (it == m_values.end()) it = m_values.emplace(name, ValueStatistics(m_options)).first;
+        it->second.observeBatchOf(values);
+    }
+    finishBatch(samples);
 }
 
 const ValueStatistics *CalibrationStatistics::find(const std::string &value) const {
@@ -99,19 +128,27 @@ void CalibrationStatistics::clear() {
     m_batches = m_samples = 0;
 }
 
-Status calibrate(const Graph &floatGraph, const BatchSource &source, CalibrationStatistics &out,
-                 const ProgressCallback &progress, int expectedBatches) {
+namespace {
+
+// The calibration pass: `target(batch)` is where batch number `batch` (0-based) is observed;
+// `finished(outputs)` runs after it with the model's outputs.
+Status calibrationPass(const Graph &floatGraph, const BatchSource &source, const CalibrationOptions &options,
+                       const std::function<CalibrationStatistics &(int batch)> &target,
+                       const std::function<Status(const std::vector<Tensor> &outputs)> &finished,
+                       const ProgressCallback &progress,
+                       int expectedBatches) {
     PlanOptions planOptions;
-    planOptions.threads = out.options().threads;
+    planOptions.threads = options.threads;
     planOptions.fuseOperators = false;  // every node output must reach the tap
     auto plan = ExecutionPlan::create(floatGraph, planOptions);
     if (!plan) return plan.status();
 
-    const auto &filter = out.options().valueFilter;
+    const auto &filter = options.valueFilter;
     auto wanted = [&](const std::string &value) { return !value.empty() && (!filter || filter(value)); };
+    CalibrationStatistics *out = nullptr;
     RunOptions run;
     run.tap = [&](const Node &node, size_t outputIndex, const Tensor &value) {
-        if (outputIndex < node.outputs.size() && wanted(node.outputs[outputIndex])) out.observe(node.outputs[outputIndex], value);
+        if (outputIndex < node.outputs.size() && wanted(node.outputs[outputIndex])) out->observe(node.outputs[outputIndex], value);
     };
     std::map<std::string, Tensor> batch;
     std::vector<Tensor> outputs;
@@ -120,20 +157,42 @@ Status calibrate(const Graph &floatGraph, const BatchSource &source, Calibration
         Result<bool> more = source(batch);
         if (!more) return more.status();
         if (!more.value()) break;
+        out = &target(done);
         QL_RETURN_IF_ERROR(plan.value()->run(batch, outputs, run).withContext("calibration batch " + std::to_string(done + 1)));
         int64_t samples = 1;
         for (const ValueInfo &input : floatGraph.inputs) {
             auto it = batch.find(input.name);
             if (it == batch.end()) continue;
-            if (wanted(input.name)) out.observe(input.name, it->second);
+            if (wanted(input.name)) out->observe(input.name, it->second);
             if (it->second.rank() > 0) samples = std::max<int64_t>(samples, it->second.dim(0));
         }
-        out.finishBatch(samples);
+        out->finishBatch(samples);
+        QL_RETURN_IF_ERROR(finished(outputs));
         ++done;
         if (progress && !progress(done, expectedBatches))
             return Status::error(ErrorKind::Cancelled, "calibration cancelled after " + std::to_string(done) + " batches");
     }
     return Status::ok();
+}
+
+}  // namespace
+
+Status calibrate(const Graph &floatGraph, const BatchSource &source, CalibrationStatistics &out,
+                 const ProgressCallback &progress, int expectedBatches) {
+    return calibrationPass(
+        floatGraph, source, out.options(), [&](int) -> CalibrationStatistics & { return out; },
+        [](const std::vector<Tensor> &) { return Status::ok(); }, progress, expectedBatches);
+}
+
+Status calibrateEachBatch(const Graph &floatGraph, const BatchSource &source, const CalibrationOptions &options,
+                          const BatchStatisticsSink &sink,
+                          const ProgressCallback &progress, int expectedBatches) {
+    std::optional<CalibrationStatistics> current;
+    return calibrationPass(
+        floatGraph, source, options,
+        [&](int) -> CalibrationStatistics & { return current.emplace(options); },
+        [&](const std::vector<Tensor> &outputs) { return sink(std::move(*current), outputs); }, progress,
+        expectedBatches);
 }
 
 Status calibrate(const Graph &floatGraph, const std::vector<std::map<std::string, Tensor>> &batches,

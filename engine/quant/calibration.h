@@ -38,6 +38,9 @@ struct ValueStatistics {
 
     explicit ValueStatistics(const CalibrationOptions &options);
     void observe(const float *data, int64_t n);
+    // One batch made of parts that each observed one batch apart (per-sample statistics): the
+    // same as observe() on their concatenated data.
+    void observeBatchOf(const std::vector<const ValueStatistics *> &parts);
     // The range `query` selects (method, percentile, entropy bins, MSE target grid).
     std::pair<float, float> range(const ObserverOptions &query) const;
 };
@@ -51,6 +54,9 @@ public:
     void observe(const std::string &value, const Tensor &tensor);
     // Marks the end of one calibration batch (counts batches and samples for reports).
     void finishBatch(int64_t samples) { ++m_batches, m_samples += samples; }
+    // One calibration batch assembled from statistics that each hold exactly one batch (e.g. one
+    // per sample, from calibrateEachBatch): equal to calibrating on their data as one batch.
+    void addBatchOf(const std::vector<const CalibrationStatistics *> &parts);
 
     bool has(const std::string &value) const { return m_values.count(value) != 0; }
     const ValueStatistics *find(const std::string &value) const;
@@ -87,5 +93,13 @@ Status calibrate(const Graph &floatGraph, const BatchSource &source, Calibration
                  const ProgressCallback &progress = {}, int expectedBatches = 0);
 Status calibrate(const Graph &floatGraph, const std::vector<std::map<std::string, Tensor>> &batches,
                  CalibrationStatistics &out, const ProgressCallback &progress = {});
+
+// The same pass, but every batch gets its own statistics, handed to `sink` after the batch with
+// the model's outputs for it (an error of the sink stops the pass): what the calibration lab
+// keeps per pool sample. The model's plan is built once for all batches.
+using BatchStatisticsSink = std::function<Status(CalibrationStatistics &&batch, const std::vector<Tensor> &outputs)>;
+Status calibrateEachBatch(const Graph &floatGraph, const BatchSource &source, const CalibrationOptions &options,
+                          const BatchStatisticsSink &sink,
+                          const ProgressCallback &progress = {}, int expectedBatches = 0);
 
 }  // namespace ql::quant

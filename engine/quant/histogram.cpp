@@ -8,15 +8,42 @@ namespace ql::quant {
 
 namespace {
 
-// Bins needed to reach `extent` (>= 0) with bins of `width`; a value on the far edge still fits
-// (it is clamped into the last bin), and rounding noise of a few ulps does not cost a bin.
-// A double, because a far outlier can need more bins than an int64 holds.
-double binsToReach(double extent, double width) {
-    if (extent <= 0.0) return 0.0;
-    return std::ceil(extent / width * (1.0 - 1e-12));
+// Bins a grid of width w needs below and above 0 for data spanning [lo, hi] (lo <= 0 <= hi):
+// a value v lies in bin floor(v / w), so hi needs floor(hi / w) + 1 bins from 0 up.
+double negativeBinsFor(double lo, double w) { return lo < 0.0 ? -std::floor(lo / w) : 0.0; }
+double positiveBinsFor(double hi, double w) { return std::floor(hi / w) + 1.0; }
+
+bool fits(double lo, double hi, double w, int bins) {
+    return negativeBinsFor(lo, w) + positiveBinsFor(hi, w) <= static_cast<double>(bins);
+}
+
+// The smallest power of two, at least `atLeast`, whose grid holds [lo, hi] in `bins` bins. No
+// width below (hi - lo) / bins fits, so the search starts at the power of two just below that.
+double canonicalWidth(double lo, double hi, int bins, double atLeast) {
+    int exponent = 0;
+    std::frexp((hi - lo) / static_cast<double>(bins), &exponent);  // x = m * 2^e, m in [0.5, 1)
+    double w = std::max(std::ldexp(1.0, exponent - 1), atLeast);
+    while (!fits(lo, hi, w, bins)) w *= 2.0;
+    return w;
+}
+
+// Bins below 0 for the canonical layout: what the data needs, plus half the spare bins when the
+// data has both signs (so later growth needs fewer merges), all of them when it is non-positive.
+int negativeLayout(double lo, double hi, double w, int bins) {
+    const int negative = static_cast<int>(negativeBinsFor(lo, w));
+    const int spare = bins - negative - static_cast<int>(positiveBinsFor(hi, w));
+    if (lo < 0.0 && hi > 0.0) return negative + spare / 2;
+    return lo < 0.0 ? negative + spare : 0;
 }
 
 int64_t floorDiv(int64_t a, int64_t b) { return a >= 0 ? a / b : -((-a + b - 1) / b); }
+
+// The integer ratio of two power-of-two widths (coarse >= fine). Beyond 2^62 every bin of the
+// fine grid lands in bin -1 or 0 anyway, which a ratio of 2^62 also gives.
+int64_t widthRatio(double coarse, double fine) {
+    const double ratio = coarse / fine;
+    return ratio >= 0x1p62 ? (int64_t(1) << 62) : static_cast<int64_t>(ratio);
+}
 
 }  // namespace
 
@@ -41,7 +68,7 @@ void Histogram::add(const float *data, int64_t n) {
     if (!finite) return;
     m_min = m_total ? std::min(m_min, lo) : lo;
     m_max = m_total ? std::max(m_max, hi) : hi;
-    cover(std::min(lo, 0.0f), std::max(hi, 0.0f));
+    regrid(std::min(m_min, 0.0f), std::max(m_max, 0.0f));
     int64_t zeros = 0;
     for (int64_t i = 0; i < n; ++i) {
         const float v = data[i];
@@ -49,79 +76,54 @@ void Histogram::add(const float *data, int64_t n) {
         zeros += v == 0.0f;
         if (m_width > 0.0) ++m_counts[static_cast<size_t>(binOf(v))];
     }
-    m_zeros += zeros;  // after cover(): initialise() moves only the zeros of earlier batches
+    m_zeros += zeros;  // after regrid(): it moves only the zeros of earlier batches
     m_total += finite;
 }
 
-void Histogram::initialise(double lo, double hi) {
-    const int n = bins();
-    if (lo < 0.0 && hi > 0.0) {
-        const double share = -lo / (hi - lo);
-        m_negativeBins = static_cast<int>(std::clamp<long>(std::lround(n * share), 1, n - 1));
-    } else {
-        m_negativeBins = lo < 0.0 ? n : 0;
-    }
-    const int positive = n - m_negativeBins;
-    m_width = std::max(m_negativeBins ? -lo / m_negativeBins : 0.0, positive ? hi / positive : 0.0);
-    std::fill(m_counts.begin(), m_counts.end(), 0);
-    if (m_zeros) m_counts[static_cast<size_t>(binOf(0.0f))] += m_zeros;  // all earlier values were 0
+void Histogram::merge(const Histogram &other) {
+    m_nonFinite += other.m_nonFinite;
+    if (other.empty()) return;
+    m_min = m_total ? std::min(m_min, other.m_min) : other.m_min;
+    m_max = m_total ? std::max(m_max, other.m_max) : other.m_max;
+    regrid(std::min(m_min, 0.0f), std::max(m_max, 0.0f));
+    addCountsOf(other);
+    m_zeros += other.m_zeros;
+    m_total += other.m_total;
 }
 
-void Histogram::cover(double lo, double hi) {
-    if (lo == 0.0 && hi == 0.0) return;
-    if (m_width == 0.0) {
-        initialise(lo, hi);
+void Histogram::addCountsOf(const Histogram &other) {
+    if (m_width == 0.0) return;  // both saw only zeros: they are counted in m_zeros
+    if (other.m_width == 0.0) {
+        m_counts[static_cast<size_t>(binOf(0.0f))] += other.m_zeros;
         return;
     }
-    const int64_t n = bins();
-    if (binsToReach(-lo, m_width) <= m_negativeBins && binsToReach(hi, m_width) <= positiveBins()) return;
+    const int64_t ratio = widthRatio(m_width, other.m_width);  // the union's grid is the coarser
+    for (int j = -other.m_negativeBins; j < other.positiveBins(); ++j) {
+        const int64_t c = other.count(j);
+        if (c) m_counts[static_cast<size_t>(floorDiv(j, ratio) + m_negativeBins)] += c;
+    }
+}
 
-    // Extent of the bins in use, so that no counted bin is lost by the merge.
-    int64_t usedNegative = 0, usedPositive = 0;
-    for (int64_t j = -m_negativeBins; j < positiveBins(); ++j) {
-        if (!m_counts[static_cast<size_t>(j + m_negativeBins)]) continue;
-        if (j < 0) usedNegative = std::max(usedNegative, -j);
-        else usedPositive = std::max(usedPositive, j + 1);
-    }
-    // The smallest integer merge factor k that fits both the new data and the counted bins. The
-    // fit is monotone in k; k is a double because an outlier can be 1e30 bins away.
-    auto needs = [&](double k, double &negative, double &positive) {
-        negative = std::max(binsToReach(-lo, m_width * k), std::ceil(static_cast<double>(usedNegative) / k));
-        positive = std::max(binsToReach(hi, m_width * k), std::ceil(static_cast<double>(usedPositive) / k));
-        return negative + positive <= static_cast<double>(n);
-    };
-    const double extent = std::max(-lo, usedNegative * m_width) + std::max(hi, usedPositive * m_width);
-    // No k below extent / (w n) fits (each side needs at least its extent / (k w) bins), every k
-    // from extent / (w (n - 2)) does (ceil adds less than one bin per side); k = 1 did not fit.
-    double low = std::max(1.0, std::floor(extent / (m_width * static_cast<double>(n))));
-    double high = std::max(low + 1.0, std::ceil(extent / (m_width * static_cast<double>(n - 2))));
-    double needNegative = 0.0, needPositive = 0.0;
-    if (low >= 2.0 && needs(low, needNegative, needPositive)) high = low;
-    while (high - low > 1.0) {  // low does not fit, high fits
-        const double mid = std::floor((low + high) / 2.0);
-        if (mid <= low || mid >= high) break;  // beyond 2^53 doubles skip integers
-        (needs(mid, needNegative, needPositive) ? high : low) = mid;
-    }
-    const double k = high;
-    needs(k, needNegative, needPositive);
-    // Spare bins go half to each side that has data, so later growth needs fewer merges; a side
-    // that never had data gets none (a Relu output keeps all bins for its positive range).
-    const int64_t spare = n - static_cast<int64_t>(needNegative + needPositive);
-    int64_t negative = static_cast<int64_t>(needNegative);
-    if (needNegative > 0 && needPositive > 0) negative += spare / 2;
-    else if (needPositive == 0) negative = n;
+void Histogram::regrid(double lo, double hi) {
+    if (lo == 0.0 && hi == 0.0) return;
+    const int n = bins();
+    const double width = canonicalWidth(lo, hi, n, m_width);
+    const int negative = negativeLayout(lo, hi, width, n);
+    if (width == m_width && negative == m_negativeBins) return;
 
-    // Beyond n every old bin lands in bin -1 or 0 anyway; keeps the integer division in range.
-    const int64_t mergeFactor = static_cast<int64_t>(std::min(k, static_cast<double>(n + 1)));
-    std::vector<int64_t> merged(static_cast<size_t>(n), 0);
-    for (int64_t j = -m_negativeBins; j < positiveBins(); ++j) {
-        const int64_t c = m_counts[static_cast<size_t>(j + m_negativeBins)];
-        if (!c) continue;
-        merged[static_cast<size_t>(floorDiv(j, mergeFactor) + negative)] += c;
+    std::vector<int64_t> moved(static_cast<size_t>(n), 0);
+    if (m_width == 0.0) {
+        moved[static_cast<size_t>(negative)] += m_zeros;  // every earlier value was 0
+    } else {
+        const int64_t ratio = widthRatio(width, m_width);
+        for (int j = -m_negativeBins; j < positiveBins(); ++j) {
+            const int64_t c = count(j);
+            if (c) moved[static_cast<size_t>(floorDiv(j, ratio) + negative)] += c;
+        }
     }
-    m_counts.swap(merged);
-    m_negativeBins = static_cast<int>(negative);
-    m_width *= k;
+    m_counts.swap(moved);
+    m_width = width;
+    m_negativeBins = negative;
 }
 
 std::vector<int64_t> Histogram::absoluteCounts() const {

@@ -3,11 +3,17 @@
 //
 // The bin grid is anchored at 0: bin j (j from -negativeBins() to positiveBins()-1) covers
 // [j * w, (j + 1) * w). Keeping 0 on an edge makes folding to |x| exact and puts exact zeros
-// (Relu outputs, padding) in the first non-negative bin. When new data falls outside the range,
-// the width grows by the smallest integer factor k that makes everything fit and k neighbouring
-// bins merge into one: counts move, they are never split or interpolated, so re-binning is exact.
-// (ONNX Runtime adds bins instead, PyTorch interpolates; we keep a fixed memory per value and exact
-// counts, at the cost of using as few as 1/k of the bins after a growth.)
+// (Relu outputs, padding) in the first non-negative bin.
+//
+// The grid is canonical: w is the smallest power of two for which the data's [min(lo, 0),
+// max(hi, 0)] fits in the bins, and the split of the spare bins between the sides depends only on
+// that range. So the histogram depends on the values seen and not on how they were batched or
+// ordered, and merging two histograms equals one histogram fed both: the calibration lab keeps one
+// per sample and merges them per run, and `quantize` on those samples gets the same ranges
+// whatever its calibration batch size. Growing multiplies w by a power of two and merges
+// neighbouring bins: counts move, they are never split or interpolated, so re-binning is exact
+// (value / w is exact for a power-of-two w). The price: the data fills between half and all of
+// the bins. (ONNX Runtime adds bins instead, PyTorch interpolates.)
 
 #include <cstddef>
 #include <cstdint>
@@ -21,6 +27,9 @@ public:
 
     // Adds the finite values; NaN and +-Inf are skipped and counted in nonFiniteCount().
     void add(const float *data, int64_t n);
+    // Adds everything `other` saw; the result equals one histogram fed both streams. Both must
+    // have the same number of bins.
+    void merge(const Histogram &other);
 
     int bins() const { return static_cast<int>(m_counts.size()); }
     double binWidth() const { return m_width; }        // 0 until a nonzero value was seen
@@ -45,9 +54,10 @@ public:
     std::vector<int64_t> absoluteCounts() const;
 
 private:
-    void cover(double lo, double hi);
-    void initialise(double lo, double hi);
+    // Makes the grid canonical for data spanning [lo, hi] (lo <= 0 <= hi), moving the counts.
+    void regrid(double lo, double hi);
     int binOf(float v) const;
+    void addCountsOf(const Histogram &other);
 
     std::vector<int64_t> m_counts;
     int m_negativeBins = 0;

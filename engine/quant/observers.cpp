@@ -61,9 +61,21 @@ void MinMaxObserver::observe(const float *data, int64_t n) {
 
 std::pair<float, float> MinMaxObserver::range() const { return {m_min, m_max}; }
 
+void MinMaxObserver::merge(const MinMaxObserver &other) {
+    m_nonFinite += other.m_nonFinite;
+    if (!other.m_seen) return;
+    m_min = m_seen ? std::min(m_min, other.m_min) : other.m_min;
+    m_max = m_seen ? std::max(m_max, other.m_max) : other.m_max;
+    m_seen = true;
+}
+
 void MovingAverageMinMaxObserver::observe(const float *data, int64_t n) {
     float lo = 0.0f, hi = 0.0f;
     if (!finiteMinMax(data, n, lo, hi, m_nonFinite)) return;
+    observeRange(lo, hi);
+}
+
+void MovingAverageMinMaxObserver::observeRange(float lo, float hi) {
     if (!m_seen) {
         m_min = lo, m_max = hi, m_seen = true;
         return;

@@ -209,6 +209,11 @@ std::pair<float, float> mseRange(const Histogram &h, const QRangeOptions &target
         const double e = expectedMse(moments, h, static_cast<float>(lo), static_cast<float>(hi), target);
         if (e < best) best = e, bestLo = lo, bestHi = hi;
     };
+    // The exact observed range (MinMax's choice) competes too: it is rarely on a bin edge, and
+    // without it a coarse grid could pick worse than MinMax.
+    const double observedLo = std::min(0.0f, h.observedMin()), observedHi = std::max(0.0f, h.observedMax());
+    if (target.symmetric) consider(-std::max(-observedLo, observedHi), std::max(-observedLo, observedHi));
+    else consider(observedLo, observedHi);
     if (target.symmetric) {
         for (int64_t j : candidateEdges(std::max(usedNegative, usedPositive), maxCandidatesPerSide))
             consider(-static_cast<double>(j) * w, static_cast<double>(j) * w);

@@ -38,7 +38,7 @@ int entropyQuantizedBinsFor(const Histogram &histogram, const QRangeOptions &tar
 // integrated exactly assuming values are uniform within a bin. Mean over all values.
 double expectedQuantizationMse(const Histogram &histogram, float lo, float hi, const QRangeOptions &target);
 
-// MSE-optimal range: the [lo, hi] (lo <= 0 <= hi on bin edges; lo = -hi for a symmetric target)
+// MSE-optimal range: the [lo, hi] (lo <= 0 <= hi on bin edges or the observed range; lo = -hi for a symmetric target)
 // that minimises expectedQuantizationMse. Symmetric targets try up to `maxCandidatesPerSide`
 // thresholds; asymmetric targets search lo and hi together on a grid of 1/16 of that per
 // side, then every edge pair within one grid step of the best.

@@ -108,6 +108,52 @@ TEST(Calibration, OneBatchAndFourBatchesGiveTheSameMinMax) {
     EXPECT_EQ(y->histogram.histogram().total(), out[0].numel());
 }
 
+TEST(Calibration, PerSampleStatisticsAssembledPerBatchEqualCalibratingOnTheBatches) {
+    // The calibration lab keeps one CalibrationStatistics per sample (calibrateEachBatch) and
+    // assembles a run's batches from them (addBatchOf); `quantize` calibrates on the batches.
+    const Graph g = convReluGraph();
+    const Tensor all = test::randomTensor({9, 1, 4, 4}, 21, -2.0f, 3.0f);
+    std::vector<CalibrationStatistics> perSample;
+    std::vector<int64_t> outputRows;
+    size_t next = 0;
+    BatchSource samples = [&](std::map<std::string, Tensor> &batch) -> Result<bool> {
+        if (next == 9) return false;
+        batch["x"] = rows(all, static_cast<int64_t>(next++), 1);
+        return true;
+    };
+    ASSERT_TRUE(calibrateEachBatch(g, samples, {}, [&](CalibrationStatistics &&one, const std::vector<Tensor> &outputs) {
+                    perSample.push_back(std::move(one));
+                    outputRows.push_back(outputs.at(0).dim(0));
+                    return Status::ok();
+                }).isOk());
+    ASSERT_EQ(perSample.size(), 9u);
+    EXPECT_EQ(outputRows, std::vector<int64_t>(9, 1));
+    EXPECT_EQ(perSample[4].batchCount(), 1);
+
+    for (int64_t batchSize : {1, 4, 9}) {
+        std::vector<std::map<std::string, Tensor>> batches;
+        CalibrationStatistics assembled;
+        for (int64_t first = 0; first < 9; first += batchSize) {
+            const int64_t count = std::min<int64_t>(batchSize, 9 - first);
+            batches.push_back({{"x", rows(all, first, count)}});
+            std::vector<const CalibrationStatistics *> parts;
+            for (int64_t i = first; i < first + count; ++i) parts.push_back(&perSample[static_cast<size_t>(i)]);
+            assembled.addBatchOf(parts);
+        }
+        CalibrationStatistics direct;
+        ASSERT_TRUE(calibrate(g, batches, direct).isOk());
+        EXPECT_EQ(assembled.batchCount(), direct.batchCount());
+        EXPECT_EQ(assembled.sampleCount(), 9);
+        for (const std::string &v : {"x", "c", "y"}) {
+            for (RangeMethod m : {RangeMethod::MinMax, RangeMethod::MovingAverageMinMax, RangeMethod::Percentile,
+                                  RangeMethod::Entropy, RangeMethod::Mse})
+                EXPECT_EQ(assembled.range(v, m, 99.9), direct.range(v, m, 99.9))
+                    << v << " " << rangeMethodName(m) << " batch " << batchSize;
+            EXPECT_EQ(assembled.find(v)->histogram.histogram().counts(), direct.find(v)->histogram.histogram().counts());
+        }
+    }
+}
+
 TEST(Calibration, MovingAverageIsPerBatchAndRangesAreReDerivable) {
     Graph g = convReluGraph();
     // Batches with known input extremes: batch b holds -(b+1) and 2(b+1) and zeros elsewhere.
@@ -392,8 +438,10 @@ TEST(CalibrationOnModel, FashionCnnMatchesExactStatistics) {
         mse.target = target;
         const auto m = stats.range(name, mse);
         const double chosen = trueMse(values, m.first, m.second, target);
+        // Within 2 %: the histogram's power-of-two grid (order-independent, see histogram.h) uses
+        // 1024-2048 of its bins, and the bin-uniform model is that coarse (relu1: 1.5 %).
         if (name != graph.value().inputs[0].name) {
-            EXPECT_LE(chosen, trueMse(values, *mn, *mx, target) * 1.01);
+            EXPECT_LE(chosen, trueMse(values, *mn, *mx, target) * 1.02);
             EXPECT_NEAR(expectedQuantizationMse(h, m.first, m.second, target), chosen, 0.25 * chosen);
         }
         clippedByMse += m.second < *mx;

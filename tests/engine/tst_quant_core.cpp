@@ -249,15 +249,16 @@ std::vector<int64_t> directCounts(const Histogram &h, const std::vector<float> &
 
 }  // namespace
 
-TEST(Histogram, FirstBatchSpansTheDataWithZeroOnAnEdge) {
+TEST(Histogram, FirstBatchGetsTheSmallestPowerOfTwoWidthWithZeroOnAnEdge) {
     Histogram h(8);
     const std::vector<float> v = {0.5f, 1.5f, 3.9f, 0.0f};
     h.add(v.data(), 4);
     EXPECT_EQ(h.negativeBins(), 0);  // no negative data: every bin on the positive side
-    EXPECT_DOUBLE_EQ(h.binWidth(), 3.9f / 8.0);
+    // 3.9 needs floor(3.9 / w) + 1 <= 8 bins: w = 0.5 (7.8 -> 8 bins) fits, 0.25 (16) does not.
+    EXPECT_EQ(h.binWidth(), 0.5);
     EXPECT_EQ(h.total(), 4);
     EXPECT_EQ(h.zeroCount(), 1);
-    // w = 0.4875: 0 -> bin 0, 0.5 -> bin 1, 1.5 -> bin 3, 3.9 (the top edge) -> the last bin.
+    // 0 -> bin 0, 0.5 -> bin 1, 1.5 -> bin 3, 3.9 -> bin 7.
     EXPECT_EQ(h.counts(), (std::vector<int64_t>{1, 1, 0, 1, 0, 0, 0, 1}));
 }
 
@@ -267,16 +268,80 @@ TEST(Histogram, GrowingRangeMergesBinsAndKeepsCounts) {
     h.add(a.data(), 3);
     const std::vector<float> b = {-3.0f};
     h.add(b.data(), 1);
-    // Width 0.4875 must grow by k: needs ceil(3/(0.4875k)) + ceil(3.9/(0.4875k)) <= 8 -> k = 2
-    // gives 4 + 4 = 8.
-    EXPECT_DOUBLE_EQ(h.binWidth(), 2 * (3.9f / 8.0));
-    EXPECT_EQ(h.negativeBins(), 4);
+    // [-3, 3.9] at w = 0.5 needs 6 + 8 bins; at w = 1, 3 + 4 = 7 <= 8. The spare bin goes to the
+    // positive side (half of 1 spare, rounded down, to the negative side).
+    EXPECT_EQ(h.binWidth(), 1.0);
+    EXPECT_EQ(h.negativeBins(), 3);
     EXPECT_EQ(h.total(), 4);
     EXPECT_FLOAT_EQ(h.observedMin(), -3.0f);
     EXPECT_FLOAT_EQ(h.observedMax(), 3.9f);
     std::vector<float> all = a;
     all.insert(all.end(), b.begin(), b.end());
     EXPECT_EQ(h.counts(), directCounts(h, all));
+}
+
+TEST(Histogram, DependsOnTheValuesNotOnBatchingOrOrder) {
+    // The property the calibration lab stands on: per-sample histograms merged in any order, and
+    // one histogram fed the batches in any grouping, are the same histogram.
+    std::mt19937 rng(11);
+    std::vector<std::vector<float>> samples;
+    for (int s = 0; s < 12; ++s) {
+        std::normal_distribution<float> dist(s % 3 ? 0.1f : -0.4f, 0.05f * static_cast<float>(s * s + 1));
+        std::vector<float> v(300);
+        for (float &x : v) x = rng() % 4 == 0 ? 0.0f : dist(rng);
+        samples.push_back(v);
+    }
+    std::vector<float> all;
+    for (const auto &v : samples) all.insert(all.end(), v.begin(), v.end());
+    Histogram oneBatch(256);
+    oneBatch.add(all.data(), static_cast<int64_t>(all.size()));
+
+    Histogram merged(256), mergedBackwards(256), grouped(256);
+    for (size_t s = 0; s < samples.size(); ++s) {
+        Histogram one(256), other(256);
+        one.add(samples[s].data(), static_cast<int64_t>(samples[s].size()));
+        merged.merge(one);
+        const auto &back = samples[samples.size() - 1 - s];
+        other.add(back.data(), static_cast<int64_t>(back.size()));
+        mergedBackwards.merge(other);
+    }
+    for (size_t s = 0; s < samples.size(); s += 5) {  // batches of 5, 5 and 2 samples
+        std::vector<float> batch;
+        for (size_t t = s; t < std::min(s + 5, samples.size()); ++t)
+            batch.insert(batch.end(), samples[t].begin(), samples[t].end());
+        grouped.add(batch.data(), static_cast<int64_t>(batch.size()));
+    }
+    for (const Histogram *h : {&merged, &mergedBackwards, &grouped}) {
+        EXPECT_EQ(h->binWidth(), oneBatch.binWidth());
+        EXPECT_EQ(h->negativeBins(), oneBatch.negativeBins());
+        EXPECT_EQ(h->counts(), oneBatch.counts());
+        EXPECT_EQ(h->zeroCount(), oneBatch.zeroCount());
+        EXPECT_EQ(h->total(), oneBatch.total());
+        EXPECT_EQ(percentileRange(*h, 99.9), percentileRange(oneBatch, 99.9));
+        EXPECT_EQ(entropyRange(*h, 16), entropyRange(oneBatch, 16));
+    }
+    EXPECT_EQ(oneBatch.counts(), directCounts(oneBatch, all));
+}
+
+TEST(Histogram, MergingOnlyZerosAndEmptyHistograms) {
+    Histogram zeros(16), data(16), empty(16);
+    const std::vector<float> z(5, 0.0f), d = {-1.0f, 2.0f};
+    zeros.add(z.data(), 5);
+    data.add(d.data(), 2);
+    Histogram a(16);
+    a.merge(empty);
+    EXPECT_TRUE(a.empty());
+    a.merge(zeros);
+    EXPECT_EQ(a.binWidth(), 0.0);
+    EXPECT_EQ(a.zeroCount(), 5);
+    a.merge(data);
+    Histogram b(16);
+    std::vector<float> all = z;
+    all.insert(all.end(), d.begin(), d.end());
+    b.add(all.data(), static_cast<int64_t>(all.size()));
+    EXPECT_EQ(a.counts(), b.counts());
+    EXPECT_EQ(a.count(0), 5);  // the zeros land in [0, w)
+    EXPECT_EQ(a.total(), 7);
 }
 
 TEST(Histogram, RebinningIsExactOverManyBatches) {
@@ -515,7 +580,8 @@ TEST(Histogram, FarOutlierAfterTinyRangeStaysExact) {
     EXPECT_EQ(sum, 6);
     EXPECT_LE(h.lowerEdge(), -3e35);
     EXPECT_GE(h.upperEdge(), 1e30 * (1 - 1e-9));
-    EXPECT_LE(h.upperEdge() - h.lowerEdge(), 3.1e35 * 64 / 60);  // about the data's extent
+    // The smallest power-of-two width that fits: the grid spans less than twice the data's extent.
+    EXPECT_LE(h.upperEdge() - h.lowerEdge(), 2 * 3.1e35);
     EXPECT_FLOAT_EQ(percentileRange(h, 100.0).first, -3e35f);
 }
 

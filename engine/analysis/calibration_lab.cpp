@@ -1,0 +1,342 @@
+#include "analysis/calibration_lab.h"
+
+#include <algorithm>
+#include <chrono>
+#include <map>
+#include <set>
+
+#include "analysis/activation_comparison.h"
+#include "analysis/analysis_session.h"
+#include "analysis/layer_matching.h"
+#include "quant/calibration.h"
+#include "quant/calibration_data.h"
+
+namespace ql::analysis {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double secondsSince(Clock::time_point start) {
+    return std::chrono::duration<double>(Clock::now() - start).count();
+}
+
+Status cancelled(const std::string &what) { return Status::error(ErrorKind::Cancelled, "calibration lab cancelled " + what); }
+
+Status validate(const Graph &graph, const CalibrationLabOptions &o) {
+    const std::string lab = "calib-lab: ";
+    if (graph.inputs.size() != 1)
+        return Status::unsupported(lab + graph.sourcePath + " has " + std::to_string(graph.inputs.size()) +
+                                   " inputs; the lab calibrates models with one input");
+    const ValueInfo &input = graph.inputs.front();
+    if (input.hasShape && !input.shape.empty() && input.shape[0] > 1)
+        return Status::unsupported(lab + "input '" + input.name + "' of " + graph.sourcePath + " has a fixed batch of " +
+                                   std::to_string(input.shape[0]) +
+                                   "; the lab calibrates per sample and needs batch 1 or a symbolic batch");
+    if (o.poolFiles.empty()) return Status::badInput(lab + "the calibration pool is empty");
+    if (o.evalFiles.empty()) return Status::badInput(lab + "the evaluation set is empty");
+    if (o.methods.empty()) return Status::badInput(lab + "no calibration method");
+    if (o.sizes.empty()) return Status::badInput(lab + "no calibration size");
+    if (o.repeats < 1) return Status::badInput(lab + "--repeats must be at least 1, got " + std::to_string(o.repeats));
+    if (o.calibBatches.empty()) return Status::badInput(lab + "no calibration batch size");
+    const int64_t pool = static_cast<int64_t>(o.poolFiles.size());
+    for (int64_t size : o.sizes) {
+        if (size < 1) return Status::badInput(lab + "size " + std::to_string(size) + " is not a positive number");
+        if (size > pool)
+            return Status::badInput(lab + "size " + std::to_string(size) + " is larger than the pool (" +
+                                    std::to_string(pool) + " files)");
+    }
+    for (int64_t batch : o.calibBatches) {
+        if (batch < 1)
+            return Status::badInput(lab + "calibration batch " + std::to_string(batch) + " is not a positive number");
+        if (batch > 1 && input.hasShape && !input.shape.empty() && input.shape[0] == 1)
+            return Status::badInput(lab + "calibration batch " + std::to_string(batch) + ": input '" + input.name +
+                                    "' of " + graph.sourcePath + " has a fixed batch of 1");
+    }
+    if (o.evalBatch < 1) return Status::badInput(lab + "the evaluation batch must be positive");
+    return quant::validateExcludedNodes(graph, o.quantizer.excludedNodes).withContext(graph.sourcePath);
+}
+
+quant::QuantizationOptions runQuantizer(const quant::QuantizationOptions &lab, const CalibrationRunSpec &spec) {
+    quant::QuantizationOptions quantizer = lab;
+    quantizer.method = spec.method.method;
+    quantizer.percentile = spec.method.percentile;
+    return quantizer;
+}
+
+// Copies a plan output out of the plan's buffers.
+std::vector<Tensor> keep(const std::vector<Tensor> &outputs) {
+    std::vector<Tensor> out;
+    for (const Tensor &t : outputs) out.push_back(floatCopy(t));
+    return out;
+}
+
+}  // namespace
+
+struct CalibrationLab::Impl {
+    Graph floatGraph;
+    CalibrationLabOptions options;
+    // Per pool file, per sample: the float model's statistics of that sample alone.
+    std::vector<std::vector<quant::CalibrationStatistics>> poolStats;
+    std::vector<int64_t> poolClasses;  // the float model's top-1 on each file's first sample
+    int64_t poolSamples = 0;
+    EvaluationData eval;
+    std::vector<std::vector<Tensor>> floatOutputs;              // per evaluation batch
+    std::vector<std::map<std::string, Tensor>> floatValues;     // per evaluation batch (layers)
+    std::set<std::string> floatValuesKept;
+    FloatModelResult floatResult;
+    int64_t evalRows = 0;
+    std::vector<CalibrationRunSpec> runs;
+    double poolSeconds = 0.0, evaluationSeconds = 0.0;
+
+    Status runPool(const LabProgress &progress);
+    Status runEvaluation(const std::set<std::string> &values, const LabProgress &progress);
+    quant::CalibrationStatistics runStatistics(const CalibrationRunSpec &spec) const;
+    Result<CalibrationRunResult> evaluate(const CalibrationRunSpec &spec, const std::function<bool()> &keepGoing);
+};
+
+Status CalibrationLab::Impl::runPool(const LabProgress &progress) {
+    const auto start = Clock::now();
+    const ValueInfo &input = floatGraph.inputs.front();
+    size_t file = 0;
+    int64_t sample = 0, samplesInFile = -1;
+    // One batch per sample, file after file.
+    quant::BatchSource source = [&](std::map<std::string, Tensor> &batch) -> Result<bool> {
+        while (file < options.poolFiles.size()) {
+            if (samplesInFile < 0) {
+                auto count = quant::countCalibrationSamples(options.poolFiles[file], input);
+                if (!count) return count.status();
+                samplesInFile = *count;
+                sample = 0;
+                poolStats.emplace_back();
+            }
+            if (sample < samplesInFile) {
+                auto t = quant::readCalibrationTensor(options.poolFiles[file], input, sample++, 1);
+                if (!t) return t.status();
+                batch[input.name] = std::move(*t);
+                return true;
+            }
+            ++file;
+            samplesInFile = -1;
+        }
+        return false;
+    };
+    quant::CalibrationOptions calibration;
+    calibration.threads = options.threads;
+    const int files = static_cast<int>(options.poolFiles.size());
+    QL_RETURN_IF_ERROR(quant::calibrateEachBatch(
+        floatGraph, source, calibration,
+        [&](quant::CalibrationStatistics &&stats, const std::vector<Tensor> &outputs) {
+            if (poolStats.back().empty()) {
+                const std::vector<int64_t> top1 = outputs.empty() ? std::vector<int64_t>{}
+                                                                  : top1Classes(floatCopy(outputs.front()));
+                poolClasses.push_back(top1.empty() ? 0 : top1.front());
+            }
+            poolStats.back().push_back(std::move(stats));
+            ++poolSamples;
+            return Status::ok();
+        },
+        [&](int, int) { return !progress || progress("pool", static_cast<int>(poolStats.size()), files); }));
+    poolSeconds = secondsSince(start);
+    return Status::ok();
+}
+
+Status CalibrationLab::Impl::runEvaluation(const std::set<std::string> &values, const LabProgress &progress) {
+    const auto start = Clock::now();
+    auto plan = createFloatPlan(floatGraph, options.threads);
+    if (!plan) return plan.status();
+    floatOutputs.clear();
+    floatValues.assign(eval.batches.size(), {});
+    std::vector<int64_t> predictions;
+    std::vector<Tensor> outputs;
+    for (size_t b = 0; b < eval.batches.size(); ++b) {
+        QL_RETURN_IF_ERROR(runAndCapture(**plan, eval.batches[b], values, floatValues[b], outputs)
+                               .withContext("float model on the evaluation set"));
+        floatOutputs.push_back(keep(outputs));
+        if (!outputs.empty()) {
+            const std::vector<int64_t> top1 = top1Classes(floatOutputs.back().front());
+            predictions.insert(predictions.end(), top1.begin(), top1.end());
+        }
+        if (progress && !progress("evaluation", static_cast<int>(b + 1), static_cast<int>(eval.batches.size())))
+            return cancelled("during the evaluation pass");
+    }
+    floatValuesKept = values;
+    floatResult.predictions = std::move(predictions);
+    evalRows = static_cast<int64_t>(floatResult.predictions.size());
+    evaluationSeconds += secondsSince(start);
+    return Status::ok();
+}
+
+quant::CalibrationStatistics CalibrationLab::Impl::runStatistics(const CalibrationRunSpec &spec) const {
+    quant::CalibrationOptions calibration;
+    calibration.threads = options.threads;
+    quant::CalibrationStatistics stats(calibration);
+    // The run's samples in calibration order, grouped as `quantize --calib-batch` groups them.
+    std::vector<const quant::CalibrationStatistics *> samples, batch;
+    for (int64_t index : spec.calibIndices)
+        for (const auto &s : poolStats[static_cast<size_t>(index)]) samples.push_back(&s);
+    for (const auto *s : samples) {
+        batch.push_back(s);
+        if (static_cast<int64_t>(batch.size()) == spec.calibBatch) stats.addBatchOf(batch), batch.clear();
+    }
+    if (!batch.empty()) stats.addBatchOf(batch);
+    return stats;
+}
+
+Result<CalibrationRunResult> CalibrationLab::Impl::evaluate(const CalibrationRunSpec &spec,
+                                                            const std::function<bool()> &keepGoing) {
+    const auto start = Clock::now();
+    const quant::CalibrationStatistics stats = runStatistics(spec);
+    auto quantized = quant::quantizeGraph(floatGraph, stats, runQuantizer(options.quantizer, spec));
+    if (!quantized) return quantized.status().withContext("run " + spec.id);
+    LayerMatching matching;
+    if (options.layers) {
+        auto matched = matchLayers(floatGraph, quantized->model);
+        if (!matched) return matched.status().withContext("run " + spec.id);
+        matching = std::move(*matched);
+    }
+    ActivationComparisonOptions compare;
+    compare.int8Kernels = options.int8Kernels;
+    compare.threads = options.threads;
+    compare.labels = options.labels;
+    auto comparison = CumulativeComparison::create(floatGraph, quantized->model, matching, compare);
+    if (!comparison) return comparison.status().withContext("run " + spec.id);
+    const std::set<std::string> &needed = (*comparison)->floatValuesNeeded();
+    if (!std::includes(floatValuesKept.begin(), floatValuesKept.end(), needed.begin(), needed.end())) {
+        std::set<std::string> all = floatValuesKept;
+        all.insert(needed.begin(), needed.end());
+        QL_RETURN_IF_ERROR(runEvaluation(all, {}));
+    }
+    for (size_t b = 0; b < eval.batches.size(); ++b) {
+        QL_RETURN_IF_ERROR((*comparison)->addBatch(eval.batches[b], floatValues[b], floatOutputs[b])
+                               .withContext("run " + spec.id));
+        if (!keepGoing()) return cancelled("during run " + spec.id);
+    }
+    const ActivationComparisonResult r = (*comparison)->result();
+    CalibrationRunResult out;
+    out.spec = spec;
+    if (!r.outputs.empty()) {
+        const OutputComparison &o = r.outputs.front();
+        out.sqnrDb = o.metrics.sqnrDb;
+        out.top1Agreement = o.top1Agreement;
+        out.top1AgreementCi95 = wilsonInterval(o.top1Agreements, o.rows);
+        out.predictions = o.quantTop1;
+        if (o.labelled && o.rows > 0) {
+            out.accuracy = static_cast<double>(o.quantCorrect) / static_cast<double>(o.rows);
+            out.accuracyCi95 = wilsonInterval(o.quantCorrect, o.rows);
+        }
+    }
+    for (const auto &layer : r.layers)
+        if (layer.observed) out.layers.push_back({layer.match.floatNode, layer.metrics.sqnrDb});
+    out.seconds = secondsSince(start);
+    return out;
+}
+
+CalibrationLab::CalibrationLab() : m_impl(std::make_unique<Impl>()) {}
+CalibrationLab::~CalibrationLab() = default;
+
+Result<std::unique_ptr<CalibrationLab>> CalibrationLab::create(const Graph &floatGraph, CalibrationLabOptions options,
+                                                               const LabProgress &progress) {
+    QL_RETURN_IF_ERROR(validate(floatGraph, options));
+    std::unique_ptr<CalibrationLab> lab(new CalibrationLab());
+    Impl &d = *lab->m_impl;
+    d.floatGraph = floatGraph;
+    d.options = std::move(options);
+    auto eval = evaluationDataFromFiles(floatGraph, d.options.evalFiles, d.options.evalBatch);
+    if (!eval) return eval.status().withContext("calib-lab: evaluation set");
+    d.eval = std::move(*eval);
+    QL_RETURN_IF_ERROR(d.runPool(progress).withContext("calib-lab: pool"));
+    QL_RETURN_IF_ERROR(d.runEvaluation({}, progress));
+    if (!d.options.labels.empty() && static_cast<int64_t>(d.options.labels.size()) != d.evalRows)
+        return Status::badInput("calib-lab: --labels holds " + std::to_string(d.options.labels.size()) +
+                                " labels for " + std::to_string(d.evalRows) + " evaluation rows");
+    if (!d.options.labels.empty()) {
+        int64_t correct = 0;
+        for (size_t i = 0; i < d.options.labels.size(); ++i) correct += d.floatResult.predictions[i] == d.options.labels[i];
+        d.floatResult.accuracy = static_cast<double>(correct) / static_cast<double>(d.evalRows);
+        d.floatResult.accuracyCi95 = wilsonInterval(correct, d.evalRows);
+    }
+    d.runs = planCalibrationRuns(d.options, d.poolClasses);
+    return lab;
+}
+
+const CalibrationLabOptions &CalibrationLab::options() const { return m_impl->options; }
+const std::vector<CalibrationRunSpec> &CalibrationLab::plannedRuns() const { return m_impl->runs; }
+
+const CalibrationRunSpec *CalibrationLab::findRun(const std::string &id) const {
+    for (const auto &spec : m_impl->runs)
+        if (spec.id == id) return &spec;
+    return nullptr;
+}
+
+Result<CalibrationLabResult> CalibrationLab::run(const LabProgress &progress) {
+    Impl &d = *m_impl;
+    const auto start = Clock::now();
+    CalibrationLabResult lab;
+    lab.labelled = !d.options.labels.empty();
+    lab.labels = d.options.labels;
+    lab.poolSamples = d.poolSamples;
+    lab.evalRows = d.evalRows;
+    lab.floatModel = d.floatResult;
+    lab.runsPlanned = static_cast<int>(d.runs.size());
+    lab.poolSeconds = d.poolSeconds;
+    std::map<std::string, size_t> firstWithKey;  // calibration key -> index in lab.runs
+    const int total = lab.runsPlanned;
+    lab.complete = true;
+    for (const CalibrationRunSpec &spec : d.runs) {
+        const int done = static_cast<int>(lab.runs.size());
+        const std::string key = calibrationKey(spec);
+        auto same = firstWithKey.find(key);
+        if (same != firstWithKey.end()) {
+            CalibrationRunResult copy = lab.runs[same->second];
+            copy.identicalTo = copy.spec.id;
+            copy.spec = spec;
+            copy.seconds = 0.0;
+            lab.runs.push_back(std::move(copy));
+        } else {
+            auto result = d.evaluate(spec, [&] { return !progress || progress("runs", done, total); });
+            if (!result && result.status().kind() == ErrorKind::Cancelled) {
+                lab.complete = false;
+                break;
+            }
+            if (!result) return result.status();
+            firstWithKey[key] = lab.runs.size();
+            lab.runs.push_back(std::move(*result));
+        }
+        if (progress && !progress("runs", done + 1, total)) {
+            lab.complete = lab.runs.size() == d.runs.size();
+            break;
+        }
+    }
+    lab.evaluationSeconds = d.evaluationSeconds;
+    lab.runsSeconds = secondsSince(start);
+    lab.comparisons = compareCalibrationRuns(lab, d.options.seed, d.options.bootstrapResamples);
+    return lab;
+}
+
+quant::QuantizationOptions CalibrationLab::quantizerOptions(const CalibrationRunSpec &spec) const {
+    return runQuantizer(m_impl->options.quantizer, spec);
+}
+
+Result<quant::QuantizeResult> CalibrationLab::quantizeRun(const CalibrationRunSpec &spec) const {
+    return quant::quantizeGraph(m_impl->floatGraph, m_impl->runStatistics(spec), quantizerOptions(spec));
+}
+
+Result<std::vector<std::map<std::string, Tensor>>> CalibrationLab::calibrationBatches(
+    const CalibrationRunSpec &spec) const {
+    std::vector<std::string> files;
+    for (int64_t index : spec.calibIndices) files.push_back(m_impl->options.poolFiles[static_cast<size_t>(index)]);
+    auto source = quant::fileBatchSource(m_impl->floatGraph, files, spec.calibBatch);
+    if (!source) return source.status();
+    std::vector<std::map<std::string, Tensor>> batches;
+    for (;;) {
+        std::map<std::string, Tensor> batch;
+        auto more = (*source)(batch);
+        if (!more) return more.status();
+        if (!*more) break;
+        batches.push_back(std::move(batch));
+    }
+    return batches;
+}
+
+}  // namespace ql::analysis

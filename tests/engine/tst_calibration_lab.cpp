@@ -1,0 +1,287 @@
+// The calibration lab on the embedded demo (a Fashion-MNIST CNN, 64 training images as the pool,
+// 64 labelled test images): the plan's draws, identical runs, the statistics recomputed from the
+// predictions, a run's model against calibrating on its files directly, cancel and bad input.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <filesystem>
+#include <map>
+#include <set>
+
+#include "analysis/analysis_session.h"
+#include "analysis/calibration_lab.h"
+#include "onnx_io/model_loader.h"
+#include "onnx_io/tensor_file.h"
+#include "quant/calibration_data.h"
+#include "test_support.h"
+
+using namespace ql;
+using namespace ql::analysis;
+
+namespace {
+
+std::string demoDir() {
+    const char *root = std::getenv("QL_TEST_DATA");
+    return std::string(root ? root : "tests/data") + "/../../resources/demo/";
+}
+
+CalibrationMethod method(const std::string &name) {
+    auto m = parseCalibrationMethod(name);
+    EXPECT_TRUE(m.isOk()) << name;
+    return m.isOk() ? *m : CalibrationMethod{};
+}
+
+CalibrationLabOptions demoOptions() {
+    CalibrationLabOptions o;
+    auto pool = quant::listCalibrationFiles({demoDir() + "pool"});
+    EXPECT_TRUE(pool.isOk());
+    if (pool.isOk()) o.poolFiles = *pool;
+    o.evalFiles = {demoDir() + "samples.npy"};
+    auto labels = readLabelsFile(demoDir() + "labels.npy");
+    EXPECT_TRUE(labels.isOk());
+    if (labels.isOk()) o.labels = *labels;
+    o.seed = 7;
+    o.threads = 2;
+    o.bootstrapResamples = 500;
+    return o;
+}
+
+Graph demoModel() {
+    auto g = loadModel(demoDir() + "fashion_cnn.onnx");
+    EXPECT_TRUE(g.isOk()) << g.status().message();
+    return g.isOk() ? *g : Graph{};
+}
+
+const CalibrationRunResult &runById(const CalibrationLabResult &lab, const std::string &id) {
+    for (const auto &r : lab.runs)
+        if (r.spec.id == id) return r;
+    ADD_FAILURE() << "no run " << id;
+    return lab.runs.front();
+}
+
+}  // namespace
+
+TEST(CalibrationLabPlan, MethodNames) {
+    EXPECT_EQ(calibrationMethodName(method("percentile:99.99")), "percentile:99.99");
+    EXPECT_EQ(method("percentile").percentile, 99.999);
+    EXPECT_EQ(calibrationMethodName(method("moving_average")), "moving-average");
+    EXPECT_EQ(calibrationMethodName(method("KL")), "entropy");
+    for (const char *bad : {"median", "minmax:3", "percentile:0", "percentile:101", "percentile:x"}) {
+        auto m = parseCalibrationMethod(bad);
+        ASSERT_FALSE(m.isOk()) << bad;
+        EXPECT_EQ(m.status().kind(), ErrorKind::BadInput);
+        EXPECT_NE(m.status().message().find(bad), std::string::npos) << m.status().message();
+    }
+}
+
+TEST(CalibrationLabPlan, DrawsAreSeededSortedAndSharedByTheMethods) {
+    CalibrationLabOptions o;
+    for (int i = 0; i < 64; ++i) o.poolFiles.push_back("f" + std::to_string(i));
+    o.methods = {method("minmax"), method("entropy")};
+    o.sizes = {8, 64};
+    o.repeats = 3;
+    o.seed = 5;
+    const auto runs = planCalibrationRuns(o, {});
+    ASSERT_EQ(runs.size(), 12u);
+    EXPECT_EQ(runs.front().id, "minmax-n8-r1-b1");
+    std::map<std::pair<int64_t, int>, std::vector<int64_t>> drawn;
+    for (const auto &r : runs) {
+        ASSERT_EQ(static_cast<int64_t>(r.calibIndices.size()), r.size);
+        EXPECT_TRUE(std::is_sorted(r.calibIndices.begin(), r.calibIndices.end()));
+        EXPECT_EQ(std::set<int64_t>(r.calibIndices.begin(), r.calibIndices.end()).size(), r.calibIndices.size());
+        EXPECT_GE(r.calibIndices.front(), 0);
+        EXPECT_LT(r.calibIndices.back(), 64);
+        auto [it, fresh] = drawn.emplace(std::make_pair(r.size, r.repeat), r.calibIndices);
+        if (!fresh) EXPECT_EQ(it->second, r.calibIndices) << "methods share the draws: " << r.id;
+    }
+    EXPECT_NE(drawn[std::make_pair(int64_t{8}, 1)], drawn[std::make_pair(int64_t{8}, 2)]);
+    EXPECT_NE(drawn[std::make_pair(int64_t{8}, 2)], drawn[std::make_pair(int64_t{8}, 3)]);
+    EXPECT_EQ(calibrationKey(runs[9]), calibrationKey(runs[10]));  // entropy n64: every repeat is the pool
+    EXPECT_NE(calibrationKey(runs[0]), calibrationKey(runs[6]));   // another method
+
+    EXPECT_EQ(planCalibrationRuns(o, {})[1].calibIndices, runs[1].calibIndices);  // seeded
+    o.seed = 6;
+    EXPECT_NE(planCalibrationRuns(o, {})[1].calibIndices, runs[1].calibIndices);
+
+    o.selection = CalibrationSelection::First;
+    EXPECT_EQ(planCalibrationRuns(o, {})[2].calibIndices, (std::vector<int64_t>{0, 1, 2, 3, 4, 5, 6, 7}));
+
+    // Stratified: 4 classes of 16 files; 8 files take 2 of each.
+    o.selection = CalibrationSelection::Stratified;
+    std::vector<int64_t> classes;
+    for (int i = 0; i < 64; ++i) classes.push_back(i % 4);
+    for (const auto &r : planCalibrationRuns(o, classes)) {
+        if (r.size != 8) continue;
+        std::map<int64_t, int> perClass;
+        for (int64_t i : r.calibIndices) ++perClass[classes[static_cast<size_t>(i)]];
+        EXPECT_EQ(perClass, (std::map<int64_t, int>{{0, 2}, {1, 2}, {2, 2}, {3, 2}})) << r.id;
+    }
+}
+
+TEST(CalibrationLab, RunsOnTheDemoWithStatisticsFromItsOwnPredictions) {
+    CalibrationLabOptions o = demoOptions();
+    o.methods = {method("minmax"), method("entropy"), method("moving-average")};
+    o.sizes = {8, 64};
+    o.repeats = 2;
+    o.calibBatches = {1, 4};
+    const Graph g = demoModel();
+    auto lab = CalibrationLab::create(g, o);
+    ASSERT_TRUE(lab.isOk()) << lab.status().message();
+    auto result = (*lab)->run();
+    ASSERT_TRUE(result.isOk()) << result.status().message();
+    const CalibrationLabResult &r = *result;
+    ASSERT_TRUE(r.complete);
+    ASSERT_EQ(r.runs.size(), 24u);
+    EXPECT_EQ(r.poolSamples, 64);
+    EXPECT_EQ(r.evalRows, 64);
+    ASSERT_TRUE(r.floatModel.accuracy.has_value());
+
+    // Identical calibrations are evaluated once: the batch size changes only the moving average,
+    // and at n = 64 every repeat calibrates on the whole pool.
+    EXPECT_EQ(runById(r, "minmax-n8-r1-b4").identicalTo, "minmax-n8-r1-b1");
+    EXPECT_EQ(runById(r, "entropy-n8-r2-b4").identicalTo, "entropy-n8-r2-b1");
+    EXPECT_EQ(runById(r, "minmax-n64-r2-b1").identicalTo, "minmax-n64-r1-b1");
+    EXPECT_EQ(runById(r, "moving-average-n8-r1-b4").identicalTo, "");
+    EXPECT_EQ(runById(r, "moving-average-n64-r2-b4").identicalTo, "moving-average-n64-r1-b4");
+    EXPECT_EQ(runById(r, "minmax-n8-r1-b1").identicalTo, "");
+    // The moving average does see the batch size: on all 64 samples its range at batch 4 (16
+    // batches) differs from batch 1 (64 batches), and so does the model's output.
+    EXPECT_NE(runById(r, "moving-average-n64-r1-b4").sqnrDb, runById(r, "moving-average-n64-r1-b1").sqnrDb);
+
+    for (const auto &run : r.runs) {
+        ASSERT_EQ(run.predictions.size(), 64u) << run.spec.id;
+        int64_t correct = 0, agree = 0;
+        for (size_t i = 0; i < 64; ++i) {
+            correct += run.predictions[i] == o.labels[i];
+            agree += run.predictions[i] == r.floatModel.predictions[i];
+        }
+        ASSERT_TRUE(run.accuracy.has_value());
+        EXPECT_DOUBLE_EQ(*run.accuracy, correct / 64.0) << run.spec.id;
+        EXPECT_DOUBLE_EQ(run.top1Agreement, agree / 64.0) << run.spec.id;
+        EXPECT_DOUBLE_EQ(run.accuracyCi95->low, wilsonInterval(correct, 64).low);
+        EXPECT_DOUBLE_EQ(run.accuracyCi95->high, wilsonInterval(correct, 64).high);
+        EXPECT_GT(run.sqnrDb, 10.0) << run.spec.id;  // int8 of this CNN: 14-42 dB
+    }
+    // minmax on 64 samples is the demo's best calibration (README: about 41 dB).
+    EXPECT_GT(runById(r, "minmax-n64-r1-b1").sqnrDb, 38.0);
+
+    // Comparisons: best vs worst, each method's best vs float, size steps, batch steps.
+    std::map<std::string, int> kinds;
+    for (const auto &c : r.comparisons) {
+        ++kinds[c.kind];
+        auto predictions = [&](const std::string &id) {
+            return id == "float" ? r.floatModel.predictions : runById(r, id).predictions;
+        };
+        const auto a = predictions(c.a), b = predictions(c.b);
+        int64_t n01 = 0, n10 = 0;
+        for (size_t i = 0; i < 64; ++i) {
+            const bool ra = a[i] == o.labels[i], rb = b[i] == o.labels[i];
+            n01 += !ra && rb;
+            n10 += ra && !rb;
+        }
+        EXPECT_EQ(c.n01, n01) << c.a << " vs " << c.b;
+        EXPECT_EQ(c.n10, n10) << c.a << " vs " << c.b;
+        EXPECT_DOUBLE_EQ(c.mcnemarP, mcnemarExactP(n01, n10));
+        EXPECT_DOUBLE_EQ(c.diff, (n10 - n01) / 64.0);
+        EXPECT_LE(c.diffCi95.low, c.diff + 1e-12);
+        EXPECT_GE(c.diffCi95.high, c.diff - 1e-12);
+        EXPECT_FALSE(c.verdict.empty());
+    }
+    EXPECT_EQ(kinds["best_vs_worst"], 1);
+    EXPECT_EQ(kinds["method_vs_float"], 3);
+    EXPECT_EQ(kinds["size_step"], 6);   // 3 methods x 2 batch sizes x (8 -> 64)
+    EXPECT_EQ(kinds["batch_step"], 6);  // 3 methods x 2 sizes x (1 -> 4)
+}
+
+TEST(CalibrationLab, ARunsModelIsWhatCalibratingOnItsFilesGives) {
+    CalibrationLabOptions o = demoOptions();
+    o.methods = {method("entropy"), method("moving-average")};
+    o.sizes = {16};
+    o.repeats = 1;
+    o.calibBatches = {3};
+    const Graph g = demoModel();
+    auto lab = CalibrationLab::create(g, o);
+    ASSERT_TRUE(lab.isOk()) << lab.status().message();
+    for (const CalibrationRunSpec &spec : (*lab)->plannedRuns()) {
+        auto fromLab = (*lab)->quantizeRun(spec);
+        ASSERT_TRUE(fromLab.isOk()) << fromLab.status().message();
+        // `quantize --calib <files> --calib-batch 3`: calibrate on the files in batches of 3.
+        std::vector<std::string> files;
+        for (int64_t i : spec.calibIndices) files.push_back(o.poolFiles[static_cast<size_t>(i)]);
+        auto source = quant::fileBatchSource(g, files, spec.calibBatch);
+        ASSERT_TRUE(source.isOk());
+        quant::CalibrationStatistics stats;
+        ASSERT_TRUE(quant::calibrate(g, *source, stats).isOk());
+        EXPECT_EQ(stats.batchCount(), 6);  // 16 samples in batches of 3
+        auto direct = quant::quantizeGraph(g, stats, (*lab)->quantizerOptions(spec));
+        ASSERT_TRUE(direct.isOk());
+        const auto &a = fromLab->plan.activations, &b = direct->plan.activations;
+        ASSERT_EQ(a.size(), b.size());
+        ASSERT_FALSE(a.empty());
+        for (const auto &[value, q] : a) {
+            ASSERT_TRUE(b.count(value)) << value;
+            // Exactly the same grid: the lab's merged histograms are the calibration's histograms.
+            EXPECT_EQ(q.scale, b.at(value).scale) << spec.id << " " << value;
+            EXPECT_EQ(q.zeroPoint, b.at(value).zeroPoint) << spec.id << " " << value;
+        }
+        auto batches = (*lab)->calibrationBatches(spec);
+        ASSERT_TRUE(batches.isOk());
+        EXPECT_EQ(batches->size(), 6u);
+        EXPECT_EQ(batches->front().at("input").dim(0), 3);
+    }
+}
+
+TEST(CalibrationLab, CancelKeepsTheFinishedRuns) {
+    CalibrationLabOptions o = demoOptions();
+    o.methods = {method("minmax"), method("mse")};
+    o.sizes = {8, 16};
+    o.repeats = 2;
+    auto lab = CalibrationLab::create(demoModel(), o);
+    ASSERT_TRUE(lab.isOk()) << lab.status().message();
+    auto result = (*lab)->run([](const std::string &stage, int done, int) { return stage != "runs" || done < 3; });
+    ASSERT_TRUE(result.isOk()) << result.status().message();
+    EXPECT_FALSE(result->complete);
+    EXPECT_EQ(result->runsPlanned, 8);
+    EXPECT_EQ(result->runs.size(), 3u);
+    EXPECT_FALSE(result->comparisons.empty());  // of the finished runs
+
+    // Cancelled during the pool pass: no lab at all.
+    auto early = CalibrationLab::create(demoModel(), o, [](const std::string &stage, int done, int) {
+        return stage != "pool" || done < 5;
+    });
+    ASSERT_FALSE(early.isOk());
+    EXPECT_EQ(early.status().kind(), ErrorKind::Cancelled);
+}
+
+TEST(CalibrationLab, BadInputNamesTheOffendingValue) {
+    const Graph g = demoModel();
+    auto expectBad = [&](CalibrationLabOptions o, const std::string &needle) {
+        if (o.methods.empty()) o.methods = {method("minmax")};
+        if (o.sizes.empty()) o.sizes = {8};
+        auto lab = CalibrationLab::create(g, o);
+        ASSERT_FALSE(lab.isOk()) << needle;
+        EXPECT_EQ(lab.status().kind(), ErrorKind::BadInput) << lab.status().message();
+        EXPECT_NE(lab.status().message().find(needle), std::string::npos) << lab.status().message();
+    };
+    CalibrationLabOptions o = demoOptions();
+    o.sizes = {8, 65};
+    expectBad(o, "size 65 is larger than the pool (64 files)");
+    o = demoOptions();
+    o.poolFiles.clear();
+    expectBad(o, "pool is empty");
+    o = demoOptions();
+    o.labels.pop_back();
+    expectBad(o, "63 labels for 64 evaluation rows");
+    o = demoOptions();
+    o.calibBatches = {0};
+    expectBad(o, "calibration batch 0");
+
+    // A pool file of another image size: the error names the file.
+    const std::string bad = (std::filesystem::temp_directory_path() / "ql_lab_bad_shape.npy").string();
+    ASSERT_TRUE(writeNpy(bad, test::randomTensor({1, 27, 28}, 3)).isOk());
+    o = demoOptions();
+    o.poolFiles.push_back(bad);
+    expectBad(o, "ql_lab_bad_shape.npy");
+    std::filesystem::remove(bad);
+}
