@@ -65,15 +65,6 @@ void printTable(const ql::analysis::NumericSuiteReport &report) {
                 report.quantPrecision.c_str(), report.int8Kernels.c_str());
 }
 
-ql::Status writeText(const QString &path, const QByteArray &bytes) {
-    const QString dir = QFileInfo(path).absolutePath();
-    if (!QDir().mkpath(dir)) return ql::Status::badInput(dir.toStdString() + ": cannot create folder");
-    QFile file(path);
-    if (!file.open(QIODevice::WriteOnly) || file.write(bytes) != bytes.size())
-        return ql::Status::badInput(path.toStdString() + ": cannot write");
-    return ql::Status::ok();
-}
-
 }  // namespace
 
 int runAnalyze(const QStringList &arguments) {
@@ -200,10 +191,10 @@ int runAnalyze(const QStringList &arguments) {
     printTable(*report);
     if (parser.isSet("json")) {
         const QByteArray json = QJsonDocument(ql::ui::analysisReportJson(*report, models)).toJson();
-        if (ql::Status s = writeText(parser.value("json"), json); !s) return reportFailure(s);
+        if (ql::Status s = writeTextFile(parser.value("json"), json); !s) return reportFailure(s);
     }
     if (parser.isSet("csv")) {
-        if (ql::Status s = writeText(parser.value("csv"), ql::ui::analysisReportCsv(*report).toUtf8()); !s)
+        if (ql::Status s = writeTextFile(parser.value("csv"), ql::ui::analysisReportCsv(*report).toUtf8()); !s)
             return reportFailure(s);
     }
     return Success;

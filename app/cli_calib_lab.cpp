@@ -166,15 +166,6 @@ void printLab(const ql::analysis::CalibrationLabResult &lab) {
                 lab.complete ? "" : " (cancelled)", lab.poolSeconds, lab.evaluationSeconds, lab.runsSeconds);
 }
 
-ql::Status writeFile(const QString &path, const QByteArray &bytes) {
-    const QString dir = QFileInfo(path).absolutePath();
-    if (!QDir().mkpath(dir)) return ql::Status::badInput(dir.toStdString() + ": cannot create folder");
-    QFile file(path);
-    if (!file.open(QIODevice::WriteOnly) || file.write(bytes) != bytes.size())
-        return ql::Status::badInput(path.toStdString() + ": cannot write");
-    return ql::Status::ok();
-}
-
 }  // namespace
 
 int runCalibLab(const QStringList &arguments) {
@@ -265,7 +256,7 @@ int runCalibLab(const QStringList &arguments) {
     printLab(*result);
     if (parser.isSet("json")) {
         const QJsonDocument json(ql::ui::calibrationLabJson(*result, options, floatPath));
-        if (ql::Status s = writeFile(parser.value("json"), json.toJson()); !s) return reportFailure(s);
+        if (ql::Status s = writeTextFile(parser.value("json"), json.toJson()); !s) return reportFailure(s);
     }
     if (!result->complete) {
         std::fprintf(stderr, "quantlens: calib-lab interrupted: %zu of %d runs kept%s\n", result->runs.size(),

@@ -1,6 +1,7 @@
 #include "cli_support.h"
 
 #include <QDir>
+#include <QFile>
 #include <QFileInfo>
 
 #include <cstdio>
@@ -26,6 +27,15 @@ int reportFailure(const ql::Status &status) {
         case ql::ErrorKind::Unsupported: return Unsupported;
         default: return Failure;
     }
+}
+
+ql::Status writeTextFile(const QString &path, const QByteArray &bytes) {
+    const QString dir = QFileInfo(path).absolutePath();
+    if (!QDir().mkpath(dir)) return ql::Status::badInput(dir.toStdString() + ": cannot create folder");
+    QFile file(path);
+    if (!file.open(QIODevice::WriteOnly) || file.write(bytes) != bytes.size())
+        return ql::Status::badInput(path.toStdString() + ": cannot write");
+    return ql::Status::ok();
 }
 
 int usageError(const QString &message) {

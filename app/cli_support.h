@@ -20,6 +20,9 @@ namespace cli {
 // Path arguments, each repeatable and comma-separated ("a.npy,b.npy" or a folder), in order.
 std::vector<std::string> splitPaths(const QStringList &arguments);
 
+// Writes `bytes` to `path`, creating its folder; BadInput naming the path when it cannot.
+ql::Status writeTextFile(const QString &path, const QByteArray &bytes);
+
 // Prints "quantlens: <message>" on stderr and returns the exit code for the status' kind.
 int reportFailure(const ql::Status &status);
 int usageError(const QString &message);

@@ -326,17 +326,7 @@ Result<std::vector<std::map<std::string, Tensor>>> CalibrationLab::calibrationBa
     const CalibrationRunSpec &spec) const {
     std::vector<std::string> files;
     for (int64_t index : spec.calibIndices) files.push_back(m_impl->options.poolFiles[static_cast<size_t>(index)]);
-    auto source = quant::fileBatchSource(m_impl->floatGraph, files, spec.calibBatch);
-    if (!source) return source.status();
-    std::vector<std::map<std::string, Tensor>> batches;
-    for (;;) {
-        std::map<std::string, Tensor> batch;
-        auto more = (*source)(batch);
-        if (!more) return more.status();
-        if (!*more) break;
-        batches.push_back(std::move(batch));
-    }
-    return batches;
+    return quant::readCalibrationBatches(m_impl->floatGraph, std::move(files), spec.calibBatch);
 }
 
 }  // namespace ql::analysis
