@@ -4,6 +4,8 @@
 #include <QFileInfo>
 #include <QJsonArray>
 
+#include <algorithm>
+
 namespace {
 
 QString relative(const QDir &base, const QString &path) {
@@ -41,12 +43,14 @@ QString tr(const char *text) {
 }  // namespace
 
 QJsonObject QuantizerSettings::toJson() const {
-    return {{"method", method},
-            {"percentile", percentile},
-            {"per_tensor", perTensor},
-            {"symmetric_activations", symmetricActivations},
-            {"reduce_range", reduceRange},
-            {"fold_batch_norm", foldBatchNorm}};
+    QJsonObject object{{"method", method},
+                       {"percentile", percentile},
+                       {"per_tensor", perTensor},
+                       {"symmetric_activations", symmetricActivations},
+                       {"reduce_range", reduceRange},
+                       {"fold_batch_norm", foldBatchNorm}};
+    if (calibrationBatch > 0) object.insert("calib_batch", calibrationBatch);  // 0: the default
+    return object;
 }
 
 QuantizerSettings QuantizerSettings::fromJson(const QJsonObject &object) {
@@ -57,13 +61,14 @@ QuantizerSettings QuantizerSettings::fromJson(const QJsonObject &object) {
     s.symmetricActivations = object.value("symmetric_activations").toBool(s.symmetricActivations);
     s.reduceRange = object.value("reduce_range").toBool(s.reduceRange);
     s.foldBatchNorm = object.value("fold_batch_norm").toBool(s.foldBatchNorm);
+    s.calibrationBatch = std::max(0, object.value("calib_batch").toInt(0));
     return s;
 }
 
 bool QuantizerSettings::operator==(const QuantizerSettings &o) const {
     return method == o.method && percentile == o.percentile && perTensor == o.perTensor &&
            symmetricActivations == o.symmetricActivations && reduceRange == o.reduceRange &&
-           foldBatchNorm == o.foldBatchNorm;
+           foldBatchNorm == o.foldBatchNorm && calibrationBatch == o.calibrationBatch;
 }
 
 bool AnalysisSetup::isComplete() const {
@@ -121,6 +126,7 @@ bool AnalysisSetup::toRequest(ql::ui::AnalysisRequest &request, QString &error) 
     request.floatModel = floatModel.toStdString();
     if (!quantizeInApp) request.quantModel = quantModel.toStdString();
     request.calibrationPaths = toStd(calibrationPaths);
+    request.calibrationBatch = quantizer.calibrationBatch;
     if (!ql::quant::parseRangeMethod(quantizer.method.toStdString(), request.quantizer.method)) {
         error = tr("Unknown calibration method '%1'").arg(quantizer.method);
         return false;

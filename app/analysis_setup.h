@@ -18,6 +18,9 @@ struct QuantizerSettings {
     bool symmetricActivations = false;
     bool reduceRange = false;
     bool foldBatchNorm = true;
+    // Samples per calibration batch (only the moving average depends on it); 0: each
+    // calibration file one batch, as `quantlens quantize --calib` reads them.
+    int calibrationBatch = 0;
 
     QJsonObject toJson() const;
     static QuantizerSettings fromJson(const QJsonObject &object);

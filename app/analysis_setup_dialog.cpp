@@ -65,6 +65,14 @@ AnalysisSetupDialog::AnalysisSetupDialog(const AnalysisSetup &setup, Focus focus
     m_percentile->setDecimals(3);
     m_percentile->setValue(setup.quantizer.percentile);
     quantForm->addRow(tr("&Percentile:"), m_percentile);
+    m_calibrationBatch = new QSpinBox(m_quantizerBox);
+    m_calibrationBatch->setObjectName(QStringLiteral("calibrationBatchSpinBox"));
+    m_calibrationBatch->setRange(0, 4096);
+    m_calibrationBatch->setSpecialValueText(tr("each file"));
+    m_calibrationBatch->setValue(setup.quantizer.calibrationBatch);
+    m_calibrationBatch->setToolTip(
+        tr("Samples per calibration batch; only the moving average depends on it"));
+    quantForm->addRow(tr("Calibration batc&h:"), m_calibrationBatch);
     m_perTensor = new QCheckBox(tr("Weights per &tensor (not per channel)"), m_quantizerBox);
     m_perTensor->setChecked(setup.quantizer.perTensor);
     m_symmetric = new QCheckBox(tr("&Symmetric int8 activations"), m_quantizerBox);
@@ -189,6 +197,7 @@ AnalysisSetup AnalysisSetupDialog::setup() const {
     s.calibrationPaths = splitPaths(m_calibration->text());
     s.quantizer.method = m_method->currentText();
     s.quantizer.percentile = m_percentile->value();
+    s.quantizer.calibrationBatch = m_calibrationBatch->value();
     s.quantizer.perTensor = m_perTensor->isChecked();
     s.quantizer.symmetricActivations = m_symmetric->isChecked();
     s.quantizer.reduceRange = m_reduceRange->isChecked();

@@ -45,6 +45,7 @@ private:
     QLineEdit *m_calibration;
     QComboBox *m_method;
     QDoubleSpinBox *m_percentile;
+    QSpinBox *m_calibrationBatch;
     QCheckBox *m_perTensor;
     QCheckBox *m_symmetric;
     QCheckBox *m_reduceRange;

@@ -80,6 +80,7 @@ MainWindow::MainWindow(const Options &options, QWidget *parent)
     m_project->setAutosaveEnabled(options.autosave);
     createPages();
     createActions();
+    createCalibrationLab();
     createMenus();
     createStatusBar();
 
@@ -250,9 +251,13 @@ void MainWindow::openDemo() {
     // The analysis reads files: the embedded demo is copied out once (and refreshed if it changed).
     const QDir folder(demoFolder());
     QDir().mkpath(folder.path());
-    const QStringList names{QStringLiteral("fashion_cnn.onnx"),
-                            QStringLiteral("fashion_cnn_int8.onnx"), QStringLiteral("samples.npy"),
-                            QStringLiteral("labels.npy")};
+    QStringList names{QStringLiteral("fashion_cnn.onnx"), QStringLiteral("fashion_cnn_int8.onnx"),
+                      QStringLiteral("samples.npy"), QStringLiteral("labels.npy")};
+    // The calibration lab's pool (pool/ beside the model), when the build embeds it.
+    for (const QString &name : QDir(QStringLiteral(":/demo/pool")).entryList(QDir::Files)) {
+        QDir().mkpath(folder.filePath(QStringLiteral("pool")));
+        names.append(QStringLiteral("pool/") + name);
+    }
     for (const QString &name : names) {
         QFile resource(QStringLiteral(":/demo/") + name);
         const QString target = folder.filePath(name);

@@ -1,8 +1,9 @@
 #pragma once
 // The main window: menus, toolbar, the welcome page, the model page (summary strip, layer table,
-// layer details) and the analysis page (headline, SQNR chart, analysis table). Features live in
-// controllers (DocumentController: the model on view; AnalysisController: the analysis, toggles,
-// exports; ProjectController: .qlproj files and autosave; RecentFilesController); this class
+// layer details), the analysis page (headline, SQNR chart, analysis table) and the calibration
+// lab page. Features live in controllers (DocumentController: the model on view;
+// AnalysisController: the analysis, toggles, exports; ProjectController: .qlproj files and
+// autosave; CalibrationLabController: the lab and its job; RecentFilesController); this class
 // only lays out and wires them, and owns the status bar (progress with Cancel).
 
 #include <QMainWindow>
@@ -21,12 +22,14 @@ class QSplitter;
 class QStackedWidget;
 class QToolButton;
 class AnalysisController;
+class CalibrationLabController;
 class DocumentController;
 class ProjectController;
 class RecentFilesController;
 
 namespace ql::ui {
 class AnalysisPanel;
+class CalibrationLabView;
 class LayerDetailsWidget;
 class LayerInspector;
 class DiagnosisList;
@@ -52,6 +55,8 @@ public:
     AnalysisController *analysis() const { return m_analysis; }
     ProjectController *project() const { return m_project; }
     RecentFilesController *recentFiles() const { return m_recent; }
+    CalibrationLabController *calibrationLab() const { return m_lab; }
+    ql::ui::CalibrationLabView *calibrationLabView() const { return m_labView; }
     ql::ui::LayerTablePanel *layerPanel() const { return m_layers; }
     ql::ui::ModelSummaryWidget *summary() const { return m_summary; }
     ql::ui::LayerDetailsWidget *layerDetails() const { return m_details; }
@@ -71,6 +76,8 @@ public:
     bool recoverAutosave();
     // The folder the demo files are extracted to (the analysis reads files).
     static QString demoFolder();
+    // Opens a run of the calibration lab as the analysis (the lab page's double-click).
+    void openCalibrationRun(const QString &runId);
 
 protected:
     void closeEvent(QCloseEvent *event) override;
@@ -82,6 +89,8 @@ private:
     void createMenus();
     void createPages();
     void createStatusBar();
+    void createCalibrationLab();  // main_window_calibration_lab.cpp
+    void showCalibrationLabDialog();
     void connectAnalysis();
     void restoreSettings();
     void saveSettings();
@@ -109,6 +118,8 @@ private:
     AnalysisController *m_analysis;
     ProjectController *m_project;
     RecentFilesController *m_recent = nullptr;
+    CalibrationLabController *m_lab = nullptr;
+    ql::ui::CalibrationLabView *m_labView = nullptr;
     QStackedWidget *m_pages = nullptr;
     ql::ui::WelcomePage *m_welcome = nullptr;
     QWidget *m_modelPage = nullptr;
@@ -138,4 +149,5 @@ private:
     QAction *m_undo = nullptr, *m_redo = nullptr, *m_toggleLayer = nullptr, *m_resetInt8 = nullptr;
     QAction *m_keepWorst = nullptr, *m_rerun = nullptr, *m_cancelAction = nullptr;
     QAction *m_showModel = nullptr, *m_showAnalysis = nullptr, *m_demo = nullptr;
+    QAction *m_calibrationLab = nullptr, *m_showCalibrationLab = nullptr;
 };

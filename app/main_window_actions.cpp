@@ -133,9 +133,12 @@ void MainWindow::createMenus() {
     QMenu *view = menuBar()->addMenu(tr("&View"));
     view->addAction(m_showModel);
     view->addAction(m_showAnalysis);
+    view->addAction(m_showCalibrationLab);
     QMenu *analysisMenu = menuBar()->addMenu(tr("&Analysis"));
     analysisMenu->addAction(m_rerun);
     analysisMenu->addAction(m_cancelAction);
+    analysisMenu->addSeparator();
+    analysisMenu->addAction(m_calibrationLab);
 
     QMenu *help = menuBar()->addMenu(tr("&Help"));
     help->addAction(m_demo);

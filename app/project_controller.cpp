@@ -11,6 +11,7 @@
 #include <QStandardPaths>
 
 #include "analysis_controller.h"
+#include "calibration_lab_controller.h"
 
 const QString ProjectController::kSuffix = QStringLiteral("qlproj");
 
@@ -28,11 +29,19 @@ ProjectController::ProjectController(AnalysisController *analysis, QWidget *dial
     m_autosaveTimer.setSingleShot(true);
     m_autosaveTimer.setInterval(300);
     connect(&m_autosaveTimer, &QTimer::timeout, this, &ProjectController::autosave);
-    connect(m_analysis, &AnalysisController::modified, this, [this] {
-        if (m_restoring) return;
-        setModified(true);
-        if (m_autosaveEnabled) m_autosaveTimer.start();
-    });
+    connect(m_analysis, &AnalysisController::modified, this, &ProjectController::onContentModified);
+}
+
+void ProjectController::setCalibrationLab(CalibrationLabController *lab) {
+    m_lab = lab;
+    connect(m_lab, &CalibrationLabController::modified, this,
+            &ProjectController::onContentModified);
+}
+
+void ProjectController::onContentModified() {
+    if (m_restoring) return;
+    setModified(true);
+    if (m_autosaveEnabled) m_autosaveTimer.start();
 }
 
 QJsonObject ProjectController::toJson(const QString &projectPath) const {
@@ -40,11 +49,13 @@ QJsonObject ProjectController::toJson(const QString &projectPath) const {
     QJsonArray fp32;
     for (const std::string &name : m_analysis->fp32Layers())
         fp32.append(QString::fromStdString(name));
-    return {{"format", kFormat},
-            {"version", kVersion},
-            {"analysis", m_analysis->setup().toJson(base)},
-            {"fp32_layers", fp32},
-            {"threshold_db", m_analysis->thresholdDb()}};
+    QJsonObject project{{"format", kFormat},
+                        {"version", kVersion},
+                        {"analysis", m_analysis->setup().toJson(base)},
+                        {"fp32_layers", fp32},
+                        {"threshold_db", m_analysis->thresholdDb()}};
+    if (m_lab && !m_lab->isEmpty()) project.insert("calibration_lab", m_lab->toJson(base));
+    return project;
 }
 
 bool ProjectController::save(const QString &path, QString &error) {
@@ -93,6 +104,7 @@ bool ProjectController::load(const QString &file, const QString &projectPath, QS
     for (const QJsonValue &name : root.value("fp32_layers").toArray())
         fp32.insert(name.toString().toStdString());
     m_restoring = true;
+    if (m_lab) m_lab->restore(root.value("calibration_lab").toObject(), base);
     m_analysis->setThresholdDb(root.value("threshold_db").toDouble(ql::ui::kDefaultThresholdDb));
     m_analysis->setSetup(setup, fp32);
     m_restoring = false;
@@ -171,6 +183,11 @@ bool ProjectController::maybeSave() {
 }
 
 void ProjectController::reset() {
+    if (m_lab) {
+        m_restoring = true;  // a new analysis: its lab starts empty, nothing to save
+        m_lab->clear();
+        m_restoring = false;
+    }
     removeAutosave();
     setPath({});
     setModified(false);

@@ -1,9 +1,10 @@
 #pragma once
 // Projects (.qlproj): the analysis setup with paths relative to the project file, the fp32
-// layers and the threshold, as JSON. Save / save as / open (which restores everything and re-runs
-// the analysis), the dirty flag and the unsaved-changes prompt, and autosave: every change is
-// written (debounced) to PROJECT.qlproj.autosave, or for an untitled analysis to
-// autosave.qlproj in the app's data folder, and offered for recovery at the next start.
+// layers, the threshold and the calibration lab (its settings and result), as JSON. Save, save
+// as, open (which restores everything and re-runs the analysis), the dirty flag and the
+// unsaved-changes prompt, and autosave: every change is written (debounced) to
+// PROJECT.qlproj.autosave, or for an untitled analysis to autosave.qlproj in the app's data
+// folder, and offered for recovery at the next start.
 
 #include <QJsonObject>
 #include <QObject>
@@ -12,6 +13,7 @@
 
 class QWidget;
 class AnalysisController;
+class CalibrationLabController;
 
 class ProjectController : public QObject {
     Q_OBJECT
@@ -20,6 +22,8 @@ public:
 
     // interactive: file dialogs and prompts (else saves/opens only by path, never asks).
     ProjectController(AnalysisController *analysis, QWidget *dialogParent, bool interactive);
+    // The calibration lab saved with the project (optional).
+    void setCalibrationLab(CalibrationLabController *lab);
 
     QString path() const { return m_path; }
     bool isModified() const { return m_modified; }
@@ -57,10 +61,12 @@ signals:
 
 private:
     void setModified(bool modified);
+    void onContentModified();
     void setPath(const QString &path);
     bool load(const QString &file, const QString &projectPath, QString &error);
 
     AnalysisController *m_analysis;
+    CalibrationLabController *m_lab = nullptr;
     QWidget *m_dialogParent;
     bool m_interactive;
     QString m_path;

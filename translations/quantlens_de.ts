@@ -255,6 +255,33 @@
         <source>No such file: %1</source>
         <translation>Datei nicht gefunden: %1</translation>
     </message>
+    <message>
+        <source>each file</source>
+        <translation>je Datei</translation>
+    </message>
+    <message>
+        <source>Samples per calibration batch; only the moving average depends on it</source>
+        <translation>Samples pro Kalibrierungs-Batch; nur der gleitende Durchschnitt hängt davon ab</translation>
+    </message>
+    <message>
+        <source>Calibration batc&amp;h:</source>
+        <translation>Kalibrierungs-Batc&amp;h:</translation>
+    </message>
+</context>
+<context>
+    <name>CalibrationLabController</name>
+    <message>
+        <source>The calibration lab has no run &apos;%1&apos;</source>
+        <translation>Das Kalibrierungslabor hat keinen Lauf „%1“</translation>
+    </message>
+    <message>
+        <source>Run %1: calibration index %2 is outside the pool of %3 files</source>
+        <translation>Lauf %1: Kalibrierungsindex %2 liegt außerhalb des Pools von %3 Dateien</translation>
+    </message>
+    <message>
+        <source>Run %1 lists no calibration files</source>
+        <translation>Lauf %1 nennt keine Kalibrierungsdateien</translation>
+    </message>
 </context>
 <context>
     <name>DocumentController</name>
@@ -615,6 +642,56 @@
     <message>
         <source>Main</source>
         <translation>Werkzeugleiste</translation>
+    </message>
+    <message>
+        <source>Calibration &amp;Lab…</source>
+        <translation>Kalibrierungs&amp;labor…</translation>
+    </message>
+    <message>
+        <source>Ctrl+L</source>
+        <translation>Ctrl+L</translation>
+    </message>
+    <message>
+        <source>Compare calibration methods, sizes and repeats, with the statistics that tell a real difference from noise</source>
+        <translation>Kalibrierungsmethoden, -größen und Wiederholungen vergleichen, mit der Statistik, die einen echten Unterschied von Rauschen unterscheidet</translation>
+    </message>
+    <message>
+        <source>&amp;Calibration Lab</source>
+        <translation>&amp;Kalibrierungslabor</translation>
+    </message>
+    <message>
+        <source>Ctrl+3</source>
+        <translation>Ctrl+3</translation>
+    </message>
+    <message numerus="yes">
+        <source>Calibration lab: %n run(s)</source>
+        <translation>
+            <numerusform>Kalibrierungslabor: %n Lauf</numerusform>
+            <numerusform>Kalibrierungslabor: %n Läufe</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>Calibration lab cancelled: %n finished run(s) kept</source>
+        <translation>
+            <numerusform>Kalibrierungslabor abgebrochen: %n fertiger Lauf behalten</numerusform>
+            <numerusform>Kalibrierungslabor abgebrochen: %n fertige Läufe behalten</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Calibration lab cancelled</source>
+        <translation>Kalibrierungslabor abgebrochen</translation>
+    </message>
+    <message>
+        <source>Calibration Lab Failed</source>
+        <translation>Kalibrierungslabor fehlgeschlagen</translation>
+    </message>
+    <message>
+        <source>Cannot Open the Run</source>
+        <translation>Lauf kann nicht geöffnet werden</translation>
+    </message>
+    <message>
+        <source>Analysing calibration run %1…</source>
+        <translation>Analysiere Kalibrierungslauf %1…</translation>
     </message>
 </context>
 <context>
@@ -1055,6 +1132,578 @@ Unterbefehle: gui (Standard), infer, bench, quantize, analyze; `quantlens UNTERB
     <message>
         <source>Matched by node name among several candidates (confidence %1)</source>
         <translation>Unter mehreren Kandidaten über den Knotennamen zugeordnet (Konfidenz %1)</translation>
+    </message>
+</context>
+<context>
+    <name>ql::ui::CalibrationComparisonModel</name>
+    <message>
+        <source>Comparison</source>
+        <translation>Vergleich</translation>
+    </message>
+    <message>
+        <source>A</source>
+        <translation>A</translation>
+    </message>
+    <message>
+        <source>B</source>
+        <translation>B</translation>
+    </message>
+    <message>
+        <source>A − B (points) [95 % CI]</source>
+        <translation>A − B (Punkte) [95-%-KI]</translation>
+    </message>
+    <message>
+        <source>p (McNemar)</source>
+        <translation>p (McNemar)</translation>
+    </message>
+    <message>
+        <source>n01</source>
+        <translation>n01</translation>
+    </message>
+    <message>
+        <source>n10</source>
+        <translation>n10</translation>
+    </message>
+    <message>
+        <source>Verdict</source>
+        <translation>Urteil</translation>
+    </message>
+    <message>
+        <source>%1 of A minus %1 of B in percentage points, on the same evaluation samples, with a paired bootstrap 95 % interval: within noise when it contains 0</source>
+        <translation>%1 von A minus %1 von B in Prozentpunkten, auf denselben Evaluierungs-Samples, mit einem gepaarten Bootstrap-95-%-Intervall: im Rauschen, wenn es 0 enthält</translation>
+    </message>
+    <message>
+        <source>accuracy</source>
+        <translation>Genauigkeit</translation>
+    </message>
+    <message>
+        <source>top-1 agreement</source>
+        <translation>Top-1-Übereinstimmung</translation>
+    </message>
+    <message>
+        <source>Exact McNemar test: two-sided binomial test of n01 against n01 + n10 at 1/2</source>
+        <translation>Exakter McNemar-Test: zweiseitiger Binomialtest von n01 gegen n01 + n10 bei 1/2</translation>
+    </message>
+    <message>
+        <source>Samples A gets wrong and B gets right</source>
+        <translation>Samples, die A falsch und B richtig hat</translation>
+    </message>
+    <message>
+        <source>Samples A gets right and B gets wrong</source>
+        <translation>Samples, die A richtig und B falsch hat</translation>
+    </message>
+</context>
+<context>
+    <name>ql::ui::CalibrationLabChart</name>
+    <message>
+        <source>Calibration size (files, log scale)</source>
+        <translation>Kalibrierungsgröße (Dateien, logarithmisch)</translation>
+    </message>
+    <message>
+        <source>Float model (95 % CI)</source>
+        <translation>Float-Modell (95-%-KI)</translation>
+    </message>
+    <message>
+        <source>%1 (%)</source>
+        <translation>%1 (%)</translation>
+    </message>
+    <message>
+        <source>%1: %2</source>
+        <translation>%1: %2</translation>
+    </message>
+    <message>
+        <source>Output SQNR: %1 dB</source>
+        <translation>Ausgabe-SQNR: %1 dB</translation>
+    </message>
+    <message>
+        <source>Same calibration as %1</source>
+        <translation>Gleiche Kalibrierung wie %1</translation>
+    </message>
+</context>
+<context>
+    <name>ql::ui::CalibrationLabData</name>
+    <message>
+        <source>%1, batch %2</source>
+        <translation>%1, Batch %2</translation>
+    </message>
+</context>
+<context>
+    <name>ql::ui::CalibrationLabDialog</name>
+    <message>
+        <source>Calibration Lab</source>
+        <translation>Kalibrierungslabor</translation>
+    </message>
+    <message>
+        <source>Tensors (*.npy *.pb);;All files (*)</source>
+        <translation>Tensoren (*.npy *.pb);;Alle Dateien (*)</translation>
+    </message>
+    <message>
+        <source>Model and data</source>
+        <translation>Modell und Daten</translation>
+    </message>
+    <message>
+        <source>&amp;Float model:</source>
+        <translation>&amp;Float-Modell:</translation>
+    </message>
+    <message>
+        <source>ONNX models (*.onnx);;All files (*)</source>
+        <translation>ONNX-Modelle (*.onnx);;Alle Dateien (*)</translation>
+    </message>
+    <message>
+        <source>Each file is one calibration item (one sample or a batch); every run draws its files from here. Separate several with &apos;;&apos;.</source>
+        <translation>Jede Datei ist ein Kalibrierungselement (ein Sample oder ein Batch); jeder Lauf zieht seine Dateien von hier. Mehrere mit „;“ trennen.</translation>
+    </message>
+    <message>
+        <source>Calibration &amp;pool:</source>
+        <translation>Kalibrierungs&amp;pool:</translation>
+    </message>
+    <message>
+        <source>Every run is evaluated on these samples. Keep them apart from the pool, or the score flatters the calibration.</source>
+        <translation>Jeder Lauf wird auf diesen Samples evaluiert. Halten Sie sie vom Pool getrennt, sonst schönt die Bewertung die Kalibrierung.</translation>
+    </message>
+    <message>
+        <source>&amp;Evaluation inputs:</source>
+        <translation>&amp;Evaluierungs-Eingaben:</translation>
+    </message>
+    <message>
+        <source>optional: class ids, .npy (without: top-1 agreement with the float model)</source>
+        <translation>optional: Klassen-IDs, .npy (ohne: Top-1-Übereinstimmung mit dem Float-Modell)</translation>
+    </message>
+    <message>
+        <source>L&amp;abels:</source>
+        <translation>L&amp;abels:</translation>
+    </message>
+    <message>
+        <source>NumPy arrays (*.npy)</source>
+        <translation>NumPy-Arrays (*.npy)</translation>
+    </message>
+    <message>
+        <source>Calibrations</source>
+        <translation>Kalibrierungen</translation>
+    </message>
+    <message>
+        <source>MinMax</source>
+        <translation>MinMax</translation>
+    </message>
+    <message>
+        <source>Percentile</source>
+        <translation>Perzentil</translation>
+    </message>
+    <message>
+        <source>Entropy</source>
+        <translation>Entropie</translation>
+    </message>
+    <message>
+        <source>MSE</source>
+        <translation>MSE</translation>
+    </message>
+    <message>
+        <source>Moving average</source>
+        <translation>Gleitender Durchschnitt</translation>
+    </message>
+    <message>
+        <source>&amp;Methods:</source>
+        <translation>&amp;Methoden:</translation>
+    </message>
+    <message>
+        <source>Calibration files per run; each at most the size of the pool</source>
+        <translation>Kalibrierungsdateien pro Lauf; jeweils höchstens so viele, wie der Pool hat</translation>
+    </message>
+    <message>
+        <source>&amp;Sizes:</source>
+        <translation>&amp;Größen:</translation>
+    </message>
+    <message>
+        <source>Independent draws per method and size: their spread is the noise of choosing calibration samples</source>
+        <translation>Unabhängige Ziehungen pro Methode und Größe: Ihre Streuung ist das Rauschen der Auswahl von Kalibrierungs-Samples</translation>
+    </message>
+    <message>
+        <source>Repea&amp;ts:</source>
+        <translation>&amp;Wiederholungen:</translation>
+    </message>
+    <message>
+        <source>random</source>
+        <translation>zufällig</translation>
+    </message>
+    <message>
+        <source>Files drawn uniformly from the pool (seeded)</source>
+        <translation>Gleichverteilt aus dem Pool gezogene Dateien (mit Seed)</translation>
+    </message>
+    <message>
+        <source>stratified</source>
+        <translation>geschichtet</translation>
+    </message>
+    <message>
+        <source>As even as possible over the classes the float model predicts for the pool</source>
+        <translation>So gleichmäßig wie möglich über die Klassen, die das Float-Modell für den Pool vorhersagt</translation>
+    </message>
+    <message>
+        <source>first</source>
+        <translation>erste</translation>
+    </message>
+    <message>
+        <source>The first files of the pool (every repeat is the same run)</source>
+        <translation>Die ersten Dateien des Pools (jede Wiederholung ist derselbe Lauf)</translation>
+    </message>
+    <message>
+        <source>Selecti&amp;on:</source>
+        <translation>A&amp;uswahl:</translation>
+    </message>
+    <message>
+        <source>Samples per calibration batch, e.g. 1,8. Only the moving average depends on it; the other methods see the same values.</source>
+        <translation>Samples pro Kalibrierungs-Batch, z. B. 1,8. Nur der gleitende Durchschnitt hängt davon ab; die anderen Methoden sehen dieselben Werte.</translation>
+    </message>
+    <message>
+        <source>Calibration &amp;batches:</source>
+        <translation>Kalibrierungs-&amp;Batches:</translation>
+    </message>
+    <message>
+        <source>See&amp;d:</source>
+        <translation>See&amp;d:</translation>
+    </message>
+    <message>
+        <source>Evaluation batc&amp;h:</source>
+        <translation>Evaluierungs-Batc&amp;h:</translation>
+    </message>
+    <message>
+        <source>Quantizer</source>
+        <translation>Quantisierer</translation>
+    </message>
+    <message>
+        <source>Weights per tensor (not per &amp;channel)</source>
+        <translation>Gewichte pro Tensor (nicht pro &amp;Kanal)</translation>
+    </message>
+    <message>
+        <source>S&amp;ymmetric int8 activations</source>
+        <translation>S&amp;ymmetrische int8-Aktivierungen</translation>
+    </message>
+    <message>
+        <source>Reduce range (&amp;7-bit activations)</source>
+        <translation>Reduzierter Bereich (&amp;7-Bit-Aktivierungen)</translation>
+    </message>
+    <message>
+        <source>Fold Batch&amp;Normalization</source>
+        <translation>Batch&amp;Normalization falten</translation>
+    </message>
+    <message>
+        <source>Per-layer S&amp;QNR of every run (slower)</source>
+        <translation>S&amp;QNR je Schicht für jeden Lauf (langsamer)</translation>
+    </message>
+    <message>
+        <source>&amp;Run</source>
+        <translation>&amp;Starten</translation>
+    </message>
+    <message>
+        <source>Files…</source>
+        <translation>Dateien…</translation>
+    </message>
+    <message>
+        <source>Browse…</source>
+        <translation>Durchsuchen…</translation>
+    </message>
+    <message>
+        <source>Choose Files</source>
+        <translation>Dateien wählen</translation>
+    </message>
+    <message>
+        <source>Choose File</source>
+        <translation>Datei wählen</translation>
+    </message>
+    <message>
+        <source>Folder…</source>
+        <translation>Ordner…</translation>
+    </message>
+    <message>
+        <source>Choose Folder</source>
+        <translation>Ordner wählen</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n run(s) planned</source>
+        <translation>
+            <numerusform>%n Lauf geplant</numerusform>
+            <numerusform>%n Läufe geplant</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>No such file or folder: %1</source>
+        <translation>Datei oder Ordner nicht gefunden: %1</translation>
+    </message>
+</context>
+<context>
+    <name>ql::ui::CalibrationLabJob</name>
+    <message>
+        <source>Loading</source>
+        <translation>Laden</translation>
+    </message>
+    <message>
+        <source>Float model over the pool</source>
+        <translation>Float-Modell über den Pool</translation>
+    </message>
+    <message>
+        <source>Float model over the evaluation set</source>
+        <translation>Float-Modell über die Evaluierungsdaten</translation>
+    </message>
+    <message>
+        <source>Calibration runs</source>
+        <translation>Kalibrierungsläufe</translation>
+    </message>
+</context>
+<context>
+    <name>ql::ui::CalibrationLabSettings</name>
+    <message>
+        <source>%1: &apos;%2&apos; is not a positive number</source>
+        <translation>%1: „%2“ ist keine positive Zahl</translation>
+    </message>
+    <message>
+        <source>%1: enter at least one number</source>
+        <translation>%1: Geben Sie mindestens eine Zahl ein</translation>
+    </message>
+    <message>
+        <source>Choose the float model</source>
+        <translation>Wählen Sie das Float-Modell</translation>
+    </message>
+    <message>
+        <source>Choose the calibration pool (files or a folder)</source>
+        <translation>Wählen Sie den Kalibrierungspool (Dateien oder einen Ordner)</translation>
+    </message>
+    <message>
+        <source>Choose the evaluation inputs (files or a folder)</source>
+        <translation>Wählen Sie die Evaluierungs-Eingaben (Dateien oder einen Ordner)</translation>
+    </message>
+    <message>
+        <source>Choose at least one calibration method</source>
+        <translation>Wählen Sie mindestens eine Kalibrierungsmethode</translation>
+    </message>
+    <message>
+        <source>Unknown calibration method &apos;%1&apos;</source>
+        <translation>Unbekannte Kalibrierungsmethode „%1“</translation>
+    </message>
+    <message>
+        <source>Percentile: %1 is not in (0, 100]</source>
+        <translation>Perzentil: %1 liegt nicht in (0, 100]</translation>
+    </message>
+    <message>
+        <source>Sizes</source>
+        <translation>Größen</translation>
+    </message>
+    <message>
+        <source>Calibration batches</source>
+        <translation>Kalibrierungs-Batches</translation>
+    </message>
+    <message>
+        <source>Repeats: at least 1</source>
+        <translation>Wiederholungen: mindestens 1</translation>
+    </message>
+    <message>
+        <source>Unknown selection &apos;%1&apos;</source>
+        <translation>Unbekannte Auswahl „%1“</translation>
+    </message>
+    <message>
+        <source>Evaluation batch: at least 1</source>
+        <translation>Evaluierungs-Batch: mindestens 1</translation>
+    </message>
+</context>
+<context>
+    <name>ql::ui::CalibrationLabText</name>
+    <message>
+        <source>best vs worst</source>
+        <translation>bester vs. schlechtester</translation>
+    </message>
+    <message>
+        <source>method vs float</source>
+        <translation>Methode vs. Float</translation>
+    </message>
+    <message>
+        <source>size step</source>
+        <translation>Größenschritt</translation>
+    </message>
+    <message>
+        <source>batch step</source>
+        <translation>Batch-Schritt</translation>
+    </message>
+    <message>
+        <source>float model</source>
+        <translation>Float-Modell</translation>
+    </message>
+    <message>
+        <source>about %1 s left</source>
+        <translation>noch etwa %1 s</translation>
+    </message>
+    <message>
+        <source>about %1 min left</source>
+        <translation>noch etwa %1 min</translation>
+    </message>
+    <message>
+        <source>Accuracy</source>
+        <translation>Genauigkeit</translation>
+    </message>
+    <message>
+        <source>Top-1 agreement</source>
+        <translation>Top-1-Übereinstimmung</translation>
+    </message>
+</context>
+<context>
+    <name>ql::ui::CalibrationLabView</name>
+    <message>
+        <source>Runs (double-click one to open it as the analysis)</source>
+        <translation>Läufe (Doppelklick öffnet einen als Analyse)</translation>
+    </message>
+    <message>
+        <source>Paired comparisons on the same evaluation samples</source>
+        <translation>Gepaarte Vergleiche auf denselben Evaluierungs-Samples</translation>
+    </message>
+    <message>
+        <source>Cancel</source>
+        <translation>Abbrechen</translation>
+    </message>
+    <message>
+        <source>Stop after the current run; the finished runs stay</source>
+        <translation>Nach dem aktuellen Lauf anhalten; die fertigen Läufe bleiben</translation>
+    </message>
+    <message>
+        <source>Starting the calibration lab…</source>
+        <translation>Starte das Kalibrierungslabor…</translation>
+    </message>
+    <message>
+        <source>%1: %2 of %3</source>
+        <translation>%1: %2 von %3</translation>
+    </message>
+    <message>
+        <source>Open %1 as the Analysis</source>
+        <translation>%1 als Analyse öffnen</translation>
+    </message>
+    <message>
+        <source>Copy the quantize Command</source>
+        <translation>quantize-Befehl kopieren</translation>
+    </message>
+    <message>
+        <source>No calibration lab yet. Analysis &gt; Calibration Lab… compares calibration methods, sizes and repeats, and tells a real difference from noise.</source>
+        <translation>Noch kein Kalibrierungslabor. Analyse &gt; Kalibrierungslabor… vergleicht Kalibrierungsmethoden, -größen und Wiederholungen und unterscheidet einen echten Unterschied von Rauschen.</translation>
+    </message>
+    <message>
+        <source>Float model accuracy %1</source>
+        <translation>Genauigkeit des Float-Modells %1</translation>
+    </message>
+    <message>
+        <source>No labels: every run is scored by its top-1 agreement with the float model</source>
+        <translation>Keine Labels: Jeder Lauf wird nach seiner Top-1-Übereinstimmung mit dem Float-Modell bewertet</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n evaluation sample(s)</source>
+        <translation>
+            <numerusform>%n Evaluierungs-Sample</numerusform>
+            <numerusform>%n Evaluierungs-Samples</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>%1 of %2 runs</source>
+        <translation>%1 von %2 Läufen</translation>
+    </message>
+    <message>
+        <source>best: %1, %2</source>
+        <translation>bester: %1, %2</translation>
+    </message>
+    <message>
+        <source>cancelled</source>
+        <translation>abgebrochen</translation>
+    </message>
+    <message>
+        <source>The calibration lab is running; its runs appear here when it finishes or is cancelled.</source>
+        <translation>Das Kalibrierungslabor läuft; seine Läufe erscheinen hier, wenn es fertig ist oder abgebrochen wird.</translation>
+    </message>
+</context>
+<context>
+    <name>ql::ui::CalibrationRunModel</name>
+    <message numerus="yes">
+        <source>%1: %n calibration file(s), batch %2</source>
+        <translation>
+            <numerusform>%1: %n Kalibrierungsdatei, Batch %2</numerusform>
+            <numerusform>%1: %n Kalibrierungsdateien, Batch %2</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Top-1 agreement: %1</source>
+        <translation>Top-1-Übereinstimmung: %1</translation>
+    </message>
+    <message>
+        <source>Accuracy: %1</source>
+        <translation>Genauigkeit: %1</translation>
+    </message>
+    <message>
+        <source>Same calibration as %1: evaluated once</source>
+        <translation>Gleiche Kalibrierung wie %1: einmal evaluiert</translation>
+    </message>
+    <message>
+        <source>Reproduce: %1</source>
+        <translation>Reproduzieren: %1</translation>
+    </message>
+    <message>
+        <source>Double-click: open this run as the analysis</source>
+        <translation>Doppelklick: diesen Lauf als Analyse öffnen</translation>
+    </message>
+    <message>
+        <source>Run</source>
+        <translation>Lauf</translation>
+    </message>
+    <message>
+        <source>Method</source>
+        <translation>Methode</translation>
+    </message>
+    <message>
+        <source>Size</source>
+        <translation>Größe</translation>
+    </message>
+    <message>
+        <source>Repeat</source>
+        <translation>Wiederholung</translation>
+    </message>
+    <message>
+        <source>Batch</source>
+        <translation>Batch</translation>
+    </message>
+    <message>
+        <source>SQNR (dB)</source>
+        <translation>SQNR (dB)</translation>
+    </message>
+    <message>
+        <source>Agreement</source>
+        <translation>Übereinstimmung</translation>
+    </message>
+    <message>
+        <source>Accuracy [95 % CI]</source>
+        <translation>Genauigkeit [95-%-KI]</translation>
+    </message>
+    <message>
+        <source>Identical to</source>
+        <translation>Identisch mit</translation>
+    </message>
+    <message>
+        <source>Time (s)</source>
+        <translation>Zeit (s)</translation>
+    </message>
+    <message>
+        <source>Calibration files of the run</source>
+        <translation>Kalibrierungsdateien des Laufs</translation>
+    </message>
+    <message>
+        <source>Samples per calibration batch</source>
+        <translation>Samples pro Kalibrierungs-Batch</translation>
+    </message>
+    <message>
+        <source>SQNR of the first output over all evaluation samples: 10·log10(Σx² / Σ(x−y)²), x float, y dequantized int8</source>
+        <translation>SQNR der ersten Ausgabe über alle Evaluierungs-Samples: 10·log10(Σx² / Σ(x−y)²), x float, y dequantisiertes int8</translation>
+    </message>
+    <message>
+        <source>Share of evaluation samples whose top-1 class equals the float model&apos;s</source>
+        <translation>Anteil der Evaluierungs-Samples, deren Top-1-Klasse der des Float-Modells entspricht</translation>
+    </message>
+    <message>
+        <source>Top-1 accuracy on the labels, with its Wilson score interval (95 %)</source>
+        <translation>Top-1-Genauigkeit gegenüber den Labels, mit ihrem Wilson-Score-Intervall (95 %)</translation>
+    </message>
+    <message>
+        <source>An earlier run with the same calibration (same method and files): evaluated once</source>
+        <translation>Ein früherer Lauf mit derselben Kalibrierung (gleiche Methode und Dateien): einmal evaluiert</translation>
     </message>
 </context>
 <context>

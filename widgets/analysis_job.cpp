@@ -5,8 +5,8 @@
 
 #include "analysis/pair_batch.h"
 #include "onnx_io/model_loader.h"
-#include "onnx_io/tensor_file.h"
 #include "passes/precision.h"
+#include "quant/calibration_data.h"
 #include "worker_pool.h"
 
 namespace ql::ui {
@@ -49,22 +49,6 @@ struct AnalysisJob::Outcome {
     QString exportedPath;
 };
 
-Result<std::vector<int64_t>> readLabelsNpy(const std::string &path) {
-    auto tensor = readNpy(path);
-    if (!tensor) return tensor.status();
-    const Tensor &t = *tensor;
-    const DataType type = t.dtype();
-    const bool integral = type == DataType::Int64 || type == DataType::Int32 ||
-                          type == DataType::UInt8 || type == DataType::Int8 ||
-                          type == DataType::Int16 || type == DataType::UInt16;
-    if (!integral) return Status::badInput(path + ": labels must be integer class ids");
-    if (t.rank() != 1 && !(t.rank() == 2 && t.dim(1) == 1))
-        return Status::badInput(path + ": labels must have shape [N] or [N, 1]");
-    std::vector<int64_t> labels(static_cast<size_t>(t.numel()));
-    for (int64_t i = 0; i < t.numel(); ++i)
-        labels[static_cast<size_t>(i)] = static_cast<int64_t>(t.valueAsDouble(i));
-    return labels;
-}
 
 namespace {
 
@@ -97,6 +81,18 @@ const char *stageName(const std::string &stage) {
     if (stage == "latency") return QT_TRANSLATE_NOOP("AnalysisJob", "Measuring latency");
     if (stage == "export") return QT_TRANSLATE_NOOP("AnalysisJob", "Writing the model");
     return nullptr;
+}
+
+// Calibration batches as `quantlens quantize --calib F1,F2 --calib-batch B` reads them: each file
+// one batch (batchSize 0), or their samples regrouped into batches of batchSize.
+Result<std::vector<std::map<std::string, Tensor>>> calibrationBatchesFromFiles(
+    const Graph &graph, const std::vector<std::string> &paths, int64_t batchSize) {
+    auto files = quant::listCalibrationFiles(paths);
+    if (!files) return files.status();
+    auto batches = quant::readCalibrationBatches(graph, std::move(*files), batchSize);
+    if (!batches) return batches.status();
+    if (batches->empty()) return Status::badInput("no calibration samples");
+    return batches;
 }
 
 Status createSession(const AnalysisRequest &request, const analysis::SessionProgress &progress,
@@ -134,7 +130,7 @@ Status createSession(const AnalysisRequest &request, const analysis::SessionProg
             : analysis::evaluationDataFromFiles(*floatGraph, request.dataPaths, batch);
     if (!data) return data.status().withContext("evaluation data");
     if (!request.labels.empty()) {
-        auto labels = readLabelsNpy(request.labels);
+        auto labels = analysis::readLabelsFile(request.labels);
         if (!labels) return labels.status();
         data->labels = std::move(*labels);
         if (static_cast<int64_t>(data->labels.size()) < data->samples)
@@ -148,10 +144,10 @@ Status createSession(const AnalysisRequest &request, const analysis::SessionProg
     if (!request.quantModel.empty() || request.calibrationPaths.empty()) {
         // calibration on the evaluation data (the session's default)
     } else {
-        auto calibration =
-            analysis::evaluationDataFromFiles(*floatGraph, request.calibrationPaths, batch);
+        auto calibration = calibrationBatchesFromFiles(*floatGraph, request.calibrationPaths,
+                                                       request.calibrationBatch);
         if (!calibration) return calibration.status().withContext("calibration data");
-        options.calibrationBatches = std::move(calibration->batches);
+        options.calibrationBatches = std::move(*calibration);
     }
     auto created =
         analysis::AnalysisSession::create(std::move(*floatGraph), std::move(quantGraph),

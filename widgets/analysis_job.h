@@ -32,6 +32,9 @@ struct AnalysisRequest {
     std::string floatModel;
     std::string quantModel;                     // empty: quantize the float model in the app
     std::vector<std::string> calibrationPaths;  // in-app quantization; empty: the evaluation data
+    // Samples per calibration batch from calibrationPaths; 0: each file one batch (as
+    // `quantlens quantize --calib`).
+    int64_t calibrationBatch = 0;
     quant::QuantizationOptions quantizer;
     std::vector<std::string> dataPaths;  // .npy/.pb files or folders
     std::string labels;                  // optional .npy of class ids
@@ -52,9 +55,6 @@ struct AnalysisModelsSnapshot {
     std::shared_ptr<const std::map<std::string, Tensor>> batch;  // the first evaluation batch
     std::vector<analysis::LayerMatch> matches;  // matchLayers(floatGraph, quantGraph)
 };
-
-// Class ids from a .npy of integers, shape [N] or [N, 1].
-Result<std::vector<int64_t>> readLabelsNpy(const std::string &path);
 
 class AnalysisJob : public QObject {
     Q_OBJECT

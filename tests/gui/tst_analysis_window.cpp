@@ -113,7 +113,7 @@ void TestAnalysisWindow::initTestCase() {
     auto data = ql::analysis::evaluationDataFromFiles(
         *floatGraph, {(m_demoDir + "/samples.npy").toStdString()}, 16);
     QVERIFY(data);
-    auto labels = ql::ui::readLabelsNpy((m_demoDir + "/labels.npy").toStdString());
+    auto labels = ql::analysis::readLabelsFile((m_demoDir + "/labels.npy").toStdString());
     QVERIFY(labels);
     data->labels = *labels;
     ql::analysis::SessionOptions options;
@@ -546,11 +546,12 @@ void TestAnalysisWindow::inAppQuantizationWithRandomInputs() {
     QCOMPARE(report->samples, int64_t(12));
     QVERIFY(!report->outputs[0].floatAccuracy);  // random inputs: no labels
 
-    // The same in the test: calibration on the samples, seeded random evaluation inputs.
+    // The same in the test: calibration on the samples (each file one batch, as the app reads
+    // them with calibration batch 0 and `quantize --calib` does), seeded random evaluation inputs.
     auto floatGraph = ql::loadModel(setup.floatModel.toStdString());
     auto data = ql::analysis::randomEvaluationData(*floatGraph, 12, 7, 5);
     auto calibration = ql::analysis::evaluationDataFromFiles(
-        *floatGraph, {setup.calibrationPaths[0].toStdString()}, 5);
+        *floatGraph, {setup.calibrationPaths[0].toStdString()}, 0);
     QVERIFY(data && calibration);
     ql::analysis::SessionOptions options;
     options.suite.threads = std::max(1, QThread::idealThreadCount() - 1);
