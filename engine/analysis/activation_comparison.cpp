@@ -170,6 +170,7 @@ Result<std::unique_ptr<CumulativeComparison>> CumulativeComparison::create(
 
     PlanOptions planOptions;
     planOptions.threads = options.threads;
+    planOptions.bufferPool = options.bufferPool;
     auto quantPlan = ExecutionPlan::create(std::move(quantPrepared), planOptions);
     if (!quantPlan) return quantPlan.status().withContext("quantized model");
     d.quantPlan = std::move(*quantPlan);

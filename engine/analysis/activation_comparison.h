@@ -39,6 +39,9 @@ struct ActivationComparisonOptions {
     Precision precision = Precision::Int8;  // how the quantized model runs (Int8 or Reference)
     Int8Kernels int8Kernels = Int8Kernels::Exact;
     int threads = 0;  // plan threads; 0: all
+    // Buffers of the quantized plan; comparisons that never run at the same time (the calibration
+    // lab's runs) share one so that each run does not allocate afresh. nullptr: the plan's own.
+    std::shared_ptr<BufferPool> bufferPool;
     // Class ids, one per argmax row of the first output (one per sample for [N, classes]), in
     // the order the batches deliver them; empty: no accuracy. Too few labels is an error.
     std::vector<int64_t> labels;

@@ -1,15 +1,22 @@
 #include "analysis/calibration_lab.h"
 
+#include <omp.h>
+
 #include <algorithm>
+#include <atomic>
 #include <chrono>
+#include <condition_variable>
 #include <map>
+#include <mutex>
 #include <set>
+#include <thread>
 
 #include "analysis/activation_comparison.h"
 #include "analysis/analysis_session.h"
 #include "analysis/layer_matching.h"
 #include "quant/calibration.h"
 #include "quant/calibration_data.h"
+#include "runtime/buffer_pool.h"
 
 namespace ql::analysis {
 
@@ -92,7 +99,14 @@ struct CalibrationLab::Impl {
     Status runPool(const LabProgress &progress);
     Status runEvaluation(const std::set<std::string> &values, const LabProgress &progress);
     quant::CalibrationStatistics runStatistics(const CalibrationRunSpec &spec) const;
-    Result<CalibrationRunResult> evaluate(const CalibrationRunSpec &spec, const std::function<bool()> &keepGoing);
+    // One run; `buffers` is shared by the plans of the runs one worker evaluates in turn.
+    Result<CalibrationRunResult> evaluate(const CalibrationRunSpec &spec, int threads,
+                                          const std::shared_ptr<BufferPool> &buffers,
+                                          const std::function<bool()> &keepGoing);
+    // Workers that evaluate runs side by side, one thread each: planning, merging and building
+    // the int8 kernels are serial per run, so runs in parallel use the cores better than threads
+    // within a run. One (with all threads) when layers may need more cached float values.
+    int workers(size_t runs) const;
 };
 
 Status CalibrationLab::Impl::runPool(const LabProgress &progress) {
@@ -183,7 +197,14 @@ quant::CalibrationStatistics CalibrationLab::Impl::runStatistics(const Calibrati
     return stats;
 }
 
-Result<CalibrationRunResult> CalibrationLab::Impl::evaluate(const CalibrationRunSpec &spec,
+int CalibrationLab::Impl::workers(size_t runs) const {
+    if (options.layers) return 1;
+    const int cores = options.threads > 0 ? options.threads : static_cast<int>(std::thread::hardware_concurrency());
+    return static_cast<int>(std::clamp<size_t>(static_cast<size_t>(std::max(cores, 1)), 1, std::max<size_t>(runs, 1)));
+}
+
+Result<CalibrationRunResult> CalibrationLab::Impl::evaluate(const CalibrationRunSpec &spec, int threads,
+                                                            const std::shared_ptr<BufferPool> &buffers,
                                                             const std::function<bool()> &keepGoing) {
     const auto start = Clock::now();
     const quant::CalibrationStatistics stats = runStatistics(spec);
@@ -197,8 +218,9 @@ Result<CalibrationRunResult> CalibrationLab::Impl::evaluate(const CalibrationRun
     }
     ActivationComparisonOptions compare;
     compare.int8Kernels = options.int8Kernels;
-    compare.threads = options.threads;
+    compare.threads = threads;
     compare.labels = options.labels;
+    compare.bufferPool = buffers;
     auto comparison = CumulativeComparison::create(floatGraph, quantized->model, matching, compare);
     if (!comparison) return comparison.status().withContext("run " + spec.id);
     const std::set<std::string> &needed = (*comparison)->floatValuesNeeded();
@@ -272,42 +294,81 @@ const CalibrationRunSpec *CalibrationLab::findRun(const std::string &id) const {
 Result<CalibrationLabResult> CalibrationLab::run(const LabProgress &progress) {
     Impl &d = *m_impl;
     const auto start = Clock::now();
+    const size_t total = d.runs.size();
+    // Runs with the same calibration are evaluated once: sameAs[i] is the first such run.
+    std::vector<size_t> sameAs(total), distinct;
+    std::vector<int> copies(total, 0);  // runs each distinct run stands for (itself included)
+    std::map<std::string, size_t> firstWithKey;
+    for (size_t i = 0; i < total; ++i) {
+        auto [it, fresh] = firstWithKey.emplace(calibrationKey(d.runs[i]), i);
+        sameAs[i] = it->second;
+        if (fresh) distinct.push_back(i);
+        ++copies[it->second];
+    }
+
+    std::vector<std::optional<CalibrationRunResult>> results(total);
+    std::atomic<size_t> next{0};
+    std::atomic<int> done{0};
+    std::atomic<bool> stop{false};
+    std::mutex mutex;
+    std::condition_variable changed;
+    Status failure;
+    const int workers = d.workers(distinct.size());
+    auto work = [&] {
+        // Alone, a run uses every thread; side by side, one each (plans and OpenMP regions).
+        const int threads = workers > 1 ? 1 : d.options.threads;
+        if (workers > 1) omp_set_num_threads(1);
+        const auto buffers = std::make_shared<BufferPool>();
+        for (size_t k; !stop && (k = next++) < distinct.size();) {
+            const size_t index = distinct[k];
+            auto result = d.evaluate(d.runs[index], threads, buffers, [&] { return !stop; });
+            std::lock_guard<std::mutex> lock(mutex);
+            if (!result) {
+                if (result.status().kind() != ErrorKind::Cancelled && failure.isOk()) failure = result.status();
+                stop = true;
+            } else {
+                results[index] = std::move(*result);
+                done += copies[index];
+            }
+            changed.notify_all();
+        }
+    };
+    std::vector<std::thread> pool;
+    for (int w = 0; w < workers; ++w) pool.emplace_back(work);
+    // This thread reports progress and hears Cancel (at least every 50 ms) while the workers run.
+    bool cancelled = false;
+    {
+        std::unique_lock<std::mutex> lock(mutex);
+        while (!stop && done < static_cast<int>(total)) {
+            changed.wait_for(lock, std::chrono::milliseconds(50));
+            if (!progress) continue;
+            const int finished = done;
+            lock.unlock();
+            const bool keepGoing = progress("runs", finished, static_cast<int>(total));
+            lock.lock();
+            if (!keepGoing) cancelled = stop = true;
+        }
+    }
+    for (std::thread &t : pool) t.join();
+    if (!failure.isOk()) return failure;
+
     CalibrationLabResult lab;
     lab.labelled = !d.options.labels.empty();
     lab.labels = d.options.labels;
     lab.poolSamples = d.poolSamples;
     lab.evalRows = d.evalRows;
     lab.floatModel = d.floatResult;
-    lab.runsPlanned = static_cast<int>(d.runs.size());
+    lab.runsPlanned = static_cast<int>(total);
     lab.poolSeconds = d.poolSeconds;
-    std::map<std::string, size_t> firstWithKey;  // calibration key -> index in lab.runs
-    const int total = lab.runsPlanned;
-    lab.complete = true;
-    for (const CalibrationRunSpec &spec : d.runs) {
-        const int done = static_cast<int>(lab.runs.size());
-        const std::string key = calibrationKey(spec);
-        auto same = firstWithKey.find(key);
-        if (same != firstWithKey.end()) {
-            CalibrationRunResult copy = lab.runs[same->second];
-            copy.identicalTo = copy.spec.id;
-            copy.spec = spec;
-            copy.seconds = 0.0;
-            lab.runs.push_back(std::move(copy));
-        } else {
-            auto result = d.evaluate(spec, [&] { return !progress || progress("runs", done, total); });
-            if (!result && result.status().kind() == ErrorKind::Cancelled) {
-                lab.complete = false;
-                break;
-            }
-            if (!result) return result.status();
-            firstWithKey[key] = lab.runs.size();
-            lab.runs.push_back(std::move(*result));
-        }
-        if (progress && !progress("runs", done + 1, total)) {
-            lab.complete = lab.runs.size() == d.runs.size();
-            break;
-        }
+    for (size_t i = 0; i < total; ++i) {
+        const auto &source = results[sameAs[i]];
+        if (!source) continue;  // not finished when the lab was cancelled
+        CalibrationRunResult run = *source;
+        if (sameAs[i] != i) run.identicalTo = run.spec.id, run.spec = d.runs[i], run.seconds = 0.0;
+        lab.runs.push_back(std::move(run));
     }
+    lab.complete = !cancelled && lab.runs.size() == total;
+    if (progress && lab.complete) progress("runs", static_cast<int>(total), static_cast<int>(total));
     lab.evaluationSeconds = d.evaluationSeconds;
     lab.runsSeconds = secondsSince(start);
     lab.comparisons = compareCalibrationRuns(lab, d.options.seed, d.options.bootstrapResamples);

@@ -147,7 +147,8 @@ struct CalibrationLabResult {
 };
 
 // stage: "pool" (float pass over the pool, per file), "evaluation" (float pass over the
-// evaluation set, per batch), "runs" (per finished run). Return false to cancel.
+// evaluation set, per batch), "runs" (runs finished so far, at least every 50 ms from the thread
+// that called run(), while workers evaluate the runs). Return false to cancel.
 using LabProgress = std::function<bool(const std::string &stage, int done, int total)>;
 
 // The paired comparisons of a set of finished runs: best vs worst (by score, then SQNR), each
@@ -173,7 +174,8 @@ public:
     const std::vector<CalibrationRunSpec> &plannedRuns() const;
     const CalibrationRunSpec *findRun(const std::string &id) const;
 
-    // Evaluates every planned run in order. On cancel the result holds the finished runs (and
+    // Evaluates every planned run, several side by side (one thread each) when there are cores
+    // to spare; results come in plan order. On cancel the result holds the finished runs (and
     // their comparisons) with complete = false; errors of a run stop the lab.
     Result<CalibrationLabResult> run(const LabProgress &progress = {});
 

@@ -36,13 +36,13 @@ int negativeLayout(double lo, double hi, double w, int bins) {
     return lo < 0.0 ? negative + spare : 0;
 }
 
-int64_t floorDiv(int64_t a, int64_t b) { return a >= 0 ? a / b : -((-a + b - 1) / b); }
-
-// The integer ratio of two power-of-two widths (coarse >= fine). Beyond 2^62 every bin of the
-// fine grid lands in bin -1 or 0 anyway, which a ratio of 2^62 also gives.
-int64_t widthRatio(double coarse, double fine) {
-    const double ratio = coarse / fine;
-    return ratio >= 0x1p62 ? (int64_t(1) << 62) : static_cast<int64_t>(ratio);
+// log2 of the ratio of two power-of-two widths (coarse >= fine): bin j of the fine grid is bin
+// j >> shift of the coarse one (an arithmetic shift floors negative bins too). Beyond 62 every
+// bin lands in bin -1 or 0 anyway, which a shift of 62 also gives.
+int widthShift(double coarse, double fine) {
+    int exponent = 0;
+    std::frexp(coarse / fine, &exponent);  // ratio = 0.5 * 2^exponent
+    return std::min(exponent - 1, 62);
 }
 
 }  // namespace
@@ -97,11 +97,10 @@ void Histogram::addCountsOf(const Histogram &other) {
         m_counts[static_cast<size_t>(binOf(0.0f))] += other.m_zeros;
         return;
     }
-    const int64_t ratio = widthRatio(m_width, other.m_width);  // the union's grid is the coarser
-    for (int j = -other.m_negativeBins; j < other.positiveBins(); ++j) {
-        const int64_t c = other.count(j);
-        if (c) m_counts[static_cast<size_t>(floorDiv(j, ratio) + m_negativeBins)] += c;
-    }
+    const int shift = widthShift(m_width, other.m_width);  // the union's grid is the coarser
+    const int64_t *counts = other.m_counts.data();
+    for (int j = -other.m_negativeBins, end = other.positiveBins(); j < end; ++j, ++counts)
+        if (*counts) m_counts[static_cast<size_t>((int64_t{j} >> shift) + m_negativeBins)] += *counts;
 }
 
 void Histogram::regrid(double lo, double hi) {
@@ -115,10 +114,10 @@ void Histogram::regrid(double lo, double hi) {
     if (m_width == 0.0) {
         moved[static_cast<size_t>(negative)] += m_zeros;  // every earlier value was 0
     } else {
-        const int64_t ratio = widthRatio(width, m_width);
+        const int shift = widthShift(width, m_width);
         for (int j = -m_negativeBins; j < positiveBins(); ++j) {
             const int64_t c = count(j);
-            if (c) moved[static_cast<size_t>(floorDiv(j, ratio) + negative)] += c;
+            if (c) moved[static_cast<size_t>((int64_t{j} >> shift) + negative)] += c;
         }
     }
     m_counts.swap(moved);

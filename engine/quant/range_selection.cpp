@@ -154,31 +154,42 @@ std::pair<float, float> entropyRange(const Histogram &h, int quantizedBins) {
     const size_t q = static_cast<size_t>(std::max(quantizedBins, 1));
     if (used <= q) return fromThreshold(h, static_cast<double>(used) * h.binWidth());
 
+    // tail[i]: the mass beyond bin i - 1 (bins i .. used-1), summed from the top.
+    std::vector<double> tail(used + 1, 0.0);
+    for (size_t i = used; i-- > 0;) tail[i] = tail[i + 1] + static_cast<double>(abs[i]);
+    // Every threshold i in [q, used] is independent: the divergences are computed in parallel
+    // (the search is the calibration's most expensive step) and compared in order below.
+    const int64_t candidates = static_cast<int64_t>(used - q + 1);
+    std::vector<double> divergence(static_cast<size_t>(candidates), std::numeric_limits<double>::infinity());
+#pragma omp parallel
+    {
+        std::vector<double> p, candidate;
+#pragma omp for schedule(dynamic, 16)
+        for (int64_t k = 0; k < candidates; ++k) {
+            const size_t i = q + static_cast<size_t>(k);
+            p.assign(abs.begin(), abs.begin() + static_cast<std::ptrdiff_t>(i));
+            p[i - 1] += tail[i];
+            candidate.assign(i, 0.0);
+            const size_t merge = i / q;
+            for (size_t g = 0; g < q; ++g) {
+                const size_t start = g * merge, end = g + 1 == q ? i : start + merge;
+                double sum = 0.0;
+                size_t nonzero = 0;
+                for (size_t j = start; j < end; ++j) {
+                    sum += static_cast<double>(abs[j]);
+                    nonzero += p[j] != 0.0;
+                }
+                if (!nonzero) continue;
+                for (size_t j = start; j < end; ++j) candidate[j] = p[j] != 0.0 ? sum / static_cast<double>(nonzero) : 0.0;
+            }
+            if (smooth(p) && smooth(candidate)) divergence[static_cast<size_t>(k)] = klDivergence(p, candidate);
+        }
+    }
     double best = std::numeric_limits<double>::infinity();
     size_t bestBins = used;
-    double tail = 0.0;  // mass beyond bin i, updated as i decreases
-    std::vector<double> p, candidate;
     for (size_t i = used; i >= q; --i) {
-        if (i < used) tail += static_cast<double>(abs[i]);
-        p.assign(abs.begin(), abs.begin() + static_cast<std::ptrdiff_t>(i));
-        p[i - 1] += tail;
-        candidate.assign(i, 0.0);
-        const size_t merge = i / q;
-        for (size_t g = 0; g < q; ++g) {
-            const size_t start = g * merge, end = g + 1 == q ? i : start + merge;
-            double sum = 0.0;
-            size_t nonzero = 0;
-            for (size_t j = start; j < end; ++j) {
-                sum += static_cast<double>(abs[j]);
-                nonzero += p[j] != 0.0;
-            }
-            if (!nonzero) continue;
-            for (size_t j = start; j < end; ++j) candidate[j] = p[j] != 0.0 ? sum / static_cast<double>(nonzero) : 0.0;
-        }
-        if (smooth(p) && smooth(candidate)) {
-            const double kl = klDivergence(p, candidate);
-            if (kl < best) best = kl, bestBins = i;  // ties keep the larger threshold
-        }
+        const double kl = divergence[i - q];
+        if (kl < best) best = kl, bestBins = i;  // ties keep the larger threshold
         if (i == q) break;
     }
     return fromThreshold(h, static_cast<double>(bestBins) * h.binWidth());

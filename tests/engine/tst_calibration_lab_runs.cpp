@@ -243,7 +243,9 @@ TEST(CalibrationLab, CancelKeepsTheFinishedRuns) {
     ASSERT_TRUE(result.isOk()) << result.status().message();
     EXPECT_FALSE(result->complete);
     EXPECT_EQ(result->runsPlanned, 8);
-    EXPECT_EQ(result->runs.size(), 3u);
+    // Workers evaluate runs side by side: those under way when Cancel came are dropped.
+    EXPECT_GE(result->runs.size(), 3u);
+    EXPECT_LT(result->runs.size(), 8u);
     EXPECT_FALSE(result->comparisons.empty());  // of the finished runs
 
     // Cancelled during the pool pass: no lab at all.
