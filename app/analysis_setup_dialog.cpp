@@ -1,4 +1,5 @@
 #include "analysis_setup_dialog.h"
+#include "path_field.h"
 
 #include <QButtonGroup>
 #include <QCheckBox>
@@ -18,17 +19,6 @@
 #include <QToolButton>
 #include <QVBoxLayout>
 
-namespace {
-// Several paths in one line edit.
-const QString kSeparator = QStringLiteral("; ");
-
-QStringList splitPaths(const QString &text) {
-    QStringList paths;
-    for (const QString &part : text.split(QLatin1Char(';'), Qt::SkipEmptyParts))
-        if (!part.trimmed().isEmpty()) paths.append(part.trimmed());
-    return paths;
-}
-}  // namespace
 
 AnalysisSetupDialog::AnalysisSetupDialog(const AnalysisSetup &setup, Focus focus, QWidget *parent)
     : QDialog(parent) {
@@ -52,7 +42,7 @@ AnalysisSetupDialog::AnalysisSetupDialog(const AnalysisSetup &setup, Focus focus
 
     m_quantizerBox = new QGroupBox(tr("In-app quantization"), this);
     auto *quantForm = new QFormLayout(m_quantizerBox);
-    m_calibration = new QLineEdit(setup.calibrationPaths.join(kSeparator), m_quantizerBox);
+    m_calibration = new QLineEdit(ql::ui::joinPathField(setup.calibrationPaths), m_quantizerBox);
     m_calibration->setPlaceholderText(tr("the evaluation inputs"));
     quantForm->addRow(tr("&Calibration inputs:"), pathRow(m_calibration, tensorFilter, true, true));
     m_method = new QComboBox(m_quantizerBox);
@@ -87,7 +77,7 @@ AnalysisSetupDialog::AnalysisSetupDialog(const AnalysisSetup &setup, Focus focus
     auto *data = new QGroupBox(tr("Evaluation inputs"), this);
     auto *dataForm = new QFormLayout(data);
     m_files = new QRadioButton(tr("Files or f&older:"), data);
-    m_data = new QLineEdit(setup.dataPaths.join(kSeparator), data);
+    m_data = new QLineEdit(ql::ui::joinPathField(setup.dataPaths), data);
     m_data->setObjectName(QStringLiteral("dataEdit"));
     m_data->setToolTip(
         tr(".npy or .pb files (one sample or a batch each) or folders of them; separate with ';'"));
@@ -145,39 +135,8 @@ AnalysisSetupDialog::AnalysisSetupDialog(const AnalysisSetup &setup, Focus focus
     resize(640, sizeHint().height());
 }
 
-QWidget *AnalysisSetupDialog::pathRow(QLineEdit *edit, const QString &filter, bool multiple,
-                                      bool folder) {
-    auto *row = new QWidget(this);
-    auto *layout = new QHBoxLayout(row);
-    layout->setContentsMargins(0, 0, 0, 0);
-    layout->addWidget(edit, 1);
-    auto *browse = new QToolButton(row);
-    browse->setText(multiple ? tr("Files…") : tr("Browse…"));
-    layout->addWidget(browse);
-    connect(browse, &QToolButton::clicked, this, [this, edit, filter, multiple] {
-        const QString start =
-            QFileInfo(splitPaths(edit->text()).value(0, m_floatModel->text())).absolutePath();
-        if (multiple) {
-            const QStringList files =
-                QFileDialog::getOpenFileNames(this, tr("Choose Files"), start, filter);
-            if (!files.isEmpty()) edit->setText(files.join(kSeparator));
-        } else {
-            const QString file =
-                QFileDialog::getOpenFileName(this, tr("Choose File"), start, filter);
-            if (!file.isEmpty()) edit->setText(file);
-        }
-    });
-    if (folder) {
-        auto *chooseFolder = new QToolButton(row);
-        chooseFolder->setText(tr("Folder…"));
-        layout->addWidget(chooseFolder);
-        connect(chooseFolder, &QToolButton::clicked, this, [this, edit] {
-            const QString start = QFileInfo(m_floatModel->text()).absolutePath();
-            const QString dir = QFileDialog::getExistingDirectory(this, tr("Choose Folder"), start);
-            if (!dir.isEmpty()) edit->setText(dir);
-        });
-    }
-    return row;
+QWidget *AnalysisSetupDialog::pathRow(QLineEdit *edit, const QString &filter, bool multiple, bool folder) {
+    return ql::ui::pathFieldRow(this, edit, m_floatModel, filter, multiple, folder);
 }
 
 void AnalysisSetupDialog::updateEnabled() {
@@ -194,7 +153,7 @@ AnalysisSetup AnalysisSetupDialog::setup() const {
     s.floatModel = m_floatModel->text().trimmed();
     s.quantizeInApp = m_inApp->isChecked();
     if (!s.quantizeInApp) s.quantModel = m_quantModel->text().trimmed();
-    s.calibrationPaths = splitPaths(m_calibration->text());
+    s.calibrationPaths = ql::ui::splitPathField(m_calibration->text());
     s.quantizer.method = m_method->currentText();
     s.quantizer.percentile = m_percentile->value();
     s.quantizer.calibrationBatch = m_calibrationBatch->value();
@@ -203,7 +162,7 @@ AnalysisSetup AnalysisSetupDialog::setup() const {
     s.quantizer.reduceRange = m_reduceRange->isChecked();
     s.quantizer.foldBatchNorm = m_foldBn->isChecked();
     s.randomInputs = m_random->isChecked();
-    s.dataPaths = splitPaths(m_data->text());
+    s.dataPaths = ql::ui::splitPathField(m_data->text());
     if (!s.randomInputs) s.labelsPath = m_labels->text().trimmed();
     s.randomCount = m_randomCount->value();
     s.randomSeed = quint64(m_randomSeed->value());

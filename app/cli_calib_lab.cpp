@@ -6,12 +6,12 @@
 #include <QFileInfo>
 #include <QJsonDocument>
 
+#include <unistd.h>
 #include <atomic>
 #include <chrono>
-#include <csignal>
 #include <cmath>
+#include <csignal>
 #include <cstdio>
-#include <unistd.h>
 
 #include "analysis/analysis_session.h"
 #include "analysis/calibration_lab.h"
@@ -32,7 +32,9 @@ using ql::analysis::CalibrationLabOptions;
 constexpr int kInterrupted = 130;  // the shell's code for a command stopped by Ctrl+C
 
 std::atomic<bool> g_interrupted{false};
-extern "C" void onInterrupt(int) { g_interrupted = true; }
+extern "C" void onInterrupt(int) {
+    g_interrupted = true;
+}
 
 // "8,16,32" -> numbers >= 1; BadInput naming the option and the value otherwise.
 ql::Result<std::vector<int64_t>> positiveList(const QString &text, const char *option) {
@@ -41,7 +43,8 @@ ql::Result<std::vector<int64_t>> positiveList(const QString &text, const char *o
         bool ok = false;
         const qlonglong v = part.trimmed().toLongLong(&ok);
         if (!ok || v < 1)
-            return ql::Status::badInput(std::string("calib-lab: ") + option + ": '" + part.trimmed().toStdString() +
+            return ql::Status::badInput(std::string("calib-lab: ") + option + ": '" +
+                                        part.trimmed().toStdString() +
                                         "' is not a positive number");
         out.push_back(v);
     }
@@ -57,10 +60,12 @@ std::vector<int64_t> defaultSizes(int64_t pool) {
     return sizes;
 }
 
-ql::Status readLabOptions(const QCommandLineParser &parser, const QString &floatPath, CalibrationLabOptions &o) {
+ql::Status readLabOptions(const QCommandLineParser &parser, const QString &floatPath,
+                          CalibrationLabOptions &o) {
     const std::string lab = "calib-lab: ";
     if (parser.isSet("method") || parser.isSet("percentile"))
-        return ql::Status::badInput(lab + "give the methods with --methods (e.g. minmax,percentile:99.99)");
+        return ql::Status::badInput(
+            lab + "give the methods with --methods (e.g. minmax,percentile:99.99)");
     QL_RETURN_IF_ERROR(readQuantizerOptions(parser, "calib-lab", floatPath, o.quantizer));
     auto pool = ql::quant::listCalibrationFiles(splitPaths(parser.values("calib")));
     if (!pool) return pool.status().withContext("calib-lab: --calib");
@@ -94,15 +99,20 @@ ql::Status readLabOptions(const QCommandLineParser &parser, const QString &float
         return ql::Status::badInput(lab + "--repeats: '" + parser.value("repeats").toStdString() +
                                     "' is not a positive number");
     o.seed = parser.value("seed").toULongLong(&ok);
-    if (!ok) return ql::Status::badInput(lab + "--seed: '" + parser.value("seed").toStdString() + "' is not a number");
-    if (!ql::analysis::parseCalibrationSelection(parser.value("selection").toStdString(), o.selection))
+    if (!ok)
+        return ql::Status::badInput(lab + "--seed: '" + parser.value("seed").toStdString() +
+                                    "' is not a number");
+    if (!ql::analysis::parseCalibrationSelection(parser.value("selection").toStdString(),
+                                                 o.selection))
         return ql::Status::badInput(lab + "--selection expects random, stratified or first, got '" +
                                     parser.value("selection").toStdString() + "'");
     o.evalBatch = parser.value("batch").toLongLong(&ok);
     if (!ok || o.evalBatch < 1)
-        return ql::Status::badInput(lab + "--batch: '" + parser.value("batch").toStdString() + "' is not a positive number");
+        return ql::Status::badInput(lab + "--batch: '" + parser.value("batch").toStdString() +
+                                    "' is not a positive number");
     o.threads = parser.isSet("threads") ? parser.value("threads").toInt(&ok) : 0;
-    if (!ok || o.threads < 0) return ql::Status::badInput(lab + "--threads expects a positive number");
+    if (!ok || o.threads < 0)
+        return ql::Status::badInput(lab + "--threads expects a positive number");
     o.bootstrapResamples = parser.value("bootstrap").toInt(&ok);
     if (!ok || o.bootstrapResamples < 100)
         return ql::Status::badInput(lab + "--bootstrap expects at least 100 resamples, got '" +
@@ -126,10 +136,12 @@ public:
         std::string eta;
         if (stage == "runs" && done > 0 && done < total) {
             const double elapsed = std::chrono::duration<double>(now - m_runsStart).count();
-            eta = ", ETA " + std::to_string(static_cast<int>(std::lround(elapsed / done * (total - done)))) + " s";
+            eta = ", ETA " +
+                  std::to_string(static_cast<int>(std::lround(elapsed / done * (total - done)))) +
+                  " s";
         }
-        std::fprintf(stderr, "%scalib-lab: %s %d/%d%s%s", m_tty ? "\r" : "", stage.c_str(), done, total, eta.c_str(),
-                     m_tty ? "\033[K" : "\n");
+        std::fprintf(stderr, "%scalib-lab: %s %d/%d%s%s", m_tty ? "\r" : "", stage.c_str(), done,
+                     total, eta.c_str(), m_tty ? "\033[K" : "\n");
         return true;
     }
     void finish() const {
@@ -143,27 +155,33 @@ private:
 };
 
 QString percent(const std::optional<double> &value) {
-    return value && std::isfinite(*value) ? QString::number(100.0 * *value, 'f', 1) : QStringLiteral("-");
+    return value && std::isfinite(*value) ? QString::number(100.0 * *value, 'f', 1)
+                                          : QStringLiteral("-");
 }
 
 void printLab(const ql::analysis::CalibrationLabResult &lab) {
     const char *metric = lab.labelled ? "accuracy" : "agreement";
     if (lab.floatModel.accuracy)
-        std::printf("float model: accuracy %s%% [%s, %s] on %lld rows\n", qPrintable(percent(lab.floatModel.accuracy)),
+        std::printf("float model: accuracy %s%% [%s, %s] on %lld rows\n",
+                    qPrintable(percent(lab.floatModel.accuracy)),
                     qPrintable(percent(lab.floatModel.accuracyCi95->low)),
-                    qPrintable(percent(lab.floatModel.accuracyCi95->high)), static_cast<long long>(lab.evalRows));
+                    qPrintable(percent(lab.floatModel.accuracyCi95->high)),
+                    static_cast<long long>(lab.evalRows));
     std::printf("%-30s %8s %9s %18s  %s\n", "run", "SQNR dB", "agree %", metric, "identical to");
     for (const auto &run : lab.runs) {
         const double score = run.accuracy ? *run.accuracy : run.top1Agreement;
         const auto ci = run.accuracyCi95 ? *run.accuracyCi95 : run.top1AgreementCi95;
         std::printf("%-30s %8.2f %9s %6s [%4s, %4s]  %s\n", run.spec.id.c_str(), run.sqnrDb,
-                    qPrintable(percent(run.top1Agreement)), qPrintable(percent(score)), qPrintable(percent(ci.low)),
-                    qPrintable(percent(ci.high)), run.identicalTo.c_str());
+                    qPrintable(percent(run.top1Agreement)), qPrintable(percent(score)),
+                    qPrintable(percent(ci.low)), qPrintable(percent(ci.high)),
+                    run.identicalTo.c_str());
     }
     for (const auto &c : lab.comparisons)
-        std::printf("%-15s %s vs %s: %s\n", c.kind.c_str(), c.a.c_str(), c.b.c_str(), c.verdict.c_str());
-    std::printf("runs: %zu of %d%s; pool %.1f s, evaluation %.1f s, runs %.1f s\n", lab.runs.size(), lab.runsPlanned,
-                lab.complete ? "" : " (cancelled)", lab.poolSeconds, lab.evaluationSeconds, lab.runsSeconds);
+        std::printf("%-15s %s vs %s: %s\n", c.kind.c_str(), c.a.c_str(), c.b.c_str(),
+                    c.verdict.c_str());
+    std::printf("runs: %zu of %d%s; pool %.1f s, evaluation %.1f s, runs %.1f s\n", lab.runs.size(),
+                lab.runsPlanned, lab.complete ? "" : " (cancelled)", lab.poolSeconds,
+                lab.evaluationSeconds, lab.runsSeconds);
 }
 
 }  // namespace
@@ -171,50 +189,74 @@ void printLab(const ql::analysis::CalibrationLabResult &lab) {
 int runCalibLab(const QStringList &arguments) {
     QCommandLineParser parser;
     parser.setApplicationDescription(
-        "Calibrate a float model many ways (methods x sizes x repeats x calibration batches), quantize each as "
-        "`quantize` would, evaluate all on the same data, and say which differences are real: Wilson intervals, "
+        "Calibrate a float model many ways (methods x sizes x repeats x calibration batches), "
+        "quantize each as "
+        "`quantize` would, evaluate all on the same data, and say which differences are real: "
+        "Wilson intervals, "
         "exact McNemar tests and paired bootstrap intervals.");
     parser.addHelpOption();
     parser.addOption({"float", "The float ONNX model.", "FLOAT.onnx"});
-    parser.addOption({"calib", "The calibration pool: folders of .npy/.pb files or files (one item each, sorted by "
-                               "name within a folder); repeatable.", "DIR_OR_FILES"});
-    parser.addOption({"data", "Evaluation inputs: folders of .npy/.pb files or files; repeatable.", "DIR_OR_FILES"});
-    parser.addOption({"labels", "Class ids (.npy of integers, one per evaluation sample); without them every figure is "
-                                "the top-1 agreement with the float model.", "LABELS.npy"});
-    parser.addOption({"methods", "Comma-separated: minmax, percentile:P, entropy, mse, moving-average.", "LIST",
-                      "minmax,percentile:99.99,entropy,mse"});
-    parser.addOption({"sizes", "Comma-separated calibration sizes in files (default 8, 16, 32, ... up to the pool).",
-                      "LIST"});
+    parser.addOption(
+        {"calib",
+         "The calibration pool: folders of .npy/.pb files or files (one item each, sorted by "
+         "name within a folder); repeatable.",
+         "DIR_OR_FILES"});
+    parser.addOption({"data", "Evaluation inputs: folders of .npy/.pb files or files; repeatable.",
+                      "DIR_OR_FILES"});
+    parser.addOption(
+        {"labels",
+         "Class ids (.npy of integers, one per evaluation sample); without them every figure is "
+         "the top-1 agreement with the float model.",
+         "LABELS.npy"});
+    parser.addOption({"methods",
+                      "Comma-separated: minmax, percentile:P, entropy, mse, moving-average.",
+                      "LIST", "minmax,percentile:99.99,entropy,mse"});
+    parser.addOption(
+        {"sizes",
+         "Comma-separated calibration sizes in files (default 8, 16, 32, ... up to the pool).",
+         "LIST"});
     parser.addOption({"repeats", "Draws per size (default 3).", "N", "3"});
-    parser.addOption({"selection", "How a run draws its files: random (default), stratified (even over the float "
-                                   "model's predicted classes) or first.", "MODE", "random"});
-    parser.addOption({"calib-batches", "Comma-separated calibration batch sizes (default 1).", "LIST", "1"});
+    parser.addOption(
+        {"selection",
+         "How a run draws its files: random (default), stratified (even over the float "
+         "model's predicted classes) or first.",
+         "MODE", "random"});
+    parser.addOption(
+        {"calib-batches", "Comma-separated calibration batch sizes (default 1).", "LIST", "1"});
     parser.addOption({"seed", "Seed of the draws and the bootstrap (default 0).", "S", "0"});
     parser.addOption({"json", "Write the lab as JSON (schema in README).", "OUT.json"});
     parser.addOption({"layers", "Also record every matched layer's cumulative SQNR per run."});
     parser.addOption({"batch", "Evaluation samples per int8 batch (default 32).", "N", "32"});
     parser.addOption({"threads", "Threads (default: all cores).", "N"});
     parser.addOption({"int8-kernels", kInt8KernelsHelp, "MODE", "exact"});
-    parser.addOption({"bootstrap", "Paired bootstrap resamples per comparison (default 2000).", "N", "2000"});
-    parser.addOption({"export-run", "Write this run's quantized model to --out instead of running the lab.", "ID"});
+    parser.addOption(
+        {"bootstrap", "Paired bootstrap resamples per comparison (default 2000).", "N", "2000"});
+    parser.addOption({"export-run",
+                      "Write this run's quantized model to --out instead of running the lab.",
+                      "ID"});
     parser.addOption({"out", "With --export-run: the QDQ model to write.", "QUANT.onnx"});
     addQuantizerOptions(parser);
-    if (!parser.parse(QStringList{"quantlens calib-lab"} + arguments)) return usageError(parser.errorText());
+    if (!parser.parse(QStringList{"quantlens calib-lab"} + arguments))
+        return usageError(parser.errorText());
     if (parser.isSet("help")) {
         std::fputs(qPrintable(parser.helpText()), stdout);
         return Success;
     }
     if (!parser.positionalArguments().isEmpty())
-        return usageError("calib-lab: unexpected argument '" + parser.positionalArguments().first() + "'");
+        return usageError("calib-lab: unexpected argument '" +
+                          parser.positionalArguments().first() + "'");
     for (const char *required : {"float", "calib", "data"})
-        if (!parser.isSet(required)) return usageError(QString("calib-lab: --%1 is required").arg(required));
+        if (!parser.isSet(required))
+            return usageError(QString("calib-lab: --%1 is required").arg(required));
     if (parser.isSet("export-run") != parser.isSet("out"))
         return usageError("calib-lab: --export-run ID and --out QUANT.onnx go together");
-    if (parser.isSet("calib-batch")) return usageError("calib-lab: give calibration batches with --calib-batches");
+    if (parser.isSet("calib-batch"))
+        return usageError("calib-lab: give calibration batches with --calib-batches");
 
     const QString floatPath = parser.value("float");
     CalibrationLabOptions options;
-    if (ql::Status read = readLabOptions(parser, floatPath, options); !read) return reportFailure(read);
+    if (ql::Status read = readLabOptions(parser, floatPath, options); !read)
+        return reportFailure(read);
     auto graph = ql::loadModel(floatPath.toStdString());
     if (!graph) return reportFailure(graph.status());
 
@@ -227,7 +269,9 @@ int runCalibLab(const QStringList &arguments) {
     printer.finish();
     if (!lab) {
         if (lab.status().kind() == ql::ErrorKind::Cancelled) {
-            std::fprintf(stderr, "quantlens: calib-lab interrupted before any run finished; nothing written\n");
+            std::fprintf(
+                stderr,
+                "quantlens: calib-lab interrupted before any run finished; nothing written\n");
             return kInterrupted;
         }
         return reportFailure(lab.status());
@@ -237,7 +281,8 @@ int runCalibLab(const QStringList &arguments) {
         const auto *spec = (*lab)->findRun(parser.value("export-run").toStdString());
         if (!spec)
             return reportFailure(ql::Status::badInput("calib-lab: --export-run: no run '" +
-                                                      parser.value("export-run").toStdString() + "' in this lab"));
+                                                      parser.value("export-run").toStdString() +
+                                                      "' in this lab"));
         auto quantized = (*lab)->quantizeRun(*spec);
         if (!quantized) return reportFailure(quantized.status());
         const QString out = parser.value("out");
@@ -256,11 +301,13 @@ int runCalibLab(const QStringList &arguments) {
     printLab(*result);
     if (parser.isSet("json")) {
         const QJsonDocument json(ql::ui::calibrationLabJson(*result, options, floatPath));
-        if (ql::Status s = writeTextFile(parser.value("json"), json.toJson()); !s) return reportFailure(s);
+        if (ql::Status s = writeTextFile(parser.value("json"), json.toJson()); !s)
+            return reportFailure(s);
     }
     if (!result->complete) {
-        std::fprintf(stderr, "quantlens: calib-lab interrupted: %zu of %d runs kept%s\n", result->runs.size(),
-                     result->runsPlanned, parser.isSet("json") ? " in the JSON" : "");
+        std::fprintf(stderr, "quantlens: calib-lab interrupted: %zu of %d runs kept%s\n",
+                     result->runs.size(), result->runsPlanned,
+                     parser.isSet("json") ? " in the JSON" : "");
         return kInterrupted;
     }
     return Success;

@@ -228,30 +228,6 @@
         <translation>&amp;Analysieren</translation>
     </message>
     <message>
-        <source>Files…</source>
-        <translation>Dateien…</translation>
-    </message>
-    <message>
-        <source>Browse…</source>
-        <translation>Durchsuchen…</translation>
-    </message>
-    <message>
-        <source>Choose Files</source>
-        <translation>Dateien wählen</translation>
-    </message>
-    <message>
-        <source>Choose File</source>
-        <translation>Datei wählen</translation>
-    </message>
-    <message>
-        <source>Folder…</source>
-        <translation>Ordner…</translation>
-    </message>
-    <message>
-        <source>Choose Folder</source>
-        <translation>Ordner wählen</translation>
-    </message>
-    <message>
         <source>No such file: %1</source>
         <translation>Datei nicht gefunden: %1</translation>
     </message>
@@ -692,6 +668,33 @@
     <message>
         <source>Analysing calibration run %1…</source>
         <translation>Analysiere Kalibrierungslauf %1…</translation>
+    </message>
+</context>
+<context>
+    <name>PathField</name>
+    <message>
+        <source>Files…</source>
+        <translation>Dateien…</translation>
+    </message>
+    <message>
+        <source>Browse…</source>
+        <translation>Durchsuchen…</translation>
+    </message>
+    <message>
+        <source>Choose Files</source>
+        <translation>Dateien wählen</translation>
+    </message>
+    <message>
+        <source>Choose File</source>
+        <translation>Datei wählen</translation>
+    </message>
+    <message>
+        <source>Folder…</source>
+        <translation>Ordner…</translation>
+    </message>
+    <message>
+        <source>Choose Folder</source>
+        <translation>Ordner wählen</translation>
     </message>
 </context>
 <context>
@@ -1392,30 +1395,6 @@ Unterbefehle: gui (Standard), infer, bench, quantize, analyze; `quantlens UNTERB
     <message>
         <source>&amp;Run</source>
         <translation>&amp;Starten</translation>
-    </message>
-    <message>
-        <source>Files…</source>
-        <translation>Dateien…</translation>
-    </message>
-    <message>
-        <source>Browse…</source>
-        <translation>Durchsuchen…</translation>
-    </message>
-    <message>
-        <source>Choose Files</source>
-        <translation>Dateien wählen</translation>
-    </message>
-    <message>
-        <source>Choose File</source>
-        <translation>Datei wählen</translation>
-    </message>
-    <message>
-        <source>Folder…</source>
-        <translation>Ordner…</translation>
-    </message>
-    <message>
-        <source>Choose Folder</source>
-        <translation>Ordner wählen</translation>
     </message>
     <message numerus="yes">
         <source>%n run(s) planned</source>

@@ -11,6 +11,7 @@
 
 #include "calibration_lab_text.h"
 #include "display_format.h"
+#include "plot_palette.h"
 
 namespace ql::ui {
 
@@ -257,23 +258,7 @@ void CalibrationLabChart::onMouseMove(QMouseEvent *event) {
 }
 
 void CalibrationLabChart::applyPalette() {
-    // QCustomPlot draws white on its own; follow the palette so dark themes stay readable.
-    const QPalette pal = palette();
-    const QColor text = pal.color(QPalette::Text);
-    QColor grid = pal.color(QPalette::Mid);
-    grid.setAlpha(110);
-    m_plot->setBackground(pal.brush(QPalette::Base));
-    for (QCPAxis *axis : {m_plot->xAxis, m_plot->yAxis}) {
-        axis->setBasePen(QPen(text));
-        axis->setTickPen(QPen(text));
-        axis->setSubTickPen(QPen(text));
-        axis->setTickLabelColor(text);
-        axis->setLabelColor(text);
-        axis->grid()->setPen(QPen(grid, 1, Qt::DotLine));
-    }
-    m_plot->legend->setTextColor(text);
-    m_plot->legend->setBrush(pal.brush(QPalette::Base));
-    m_plot->legend->setBorderPen(Qt::NoPen);
+    applyPlotPalette(m_plot);
 }
 
 void CalibrationLabChart::changeEvent(QEvent *event) {

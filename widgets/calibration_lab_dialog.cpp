@@ -1,4 +1,5 @@
 #include "calibration_lab_dialog.h"
+#include "path_field.h"
 
 #include <QCheckBox>
 #include <QComboBox>
@@ -20,17 +21,6 @@
 
 namespace ql::ui {
 
-namespace {
-// Several paths in one line edit, as in the analysis setup dialog.
-const QString kSeparator = QStringLiteral("; ");
-
-QStringList splitPaths(const QString &text) {
-    QStringList paths;
-    for (const QString &part : text.split(QLatin1Char(';'), Qt::SkipEmptyParts))
-        if (!part.trimmed().isEmpty()) paths.append(part.trimmed());
-    return paths;
-}
-}  // namespace
 
 CalibrationLabDialog::CalibrationLabDialog(const CalibrationLabSettings &settings, QWidget *parent)
     : QDialog(parent) {
@@ -168,45 +158,14 @@ CalibrationLabDialog::CalibrationLabDialog(const CalibrationLabSettings &setting
     resize(680, sizeHint().height());
 }
 
-QWidget *CalibrationLabDialog::pathRow(QLineEdit *edit, const QString &filter, bool multiple,
-                                       bool folder) {
-    auto *row = new QWidget(this);
-    auto *layout = new QHBoxLayout(row);
-    layout->setContentsMargins(0, 0, 0, 0);
-    layout->addWidget(edit, 1);
-    auto *browse = new QToolButton(row);
-    browse->setText(multiple ? tr("Files…") : tr("Browse…"));
-    layout->addWidget(browse);
-    connect(browse, &QToolButton::clicked, this, [this, edit, filter, multiple] {
-        const QString start =
-            QFileInfo(splitPaths(edit->text()).value(0, m_floatModel->text())).absolutePath();
-        if (multiple) {
-            const QStringList files =
-                QFileDialog::getOpenFileNames(this, tr("Choose Files"), start, filter);
-            if (!files.isEmpty()) edit->setText(files.join(kSeparator));
-        } else {
-            const QString file =
-                QFileDialog::getOpenFileName(this, tr("Choose File"), start, filter);
-            if (!file.isEmpty()) edit->setText(file);
-        }
-    });
-    if (folder) {
-        auto *chooseFolder = new QToolButton(row);
-        chooseFolder->setText(tr("Folder…"));
-        layout->addWidget(chooseFolder);
-        connect(chooseFolder, &QToolButton::clicked, this, [this, edit] {
-            const QString start = QFileInfo(m_floatModel->text()).absolutePath();
-            const QString dir = QFileDialog::getExistingDirectory(this, tr("Choose Folder"), start);
-            if (!dir.isEmpty()) edit->setText(dir);
-        });
-    }
-    return row;
+QWidget *CalibrationLabDialog::pathRow(QLineEdit *edit, const QString &filter, bool multiple, bool folder) {
+    return ql::ui::pathFieldRow(this, edit, m_floatModel, filter, multiple, folder);
 }
 
 void CalibrationLabDialog::setSettings(const CalibrationLabSettings &s) {
     m_floatModel->setText(s.floatModel);
-    m_pool->setText(s.poolPaths.join(kSeparator));
-    m_evaluation->setText(s.evaluationPaths.join(kSeparator));
+    m_pool->setText(ql::ui::joinPathField(s.poolPaths));
+    m_evaluation->setText(ql::ui::joinPathField(s.evaluationPaths));
     m_labels->setText(s.labelsPath);
     for (auto it = m_methods.begin(); it != m_methods.end(); ++it)
         it.value()->setChecked(s.methods.contains(it.key()));
@@ -228,8 +187,8 @@ void CalibrationLabDialog::setSettings(const CalibrationLabSettings &s) {
 CalibrationLabSettings CalibrationLabDialog::settings() const {
     CalibrationLabSettings s;
     s.floatModel = m_floatModel->text().trimmed();
-    s.poolPaths = splitPaths(m_pool->text());
-    s.evaluationPaths = splitPaths(m_evaluation->text());
+    s.poolPaths = ql::ui::splitPathField(m_pool->text());
+    s.evaluationPaths = ql::ui::splitPathField(m_evaluation->text());
     s.labelsPath = m_labels->text().trimmed();
     s.methods.clear();
     for (const QString &method : CalibrationLabSettings::kMethods)

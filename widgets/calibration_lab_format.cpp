@@ -11,15 +11,22 @@ namespace {
 
 using namespace ql::analysis;
 
-QJsonValue number(double value) { return std::isfinite(value) ? QJsonValue(value) : QJsonValue(QJsonValue::Null); }
+QJsonValue number(double value) {
+    return std::isfinite(value) ? QJsonValue(value) : QJsonValue(QJsonValue::Null);
+}
 
-QJsonValue interval(const Interval &ci) { return QJsonArray{ci.low, ci.high}; }
-QJsonValue interval(const std::optional<Interval> &ci) { return ci ? interval(*ci) : QJsonValue(QJsonValue::Null); }
+QJsonValue interval(const Interval &ci) {
+    return QJsonArray{ci.low, ci.high};
+}
+QJsonValue interval(const std::optional<Interval> &ci) {
+    return ci ? interval(*ci) : QJsonValue(QJsonValue::Null);
+}
 
 // The method without its percentile ("percentile"), as --method takes it.
 QString methodName(const CalibrationMethod &m) {
-    return m.method == quant::RangeMethod::Percentile ? QStringLiteral("percentile")
-                                                      : QString::fromStdString(calibrationMethodName(m));
+    return m.method == quant::RangeMethod::Percentile
+               ? QStringLiteral("percentile")
+               : QString::fromStdString(calibrationMethodName(m));
 }
 
 template <class T>
@@ -35,11 +42,14 @@ QJsonArray strings(const std::vector<std::string> &values) {
     return out;
 }
 
-QString quoted(const QString &path) { return path.contains(' ') ? '"' + path + '"' : path; }
+QString quoted(const QString &path) {
+    return path.contains(' ') ? '"' + path + '"' : path;
+}
 
 QJsonObject optionsJson(const CalibrationLabOptions &o) {
     QJsonArray methods, batches;
-    for (const auto &m : o.methods) methods.append(QString::fromStdString(calibrationMethodName(m)));
+    for (const auto &m : o.methods)
+        methods.append(QString::fromStdString(calibrationMethodName(m)));
     for (int64_t b : o.calibBatches) batches.append(static_cast<qint64>(b));
     const QJsonObject quantizer{{"per_channel_weights", o.quantizer.perChannelWeights},
                                 {"symmetric_activations", o.quantizer.symmetricActivations},
@@ -59,27 +69,31 @@ QJsonObject optionsJson(const CalibrationLabOptions &o) {
                        {"quantizer", quantizer}};
 }
 
-QJsonObject runJson(const CalibrationRunResult &run, const CalibrationLabOptions &options, const QString &floatModel) {
+QJsonObject runJson(const CalibrationRunResult &run, const CalibrationLabOptions &options,
+                    const QString &floatModel) {
     const CalibrationRunSpec &s = run.spec;
     const bool percentile = s.method.method == quant::RangeMethod::Percentile;
-    QJsonObject output{{"sqnr_db", number(run.sqnrDb)},
-                       {"top1_agreement", number(run.top1Agreement)},
-                       {"top1_agreement_ci95", interval(run.top1AgreementCi95)},
-                       {"accuracy", run.accuracy ? number(*run.accuracy) : QJsonValue(QJsonValue::Null)},
-                       {"accuracy_ci95", interval(run.accuracyCi95)}};
-    QJsonObject out{{"id", QString::fromStdString(s.id)},
-                    {"method", methodName(s.method)},
-                    {"percentile", percentile ? QJsonValue(s.method.percentile) : QJsonValue(QJsonValue::Null)},
-                    {"size", static_cast<qint64>(s.size)},
-                    {"repeat", s.repeat},
-                    {"selection", calibrationSelectionName(s.selection)},
-                    {"calib_batch", static_cast<qint64>(s.calibBatch)},
-                    {"calib_indices", array(s.calibIndices)},
-                    {"identical_to", run.identicalTo.empty() ? QJsonValue(QJsonValue::Null)
-                                                             : QJsonValue(QString::fromStdString(run.identicalTo))},
-                    {"seconds", run.seconds},
-                    {"output", output},
-                    {"reproduce", reproduceCommand(s, options, floatModel)}};
+    QJsonObject output{
+        {"sqnr_db", number(run.sqnrDb)},
+        {"top1_agreement", number(run.top1Agreement)},
+        {"top1_agreement_ci95", interval(run.top1AgreementCi95)},
+        {"accuracy", run.accuracy ? number(*run.accuracy) : QJsonValue(QJsonValue::Null)},
+        {"accuracy_ci95", interval(run.accuracyCi95)}};
+    QJsonObject out{
+        {"id", QString::fromStdString(s.id)},
+        {"method", methodName(s.method)},
+        {"percentile", percentile ? QJsonValue(s.method.percentile) : QJsonValue(QJsonValue::Null)},
+        {"size", static_cast<qint64>(s.size)},
+        {"repeat", s.repeat},
+        {"selection", calibrationSelectionName(s.selection)},
+        {"calib_batch", static_cast<qint64>(s.calibBatch)},
+        {"calib_indices", array(s.calibIndices)},
+        {"identical_to", run.identicalTo.empty()
+                             ? QJsonValue(QJsonValue::Null)
+                             : QJsonValue(QString::fromStdString(run.identicalTo))},
+        {"seconds", run.seconds},
+        {"output", output},
+        {"reproduce", reproduceCommand(s, options, floatModel)}};
     if (options.layers) {
         QJsonArray layers;
         for (const auto &l : run.layers)
@@ -109,7 +123,12 @@ QString reproduceCommand(const CalibrationRunSpec &spec, const CalibrationLabOpt
     QStringList files;
     for (int64_t i : spec.calibIndices)
         files << QString::fromStdString(options.poolFiles[static_cast<size_t>(i)]);
-    QStringList command{"quantlens", "quantize", quoted(floatModel), "--calib", quoted(files.join(',')), "--method",
+    QStringList command{"quantlens",
+                        "quantize",
+                        quoted(floatModel),
+                        "--calib",
+                        quoted(files.join(',')),
+                        "--method",
                         methodName(spec.method)};
     if (spec.method.method == quant::RangeMethod::Percentile)
         command << "--percentile" << QString::number(spec.method.percentile, 'g', 10);
@@ -119,27 +138,31 @@ QString reproduceCommand(const CalibrationRunSpec &spec, const CalibrationLabOpt
     if (q.symmetricActivations) command << "--symmetric-activations";
     if (q.reduceRange) command << "--reduce-range";
     if (!q.foldBatchNorm) command << "--no-fold-bn";
-    for (const std::string &node : q.excludedNodes) command << "--exclude" << quoted(QString::fromStdString(node));
+    for (const std::string &node : q.excludedNodes)
+        command << "--exclude" << quoted(QString::fromStdString(node));
     command << "--out" << QString::fromStdString(spec.id).replace(':', '_') + ".onnx";
     return command.join(' ');
 }
 
-QJsonObject calibrationLabJson(const CalibrationLabResult &lab, const CalibrationLabOptions &options,
-                               const QString &floatModel) {
+QJsonObject calibrationLabJson(const CalibrationLabResult &lab,
+                               const CalibrationLabOptions &options, const QString &floatModel) {
     QJsonArray runs, comparisons;
-    QJsonObject predictions{{"labels", array(lab.labels)}, {"float", array(lab.floatModel.predictions)}};
+    QJsonObject predictions{{"labels", array(lab.labels)},
+                            {"float", array(lab.floatModel.predictions)}};
     for (const auto &run : lab.runs) {
         runs.append(runJson(run, options, floatModel));
         predictions[QString::fromStdString(run.spec.id)] = array(run.predictions);
     }
     for (const auto &c : lab.comparisons) comparisons.append(comparisonJson(c));
     const QJsonObject floatModelJson{
-        {"accuracy", lab.floatModel.accuracy ? number(*lab.floatModel.accuracy) : QJsonValue(QJsonValue::Null)},
+        {"accuracy",
+         lab.floatModel.accuracy ? number(*lab.floatModel.accuracy) : QJsonValue(QJsonValue::Null)},
         {"accuracy_ci95", interval(lab.floatModel.accuracyCi95)}};
-    const QJsonObject timing{{"pool_seconds", lab.poolSeconds},
-                             {"evaluation_seconds", lab.evaluationSeconds},
-                             {"runs_seconds", lab.runsSeconds},
-                             {"total_seconds", lab.poolSeconds + lab.evaluationSeconds + lab.runsSeconds}};
+    const QJsonObject timing{
+        {"pool_seconds", lab.poolSeconds},
+        {"evaluation_seconds", lab.evaluationSeconds},
+        {"runs_seconds", lab.runsSeconds},
+        {"total_seconds", lab.poolSeconds + lab.evaluationSeconds + lab.runsSeconds}};
     return QJsonObject{{"float_model", floatModel},
                        {"metric", lab.labelled ? "accuracy" : "top1_agreement"},
                        {"complete", lab.complete},

@@ -10,10 +10,12 @@
 namespace ql::ui {
 
 QJsonObject calibrationLabJson(const ql::analysis::CalibrationLabResult &lab,
-                               const ql::analysis::CalibrationLabOptions &options, const QString &floatModel);
+                               const ql::analysis::CalibrationLabOptions &options,
+                               const QString &floatModel);
 
 // The command that rebuilds a run's model outside the lab.
 QString reproduceCommand(const ql::analysis::CalibrationRunSpec &spec,
-                         const ql::analysis::CalibrationLabOptions &options, const QString &floatModel);
+                         const ql::analysis::CalibrationLabOptions &options,
+                         const QString &floatModel);
 
 }  // namespace ql::ui

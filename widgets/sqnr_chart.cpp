@@ -11,6 +11,7 @@
 
 #include "display_format.h"
 #include "sqnr_axis_ticker.h"
+#include "plot_palette.h"
 
 namespace ql::ui {
 
@@ -171,23 +172,8 @@ QCPItemRect *SqnrChart::makeBand(const QBrush &brush, const QPen &pen) {
 }
 
 void SqnrChart::applyPalette() {
-    // QCustomPlot draws white on its own; follow the palette so dark themes stay readable.
+    applyPlotPalette(m_plot);
     const QPalette pal = palette();
-    const QColor text = pal.color(QPalette::Text);
-    QColor grid = pal.color(QPalette::Mid);
-    grid.setAlpha(110);
-    m_plot->setBackground(pal.brush(QPalette::Base));
-    for (QCPAxis *axis : {m_plot->xAxis, m_plot->yAxis}) {
-        axis->setBasePen(QPen(text));
-        axis->setTickPen(QPen(text));
-        axis->setSubTickPen(QPen(text));
-        axis->setTickLabelColor(text);
-        axis->setLabelColor(text);
-        axis->grid()->setPen(QPen(grid, 1, Qt::DotLine));
-    }
-    m_plot->legend->setTextColor(text);
-    m_plot->legend->setBrush(pal.brush(QPalette::Base));
-    m_plot->legend->setBorderPen(Qt::NoPen);
     m_fp32WeightBars->setBrush(QBrush(kFp32Color, Qt::BDiagPattern));
     // The dark blue line vanishes on a dark base: a lighter blue there.
     const bool darkBase = pal.color(QPalette::Base).lightness() < 110;

@@ -28,43 +28,56 @@ double secondsSince(Clock::time_point start) {
     return std::chrono::duration<double>(Clock::now() - start).count();
 }
 
-Status cancelled(const std::string &what) { return Status::error(ErrorKind::Cancelled, "calibration lab cancelled " + what); }
+Status cancelled(const std::string &what) {
+    return Status::error(ErrorKind::Cancelled, "calibration lab cancelled " + what);
+}
 
 Status validate(const Graph &graph, const CalibrationLabOptions &o) {
     const std::string lab = "calib-lab: ";
     if (graph.inputs.size() != 1)
-        return Status::unsupported(lab + graph.sourcePath + " has " + std::to_string(graph.inputs.size()) +
+        return Status::unsupported(lab + graph.sourcePath + " has " +
+                                   std::to_string(graph.inputs.size()) +
                                    " inputs; the lab calibrates models with one input");
     const ValueInfo &input = graph.inputs.front();
     if (input.hasShape && !input.shape.empty() && input.shape[0] > 1)
-        return Status::unsupported(lab + "input '" + input.name + "' of " + graph.sourcePath + " has a fixed batch of " +
-                                   std::to_string(input.shape[0]) +
-                                   "; the lab calibrates per sample and needs batch 1 or a symbolic batch");
+        return Status::unsupported(
+            lab + "input '" + input.name + "' of " + graph.sourcePath + " has a fixed batch of " +
+            std::to_string(input.shape[0]) +
+            "; the lab calibrates per sample and needs batch 1 or a symbolic batch");
     if (o.poolFiles.empty()) return Status::badInput(lab + "the calibration pool is empty");
     if (o.evalFiles.empty()) return Status::badInput(lab + "the evaluation set is empty");
     if (o.methods.empty()) return Status::badInput(lab + "no calibration method");
     if (o.sizes.empty()) return Status::badInput(lab + "no calibration size");
-    if (o.repeats < 1) return Status::badInput(lab + "--repeats must be at least 1, got " + std::to_string(o.repeats));
+    if (o.repeats < 1)
+        return Status::badInput(lab + "--repeats must be at least 1, got " +
+                                std::to_string(o.repeats));
     if (o.calibBatches.empty()) return Status::badInput(lab + "no calibration batch size");
     const int64_t pool = static_cast<int64_t>(o.poolFiles.size());
     for (int64_t size : o.sizes) {
-        if (size < 1) return Status::badInput(lab + "size " + std::to_string(size) + " is not a positive number");
+        if (size < 1)
+            return Status::badInput(lab + "size " + std::to_string(size) +
+                                    " is not a positive number");
         if (size > pool)
-            return Status::badInput(lab + "size " + std::to_string(size) + " is larger than the pool (" +
-                                    std::to_string(pool) + " files)");
+            return Status::badInput(lab + "size " + std::to_string(size) +
+                                    " is larger than the pool (" + std::to_string(pool) +
+                                    " files)");
     }
     for (int64_t batch : o.calibBatches) {
         if (batch < 1)
-            return Status::badInput(lab + "calibration batch " + std::to_string(batch) + " is not a positive number");
+            return Status::badInput(lab + "calibration batch " + std::to_string(batch) +
+                                    " is not a positive number");
         if (batch > 1 && input.hasShape && !input.shape.empty() && input.shape[0] == 1)
-            return Status::badInput(lab + "calibration batch " + std::to_string(batch) + ": input '" + input.name +
-                                    "' of " + graph.sourcePath + " has a fixed batch of 1");
+            return Status::badInput(lab + "calibration batch " + std::to_string(batch) +
+                                    ": input '" + input.name + "' of " + graph.sourcePath +
+                                    " has a fixed batch of 1");
     }
     if (o.evalBatch < 1) return Status::badInput(lab + "the evaluation batch must be positive");
-    return quant::validateExcludedNodes(graph, o.quantizer.excludedNodes).withContext(graph.sourcePath);
+    return quant::validateExcludedNodes(graph, o.quantizer.excludedNodes)
+        .withContext(graph.sourcePath);
 }
 
-quant::QuantizationOptions runQuantizer(const quant::QuantizationOptions &lab, const CalibrationRunSpec &spec) {
+quant::QuantizationOptions runQuantizer(const quant::QuantizationOptions &lab,
+                                        const CalibrationRunSpec &spec) {
     quant::QuantizationOptions quantizer = lab;
     quantizer.method = spec.method.method;
     quantizer.percentile = spec.method.percentile;
@@ -88,8 +101,8 @@ struct CalibrationLab::Impl {
     std::vector<int64_t> poolClasses;  // the float model's top-1 on each file's first sample
     int64_t poolSamples = 0;
     EvaluationData eval;
-    std::vector<std::vector<Tensor>> floatOutputs;              // per evaluation batch
-    std::vector<std::map<std::string, Tensor>> floatValues;     // per evaluation batch (layers)
+    std::vector<std::vector<Tensor>> floatOutputs;           // per evaluation batch
+    std::vector<std::map<std::string, Tensor>> floatValues;  // per evaluation batch (layers)
     std::set<std::string> floatValuesKept;
     FloatModelResult floatResult;
     int64_t evalRows = 0;
@@ -142,20 +155,24 @@ Status CalibrationLab::Impl::runPool(const LabProgress &progress) {
         floatGraph, source, calibration,
         [&](quant::CalibrationStatistics &&stats, const std::vector<Tensor> &outputs) {
             if (poolStats.back().empty()) {
-                const std::vector<int64_t> top1 = outputs.empty() ? std::vector<int64_t>{}
-                                                                  : top1Classes(floatCopy(outputs.front()));
+                const std::vector<int64_t> top1 = outputs.empty()
+                                                      ? std::vector<int64_t>{}
+                                                      : top1Classes(floatCopy(outputs.front()));
                 poolClasses.push_back(top1.empty() ? 0 : top1.front());
             }
             poolStats.back().push_back(std::move(stats));
             ++poolSamples;
             return Status::ok();
         },
-        [&](int, int) { return !progress || progress("pool", static_cast<int>(poolStats.size()), files); }));
+        [&](int, int) {
+            return !progress || progress("pool", static_cast<int>(poolStats.size()), files);
+        }));
     poolSeconds = secondsSince(start);
     return Status::ok();
 }
 
-Status CalibrationLab::Impl::runEvaluation(const std::set<std::string> &values, const LabProgress &progress) {
+Status CalibrationLab::Impl::runEvaluation(const std::set<std::string> &values,
+                                           const LabProgress &progress) {
     const auto start = Clock::now();
     auto plan = createFloatPlan(floatGraph, options.threads);
     if (!plan) return plan.status();
@@ -171,7 +188,8 @@ Status CalibrationLab::Impl::runEvaluation(const std::set<std::string> &values, 
             const std::vector<int64_t> top1 = top1Classes(floatOutputs.back().front());
             predictions.insert(predictions.end(), top1.begin(), top1.end());
         }
-        if (progress && !progress("evaluation", static_cast<int>(b + 1), static_cast<int>(eval.batches.size())))
+        if (progress &&
+            !progress("evaluation", static_cast<int>(b + 1), static_cast<int>(eval.batches.size())))
             return cancelled("during the evaluation pass");
     }
     floatValuesKept = values;
@@ -181,7 +199,8 @@ Status CalibrationLab::Impl::runEvaluation(const std::set<std::string> &values, 
     return Status::ok();
 }
 
-quant::CalibrationStatistics CalibrationLab::Impl::runStatistics(const CalibrationRunSpec &spec) const {
+quant::CalibrationStatistics CalibrationLab::Impl::runStatistics(
+    const CalibrationRunSpec &spec) const {
     quant::CalibrationOptions calibration;
     calibration.threads = options.threads;
     quant::CalibrationStatistics stats(calibration);
@@ -191,7 +210,8 @@ quant::CalibrationStatistics CalibrationLab::Impl::runStatistics(const Calibrati
         for (const auto &s : poolStats[static_cast<size_t>(index)]) samples.push_back(&s);
     for (const auto *s : samples) {
         batch.push_back(s);
-        if (static_cast<int64_t>(batch.size()) == spec.calibBatch) stats.addBatchOf(batch), batch.clear();
+        if (static_cast<int64_t>(batch.size()) == spec.calibBatch)
+            stats.addBatchOf(batch), batch.clear();
     }
     if (!batch.empty()) stats.addBatchOf(batch);
     return stats;
@@ -199,13 +219,15 @@ quant::CalibrationStatistics CalibrationLab::Impl::runStatistics(const Calibrati
 
 int CalibrationLab::Impl::workers(size_t runs) const {
     if (options.layers) return 1;
-    const int cores = options.threads > 0 ? options.threads : static_cast<int>(std::thread::hardware_concurrency());
-    return static_cast<int>(std::clamp<size_t>(static_cast<size_t>(std::max(cores, 1)), 1, std::max<size_t>(runs, 1)));
+    const int cores = options.threads > 0 ? options.threads
+                                          : static_cast<int>(std::thread::hardware_concurrency());
+    return static_cast<int>(
+        std::clamp<size_t>(static_cast<size_t>(std::max(cores, 1)), 1, std::max<size_t>(runs, 1)));
 }
 
-Result<CalibrationRunResult> CalibrationLab::Impl::evaluate(const CalibrationRunSpec &spec, int threads,
-                                                            const std::shared_ptr<BufferPool> &buffers,
-                                                            const std::function<bool()> &keepGoing) {
+Result<CalibrationRunResult> CalibrationLab::Impl::evaluate(
+    const CalibrationRunSpec &spec, int threads, const std::shared_ptr<BufferPool> &buffers,
+    const std::function<bool()> &keepGoing) {
     const auto start = Clock::now();
     const quant::CalibrationStatistics stats = runStatistics(spec);
     auto quantized = quant::quantizeGraph(floatGraph, stats, runQuantizer(options.quantizer, spec));
@@ -224,13 +246,15 @@ Result<CalibrationRunResult> CalibrationLab::Impl::evaluate(const CalibrationRun
     auto comparison = CumulativeComparison::create(floatGraph, quantized->model, matching, compare);
     if (!comparison) return comparison.status().withContext("run " + spec.id);
     const std::set<std::string> &needed = (*comparison)->floatValuesNeeded();
-    if (!std::includes(floatValuesKept.begin(), floatValuesKept.end(), needed.begin(), needed.end())) {
+    if (!std::includes(floatValuesKept.begin(), floatValuesKept.end(), needed.begin(),
+                       needed.end())) {
         std::set<std::string> all = floatValuesKept;
         all.insert(needed.begin(), needed.end());
         QL_RETURN_IF_ERROR(runEvaluation(all, {}));
     }
     for (size_t b = 0; b < eval.batches.size(); ++b) {
-        QL_RETURN_IF_ERROR((*comparison)->addBatch(eval.batches[b], floatValues[b], floatOutputs[b])
+        QL_RETURN_IF_ERROR((*comparison)
+                               ->addBatch(eval.batches[b], floatValues[b], floatOutputs[b])
                                .withContext("run " + spec.id));
         if (!keepGoing()) return cancelled("during run " + spec.id);
     }
@@ -257,7 +281,8 @@ Result<CalibrationRunResult> CalibrationLab::Impl::evaluate(const CalibrationRun
 CalibrationLab::CalibrationLab() : m_impl(std::make_unique<Impl>()) {}
 CalibrationLab::~CalibrationLab() = default;
 
-Result<std::unique_ptr<CalibrationLab>> CalibrationLab::create(const Graph &floatGraph, CalibrationLabOptions options,
+Result<std::unique_ptr<CalibrationLab>> CalibrationLab::create(const Graph &floatGraph,
+                                                               CalibrationLabOptions options,
                                                                const LabProgress &progress) {
     QL_RETURN_IF_ERROR(validate(floatGraph, options));
     std::unique_ptr<CalibrationLab> lab(new CalibrationLab());
@@ -270,11 +295,13 @@ Result<std::unique_ptr<CalibrationLab>> CalibrationLab::create(const Graph &floa
     QL_RETURN_IF_ERROR(d.runPool(progress).withContext("calib-lab: pool"));
     QL_RETURN_IF_ERROR(d.runEvaluation({}, progress));
     if (!d.options.labels.empty() && static_cast<int64_t>(d.options.labels.size()) != d.evalRows)
-        return Status::badInput("calib-lab: --labels holds " + std::to_string(d.options.labels.size()) +
-                                " labels for " + std::to_string(d.evalRows) + " evaluation rows");
+        return Status::badInput("calib-lab: --labels holds " +
+                                std::to_string(d.options.labels.size()) + " labels for " +
+                                std::to_string(d.evalRows) + " evaluation rows");
     if (!d.options.labels.empty()) {
         int64_t correct = 0;
-        for (size_t i = 0; i < d.options.labels.size(); ++i) correct += d.floatResult.predictions[i] == d.options.labels[i];
+        for (size_t i = 0; i < d.options.labels.size(); ++i)
+            correct += d.floatResult.predictions[i] == d.options.labels[i];
         d.floatResult.accuracy = static_cast<double>(correct) / static_cast<double>(d.evalRows);
         d.floatResult.accuracyCi95 = wilsonInterval(correct, d.evalRows);
     }
@@ -282,8 +309,12 @@ Result<std::unique_ptr<CalibrationLab>> CalibrationLab::create(const Graph &floa
     return lab;
 }
 
-const CalibrationLabOptions &CalibrationLab::options() const { return m_impl->options; }
-const std::vector<CalibrationRunSpec> &CalibrationLab::plannedRuns() const { return m_impl->runs; }
+const CalibrationLabOptions &CalibrationLab::options() const {
+    return m_impl->options;
+}
+const std::vector<CalibrationRunSpec> &CalibrationLab::plannedRuns() const {
+    return m_impl->runs;
+}
 
 const CalibrationRunSpec *CalibrationLab::findRun(const std::string &id) const {
     for (const auto &spec : m_impl->runs)
@@ -324,7 +355,8 @@ Result<CalibrationLabResult> CalibrationLab::run(const LabProgress &progress) {
             auto result = d.evaluate(d.runs[index], threads, buffers, [&] { return !stop; });
             std::lock_guard<std::mutex> lock(mutex);
             if (!result) {
-                if (result.status().kind() != ErrorKind::Cancelled && failure.isOk()) failure = result.status();
+                if (result.status().kind() != ErrorKind::Cancelled && failure.isOk())
+                    failure = result.status();
                 stop = true;
             } else {
                 results[index] = std::move(*result);
@@ -368,7 +400,8 @@ Result<CalibrationLabResult> CalibrationLab::run(const LabProgress &progress) {
         lab.runs.push_back(std::move(run));
     }
     lab.complete = !cancelled && lab.runs.size() == total;
-    if (progress && lab.complete) progress("runs", static_cast<int>(total), static_cast<int>(total));
+    if (progress && lab.complete)
+        progress("runs", static_cast<int>(total), static_cast<int>(total));
     lab.evaluationSeconds = d.evaluationSeconds;
     lab.runsSeconds = secondsSince(start);
     lab.comparisons = compareCalibrationRuns(lab, d.options.seed, d.options.bootstrapResamples);
@@ -380,13 +413,15 @@ quant::QuantizationOptions CalibrationLab::quantizerOptions(const CalibrationRun
 }
 
 Result<quant::QuantizeResult> CalibrationLab::quantizeRun(const CalibrationRunSpec &spec) const {
-    return quant::quantizeGraph(m_impl->floatGraph, m_impl->runStatistics(spec), quantizerOptions(spec));
+    return quant::quantizeGraph(m_impl->floatGraph, m_impl->runStatistics(spec),
+                                quantizerOptions(spec));
 }
 
 Result<std::vector<std::map<std::string, Tensor>>> CalibrationLab::calibrationBatches(
     const CalibrationRunSpec &spec) const {
     std::vector<std::string> files;
-    for (int64_t index : spec.calibIndices) files.push_back(m_impl->options.poolFiles[static_cast<size_t>(index)]);
+    for (int64_t index : spec.calibIndices)
+        files.push_back(m_impl->options.poolFiles[static_cast<size_t>(index)]);
     return quant::readCalibrationBatches(m_impl->floatGraph, std::move(files), spec.calibBatch);
 }
 

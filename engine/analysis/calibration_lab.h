@@ -186,7 +186,8 @@ public:
     quant::QuantizationOptions quantizerOptions(const CalibrationRunSpec &spec) const;
     // A run's calibration batches, as read from its files and grouped by its calibration batch
     // size (for an in-app analysis session that calibrates on them).
-    Result<std::vector<std::map<std::string, Tensor>>> calibrationBatches(const CalibrationRunSpec &spec) const;
+    Result<std::vector<std::map<std::string, Tensor>>> calibrationBatches(
+        const CalibrationRunSpec &spec) const;
 
 private:
     CalibrationLab();

@@ -14,14 +14,17 @@ constexpr double kSignificance = 0.05;
 
 // Per evaluation row: 1 when the prediction is right (the label, or the float model's top-1
 // without labels).
-std::vector<double> scores(const std::vector<int64_t> &predictions, const std::vector<int64_t> &reference) {
+std::vector<double> scores(const std::vector<int64_t> &predictions,
+                           const std::vector<int64_t> &reference) {
     std::vector<double> out(predictions.size());
     for (size_t i = 0; i < predictions.size() && i < reference.size(); ++i)
         out[i] = predictions[i] == reference[i] ? 1.0 : 0.0;
     return out;
 }
 
-double score(const CalibrationRunResult &run) { return run.accuracy ? *run.accuracy : run.top1Agreement; }
+double score(const CalibrationRunResult &run) {
+    return run.accuracy ? *run.accuracy : run.top1Agreement;
+}
 
 // Better first: higher score, then higher SQNR, then plan order.
 bool better(const CalibrationRunResult *a, const CalibrationRunResult *b) {
@@ -44,16 +47,20 @@ std::string pValue(double p) {
 class Comparer {
 public:
     Comparer(const CalibrationLabResult &lab, uint64_t seed, int resamples)
-        : m_lab(lab), m_seed(seed), m_resamples(resamples),
+        : m_lab(lab),
+          m_seed(seed),
+          m_resamples(resamples),
           m_reference(lab.labelled ? lab.labels : lab.floatModel.predictions) {}
 
-    void add(const std::string &kind, const std::string &a, const std::vector<int64_t> &predictionsA,
-             const std::string &b, const std::vector<int64_t> &predictionsB) {
+    void add(const std::string &kind, const std::string &a,
+             const std::vector<int64_t> &predictionsA, const std::string &b,
+             const std::vector<int64_t> &predictionsB) {
         RunComparison c;
         c.kind = kind;
         c.a = a;
         c.b = b;
-        const std::vector<double> sa = scores(predictionsA, m_reference), sb = scores(predictionsB, m_reference);
+        const std::vector<double> sa = scores(predictionsA, m_reference),
+                                  sb = scores(predictionsB, m_reference);
         for (size_t i = 0; i < sa.size() && i < sb.size(); ++i) {
             c.n01 += sa[i] < sb[i];
             c.n10 += sa[i] > sb[i];
@@ -61,12 +68,14 @@ public:
         const double rows = static_cast<double>(std::min(sa.size(), sb.size()));
         c.diff = rows > 0 ? static_cast<double>(c.n10 - c.n01) / rows : 0.0;
         // Each comparison its own bootstrap stream, fixed by the lab's seed and its position.
-        c.diffCi95 = pairedBootstrapDiff(sa, sb, m_seed + 0x51ed27ULL * (m_out.size() + 1), m_resamples);
+        c.diffCi95 =
+            pairedBootstrapDiff(sa, sb, m_seed + 0x51ed27ULL * (m_out.size() + 1), m_resamples);
         c.mcnemarP = mcnemarExactP(c.n01, c.n10);
         c.verdict = comparisonVerdict(c, static_cast<int64_t>(rows), m_lab.labelled);
         m_out.push_back(std::move(c));
     }
-    void add(const std::string &kind, const CalibrationRunResult &a, const CalibrationRunResult &b) {
+    void add(const std::string &kind, const CalibrationRunResult &a,
+             const CalibrationRunResult &b) {
         add(kind, a.spec.id, a.predictions, b.spec.id, b.predictions);
     }
     std::vector<RunComparison> take() { return std::move(m_out); }
@@ -89,15 +98,17 @@ const CalibrationRunResult *median(std::vector<const CalibrationRunResult *> gro
 
 std::string comparisonVerdict(const RunComparison &c, int64_t rows, bool labelled) {
     const std::string n = "n=" + std::to_string(rows);
-    if (c.n01 == 0 && c.n10 == 0) return "same predictions on all " + std::to_string(rows) + " rows";
+    if (c.n01 == 0 && c.n10 == 0)
+        return "same predictions on all " + std::to_string(rows) + " rows";
     const std::string what = labelled ? "accuracy" : "agreement with float";
     if (c.mcnemarP < kSignificance) {
         const bool aBetter = c.diff > 0;
-        return (aBetter ? c.a : c.b) + " is better: " + what + " +" + points(std::fabs(c.diff)) + " points (p = " +
-               pValue(c.mcnemarP) + ", " + n + ")";
+        return (aBetter ? c.a : c.b) + " is better: " + what + " +" + points(std::fabs(c.diff)) +
+               " points (p = " + pValue(c.mcnemarP) + ", " + n + ")";
     }
-    return "no evidence of a difference at " + n + " (p = " + pValue(c.mcnemarP) + "; 95% CI of the " + what +
-           " difference " + points(c.diffCi95.low) + " to " + points(c.diffCi95.high) + " points)";
+    return "no evidence of a difference at " + n + " (p = " + pValue(c.mcnemarP) +
+           "; 95% CI of the " + what + " difference " + points(c.diffCi95.low) + " to " +
+           points(c.diffCi95.high) + " points)";
 }
 
 std::vector<RunComparison> compareCalibrationRuns(const CalibrationLabResult &lab, uint64_t seed,
@@ -109,8 +120,8 @@ std::vector<RunComparison> compareCalibrationRuns(const CalibrationLabResult &la
     if (distinct.empty()) return {};
 
     if (distinct.size() > 1) {
-        const auto [worst, best] = std::minmax_element(distinct.begin(), distinct.end(),
-                                                       [](auto *a, auto *b) { return better(b, a); });
+        const auto [worst, best] = std::minmax_element(
+            distinct.begin(), distinct.end(), [](auto *a, auto *b) { return better(b, a); });
         compare.add("best_vs_worst", **best, **worst);
     }
 
@@ -125,11 +136,13 @@ std::vector<RunComparison> compareCalibrationRuns(const CalibrationLabResult &la
     for (const std::string &m : methods) {
         const auto &runs = byMethod[m];
         const CalibrationRunResult *best = *std::min_element(runs.begin(), runs.end(), better);
-        compare.add("method_vs_float", best->spec.id, best->predictions, "float", lab.floatModel.predictions);
+        compare.add("method_vs_float", best->spec.id, best->predictions, "float",
+                    lab.floatModel.predictions);
     }
     for (const std::string &m : methods) {
         std::map<int64_t, std::map<int64_t, std::vector<const CalibrationRunResult *>>> byBatchSize;
-        std::map<int64_t, std::map<int64_t, const CalibrationRunResult *>> firstRepeat;  // size -> batch -> run
+        std::map<int64_t, std::map<int64_t, const CalibrationRunResult *>>
+            firstRepeat;  // size -> batch -> run
         for (const CalibrationRunResult *run : byMethod[m]) {
             byBatchSize[run->spec.calibBatch][run->spec.size].push_back(run);
             if (run->spec.repeat == 1) firstRepeat[run->spec.size][run->spec.calibBatch] = run;

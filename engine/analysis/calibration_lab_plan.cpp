@@ -42,9 +42,11 @@ std::vector<int64_t> randomIndices(int64_t pool, int64_t size, SplitMix64 &rng) 
 
 // As even as possible over the predicted classes: round robin over the classes (in a seeded
 // order), each class's files in a seeded order.
-std::vector<int64_t> stratifiedIndices(const std::vector<int64_t> &classes, int64_t size, SplitMix64 &rng) {
+std::vector<int64_t> stratifiedIndices(const std::vector<int64_t> &classes, int64_t size,
+                                       SplitMix64 &rng) {
     std::map<int64_t, std::vector<int64_t>> byClass;
-    for (size_t i = 0; i < classes.size(); ++i) byClass[classes[i]].push_back(static_cast<int64_t>(i));
+    for (size_t i = 0; i < classes.size(); ++i)
+        byClass[classes[i]].push_back(static_cast<int64_t>(i));
     std::vector<std::vector<int64_t>> groups;
     for (auto &[cls, files] : byClass) {
         shuffle(files, rng);
@@ -56,7 +58,8 @@ std::vector<int64_t> stratifiedIndices(const std::vector<int64_t> &classes, int6
     std::vector<int64_t> out;
     for (size_t round = 0; static_cast<int64_t>(out.size()) < size; ++round)
         for (int64_t g : order)
-            if (round < groups[static_cast<size_t>(g)].size() && static_cast<int64_t>(out.size()) < size)
+            if (round < groups[static_cast<size_t>(g)].size() &&
+                static_cast<int64_t>(out.size()) < size)
                 out.push_back(groups[static_cast<size_t>(g)][round]);
     return out;
 }
@@ -65,15 +68,19 @@ std::vector<int64_t> stratifiedIndices(const std::vector<int64_t> &classes, int6
 
 const char *calibrationSelectionName(CalibrationSelection selection) {
     switch (selection) {
-    case CalibrationSelection::Random: return "random";
-    case CalibrationSelection::Stratified: return "stratified";
-    case CalibrationSelection::First: return "first";
+        case CalibrationSelection::Random:
+            return "random";
+        case CalibrationSelection::Stratified:
+            return "stratified";
+        case CalibrationSelection::First:
+            return "first";
     }
     return "random";
 }
 
 bool parseCalibrationSelection(const std::string &text, CalibrationSelection &out) {
-    for (auto s : {CalibrationSelection::Random, CalibrationSelection::Stratified, CalibrationSelection::First})
+    for (auto s : {CalibrationSelection::Random, CalibrationSelection::Stratified,
+                   CalibrationSelection::First})
         if (lower(text) == calibrationSelectionName(s)) {
             out = s;
             return true;
@@ -82,7 +89,8 @@ bool parseCalibrationSelection(const std::string &text, CalibrationSelection &ou
 }
 
 bool CalibrationMethod::operator==(const CalibrationMethod &o) const {
-    return method == o.method && (method != quant::RangeMethod::Percentile || percentile == o.percentile);
+    return method == o.method &&
+           (method != quant::RangeMethod::Percentile || percentile == o.percentile);
 }
 
 Result<CalibrationMethod> parseCalibrationMethod(const std::string &text) {
@@ -90,8 +98,9 @@ Result<CalibrationMethod> parseCalibrationMethod(const std::string &text) {
     const std::string name = text.substr(0, colon);
     CalibrationMethod out;
     if (!quant::parseRangeMethod(name, out.method))
-        return Status::badInput("unknown calibration method '" + text +
-                                "' (expected minmax, percentile:P, entropy, mse or moving-average)");
+        return Status::badInput(
+            "unknown calibration method '" + text +
+            "' (expected minmax, percentile:P, entropy, mse or moving-average)");
     if (colon == std::string::npos) return out;
     if (out.method != quant::RangeMethod::Percentile)
         return Status::badInput("calibration method '" + text + "': only percentile takes a value");
@@ -99,13 +108,15 @@ Result<CalibrationMethod> parseCalibrationMethod(const std::string &text) {
     char *end = nullptr;
     out.percentile = std::strtod(value.c_str(), &end);
     if (value.empty() || *end != '\0' || !(out.percentile > 0.0 && out.percentile <= 100.0))
-        return Status::badInput("calibration method '" + text + "': the percentile must be a number in (0, 100]");
+        return Status::badInput("calibration method '" + text +
+                                "': the percentile must be a number in (0, 100]");
     return out;
 }
 
 std::string calibrationMethodName(const CalibrationMethod &method) {
     if (method.method == quant::RangeMethod::MovingAverageMinMax) return "moving-average";
-    if (method.method != quant::RangeMethod::Percentile) return quant::rangeMethodName(method.method);
+    if (method.method != quant::RangeMethod::Percentile)
+        return quant::rangeMethodName(method.method);
     char text[64];
     std::snprintf(text, sizeof text, "percentile:%.10g", method.percentile);
     return text;
@@ -121,12 +132,16 @@ std::vector<CalibrationRunSpec> planCalibrationRuns(const CalibrationLabOptions 
             SplitMix64 rng = drawStream(options.seed, size, repeat);
             std::vector<int64_t> drawn;
             switch (options.selection) {
-            case CalibrationSelection::Random: drawn = randomIndices(pool, size, rng); break;
-            case CalibrationSelection::Stratified: drawn = stratifiedIndices(poolClasses, size, rng); break;
-            case CalibrationSelection::First:
-                drawn.resize(static_cast<size_t>(size));
-                std::iota(drawn.begin(), drawn.end(), 0);
-                break;
+                case CalibrationSelection::Random:
+                    drawn = randomIndices(pool, size, rng);
+                    break;
+                case CalibrationSelection::Stratified:
+                    drawn = stratifiedIndices(poolClasses, size, rng);
+                    break;
+                case CalibrationSelection::First:
+                    drawn.resize(static_cast<size_t>(size));
+                    std::iota(drawn.begin(), drawn.end(), 0);
+                    break;
             }
             std::sort(drawn.begin(), drawn.end());
             indices[{size, repeat}] = std::move(drawn);
@@ -153,7 +168,8 @@ std::vector<CalibrationRunSpec> planCalibrationRuns(const CalibrationLabOptions 
 std::string calibrationKey(const CalibrationRunSpec &spec) {
     std::string key = calibrationMethodName(spec.method);
     // Only the moving average sees batches; every other method sees the union of the samples.
-    if (spec.method.method == quant::RangeMethod::MovingAverageMinMax) key += "/b" + std::to_string(spec.calibBatch);
+    if (spec.method.method == quant::RangeMethod::MovingAverageMinMax)
+        key += "/b" + std::to_string(spec.calibBatch);
     for (int64_t i : spec.calibIndices) key += "," + std::to_string(i);
     return key;
 }

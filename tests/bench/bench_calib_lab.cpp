@@ -51,11 +51,14 @@ void AnalyzeCalib(benchmark::State &state) {
     for (auto _ : state) {
         quant::CalibrationStatistics stats;
         auto source = quant::fileBatchSource(in.model, in.pool);
-        if (!quant::calibrate(in.model, source.value(), stats).isOk()) state.SkipWithError("calibration failed");
+        if (!quant::calibrate(in.model, source.value(), stats).isOk())
+            state.SkipWithError("calibration failed");
         auto quantized = quant::quantizeGraph(in.model, stats, {});
         NumericSuiteOptions options;
         options.labels = in.labels;
-        const BatchSourceFactory data = [&] { return quant::fileBatchSource(in.model, in.eval, 8); };
+        const BatchSourceFactory data = [&] {
+            return quant::fileBatchSource(in.model, in.eval, 8);
+        };
         auto report = runNumericSuite(in.model, quantized.value().model, data, options);
         if (!report.isOk()) state.SkipWithError(report.status().message().c_str());
         benchmark::DoNotOptimize(report);

@@ -5,6 +5,8 @@
                                 proportion_ci, method="wilson"), every comparison's n01 / n10,
                                 accuracy difference and exact McNemar p (SciPy binomtest at 1/2)
   sqnr LAB.json RUN ANALYZE.json  the run's output SQNR equals `analyze`'s within 0.01 dB
+  same A.json B.json TOLERANCE  two `analyze` reports' output SQNRs within TOLERANCE dB
+  differ A.json B.json DB       ... at least DB apart
   partial LAB.json              an interrupted lab: complete false, some runs kept
 """
 
@@ -24,7 +26,7 @@ def close(a, b, tolerance):
     return abs(a - b) <= tolerance
 
 
-def check_stats(lab, min_runs):
+def check_stats(lab, min_runs, kinds_required=("best_vs_worst", "method_vs_float", "size_step")):
     errors = []
     runs = lab["runs"]
     if len(runs) < min_runs:
@@ -72,7 +74,7 @@ def check_stats(lab, min_runs):
         low, high = c["accuracy_diff_ci95"]
         if not low - 1e-12 <= c["accuracy_diff"] <= high + 1e-12:
             errors.append(f"{c['a']} vs {c['b']}: difference outside its CI")
-    for kind in ("best_vs_worst", "method_vs_float", "size_step"):
+    for kind in kinds_required:
         if kind not in kinds:
             errors.append(f"no {kind} comparison")
     print(f"{len(runs)} runs, {len(lab['comparisons'])} comparisons checked against SciPy")
@@ -90,11 +92,18 @@ def main():
         lab_db = run["output"]["sqnr_db"]
         print(f"{sys.argv[3]}: lab {lab_db:.4f} dB, quantize + analyze {analyzed:.4f} dB")
         errors = [] if close(lab_db, analyzed, 0.01) else ["SQNR differs by more than 0.01 dB"]
+    elif mode in ("same", "differ"):
+        a, b = (json.load(open(p))["output"]["sqnr_db"] for p in (path, sys.argv[3]))
+        limit = float(sys.argv[4])
+        print(f"output SQNR {a:.4f} vs {b:.4f} dB")
+        ok = abs(a - b) <= limit if mode == "same" else abs(a - b) >= limit
+        errors = [] if ok else [f"{mode}: {abs(a - b):.4f} dB apart"]
     elif mode == "partial":
         kept = len(lab["runs"])
         print(f"interrupted lab: {kept} of {lab['runs_planned']} runs kept")
         errors = [] if not lab["complete"] and 0 < kept < lab["runs_planned"] else ["not a partial lab"]
-        errors += check_stats(lab, 1) if kept else []
+        # The finished runs may all be of one method and size: no comparison kind is required.
+        errors += check_stats(lab, 1, ()) if kept else []
     else:
         errors = [f"unknown mode {mode}"]
     for e in errors:

@@ -67,7 +67,8 @@ TEST(CalibrationLabPlan, MethodNames) {
     EXPECT_EQ(method("percentile").percentile, 99.999);
     EXPECT_EQ(calibrationMethodName(method("moving_average")), "moving-average");
     EXPECT_EQ(calibrationMethodName(method("KL")), "entropy");
-    for (const char *bad : {"median", "minmax:3", "percentile:0", "percentile:101", "percentile:x"}) {
+    for (const char *bad :
+         {"median", "minmax:3", "percentile:0", "percentile:101", "percentile:x"}) {
         auto m = parseCalibrationMethod(bad);
         ASSERT_FALSE(m.isOk()) << bad;
         EXPECT_EQ(m.status().kind(), ErrorKind::BadInput);
@@ -89,7 +90,8 @@ TEST(CalibrationLabPlan, DrawsAreSeededSortedAndSharedByTheMethods) {
     for (const auto &r : runs) {
         ASSERT_EQ(static_cast<int64_t>(r.calibIndices.size()), r.size);
         EXPECT_TRUE(std::is_sorted(r.calibIndices.begin(), r.calibIndices.end()));
-        EXPECT_EQ(std::set<int64_t>(r.calibIndices.begin(), r.calibIndices.end()).size(), r.calibIndices.size());
+        EXPECT_EQ(std::set<int64_t>(r.calibIndices.begin(), r.calibIndices.end()).size(),
+                  r.calibIndices.size());
         EXPECT_GE(r.calibIndices.front(), 0);
         EXPECT_LT(r.calibIndices.back(), 64);
         auto [it, fresh] = drawn.emplace(std::make_pair(r.size, r.repeat), r.calibIndices);
@@ -97,15 +99,17 @@ TEST(CalibrationLabPlan, DrawsAreSeededSortedAndSharedByTheMethods) {
     }
     EXPECT_NE(drawn[std::make_pair(int64_t{8}, 1)], drawn[std::make_pair(int64_t{8}, 2)]);
     EXPECT_NE(drawn[std::make_pair(int64_t{8}, 2)], drawn[std::make_pair(int64_t{8}, 3)]);
-    EXPECT_EQ(calibrationKey(runs[9]), calibrationKey(runs[10]));  // entropy n64: every repeat is the pool
-    EXPECT_NE(calibrationKey(runs[0]), calibrationKey(runs[6]));   // another method
+    EXPECT_EQ(calibrationKey(runs[9]),
+              calibrationKey(runs[10]));  // entropy n64: every repeat is the pool
+    EXPECT_NE(calibrationKey(runs[0]), calibrationKey(runs[6]));  // another method
 
     EXPECT_EQ(planCalibrationRuns(o, {})[1].calibIndices, runs[1].calibIndices);  // seeded
     o.seed = 6;
     EXPECT_NE(planCalibrationRuns(o, {})[1].calibIndices, runs[1].calibIndices);
 
     o.selection = CalibrationSelection::First;
-    EXPECT_EQ(planCalibrationRuns(o, {})[2].calibIndices, (std::vector<int64_t>{0, 1, 2, 3, 4, 5, 6, 7}));
+    EXPECT_EQ(planCalibrationRuns(o, {})[2].calibIndices,
+              (std::vector<int64_t>{0, 1, 2, 3, 4, 5, 6, 7}));
 
     // Stratified: 4 classes of 16 files; 8 files take 2 of each.
     o.selection = CalibrationSelection::Stratified;
@@ -147,7 +151,8 @@ TEST(CalibrationLab, RunsOnTheDemoWithStatisticsFromItsOwnPredictions) {
     EXPECT_EQ(runById(r, "minmax-n8-r1-b1").identicalTo, "");
     // The moving average does see the batch size: on all 64 samples its range at batch 4 (16
     // batches) differs from batch 1 (64 batches), and so does the model's output.
-    EXPECT_NE(runById(r, "moving-average-n64-r1-b4").sqnrDb, runById(r, "moving-average-n64-r1-b1").sqnrDb);
+    EXPECT_NE(runById(r, "moving-average-n64-r1-b4").sqnrDb,
+              runById(r, "moving-average-n64-r1-b1").sqnrDb);
 
     for (const auto &run : r.runs) {
         ASSERT_EQ(run.predictions.size(), 64u) << run.spec.id;
@@ -221,9 +226,15 @@ TEST(CalibrationLab, ARunsModelIsWhatCalibratingOnItsFilesGives) {
         ASSERT_FALSE(a.empty());
         for (const auto &[value, q] : a) {
             ASSERT_TRUE(b.count(value)) << value;
-            // Exactly the same grid: the lab's merged histograms are the calibration's histograms.
-            EXPECT_EQ(q.scale, b.at(value).scale) << spec.id << " " << value;
-            EXPECT_EQ(q.zeroPoint, b.at(value).zeroPoint) << spec.id << " " << value;
+            // The lab's merged histograms are the calibration's histograms, but the float model
+            // ran at batch 1 in the lab and at batch 3 here: on AVX2 oneDNN sums in another order
+            // per batch size, moving values by ULPs and a range by up to a bin or two of the
+            // >= 1024 the data fills. Bit equality holds where the kernels do not change.
+            ASSERT_EQ(q.scale.size(), b.at(value).scale.size());
+            for (size_t c = 0; c < q.scale.size(); ++c) {
+                EXPECT_NEAR(q.scale[c], b.at(value).scale[c], 2.0 / 1024 * q.scale[c]) << spec.id << " " << value;
+                EXPECT_NEAR(q.zeroPoint[c], b.at(value).zeroPoint[c], 1) << spec.id << " " << value;
+            }
         }
         auto batches = (*lab)->calibrationBatches(spec);
         ASSERT_TRUE(batches.isOk());
@@ -239,7 +250,8 @@ TEST(CalibrationLab, CancelKeepsTheFinishedRuns) {
     o.repeats = 2;
     auto lab = CalibrationLab::create(demoModel(), o);
     ASSERT_TRUE(lab.isOk()) << lab.status().message();
-    auto result = (*lab)->run([](const std::string &stage, int done, int) { return stage != "runs" || done < 3; });
+    auto result = (*lab)->run(
+        [](const std::string &stage, int done, int) { return stage != "runs" || done < 3; });
     ASSERT_TRUE(result.isOk()) << result.status().message();
     EXPECT_FALSE(result->complete);
     EXPECT_EQ(result->runsPlanned, 8);
@@ -249,9 +261,9 @@ TEST(CalibrationLab, CancelKeepsTheFinishedRuns) {
     EXPECT_FALSE(result->comparisons.empty());  // of the finished runs
 
     // Cancelled during the pool pass: no lab at all.
-    auto early = CalibrationLab::create(demoModel(), o, [](const std::string &stage, int done, int) {
-        return stage != "pool" || done < 5;
-    });
+    auto early = CalibrationLab::create(
+        demoModel(), o,
+        [](const std::string &stage, int done, int) { return stage != "pool" || done < 5; });
     ASSERT_FALSE(early.isOk());
     EXPECT_EQ(early.status().kind(), ErrorKind::Cancelled);
 }
@@ -280,7 +292,8 @@ TEST(CalibrationLab, BadInputNamesTheOffendingValue) {
     expectBad(o, "calibration batch 0");
 
     // A pool file of another image size: the error names the file.
-    const std::string bad = (std::filesystem::temp_directory_path() / "ql_lab_bad_shape.npy").string();
+    const std::string bad =
+        (std::filesystem::temp_directory_path() / "ql_lab_bad_shape.npy").string();
     ASSERT_TRUE(writeNpy(bad, test::randomTensor({1, 27, 28}, 3)).isOk());
     o = demoOptions();
     o.poolFiles.push_back(bad);
