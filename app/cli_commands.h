@@ -1,6 +1,7 @@
 #pragma once
 // Command-line subcommands. Each takes the arguments after the subcommand name and returns
-// the process exit code: 0 success, 2 bad usage or input, 3 a model the engine cannot run.
+// the process exit code: 0 success, 2 bad usage or input, 3 a model the engine cannot run, 4 a
+// search target not reached.
 
 #include <QStringList>
 
@@ -13,5 +14,6 @@ int runBench(const QStringList &arguments);
 int runQuantize(const QStringList &arguments);
 int runAnalyze(const QStringList &arguments);
 int runCalibLab(const QStringList &arguments);
+int runSearch(const QStringList &arguments);
 
 }  // namespace cli

@@ -55,7 +55,7 @@ ql::Status readSkipList(const QString &path, const QString &modelPath,
 
 }  // namespace
 
-void addQuantizerOptions(QCommandLineParser &parser) {
+void addQuantizerOptions(QCommandLineParser &parser, bool skipListInput) {
     parser.addOption(
         {"method",
          "Activation range: minmax (default), percentile, entropy, mse or moving_average.",
@@ -70,7 +70,8 @@ void addQuantizerOptions(QCommandLineParser &parser) {
         {"no-fold-bn",
          "Keep BatchNormalization nodes instead of folding them into the preceding Conv/Gemm."});
     parser.addOption({"exclude", "Keep this node in fp32; repeatable.", "NODE_NAME"});
-    parser.addOption({"skip-list",
+    if (skipListInput)
+        parser.addOption({"skip-list",
                       "JSON {\"model\": ..., \"fp32_nodes\": [...], \"reason\": {...}} of nodes to "
                       "keep in fp32.",
                       "FILE.json"});
@@ -91,7 +92,7 @@ ql::Result<int64_t> readCalibrationBatch(const QCommandLineParser &parser, const
 }
 
 ql::Status readQuantizerOptions(const QCommandLineParser &parser, const QString &command, const QString &modelPath,
-                                ql::quant::QuantizationOptions &options) {
+                                ql::quant::QuantizationOptions &options, bool skipListInput) {
     const std::string prefix = command.toStdString() + ": ";
     if (!ql::quant::parseRangeMethod(parser.value("method").toStdString(), options.method))
         return ql::Status::badInput(prefix + "--method expects minmax, percentile, entropy, mse or moving_average, got '" +
@@ -105,7 +106,7 @@ ql::Status readQuantizerOptions(const QCommandLineParser &parser, const QString 
     options.symmetricActivations = parser.isSet("symmetric-activations");
     options.reduceRange = parser.isSet("reduce-range");
     options.foldBatchNorm = !parser.isSet("no-fold-bn");
-    if (parser.isSet("skip-list")) QL_RETURN_IF_ERROR(readSkipList(parser.value("skip-list"), modelPath, options));
+    if (skipListInput && parser.isSet("skip-list")) QL_RETURN_IF_ERROR(readSkipList(parser.value("skip-list"), modelPath, options));
     for (const QString &name : parser.values("exclude")) options.excludedNodes.push_back(name.toStdString());
     return ql::Status::ok();
 }

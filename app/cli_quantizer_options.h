@@ -15,12 +15,12 @@
 namespace cli {
 
 // --method, --percentile, --per-tensor, --symmetric-activations, --reduce-range, --no-fold-bn,
-// --exclude, --skip-list, --calib-batch.
-void addQuantizerOptions(QCommandLineParser &parser);
+// --exclude, --skip-list (unless the command uses that name for its output), --calib-batch.
+void addQuantizerOptions(QCommandLineParser &parser, bool skipListInput = true);
 
 // Reads those options (bad values are BadInput statuses naming the option) for `modelPath`.
 ql::Status readQuantizerOptions(const QCommandLineParser &parser, const QString &command, const QString &modelPath,
-                                ql::quant::QuantizationOptions &options);
+                                ql::quant::QuantizationOptions &options, bool skipListInput = true);
 
 // --calib-batch: samples per calibration batch, 0 (the default) for each file as one batch.
 ql::Result<int64_t> readCalibrationBatch(const QCommandLineParser &parser, const QString &command);

@@ -24,9 +24,10 @@ int main(int argc, char *argv[]) {
         QStringList rest = app.arguments().mid(2);
         return std::strcmp(command, "quantize") == 0 ? cli::runQuantize(rest) : cli::runAnalyze(rest);
     }
-    if (std::strcmp(command, "calib-lab") == 0) {
+    if (std::strcmp(command, "calib-lab") == 0 || std::strcmp(command, "search") == 0) {
         QCoreApplication app(argc, argv);
-        return cli::runCalibLab(app.arguments().mid(2));
+        const QStringList rest = app.arguments().mid(2);
+        return std::strcmp(command, "search") == 0 ? cli::runSearch(rest) : cli::runCalibLab(rest);
     }
     if (std::strcmp(command, "gui") == 0) return runGui(argc, argv, 2);
     return runGui(argc, argv);

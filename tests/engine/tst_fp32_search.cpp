@@ -1,0 +1,122 @@
+// The fp32 search on the embedded demo (a Fashion-MNIST CNN whose entropy-calibrated int8 model
+// loses 25 dB in its first layers): the exhaustive answer is minimal (re-measured here over every
+// smaller set), the greedy search finds a set of the same size, an unreachable target says so.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdlib>
+#include <set>
+
+#include "analysis/fp32_search.h"
+#include "onnx_io/model_loader.h"
+
+using namespace ql;
+using namespace ql::analysis;
+
+namespace {
+
+std::string demo(const std::string &file) {
+    const char *root = std::getenv("QL_TEST_DATA");
+    return std::string(root ? root : "tests/data") + "/../../resources/demo/" + file;
+}
+
+std::unique_ptr<AnalysisSession> demoSession(bool labels) {
+    auto floatGraph = loadModel(demo("fashion_cnn.onnx"));
+    auto quantGraph = loadModel(demo("fashion_cnn_int8.onnx"));
+    EXPECT_TRUE(floatGraph.isOk() && quantGraph.isOk());
+    auto data = evaluationDataFromFiles(*floatGraph, {demo("samples.npy")}, 16);
+    EXPECT_TRUE(data.isOk());
+    if (labels) data->labels = readLabelsFile(demo("labels.npy")).value();
+    SessionOptions options;
+    options.suite.threads = 2;
+    auto session = AnalysisSession::create(*floatGraph, *quantGraph, std::move(*data), options);
+    EXPECT_TRUE(session.isOk()) << session.status().message();
+    return session.isOk() ? std::move(*session) : nullptr;
+}
+
+SearchOptions target(const std::string &text, int exhaustiveUpTo = 14) {
+    SearchOptions o;
+    o.target = parseSearchTarget(text).value();
+    o.exhaustiveUpTo = exhaustiveUpTo;
+    return o;
+}
+
+}  // namespace
+
+TEST(Fp32Search, Targets) {
+    EXPECT_EQ(searchTargetName(parseSearchTarget("sqnr:35").value()), "sqnr:35");
+    EXPECT_EQ(parseSearchTarget("agreement:99.5").value().metric, SearchMetric::Agreement);
+    EXPECT_EQ(parseSearchTarget("accuracy-drop:0.5").value().value, 0.5);
+    for (const char *bad : {"psnr:3", "sqnr:", "sqnr:x", "agreement:101", "accuracy-drop:-1"})
+        EXPECT_EQ(parseSearchTarget(bad).status().kind(), ErrorKind::BadInput) << bad;
+    EXPECT_TRUE(meetsTarget(35.0, parseSearchTarget("sqnr:35").value()));
+    EXPECT_TRUE(meetsTarget(0.4, parseSearchTarget("accuracy-drop:0.5").value()));
+    EXPECT_FALSE(meetsTarget(NAN, parseSearchTarget("sqnr:0").value()));
+}
+
+TEST(Fp32Search, ExhaustiveAnswerIsMinimalAndGreedyFindsTheSameSize) {
+    auto session = demoSession(false);
+    ASSERT_TRUE(session);
+    for (double db : {25.0, 35.0, 40.0}) {
+        const std::string text = "sqnr:" + std::to_string(static_cast<int>(db));
+        auto exhaustive = searchFp32Layers(*session, target(text));
+        ASSERT_TRUE(exhaustive.isOk()) << exhaustive.status().message();
+        ASSERT_TRUE(exhaustive->reached) << text;
+        EXPECT_TRUE(exhaustive->exhaustive);
+        EXPECT_EQ(exhaustive->candidates.size(), 7u);
+        EXPECT_GE(exhaustive->figure, db);
+        const size_t k = exhaustive->fp32Layers.size();
+        ASSERT_GE(k, 1u);
+        // The session is left with the set: its report is the figure.
+        EXPECT_DOUBLE_EQ(session->report().outputs.at(0).sqnrDb, exhaustive->figure);
+
+        // Minimal: no set one smaller reaches the target (measured again here, set by set).
+        const auto &c = exhaustive->candidates;
+        for (unsigned mask = 0; mask < (1u << c.size()); ++mask) {
+            if (static_cast<size_t>(__builtin_popcount(mask)) != k - 1) continue;
+            std::set<std::string> layers;
+            for (size_t i = 0; i < c.size(); ++i)
+                if (mask & (1u << i)) layers.insert(c[i]);
+            auto report = session->setFp32Layers(layers);
+            ASSERT_TRUE(report.isOk());
+            EXPECT_LT(report->outputs.at(0).sqnrDb, db) << text << " with " << layers.size() << " layers";
+        }
+
+        auto greedy = searchFp32Layers(*session, target(text, 0));
+        ASSERT_TRUE(greedy.isOk()) << greedy.status().message();
+        EXPECT_TRUE(greedy->reached);
+        EXPECT_FALSE(greedy->exhaustive);
+        EXPECT_EQ(greedy->fp32Layers.size(), k) << text;
+        EXPECT_GE(greedy->figure, db);
+        EXPECT_LT(greedy->evaluations.size(), exhaustive->evaluations.size() + 8) << text;
+    }
+}
+
+TEST(Fp32Search, UnreachableTargetsAndBadInput) {
+    auto session = demoSession(false);
+    ASSERT_TRUE(session);
+    auto result = searchFp32Layers(*session, target("sqnr:500"));
+    ASSERT_TRUE(result.isOk());
+    EXPECT_FALSE(result->reached);
+    EXPECT_EQ(result->evaluations.size(), 2u);  // as quantized, then all fp32: nothing more to try
+    EXPECT_EQ(result->fp32Layers.size(), 7u);
+    EXPECT_GT(result->allFp32Figure, 100.0);  // every layer in fp32: the float model, up to rounding
+
+    SearchOptions budget = target("sqnr:40");
+    budget.maxEvaluations = 5;
+    auto stopped = searchFp32Layers(*session, budget);
+    ASSERT_TRUE(stopped.isOk());
+    EXPECT_TRUE(stopped->budgetExhausted);
+    EXPECT_FALSE(stopped->exhaustive);
+    EXPECT_EQ(stopped->evaluations.size(), 5u);
+
+    auto noLabels = searchFp32Layers(*session, target("accuracy-drop:0.5"));
+    ASSERT_FALSE(noLabels.isOk());
+    EXPECT_EQ(noLabels.status().kind(), ErrorKind::BadInput);
+
+    auto labelled = demoSession(true);
+    auto drop = searchFp32Layers(*labelled, target("accuracy-drop:0"));
+    ASSERT_TRUE(drop.isOk());
+    EXPECT_TRUE(drop->reached);
+    EXPECT_LE(drop->figure, 0.0);
+}

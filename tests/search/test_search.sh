@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# `quantlens search` on the embedded demo: for targets of 25, 35 and 40 dB the set it writes as a
+# skip-list reaches the target when `analyze --skip-list` re-checks it on the imported int8 model;
+# an unreachable target exits 4 with one line; a bad target exits 2.
+set -u
+quantlens=$1
+repo=$2
+demo="$repo/resources/demo"
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+export OMP_NUM_THREADS=2
+source "$(dirname "$0")/../cli/expect.sh"
+
+pair=(--float "$demo/fashion_cnn.onnx" --quant "$demo/fashion_cnn_int8.onnx" --data "$demo/samples.npy" --threads 2)
+for db in 25 35 40; do
+    expect "search sqnr:$db" 0 "minimal: every smaller set measured" -- \
+        "$quantlens" search "${pair[@]}" --target sqnr:$db --json "$work/s$db.json" --skip-list "$work/skip$db.json"
+    head -n 1 "$work/out"
+    expect "re-check sqnr:$db" 0 "" -- "$quantlens" analyze "${pair[@]}" --skip-list "$work/skip$db.json" \
+        --no-isolated --no-kernel-check --json "$work/a$db.json"
+    expect "reaches $db dB" 0 "" -- /usr/bin/python3 -c "
+import json, sys
+search, analyzed = json.load(open('$work/s$db.json')), json.load(open('$work/a$db.json'))['output']['sqnr_db']
+print(f'search {search[\"reached\"]:.3f} dB, analyze --skip-list {analyzed:.3f} dB')
+sys.exit(0 if analyzed >= $db and abs(analyzed - search['reached']) < 0.01 else 1)"
+    cat "$work/out"
+done
+expect "unreachable target" 4 "target sqnr:500 not reached" -- "$quantlens" search "${pair[@]}" --target sqnr:500
+[ "$(grep -c '^quantlens:' "$work/err")" -eq 1 ] || { failed=$((failed + 1)); echo "FAIL unreachable: not one line"; }
+expect "bad target" 2 "unknown target 'psnr:3'" -- "$quantlens" search "${pair[@]}" --target psnr:3
+expect "accuracy drop without labels" 2 "needs labels" -- "$quantlens" search "${pair[@]}" --target accuracy-drop:1
+
+echo "search: $passed passed, $failed failed"
+[ "$failed" -eq 0 ]
