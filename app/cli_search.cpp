@@ -12,6 +12,7 @@
 
 #include "analysis/fp32_search.h"
 #include "analysis/pair_batch.h"
+#include "analysis/skip_list_dialects.h"
 #include "cli_commands.h"
 #include "cli_quantizer_options.h"
 #include "cli_support.h"
@@ -30,13 +31,17 @@ QJsonArray names(const std::vector<std::string> &values) {
     return out;
 }
 
-QJsonValue number(double value) { return std::isfinite(value) ? QJsonValue(value) : QJsonValue(QJsonValue::Null); }
+QJsonValue number(double value) {
+    return std::isfinite(value) ? QJsonValue(value) : QJsonValue(QJsonValue::Null);
+}
 
-QJsonObject resultJson(const ql::analysis::SearchResult &r, const ql::analysis::SearchTarget &target,
-                       const QString &floatModel) {
+QJsonObject resultJson(const ql::analysis::SearchResult &r,
+                       const ql::analysis::SearchTarget &target, const QString &floatModel) {
     QJsonArray steps;
     for (const auto &e : r.evaluations)
-        steps.append(QJsonObject{{"fp32_layers", names(e.fp32Layers)}, {"metric", number(e.figure)}, {"seconds", e.seconds}});
+        steps.append(QJsonObject{{"fp32_layers", names(e.fp32Layers)},
+                                 {"metric", number(e.figure)},
+                                 {"seconds", e.seconds}});
     return QJsonObject{{"model", QFileInfo(floatModel).fileName()},
                        {"target", QString::fromStdString(ql::analysis::searchTargetName(target))},
                        {"met", r.reached},
@@ -50,54 +55,65 @@ QJsonObject resultJson(const ql::analysis::SearchResult &r, const ql::analysis::
                        {"steps", steps}};
 }
 
-// The quantlens skip-list: {"model", "fp32_nodes", "reason"}.
-QJsonObject skipListJson(const ql::analysis::SearchResult &r, const ql::analysis::SearchTarget &target,
-                         const QString &floatModel) {
-    QJsonObject reasons;
-    const QString why = QString("fp32 search for %1: reached %2")
-                            .arg(QString::fromStdString(ql::analysis::searchTargetName(target)))
-                            .arg(r.figure, 0, 'f', 2);
-    for (const std::string &name : r.fp32Layers) reasons[QString::fromStdString(name)] = why;
-    return QJsonObject{{"model", QFileInfo(floatModel).fileName()}, {"fp32_nodes", names(r.fp32Layers)}, {"reason", reasons}};
-}
-
 }  // namespace
 
 int runSearch(const QStringList &arguments) {
     QCommandLineParser parser;
     parser.setApplicationDescription(
-        "Find the smallest set of layers to keep in fp32 so that the quantized model reaches a target; every "
-        "candidate set is measured on the data (exhaustively up to 14 int8 layers, so the size is minimal).");
+        "Find the smallest set of layers to keep in fp32 so that the quantized model reaches a "
+        "target; every "
+        "candidate set is measured on the data (exhaustively up to 14 int8 layers, so the size is "
+        "minimal).");
     parser.addHelpOption();
     parser.addOption({"float", "The float ONNX model.", "FLOAT.onnx"});
     parser.addOption({"quant", "The quantized ONNX model (QDQ or QOperator).", "QUANT.onnx"});
-    parser.addOption({"calib", "Instead of --quant: quantize in the app from these calibration inputs.", "DIR_OR_FILES"});
+    parser.addOption({"calib",
+                      "Instead of --quant: quantize in the app from these calibration inputs.",
+                      "DIR_OR_FILES"});
     addQuantizerOptions(parser, false);
-    parser.addOption({"data", "Evaluation inputs: folders of .npy/.pb files or files; repeatable.", "DIR_OR_FILES"});
-    parser.addOption({"labels", "Class ids (.npy), needed for an accuracy-drop target.", "LABELS.npy"});
-    parser.addOption({"target", "sqnr:DB (output SQNR), agreement:PERCENT (top-1 agreement) or accuracy-drop:POINTS.",
-                      "TARGET"});
+    parser.addOption({"data", "Evaluation inputs: folders of .npy/.pb files or files; repeatable.",
+                      "DIR_OR_FILES"});
+    parser.addOption(
+        {"labels", "Class ids (.npy), needed for an accuracy-drop target.", "LABELS.npy"});
+    parser.addOption(
+        {"target",
+         "sqnr:DB (output SQNR), agreement:PERCENT (top-1 agreement) or accuracy-drop:POINTS.",
+         "TARGET"});
     parser.addOption({"max-evaluations", "Measured sets at most (default 2000).", "N", "2000"});
     parser.addOption({"batch", "Samples per batch (default 8; a fixed batch dim wins).", "N", "8"});
     parser.addOption({"threads", "Threads (default: all cores).", "N"});
-    parser.addOption({"json", "Write the search (set, figures, every evaluation) as JSON.", "OUT.json"});
-    parser.addOption({"skip-list", "Write the set as a skip-list for analyze / quantize --skip-list.", "OUT.json"});
-    if (!parser.parse(QStringList{"quantlens search"} + arguments)) return usageError(parser.errorText());
+    parser.addOption(
+        {"json", "Write the search (set, figures, every evaluation) as JSON.", "OUT.json"});
+    parser.addOption({"skip-list", "Write the set as a skip-list (see --format).", "OUT"});
+    parser.addOption({"format",
+                      "Skip-list dialect: quantlens (JSON for analyze / quantize --skip-list; "
+                      "default), ort, nncf, "
+                      "pytorch, inc or trt.",
+                      "FMT", "quantlens"});
+    if (!parser.parse(QStringList{"quantlens search"} + arguments))
+        return usageError(parser.errorText());
     if (parser.isSet("help")) {
         std::fputs(qPrintable(parser.helpText()), stdout);
         return Success;
     }
     for (const char *required : {"float", "data", "target"})
-        if (!parser.isSet(required)) return usageError(QString("search: --%1 is required").arg(required));
+        if (!parser.isSet(required))
+            return usageError(QString("search: --%1 is required").arg(required));
     if (parser.isSet("quant") == parser.isSet("calib"))
         return usageError("search: give either --quant QUANT.onnx or --calib DIR_OR_FILES");
+    ql::analysis::SkipListDialect dialect;
+    if (!ql::analysis::parseSkipListDialect(parser.value("format").toStdString(), dialect))
+        return usageError(
+            "search: --format expects quantlens, ort, nncf, pytorch, inc or trt, got '" +
+            parser.value("format") + "'");
     auto target = ql::analysis::parseSearchTarget(parser.value("target").toStdString());
     if (!target) return reportFailure(target.status().withContext("search: --target"));
     bool ok = true;
     ql::analysis::SearchOptions search;
     search.target = *target;
     search.maxEvaluations = parser.value("max-evaluations").toInt(&ok);
-    if (!ok || search.maxEvaluations < 1) return usageError("search: --max-evaluations expects a positive number");
+    if (!ok || search.maxEvaluations < 1)
+        return usageError("search: --max-evaluations expects a positive number");
     const int batch = parser.value("batch").toInt(&ok);
     if (!ok || batch < 1) return usageError("search: --batch expects a positive number");
     const int threads = parser.isSet("threads") ? parser.value("threads").toInt(&ok) : 0;
@@ -114,7 +130,9 @@ int runSearch(const QStringList &arguments) {
         if (!loaded) return reportFailure(loaded.status());
         quantGraph = std::move(*loaded);
     } else {
-        if (ql::Status read = readQuantizerOptions(parser, "search", floatPath, session.quantizer, false); !read)
+        if (ql::Status read =
+                readQuantizerOptions(parser, "search", floatPath, session.quantizer, false);
+            !read)
             return reportFailure(read);
         auto calibBatch = readCalibrationBatch(parser, "search");
         if (!calibBatch) return reportFailure(calibBatch.status());
@@ -124,27 +142,26 @@ int runSearch(const QStringList &arguments) {
         if (!batches) return reportFailure(batches.status());
         session.calibrationBatches = std::move(*batches);
     }
-    auto pairBatch = ql::analysis::pairBatchSize(*floatGraph, quantGraph ? *quantGraph : *floatGraph, batch,
-                                                 parser.isSet("batch"));
+    auto pairBatch = ql::analysis::pairBatchSize(
+        *floatGraph, quantGraph ? *quantGraph : *floatGraph, batch, parser.isSet("batch"));
     if (!pairBatch) return reportFailure(pairBatch.status());
-    auto data = ql::analysis::evaluationDataFromFiles(*floatGraph, splitPaths(parser.values("data")), pairBatch->batch);
+    auto data = ql::analysis::evaluationDataFromFiles(
+        *floatGraph, splitPaths(parser.values("data")), pairBatch->batch);
     if (!data) return reportFailure(data.status().withContext("--data"));
     if (parser.isSet("labels")) {
         auto labels = ql::analysis::readLabelsFile(parser.value("labels").toStdString());
         if (!labels) return reportFailure(labels.status());
         if (static_cast<int64_t>(labels->size()) < data->samples)
-            return reportFailure(ql::Status::badInput(parser.value("labels").toStdString() + ": " +
-                                                      std::to_string(labels->size()) + " labels for " +
-                                                      std::to_string(data->samples) + " samples"));
+            return reportFailure(ql::Status::badInput(
+                parser.value("labels").toStdString() + ": " + std::to_string(labels->size()) +
+                " labels for " + std::to_string(data->samples) + " samples"));
         data->labels = std::move(*labels);
     }
-    auto created = ql::analysis::AnalysisSession::create(*floatGraph, std::move(quantGraph), std::move(*data),
-                                                         std::move(session));
+    auto created = ql::analysis::AnalysisSession::create(*floatGraph, std::move(quantGraph),
+                                                         std::move(*data), std::move(session));
     if (!created) return reportFailure(created.status());
-    search.progress = [](int evaluations, double best) {
-        if (evaluations % 50 == 0)
-            std::fprintf(stderr, "search: %d evaluations, best meeting the target: %s\n", evaluations,
-                         std::isnan(best) ? "none yet" : qPrintable(QString::number(best, 'f', 2)));
+    search.progress = [](int evaluations, double) {
+        if (evaluations % 50 == 0) std::fprintf(stderr, "search: %d sets measured\n", evaluations);
         return true;
     };
     auto result = ql::analysis::searchFp32Layers(**created, search);
@@ -153,19 +170,31 @@ int runSearch(const QStringList &arguments) {
     const char *how = !result->reached     ? "no set reaches it"
                       : result->exhaustive ? "minimal: every smaller set measured"
                                            : "greedy build-up and pruning";
-    std::printf("target %s: %s with %zu of %zu int8 layer(s) in fp32 (%s), %.2f; all in fp32: %.2f; "
-                "%zu evaluations\n",
-                ql::analysis::searchTargetName(*target).c_str(), result->reached ? "met" : "NOT met",
-                result->fp32Layers.size(), result->candidates.size(), how, result->figure, result->allFp32Figure,
-                result->evaluations.size());
+    std::printf(
+        "target %s: %s with %zu of %zu int8 layer(s) in fp32 (%s), %.2f; all in fp32: %.2f; "
+        "%zu evaluations\n",
+        ql::analysis::searchTargetName(*target).c_str(), result->reached ? "met" : "NOT met",
+        result->fp32Layers.size(), result->candidates.size(), how, result->figure,
+        result->allFp32Figure, result->evaluations.size());
     for (const std::string &name : result->fp32Layers) std::printf("fp32 %s\n", name.c_str());
     if (parser.isSet("json")) {
         const QByteArray json = QJsonDocument(resultJson(*result, *target, floatPath)).toJson();
         if (ql::Status s = writeTextFile(parser.value("json"), json); !s) return reportFailure(s);
     }
     if (parser.isSet("skip-list") && result->reached) {
-        const QByteArray json = QJsonDocument(skipListJson(*result, *target, floatPath)).toJson();
-        if (ql::Status s = writeTextFile(parser.value("skip-list"), json); !s) return reportFailure(s);
+        ql::analysis::SkipList list;
+        list.model = QFileInfo(floatPath).fileName().toStdString();
+        list.nodes = result->fp32Layers;
+        char origin[128];
+        std::snprintf(origin, sizeof origin, "quantlens search for %s: reached %.2f",
+                      ql::analysis::searchTargetName(*target).c_str(), result->figure);
+        list.origin = origin;
+        for (const std::string &name : list.nodes) list.reasons[name] = origin;
+        const std::string text = ql::analysis::formatSkipList(*floatGraph, list, dialect);
+        if (ql::Status s =
+                writeTextFile(parser.value("skip-list"), QByteArray::fromStdString(text));
+            !s)
+            return reportFailure(s);
     }
     if (!result->reached) {
         std::fprintf(stderr, "quantlens: search: target %s not reached: %s %.2f\n",

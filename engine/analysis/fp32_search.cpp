@@ -45,9 +45,11 @@ public:
         m_result.evaluations.push_back(std::move(e));
         m_known.emplace(key, value);
         if (meetsTarget(value, m_options.target) &&
-            (std::isnan(m_bestMeeting) || betterFigure(value, m_bestMeeting, m_options.target.metric)))
+            (std::isnan(m_bestMeeting) ||
+             betterFigure(value, m_bestMeeting, m_options.target.metric)))
             m_bestMeeting = value;
-        if (m_options.progress && !m_options.progress(static_cast<int>(m_result.evaluations.size()), m_bestMeeting))
+        if (m_options.progress &&
+            !m_options.progress(static_cast<int>(m_result.evaluations.size()), m_bestMeeting))
             return Status::error(ErrorKind::Cancelled, "fp32 search cancelled");
         return value;
     }
@@ -108,26 +110,30 @@ Status searchGreedily(Evaluator &evaluate, size_t n, int rerank, SearchResult &r
     while (current.empty() || !evaluate.meets(figure)) {
         std::vector<size_t> remaining;
         for (size_t i = 0; i < n; ++i)
-            if (std::find(current.begin(), current.end(), i) == current.end()) remaining.push_back(i);
+            if (std::find(current.begin(), current.end(), i) == current.end())
+                remaining.push_back(i);
         if (remaining.empty()) break;
         std::stable_sort(remaining.begin(), remaining.end(),
                          [&](size_t a, size_t b) { return evaluate.better(known[a], known[b]); });
         size_t best = remaining.front();
         double bestFigure = kNaN;
-        for (size_t r = 0; r < remaining.size() && r < static_cast<size_t>(std::max(rerank, 1)); ++r) {
+        for (size_t r = 0; r < remaining.size() && r < static_cast<size_t>(std::max(rerank, 1));
+             ++r) {
             std::vector<size_t> tried = current;
             tried.push_back(remaining[r]);
             auto f = evaluate.figure(tried);
             if (!f) return f.status();
             known[remaining[r]] = *f;
-            if (std::isnan(bestFigure) || evaluate.better(*f, bestFigure)) best = remaining[r], bestFigure = *f;
+            if (std::isnan(bestFigure) || evaluate.better(*f, bestFigure))
+                best = remaining[r], bestFigure = *f;
         }
         current.push_back(best);
         figure = bestFigure;
     }
     // Pruning: the least useful alone first.
     std::vector<size_t> order = current;
-    std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return evaluate.better(single[b], single[a]); });
+    std::stable_sort(order.begin(), order.end(),
+                     [&](size_t a, size_t b) { return evaluate.better(single[b], single[a]); });
     for (size_t layer : order) {
         if (current.size() <= 1) break;
         std::vector<size_t> without;
@@ -145,11 +151,15 @@ Status searchGreedily(Evaluator &evaluate, size_t n, int rerank, SearchResult &r
 
 Result<SearchTarget> parseSearchTarget(const std::string &text) {
     const size_t colon = text.find(':');
-    const std::string name = text.substr(0, colon), value = colon == std::string::npos ? "" : text.substr(colon + 1);
+    const std::string name = text.substr(0, colon),
+                      value = colon == std::string::npos ? "" : text.substr(colon + 1);
     SearchTarget target;
-    if (name == "sqnr") target.metric = SearchMetric::Sqnr;
-    else if (name == "agreement") target.metric = SearchMetric::Agreement;
-    else if (name == "accuracy-drop") target.metric = SearchMetric::AccuracyDrop;
+    if (name == "sqnr")
+        target.metric = SearchMetric::Sqnr;
+    else if (name == "agreement")
+        target.metric = SearchMetric::Agreement;
+    else if (name == "accuracy-drop")
+        target.metric = SearchMetric::AccuracyDrop;
     else
         return Status::badInput("unknown target '" + text +
                                 "' (expected sqnr:DB, agreement:PERCENT or accuracy-drop:POINTS)");
@@ -177,17 +187,22 @@ double searchMetricValue(const NumericSuiteReport &report, SearchMetric metric) 
     if (report.outputs.empty()) return kNaN;
     const OutputReport &out = report.outputs.front();
     switch (metric) {
-    case SearchMetric::Sqnr: return out.sqnrDb;
-    case SearchMetric::Agreement: return 100.0 * out.top1Agreement;
-    case SearchMetric::AccuracyDrop:
-        return out.floatAccuracy && out.quantAccuracy ? 100.0 * (*out.floatAccuracy - *out.quantAccuracy) : kNaN;
+        case SearchMetric::Sqnr:
+            return out.sqnrDb;
+        case SearchMetric::Agreement:
+            return 100.0 * out.top1Agreement;
+        case SearchMetric::AccuracyDrop:
+            return out.floatAccuracy && out.quantAccuracy
+                       ? 100.0 * (*out.floatAccuracy - *out.quantAccuracy)
+                       : kNaN;
     }
     return kNaN;
 }
 
 bool meetsTarget(double value, const SearchTarget &target) {
     if (std::isnan(value)) return false;
-    return target.metric == SearchMetric::AccuracyDrop ? value <= target.value : value >= target.value;
+    return target.metric == SearchMetric::AccuracyDrop ? value <= target.value
+                                                       : value >= target.value;
 }
 
 bool betterFigure(double a, double b, SearchMetric metric) {

@@ -79,7 +79,8 @@ TEST(Fp32Search, ExhaustiveAnswerIsMinimalAndGreedyFindsTheSameSize) {
                 if (mask & (1u << i)) layers.insert(c[i]);
             auto report = session->setFp32Layers(layers);
             ASSERT_TRUE(report.isOk());
-            EXPECT_LT(report->outputs.at(0).sqnrDb, db) << text << " with " << layers.size() << " layers";
+            EXPECT_LT(report->outputs.at(0).sqnrDb, db)
+                << text << " with " << layers.size() << " layers";
         }
 
         auto greedy = searchFp32Layers(*session, target(text, 0));
@@ -100,7 +101,8 @@ TEST(Fp32Search, UnreachableTargetsAndBadInput) {
     EXPECT_FALSE(result->reached);
     EXPECT_EQ(result->evaluations.size(), 2u);  // as quantized, then all fp32: nothing more to try
     EXPECT_EQ(result->fp32Layers.size(), 7u);
-    EXPECT_GT(result->allFp32Figure, 100.0);  // every layer in fp32: the float model, up to rounding
+    EXPECT_GT(result->allFp32Figure,
+              100.0);  // every layer in fp32: the float model, up to rounding
 
     SearchOptions budget = target("sqnr:40");
     budget.maxEvaluations = 5;

@@ -25,6 +25,25 @@ print(f'search {search[\"reached\"]:.3f} dB, analyze --skip-list {analyzed:.3f} 
 sys.exit(0 if analyzed >= $db and abs(analyzed - search['reached']) < 0.01 else 1)"
     cat "$work/out"
 done
+# Every skip-list dialect: the Python ones compile, the JSON loads, the trtexec line names the set.
+for format in quantlens ort nncf pytorch inc trt; do
+    expect "skip-list $format" 0 "" -- "$quantlens" search "${pair[@]}" --target sqnr:35 --skip-list "$work/skip.$format" \
+        --format $format
+done
+expect "dialects are valid" 0 "" -- /usr/bin/python3 -c "
+import json, sys
+work = '$work'
+nodes = json.load(open(work + '/skip.quantlens'))['fp32_nodes']
+assert nodes == json.load(open(work + '/s35.json'))['fp32_layers'], nodes
+for f in ('ort', 'nncf', 'pytorch', 'inc'):
+    compile(open(f'{work}/skip.{f}').read(), f, 'exec')
+assert 'set_module_name(\"features.0\", None)' in open(work + '/skip.pytorch').read()
+trt = open(work + '/skip.trt').read()
+assert all(n + ':fp32' in trt for n in nodes), trt
+print('dialects ok:', nodes)"
+cat "$work/out" "$work/err"
+expect "bad format" 2 "--format expects" -- "$quantlens" search "${pair[@]}" --target sqnr:35 --format openvino
+
 expect "unreachable target" 4 "target sqnr:500 not reached" -- "$quantlens" search "${pair[@]}" --target sqnr:500
 [ "$(grep -c '^quantlens:' "$work/err")" -eq 1 ] || { failed=$((failed + 1)); echo "FAIL unreachable: not one line"; }
 expect "bad target" 2 "unknown target 'psnr:3'" -- "$quantlens" search "${pair[@]}" --target psnr:3
