@@ -9,6 +9,7 @@
 #include <cmath>
 #include <cstdio>
 #include <optional>
+#include <set>
 
 #include "analysis/fp32_search.h"
 #include "analysis/pair_batch.h"
@@ -79,6 +80,11 @@ int runSearch(const QStringList &arguments) {
         {"target",
          "sqnr:DB (output SQNR), agreement:PERCENT (top-1 agreement) or accuracy-drop:POINTS.",
          "TARGET"});
+    parser.addOption({"holdout",
+                      "Keep this fraction of the evaluation batches (the last ones) out of the "
+                      "search and report the "
+                      "target's figure on them for the set found.",
+                      "F"});
     parser.addOption({"max-evaluations", "Measured sets at most (default 2000).", "N", "2000"});
     parser.addOption({"batch", "Samples per batch (default 8; a fixed batch dim wins).", "N", "8"});
     parser.addOption({"threads", "Threads (default: all cores).", "N"});
@@ -119,6 +125,11 @@ int runSearch(const QStringList &arguments) {
     const int threads = parser.isSet("threads") ? parser.value("threads").toInt(&ok) : 0;
     if (!ok || threads < 0) return usageError("search: --threads expects a positive number");
 
+    const double holdout = parser.isSet("holdout") ? parser.value("holdout").toDouble(&ok) : 0.0;
+    if (!ok || (parser.isSet("holdout") && !(holdout > 0.0 && holdout < 1.0)))
+        return usageError("search: --holdout expects a fraction in (0, 1), got '" +
+                          parser.value("holdout") + "'");
+
     const QString floatPath = parser.value("float");
     auto floatGraph = ql::loadModel(floatPath.toStdString());
     if (!floatGraph) return reportFailure(floatGraph.status());
@@ -157,6 +168,16 @@ int runSearch(const QStringList &arguments) {
                 " labels for " + std::to_string(data->samples) + " samples"));
         data->labels = std::move(*labels);
     }
+    std::optional<ql::analysis::EvaluationData> held;
+    if (holdout > 0.0) {
+        auto split = ql::analysis::splitHoldout(std::move(*data), holdout);
+        if (!split) return reportFailure(split.status());
+        *data = std::move(split->first);
+        held = std::move(split->second);
+    }
+    // Kept for the holdout's own session.
+    const std::optional<ql::Graph> quantCopy = quantGraph;
+    const ql::analysis::SessionOptions sessionCopy = session;
     auto created = ql::analysis::AnalysisSession::create(*floatGraph, std::move(quantGraph),
                                                          std::move(*data), std::move(session));
     if (!created) return reportFailure(created.status());
@@ -167,6 +188,18 @@ int runSearch(const QStringList &arguments) {
     auto result = ql::analysis::searchFp32Layers(**created, search);
     if (!result) return reportFailure(result.status());
 
+    std::optional<double> holdoutFigure;
+    int64_t holdoutSamples = 0;
+    if (held) {
+        holdoutSamples = held->samples;
+        auto check = ql::analysis::AnalysisSession::create(*floatGraph, quantCopy, std::move(*held),
+                                                           sessionCopy);
+        if (!check) return reportFailure(check.status().withContext("holdout"));
+        const std::set<std::string> layers(result->fp32Layers.begin(), result->fp32Layers.end());
+        auto report = (*check)->setFp32Layers(layers);
+        if (!report) return reportFailure(report.status().withContext("holdout"));
+        holdoutFigure = ql::analysis::searchMetricValue(*report, target->metric);
+    }
     const char *how = !result->reached     ? "no set reaches it"
                       : result->exhaustive ? "minimal: every smaller set measured"
                                            : "greedy build-up and pruning";
@@ -177,8 +210,19 @@ int runSearch(const QStringList &arguments) {
         result->fp32Layers.size(), result->candidates.size(), how, result->figure,
         result->allFp32Figure, result->evaluations.size());
     for (const std::string &name : result->fp32Layers) std::printf("fp32 %s\n", name.c_str());
+    if (holdoutFigure)
+        std::printf("holdout (%lld samples kept out of the search): %.2f, target %s\n",
+                    static_cast<long long>(holdoutSamples), *holdoutFigure,
+                    ql::analysis::meetsTarget(*holdoutFigure, *target) ? "met" : "NOT met");
     if (parser.isSet("json")) {
-        const QByteArray json = QJsonDocument(resultJson(*result, *target, floatPath)).toJson();
+        QJsonObject report = resultJson(*result, *target, floatPath);
+        report["holdout"] = holdoutFigure
+                                ? QJsonValue(QJsonObject{
+                                      {"samples", static_cast<qint64>(holdoutSamples)},
+                                      {"metric", number(*holdoutFigure)},
+                                      {"met", ql::analysis::meetsTarget(*holdoutFigure, *target)}})
+                                : QJsonValue(QJsonValue::Null);
+        const QByteArray json = QJsonDocument(report).toJson();
         if (ql::Status s = writeTextFile(parser.value("json"), json); !s) return reportFailure(s);
     }
     if (parser.isSet("skip-list") && result->reached) {

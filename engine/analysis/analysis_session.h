@@ -54,6 +54,9 @@ struct EvaluationData {
 Result<EvaluationData> evaluationDataFromFiles(const Graph &floatGraph,
                                                const std::vector<std::string> &paths,
                                                int64_t batchSize);
+// Splits off the last whole batches holding about `fraction` (0 < fraction < 1) of the samples,
+// at least one batch, for a holdout; labels follow their rows. BadInput with fewer than 2 batches.
+Result<std::pair<EvaluationData, EvaluationData>> splitHoldout(EvaluationData data, double fraction);
 // Class ids from a .npy of integers, shape [N] or [N, 1]; BadInput naming the file otherwise.
 Result<std::vector<int64_t>> readLabelsFile(const std::string &path);
 // Seeded standard-normal samples of the model's input shapes (symbolic dims other than the

@@ -1,4 +1,6 @@
 // Evaluation samples for an AnalysisSession: from files, or seeded random inputs.
+#include <algorithm>
+#include <cmath>
 #include <random>
 
 #include "analysis/analysis_session.h"
@@ -36,18 +38,47 @@ Result<EvaluationData> evaluationDataFromFiles(const Graph &floatGraph,
     return data;
 }
 
+Result<std::pair<EvaluationData, EvaluationData>> splitHoldout(EvaluationData data,
+                                                               double fraction) {
+    const size_t batches = data.batches.size();
+    if (batches < 2)
+        return Status::badInput("holdout: the evaluation data is " + std::to_string(batches) +
+                                " batch; a holdout needs at least 2 (use a smaller --batch)");
+    if (!(fraction > 0.0 && fraction < 1.0))
+        return Status::badInput("holdout: the fraction must be in (0, 1)");
+    const size_t held = std::clamp<size_t>(
+        static_cast<size_t>(std::lround(fraction * static_cast<double>(batches))), 1, batches - 1);
+    EvaluationData search, holdout;
+    for (size_t b = 0; b < batches; ++b) {
+        EvaluationData &part = b < batches - held ? search : holdout;
+        const int64_t rows = batchRows(data.batches[b]);
+        if (!data.labels.empty()) {
+            const size_t first = static_cast<size_t>(search.samples + holdout.samples);
+            const size_t last = std::min(data.labels.size(), first + static_cast<size_t>(rows));
+            part.labels.insert(part.labels.end(),
+                               data.labels.begin() + static_cast<std::ptrdiff_t>(first),
+                               data.labels.begin() + static_cast<std::ptrdiff_t>(last));
+        }
+        part.samples += rows;
+        part.batches.push_back(std::move(data.batches[b]));
+    }
+    return std::make_pair(std::move(search), std::move(holdout));
+}
+
 Result<std::vector<int64_t>> readLabelsFile(const std::string &path) {
     auto tensor = readNpy(path);
     if (!tensor) return tensor.status();
     const Tensor &t = *tensor;
     const DataType type = t.dtype();
-    const bool integral = type == DataType::Int64 || type == DataType::Int32 || type == DataType::UInt8 ||
-                          type == DataType::Int8 || type == DataType::Int16 || type == DataType::UInt16;
+    const bool integral = type == DataType::Int64 || type == DataType::Int32 ||
+                          type == DataType::UInt8 || type == DataType::Int8 ||
+                          type == DataType::Int16 || type == DataType::UInt16;
     if (!integral) return Status::badInput(path + ": labels must be integer class ids");
     if (t.rank() != 1 && !(t.rank() == 2 && t.dim(1) == 1))
         return Status::badInput(path + ": labels must have shape [N] or [N, 1]");
     std::vector<int64_t> labels(static_cast<size_t>(t.numel()));
-    for (int64_t i = 0; i < t.numel(); ++i) labels[static_cast<size_t>(i)] = static_cast<int64_t>(t.valueAsDouble(i));
+    for (int64_t i = 0; i < t.numel(); ++i)
+        labels[static_cast<size_t>(i)] = static_cast<int64_t>(t.valueAsDouble(i));
     return labels;
 }
 

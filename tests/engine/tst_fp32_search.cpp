@@ -122,3 +122,23 @@ TEST(Fp32Search, UnreachableTargetsAndBadInput) {
     EXPECT_TRUE(drop->reached);
     EXPECT_LE(drop->figure, 0.0);
 }
+
+TEST(Fp32Search, HoldoutTakesTheLastWholeBatchesAndTheirLabels) {
+    auto floatGraph = loadModel(demo("fashion_cnn.onnx"));
+    ASSERT_TRUE(floatGraph.isOk());
+    auto data = evaluationDataFromFiles(*floatGraph, {demo("samples.npy")}, 16);
+    ASSERT_TRUE(data.isOk());
+    data->labels = readLabelsFile(demo("labels.npy")).value();
+    const std::vector<int64_t> labels = data->labels;
+    auto split = splitHoldout(std::move(*data), 0.25);
+    ASSERT_TRUE(split.isOk()) << split.status().message();
+    EXPECT_EQ(split->first.samples, 48);
+    EXPECT_EQ(split->second.samples, 16);
+    EXPECT_EQ(split->first.batches.size(), 3u);
+    EXPECT_EQ(split->second.labels, std::vector<int64_t>(labels.begin() + 48, labels.end()));
+    EXPECT_EQ(split->first.labels, std::vector<int64_t>(labels.begin(), labels.begin() + 48));
+
+    auto one = evaluationDataFromFiles(*floatGraph, {demo("samples.npy")}, 64);
+    ASSERT_TRUE(one.isOk());
+    EXPECT_EQ(splitHoldout(std::move(*one), 0.25).status().kind(), ErrorKind::BadInput);
+}

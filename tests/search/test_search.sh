@@ -44,6 +44,18 @@ print('dialects ok:', nodes)"
 cat "$work/out" "$work/err"
 expect "bad format" 2 "--format expects" -- "$quantlens" search "${pair[@]}" --target sqnr:35 --format openvino
 
+# --holdout: the last quarter of the batches stays out of the search; the set's figure on it is
+# reported (and must be a real SQNR of that set on those 16 samples).
+expect "holdout" 0 "holdout (16 samples kept out of the search)" -- \
+    "$quantlens" search "${pair[@]}" --target sqnr:35 --holdout 0.25 --batch 16 --json "$work/h.json"
+expect "holdout in the JSON" 0 "" -- /usr/bin/python3 -c "
+import json, sys
+h = json.load(open('$work/h.json'))['holdout']
+print(h)
+sys.exit(0 if h['samples'] == 16 and h['metric'] > 20 and h['met'] == (h['metric'] >= 35) else 1)"
+expect "holdout of one batch" 2 "a holdout needs at least 2" -- \
+    "$quantlens" search "${pair[@]}" --target sqnr:35 --holdout 0.25 --batch 64
+
 expect "unreachable target" 4 "target sqnr:500 not reached" -- "$quantlens" search "${pair[@]}" --target sqnr:500
 [ "$(grep -c '^quantlens:' "$work/err")" -eq 1 ] || { failed=$((failed + 1)); echo "FAIL unreachable: not one line"; }
 expect "bad target" 2 "unknown target 'psnr:3'" -- "$quantlens" search "${pair[@]}" --target psnr:3
