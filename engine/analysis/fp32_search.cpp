@@ -21,8 +21,8 @@ public:
     Evaluator(AnalysisSession &session, const SearchOptions &options, SearchResult &result)
         : m_session(session), m_options(options), m_result(result) {}
 
-    // The figure of `set` (indices into the candidates); BudgetExhausted as a Cancelled-free
-    // stop is reported through exhausted().
+    // The figure of `set` (indices into the candidates), measured once. Past the budget it sets
+    // result.budgetExhausted and fails with Cancelled; the search keeps its best set so far.
     Result<double> figure(const std::vector<size_t> &set) {
         std::vector<size_t> key = set;
         std::sort(key.begin(), key.end());
