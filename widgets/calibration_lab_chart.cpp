@@ -11,7 +11,7 @@
 
 #include "calibration_lab_text.h"
 #include "display_format.h"
-#include "plot_palette.h"
+#include "plot_style.h"
 
 namespace ql::ui {
 
@@ -44,22 +44,7 @@ CalibrationLabChart::CalibrationLabChart(QWidget *parent)
     m_plot->xAxis->setSubTicks(false);
     m_plot->xAxis->setLabel(tr("Calibration size (files, log scale)"));
 
-    // The legend in a row of its own above the plot, packed to the left (as the SQNR chart).
-    auto *legendRow = new QCPLayoutGrid;
-    m_plot->plotLayout()->insertRow(0);
-    m_plot->plotLayout()->addElement(0, 0, legendRow);
-    legendRow->addElement(0, 0, m_plot->legend);
-    legendRow->addElement(0, 1, new QCPLayoutElement(m_plot));
-    legendRow->setColumnStretchFactor(0, 0.001);
-    legendRow->setColumnStretchFactor(1, 1.0);
-    legendRow->setMargins(QMargins(0, 0, 0, 0));
-    m_plot->legend->setVisible(true);
-    m_plot->legend->setFillOrder(QCPLayoutGrid::foColumnsFirst);
-    m_plot->legend->setWrap(0);
-    m_plot->legend->setColumnSpacing(14);
-    m_plot->legend->setMargins(QMargins(6, 2, 6, 0));
-    m_plot->plotLayout()->setRowStretchFactor(0, 0.001);
-    m_plot->plotLayout()->setRowSpacing(0);
+    putLegendAbovePlot(m_plot);
 
     m_floatLegend = m_plot->addGraph();
     m_floatLegend->setName(tr("Float model (95 % CI)"));

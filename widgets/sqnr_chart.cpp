@@ -11,7 +11,7 @@
 
 #include "display_format.h"
 #include "sqnr_axis_ticker.h"
-#include "plot_palette.h"
+#include "plot_style.h"
 
 namespace ql::ui {
 
@@ -126,23 +126,7 @@ void SqnrChart::setUpPlot() {
     m_selectionBand->setLayer(QStringLiteral("main"));
     m_selectionBand->setVisible(false);
 
-    // The legend in a row of its own above the plot, so it never hides a layer's figures; one
-    // line, packed to the left (an empty stretching cell takes the rest of the row).
-    auto *legendRow = new QCPLayoutGrid;
-    m_plot->plotLayout()->insertRow(0);
-    m_plot->plotLayout()->addElement(0, 0, legendRow);
-    legendRow->addElement(0, 0, m_plot->legend);
-    legendRow->addElement(0, 1, new QCPLayoutElement(m_plot));
-    legendRow->setColumnStretchFactor(0, 0.001);
-    legendRow->setColumnStretchFactor(1, 1.0);
-    legendRow->setMargins(QMargins(0, 0, 0, 0));
-    m_plot->legend->setVisible(true);
-    m_plot->legend->setFillOrder(QCPLayoutGrid::foColumnsFirst);
-    m_plot->legend->setWrap(0);
-    m_plot->legend->setColumnSpacing(14);
-    m_plot->legend->setMargins(QMargins(6, 2, 6, 0));
-    m_plot->plotLayout()->setRowStretchFactor(0, 0.001);
-    m_plot->plotLayout()->setRowSpacing(0);
+    putLegendAbovePlot(m_plot);
 
     connect(m_plot->xAxis, qOverload<const QCPRange &>(&QCPAxis::rangeChanged), this,
             &SqnrChart::clampXRange);

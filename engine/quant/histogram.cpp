@@ -10,8 +10,12 @@ namespace {
 
 // Bins a grid of width w needs below and above 0 for data spanning [lo, hi] (lo <= 0 <= hi):
 // a value v lies in bin floor(v / w), so hi needs floor(hi / w) + 1 bins from 0 up.
-double negativeBinsFor(double lo, double w) { return lo < 0.0 ? -std::floor(lo / w) : 0.0; }
-double positiveBinsFor(double hi, double w) { return std::floor(hi / w) + 1.0; }
+double negativeBinsFor(double lo, double w) {
+    return lo < 0.0 ? -std::floor(lo / w) : 0.0;
+}
+double positiveBinsFor(double hi, double w) {
+    return std::floor(hi / w) + 1.0;
+}
 
 bool fits(double lo, double hi, double w, int bins) {
     return negativeBinsFor(lo, w) + positiveBinsFor(hi, w) <= static_cast<double>(bins);
@@ -45,13 +49,24 @@ int widthShift(double coarse, double fine) {
     return std::min(exponent - 1, 62);
 }
 
+// Adds the counts of one grid (`fromNegative` bins below 0) onto a grid `shift` powers of two
+// coarser (`toNegative` bins below 0): the counts move, none is split.
+void addRebinned(const std::vector<int64_t> &from, int fromNegative, int shift,
+                 std::vector<int64_t> &to, int toNegative) {
+    for (size_t i = 0; i < from.size(); ++i)
+        if (from[i])
+            to[static_cast<size_t>(((static_cast<int64_t>(i) - fromNegative) >> shift) +
+                                   toNegative)] += from[i];
+}
+
 }  // namespace
 
 Histogram::Histogram(int bins) : m_counts(static_cast<size_t>(std::max(bins, 4)), 0) {}
 
 int Histogram::binOf(float v) const {
     const int64_t j = static_cast<int64_t>(std::floor(static_cast<double>(v) / m_width));
-    return static_cast<int>(std::clamp<int64_t>(j, -m_negativeBins, positiveBins() - 1)) + m_negativeBins;
+    return static_cast<int>(std::clamp<int64_t>(j, -m_negativeBins, positiveBins() - 1)) +
+           m_negativeBins;
 }
 
 void Histogram::add(const float *data, int64_t n) {
@@ -97,10 +112,9 @@ void Histogram::addCountsOf(const Histogram &other) {
         m_counts[static_cast<size_t>(binOf(0.0f))] += other.m_zeros;
         return;
     }
-    const int shift = widthShift(m_width, other.m_width);  // the union's grid is the coarser
-    const int64_t *counts = other.m_counts.data();
-    for (int j = -other.m_negativeBins, end = other.positiveBins(); j < end; ++j, ++counts)
-        if (*counts) m_counts[static_cast<size_t>((int64_t{j} >> shift) + m_negativeBins)] += *counts;
+    // The union's grid is the coarser.
+    addRebinned(other.m_counts, other.m_negativeBins, widthShift(m_width, other.m_width), m_counts,
+                m_negativeBins);
 }
 
 void Histogram::regrid(double lo, double hi) {
@@ -114,11 +128,7 @@ void Histogram::regrid(double lo, double hi) {
     if (m_width == 0.0) {
         moved[static_cast<size_t>(negative)] += m_zeros;  // every earlier value was 0
     } else {
-        const int shift = widthShift(width, m_width);
-        for (int j = -m_negativeBins; j < positiveBins(); ++j) {
-            const int64_t c = count(j);
-            if (c) moved[static_cast<size_t>((int64_t{j} >> shift) + negative)] += c;
-        }
+        addRebinned(m_counts, m_negativeBins, widthShift(width, m_width), moved, negative);
     }
     m_counts.swap(moved);
     m_width = width;

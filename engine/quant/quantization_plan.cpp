@@ -387,14 +387,10 @@ namespace ql::quant {
 
 RangeLookup rangeLookup(const CalibrationStatistics &stats, const QuantizationOptions &options) {
     const ObserverOptions query = options.observerOptions();
-    // The plan asks for some values more than once; an entropy or MSE search is worth keeping.
-    auto known = std::make_shared<std::map<std::string, std::pair<float, float>>>();
-    return [&stats, query, known](const std::string &value) -> std::optional<std::pair<float, float>> {
+    return [&stats, query](const std::string &value) -> std::optional<std::pair<float, float>> {
         const ValueStatistics *found = stats.find(value);
         if (!found || found->minMax.empty()) return std::nullopt;
-        auto it = known->find(value);
-        if (it == known->end()) it = known->emplace(value, found->range(query)).first;
-        return it->second;
+        return found->range(query);
     };
 }
 

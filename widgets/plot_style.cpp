@@ -1,4 +1,4 @@
-#include "plot_palette.h"
+#include "plot_style.h"
 
 #include <qcustomplot.h>
 
@@ -21,6 +21,24 @@ void applyPlotPalette(QCustomPlot *plot) {
     plot->legend->setTextColor(text);
     plot->legend->setBrush(pal.brush(QPalette::Base));
     plot->legend->setBorderPen(Qt::NoPen);
+}
+
+void putLegendAbovePlot(QCustomPlot *plot) {
+    auto *legendRow = new QCPLayoutGrid;
+    plot->plotLayout()->insertRow(0);
+    plot->plotLayout()->addElement(0, 0, legendRow);
+    legendRow->addElement(0, 0, plot->legend);
+    legendRow->addElement(0, 1, new QCPLayoutElement(plot));
+    legendRow->setColumnStretchFactor(0, 0.001);
+    legendRow->setColumnStretchFactor(1, 1.0);
+    legendRow->setMargins(QMargins(0, 0, 0, 0));
+    plot->legend->setVisible(true);
+    plot->legend->setFillOrder(QCPLayoutGrid::foColumnsFirst);
+    plot->legend->setWrap(0);
+    plot->legend->setColumnSpacing(14);
+    plot->legend->setMargins(QMargins(6, 2, 6, 0));
+    plot->plotLayout()->setRowStretchFactor(0, 0.001);
+    plot->plotLayout()->setRowSpacing(0);
 }
 
 }  // namespace ql::ui
