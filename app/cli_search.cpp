@@ -12,13 +12,11 @@
 #include <set>
 
 #include "analysis/fp32_search.h"
-#include "analysis/pair_batch.h"
+#include "analysis/session_inputs.h"
 #include "analysis/skip_list_dialects.h"
 #include "cli_commands.h"
 #include "cli_quantizer_options.h"
 #include "cli_support.h"
-#include "onnx_io/model_loader.h"
-#include "quant/calibration_data.h"
 
 namespace cli {
 
@@ -37,23 +35,35 @@ QJsonValue number(double value) {
 }
 
 QJsonObject resultJson(const ql::analysis::SearchResult &r,
-                       const ql::analysis::SearchTarget &target, const QString &floatModel) {
+                       const ql::analysis::SearchOptions &options, const QString &floatModel) {
     QJsonArray steps;
     for (const auto &e : r.evaluations)
         steps.append(QJsonObject{{"fp32_layers", names(e.fp32Layers)},
                                  {"metric", number(e.figure)},
                                  {"seconds", e.seconds}});
-    return QJsonObject{{"model", QFileInfo(floatModel).fileName()},
-                       {"target", QString::fromStdString(ql::analysis::searchTargetName(target))},
-                       {"met", r.reached},
-                       {"fp32_layers", names(r.fp32Layers)},
-                       {"reached", number(r.figure)},
-                       {"all_fp32", number(r.allFp32Figure)},
-                       {"exhaustive", r.exhaustive},
-                       {"budget_exhausted", r.budgetExhausted},
-                       {"candidates", names(r.candidates)},
-                       {"evaluations", static_cast<int>(r.evaluations.size())},
-                       {"steps", steps}};
+    QJsonArray pareto;
+    for (const auto &p : r.pareto)
+        pareto.append(QJsonObject{{"fp32_layers", names(p.fp32Layers)},
+                                  {"metric", number(p.figure)},
+                                  {"latency_ms", p.latencyMs},
+                                  {"meets_target", p.meetsTarget}});
+    return QJsonObject{
+        {"model", QFileInfo(floatModel).fileName()},
+        {"target", QString::fromStdString(ql::analysis::searchTargetName(options.target))},
+        {"objective",
+         options.objective == ql::analysis::SearchObjective::Latency ? "latency" : "layers"},
+        {"met", r.reached},
+        {"fp32_layers", names(r.fp32Layers)},
+        {"reached", number(r.figure)},
+        {"all_fp32", number(r.allFp32Figure)},
+        {"exhaustive", r.exhaustive},
+        {"budget_exhausted", r.budgetExhausted},
+        {"candidates", names(r.candidates)},
+        {"evaluations", static_cast<int>(r.evaluations.size())},
+        {"steps", steps},
+        {"latency_ms", number(r.latencyMs)},
+        {"latency_batch_samples", r.latencyBatchSamples},
+        {"pareto", pareto}};
 }
 
 }  // namespace
@@ -80,6 +90,11 @@ int runSearch(const QStringList &arguments) {
         {"target",
          "sqnr:DB (output SQNR), agreement:PERCENT (top-1 agreement) or accuracy-drop:POINTS.",
          "TARGET"});
+    parser.addOption({"objective",
+                      "layers (default): the fewest fp32 layers; latency: the fastest int8 plan "
+                      "among the measured sets that meet the target. Either way the Pareto front "
+                      "(fp32 layers / latency / figure) of the timed sets is reported.",
+                      "OBJ", "layers"});
     parser.addOption({"holdout",
                       "Keep this fraction of the evaluation batches (the last ones) out of the "
                       "search and report the "
@@ -117,6 +132,10 @@ int runSearch(const QStringList &arguments) {
     bool ok = true;
     ql::analysis::SearchOptions search;
     search.target = *target;
+    if (!ql::analysis::parseSearchObjective(parser.value("objective").toStdString(),
+                                            search.objective))
+        return usageError("search: --objective expects layers or latency, got '" +
+                          parser.value("objective") + "'");
     search.maxEvaluations = parser.value("max-evaluations").toInt(&ok);
     if (!ok || search.maxEvaluations < 1)
         return usageError("search: --max-evaluations expects a positive number");
@@ -131,55 +150,42 @@ int runSearch(const QStringList &arguments) {
                           parser.value("holdout") + "'");
 
     const QString floatPath = parser.value("float");
-    auto floatGraph = ql::loadModel(floatPath.toStdString());
-    if (!floatGraph) return reportFailure(floatGraph.status());
-    std::optional<ql::Graph> quantGraph;
+    ql::analysis::SessionSources sources;
+    sources.floatModel = floatPath.toStdString();
+    sources.quantModel = parser.value("quant").toStdString();
+    sources.dataPaths = splitPaths(parser.values("data"));
+    sources.labels = parser.value("labels").toStdString();
+    sources.batch = batch;
+    sources.batchGiven = parser.isSet("batch");
     ql::analysis::SessionOptions session;
     session.suite.threads = threads;
-    if (parser.isSet("quant")) {
-        auto loaded = ql::loadModel(parser.value("quant").toStdString());
-        if (!loaded) return reportFailure(loaded.status());
-        quantGraph = std::move(*loaded);
-    } else {
+    if (parser.isSet("calib")) {
         if (ql::Status read =
                 readQuantizerOptions(parser, "search", floatPath, session.quantizer, false);
             !read)
             return reportFailure(read);
         auto calibBatch = readCalibrationBatch(parser, "search");
         if (!calibBatch) return reportFailure(calibBatch.status());
-        auto files = ql::quant::listCalibrationFiles(splitPaths(parser.values("calib")));
-        if (!files) return reportFailure(files.status().withContext("--calib"));
-        auto batches = ql::quant::readCalibrationBatches(*floatGraph, *files, *calibBatch);
-        if (!batches) return reportFailure(batches.status());
-        session.calibrationBatches = std::move(*batches);
+        sources.calibrationPaths = splitPaths(parser.values("calib"));
+        sources.calibrationBatch = *calibBatch;
     }
-    auto pairBatch = ql::analysis::pairBatchSize(
-        *floatGraph, quantGraph ? *quantGraph : *floatGraph, batch, parser.isSet("batch"));
-    if (!pairBatch) return reportFailure(pairBatch.status());
-    auto data = ql::analysis::evaluationDataFromFiles(
-        *floatGraph, splitPaths(parser.values("data")), pairBatch->batch);
-    if (!data) return reportFailure(data.status().withContext("--data"));
-    if (parser.isSet("labels")) {
-        auto labels = ql::analysis::readLabelsFile(parser.value("labels").toStdString());
-        if (!labels) return reportFailure(labels.status());
-        if (static_cast<int64_t>(labels->size()) < data->samples)
-            return reportFailure(ql::Status::badInput(
-                parser.value("labels").toStdString() + ": " + std::to_string(labels->size()) +
-                " labels for " + std::to_string(data->samples) + " samples"));
-        data->labels = std::move(*labels);
-    }
+    auto inputs = ql::analysis::loadSessionInputs(sources);
+    if (!inputs) return reportFailure(inputs.status());
+    session.calibrationBatches = std::move(inputs->calibrationBatches);
     std::optional<ql::analysis::EvaluationData> held;
     if (holdout > 0.0) {
-        auto split = ql::analysis::splitHoldout(std::move(*data), holdout);
+        auto split = ql::analysis::splitHoldout(std::move(inputs->data), holdout);
         if (!split) return reportFailure(split.status());
-        *data = std::move(split->first);
+        inputs->data = std::move(split->first);
         held = std::move(split->second);
     }
+    const ql::Graph floatGraph = inputs->floatGraph;
     // Kept for the holdout's own session.
-    const std::optional<ql::Graph> quantCopy = quantGraph;
+    const std::optional<ql::Graph> quantCopy = inputs->quantGraph;
     const ql::analysis::SessionOptions sessionCopy = session;
-    auto created = ql::analysis::AnalysisSession::create(*floatGraph, std::move(quantGraph),
-                                                         std::move(*data), std::move(session));
+    auto created = ql::analysis::AnalysisSession::create(
+        std::move(inputs->floatGraph), std::move(inputs->quantGraph), std::move(inputs->data),
+        std::move(session));
     if (!created) return reportFailure(created.status());
     search.progress = [](int evaluations, double) {
         if (evaluations % 50 == 0) std::fprintf(stderr, "search: %d sets measured\n", evaluations);
@@ -188,19 +194,16 @@ int runSearch(const QStringList &arguments) {
     auto result = ql::analysis::searchFp32Layers(**created, search);
     if (!result) return reportFailure(result.status());
 
-    std::optional<double> holdoutFigure;
-    int64_t holdoutSamples = 0;
+    std::optional<ql::analysis::HoldoutFigure> holdoutFigure;
     if (held) {
-        holdoutSamples = held->samples;
-        auto check = ql::analysis::AnalysisSession::create(*floatGraph, quantCopy, std::move(*held),
-                                                           sessionCopy);
+        auto check = ql::analysis::measureOnHoldout(floatGraph, quantCopy, std::move(*held),
+                                                    sessionCopy, result->fp32Layers, *target);
         if (!check) return reportFailure(check.status().withContext("holdout"));
-        const std::set<std::string> layers(result->fp32Layers.begin(), result->fp32Layers.end());
-        auto report = (*check)->setFp32Layers(layers);
-        if (!report) return reportFailure(report.status().withContext("holdout"));
-        holdoutFigure = ql::analysis::searchMetricValue(*report, target->metric);
+        holdoutFigure = *check;
     }
+    const bool latency = search.objective == ql::analysis::SearchObjective::Latency;
     const char *how = !result->reached     ? "no set reaches it"
+                      : latency            ? "the fastest timed set meeting it"
                       : result->exhaustive ? "minimal: every smaller set measured"
                                            : "greedy build-up and pruning";
     std::printf(
@@ -210,18 +213,25 @@ int runSearch(const QStringList &arguments) {
         result->fp32Layers.size(), result->candidates.size(), how, result->figure,
         result->allFp32Figure, result->evaluations.size());
     for (const std::string &name : result->fp32Layers) std::printf("fp32 %s\n", name.c_str());
+    std::printf(
+        "int8 plan of the set: %.2f ms per batch of %d; Pareto front (fp32 layers, ms, "
+        "figure):",
+        result->latencyMs, result->latencyBatchSamples);
+    for (const auto &p : result->pareto)
+        std::printf(" (%zu, %.2f, %.2f)", p.fp32Layers.size(), p.latencyMs, p.figure);
+    std::printf("\n");
     if (holdoutFigure)
         std::printf("holdout (%lld samples kept out of the search): %.2f, target %s\n",
-                    static_cast<long long>(holdoutSamples), *holdoutFigure,
-                    ql::analysis::meetsTarget(*holdoutFigure, *target) ? "met" : "NOT met");
+                    static_cast<long long>(holdoutFigure->samples), holdoutFigure->figure,
+                    holdoutFigure->met ? "met" : "NOT met");
     if (parser.isSet("json")) {
-        QJsonObject report = resultJson(*result, *target, floatPath);
-        report["holdout"] = holdoutFigure
-                                ? QJsonValue(QJsonObject{
-                                      {"samples", static_cast<qint64>(holdoutSamples)},
-                                      {"metric", number(*holdoutFigure)},
-                                      {"met", ql::analysis::meetsTarget(*holdoutFigure, *target)}})
-                                : QJsonValue(QJsonValue::Null);
+        QJsonObject report = resultJson(*result, search, floatPath);
+        report["holdout"] =
+            holdoutFigure
+                ? QJsonValue(QJsonObject{{"samples", static_cast<qint64>(holdoutFigure->samples)},
+                                         {"metric", number(holdoutFigure->figure)},
+                                         {"met", holdoutFigure->met}})
+                : QJsonValue(QJsonValue::Null);
         const QByteArray json = QJsonDocument(report).toJson();
         if (ql::Status s = writeTextFile(parser.value("json"), json); !s) return reportFailure(s);
     }
@@ -234,7 +244,7 @@ int runSearch(const QStringList &arguments) {
                       ql::analysis::searchTargetName(*target).c_str(), result->figure);
         list.origin = origin;
         for (const std::string &name : list.nodes) list.reasons[name] = origin;
-        const std::string text = ql::analysis::formatSkipList(*floatGraph, list, dialect);
+        const std::string text = ql::analysis::formatSkipList(floatGraph, list, dialect);
         if (ql::Status s =
                 writeTextFile(parser.value("skip-list"), QByteArray::fromStdString(text));
             !s)

@@ -3,10 +3,6 @@
 #include <atomic>
 #include <mutex>
 
-#include "analysis/pair_batch.h"
-#include "onnx_io/model_loader.h"
-#include "passes/precision.h"
-#include "quant/calibration_data.h"
 #include "worker_pool.h"
 
 namespace ql::ui {
@@ -49,7 +45,6 @@ struct AnalysisJob::Outcome {
     QString exportedPath;
 };
 
-
 namespace {
 
 // The snapshot of the session's models after a change; the float side and the batch are shared
@@ -83,75 +78,18 @@ const char *stageName(const std::string &stage) {
     return nullptr;
 }
 
-// Calibration batches as `quantlens quantize --calib F1,F2 --calib-batch B` reads them: each file
-// one batch (batchSize 0), or their samples regrouped into batches of batchSize.
-Result<std::vector<std::map<std::string, Tensor>>> calibrationBatchesFromFiles(
-    const Graph &graph, const std::vector<std::string> &paths, int64_t batchSize) {
-    auto files = quant::listCalibrationFiles(paths);
-    if (!files) return files.status();
-    auto batches = quant::readCalibrationBatches(graph, std::move(*files), batchSize);
-    if (!batches) return batches.status();
-    if (batches->empty()) return Status::badInput("no calibration samples");
-    return batches;
-}
-
 Status createSession(const AnalysisRequest &request, const analysis::SessionProgress &progress,
                      std::unique_ptr<analysis::AnalysisSession> &session, ReportPtr &report) {
-    progress("loading", 0, 0);
-    auto floatGraph = loadModel(request.floatModel);
-    if (!floatGraph) return floatGraph.status();
-    if (isQuantizedModel(*floatGraph))
-        return Status::badInput(request.floatModel +
-                                ": is a quantized model; open it as the quantized side");
-    std::optional<Graph> quantGraph;
-    if (!request.quantModel.empty()) {
-        auto loaded = loadModel(request.quantModel);
-        if (!loaded) return loaded.status();
-        if (!isQuantizedModel(*loaded))
-            return Status::badInput(request.quantModel +
-                                    ": has no quantized nodes; expected a QDQ or QOperator model");
-        if (loaded->inputs.size() != floatGraph->inputs.size())
-            return Status::badInput(request.quantModel + ": has " +
-                                    std::to_string(loaded->inputs.size()) +
-                                    " inputs, the float model " +
-                                    std::to_string(floatGraph->inputs.size()) + ": not a pair");
-        quantGraph = std::move(*loaded);
-    }
-    if (!progress("loading", 0, 0)) return Status::error(ErrorKind::Cancelled, "cancelled");
-    // A static-batch export runs at its own batch (quantized in the app: the float model's).
-    auto pairBatch = analysis::pairBatchSize(*floatGraph, quantGraph ? *quantGraph : *floatGraph,
-                                             request.batch, false);
-    if (!pairBatch) return pairBatch.status();
-    const int64_t batch = pairBatch->batch;
-    Result<analysis::EvaluationData> data =
-        request.randomInputs
-            ? analysis::randomEvaluationData(*floatGraph, request.randomCount, request.randomSeed,
-                                             batch)
-            : analysis::evaluationDataFromFiles(*floatGraph, request.dataPaths, batch);
-    if (!data) return data.status().withContext("evaluation data");
-    if (!request.labels.empty()) {
-        auto labels = analysis::readLabelsFile(request.labels);
-        if (!labels) return labels.status();
-        data->labels = std::move(*labels);
-        if (static_cast<int64_t>(data->labels.size()) < data->samples)
-            return Status::badInput(request.labels + ": " + std::to_string(data->labels.size()) +
-                                    " labels for " + std::to_string(data->samples) + " samples");
-    }
+    auto inputs = analysis::loadSessionInputs(request, progress);
+    if (!inputs) return inputs.status();
     analysis::SessionOptions options;
     options.suite.int8Kernels = request.int8Kernels;
     options.suite.threads = request.threads;
     options.quantizer = request.quantizer;
-    if (!request.quantModel.empty() || request.calibrationPaths.empty()) {
-        // calibration on the evaluation data (the session's default)
-    } else {
-        auto calibration = calibrationBatchesFromFiles(*floatGraph, request.calibrationPaths,
-                                                       request.calibrationBatch);
-        if (!calibration) return calibration.status().withContext("calibration data");
-        options.calibrationBatches = std::move(*calibration);
-    }
-    auto created =
-        analysis::AnalysisSession::create(std::move(*floatGraph), std::move(quantGraph),
-                                          std::move(*data), std::move(options), progress);
+    options.calibrationBatches = std::move(inputs->calibrationBatches);
+    auto created = analysis::AnalysisSession::create(
+        std::move(inputs->floatGraph), std::move(inputs->quantGraph), std::move(inputs->data),
+        std::move(options), progress);
     if (!created) return created.status();
     session = std::move(*created);
     if (!request.fp32Layers.empty()) {

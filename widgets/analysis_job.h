@@ -22,26 +22,16 @@
 
 #include "analysis/analysis_session.h"
 #include "analysis/layer_matching.h"
+#include "analysis/session_inputs.h"
 #include "analysis_report.h"
 #include "core/status.h"
 
 namespace ql::ui {
 
-// Everything a worker needs to create a session, as plain engine values.
-struct AnalysisRequest {
-    std::string floatModel;
-    std::string quantModel;                     // empty: quantize the float model in the app
-    std::vector<std::string> calibrationPaths;  // in-app quantization; empty: the evaluation data
-    // Samples per calibration batch from calibrationPaths; 0: each file one batch (as
-    // `quantlens quantize --calib`).
-    int64_t calibrationBatch = 0;
+// Everything a worker needs to create a session, as plain engine values: the sources (models,
+// calibration and evaluation inputs, labels) and how to run them.
+struct AnalysisRequest : analysis::SessionSources {
     quant::QuantizationOptions quantizer;
-    std::vector<std::string> dataPaths;  // .npy/.pb files or folders
-    std::string labels;                  // optional .npy of class ids
-    bool randomInputs = false;
-    int64_t randomCount = 32;
-    uint64_t randomSeed = 1;
-    int64_t batch = 16;
     Int8Kernels int8Kernels = Int8Kernels::Exact;
     std::set<std::string> fp32Layers;  // applied right after the first run (project restore)
     bool measureLatency = true;

@@ -67,6 +67,14 @@ struct AnalysisSession::Impl {
     LayerMatching baseMatching;        // float vs qdqBase
     std::unique_ptr<IncrementalSuite> incremental;  // null: every toggle re-runs the whole suite
 
+    // The quantized model as it now stands, prepared to run int8 with the session's kernels.
+    Result<Graph> int8Plan() const {
+        Graph quant = current;
+        QL_RETURN_IF_ERROR(preparePrecision(quant, Precision::Int8));
+        applyInt8Kernels(quant, options.suite.int8Kernels);
+        return quant;
+    }
+
     // runNumericSuite on `quant`; its own float and quantized passes fill the caches of the
     // incremental re-runs (`caches`: null when disabled or over the budget).
     Result<NumericSuiteReport> runSuite(const Graph &quant, const SessionProgress &progress,
@@ -219,36 +227,58 @@ Result<NumericSuiteReport> AnalysisSession::setFp32Layers(const std::set<std::st
     return d.report;
 }
 
+namespace {
+
+// Median time (ms) of one pass over batches[0, count), `runs` times after an untimed first pass
+// (which creates the primitives).
+Result<double> medianPassMs(Graph graph, const PlanOptions &planOptions,
+                            const std::vector<std::map<std::string, Tensor>> &batches, size_t count,
+                            int runs) {
+    if (batches.empty()) return Status::badInput("latency: no evaluation batches");
+    count = std::clamp<size_t>(count, 1, batches.size());
+    auto plan = ExecutionPlan::create(std::move(graph), planOptions);
+    if (!plan) return plan.status();
+    std::vector<Tensor> outputs;
+    QL_RETURN_IF_ERROR((*plan)->run(batches.front(), outputs));
+    std::vector<double> times;
+    for (int r = 0; r < std::max(runs, 1); ++r) {
+        const auto start = std::chrono::steady_clock::now();
+        for (size_t b = 0; b < count; ++b) QL_RETURN_IF_ERROR((*plan)->run(batches[b], outputs));
+        times.push_back(
+            std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
+                .count());
+    }
+    return median(times);
+}
+
+}  // namespace
+
 Result<std::pair<double, double>> AnalysisSession::measureLatencyMs(int runs) {
     Impl &d = *m_impl;
-    runs = std::max(runs, 1);
     PlanOptions planOptions;
     planOptions.threads = d.options.suite.threads;
-    Graph quant = d.current;
-    QL_RETURN_IF_ERROR(preparePrecision(quant, Precision::Int8));
-    applyInt8Kernels(quant, d.options.suite.int8Kernels);
+    auto quant = d.int8Plan();
+    if (!quant) return quant.status();
     Graph fp = d.floatGraph;
     QL_RETURN_IF_ERROR(preparePrecision(fp, Precision::Fp32));
-    double medians[2] = {0.0, 0.0};
-    Graph *graphs[2] = {&quant, &fp};
-    for (int k = 0; k < 2; ++k) {
-        auto plan = ExecutionPlan::create(std::move(*graphs[k]), planOptions);
-        if (!plan) return plan.status();
-        std::vector<Tensor> outputs;
-        QL_RETURN_IF_ERROR(
-            (*plan)->run(d.data.batches.front(), outputs));  // primitives created here
-        std::vector<double> times;
-        for (int r = 0; r < runs; ++r) {
-            const auto start = std::chrono::steady_clock::now();
-            for (const auto &batch : d.data.batches)
-                QL_RETURN_IF_ERROR((*plan)->run(batch, outputs));
-            times.push_back(
-                std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
-                    .count());
-        }
-        medians[k] = median(times);
-    }
-    return std::make_pair(medians[0], medians[1]);
+    const size_t all = d.data.batches.size();
+    auto int8Ms = medianPassMs(std::move(*quant), planOptions, d.data.batches, all, runs);
+    if (!int8Ms) return int8Ms.status();
+    auto fp32Ms = medianPassMs(std::move(fp), planOptions, d.data.batches, all, runs);
+    if (!fp32Ms) return fp32Ms.status();
+    return std::make_pair(*int8Ms, *fp32Ms);
+}
+
+Result<double> AnalysisSession::measureInt8BatchLatencyMs(int runs, int batches) {
+    Impl &d = *m_impl;
+    PlanOptions planOptions;
+    planOptions.threads = d.options.suite.threads;
+    auto quant = d.int8Plan();
+    if (!quant) return quant.status();
+    const size_t count = std::clamp<size_t>(std::max(batches, 1), 1, d.data.batches.size());
+    auto passMs = medianPassMs(std::move(*quant), planOptions, d.data.batches, count, runs);
+    if (!passMs) return passMs.status();
+    return *passMs / static_cast<double>(count);
 }
 
 size_t AnalysisSession::cachedBytes() const {

@@ -108,6 +108,10 @@ public:
     // Median wall time (ms) of one pass over the evaluation data: the quantized model as it now
     // stands (int8) and the float model, `runs` times each.
     Result<std::pair<double, double>> measureLatencyMs(int runs = 3);
+    // Median wall time (ms) of one batch through the quantized model as it now stands: the first
+    // `batches` evaluation batches run `runs` times (the first pass, which creates the
+    // primitives, untimed), each run's time divided by the batches it ran.
+    Result<double> measureInt8BatchLatencyMs(int runs, int batches);
     // Bytes of activations cached for incremental toggles (0: every toggle re-runs the suite).
     size_t cachedBytes() const;
     // Writes the current quantized model (toggles applied) as ONNX.

@@ -147,6 +147,105 @@ Status searchGreedily(Evaluator &evaluate, size_t n, int rerank, SearchResult &r
     return Status::ok();
 }
 
+// Whether a is at least as good as b in every respect and better in one.
+bool dominates(const ParetoPoint &a, const ParetoPoint &b, SearchMetric metric) {
+    const bool noWorse = a.fp32Layers.size() <= b.fp32Layers.size() && a.latencyMs <= b.latencyMs &&
+                         !betterFigure(b.figure, a.figure, metric);
+    const bool better = a.fp32Layers.size() < b.fp32Layers.size() || a.latencyMs < b.latencyMs ||
+                        betterFigure(a.figure, b.figure, metric);
+    return noWorse && better;
+}
+
+// The measured sets whose int8 plans are timed (see the header), each once.
+std::vector<const SearchEvaluation *> setsToTime(const SearchOptions &options,
+                                                 const SearchResult &result) {
+    const SearchMetric metric = options.target.metric;
+    std::vector<const SearchEvaluation *> sets;
+    auto add = [&](const SearchEvaluation *e) {
+        for (const SearchEvaluation *s : sets)
+            if (s->fp32Layers == e->fp32Layers) return;
+        sets.push_back(e);
+    };
+    std::map<size_t, const SearchEvaluation *> bestOfSize;
+    for (const SearchEvaluation &e : result.evaluations) {
+        const SearchEvaluation *&best = bestOfSize[e.fp32Layers.size()];
+        if (!best || betterFigure(e.figure, best->figure, metric)) best = &e;
+    }
+    double bestSmaller = kNaN;
+    for (const auto &[size, e] : bestOfSize)
+        if (std::isnan(bestSmaller) || betterFigure(e->figure, bestSmaller, metric)) {
+            add(e);
+            bestSmaller = e->figure;
+        }
+    for (const SearchEvaluation &e : result.evaluations)
+        if (e.fp32Layers == result.fp32Layers) add(&e);
+    if (options.objective != SearchObjective::Latency) return sets;
+    std::vector<const SearchEvaluation *> meeting;
+    for (const SearchEvaluation &e : result.evaluations)
+        if (meetsTarget(e.figure, options.target)) meeting.push_back(&e);
+    std::stable_sort(meeting.begin(), meeting.end(), [&](const auto *a, const auto *b) {
+        if (a->fp32Layers.size() != b->fp32Layers.size())
+            return a->fp32Layers.size() < b->fp32Layers.size();
+        return betterFigure(a->figure, b->figure, metric);
+    });
+    for (const SearchEvaluation *e : meeting) {
+        if (static_cast<int>(sets.size()) >= options.latencyCandidates) break;
+        add(e);
+    }
+    return sets;
+}
+
+// Times the int8 plans of setsToTime, keeps their Pareto front and, with the latency objective,
+// makes the fastest set meeting the target the result. Leaves the session on the result's set.
+Status timeSets(AnalysisSession &session, const SearchOptions &options, SearchResult &result) {
+    const SearchMetric metric = options.target.metric;
+    std::vector<ParetoPoint> points;
+    for (const SearchEvaluation *e : setsToTime(options, result)) {
+        const std::set<std::string> layers(e->fp32Layers.begin(), e->fp32Layers.end());
+        QL_RETURN_IF_ERROR(session.setFp32Layers(layers).status());
+        auto ms = session.measureInt8BatchLatencyMs(options.latencyRuns, options.latencyBatches);
+        if (!ms) return ms.status();
+        points.push_back({e->fp32Layers, e->figure, *ms, meetsTarget(e->figure, options.target)});
+        if (options.progress && !options.progress(static_cast<int>(result.evaluations.size()),
+                                                  result.reached ? result.figure : kNaN))
+            return Status::error(ErrorKind::Cancelled, "fp32 search cancelled");
+    }
+    if (options.objective == SearchObjective::Latency) {
+        double fastest = kNaN;
+        for (const ParetoPoint &p : points)
+            if (p.meetsTarget && !(p.latencyMs >= fastest)) fastest = p.latencyMs;
+        const ParetoPoint *pick = nullptr;
+        for (const ParetoPoint &p : points) {
+            if (!p.meetsTarget || p.latencyMs > fastest * (1.0 + options.latencyTies)) continue;
+            if (!pick || p.fp32Layers.size() < pick->fp32Layers.size() ||
+                (p.fp32Layers.size() == pick->fp32Layers.size() &&
+                 betterFigure(p.figure, pick->figure, metric)))
+                pick = &p;
+        }
+        if (pick) {
+            result.fp32Layers = pick->fp32Layers;
+            result.figure = pick->figure;
+        }
+    }
+    for (const ParetoPoint &p : points) {
+        if (p.fp32Layers == result.fp32Layers) result.latencyMs = p.latencyMs;
+        bool dominated = false;
+        for (const ParetoPoint &q : points) dominated = dominated || dominates(q, p, metric);
+        if (!dominated) result.pareto.push_back(p);
+    }
+    std::stable_sort(result.pareto.begin(), result.pareto.end(), [](const auto &a, const auto &b) {
+        if (a.fp32Layers.size() != b.fp32Layers.size())
+            return a.fp32Layers.size() < b.fp32Layers.size();
+        return a.latencyMs < b.latencyMs;
+    });
+    const auto &batch = session.data().batches.front();
+    result.latencyBatchSamples = batch.empty() || batch.begin()->second.rank() == 0
+                                     ? 0
+                                     : static_cast<int>(batch.begin()->second.dim(0));
+    const std::set<std::string> found(result.fp32Layers.begin(), result.fp32Layers.end());
+    return session.setFp32Layers(found).status();
+}
+
 }  // namespace
 
 Result<SearchTarget> parseSearchTarget(const std::string &text) {
@@ -172,6 +271,16 @@ Result<SearchTarget> parseSearchTarget(const std::string &text) {
     if (target.metric == SearchMetric::AccuracyDrop && target.value < 0.0)
         return Status::badInput("target '" + text + "': the accuracy drop must be >= 0 points");
     return target;
+}
+
+bool parseSearchObjective(const std::string &text, SearchObjective &objective) {
+    if (text == "layers")
+        objective = SearchObjective::Layers;
+    else if (text == "latency")
+        objective = SearchObjective::Latency;
+    else
+        return false;
+    return true;
 }
 
 std::string searchTargetName(const SearchTarget &target) {
@@ -231,26 +340,41 @@ Result<SearchResult> searchFp32Layers(AnalysisSession &session, const SearchOpti
         result.reached = evaluate.meets(*none);
         result.exhaustive = true;
         result.allFp32Figure = *none;
+        QL_RETURN_IF_ERROR(timeSets(session, options, result));
         return result;
     }
     auto allFp32 = evaluate.figure(all);
     if (!allFp32) return allFp32.status();
     result.allFp32Figure = *allFp32;
-    if (!evaluate.meets(*allFp32)) {
-        keep(result, all, *allFp32);  // the best reachable: nothing quantized that can be kept
-        QL_RETURN_IF_ERROR(session.setFp32Layers({}).status());
-        return result;
+    keep(result, all, *allFp32);  // unreached: the best reachable, nothing quantized kept
+    if (evaluate.meets(*allFp32)) {
+        const bool exhaustive = static_cast<int>(n) <= options.exhaustiveUpTo;
+        Status searched = exhaustive ? searchExhaustively(evaluate, n, result)
+                                     : searchGreedily(evaluate, n, options.rerank, result);
+        if (!searched && !result.budgetExhausted) return searched;
+        result.reached = evaluate.meets(result.figure);
+        result.exhaustive = exhaustive && !result.budgetExhausted;
     }
-    keep(result, all, *allFp32);
-    const bool exhaustive = static_cast<int>(n) <= options.exhaustiveUpTo;
-    Status searched = exhaustive ? searchExhaustively(evaluate, n, result)
-                                 : searchGreedily(evaluate, n, options.rerank, result);
-    if (!searched && !result.budgetExhausted) return searched;
-    result.reached = evaluate.meets(result.figure);
-    result.exhaustive = exhaustive && !result.budgetExhausted;
-    const std::set<std::string> found(result.fp32Layers.begin(), result.fp32Layers.end());
-    QL_RETURN_IF_ERROR(session.setFp32Layers(found).status());
+    QL_RETURN_IF_ERROR(timeSets(session, options, result));
     return result;
+}
+
+Result<HoldoutFigure> measureOnHoldout(const Graph &floatGraph,
+                                       const std::optional<Graph> &quantGraph, EvaluationData held,
+                                       const SessionOptions &options,
+                                       const std::vector<std::string> &fp32Layers,
+                                       const SearchTarget &target,
+                                       const SessionProgress &progress) {
+    HoldoutFigure out;
+    out.samples = held.samples;
+    auto session =
+        AnalysisSession::create(floatGraph, quantGraph, std::move(held), options, progress);
+    if (!session) return session.status();
+    auto report = (*session)->setFp32Layers({fp32Layers.begin(), fp32Layers.end()}, progress);
+    if (!report) return report.status();
+    out.figure = searchMetricValue(*report, target.metric);
+    out.met = meetsTarget(out.figure, target);
+    return out;
 }
 
 }  // namespace ql::analysis

@@ -142,3 +142,47 @@ TEST(Fp32Search, HoldoutTakesTheLastWholeBatchesAndTheirLabels) {
     ASSERT_TRUE(one.isOk());
     EXPECT_EQ(splitHoldout(std::move(*one), 0.25).status().kind(), ErrorKind::BadInput);
 }
+
+// The timed sets: the front holds no dominated point, starts with the model as quantized (the
+// fewest layers), holds the layer-count answer; the latency objective's answer meets the target
+// and is within the tie band of every timed set meeting it.
+TEST(Fp32Search, ParetoFrontAndLatencyObjective) {
+    auto session = demoSession(false);
+    ASSERT_TRUE(session);
+    auto layers = searchFp32Layers(*session, target("sqnr:35"));
+    ASSERT_TRUE(layers.isOk()) << layers.status().message();
+    ASSERT_TRUE(layers->reached);
+    EXPECT_GT(layers->latencyMs, 0.0);
+    EXPECT_EQ(layers->latencyBatchSamples, 16);
+    ASSERT_GE(layers->pareto.size(), 2u);
+    EXPECT_TRUE(layers->pareto.front().fp32Layers.empty());
+    bool holdsAnswer = false;
+    for (const ParetoPoint &p : layers->pareto) {
+        holdsAnswer = holdsAnswer || p.fp32Layers == layers->fp32Layers;
+        EXPECT_EQ(p.meetsTarget, p.figure >= 35.0);
+        bool measured = false;
+        for (const SearchEvaluation &e : layers->evaluations)
+            measured = measured || (e.fp32Layers == p.fp32Layers && e.figure == p.figure);
+        EXPECT_TRUE(measured) << "a front point that the search never measured";
+        for (const ParetoPoint &q : layers->pareto) {
+            const bool noWorse = q.fp32Layers.size() <= p.fp32Layers.size() &&
+                                 q.latencyMs <= p.latencyMs && q.figure >= p.figure;
+            const bool better = q.fp32Layers.size() < p.fp32Layers.size() ||
+                                q.latencyMs < p.latencyMs || q.figure > p.figure;
+            EXPECT_FALSE(noWorse && better) << "a dominated point in the front";
+        }
+    }
+    EXPECT_TRUE(holdsAnswer);
+
+    SearchOptions fastest = target("sqnr:35");
+    fastest.objective = SearchObjective::Latency;
+    auto latency = searchFp32Layers(*session, fastest);
+    ASSERT_TRUE(latency.isOk()) << latency.status().message();
+    ASSERT_TRUE(latency->reached);
+    EXPECT_GE(latency->figure, 35.0);
+    EXPECT_DOUBLE_EQ(session->report().outputs.at(0).sqnrDb, latency->figure);
+    for (const ParetoPoint &p : latency->pareto)
+        if (p.meetsTarget) EXPECT_LE(latency->latencyMs, p.latencyMs * (1.0 + fastest.latencyTies));
+    EXPECT_TRUE(parseSearchObjective("latency", fastest.objective));
+    EXPECT_FALSE(parseSearchObjective("speed", fastest.objective));
+}

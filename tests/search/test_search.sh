@@ -56,6 +56,27 @@ sys.exit(0 if h['samples'] == 16 and h['metric'] > 20 and h['met'] == (h['metric
 expect "holdout of one batch" 2 "a holdout needs at least 2" -- \
     "$quantlens" search "${pair[@]}" --target sqnr:35 --holdout 0.25 --batch 64
 
+# --objective latency: the answer meets the target and is within 3 % of the fastest timed set
+# that does; the JSON's Pareto front holds no dominated point.
+expect "latency objective" 0 "the fastest timed set meeting it" -- \
+    "$quantlens" search "${pair[@]}" --target sqnr:35 --objective latency --json "$work/lat.json"
+expect "pareto front" 0 "" -- /usr/bin/python3 -c "
+import json, sys
+r = json.load(open('$work/lat.json'))
+front = r['pareto']
+def dominates(q, p):
+    key = lambda x: (len(x['fp32_layers']), x['latency_ms'], -x['metric'])
+    return all(a <= b for a, b in zip(key(q), key(p))) and key(q) != key(p)
+assert r['objective'] == 'latency' and r['met'] and r['reached'] >= 35, r['reached']
+assert not any(dominates(q, p) for p in front for q in front), front
+assert front[0]['fp32_layers'] == [] and not front[0]['meets_target']
+fastest = min(p['latency_ms'] for p in front if p['meets_target'])
+assert r['latency_ms'] <= fastest * 1.03, (r['latency_ms'], fastest)
+print(len(front), 'points; set', r['fp32_layers'], r['latency_ms'], 'ms')"
+cat "$work/out" "$work/err"
+expect "bad objective" 2 "--objective expects layers or latency" -- \
+    "$quantlens" search "${pair[@]}" --target sqnr:35 --objective speed
+
 expect "unreachable target" 4 "target sqnr:500 not reached" -- "$quantlens" search "${pair[@]}" --target sqnr:500
 [ "$(grep -c '^quantlens:' "$work/err")" -eq 1 ] || { failed=$((failed + 1)); echo "FAIL unreachable: not one line"; }
 expect "bad target" 2 "unknown target 'psnr:3'" -- "$quantlens" search "${pair[@]}" --target psnr:3
