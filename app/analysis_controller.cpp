@@ -61,6 +61,10 @@ AnalysisController::AnalysisController(QObject *parent)
     connect(m_job, &ql::ui::AnalysisJob::failed, this,
             [this](const QString &message, ql::ErrorKind kind,
                    ql::ui::AnalysisJob::Operation operation) {
+                if (operation == ql::ui::AnalysisJob::Operation::Search) {
+                    emit searchFailed(message, kind);
+                    return;
+                }
                 if (operation == ql::ui::AnalysisJob::Operation::Analysis && m_job->report()) {
                     // The previous analysis stays on screen: so does its setup.
                     m_setup = m_goodSetup;
@@ -77,6 +81,8 @@ AnalysisController::AnalysisController(QObject *parent)
                             kind);
             });
     connect(m_job, &ql::ui::AnalysisJob::exported, this, &AnalysisController::exported);
+    connect(m_job, &ql::ui::AnalysisJob::searchProgress, this, &AnalysisController::searchProgress);
+    connect(m_job, &ql::ui::AnalysisJob::searchReady, this, &AnalysisController::searchReady);
     connect(m_job, &ql::ui::AnalysisJob::busyChanged, this, &AnalysisController::busyChanged);
     connect(m_job, &ql::ui::AnalysisJob::progress, this, &AnalysisController::progress);
 }
@@ -269,7 +275,12 @@ bool AnalysisController::writeFile(const QString &path, const QByteArray &bytes,
     return true;
 }
 
-bool AnalysisController::exportSkipList(const QString &path, QString &error) const {
+void AnalysisController::findFp32Set(const ql::ui::SearchRequest &request) {
+    m_job->requestSearch(request);
+}
+
+bool AnalysisController::exportSkipList(const QString &path, ql::analysis::SkipListDialect dialect,
+                                        QString &error) const {
     // Names are checked against the float model (the report's layer names are its node names):
     // a skip-list must work with `quantlens quantize --skip-list`.
     const ql::ui::ReportPtr current = report();
@@ -282,7 +293,24 @@ bool AnalysisController::exportSkipList(const QString &path, QString &error) con
             return false;
         }
     }
-    return writeFile(path, QJsonDocument(skipListJson()).toJson(), error);
+    const QJsonObject json = skipListJson();
+    if (dialect == ql::analysis::SkipListDialect::QuantLens)
+        return writeFile(path, QJsonDocument(json).toJson(), error);
+    const auto floatGraph = m_job->models().floatGraph;
+    if (!floatGraph) {
+        error = tr("No analysis to export yet");
+        return false;
+    }
+    ql::analysis::SkipList list;
+    list.model = json.value(QStringLiteral("model")).toString().toStdString();
+    list.nodes.assign(m_fp32.begin(), m_fp32.end());
+    const QJsonObject reasons = json.value(QStringLiteral("reason")).toObject();
+    for (auto it = reasons.begin(); it != reasons.end(); ++it)
+        list.reasons[it.key().toStdString()] = it.value().toString().toStdString();
+    list.origin = tr("fp32 layers chosen in QuantLens").toStdString();
+    return writeFile(
+        path, QByteArray::fromStdString(ql::analysis::formatSkipList(*floatGraph, list, dialect)),
+        error);
 }
 
 static ql::ui::AnalysisModels analysisModels(const AnalysisSetup &setup) {

@@ -12,16 +12,14 @@
 #include <set>
 #include <string>
 
+#include "analysis/skip_list_dialects.h"
+#include "analysis_job.h"
 #include "analysis_report.h"
 #include "analysis_setup.h"
 #include "core/status.h"
 
 class QUndoStack;
 class QJsonObject;
-
-namespace ql::ui {
-class AnalysisJob;
-}
 
 class AnalysisController : public QObject {
     Q_OBJECT
@@ -64,9 +62,16 @@ public:
     double thresholdDb() const { return m_thresholdDb; }
     void setThresholdDb(double thresholdDb);
 
+    // The fp32 search on the current analysis (after the running operation): searchProgress,
+    // then searchReady or searchFailed. The answer is applied by setFp32Layers (undoable).
+    void findFp32Set(const ql::ui::SearchRequest &request);
+
     // Exports; false with a one-line message.
     QJsonObject skipListJson() const;
-    bool exportSkipList(const QString &path, QString &error) const;
+    // The fp32 layers as a skip-list for a toolchain (analysis/skip_list_dialects.h); quantlens is
+    // skipListJson().
+    bool exportSkipList(const QString &path, ql::analysis::SkipListDialect dialect,
+                        QString &error) const;
     bool exportAnalysisJson(const QString &path, QString &error) const;
     bool exportAnalysisCsv(const QString &path, QString &error) const;
     void exportQuantizedModel(const QString &path);  // async: job's exported / failed
@@ -86,6 +91,9 @@ signals:
     void progress(const QString &stage, int done, int total);
     void thresholdChanged(double thresholdDb);
     void fp32LayersChanged();
+    void searchProgress(int evaluations, double bestFigure);
+    void searchReady(ql::ui::SearchOutcomePtr outcome);
+    void searchFailed(const QString &message, ql::ErrorKind kind);
     // Anything a project stores changed (dirty flag, autosave).
     void modified();
 

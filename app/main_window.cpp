@@ -81,6 +81,7 @@ MainWindow::MainWindow(const Options &options, QWidget *parent)
     createPages();
     createActions();
     createCalibrationLab();
+    createFp32Search();
     createMenus();
     createStatusBar();
 
@@ -496,6 +497,7 @@ void MainWindow::updateActions() {
         hasReport && m_analysisPanel->tableModel()->isToggleable(m_analysisPanel->currentLayer()));
     m_resetInt8->setEnabled(hasReport && !m_analysis->fp32Layers().empty());
     m_keepWorst->setEnabled(hasReport);
+    m_findFp32Set->setEnabled(hasReport);
     m_exportSkipList->setEnabled(hasReport);
     m_exportJson->setEnabled(hasReport);
     m_exportCsv->setEnabled(hasReport);

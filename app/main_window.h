@@ -30,6 +30,7 @@ class RecentFilesController;
 namespace ql::ui {
 class AnalysisPanel;
 class CalibrationLabView;
+class Fp32SearchDialog;
 class LayerDetailsWidget;
 class LayerInspector;
 class DiagnosisList;
@@ -63,6 +64,8 @@ public:
     ql::ui::AnalysisPanel *analysisPanel() const { return m_analysisPanel; }
     ql::ui::LayerInspector *inspector() const { return m_inspector; }
     ql::ui::DiagnosisList *diagnosis() const { return m_diagnosis; }
+    // Edit > Find fp32 Set…'s dialog (null before its first use).
+    ql::ui::Fp32SearchDialog *searchDialog() const { return m_searchDialog; }
     QProgressBar *progressBar() const { return m_busy; }
     QString statusText() const;
 
@@ -91,6 +94,8 @@ private:
     void createStatusBar();
     void createCalibrationLab();  // main_window_calibration_lab.cpp
     void showCalibrationLabDialog();
+    void createFp32Search();  // main_window_search.cpp
+    void showFp32SearchDialog();
     void connectAnalysis();
     void restoreSettings();
     void saveSettings();
@@ -111,7 +116,8 @@ private:
     void updateTitle();
     void updateActions();
     void showAbout();
-    QString askSavePath(const QString &title, const QString &suggestedName, const QString &filter);
+    QString askSavePath(const QString &title, const QString &suggestedName, const QString &filter,
+                        QString *selectedFilter = nullptr);
 
     Options m_options;
     DocumentController *m_documents;
@@ -150,4 +156,6 @@ private:
     QAction *m_keepWorst = nullptr, *m_rerun = nullptr, *m_cancelAction = nullptr;
     QAction *m_showModel = nullptr, *m_showAnalysis = nullptr, *m_demo = nullptr;
     QAction *m_calibrationLab = nullptr, *m_showCalibrationLab = nullptr;
+    QAction *m_findFp32Set = nullptr;
+    ql::ui::Fp32SearchDialog *m_searchDialog = nullptr;  // made on first use
 };

@@ -47,8 +47,10 @@ void MainWindow::createActions() {
     m_saveProjectAs = make(tr("Save Project &As…"), "actionSaveProjectAs", QKeySequence::SaveAs);
     connect(m_saveProjectAs, &QAction::triggered, m_project, &ProjectController::saveAsInteractive);
     m_exportSkipList =
-        make(tr("&Skip-List (JSON)…"), "actionExportSkipList", QKeySequence(tr("Ctrl+Shift+E")));
-    m_exportSkipList->setStatusTip(tr("The fp32 layers for `quantlens quantize --skip-list`"));
+        make(tr("&Skip-List…"), "actionExportSkipList", QKeySequence(tr("Ctrl+Shift+E")));
+    m_exportSkipList->setStatusTip(
+        tr("The fp32 layers for QuantLens, ONNX Runtime, NNCF, PyTorch, Neural Compressor or "
+           "TensorRT"));
     connect(m_exportSkipList, &QAction::triggered, this, &MainWindow::exportSkipList);
     m_exportJson = make(tr("Analysis as &JSON…"), "actionExportJson");
     connect(m_exportJson, &QAction::triggered, this, [this] { exportAnalysis(false); });
@@ -121,6 +123,7 @@ void MainWindow::createMenus() {
     edit->addAction(m_toggleLayer);
     edit->addAction(m_resetInt8);
     edit->addAction(m_keepWorst);
+    edit->addAction(m_findFp32Set);
     edit->addSeparator();
     QAction *find = edit->addAction(tr("&Find Layer"), this, [this] {
         if (m_pages->currentWidget() == m_analysisSplitter)
@@ -128,7 +131,7 @@ void MainWindow::createMenus() {
         else
             m_layers->focusFilter();
     });
-    find->setShortcut(QKeySequence::Find);
+    find->setShortcut(QKeySequence(tr("Ctrl+Shift+F")));  // Ctrl+F: Find fp32 Set
 
     QMenu *view = menuBar()->addMenu(tr("&View"));
     view->addAction(m_showModel);
@@ -155,7 +158,8 @@ void MainWindow::createMenus() {
     for (QAction *action : {m_newAnalysis, m_openFloat, m_openQuant, m_evaluationData})
         tools->addAction(action);
     tools->addSeparator();
-    for (QAction *action : {m_undo, m_redo, m_resetInt8, m_keepWorst}) tools->addAction(action);
+    for (QAction *action : {m_undo, m_redo, m_resetInt8, m_keepWorst, m_findFp32Set})
+        tools->addAction(action);
     tools->addSeparator();
     tools->addAction(m_exportSkipList);
 }

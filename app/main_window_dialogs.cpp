@@ -78,7 +78,7 @@ void MainWindow::keepWorstDialog() {
 }
 
 QString MainWindow::askSavePath(const QString &title, const QString &suggestedName,
-                                const QString &filter) {
+                                const QString &filter, QString *selectedFilter) {
     QSettings settings;
     QString folder =
         m_options.persistSettings ? settings.value(kLastFolderKey).toString() : QString();
@@ -86,20 +86,64 @@ QString MainWindow::askSavePath(const QString &title, const QString &suggestedNa
         folder = QFileInfo(m_project->path().isEmpty() ? m_analysis->setup().floatModel
                                                        : m_project->path())
                      .absolutePath();
-    const QString path =
-        QFileDialog::getSaveFileName(this, title, QDir(folder).filePath(suggestedName), filter);
+    const QString path = QFileDialog::getSaveFileName(
+        this, title, QDir(folder).filePath(suggestedName), filter, selectedFilter);
     if (!path.isEmpty() && m_options.persistSettings)
         settings.setValue(kLastFolderKey, QFileInfo(path).absolutePath());
     return path;
 }
 
+namespace {
+
+// The skip-list dialects as the save dialog offers them: filter and suggested file name suffix.
+struct DialectChoice {
+    ql::analysis::SkipListDialect dialect;
+    const char *filter;
+    const char *suffix;
+};
+const DialectChoice kDialectChoices[] = {
+    {ql::analysis::SkipListDialect::QuantLens,
+     QT_TRANSLATE_NOOP("MainWindow", "QuantLens skip-list (*.json)"), "_skip_list.json"},
+    {ql::analysis::SkipListDialect::Ort,
+     QT_TRANSLATE_NOOP("MainWindow", "ONNX Runtime quantize_static nodes_to_exclude (*.py)"),
+     "_ort_nodes_to_exclude.py"},
+    {ql::analysis::SkipListDialect::Nncf,
+     QT_TRANSLATE_NOOP("MainWindow", "NNCF IgnoredScope (*.py)"), "_nncf_ignored_scope.py"},
+    {ql::analysis::SkipListDialect::PyTorch,
+     QT_TRANSLATE_NOOP("MainWindow", "PyTorch QConfigMapping (*.py)"), "_qconfig_mapping.py"},
+    {ql::analysis::SkipListDialect::Inc,
+     QT_TRANSLATE_NOOP("MainWindow", "Intel Neural Compressor op_name_dict (*.py)"),
+     "_inc_op_name_dict.py"},
+    {ql::analysis::SkipListDialect::Trt,
+     QT_TRANSLATE_NOOP("MainWindow", "TensorRT trtexec options (*.txt)"), "_trtexec.txt"},
+};
+constexpr char kSkipListDialectKey[] = "export/skipListDialect";
+
+}  // namespace
+
 void MainWindow::exportSkipList() {
+    QSettings settings;
+    const QString last =
+        m_options.persistSettings ? settings.value(kSkipListDialectKey).toString() : QString();
+    QStringList filters;
+    const DialectChoice *choice = &kDialectChoices[0];
+    for (const DialectChoice &c : kDialectChoices) {
+        filters << tr(c.filter);
+        if (last == QLatin1String(ql::analysis::skipListDialectName(c.dialect))) choice = &c;
+    }
+    QString selected = tr(choice->filter);
     const QString base = QFileInfo(m_analysis->setup().floatModel).completeBaseName();
-    const QString path = askSavePath(tr("Export Skip-List"),
-                                     base + QStringLiteral("_skip_list.json"), tr("JSON (*.json)"));
+    const QString path = askSavePath(tr("Export Skip-List"), base + QLatin1String(choice->suffix),
+                                     filters.join(QStringLiteral(";;")), &selected);
     if (path.isEmpty()) return;
+    for (const DialectChoice &c : kDialectChoices)
+        if (selected == tr(c.filter)) choice = &c;
+    if (m_options.persistSettings)
+        settings.setValue(kSkipListDialectKey,
+                          QLatin1String(ql::analysis::skipListDialectName(choice->dialect)));
     QString error;
-    if (!m_analysis->exportSkipList(path, error)) return showError(tr("Cannot Export"), error);
+    if (!m_analysis->exportSkipList(path, choice->dialect, error))
+        return showError(tr("Cannot Export"), error);
     m_status->setText(tr("Wrote %1").arg(QDir::toNativeSeparators(path)));
 }
 

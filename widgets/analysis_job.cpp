@@ -1,6 +1,7 @@
 #include "analysis_job.h"
 
 #include <atomic>
+#include <chrono>
 #include <mutex>
 
 #include "worker_pool.h"
@@ -13,6 +14,8 @@ struct AnalysisJob::Shared {
     std::string stage;
     int done = 0, total = 0;
     bool fresh = false;
+    int searched = 0;  // a search: sets measured, best figure meeting the target
+    double best = 0.0;
 
     analysis::SessionProgress callback() {
         return [this](const std::string &name, int doneNow, int totalNow) {
@@ -21,6 +24,20 @@ struct AnalysisJob::Shared {
                 stage = name;
                 done = doneNow;
                 total = totalNow;
+                fresh = true;
+            }
+            return !cancelled.load();
+        };
+    }
+
+    std::function<bool(int, double)> searchCallback() {
+        return [this](int evaluations, double bestFigure) {
+            {
+                std::lock_guard<std::mutex> lock(mutex);
+                stage = "search";
+                done = searched = evaluations;
+                total = 0;
+                best = bestFigure;
                 fresh = true;
             }
             return !cancelled.load();
@@ -43,6 +60,7 @@ struct AnalysisJob::Outcome {
     std::set<std::string> fp32;
     std::optional<std::pair<double, double>> latency;
     QString exportedPath;
+    SearchOutcomePtr search;
 };
 
 namespace {
@@ -75,6 +93,7 @@ const char *stageName(const std::string &stage) {
     if (stage == "isolated") return QT_TRANSLATE_NOOP("AnalysisJob", "Isolated comparison");
     if (stage == "latency") return QT_TRANSLATE_NOOP("AnalysisJob", "Measuring latency");
     if (stage == "export") return QT_TRANSLATE_NOOP("AnalysisJob", "Writing the model");
+    if (stage == "search") return QT_TRANSLATE_NOOP("AnalysisJob", "Searching fp32 sets");
     return nullptr;
 }
 
@@ -100,11 +119,55 @@ Status createSession(const AnalysisRequest &request, const analysis::SessionProg
     return Status::ok();
 }
 
+// The search on the live session, which then goes back to the user's layers whatever happened
+// (a toggle the search made may have been cancelled half-way: that leaves it as it was before).
+Result<SearchOutcome> searchLive(std::mutex &mutex, analysis::AnalysisSession &live,
+                                 const analysis::SearchOptions &options) {
+    std::lock_guard<std::mutex> lock(mutex);
+    const std::set<std::string> before = live.fp32Layers();
+    auto result = analysis::searchFp32Layers(live, options);
+    const Status restored = live.setFp32Layers(before).status();
+    if (!result) return result.status();
+    if (!restored) return restored;
+    SearchOutcome outcome;
+    outcome.result = std::move(*result);
+    return outcome;
+}
+
+// The search on a session of its own: the request's sources with the last batches held out.
+Result<SearchOutcome> searchWithHoldout(const AnalysisRequest &request,
+                                        analysis::SearchOptions options, double holdout,
+                                        const analysis::SessionProgress &progress) {
+    auto inputs = analysis::loadSessionInputs(request, progress);
+    if (!inputs) return inputs.status();
+    auto split = analysis::splitHoldout(std::move(inputs->data), holdout);
+    if (!split) return split.status();
+    analysis::SessionOptions sessionOptions;
+    sessionOptions.suite.int8Kernels = request.int8Kernels;
+    sessionOptions.suite.threads = request.threads;
+    sessionOptions.quantizer = request.quantizer;
+    sessionOptions.calibrationBatches = std::move(inputs->calibrationBatches);
+    auto session = analysis::AnalysisSession::create(
+        inputs->floatGraph, inputs->quantGraph, std::move(split->first), sessionOptions, progress);
+    if (!session) return session.status();
+    SearchOutcome outcome;
+    auto result = analysis::searchFp32Layers(**session, options);
+    if (!result) return result.status();
+    outcome.result = std::move(*result);
+    auto held = analysis::measureOnHoldout(inputs->floatGraph, inputs->quantGraph,
+                                           std::move(split->second), sessionOptions,
+                                           outcome.result.fp32Layers, options.target, progress);
+    if (!held) return held.status().withContext("holdout");
+    outcome.holdout = *held;
+    return outcome;
+}
+
 }  // namespace
 
 AnalysisJob::AnalysisJob(QObject *parent) : QObject(parent) {
     qRegisterMetaType<ql::ui::ReportPtr>();
     qRegisterMetaType<ql::ui::AnalysisJob::Operation>();
+    qRegisterMetaType<ql::ui::SearchOutcomePtr>();
     connect(&m_watcher, &QFutureWatcher<void>::finished, this, &AnalysisJob::onFinished);
     m_poll.setInterval(50);
     connect(&m_poll, &QTimer::timeout, this, &AnalysisJob::pollProgress);
@@ -127,7 +190,9 @@ void AnalysisJob::start(const AnalysisRequest &request) {
     m_pendingToggle.reset();
     m_pendingLatency = false;
     m_pendingExport.clear();
+    m_pendingSearch.reset();
     m_operation = Operation::None;
+    m_request = request;
     const bool latency = request.measureLatency;
     run(Operation::Analysis, [request](Shared &shared, Outcome &outcome) {
         auto box = std::make_shared<SessionBox>();
@@ -158,10 +223,17 @@ void AnalysisJob::requestExport(const QString &path) {
     if (!isBusy()) startNext();
 }
 
+void AnalysisJob::requestSearch(const SearchRequest &request) {
+    if (!m_session && m_operation != Operation::Analysis) return;
+    m_pendingSearch = request;
+    if (!isBusy()) startNext();
+}
+
 void AnalysisJob::cancel() {
     if (m_shared) m_shared->cancelled = true;
     m_pendingToggle.reset();
     m_pendingLatency = false;
+    m_pendingSearch.reset();
 }
 
 void AnalysisJob::run(Operation operation, Work work) {
@@ -216,6 +288,30 @@ void AnalysisJob::startNext() {
         });
         return;
     }
+    if (m_pendingSearch && m_request) {
+        SearchRequest request = *m_pendingSearch;
+        m_pendingSearch.reset();
+        const AnalysisRequest sources = *m_request;
+        run(Operation::Search, [session, request, sources](Shared &shared, Outcome &outcome) {
+            const auto start = std::chrono::steady_clock::now();
+            analysis::SearchOptions options = request.options;
+            options.progress = shared.searchCallback();
+            Result<SearchOutcome> searched =
+                request.holdout > 0.0
+                    ? searchWithHoldout(sources, options, request.holdout, shared.callback())
+                    : searchLive(session->mutex, *session->session, options);
+            if (!searched) {
+                outcome.status = searched.status();
+                return;
+            }
+            searched->target = options.target;
+            searched->objective = options.objective;
+            searched->seconds =
+                std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+            outcome.search = std::make_shared<const SearchOutcome>(std::move(*searched));
+        });
+        return;
+    }
     if (m_pendingLatency) {
         m_pendingLatency = false;
         run(Operation::Latency, [session](Shared &shared, Outcome &outcome) {
@@ -254,6 +350,8 @@ void AnalysisJob::onFinished() {
         emit latencyReady(outcome->latency->first, outcome->latency->second);
     } else if (!outcome->exportedPath.isEmpty()) {
         emit exported(outcome->exportedPath);
+    } else if (outcome->search) {
+        emit searchReady(outcome->search);
     }
     startNext();
 }
@@ -261,7 +359,8 @@ void AnalysisJob::onFinished() {
 void AnalysisJob::pollProgress() {
     if (!m_shared) return;
     QString stage;
-    int done = 0, total = 0;
+    int done = 0, total = 0, searched = 0;
+    double best = 0.0;
     {
         std::lock_guard<std::mutex> lock(m_shared->mutex);
         if (!m_shared->fresh) return;
@@ -270,8 +369,11 @@ void AnalysisJob::pollProgress() {
         stage = name ? tr(name) : QString::fromStdString(m_shared->stage);
         done = m_shared->done;
         total = m_shared->total;
+        searched = m_shared->searched;
+        best = m_shared->best;
     }
     emit progress(stage, done, total);
+    if (m_operation == Operation::Search && searched > 0) emit searchProgress(searched, best);
 }
 
 }  // namespace ql::ui

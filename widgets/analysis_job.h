@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "analysis/analysis_session.h"
+#include "analysis/fp32_search.h"
 #include "analysis/layer_matching.h"
 #include "analysis/session_inputs.h"
 #include "analysis_report.h"
@@ -38,6 +39,23 @@ struct AnalysisRequest : analysis::SessionSources {
     int threads = 0;  // engine threads; 0: all cores
 };
 
+// An fp32 search (analysis/fp32_search.h) asked for from the GUI. Without a holdout it runs on
+// the live session, which afterwards goes back to the user's fp32 layers; with one, on a session
+// of its own made from the last request's sources, the last batches held out.
+struct SearchRequest {
+    analysis::SearchOptions options;  // progress: set by the job
+    double holdout = 0.0;             // fraction of the evaluation batches; 0: none
+};
+
+struct SearchOutcome {
+    analysis::SearchTarget target;
+    analysis::SearchObjective objective = analysis::SearchObjective::Layers;
+    analysis::SearchResult result;
+    std::optional<analysis::HoldoutFigure> holdout;
+    double seconds = 0.0;
+};
+using SearchOutcomePtr = std::shared_ptr<const SearchOutcome>;
+
 // The models behind a report, for views that run their own inspections (the layer inspector):
 // immutable copies taken on the worker after each change (tensors share storage, so cheap).
 struct AnalysisModelsSnapshot {
@@ -49,7 +67,7 @@ struct AnalysisModelsSnapshot {
 class AnalysisJob : public QObject {
     Q_OBJECT
 public:
-    enum class Operation { None, Analysis, Toggle, Latency, Export };
+    enum class Operation { None, Analysis, Toggle, Latency, Export, Search };
 
     explicit AnalysisJob(QObject *parent = nullptr);
     ~AnalysisJob() override;
@@ -61,6 +79,8 @@ public:
     void requestFp32Layers(const std::set<std::string> &layers);
     void requestLatency();
     void requestExport(const QString &path);
+    // Runs after the running operation; a second request replaces a waiting one.
+    void requestSearch(const SearchRequest &request);
     void cancel();
 
     bool isBusy() const;
@@ -79,6 +99,10 @@ signals:
     void reportReady(ql::ui::ReportPtr report);
     void latencyReady(double int8Ms, double fp32Ms);
     void exported(const QString &path);
+    // While a search runs: sets measured so far, and the best figure of a set meeting the target
+    // (NaN while none does).
+    void searchProgress(int evaluations, double bestFigure);
+    void searchReady(ql::ui::SearchOutcomePtr outcome);
     // A failed operation; the previous report (if any) stays.
     void failed(const QString &message, ql::ErrorKind kind,
                 ql::ui::AnalysisJob::Operation operation);
@@ -106,8 +130,11 @@ private:
     std::optional<std::set<std::string>> m_pendingToggle;
     bool m_pendingLatency = false;
     QString m_pendingExport;
+    std::optional<SearchRequest> m_pendingSearch;
+    std::optional<AnalysisRequest> m_request;  // of the live session: a holdout search's sources
 };
 
 }  // namespace ql::ui
 
 Q_DECLARE_METATYPE(ql::ui::AnalysisJob::Operation)
+Q_DECLARE_METATYPE(ql::ui::SearchOutcomePtr)

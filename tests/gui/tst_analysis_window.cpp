@@ -319,7 +319,7 @@ void TestAnalysisWindow::exportsParseAndNamesCheck() {
     QVERIFY(waitIdle(window));
     QString error;
     const QString skipList = dir.filePath("skip.json");
-    QVERIFY2(window.analysis()->exportSkipList(skipList, error), qPrintable(error));
+    QVERIFY2(window.analysis()->exportSkipList(skipList, ql::analysis::SkipListDialect::QuantLens, error), qPrintable(error));
     QFile file(skipList);
     QVERIFY(file.open(QIODevice::ReadOnly));
     const QJsonObject root = QJsonDocument::fromJson(file.readAll()).object();
@@ -361,7 +361,7 @@ void TestAnalysisWindow::exportsParseAndNamesCheck() {
 
     // A name the float model does not have is refused.
     window.analysis()->applyFp32Layers({m_conv1.toStdString(), "no_such_node"});
-    QVERIFY(!window.analysis()->exportSkipList(dir.filePath("bad.json"), error));
+    QVERIFY(!window.analysis()->exportSkipList(dir.filePath("bad.json"), ql::analysis::SkipListDialect::QuantLens, error));
     QVERIFY2(error.contains("no_such_node"), qPrintable(error));
     QVERIFY(waitIdle(window));
 }
