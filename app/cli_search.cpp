@@ -182,10 +182,10 @@ int runSearch(const QStringList &arguments) {
     const ql::Graph floatGraph = inputs->floatGraph;
     // Kept for the holdout's own session.
     const std::optional<ql::Graph> quantCopy = inputs->quantGraph;
-    const ql::analysis::SessionOptions sessionCopy = session;
+    const ql::analysis::SessionOptions sessionCopy = ql::analysis::searchSessionOptions(session);
     auto created = ql::analysis::AnalysisSession::create(
         std::move(inputs->floatGraph), std::move(inputs->quantGraph), std::move(inputs->data),
-        std::move(session));
+        ql::analysis::searchSessionOptions(std::move(session)));
     if (!created) return reportFailure(created.status());
     search.progress = [](int evaluations, double) {
         if (evaluations % 50 == 0) std::fprintf(stderr, "search: %d sets measured\n", evaluations);

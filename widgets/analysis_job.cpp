@@ -147,6 +147,7 @@ Result<SearchOutcome> searchWithHoldout(const AnalysisRequest &request,
     sessionOptions.suite.threads = request.threads;
     sessionOptions.quantizer = request.quantizer;
     sessionOptions.calibrationBatches = std::move(inputs->calibrationBatches);
+    sessionOptions = analysis::searchSessionOptions(std::move(sessionOptions));
     auto session = analysis::AnalysisSession::create(
         inputs->floatGraph, inputs->quantGraph, std::move(split->first), sessionOptions, progress);
     if (!session) return session.status();

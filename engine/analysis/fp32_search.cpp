@@ -359,6 +359,12 @@ Result<SearchResult> searchFp32Layers(AnalysisSession &session, const SearchOpti
     return result;
 }
 
+SessionOptions searchSessionOptions(SessionOptions options) {
+    options.suite.isolated = false;
+    options.suite.kernelCheck = false;
+    return options;
+}
+
 Result<HoldoutFigure> measureOnHoldout(const Graph &floatGraph,
                                        const std::optional<Graph> &quantGraph, EvaluationData held,
                                        const SessionOptions &options,

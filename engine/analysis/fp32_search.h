@@ -103,6 +103,10 @@ struct SearchResult {
 // for an accuracy-drop target without labels.
 Result<SearchResult> searchFp32Layers(AnalysisSession &session, const SearchOptions &options);
 
+// The search reads only the output figures: a session made for it alone skips the isolated
+// comparison and the kernel check, which cost about as much again per evaluation.
+SessionOptions searchSessionOptions(SessionOptions options);
+
 struct HoldoutFigure {
     int64_t samples = 0;
     double figure = 0.0;

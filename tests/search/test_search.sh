@@ -77,6 +77,32 @@ cat "$work/out" "$work/err"
 expect "bad objective" 2 "--objective expects layers or latency" -- \
     "$quantlens" search "${pair[@]}" --target sqnr:35 --objective speed
 
+# A pair exported by plain torch.onnx.export (the corpus' FX SE-ResNet: 17 int8 layers, so the
+# greedy search): the set reaches the target when analyze re-checks it, and the PyTorch dialect
+# names each node's module as the exporter's scopes give it.
+se="$repo/tests/data/pytorch_corpus/fx_seresnet"
+sepair=(--float "$se/float.onnx" --quant "$se/quant.onnx" --data "$se/inputs.npy" --threads 2)
+expect "search fx_seresnet" 0 "greedy build-up and pruning" -- \
+    "$quantlens" search "${sepair[@]}" --target sqnr:27 --json "$work/se.json" --skip-list "$work/se_skip.json"
+expect "fx_seresnet re-check" 0 "" -- "$quantlens" analyze "${sepair[@]}" --skip-list "$work/se_skip.json" \
+    --no-isolated --no-kernel-check --json "$work/se_a.json"
+expect "fx_seresnet pytorch dialect" 0 "" -- "$quantlens" search "${sepair[@]}" --target sqnr:27 \
+    --skip-list "$work/se.pytorch" --format pytorch
+expect "fx_seresnet set holds" 0 "" -- /usr/bin/python3 -c "
+import json, re, sys
+search = json.load(open('$work/se.json'))
+analyzed = json.load(open('$work/se_a.json'))['output']['sqnr_db']
+text = open('$work/se.pytorch').read()
+compile(text, 'se.pytorch', 'exec')
+modules = re.findall(r'set_module_name\(\"([^\"]+)\", None\)  # (\S+)', text)
+assert modules, text
+for module, node in modules:
+    assert node in search['fp32_layers'], node
+    assert node.strip('/').split('/')[-2] == module.split('.')[-1] or module in node, (module, node)
+print('search', search['reached'], 'analyze', analyzed, 'modules', modules)
+sys.exit(0 if analyzed >= 27 and abs(analyzed - search['reached']) < 0.01 else 1)"
+cat "$work/out" "$work/err"
+
 expect "unreachable target" 4 "target sqnr:500 not reached" -- "$quantlens" search "${pair[@]}" --target sqnr:500
 [ "$(grep -c '^quantlens:' "$work/err")" -eq 1 ] || { failed=$((failed + 1)); echo "FAIL unreachable: not one line"; }
 expect "bad target" 2 "unknown target 'psnr:3'" -- "$quantlens" search "${pair[@]}" --target psnr:3
