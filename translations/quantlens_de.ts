@@ -46,6 +46,10 @@
         <source>No analysis to export yet</source>
         <translation>Noch keine Analyse zum Exportieren</translation>
     </message>
+    <message>
+        <source>fp32 layers chosen in QuantLens</source>
+        <translation>in QuantLens gewählte fp32-Schichten</translation>
+    </message>
 </context>
 <context>
     <name>AnalysisJob</name>
@@ -76,6 +80,10 @@
     <message>
         <source>Writing the model</source>
         <translation>Schreiben des Modells</translation>
+    </message>
+    <message>
+        <source>Searching fp32 sets</source>
+        <translation>fp32-Mengen werden gesucht</translation>
     </message>
 </context>
 <context>
@@ -276,6 +284,45 @@
     <message>
         <source>ONNX models (*.onnx);;All files (*)</source>
         <translation>ONNX-Modelle (*.onnx);;Alle Dateien (*)</translation>
+    </message>
+</context>
+<context>
+    <name>Fp32SearchText</name>
+    <message>
+        <source>Output SQNR</source>
+        <translation>Ausgangs-SQNR</translation>
+    </message>
+    <message>
+        <source>Top-1 agreement</source>
+        <translation>Top-1-Übereinstimmung</translation>
+    </message>
+    <message>
+        <source>Accuracy drop</source>
+        <translation>Genauigkeitsverlust</translation>
+    </message>
+    <message>
+        <source>dB</source>
+        <translation>dB</translation>
+    </message>
+    <message>
+        <source>%</source>
+        <translation>%</translation>
+    </message>
+    <message>
+        <source>points</source>
+        <translation>Punkte</translation>
+    </message>
+    <message>
+        <source>output SQNR ≥ %1 dB</source>
+        <translation>Ausgangs-SQNR ≥ %1 dB</translation>
+    </message>
+    <message>
+        <source>top-1 agreement ≥ %1 %</source>
+        <translation>Top-1-Übereinstimmung ≥ %1 %</translation>
+    </message>
+    <message>
+        <source>accuracy drop ≤ %1 points</source>
+        <translation>Genauigkeitsverlust ≤ %1 Punkte</translation>
     </message>
 </context>
 <context>
@@ -508,16 +555,8 @@
         <translation>Projekt speichern &amp;unter…</translation>
     </message>
     <message>
-        <source>&amp;Skip-List (JSON)…</source>
-        <translation>&amp;Skip-Liste (JSON)…</translation>
-    </message>
-    <message>
         <source>Ctrl+Shift+E</source>
         <translation>Ctrl+Shift+E</translation>
-    </message>
-    <message>
-        <source>The fp32 layers for `quantlens quantize --skip-list`</source>
-        <translation>Die fp32-Schichten für `quantlens quantize --skip-list`</translation>
     </message>
     <message>
         <source>Analysis as &amp;JSON…</source>
@@ -668,6 +707,62 @@
     <message>
         <source>Analysing calibration run %1…</source>
         <translation>Analysiere Kalibrierungslauf %1…</translation>
+    </message>
+    <message>
+        <source>&amp;Skip-List…</source>
+        <translation>&amp;Skip-Liste…</translation>
+    </message>
+    <message>
+        <source>The fp32 layers for QuantLens, ONNX Runtime, NNCF, PyTorch, Neural Compressor or TensorRT</source>
+        <translation>Die fp32-Schichten für QuantLens, ONNX Runtime, NNCF, PyTorch, Neural Compressor oder TensorRT</translation>
+    </message>
+    <message>
+        <source>Ctrl+Shift+F</source>
+        <translation>Ctrl+Shift+F</translation>
+    </message>
+    <message>
+        <source>QuantLens skip-list (*.json)</source>
+        <translation>QuantLens-Skip-Liste (*.json)</translation>
+    </message>
+    <message>
+        <source>ONNX Runtime quantize_static nodes_to_exclude (*.py)</source>
+        <translation>ONNX Runtime quantize_static nodes_to_exclude (*.py)</translation>
+    </message>
+    <message>
+        <source>NNCF IgnoredScope (*.py)</source>
+        <translation>NNCF IgnoredScope (*.py)</translation>
+    </message>
+    <message>
+        <source>PyTorch QConfigMapping (*.py)</source>
+        <translation>PyTorch QConfigMapping (*.py)</translation>
+    </message>
+    <message>
+        <source>Intel Neural Compressor op_name_dict (*.py)</source>
+        <translation>Intel Neural Compressor op_name_dict (*.py)</translation>
+    </message>
+    <message>
+        <source>TensorRT trtexec options (*.txt)</source>
+        <translation>TensorRT-trtexec-Optionen (*.txt)</translation>
+    </message>
+    <message>
+        <source>Find fp32 &amp;Set…</source>
+        <translation>fp32-&amp;Menge finden…</translation>
+    </message>
+    <message>
+        <source>Ctrl+F</source>
+        <translation>Ctrl+F</translation>
+    </message>
+    <message>
+        <source>The fewest layers (or the fastest plan) to keep in fp32 for a target, every candidate set measured</source>
+        <translation>Die wenigsten Schichten (oder der schnellste Plan), die für ein Ziel in fp32 bleiben müssen; jede Kandidatenmenge gemessen</translation>
+    </message>
+    <message>
+        <source>fp32 search cancelled</source>
+        <translation>fp32-Suche abgebrochen</translation>
+    </message>
+    <message>
+        <source>fp32 search failed: %1</source>
+        <translation>fp32-Suche fehlgeschlagen: %1</translation>
     </message>
 </context>
 <context>
@@ -2134,6 +2229,217 @@ Formelwert         = %1
     <message>
         <source>%1 %</source>
         <translation>%1 %</translation>
+    </message>
+</context>
+<context>
+    <name>ql::ui::Fp32ParetoChart</name>
+    <message>
+        <source>int8 plan latency (ms per batch)</source>
+        <translation>Latenz des int8-Plans (ms pro Batch)</translation>
+    </message>
+    <message>
+        <source>Meets the target</source>
+        <translation>Erreicht das Ziel</translation>
+    </message>
+    <message>
+        <source>Misses it</source>
+        <translation>Verfehlt es</translation>
+    </message>
+    <message>
+        <source>The search&apos;s answer</source>
+        <translation>Antwort der Suche</translation>
+    </message>
+    <message>
+        <source>Target</source>
+        <translation>Ziel</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n layer(s) in fp32</source>
+        <translation>
+            <numerusform>%n Schicht in fp32</numerusform>
+            <numerusform>%n Schichten in fp32</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>%1 ms per batch</source>
+        <translation>%1 ms pro Batch</translation>
+    </message>
+    <message>
+        <source>Click to apply this set</source>
+        <translation>Klicken, um diese Menge anzuwenden</translation>
+    </message>
+</context>
+<context>
+    <name>ql::ui::Fp32SearchDialog</name>
+    <message>
+        <source>&amp;Search</source>
+        <translation>&amp;Suchen</translation>
+    </message>
+    <message>
+        <source>Cancel</source>
+        <translation>Abbrechen</translation>
+    </message>
+    <message>
+        <source>&amp;Apply This Set</source>
+        <translation>Diese Menge &amp;anwenden</translation>
+    </message>
+    <message>
+        <source>Find fp32 Set</source>
+        <translation>fp32-Menge finden</translation>
+    </message>
+    <message>
+        <source>Fewest fp32 layers</source>
+        <translation>Wenigste fp32-Schichten</translation>
+    </message>
+    <message>
+        <source>Fastest int8 plan</source>
+        <translation>Schnellster int8-Plan</translation>
+    </message>
+    <message>
+        <source>Fastest: the int8 plans of the measured sets that meet the target are timed and the fastest wins (within 3 %, the one with fewer layers)</source>
+        <translation>Schnellster: Die int8-Pläne der gemessenen Mengen, die das Ziel erreichen, werden gestoppt; der schnellste gewinnt (innerhalb von 3 % der mit weniger Schichten)</translation>
+    </message>
+    <message>
+        <source> % of the data</source>
+        <translation> % der Daten</translation>
+    </message>
+    <message>
+        <source>None</source>
+        <translation>Keiner</translation>
+    </message>
+    <message>
+        <source>The last batches stay out of the search; the set found is measured on them to show whether it generalises</source>
+        <translation>Die letzten Batches bleiben aus der Suche heraus; die gefundene Menge wird auf ihnen gemessen, um zu zeigen, ob sie verallgemeinert</translation>
+    </message>
+    <message>
+        <source> sets</source>
+        <translation> Mengen</translation>
+    </message>
+    <message>
+        <source>&amp;Target:</source>
+        <translation>&amp;Ziel:</translation>
+    </message>
+    <message>
+        <source>&amp;Objective:</source>
+        <translation>Zielgr&amp;öße:</translation>
+    </message>
+    <message>
+        <source>&amp;Holdout:</source>
+        <translation>&amp;Holdout:</translation>
+    </message>
+    <message>
+        <source>&amp;Budget:</source>
+        <translation>&amp;Budget:</translation>
+    </message>
+    <message>
+        <source>What to reach</source>
+        <translation>Was erreicht werden soll</translation>
+    </message>
+    <message>
+        <source>Click a point to apply its set (undo with Ctrl+Z).</source>
+        <translation>Ein Klick auf einen Punkt wendet seine Menge an (rückgängig mit Ctrl+Z).</translation>
+    </message>
+    <message>
+        <source>Find fp32 set: %1</source>
+        <translation>fp32-Menge finden: %1</translation>
+    </message>
+    <message>
+        <source>Needs labels in the evaluation data</source>
+        <translation>Braucht Labels in den Auswertungsdaten</translation>
+    </message>
+    <message>
+        <source>A holdout needs at least two evaluation batches</source>
+        <translation>Ein Holdout braucht mindestens zwei Auswertungs-Batches</translation>
+    </message>
+    <message>
+        <source>Measuring the model as quantized and with every layer in fp32…</source>
+        <translation>Das Modell wird quantisiert und mit allen Schichten in fp32 gemessen…</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n set(s) measured; none meets the target yet</source>
+        <translation>
+            <numerusform>%n Menge gemessen; noch keine erreicht das Ziel</numerusform>
+            <numerusform>%n Mengen gemessen; noch keine erreicht das Ziel</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%n set(s) measured; best meeting the target so far: %1</source>
+        <translation>
+            <numerusform>%n Menge gemessen; beste, die das Ziel erreicht: %1</numerusform>
+            <numerusform>%n Mengen gemessen; beste, die das Ziel erreicht: %1</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Search cancelled; the analysis is as it was.</source>
+        <translation>Suche abgebrochen; die Analyse ist unverändert.</translation>
+    </message>
+    <message>
+        <source>The search failed: %1</source>
+        <translation>Die Suche ist fehlgeschlagen: %1</translation>
+    </message>
+    <message numerus="yes">
+        <source>Applied: %n layer(s) in fp32. Undo with Ctrl+Z.</source>
+        <translation>
+            <numerusform>Angewendet: %n Schicht in fp32. Rückgängig mit Ctrl+Z.</numerusform>
+            <numerusform>Angewendet: %n Schichten in fp32. Rückgängig mit Ctrl+Z.</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>Apply a Pareto set: %n layer(s) in fp32</source>
+        <translation>
+            <numerusform>Pareto-Menge anwenden: %n Schicht in fp32</numerusform>
+            <numerusform>Pareto-Menge anwenden: %n Schichten in fp32</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>&lt;b&gt;Target %1 not reached&lt;/b&gt; within the budget; the best set tried gives %2.</source>
+        <translation>&lt;b&gt;Ziel %1 nicht erreicht&lt;/b&gt; im Budget; die beste versuchte Menge ergibt %2.</translation>
+    </message>
+    <message>
+        <source>&lt;b&gt;Target %1 not reached&lt;/b&gt;: even every layer in fp32 gives %2.</source>
+        <translation>&lt;b&gt;Ziel %1 nicht erreicht&lt;/b&gt;: selbst alle Schichten in fp32 ergeben %2.</translation>
+    </message>
+    <message>
+        <source>&lt;b&gt;Target %1 met&lt;/b&gt; with %2 of %3 int8 layers in fp32: %4.</source>
+        <translation>&lt;b&gt;Ziel %1 erreicht&lt;/b&gt; mit %2 von %3 int8-Schichten in fp32: %4.</translation>
+    </message>
+    <message>
+        <source>The fastest timed int8 plan that meets it.</source>
+        <translation>Der schnellste gemessene int8-Plan, der es erreicht.</translation>
+    </message>
+    <message>
+        <source>Every smaller set was measured: no fewer layers reach it.</source>
+        <translation>Jede kleinere Menge wurde gemessen: Weniger Schichten erreichen es nicht.</translation>
+    </message>
+    <message>
+        <source>Found by greedy build-up and pruning.</source>
+        <translation>Gefunden durch gierigen Aufbau und Ausdünnen.</translation>
+    </message>
+    <message numerus="yes">
+        <source>All int8 layers in fp32: %1. %n set(s) measured in %2 s.</source>
+        <translation>
+            <numerusform>Alle int8-Schichten in fp32: %1. %n Menge in %2 s gemessen.</numerusform>
+            <numerusform>Alle int8-Schichten in fp32: %1. %n Mengen in %2 s gemessen.</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Its int8 plan: %1 ms per batch of %2.</source>
+        <translation>Ihr int8-Plan: %1 ms pro Batch zu %2.</translation>
+    </message>
+    <message numerus="yes">
+        <source>On the %n held-out sample(s): %1, target %2.</source>
+        <translation>
+            <numerusform>Auf dem %n zurückgehaltenen Sample: %1, Ziel %2.</numerusform>
+            <numerusform>Auf den %n zurückgehaltenen Samples: %1, Ziel %2.</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>met</source>
+        <translation>erreicht</translation>
+    </message>
+    <message>
+        <source>&lt;b&gt;not met&lt;/b&gt;</source>
+        <translation>&lt;b&gt;nicht erreicht&lt;/b&gt;</translation>
     </message>
 </context>
 <context>

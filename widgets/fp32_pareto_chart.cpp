@@ -91,12 +91,12 @@ void Fp32ParetoChart::setFront(const analysis::SearchResult &result,
         yHigh = std::max(yHigh, p.figure);
     }
     const double yPad = std::max((yHigh - yLow) * 0.12, 0.5);
-    const double top = clamped ? yHigh + 2.0 * yPad : yHigh + yPad;
+    const double top = clamped ? yHigh + 2.5 * yPad : yHigh + yPad;
     QVector<double> mx, my, nx, ny, ax, ay;
     for (int i = 0; i < int(result.pareto.size()); ++i) {
         const auto &p = result.pareto[size_t(i)];
         const bool atTop = std::isinf(p.figure) || p.figure > clampAbove;
-        const double y = atTop ? top - yPad : (std::isnan(p.figure) ? yLow : p.figure);
+        const double y = atTop ? top - 1.5 * yPad : (std::isnan(p.figure) ? yLow : p.figure);
         xLow = i == 0 ? p.latencyMs : std::min(xLow, p.latencyMs);
         xHigh = i == 0 ? p.latencyMs : std::max(xHigh, p.latencyMs);
         (p.meetsTarget ? mx : nx) << p.latencyMs;
@@ -118,10 +118,11 @@ void Fp32ParetoChart::setFront(const analysis::SearchResult &result,
 
         auto *label = new QCPItemText(m_plot);
         label->position->setCoords(p.latencyMs, y);
-        // Beside the point, not above it: a point at the top edge keeps its label inside.
-        label->setPositionAlignment(atTop ? Qt::AlignRight | Qt::AlignVCenter
+        // A point at the top edge has its figure centred above it, clear of its neighbours'
+        // labels (those sit above and to the right of their points).
+        label->setPositionAlignment(atTop ? Qt::AlignHCenter | Qt::AlignBottom
                                           : Qt::AlignLeft | Qt::AlignBottom);
-        label->setPadding(atTop ? QMargins(0, 0, 9, 0) : QMargins(7, 0, 0, 5));
+        label->setPadding(atTop ? QMargins(0, 0, 0, 7) : QMargins(7, 0, 0, 5));
         label->setText(atTop ? QStringLiteral("%1 · %2").arg(p.fp32Layers.size()).arg(figure)
                              : QString::number(p.fp32Layers.size()));
         label->setColor(palette().color(QPalette::Text));

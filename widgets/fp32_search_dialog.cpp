@@ -15,6 +15,7 @@
 #include <QStandardItemModel>
 #include <QVBoxLayout>
 
+#include <algorithm>
 #include <cmath>
 
 #include "fp32_pareto_chart.h"
@@ -116,7 +117,6 @@ Fp32SearchDialog::Fp32SearchDialog(QWidget *parent)
     m_summary->setTextFormat(Qt::RichText);
     m_summary->setTextInteractionFlags(Qt::TextSelectableByMouse);
     m_layers->setSelectionMode(QAbstractItemView::NoSelection);
-    m_layers->setMaximumHeight(120);
     m_applied->setWordWrap(true);
     auto *hint = new QLabel(tr("Click a point to apply its set (undo with Ctrl+Z)."), this);
     hint->setEnabled(false);
@@ -243,6 +243,9 @@ void Fp32SearchDialog::showOutcome(SearchOutcomePtr outcome) {
     m_layers->clear();
     for (const std::string &name : r.fp32Layers) m_layers->addItem(QString::fromStdString(name));
     m_layers->setVisible(!r.fp32Layers.empty());
+    // As tall as its rows (up to 6; then it scrolls).
+    const int rows = std::min(m_layers->count(), 6);
+    m_layers->setFixedHeight(rows * m_layers->sizeHintForRow(0) + 2 * m_layers->frameWidth() + 4);
     m_apply->setEnabled(r.reached);
     m_chart->setFront(r, m_outcome->target);
 }

@@ -7,22 +7,15 @@
 
 namespace ql::ui {
 
-namespace {
-
-QString tr(const char *text) {
-    return QCoreApplication::translate("Fp32SearchText", text);
-}
-
-}  // namespace
-
+// Free functions: lupdate reads the context from each call.
 QString searchMetricName(analysis::SearchMetric metric) {
     switch (metric) {
         case analysis::SearchMetric::Sqnr:
-            return tr("Output SQNR");
+            return QCoreApplication::translate("Fp32SearchText", "Output SQNR");
         case analysis::SearchMetric::Agreement:
-            return tr("Top-1 agreement");
+            return QCoreApplication::translate("Fp32SearchText", "Top-1 agreement");
         case analysis::SearchMetric::AccuracyDrop:
-            return tr("Accuracy drop");
+            return QCoreApplication::translate("Fp32SearchText", "Accuracy drop");
     }
     return {};
 }
@@ -30,11 +23,11 @@ QString searchMetricName(analysis::SearchMetric metric) {
 QString searchMetricUnit(analysis::SearchMetric metric) {
     switch (metric) {
         case analysis::SearchMetric::Sqnr:
-            return tr("dB");
+            return QCoreApplication::translate("Fp32SearchText", "dB");
         case analysis::SearchMetric::Agreement:
-            return tr("%");
+            return QCoreApplication::translate("Fp32SearchText", "%");
         case analysis::SearchMetric::AccuracyDrop:
-            return tr("points");
+            return QCoreApplication::translate("Fp32SearchText", "points");
     }
     return {};
 }
@@ -49,11 +42,13 @@ QString searchTargetText(const analysis::SearchTarget &target) {
     const QString value = QLocale().toString(target.value, 'g', 6);
     switch (target.metric) {
         case analysis::SearchMetric::Sqnr:
-            return tr("output SQNR ≥ %1 dB").arg(value);
+            return QCoreApplication::translate("Fp32SearchText", "output SQNR ≥ %1 dB").arg(value);
         case analysis::SearchMetric::Agreement:
-            return tr("top-1 agreement ≥ %1 %").arg(value);
+            return QCoreApplication::translate("Fp32SearchText", "top-1 agreement ≥ %1 %")
+                .arg(value);
         case analysis::SearchMetric::AccuracyDrop:
-            return tr("accuracy drop ≤ %1 points").arg(value);
+            return QCoreApplication::translate("Fp32SearchText", "accuracy drop ≤ %1 points")
+                .arg(value);
     }
     return {};
 }
