@@ -97,15 +97,22 @@ const char *stageName(const std::string &stage) {
     return nullptr;
 }
 
-Status createSession(const AnalysisRequest &request, const analysis::SessionProgress &progress,
-                     std::unique_ptr<analysis::AnalysisSession> &session, ReportPtr &report) {
-    auto inputs = analysis::loadSessionInputs(request, progress);
-    if (!inputs) return inputs.status();
+// How the request runs its sessions; takes the calibration batches out of `inputs`.
+analysis::SessionOptions sessionOptions(const AnalysisRequest &request,
+                                        analysis::SessionInputs &inputs) {
     analysis::SessionOptions options;
     options.suite.int8Kernels = request.int8Kernels;
     options.suite.threads = request.threads;
     options.quantizer = request.quantizer;
-    options.calibrationBatches = std::move(inputs->calibrationBatches);
+    options.calibrationBatches = std::move(inputs.calibrationBatches);
+    return options;
+}
+
+Status createSession(const AnalysisRequest &request, const analysis::SessionProgress &progress,
+                     std::unique_ptr<analysis::AnalysisSession> &session, ReportPtr &report) {
+    auto inputs = analysis::loadSessionInputs(request, progress);
+    if (!inputs) return inputs.status();
+    analysis::SessionOptions options = sessionOptions(request, *inputs);
     auto created = analysis::AnalysisSession::create(
         std::move(inputs->floatGraph), std::move(inputs->quantGraph), std::move(inputs->data),
         std::move(options), progress);
@@ -142,21 +149,17 @@ Result<SearchOutcome> searchWithHoldout(const AnalysisRequest &request,
     if (!inputs) return inputs.status();
     auto split = analysis::splitHoldout(std::move(inputs->data), holdout);
     if (!split) return split.status();
-    analysis::SessionOptions sessionOptions;
-    sessionOptions.suite.int8Kernels = request.int8Kernels;
-    sessionOptions.suite.threads = request.threads;
-    sessionOptions.quantizer = request.quantizer;
-    sessionOptions.calibrationBatches = std::move(inputs->calibrationBatches);
-    sessionOptions = analysis::searchSessionOptions(std::move(sessionOptions));
+    const analysis::SessionOptions searchOptions =
+        analysis::searchSessionOptions(sessionOptions(request, *inputs));
     auto session = analysis::AnalysisSession::create(
-        inputs->floatGraph, inputs->quantGraph, std::move(split->first), sessionOptions, progress);
+        inputs->floatGraph, inputs->quantGraph, std::move(split->first), searchOptions, progress);
     if (!session) return session.status();
     SearchOutcome outcome;
     auto result = analysis::searchFp32Layers(**session, options);
     if (!result) return result.status();
     outcome.result = std::move(*result);
     auto held = analysis::measureOnHoldout(inputs->floatGraph, inputs->quantGraph,
-                                           std::move(split->second), sessionOptions,
+                                           std::move(split->second), searchOptions,
                                            outcome.result.fp32Layers, options.target, progress);
     if (!held) return held.status().withContext("holdout");
     outcome.holdout = *held;

@@ -58,15 +58,13 @@
 #include "analysis/layer_matching.h"
 #include "onnx_io/model_loader.h"
 
+#include "bench_support.h"
+
 namespace {
 
 using namespace ql;
 using namespace ql::analysis;
-
-std::string env(const char *name, const std::string &fallback) {
-    const char *v = std::getenv(name);
-    return v && *v ? v : fallback;
-}
+using namespace ql::bench;
 
 // Wall and process CPU (all threads) milliseconds since construction.
 class Stopwatch {
@@ -125,12 +123,6 @@ Setup &setup() {
     s->options.threads = std::stoi(env("QL_BENCH_THREADS", "1"));
     s->ok = true;
     return *s;
-}
-
-double median(std::vector<double> v) {
-    if (v.empty()) return 0.0;
-    std::sort(v.begin(), v.end());
-    return v.size() % 2 ? v[v.size() / 2] : 0.5 * (v[v.size() / 2 - 1] + v[v.size() / 2]);
 }
 
 void report(const char *what, const std::string &layer, double wall, double cpu) {

@@ -29,26 +29,13 @@
 #include "passes/precision.h"
 #include "runtime/execution_plan.h"
 
+#include "bench_support.h"
+
 namespace {
 
 using namespace ql;
 using namespace ql::analysis;
-using Clock = std::chrono::steady_clock;
-
-std::string env(const char *name, const std::string &fallback) {
-    const char *v = std::getenv(name);
-    return v && *v ? v : fallback;
-}
-
-double msSince(Clock::time_point start) {
-    return std::chrono::duration<double, std::milli>(Clock::now() - start).count();
-}
-
-double median(std::vector<double> v) {
-    if (v.empty()) return 0.0;
-    std::sort(v.begin(), v.end());
-    return v.size() % 2 ? v[v.size() / 2] : 0.5 * (v[v.size() / 2 - 1] + v[v.size() / 2]);
-}
+using namespace ql::bench;
 
 struct Inputs {
     Graph floatGraph, quantGraph;

@@ -39,16 +39,13 @@
 #include "passes/precision.h"
 #include "runtime/execution_plan.h"
 
+#include "bench_support.h"
+
 namespace {
 
 using namespace ql;
 using namespace ql::analysis;
-using Clock = std::chrono::steady_clock;
-
-std::string env(const char *name, const std::string &fallback) {
-    const char *v = std::getenv(name);
-    return v && *v ? v : fallback;
-}
+using namespace ql::bench;
 
 struct Setup {
     Graph floatGraph, quantGraph;
@@ -79,22 +76,12 @@ Setup &setup() {
     return *s;
 }
 
-double msSince(Clock::time_point start) {
-    return std::chrono::duration<double, std::milli>(Clock::now() - start).count();
-}
-
 // User + system CPU time of the whole process so far.
 double processCpuMs() {
     rusage usage{};
     getrusage(RUSAGE_SELF, &usage);
     auto ms = [](const timeval &t) { return double(t.tv_sec) * 1e3 + double(t.tv_usec) / 1e3; };
     return ms(usage.ru_utime) + ms(usage.ru_stime);
-}
-
-double median(std::vector<double> v) {
-    if (v.empty()) return 0.0;
-    std::sort(v.begin(), v.end());
-    return v.size() % 2 ? v[v.size() / 2] : 0.5 * (v[v.size() / 2 - 1] + v[v.size() / 2]);
 }
 
 // The quantized model lowered to int8 (exact kernels) as one plan; null (and the benchmark
