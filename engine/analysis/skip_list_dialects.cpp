@@ -218,8 +218,11 @@ std::string formatSkipList(const Graph &floatGraph, const SkipList &list, SkipLi
         case SkipListDialect::PyTorch: {
             out =
                 header(list, "#", "Modules") + commentBlock(sorted, "#") +
-                "from torch.ao.quantization import QConfigMapping, get_default_qconfig\n\n"
-                "qconfig_mapping = QConfigMapping().set_global(get_default_qconfig(\"fbgemm\"))\n";
+                // The default mapping, not a bare global qconfig: prepare_fx refuses Sigmoid,
+                // Tanh, ... (fixed-qparams ops) without their own observers.
+                "from torch.ao.quantization import get_default_qconfig_mapping\n\n"
+                "qconfig_mapping = get_default_qconfig_mapping(\"fbgemm\")  # or your "
+                "backend's\n";
             std::set<std::string> done;
             for (const std::string &name : sorted.written) {
                 const std::string module = pytorchModulePath(name);
