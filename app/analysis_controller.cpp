@@ -313,15 +313,6 @@ bool AnalysisController::exportSkipList(const QString &path, ql::analysis::SkipL
         error);
 }
 
-static ql::ui::AnalysisModels analysisModels(const AnalysisSetup &setup) {
-    ql::ui::AnalysisModels models;
-    models.floatModel = setup.floatModel;
-    models.quantModel = setup.quantizeInApp ? QString() : setup.quantModel;
-    models.quantizedInApp = setup.quantizeInApp;
-    if (setup.quantizeInApp) models.quantizerOptions = setup.quantizer.toJson();
-    return models;
-}
-
 bool AnalysisController::exportAnalysisJson(const QString &path, QString &error) const {
     const ql::ui::ReportPtr current = report();
     if (!current) {
@@ -329,7 +320,7 @@ bool AnalysisController::exportAnalysisJson(const QString &path, QString &error)
         return false;
     }
     return writeFile(
-        path, QJsonDocument(ql::ui::analysisReportJson(*current, analysisModels(m_setup))).toJson(),
+        path, QJsonDocument(ql::ui::analysisReportJson(*current, m_setup.analysisModels())).toJson(),
         error);
 }
 

@@ -4,6 +4,8 @@
 #include <QFileInfo>
 #include <QJsonArray>
 
+#include "quant/observers.h"
+
 #include <algorithm>
 
 namespace {
@@ -65,6 +67,19 @@ QuantizerSettings QuantizerSettings::fromJson(const QJsonObject &object) {
     return s;
 }
 
+QuantizerSettings QuantizerSettings::fromOptions(const ql::quant::QuantizationOptions &options,
+                                                 int calibrationBatch) {
+    QuantizerSettings s;
+    s.method = QString::fromLatin1(ql::quant::rangeMethodName(options.method));
+    s.percentile = options.percentile;
+    s.perTensor = !options.perChannelWeights;
+    s.symmetricActivations = options.symmetricActivations;
+    s.reduceRange = options.reduceRange;
+    s.foldBatchNorm = options.foldBatchNorm;
+    s.calibrationBatch = calibrationBatch;
+    return s;
+}
+
 bool QuantizerSettings::operator==(const QuantizerSettings &o) const {
     return method == o.method && percentile == o.percentile && perTensor == o.perTensor &&
            symmetricActivations == o.symmetricActivations && reduceRange == o.reduceRange &&
@@ -117,6 +132,29 @@ AnalysisSetup AnalysisSetup::fromJson(const QJsonObject &object, const QDir &bas
     s.batch = object.value("batch").toInt(s.batch);
     s.int8Kernels = object.value("int8_kernels").toString(s.int8Kernels);
     return s;
+}
+
+ql::ui::AnalysisModels AnalysisSetup::analysisModels() const {
+    ql::ui::AnalysisModels models;
+    models.floatModel = floatModel;
+    models.quantModel = quantizeInApp ? QString() : quantModel;
+    models.quantizedInApp = quantizeInApp;
+    if (quantizeInApp) models.quantizerOptions = quantizer.toJson();
+    return models;
+}
+
+QString AnalysisSetup::dataText() const {
+    if (randomInputs)
+        return QCoreApplication::translate("AnalysisSetup", "%1 seeded random inputs (seed %2)")
+            .arg(randomCount)
+            .arg(randomSeed);
+    QStringList names;
+    for (const QString &path : dataPaths) names << QFileInfo(path).fileName();
+    QString text = names.join(QStringLiteral(", "));
+    if (!labelsPath.isEmpty())
+        text += QCoreApplication::translate("AnalysisSetup", "; labels %1")
+                    .arg(QFileInfo(labelsPath).fileName());
+    return text;
 }
 
 bool AnalysisSetup::toRequest(ql::ui::AnalysisRequest &request, QString &error) const {

@@ -10,6 +10,7 @@
 #include <QStringList>
 
 #include "analysis_job.h"
+#include "analysis_report_format.h"
 
 struct QuantizerSettings {
     QString method = QStringLiteral("minmax");
@@ -24,6 +25,9 @@ struct QuantizerSettings {
 
     QJsonObject toJson() const;
     static QuantizerSettings fromJson(const QJsonObject &object);
+    // The settings behind engine quantizer options (the command line's).
+    static QuantizerSettings fromOptions(const ql::quant::QuantizationOptions &options,
+                                         int calibrationBatch);
     bool operator==(const QuantizerSettings &other) const;
 };
 
@@ -49,6 +53,10 @@ struct AnalysisSetup {
     // Paths relative to `base` (absolute ones that are not under it stay absolute).
     QJsonObject toJson(const QDir &base) const;
     static AnalysisSetup fromJson(const QJsonObject &object, const QDir &base);
+    // Where the models come from, for exports and reports.
+    ql::ui::AnalysisModels analysisModels() const;
+    // The evaluation inputs in one line: file names and labels, or the random inputs.
+    QString dataText() const;
     // The engine request; false with a one-line message for a bad setting.
     bool toRequest(ql::ui::AnalysisRequest &request, QString &error) const;
     bool operator==(const AnalysisSetup &other) const;

@@ -4,6 +4,7 @@
 #include <QDir>
 #include <QFile>
 #include <QFileInfo>
+#include <QJsonArray>
 #include <QJsonDocument>
 
 #include <cmath>
@@ -13,15 +14,19 @@
 #include <vector>
 
 #include "analysis/analysis_session.h"
+#include "analysis/pass_latency.h"
 #include "analysis/keep_layers_fp32.h"
 #include "analysis/numeric_suite.h"
 #include "analysis/pair_batch.h"
 #include "analysis_report_format.h"
+#include "analysis_setup.h"
 #include "cli_commands.h"
+#include "cli_report.h"
 #include "cli_quantizer_options.h"
 #include "cli_support.h"
 #include "onnx_io/model_loader.h"
 #include "onnx_io/tensor_file.h"
+#include "project_controller.h"
 #include "quant/calibration_data.h"
 
 namespace cli {
@@ -87,6 +92,7 @@ int runAnalyze(const QStringList &arguments) {
     parser.addOption({"batch", "Samples per batch (default 8; a model with a fixed batch dim runs at that batch).",
                       "N", "8"});
     parser.addOption({"json", "Write the report as JSON.", "OUT.json"});
+    addReportOptions(parser);
     parser.addOption({"csv", "Write one row per layer as CSV.", "OUT.csv"});
     parser.addOption({"threads", "Threads (default: all cores).", "N"});
     parser.addOption({"int8-kernels", kInt8KernelsHelp, "MODE", "exact"});
@@ -129,6 +135,9 @@ int runAnalyze(const QStringList &arguments) {
     ql::Graph quantGraph;
     ql::ui::AnalysisModels models;
     models.floatModel = floatPath;
+    // With --quant: only the skip-list (excludedNodes); with --calib: everything.
+    ql::quant::QuantizationOptions quantizer;
+    int calibrationBatch = 0;
     if (parser.isSet("quant")) {
         models.quantModel = parser.value("quant");
         auto loaded = ql::loadModel(models.quantModel.toStdString());
@@ -139,22 +148,21 @@ int runAnalyze(const QStringList &arguments) {
                                                       ": has no quantized nodes; expected a QDQ or QOperator model"));
         // --skip-list / --exclude on a quantized model: those layers run fp32 on float inputs,
         // as the GUI's toggle does.
-        ql::quant::QuantizationOptions skipped;
-        if (ql::Status read = readQuantizerOptions(parser, "analyze", floatPath, skipped); !read)
+        if (ql::Status read = readQuantizerOptions(parser, "analyze", floatPath, quantizer); !read)
             return reportFailure(read);
-        if (!skipped.excludedNodes.empty()) {
-            const std::set<std::string> layers(skipped.excludedNodes.begin(), skipped.excludedNodes.end());
+        if (!quantizer.excludedNodes.empty()) {
+            const std::set<std::string> layers(quantizer.excludedNodes.begin(), quantizer.excludedNodes.end());
             auto kept = ql::analysis::quantModelWithFp32Layers(*floatGraph, quantGraph, layers);
             if (!kept) return reportFailure(kept.status().withContext(floatPath.toStdString()));
             quantGraph = std::move(*kept);
             std::printf("kept in fp32: %zu layer(s) of %s\n", layers.size(), qPrintable(models.quantModel));
         }
     } else {
-        ql::quant::QuantizationOptions quantizer;
         if (ql::Status read = readQuantizerOptions(parser, "analyze", floatPath, quantizer); !read)
             return reportFailure(read);
         auto calibBatch = readCalibrationBatch(parser, "analyze");
         if (!calibBatch) return reportFailure(calibBatch.status());
+        calibrationBatch = static_cast<int>(*calibBatch);
         int64_t calibrated = 0;
         auto quantized =
             quantizeFromFiles(*floatGraph, parser.values("calib"), quantizer, threads, *calibBatch, calibrated);
@@ -186,6 +194,7 @@ int runAnalyze(const QStringList &arguments) {
         options.labels = std::move(*labels);
     }
 
+    std::vector<std::string> dataPaths = splitPaths(parser.values("data"));
     auto report = ql::analysis::runNumericSuite(floatModel, quantGraph, inputs, options);
     if (!report) return reportFailure(report.status());
     printTable(*report);
@@ -197,7 +206,55 @@ int runAnalyze(const QStringList &arguments) {
         if (ql::Status s = writeTextFile(parser.value("csv"), ql::ui::analysisReportCsv(*report).toUtf8()); !s)
             return reportFailure(s);
     }
-    return Success;
+    if (!wantsReport(parser)) return Success;
+    // The report: the analysis as a project (so that the HTML reopens it), the first batch for
+    // the histograms of the worst layers.
+    AnalysisSetup setup;
+    setup.floatModel = QFileInfo(floatPath).absoluteFilePath();
+    setup.quantizeInApp = models.quantizedInApp;
+    if (!setup.quantizeInApp) setup.quantModel = QFileInfo(models.quantModel).absoluteFilePath();
+    for (const QString &path : parser.values("calib"))
+        for (const QString &part : path.split(',', Qt::SkipEmptyParts))
+            setup.calibrationPaths << QFileInfo(part).absoluteFilePath();
+    setup.quantizer = QuantizerSettings::fromOptions(quantizer, calibrationBatch);
+    for (const std::string &path : dataPaths)
+        setup.dataPaths << QFileInfo(QString::fromStdString(path)).absoluteFilePath();
+    if (parser.isSet("labels")) setup.labelsPath = QFileInfo(parser.value("labels")).absoluteFilePath();
+    setup.batch = batch;
+    setup.int8Kernels = parser.value("int8-kernels");
+    const std::set<std::string> fp32(quantizer.excludedNodes.begin(), quantizer.excludedNodes.end());
+
+    ql::ui::ReportInput input;
+    input.report = std::make_shared<const ql::analysis::NumericSuiteReport>(std::move(*report));
+    input.models = models;
+    input.data = setup.dataText();
+    input.floatGraph = std::make_shared<const ql::Graph>(floatModel);
+    input.quantGraph = std::make_shared<const ql::Graph>(quantGraph);
+    auto source = inputs();
+    if (source) {
+        std::map<std::string, ql::Tensor> first;
+        if (auto got = (*source)(first); got && *got)
+            input.batch = std::make_shared<const std::map<std::string, ql::Tensor>>(std::move(first));
+    }
+    // Latency on the first batch: analyze streams its data and does not keep it all in memory.
+    if (input.batch && !parser.isSet("no-latency")) {
+        ql::PlanOptions planOptions;
+        planOptions.threads = threads;
+        auto latency = ql::analysis::measureModelsLatencyMs(quantGraph, floatModel,
+                                                            options.int8Kernels, planOptions,
+                                                            {*input.batch}, 3);
+        if (!latency) return reportFailure(latency.status());
+        input.latencyMs = *latency;
+        const ql::Shape &shape = input.batch->begin()->second.shape();
+        input.latencySamples = shape.empty() ? 1 : int(shape.front());
+    }
+    input.fp32Layers = fp32;
+    QJsonArray nodes;
+    for (const std::string &name : fp32) nodes.append(QString::fromStdString(name));
+    input.skipList = QJsonObject{{"model", QFileInfo(floatPath).fileName()}, {"fp32_nodes", nodes}};
+    input.howMade = commandLineText("analyze", arguments);
+    input.project = ProjectController::projectJson(setup, fp32, input.thresholdDb, QDir(reportFolder(parser)));
+    return writeReports(parser, std::move(input));
 }
 
 }  // namespace cli

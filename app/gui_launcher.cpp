@@ -23,8 +23,6 @@
 #include "main_window.h"
 #include "readable_style.h"
 
-namespace {
-
 // Qt's own strings (dialog buttons) and ours, in the first of the user's languages we have.
 void installTranslators(QApplication &app) {
     auto *qt = new QTranslator(&app);
@@ -36,6 +34,8 @@ void installTranslators(QApplication &app) {
                   QStringLiteral(":/i18n")))
         QCoreApplication::installTranslator(own);
 }
+
+namespace {
 
 int exitCodeFor(ql::ErrorKind kind) {
     switch (kind) {
@@ -112,7 +112,7 @@ int runGui(int argc, char *argv[], int firstArgument) {
     parser.addPositionalArgument(
         QStringLiteral("model"),
         QApplication::translate("main", "ONNX model or QuantLens project to open."),
-        QStringLiteral("[MODEL.onnx | PROJECT.qlproj]"));
+        QStringLiteral("[MODEL.onnx | PROJECT.qlproj | REPORT.html]"));
     parser.addOption({QStringLiteral("demo"),
                       QApplication::translate("main", "Open the embedded Fashion-MNIST demo.")});
     parser.addOption(
@@ -164,9 +164,11 @@ int runGui(int argc, char *argv[], int firstArgument) {
 
     // A screenshot run leaves the user's settings alone and reports errors on stderr.
     MainWindow window(MainWindow::Options{!capture, !capture, !capture});
+    const QString opened = models.isEmpty() ? QString() : models.first();
     const bool analyses = parser.isSet("demo") ||
-                          (!models.isEmpty() &&
-                           models.first().endsWith(QLatin1String(".qlproj"), Qt::CaseInsensitive));
+                          opened.endsWith(QLatin1String(".qlproj"), Qt::CaseInsensitive) ||
+                          opened.endsWith(QLatin1String(".html"), Qt::CaseInsensitive) ||
+                          opened.endsWith(QLatin1String(".htm"), Qt::CaseInsensitive);
     int exitCode = cli::Success;
     if (inspectorTab >= 0) window.inspector()->tabs()->setCurrentIndex(inspectorTab);
     // Set once the wanted layer is selected (or when none is wanted).

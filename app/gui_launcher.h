@@ -1,5 +1,10 @@
 #pragma once
 
+class QApplication;
+
+// Qt's strings and QuantLens' own in the user's language (the GUI, and reports from the CLI).
+void installTranslators(QApplication &app);
+
 // Opens the main window; returns the process exit code. Arguments from argv[firstArgument] on:
 //   [--demo | MODEL.onnx] [--screenshot FILE.png]
 // With --screenshot the window loads the model, renders itself into FILE and exits

@@ -7,7 +7,19 @@
 #include <cstring>
 
 #include "cli_commands.h"
+#include "cli_report.h"
 #include "gui_launcher.h"
+
+namespace {
+
+bool asksForReport(int argc, char *argv[]) {
+    for (int i = 2; i < argc; ++i)
+        for (const char *option : {"--html", "--pdf"})
+            if (std::strncmp(argv[i], option, std::strlen(option)) == 0) return true;
+    return false;
+}
+
+}  // namespace
 
 int main(int argc, char *argv[]) {
     QCoreApplication::setOrganizationName("QuantLens");
@@ -18,6 +30,18 @@ int main(int argc, char *argv[]) {
         QCoreApplication app(argc, argv);
         QStringList rest = app.arguments().mid(2);
         return std::strcmp(command, "infer") == 0 ? cli::runInfer(rest) : cli::runBench(rest);
+    }
+    // Reports draw their charts with widgets: a QApplication (offscreen without a display) and
+    // the user's language.
+    const bool report = std::strcmp(command, "report") == 0;
+    if (report || (std::strcmp(command, "analyze") == 0 && asksForReport(argc, argv))) {
+        if (qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM") && qEnvironmentVariableIsEmpty("DISPLAY") &&
+            qEnvironmentVariableIsEmpty("WAYLAND_DISPLAY"))
+            qputenv("QT_QPA_PLATFORM", "offscreen");
+        QApplication app(argc, argv);
+        installTranslators(app);
+        const QStringList rest = app.arguments().mid(2);
+        return report ? cli::runReport(rest) : cli::runAnalyze(rest);
     }
     if (std::strcmp(command, "quantize") == 0 || std::strcmp(command, "analyze") == 0) {
         QCoreApplication app(argc, argv);

@@ -53,6 +53,7 @@ bool isAcceptedUrl(const QUrl &url) {
     if (!url.isLocalFile()) return false;
     const QString suffix = QFileInfo(url.toLocalFile()).suffix().toLower();
     return suffix == QLatin1String("onnx") || suffix == QLatin1String("qlproj") ||
+           suffix == QLatin1String("html") || suffix == QLatin1String("htm") ||
            suffix == QLatin1String("npy") || suffix == QLatin1String("pb") ||
            QFileInfo(url.toLocalFile()).isDir();
 }
@@ -292,7 +293,9 @@ void MainWindow::openDemo() {
 void MainWindow::openPath(const QString &path, bool asDrop) {
     const QFileInfo info(path);
     const QString suffix = info.suffix().toLower();
-    if (suffix == ProjectController::kSuffix) {
+    // A project, or an HTML report carrying one.
+    if (suffix == ProjectController::kSuffix || suffix == QLatin1String("html") ||
+        suffix == QLatin1String("htm")) {
         if (!m_project->maybeSave()) return;
         QString error;
         if (!m_project->open(path, error)) {

@@ -12,6 +12,7 @@
 
 #include "analysis_controller.h"
 #include "calibration_lab_controller.h"
+#include "report_html.h"
 
 const QString ProjectController::kSuffix = QStringLiteral("qlproj");
 
@@ -44,18 +45,73 @@ void ProjectController::onContentModified() {
     if (m_autosaveEnabled) m_autosaveTimer.start();
 }
 
+QJsonObject ProjectController::projectJson(const AnalysisSetup &setup,
+                                           const std::set<std::string> &fp32, double thresholdDb,
+                                           const QDir &base) {
+    QJsonArray layers;
+    for (const std::string &name : fp32) layers.append(QString::fromStdString(name));
+    return QJsonObject{{"format", kFormat},
+                       {"version", kVersion},
+                       {"analysis", setup.toJson(base)},
+                       {"fp32_layers", layers},
+                       {"threshold_db", thresholdDb}};
+}
+
 QJsonObject ProjectController::toJson(const QString &projectPath) const {
     const QDir base = QFileInfo(projectPath).absoluteDir();
-    QJsonArray fp32;
-    for (const std::string &name : m_analysis->fp32Layers())
-        fp32.append(QString::fromStdString(name));
-    QJsonObject project{{"format", kFormat},
-                        {"version", kVersion},
-                        {"analysis", m_analysis->setup().toJson(base)},
-                        {"fp32_layers", fp32},
-                        {"threshold_db", m_analysis->thresholdDb()}};
+    QJsonObject project = projectJson(m_analysis->setup(), m_analysis->fp32Layers(),
+                                      m_analysis->thresholdDb(), base);
     if (m_lab && !m_lab->isEmpty()) project.insert("calibration_lab", m_lab->toJson(base));
     return project;
+}
+
+bool ProjectController::readProject(const QString &file, QJsonObject &project, QString &error) {
+    QFile in(file);
+    if (!in.open(QIODevice::ReadOnly)) {
+        error = tr("%1: cannot open (%2)").arg(QDir::toNativeSeparators(file), in.errorString());
+        return false;
+    }
+    const QByteArray bytes = in.readAll();
+    const QString suffix = QFileInfo(file).suffix().toLower();
+    if (suffix == QLatin1String("html") || suffix == QLatin1String("htm")) {
+        QString why;
+        project = ql::ui::projectFromReportHtml(bytes, why);
+        if (project.isEmpty()) {
+            error = QStringLiteral("%1: %2").arg(QDir::toNativeSeparators(file), why);
+            return false;
+        }
+    } else {
+        QJsonParseError parseError;
+        const QJsonDocument doc = QJsonDocument::fromJson(bytes, &parseError);
+        if (parseError.error != QJsonParseError::NoError || !doc.isObject()) {
+            error = tr("%1: not a QuantLens project (%2)")
+                        .arg(QDir::toNativeSeparators(file), parseError.errorString());
+            return false;
+        }
+        project = doc.object();
+    }
+    if (project.value("format").toString() != QLatin1String(kFormat) ||
+        !project.value("analysis").isObject()) {
+        error = tr("%1: not a QuantLens project").arg(QDir::toNativeSeparators(file));
+        return false;
+    }
+    if (project.value("version").toInt() > kVersion) {
+        error = tr("%1: written by a newer QuantLens (version %2)")
+                    .arg(QDir::toNativeSeparators(file))
+                    .arg(project.value("version").toInt());
+        return false;
+    }
+    return true;
+}
+
+void ProjectController::unpackProject(const QJsonObject &project, const QDir &base,
+                                      AnalysisSetup &setup, std::set<std::string> &fp32,
+                                      double &thresholdDb) {
+    setup = AnalysisSetup::fromJson(project.value("analysis").toObject(), base);
+    fp32.clear();
+    for (const QJsonValue &name : project.value("fp32_layers").toArray())
+        fp32.insert(name.toString().toStdString());
+    thresholdDb = project.value("threshold_db").toDouble(ql::ui::kDefaultThresholdDb);
 }
 
 bool ProjectController::save(const QString &path, QString &error) {
@@ -74,38 +130,16 @@ bool ProjectController::save(const QString &path, QString &error) {
 }
 
 bool ProjectController::load(const QString &file, const QString &projectPath, QString &error) {
-    QFile in(file);
-    if (!in.open(QIODevice::ReadOnly)) {
-        error = tr("%1: cannot open (%2)").arg(QDir::toNativeSeparators(file), in.errorString());
-        return false;
-    }
-    QJsonParseError parseError;
-    const QJsonDocument doc = QJsonDocument::fromJson(in.readAll(), &parseError);
-    if (parseError.error != QJsonParseError::NoError || !doc.isObject()) {
-        error = tr("%1: not a QuantLens project (%2)")
-                    .arg(QDir::toNativeSeparators(file), parseError.errorString());
-        return false;
-    }
-    const QJsonObject root = doc.object();
-    if (root.value("format").toString() != QLatin1String(kFormat) ||
-        !root.value("analysis").isObject()) {
-        error = tr("%1: not a QuantLens project").arg(QDir::toNativeSeparators(file));
-        return false;
-    }
-    if (root.value("version").toInt() > kVersion) {
-        error = tr("%1: written by a newer QuantLens (version %2)")
-                    .arg(QDir::toNativeSeparators(file))
-                    .arg(root.value("version").toInt());
-        return false;
-    }
+    QJsonObject root;
+    if (!readProject(file, root, error)) return false;
     const QDir base = QFileInfo(projectPath).absoluteDir();
-    const AnalysisSetup setup = AnalysisSetup::fromJson(root.value("analysis").toObject(), base);
+    AnalysisSetup setup;
     std::set<std::string> fp32;
-    for (const QJsonValue &name : root.value("fp32_layers").toArray())
-        fp32.insert(name.toString().toStdString());
+    double thresholdDb = ql::ui::kDefaultThresholdDb;
+    unpackProject(root, base, setup, fp32, thresholdDb);
     m_restoring = true;
     if (m_lab) m_lab->restore(root.value("calibration_lab").toObject(), base);
-    m_analysis->setThresholdDb(root.value("threshold_db").toDouble(ql::ui::kDefaultThresholdDb));
+    m_analysis->setThresholdDb(thresholdDb);
     m_analysis->setSetup(setup, fp32);
     m_restoring = false;
     return true;
@@ -113,6 +147,15 @@ bool ProjectController::load(const QString &file, const QString &projectPath, QS
 
 bool ProjectController::open(const QString &path, QString &error) {
     const QString absolute = QFileInfo(path).absoluteFilePath();
+    const QString suffix = QFileInfo(absolute).suffix().toLower();
+    if (suffix == QLatin1String("html") || suffix == QLatin1String("htm")) {
+        // A report's analysis: reopened untitled, so that saving never writes over the report.
+        if (!load(absolute, absolute, error)) return false;
+        setPath(QString());
+        setModified(true);
+        emit opened(absolute);
+        return true;
+    }
     // Unsaved changes of this project autosaved before a crash: offer them instead.
     const QFileInfo autosaved(absolute + QStringLiteral(".autosave"));
     bool recover = false;

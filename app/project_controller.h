@@ -6,10 +6,16 @@
 // PROJECT.qlproj.autosave, or for an untitled analysis to autosave.qlproj in the app's data
 // folder, and offered for recovery at the next start.
 
+#include <QDir>
 #include <QJsonObject>
 #include <QObject>
 #include <QString>
 #include <QTimer>
+
+#include <set>
+#include <string>
+
+#include "analysis_setup.h"
 
 class QWidget;
 class AnalysisController;
@@ -29,6 +35,16 @@ public:
     bool isModified() const { return m_modified; }
     // The project as JSON, paths relative to the folder of `projectPath`.
     QJsonObject toJson(const QString &projectPath) const;
+    // A project of `setup` and fp32 layers, paths relative to `base` (reports embed one).
+    static QJsonObject projectJson(const AnalysisSetup &setup, const std::set<std::string> &fp32,
+                                   double thresholdDb, const QDir &base);
+    // The project in a .qlproj file, or the one a QuantLens HTML report carries; false with a
+    // one-line message naming the file.
+    static bool readProject(const QString &file, QJsonObject &project, QString &error);
+    // The setup, fp32 layers and threshold of a project read by readProject; paths relative to
+    // `base`.
+    static void unpackProject(const QJsonObject &project, const QDir &base, AnalysisSetup &setup,
+                              std::set<std::string> &fp32, double &thresholdDb);
 
     bool save(const QString &path, QString &error);
     bool open(const QString &path, QString &error);

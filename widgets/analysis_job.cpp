@@ -110,18 +110,9 @@ analysis::SessionOptions sessionOptions(const AnalysisRequest &request,
 
 Status createSession(const AnalysisRequest &request, const analysis::SessionProgress &progress,
                      std::unique_ptr<analysis::AnalysisSession> &session, ReportPtr &report) {
-    auto inputs = analysis::loadSessionInputs(request, progress);
-    if (!inputs) return inputs.status();
-    analysis::SessionOptions options = sessionOptions(request, *inputs);
-    auto created = analysis::AnalysisSession::create(
-        std::move(inputs->floatGraph), std::move(inputs->quantGraph), std::move(inputs->data),
-        std::move(options), progress);
+    auto created = createAnalysisSession(request, progress);
     if (!created) return created.status();
     session = std::move(*created);
-    if (!request.fp32Layers.empty()) {
-        auto toggled = session->setFp32Layers(request.fp32Layers, progress);
-        if (!toggled) return toggled.status();
-    }
     report = std::make_shared<const analysis::NumericSuiteReport>(session->report());
     return Status::ok();
 }
@@ -167,6 +158,22 @@ Result<SearchOutcome> searchWithHoldout(const AnalysisRequest &request,
 }
 
 }  // namespace
+
+Result<std::unique_ptr<analysis::AnalysisSession>> createAnalysisSession(
+    const AnalysisRequest &request, const analysis::SessionProgress &progress) {
+    auto inputs = analysis::loadSessionInputs(request, progress);
+    if (!inputs) return inputs.status();
+    analysis::SessionOptions options = sessionOptions(request, *inputs);
+    auto session = analysis::AnalysisSession::create(
+        std::move(inputs->floatGraph), std::move(inputs->quantGraph), std::move(inputs->data),
+        std::move(options), progress);
+    if (!session) return session.status();
+    if (!request.fp32Layers.empty()) {
+        auto toggled = (*session)->setFp32Layers(request.fp32Layers, progress);
+        if (!toggled) return toggled.status();
+    }
+    return session;
+}
 
 AnalysisJob::AnalysisJob(QObject *parent) : QObject(parent) {
     qRegisterMetaType<ql::ui::ReportPtr>();

@@ -39,6 +39,11 @@ struct AnalysisRequest : analysis::SessionSources {
     int threads = 0;  // engine threads; 0: all cores
 };
 
+// Loads the request's sources and runs the first analysis with its fp32 layers (any thread; the
+// job's Analysis operation, and `quantlens report`).
+Result<std::unique_ptr<analysis::AnalysisSession>> createAnalysisSession(
+    const AnalysisRequest &request, const analysis::SessionProgress &progress = {});
+
 // An fp32 search (analysis/fp32_search.h) asked for from the GUI. Without a holdout it runs on
 // the live session, which afterwards goes back to the user's fp32 layers; with one, on a session
 // of its own made from the last request's sources, the last batches held out.

@@ -6,6 +6,7 @@
 #include "analysis/incremental_suite.h"
 #include "analysis/keep_layers_fp32.h"
 #include "analysis/layer_matching.h"
+#include "analysis/pass_latency.h"
 #include "onnx_io/model_writer.h"
 #include "passes/int8_kernel_mode.h"
 #include "passes/precision.h"
@@ -43,12 +44,6 @@ void markUserToggles(NumericSuiteReport &report, const std::set<std::string> &la
     }
 }
 
-double median(std::vector<double> values) {
-    if (values.empty()) return 0.0;
-    std::sort(values.begin(), values.end());
-    const size_t n = values.size();
-    return n % 2 ? values[n / 2] : 0.5 * (values[n / 2 - 1] + values[n / 2]);
-}
 
 }  // namespace
 
@@ -227,46 +222,12 @@ Result<NumericSuiteReport> AnalysisSession::setFp32Layers(const std::set<std::st
     return d.report;
 }
 
-namespace {
-
-// Median time (ms) of one pass over batches[0, count), `runs` times after an untimed first pass
-// (which creates the primitives).
-Result<double> medianPassMs(Graph graph, const PlanOptions &planOptions,
-                            const std::vector<std::map<std::string, Tensor>> &batches, size_t count,
-                            int runs) {
-    if (batches.empty()) return Status::badInput("latency: no evaluation batches");
-    count = std::clamp<size_t>(count, 1, batches.size());
-    auto plan = ExecutionPlan::create(std::move(graph), planOptions);
-    if (!plan) return plan.status();
-    std::vector<Tensor> outputs;
-    QL_RETURN_IF_ERROR((*plan)->run(batches.front(), outputs));
-    std::vector<double> times;
-    for (int r = 0; r < std::max(runs, 1); ++r) {
-        const auto start = std::chrono::steady_clock::now();
-        for (size_t b = 0; b < count; ++b) QL_RETURN_IF_ERROR((*plan)->run(batches[b], outputs));
-        times.push_back(
-            std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
-                .count());
-    }
-    return median(times);
-}
-
-}  // namespace
-
 Result<std::pair<double, double>> AnalysisSession::measureLatencyMs(int runs) {
     Impl &d = *m_impl;
     PlanOptions planOptions;
     planOptions.threads = d.options.suite.threads;
-    auto quant = d.int8Plan();
-    if (!quant) return quant.status();
-    Graph fp = d.floatGraph;
-    QL_RETURN_IF_ERROR(preparePrecision(fp, Precision::Fp32));
-    const size_t all = d.data.batches.size();
-    auto int8Ms = medianPassMs(std::move(*quant), planOptions, d.data.batches, all, runs);
-    if (!int8Ms) return int8Ms.status();
-    auto fp32Ms = medianPassMs(std::move(fp), planOptions, d.data.batches, all, runs);
-    if (!fp32Ms) return fp32Ms.status();
-    return std::make_pair(*int8Ms, *fp32Ms);
+    return measureModelsLatencyMs(d.current, d.floatGraph, d.options.suite.int8Kernels,
+                                  planOptions, d.data.batches, runs);
 }
 
 Result<double> AnalysisSession::measureInt8BatchLatencyMs(int runs, int batches) {
