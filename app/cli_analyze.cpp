@@ -4,7 +4,6 @@
 #include <QDir>
 #include <QFile>
 #include <QFileInfo>
-#include <QJsonArray>
 #include <QJsonDocument>
 
 #include <cmath>
@@ -14,10 +13,10 @@
 #include <vector>
 
 #include "analysis/analysis_session.h"
-#include "analysis/pass_latency.h"
 #include "analysis/keep_layers_fp32.h"
 #include "analysis/numeric_suite.h"
 #include "analysis/pair_batch.h"
+#include "analysis/pass_latency.h"
 #include "analysis_report_format.h"
 #include "analysis_setup.h"
 #include "cli_commands.h"
@@ -27,6 +26,7 @@
 #include "onnx_io/model_loader.h"
 #include "onnx_io/tensor_file.h"
 #include "project_controller.h"
+#include "report_export.h"
 #include "quant/calibration_data.h"
 
 namespace cli {
@@ -249,9 +249,7 @@ int runAnalyze(const QStringList &arguments) {
         input.latencySamples = shape.empty() ? 1 : int(shape.front());
     }
     input.fp32Layers = fp32;
-    QJsonArray nodes;
-    for (const std::string &name : fp32) nodes.append(QString::fromStdString(name));
-    input.skipList = QJsonObject{{"model", QFileInfo(floatPath).fileName()}, {"fp32_nodes", nodes}};
+    input.skipList = ql::ui::skipListObject(floatPath, fp32);
     input.howMade = commandLineText("analyze", arguments);
     input.project = ProjectController::projectJson(setup, fp32, input.thresholdDb, QDir(reportFolder(parser)));
     return writeReports(parser, std::move(input));

@@ -3,7 +3,6 @@
 
 #include <QDir>
 #include <QFileInfo>
-#include <QJsonArray>
 
 #include <cstdio>
 
@@ -11,8 +10,7 @@
 #include "cli_commands.h"
 #include "cli_support.h"
 #include "project_controller.h"
-#include "report_html.h"
-#include "report_pdf.h"
+#include "report_export.h"
 
 namespace cli {
 
@@ -29,11 +27,10 @@ int writeFailure(const ql::Status &status) {
 ql::Status checkFolder(const QString &path) {
     const QFileInfo folder(QFileInfo(path).absolutePath());
     if (!folder.isDir())
-        return ql::Status::error(ql::ErrorKind::Internal,
-                                 QDir::toNativeSeparators(path).toStdString() +
-                                     ": cannot write (no folder " +
-                                     QDir::toNativeSeparators(folder.filePath()).toStdString() +
-                                     ")");
+        return ql::Status::error(
+            ql::ErrorKind::Internal,
+            QDir::toNativeSeparators(path).toStdString() + ": cannot write (no folder " +
+                QDir::toNativeSeparators(folder.filePath()).toStdString() + ")");
     return ql::Status::ok();
 }
 
@@ -44,7 +41,8 @@ void addReportOptions(QCommandLineParser &parser) {
                       "Write a self-contained HTML report (reopen it with `quantlens gui R.html`).",
                       "R.html"});
     parser.addOption({"pdf", "Write a PDF report.", "R.pdf"});
-    parser.addOption({"no-latency", "Do not measure the latency of the two models for the report."});
+    parser.addOption(
+        {"no-latency", "Do not measure the latency of the two models for the report."});
 }
 
 bool wantsReport(const QCommandLineParser &parser) {
@@ -68,17 +66,11 @@ int writeReports(const QCommandLineParser &parser, ql::ui::ReportInput input) {
         if (parser.isSet(option))
             if (ql::Status s = checkFolder(parser.value(option)); !s) return writeFailure(s);
     const ql::ui::ReportData data = ql::ui::prepareReport(std::move(input));
-    if (parser.isSet("html")) {
-        const QByteArray html =
-            ql::ui::reportHtml(data, ql::ui::ReportFlavor::Browser).toUtf8();
-        if (ql::Status s = ql::ui::writeFileAtomically(parser.value("html"), html); !s)
+    for (const char *option : {"html", "pdf"}) {
+        if (!parser.isSet(option)) continue;
+        if (ql::Status s = ql::ui::writeReportFile(data, parser.value(option)); !s)
             return writeFailure(s);
-        std::printf("report: %s\n", qPrintable(parser.value("html")));
-    }
-    if (parser.isSet("pdf")) {
-        if (ql::Status s = ql::ui::writeReportPdf(data, parser.value("pdf")); !s)
-            return writeFailure(s);
-        std::printf("report: %s\n", qPrintable(parser.value("pdf")));
+        std::printf("report: %s\n", qPrintable(parser.value(option)));
     }
     return Success;
 }
@@ -118,8 +110,8 @@ int runReport(const QStringList &arguments) {
                                      thresholdDb);
     ql::ui::AnalysisRequest request;
     if (!setup.toRequest(request, error))
-        return reportFailure(ql::Status::badInput(projectPath.toStdString() + ": " +
-                                                  error.toStdString()));
+        return reportFailure(
+            ql::Status::badInput(projectPath.toStdString() + ": " + error.toStdString()));
     request.threads = threads;
     request.fp32Layers = fp32;
     auto session = ql::ui::createAnalysisSession(request);
@@ -141,10 +133,7 @@ int runReport(const QStringList &arguments) {
     input.batch = std::make_shared<const std::map<std::string, ql::Tensor>>(
         (*session)->data().batches.front());
     input.fp32Layers = fp32;
-    QJsonArray nodes;
-    for (const std::string &name : fp32) nodes.append(QString::fromStdString(name));
-    input.skipList = QJsonObject{{"model", QFileInfo(setup.floatModel).fileName()},
-                                 {"fp32_nodes", nodes}};
+    input.skipList = ql::ui::skipListObject(setup.floatModel, fp32);
     input.thresholdDb = thresholdDb;
     input.howMade = commandLineText("report", arguments);
     input.project =

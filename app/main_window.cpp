@@ -37,6 +37,7 @@
 #include "layer_table_panel.h"
 #include "model_summary_widget.h"
 #include "project_controller.h"
+#include "report_export.h"
 #include "recent_files_controller.h"
 #include "sqnr_chart.h"
 #include "welcome_page.h"
@@ -83,6 +84,7 @@ MainWindow::MainWindow(const Options &options, QWidget *parent)
     createActions();
     createCalibrationLab();
     createFp32Search();
+    createReportExport();
     createMenus();
     createStatusBar();
 
@@ -184,6 +186,7 @@ void MainWindow::createStatusBar() {
     m_cancel->setAutoRaise(true);
     m_cancel->hide();
     connect(m_cancel, &QToolButton::clicked, m_analysis, &AnalysisController::cancel);
+    connect(m_cancel, &QToolButton::clicked, m_reportExport, &ql::ui::ReportExport::cancel);
     statusBar()->addWidget(m_status, 1);
     statusBar()->addPermanentWidget(m_busy);
     statusBar()->addPermanentWidget(m_cancel);
@@ -505,6 +508,7 @@ void MainWindow::updateActions() {
     m_exportJson->setEnabled(hasReport);
     m_exportCsv->setEnabled(hasReport);
     m_exportModel->setEnabled(hasReport);
+    m_exportReport->setEnabled(hasReport && !m_reportExport->isBusy());
     m_saveProject->setEnabled(hasSetup);
     m_saveProjectAs->setEnabled(hasSetup);
     m_rerun->setEnabled(m_analysis->setup().isComplete());

@@ -34,6 +34,7 @@ class Fp32SearchDialog;
 class LayerDetailsWidget;
 class LayerInspector;
 class DiagnosisList;
+class ReportExport;
 class LayerTablePanel;
 class ModelSummaryWidget;
 class WelcomePage;
@@ -79,6 +80,9 @@ public:
     bool recoverAutosave();
     // The folder the demo files are extracted to (the analysis reads files).
     static QString demoFolder();
+    // File > Export Report…: HTML or PDF by the extension; asks for the path when none is given.
+    void exportReport(const QString &path = QString());
+    ql::ui::ReportExport *reportExport() const { return m_reportExport; }
     // Opens a run of the calibration lab as the analysis (the lab page's double-click).
     void openCalibrationRun(const QString &runId);
 
@@ -96,6 +100,7 @@ private:
     void showCalibrationLabDialog();
     void createFp32Search();  // main_window_search.cpp
     void showFp32SearchDialog();
+    void createReportExport();  // main_window_report.cpp
     void connectAnalysis();
     void restoreSettings();
     void saveSettings();
@@ -158,4 +163,6 @@ private:
     QAction *m_calibrationLab = nullptr, *m_showCalibrationLab = nullptr;
     QAction *m_findFp32Set = nullptr;
     ql::ui::Fp32SearchDialog *m_searchDialog = nullptr;  // made on first use
+    QAction *m_exportReport = nullptr;
+    ql::ui::ReportExport *m_reportExport = nullptr;
 };

@@ -106,6 +106,7 @@ void MainWindow::createMenus() {
     file->addAction(m_saveProject);
     file->addAction(m_saveProjectAs);
     file->addSeparator();
+    file->addAction(m_exportReport);
     QMenu *exportMenu = file->addMenu(tr("E&xport"));
     exportMenu->addAction(m_exportSkipList);
     exportMenu->addAction(m_exportJson);

@@ -49,9 +49,11 @@ LayerHistogram histogramOf(const analysis::LayerCaptureRunner &runner,
     const int64_t nf = f.numel(), nq = q.numel();
     double low = INFINITY, high = -INFINITY;
     for (int64_t i = 0; i < nf; ++i)
-        if (std::isfinite(fv[i])) low = std::min<double>(low, fv[i]), high = std::max<double>(high, fv[i]);
+        if (std::isfinite(fv[i]))
+            low = std::min<double>(low, fv[i]), high = std::max<double>(high, fv[i]);
     for (int64_t i = 0; i < nq; ++i)
-        if (std::isfinite(qv[i])) low = std::min<double>(low, qv[i]), high = std::max<double>(high, qv[i]);
+        if (std::isfinite(qv[i]))
+            low = std::min<double>(low, qv[i]), high = std::max<double>(high, qv[i]);
     if (!(low <= high)) {
         h.error = QCoreApplication::translate("Report", "no finite values");
         return h;
@@ -137,8 +139,8 @@ Status writeFileAtomically(const QString &path, const QByteArray &bytes) {
     QSaveFile file(path);
     if (!file.open(QIODevice::WriteOnly) || file.write(bytes) != bytes.size() || !file.commit())
         return Status::error(ErrorKind::Internal, QDir::toNativeSeparators(path).toStdString() +
-                                                ": cannot write (" +
-                                                file.errorString().toStdString() + ")");
+                                                      ": cannot write (" +
+                                                      file.errorString().toStdString() + ")");
     return Status::ok();
 }
 

@@ -32,15 +32,15 @@ struct ReportInput {
     ReportPtr report;
     AnalysisModels models;  // file paths; the quantizer options when quantized in the app
     QString data;           // the evaluation inputs, one line ("samples.npy, labels labels.npy")
-    std::optional<std::pair<double, double>> latencyMs;  // int8, fp32: one pass over...
-    int latencySamples = 0;                              // ...this many samples
+    std::optional<std::pair<double, double>> latencyMs;   // int8, fp32: one pass over...
+    int latencySamples = 0;                               // ...this many samples
     std::shared_ptr<const Graph> floatGraph, quantGraph;  // quantGraph as analysed (toggles on)
     std::shared_ptr<const std::map<std::string, Tensor>> batch;  // for the histograms
     std::set<std::string> fp32Layers;                            // the user's fp32 set
     QJsonObject skipList;  // that set as a QuantLens skip-list
     double thresholdDb = 30.0;
-    QString howMade;        // the command line, or the GUI and its setup
-    QJsonObject project;    // embedded in the HTML to reopen it (paths relative to the report)
+    QString howMade;      // the command line, or the GUI and its setup
+    QJsonObject project;  // embedded in the HTML to reopen it (paths relative to the report)
     int histogramLayers = 3;
 };
 

@@ -3,9 +3,11 @@
 #include <qcustomplot.h>
 #include <QApplication>
 #include <QBuffer>
+#include <QLayout>
 #include <QPainter>
 #include <QPicture>
 #include <QRegularExpression>
+#include <QResizeEvent>
 #include <QStyle>
 #include <QSvgGenerator>
 
@@ -33,9 +35,8 @@ void paintPlot(QPainter &painter, const QRectF &rect, QCustomPlot *plot, QSize l
         plot->toPainter(&recorder, logical.width(), logical.height());
     }
     // A QPicture replays in its own resolution's units, scaled to the target device's.
-    const double dpiRatio = painter.device() ? double(picture.logicalDpiX()) /
-                                                   painter.device()->logicalDpiX()
-                                             : 1.0;
+    const double dpiRatio =
+        painter.device() ? double(picture.logicalDpiX()) / painter.device()->logicalDpiX() : 1.0;
     painter.save();
     painter.translate(rect.topLeft());
     painter.scale(dpiRatio * rect.width() / logical.width(),
@@ -45,7 +46,26 @@ void paintPlot(QPainter &painter, const QRectF &rect, QCustomPlot *plot, QSize l
 }
 
 constexpr QSize kChartSize(1000, 400);
+constexpr double kLogFloor = 0.7;  // the bottom of a histogram's log axis
+
+// Empty bins sit on the bottom of the log axis instead of at minus infinity: SVG output keeps
+// no clip path, so a line down to "0" would cross the axis.
+QVector<double> onLogScale(QVector<double> counts) {
+    for (double &c : counts) c = std::max(c, kLogFloor);
+    return counts;
+}
 constexpr QSize kHistogramSize(480, 260);
+
+// A widget never shown gets no resize events; the chart chooses its tick labels by its width.
+void layOutHidden(QWidget &widget) {
+    if (widget.layout()) widget.layout()->activate();
+    QList<QWidget *> widgets = widget.findChildren<QWidget *>();
+    widgets.prepend(&widget);
+    for (QWidget *w : widgets) {
+        QResizeEvent resize(w->size(), QSize());
+        QCoreApplication::sendEvent(w, &resize);
+    }
+}
 
 template <class Paint>
 QByteArray svgOf(QSize size, const QString &title, Paint paint) {
@@ -75,9 +95,9 @@ QByteArray svgOf(QSize size, const QString &title, Paint paint) {
 void paintSqnrChart(QPainter &painter, const QRectF &rect, const ReportData &data) {
     SqnrChart chart;
     chart.setPalette(lightPalette());
-    chart.setAttribute(Qt::WA_DontShowOnScreen);
     chart.resize(kChartSize);
-    chart.show();  // lays the plot out at its size (hidden widgets get no resize events)
+    layOutHidden(chart);
+    chart.setPrinted();
     chart.setReport(data.input.report);
     chart.setThresholdDb(data.input.thresholdDb);
     chart.plot()->replot();
@@ -87,7 +107,6 @@ void paintSqnrChart(QPainter &painter, const QRectF &rect, const ReportData &dat
 void paintHistogram(QPainter &painter, const QRectF &rect, const LayerHistogram &h) {
     QCustomPlot plot;
     plot.setPalette(lightPalette());
-    plot.setAttribute(Qt::WA_DontShowOnScreen);
     plot.resize(kHistogramSize);
     applyPlotPalette(&plot);
     putLegendAbovePlot(&plot);
@@ -100,12 +119,12 @@ void paintHistogram(QPainter &painter, const QRectF &rect, const LayerHistogram 
     floatGraph->setLineStyle(QCPGraph::lsStepCenter);
     floatGraph->setPen(QPen(QColor(0, 114, 178), 1.5));
     floatGraph->setBrush(QColor(0, 114, 178, 50));
-    floatGraph->setData(x, h.floatCounts, true);
+    floatGraph->setData(x, onLogScale(h.floatCounts), true);
     QCPGraph *quantGraph = plot.addGraph();
     quantGraph->setName(QCoreApplication::translate("Report", "int8, dequantized"));
     quantGraph->setLineStyle(QCPGraph::lsStepCenter);
     quantGraph->setPen(QPen(QColor(213, 94, 0), 1.5));
-    quantGraph->setData(x, h.quantCounts, true);
+    quantGraph->setData(x, onLogScale(h.quantCounts), true);
     plot.xAxis->setLabel(QCoreApplication::translate("Report", "value"));
     plot.yAxis->setLabel(QCoreApplication::translate("Report", "count (log)"));
     plot.yAxis->setScaleType(QCPAxis::stLogarithmic);
@@ -113,8 +132,7 @@ void paintHistogram(QPainter &painter, const QRectF &rect, const LayerHistogram 
     double top = 1.0;
     for (int i = 0; i < bins; ++i) top = std::max({top, h.floatCounts[i], h.quantCounts[i]});
     plot.xAxis->setRange(h.low - width, h.high + width);
-    plot.yAxis->setRange(0.8, top * 2.0);
-    plot.show();
+    plot.yAxis->setRange(kLogFloor, top * 2.0);
     plot.replot();
     paintPlot(painter, rect, &plot, kHistogramSize);
 }

@@ -75,15 +75,15 @@ QString headline(const ReportData &d) {
     QString html = QStringLiteral("<table class=\"headline\">\n");
     html += row(Report::tr("Float model"), modelText(in.models.floatModel, d.floatSha256));
     html += row(Report::tr("Quantized model"), quant);
-    html += row(Report::tr("Evaluation data"),
-                esc(in.data) + QStringLiteral(" · ") +
-                    Report::tr("%n sample(s)", nullptr, int(r.samples)));
+    html +=
+        row(Report::tr("Evaluation data"), esc(in.data) + QStringLiteral(" · ") +
+                                               Report::tr("%n sample(s)", nullptr, int(r.samples)));
     if (!r.outputs.empty()) {
         const analysis::OutputReport &out = r.outputs.front();
         html += row(Report::tr("Output SQNR"),
                     QStringLiteral("<b>%1 dB</b>").arg(fixed(out.sqnrDb, 2)));
-        html += row(Report::tr("Top-1 agreement"), fixed(out.top1Agreement * 100.0, 2) +
-                                                       QStringLiteral(" %"));
+        html += row(Report::tr("Top-1 agreement"),
+                    fixed(out.top1Agreement * 100.0, 2) + QStringLiteral(" %"));
         if (out.floatAccuracy || out.quantAccuracy) {
             html += row(Report::tr("Accuracy, float model"),
                         accuracyText(out.floatAccuracy, r.samples));
@@ -91,13 +91,14 @@ QString headline(const ReportData &d) {
                         accuracyText(out.quantAccuracy, r.samples));
         }
     }
-    html += row(Report::tr("Latency"),
-                in.latencyMs ? Report::tr("int8 %1 ms · fp32 %2 ms for %n sample(s) (median of "
-                                          "3 passes)",
-                                          nullptr, in.latencySamples)
-                                   .arg(fixed(in.latencyMs->first, 1),
-                                        fixed(in.latencyMs->second, 1))
-                             : Report::tr("not measured"));
+    html +=
+        row(Report::tr("Latency"),
+            in.latencyMs ? Report::tr("int8 %1 ms · fp32 %2 ms for %n sample(s) (median of "
+                                      "3 passes)",
+                                      nullptr, in.latencySamples)
+                               .arg(fixed(in.latencyMs->first, in.latencyMs->first < 10 ? 2 : 1),
+                                    fixed(in.latencyMs->second, in.latencyMs->second < 10 ? 2 : 1))
+                         : Report::tr("not measured"));
     html += row(Report::tr("Layers"), Report::tr("%1 int8 · %2 fp32 · %3 kept in fp32 by the user")
                                           .arg(r.int8Layers)
                                           .arg(r.fp32Layers)
@@ -114,8 +115,9 @@ QString figure(ReportFlavor flavor, int index, const QSize &svgSize, const QSize
             .arg(index)
             .arg(svgSize.width())
             .arg(caption);
-    return QStringLiteral("<p><img src=\"ql-figure:%1\" width=\"%2\" height=\"%3\"></p>"
-                          "<p class=\"caption\">%4</p>\n")
+    return QStringLiteral(
+               "<p><img src=\"ql-figure:%1\" width=\"%2\" height=\"%3\"></p>"
+               "<p class=\"caption\">%4</p>\n")
         .arg(index)
         .arg(pdfSize.width())
         .arg(pdfSize.height())
@@ -126,7 +128,7 @@ QString findings(const ReportData &d) {
     if (d.findings.empty()) return QStringLiteral("<p>%1</p>\n").arg(Report::tr("No findings."));
     QString html = QStringLiteral("<ul class=\"findings\">\n");
     for (const analysis::Finding &f : d.findings) {
-        const QString severity = f.severity == analysis::Severity::Error   ? Report::tr("Error")
+        const QString severity = f.severity == analysis::Severity::Error     ? Report::tr("Error")
                                  : f.severity == analysis::Severity::Warning ? Report::tr("Warning")
                                                                              : Report::tr("Note");
         html += QStringLiteral("<li><b>%1:</b> %2</li>\n")
@@ -147,8 +149,9 @@ QString layerTable(const ReportData &d, ReportFlavor flavor) {
                               Report::tr("Saturation (%)"),
                               Report::tr("Kernel check (dB)")};
     QString html = browser ? QStringLiteral("<table id=\"layers\" class=\"layers sortable\">\n")
-                           : QStringLiteral("<table class=\"layers\" border=\"1\" cellspacing=\"0\" "
-                                            "cellpadding=\"2\" width=\"100%\">\n");
+                           : QStringLiteral(
+                                 "<table class=\"layers\" border=\"1\" cellspacing=\"0\" "
+                                 "cellpadding=\"2\" width=\"100%\">\n");
     html += QStringLiteral("<thead><tr>");
     for (const QString &h : headers) html += QStringLiteral("<th>%1</th>").arg(h);
     html += QStringLiteral("</tr></thead>\n<tbody>\n");
@@ -190,8 +193,9 @@ QString histograms(const ReportData &d, ReportFlavor flavor) {
     QString html;
     for (size_t i = 0; i < d.histograms.size(); ++i) {
         const LayerHistogram &h = d.histograms[i];
-        const QString caption = Report::tr("%1 (%2): %3 dB. Float values and int8 values "
-                                           "dequantized, first evaluation batch.")
+        const QString caption = Report::tr(
+                                    "%1 (%2): %3 dB. Float values and int8 values "
+                                    "dequantized, first evaluation batch.")
                                     .arg(esc(h.layer), esc(h.opType), fixed(h.sqnrDb, 1));
         if (!h.error.isEmpty())
             html += QStringLiteral("<p>%1 %2</p>\n")
@@ -224,10 +228,11 @@ QString provenance(const ReportData &d) {
     html += row(Report::tr("QuantLens"), esc(d.version));
     html += row(Report::tr("Made with"), QStringLiteral("<code>%1</code>").arg(esc(in.howMade)));
     if (in.models.quantizedInApp)
-        html += row(Report::tr("Quantizer options"),
-                    QStringLiteral("<code>%1</code>")
-                        .arg(esc(QString::fromUtf8(
-                            QJsonDocument(in.models.quantizerOptions).toJson(QJsonDocument::Compact)))));
+        html += row(
+            Report::tr("Quantizer options"),
+            QStringLiteral("<code>%1</code>")
+                .arg(esc(QString::fromUtf8(
+                    QJsonDocument(in.models.quantizerOptions).toJson(QJsonDocument::Compact)))));
     html += row(Report::tr("Kernels"), esc(in.report->int8Kernels));
     html += row(Report::tr("SQNR threshold"), fixed(in.thresholdDb, 1) + QStringLiteral(" dB"));
     html += row(Report::tr("CPU instruction set (oneDNN)"), esc(d.cpuIsa));
@@ -235,7 +240,8 @@ QString provenance(const ReportData &d) {
     return html + QStringLiteral("</table>\n");
 }
 
-const char kStyle[] = R"(body{font-family:"DejaVu Sans",Arial,sans-serif;font-size:14px;color:#1a1a1a;max-width:1100px;margin:24px auto;padding:0 16px;line-height:1.4}
+const char kStyle[] =
+    R"(body{font-family:"DejaVu Sans",Arial,sans-serif;font-size:14px;color:#1a1a1a;max-width:1100px;margin:24px auto;padding:0 16px;line-height:1.4}
 h1{font-size:22px;margin-bottom:2px}h2{font-size:18px;margin-top:28px;border-bottom:1px solid #ccc}
 .sub{color:#555;margin-top:0}.hash{font-family:monospace;font-size:11px;color:#555;word-break:break-all}
 table.headline th{text-align:left;padding:2px 16px 2px 0;vertical-align:top;font-weight:normal;color:#444}
@@ -250,7 +256,8 @@ pre{background:#f6f6f6;padding:8px;overflow-x:auto;font-size:12px}
 @media print{body{max-width:none;margin:0}table.layers th{position:static}thead{display:table-header-group}tr{page-break-inside:avoid}figure{page-break-inside:avoid}}
 )";
 
-const char kSortScript[] = R"(document.querySelectorAll("table.sortable th").forEach(function (th, col) {
+const char kSortScript[] =
+    R"(document.querySelectorAll("table.sortable th").forEach(function (th, col) {
   th.addEventListener("click", function () {
     var table = th.closest("table"), body = table.tBodies[0];
     var rows = Array.prototype.slice.call(body.rows);
@@ -301,7 +308,8 @@ QString reportHtml(const ReportData &d, ReportFlavor flavor) {
     body += fp32Set(d);
     body += QStringLiteral("<h2>%1</h2>\n").arg(Report::tr("How this analysis was made"));
     body += provenance(d);
-    if (!browser) return QStringLiteral("<html><body>\n") + body + QStringLiteral("</body></html>\n");
+    if (!browser)
+        return QStringLiteral("<html><body>\n") + body + QStringLiteral("</body></html>\n");
     body.replace(QStringLiteral("<!--ql-figure-0-->"),
                  QString::fromUtf8(sqnrChartSvg(d, kChartSvgSize)));
     for (size_t i = 0; i < d.histograms.size(); ++i)
@@ -316,11 +324,12 @@ QString reportHtml(const ReportData &d, ReportFlavor flavor) {
                                     "reopens it (the models and data are found relative to this "
                                     "file).")
                              .arg(Report::tr("REPORT.html")));
-    return QStringLiteral("<!DOCTYPE html>\n<html lang=\"%1\">\n<head>\n<meta charset=\"utf-8\">\n"
-                          "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
-                          "<title>%2</title>\n<style>\n%3</style>\n</head>\n<body>\n%4"
-                          "<script type=\"application/json\" id=\"%5\">%6</script>\n"
-                          "<script>\n%7</script>\n</body>\n</html>\n")
+    return QStringLiteral(
+               "<!DOCTYPE html>\n<html lang=\"%1\">\n<head>\n<meta charset=\"utf-8\">\n"
+               "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
+               "<title>%2</title>\n<style>\n%3</style>\n</head>\n<body>\n%4"
+               "<script type=\"application/json\" id=\"%5\">%6</script>\n"
+               "<script>\n%7</script>\n</body>\n</html>\n")
         .arg(QLocale().name().section(QLatin1Char('_'), 0, 0), esc(title),
              QString::fromLatin1(kStyle), body, QLatin1String(kProjectScriptId), json,
              QString::fromLatin1(kSortScript));

@@ -2,9 +2,9 @@
 
 #include <QAbstractTextDocumentLayout>
 #include <QBuffer>
-#include <QFileInfo>
 #include <QCoreApplication>
 #include <QDir>
+#include <QFileInfo>
 #include <QPainter>
 #include <QPdfWriter>
 #include <QSaveFile>
@@ -32,6 +32,7 @@ constexpr double kFooterMm = 8.0;
 const char kPrintStyle[] =
     "h1 { font-size: 16pt; } h2 { font-size: 12pt; margin-top: 14px; } "
     "th { background-color: #eef2f7; text-align: left; } "
+    "table.headline th { padding-right: 12px; } "
     ".hash { font-family: monospace; font-size: 7pt; color: #555555; } "
     ".sub, .caption { color: #444444; font-size: 8pt; } "
     "table.layers { font-size: 7pt; } td.name { white-space: nowrap; } "
@@ -172,19 +173,18 @@ Status writeReportPdf(const ReportData &data, const QString &path) {
             painter.save();
             painter.translate(0, -page * laid.page.height());
             QAbstractTextDocumentLayout::PaintContext context;
-            context.clip = QRectF(0, page * laid.page.height(), laid.page.width(),
-                                  laid.page.height());
+            context.clip =
+                QRectF(0, page * laid.page.height(), laid.page.width(), laid.page.height());
             painter.setClipRect(context.clip);
             doc.documentLayout()->draw(&painter, context);
             painter.restore();
             painter.setFont(QFont(QStringLiteral("DejaVu Sans"), 8));
             painter.setPen(QColor(90, 90, 90));
-            painter.drawText(QRectF(0, laid.page.height(), laid.page.width(),
-                                    writer.height() - laid.page.height()),
-                             Qt::AlignCenter,
-                             QCoreApplication::translate("Report", "Page %1 of %2")
-                                 .arg(page + 1)
-                                 .arg(pages));
+            painter.drawText(
+                QRectF(0, laid.page.height(), laid.page.width(),
+                       writer.height() - laid.page.height()),
+                Qt::AlignCenter,
+                QCoreApplication::translate("Report", "Page %1 of %2").arg(page + 1).arg(pages));
         }
     }
     if (!file.commit())

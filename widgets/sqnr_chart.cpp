@@ -377,6 +377,8 @@ void SqnrChart::updateThresholdLine() {
     m_thresholdLabel->setText(tr("%1 dB").arg(formatDb(m_thresholdDb)));
 }
 
+void SqnrChart::setPrinted() { m_thresholdLegend->setName(tr("Threshold")); }
+
 void SqnrChart::setThresholdDb(double thresholdDb) {
     if (std::isnan(thresholdDb) || thresholdDb == m_thresholdDb) return;
     m_thresholdDb = thresholdDb;

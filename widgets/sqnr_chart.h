@@ -58,6 +58,8 @@ public:
     QCPGraph *isolatedGraph() const { return m_isolated; }
     QCPGraph *underThresholdGraph() const { return m_underThreshold; }
     QCPGraph *offScaleGraph() const { return m_offScale; }
+    // For a printed copy: the legend does not offer to drag the threshold.
+    void setPrinted();
 
 public slots:
     void setThresholdDb(double thresholdDb);
