@@ -108,6 +108,14 @@
         <source>Unknown int8 kernel mode &apos;%1&apos;</source>
         <translation>Unbekannter int8-Kernel-Modus „%1“</translation>
     </message>
+    <message>
+        <source>%1 seeded random inputs (seed %2)</source>
+        <translation>%1 zufällige Eingaben (Seed %2)</translation>
+    </message>
+    <message>
+        <source>; labels %1</source>
+        <translation>; Labels %1</translation>
+    </message>
 </context>
 <context>
     <name>AnalysisSetupDialog</name>
@@ -290,7 +298,7 @@
     <name>Fp32SearchText</name>
     <message>
         <source>Output SQNR</source>
-        <translation>Ausgangs-SQNR</translation>
+        <translation>Ausgabe-SQNR</translation>
     </message>
     <message>
         <source>Top-1 agreement</source>
@@ -764,6 +772,38 @@
         <source>fp32 search failed: %1</source>
         <translation>fp32-Suche fehlgeschlagen: %1</translation>
     </message>
+    <message>
+        <source>Export &amp;Report…</source>
+        <translation>&amp;Bericht exportieren…</translation>
+    </message>
+    <message>
+        <source>Ctrl+Shift+R</source>
+        <translation>Ctrl+Shift+R</translation>
+    </message>
+    <message>
+        <source>The analysis as one HTML file (which reopens it) or as a PDF, for a reviewer</source>
+        <translation>Die Analyse als eine HTML-Datei (die sie wieder öffnet) oder als PDF, für Reviewer</translation>
+    </message>
+    <message>
+        <source>Writing the report…</source>
+        <translation>Bericht wird geschrieben…</translation>
+    </message>
+    <message>
+        <source>HTML report (*.html)</source>
+        <translation>HTML-Bericht (*.html)</translation>
+    </message>
+    <message>
+        <source>PDF report (*.pdf)</source>
+        <translation>PDF-Bericht (*.pdf)</translation>
+    </message>
+    <message>
+        <source>Export Report</source>
+        <translation>Bericht exportieren</translation>
+    </message>
+    <message>
+        <source>the QuantLens window (File &gt; Export Report…); the setup is the one this report carries</source>
+        <translation>dem QuantLens-Fenster (Datei &gt; Bericht exportieren…); die Einrichtung ist die, die dieser Bericht enthält</translation>
+    </message>
 </context>
 <context>
     <name>PathField</name>
@@ -868,6 +908,263 @@
     <message>
         <source>Clear Menu</source>
         <translation>Liste leeren</translation>
+    </message>
+</context>
+<context>
+    <name>Report</name>
+    <message>
+        <source>no finite values</source>
+        <translation>keine endlichen Werte</translation>
+    </message>
+    <message>
+        <source>not matched in this model</source>
+        <translation>in diesem Modell nicht zugeordnet</translation>
+    </message>
+    <message>
+        <source>float</source>
+        <translation>float</translation>
+    </message>
+    <message>
+        <source>int8, dequantized</source>
+        <translation>int8, dequantisiert</translation>
+    </message>
+    <message>
+        <source>value</source>
+        <translation>Wert</translation>
+    </message>
+    <message>
+        <source>count (log)</source>
+        <translation>Anzahl (log)</translation>
+    </message>
+    <message>
+        <source>Per-layer SQNR</source>
+        <translation>SQNR je Schicht</translation>
+    </message>
+    <message>
+        <source>%1 % (95 % CI %2–%3 %, Wilson)</source>
+        <translation>%1 % (95-%-KI %2–%3 %, Wilson)</translation>
+    </message>
+    <message>
+        <source>quantized in QuantLens from the float model</source>
+        <translation>in QuantLens aus dem Float-Modell quantisiert</translation>
+    </message>
+    <message>
+        <source>Float model</source>
+        <translation>Float-Modell</translation>
+    </message>
+    <message>
+        <source>Quantized model</source>
+        <translation>Quantisiertes Modell</translation>
+    </message>
+    <message>
+        <source>Evaluation data</source>
+        <translation>Auswertungsdaten</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n sample(s)</source>
+        <translation>
+            <numerusform>%n Sample</numerusform>
+            <numerusform>%n Samples</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Output SQNR</source>
+        <translation>Ausgabe-SQNR</translation>
+    </message>
+    <message>
+        <source>Top-1 agreement</source>
+        <translation>Top-1-Übereinstimmung</translation>
+    </message>
+    <message>
+        <source>Accuracy, float model</source>
+        <translation>Genauigkeit, Float-Modell</translation>
+    </message>
+    <message>
+        <source>Accuracy, quantized model</source>
+        <translation>Genauigkeit, quantisiertes Modell</translation>
+    </message>
+    <message>
+        <source>Latency</source>
+        <translation>Latenz</translation>
+    </message>
+    <message numerus="yes">
+        <source>int8 %1 ms · fp32 %2 ms for %n sample(s) (median of 3 passes)</source>
+        <translation>
+            <numerusform>int8 %1 ms · fp32 %2 ms für %n Sample (Median aus 3 Durchläufen)</numerusform>
+            <numerusform>int8 %1 ms · fp32 %2 ms für %n Samples (Median aus 3 Durchläufen)</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>not measured</source>
+        <translation>nicht gemessen</translation>
+    </message>
+    <message>
+        <source>Layers</source>
+        <translation>Schichten</translation>
+    </message>
+    <message>
+        <source>%1 int8 · %2 fp32 · %3 kept in fp32 by the user</source>
+        <translation>%1 int8 · %2 fp32 · %3 vom Benutzer in fp32 gehalten</translation>
+    </message>
+    <message>
+        <source>No findings.</source>
+        <translation>Keine Befunde.</translation>
+    </message>
+    <message>
+        <source>Error</source>
+        <translation>Fehler</translation>
+    </message>
+    <message>
+        <source>Warning</source>
+        <translation>Warnung</translation>
+    </message>
+    <message>
+        <source>Note</source>
+        <translation>Hinweis</translation>
+    </message>
+    <message>
+        <source>#</source>
+        <translation>#</translation>
+    </message>
+    <message>
+        <source>Layer</source>
+        <translation>Schicht</translation>
+    </message>
+    <message>
+        <source>Op</source>
+        <translation>Op</translation>
+    </message>
+    <message>
+        <source>Precision</source>
+        <translation>Präzision</translation>
+    </message>
+    <message>
+        <source>Weight SQNR (dB)</source>
+        <translation>Gewichts-SQNR (dB)</translation>
+    </message>
+    <message>
+        <source>Cumulative SQNR (dB)</source>
+        <translation>Kumulatives SQNR (dB)</translation>
+    </message>
+    <message>
+        <source>Isolated SQNR (dB)</source>
+        <translation>Isoliertes SQNR (dB)</translation>
+    </message>
+    <message>
+        <source>Saturation (%)</source>
+        <translation>Sättigung (%)</translation>
+    </message>
+    <message>
+        <source>Kernel check (dB)</source>
+        <translation>Kernel-Prüfung (dB)</translation>
+    </message>
+    <message>
+        <source>(kept by the user)</source>
+        <translation>(vom Benutzer gehalten)</translation>
+    </message>
+    <message>
+        <source>mismatch</source>
+        <translation>Abweichung</translation>
+    </message>
+    <message>
+        <source>No int8 layer with an SQNR figure, or no models to run.</source>
+        <translation>Keine int8-Schicht mit SQNR-Wert, oder keine Modelle zum Ausführen.</translation>
+    </message>
+    <message>
+        <source>%1 (%2): %3 dB. Float values and int8 values dequantized, first evaluation batch.</source>
+        <translation>%1 (%2): %3 dB. Float-Werte und dequantisierte int8-Werte, erster Auswertungs-Batch.</translation>
+    </message>
+    <message>
+        <source>No histogram: %1</source>
+        <translation>Kein Histogramm: %1</translation>
+    </message>
+    <message>
+        <source>None: every layer runs as the quantized model has it.</source>
+        <translation>Keine: jede Schicht läuft so, wie das quantisierte Modell sie vorsieht.</translation>
+    </message>
+    <message>
+        <source>As a skip-list for &lt;code&gt;quantlens quantize --skip-list&lt;/code&gt; (File &amp;gt; Export &amp;gt; Skip-List… writes the other toolchains&apos; formats):</source>
+        <translation>Als Skip-Liste für &lt;code&gt;quantlens quantize --skip-list&lt;/code&gt; (Datei &amp;gt; Exportieren &amp;gt; Skip-Liste… schreibt die Formate der anderen Werkzeuge):</translation>
+    </message>
+    <message>
+        <source>QuantLens</source>
+        <translation>QuantLens</translation>
+    </message>
+    <message>
+        <source>Made with</source>
+        <translation>Erstellt mit</translation>
+    </message>
+    <message>
+        <source>Quantizer options</source>
+        <translation>Quantisierer-Optionen</translation>
+    </message>
+    <message>
+        <source>Kernels</source>
+        <translation>Kernels</translation>
+    </message>
+    <message>
+        <source>SQNR threshold</source>
+        <translation>SQNR-Schwellwert</translation>
+    </message>
+    <message>
+        <source>CPU instruction set (oneDNN)</source>
+        <translation>CPU-Befehlssatz (oneDNN)</translation>
+    </message>
+    <message>
+        <source>Date</source>
+        <translation>Datum</translation>
+    </message>
+    <message>
+        <source>QuantLens report: %1</source>
+        <translation>QuantLens-Bericht: %1</translation>
+    </message>
+    <message>
+        <source>Made on %1 by QuantLens %2</source>
+        <translation>Erstellt am %1 mit QuantLens %2</translation>
+    </message>
+    <message>
+        <source>Bars: weight SQNR; line: cumulative activation SQNR; diamonds: isolated SQNR; dashed: the %1 dB threshold; hatched: fp32 layers.</source>
+        <translation>Balken: Gewichts-SQNR; Linie: kumulatives Aktivierungs-SQNR; Rauten: isoliertes SQNR; gestrichelt: der Schwellwert von %1 dB; schraffiert: fp32-Schichten.</translation>
+    </message>
+    <message>
+        <source>Findings</source>
+        <translation>Befunde</translation>
+    </message>
+    <message>
+        <source>Click a column header to sort. Rows under the threshold are shaded.</source>
+        <translation>Zum Sortieren auf einen Spaltenkopf klicken. Zeilen unter dem Schwellwert sind hinterlegt.</translation>
+    </message>
+    <message>
+        <source>Worst layers</source>
+        <translation>Schlechteste Schichten</translation>
+    </message>
+    <message>
+        <source>Layers kept in fp32</source>
+        <translation>In fp32 gehaltene Schichten</translation>
+    </message>
+    <message>
+        <source>How this analysis was made</source>
+        <translation>Wie diese Analyse entstand</translation>
+    </message>
+    <message>
+        <source>This file carries the analysis: &lt;code&gt;quantlens gui %1&lt;/code&gt; reopens it (the models and data are found relative to this file).</source>
+        <translation>Diese Datei enthält die Analyse: &lt;code&gt;quantlens gui %1&lt;/code&gt; öffnet sie wieder (Modelle und Daten werden relativ zu dieser Datei gesucht).</translation>
+    </message>
+    <message>
+        <source>REPORT.html</source>
+        <translation>BERICHT.html</translation>
+    </message>
+    <message>
+        <source>not a QuantLens report, or one without its analysis</source>
+        <translation>kein QuantLens-Bericht, oder einer ohne seine Analyse</translation>
+    </message>
+    <message>
+        <source>the analysis it carries is damaged (%1)</source>
+        <translation>die enthaltene Analyse ist beschädigt (%1)</translation>
+    </message>
+    <message>
+        <source>Page %1 of %2</source>
+        <translation>Seite %1 von %2</translation>
     </message>
 </context>
 <context>
@@ -3044,6 +3341,10 @@ Formelwert         = %1
     <message>
         <source>Under the %1 dB threshold</source>
         <translation>Unter dem Schwellwert von %1 dB</translation>
+    </message>
+    <message>
+        <source>Threshold</source>
+        <translation>Schwellwert</translation>
     </message>
 </context>
 <context>
