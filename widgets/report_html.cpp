@@ -308,8 +308,12 @@ QString reportHtml(const ReportData &d, ReportFlavor flavor) {
     body += fp32Set(d);
     body += QStringLiteral("<h2>%1</h2>\n").arg(Report::tr("How this analysis was made"));
     body += provenance(d);
-    if (!browser)
+    if (!browser) {
+        // Qt's rich text ignores CSS padding on cells: the headline's columns get it from HTML.
+        body.replace(QStringLiteral("<table class=\"headline\">"),
+                     QStringLiteral("<table class=\"headline\" cellspacing=\"0\" cellpadding=\"3\">"));
         return QStringLiteral("<html><body>\n") + body + QStringLiteral("</body></html>\n");
+    }
     body.replace(QStringLiteral("<!--ql-figure-0-->"),
                  QString::fromUtf8(sqnrChartSvg(d, kChartSvgSize)));
     for (size_t i = 0; i < d.histograms.size(); ++i)

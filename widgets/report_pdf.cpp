@@ -32,7 +32,6 @@ constexpr double kFooterMm = 8.0;
 const char kPrintStyle[] =
     "h1 { font-size: 16pt; } h2 { font-size: 12pt; margin-top: 14px; } "
     "th { background-color: #eef2f7; text-align: left; } "
-    "table.headline th { padding-right: 12px; } "
     ".hash { font-family: monospace; font-size: 7pt; color: #555555; } "
     ".sub, .caption { color: #444444; font-size: 8pt; } "
     "table.layers { font-size: 7pt; } td.name { white-space: nowrap; } "
