@@ -39,24 +39,12 @@
 #include "analysis_table_model.h"
 #include "document_controller.h"
 #include "main_window.h"
+#include "main_window_wait.h"
 #include "onnx_io/model_loader.h"
 #include "project_controller.h"
 #include "sqnr_chart.h"
 
 namespace {
-
-constexpr int kAnalysisTimeoutMs = 240000;
-
-// The analysis (and whatever it queued: toggles, latency) has finished.
-bool waitIdle(MainWindow &window) {
-    QElapsedTimer timer;
-    timer.start();
-    while (timer.elapsed() < kAnalysisTimeoutMs) {
-        QTest::qWait(20);
-        if (!window.analysis()->isBusy() && window.analysis()->report()) return true;
-    }
-    return false;
-}
 
 std::optional<double> graphValue(const QCPGraph *graph, int key) {
     for (auto it = graph->data()->constBegin(); it != graph->data()->constEnd(); ++it)

@@ -27,21 +27,10 @@
 #include "fp32_pareto_chart.h"
 #include "fp32_search_dialog.h"
 #include "main_window.h"
+#include "main_window_wait.h"
 #include "onnx_io/model_loader.h"
 
 namespace {
-
-constexpr int kTimeoutMs = 240000;
-
-bool waitIdle(MainWindow &window) {
-    QElapsedTimer timer;
-    timer.start();
-    while (timer.elapsed() < kTimeoutMs) {
-        QTest::qWait(20);
-        if (!window.analysis()->isBusy() && window.analysis()->report()) return true;
-    }
-    return false;
-}
 
 ql::ui::Fp32SearchDialog *openDialog(MainWindow &window) {
     QAction *action = window.findChild<QAction *>(QStringLiteral("actionFindFp32Set"));
@@ -59,7 +48,7 @@ ql::ui::SearchOutcomePtr runSearch(MainWindow &window, ql::ui::Fp32SearchDialog 
                       Qt::LeftButton);
     QElapsedTimer timer;
     timer.start();
-    while (ready.isEmpty() && failed.isEmpty() && timer.elapsed() < kTimeoutMs) QTest::qWait(20);
+    while (ready.isEmpty() && failed.isEmpty() && timer.elapsed() < kAnalysisTimeoutMs) QTest::qWait(20);
     return ready.isEmpty() ? nullptr : dialog->outcome();
 }
 

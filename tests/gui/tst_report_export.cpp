@@ -16,22 +16,11 @@
 
 #include "analysis_controller.h"
 #include "main_window.h"
+#include "main_window_wait.h"
 #include "report_export.h"
 #include "report_html.h"
 
 namespace {
-
-constexpr int kTimeoutMs = 240000;
-
-bool waitIdle(MainWindow &window) {
-    QElapsedTimer timer;
-    timer.start();
-    while (timer.elapsed() < kTimeoutMs) {
-        QTest::qWait(20);
-        if (!window.analysis()->isBusy() && window.analysis()->report()) return true;
-    }
-    return false;
-}
 
 // Exports to `path` and waits: the path written, or the failure's message.
 QString exportAndWait(MainWindow &window, const QString &path, bool *ok) {
@@ -41,7 +30,7 @@ QString exportAndWait(MainWindow &window, const QString &path, bool *ok) {
     window.exportReport(path);
     QElapsedTimer timer;
     timer.start();
-    while (written.isEmpty() && failed.isEmpty() && timer.elapsed() < kTimeoutMs) QTest::qWait(20);
+    while (written.isEmpty() && failed.isEmpty() && timer.elapsed() < kAnalysisTimeoutMs) QTest::qWait(20);
     *ok = !written.isEmpty();
     return written.isEmpty() ? (failed.isEmpty() ? QString() : failed.first().first().toString())
                              : written.first().first().toString();
@@ -140,7 +129,7 @@ void TestReportExport::cancelWritesNothing() {
     window.exportReport(path);
     QVERIFY(window.reportExport()->isBusy());
     window.reportExport()->cancel();
-    QTRY_VERIFY_WITH_TIMEOUT(!window.reportExport()->isBusy(), kTimeoutMs);
+    QTRY_VERIFY_WITH_TIMEOUT(!window.reportExport()->isBusy(), kAnalysisTimeoutMs);
     QTRY_COMPARE(busy.size(), 2);
     QVERIFY(!QFile::exists(path));
 }
