@@ -29,7 +29,6 @@ namespace {
 
 using ql::analysis::CalibrationLabOptions;
 
-constexpr int kInterrupted = 130;  // the shell's code for a command stopped by Ctrl+C
 
 std::atomic<bool> g_interrupted{false};
 extern "C" void onInterrupt(int) {
@@ -272,7 +271,7 @@ int runCalibLab(const QStringList &arguments) {
             std::fprintf(
                 stderr,
                 "quantlens: calib-lab interrupted before any run finished; nothing written\n");
-            return kInterrupted;
+            return Cancelled;
         }
         return reportFailure(lab.status());
     }
@@ -308,7 +307,7 @@ int runCalibLab(const QStringList &arguments) {
         std::fprintf(stderr, "quantlens: calib-lab interrupted: %zu of %d runs kept%s\n",
                      result->runs.size(), result->runsPlanned,
                      parser.isSet("json") ? " in the JSON" : "");
-        return kInterrupted;
+        return Cancelled;
     }
     return Success;
 }

@@ -7,7 +7,9 @@
 
 namespace cli {
 
-enum ExitCode { Success = 0, Failure = 1, BadInput = 2, Unsupported = 3 };
+// 3 covers both a model QuantLens cannot run and a file it cannot write.
+enum ExitCode { Success = 0, Failure = 1, BadInput = 2, Unsupported = 3, CannotWrite = 3,
+                TargetNotReached = 4, Cancelled = 130 };
 
 int runInfer(const QStringList &arguments);
 int runBench(const QStringList &arguments);

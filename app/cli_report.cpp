@@ -16,11 +16,9 @@ namespace cli {
 
 namespace {
 
-constexpr int kCannotWrite = 3;
-
 int writeFailure(const ql::Status &status) {
     std::fprintf(stderr, "quantlens: %s\n", status.message().c_str());
-    return kCannotWrite;
+    return CannotWrite;
 }
 
 // A folder to write into must exist: QSaveFile would fail with a less clear message.

@@ -22,7 +22,6 @@ namespace cli {
 
 namespace {
 
-constexpr int kTargetNotReached = 4;
 
 QJsonArray names(const std::vector<std::string> &values) {
     QJsonArray out;
@@ -256,7 +255,7 @@ int runSearch(const QStringList &arguments) {
                      result->budgetExhausted ? "evaluation budget spent; best set tried"
                                              : "even every layer in fp32 gives",
                      result->figure);
-        return kTargetNotReached;
+        return TargetNotReached;
     }
     return Success;
 }

@@ -24,7 +24,7 @@
 #include "readable_style.h"
 
 // Qt's own strings (dialog buttons) and ours, in the first of the user's languages we have.
-void installTranslators(QApplication &app) {
+void installTranslators(QCoreApplication &app) {
     auto *qt = new QTranslator(&app);
     if (qt->load(QLocale(), QStringLiteral("qtbase"), QStringLiteral("_"),
                  QLibraryInfo::path(QLibraryInfo::TranslationsPath)))
@@ -89,24 +89,12 @@ int fail(const QString &message, int code) {
     return code;
 }
 
-}  // namespace
-
-int runGui(int argc, char *argv[], int firstArgument) {
-    QApplication app(argc, argv);
-    QApplication::setStyle(new ql::ui::ReadableStyle);
-    QApplication::setWindowIcon(QIcon(QStringLiteral(":/icons/quantlens.svg")));
-    QGuiApplication::setDesktopFileName(QStringLiteral("io.github.quantlens.QuantLens"));
-    installTranslators(app);
-
-    QStringList arguments = QApplication::arguments();
-    arguments.erase(arguments.begin() + 1,
-                    arguments.begin() + qMin(firstArgument, int(arguments.size())));
-    QCommandLineParser parser;
-    parser.setApplicationDescription(
-        QApplication::translate("main",
-                                "QuantLens: find and fix int8 quantization accuracy loss.\n"
-                                "Subcommands: gui (default), infer, bench, quantize, analyze; "
-                                "`quantlens SUBCOMMAND --help`."));
+void addGuiOptions(QCommandLineParser &parser) {
+    parser.setApplicationDescription(QApplication::translate(
+        "main",
+        "QuantLens: find and fix int8 quantization accuracy loss.\n"
+        "Subcommands: gui (default), infer, bench, quantize, analyze, calib-lab, search, report; "
+        "`quantlens SUBCOMMAND --help`."));
     parser.addHelpOption();
     parser.addVersionOption();
     parser.addPositionalArgument(
@@ -119,7 +107,7 @@ int runGui(int argc, char *argv[], int firstArgument) {
         {QStringLiteral("screenshot"),
          QApplication::translate("main",
                                  "Load (and analyse a project or the demo), save a PNG of the "
-                                 "window to FILE, exit."),
+                                 "window to FILE, exit. Needs no display."),
          QStringLiteral("FILE")});
     parser.addOption({QStringLiteral("layer"),
                       QApplication::translate("main", "Select this layer once the analysis is in."),
@@ -137,6 +125,75 @@ int runGui(int argc, char *argv[], int firstArgument) {
     parser.addOption({QStringLiteral("palette"),
                       QApplication::translate("main", "Colour palette: system (default) or dark."),
                       QStringLiteral("NAME"), QStringLiteral("system")});
+}
+
+// The offscreen platform warns that it cannot size windows to their hints: noise on stderr, where
+// a screenshot run's one-line errors go.
+QtMessageHandler g_standardMessages = nullptr;
+
+void quietOffscreenWarnings(QtMsgType type, const QMessageLogContext &context,
+                            const QString &message) {
+    if (message.contains(QLatin1String("propagateSizeHints"))) return;
+    if (g_standardMessages) g_standardMessages(type, context, message);
+}
+
+bool hasDisplay() {
+    return !qEnvironmentVariableIsEmpty("DISPLAY") ||
+           !qEnvironmentVariableIsEmpty("WAYLAND_DISPLAY") ||
+           !qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM");
+}
+
+// What can be decided before a QApplication exists (which aborts without a display): usage
+// errors, --help and --version, and where the window can go. -1: go on with the GUI.
+int checkBeforeTheWindow(int argc, char *argv[], int firstArgument) {
+    QStringList arguments;
+    for (int i = 0; i < argc; ++i)
+        if (i == 0 || i >= firstArgument) arguments << QString::fromLocal8Bit(argv[i]);
+    QCommandLineParser parser;
+    addGuiOptions(parser);
+    if (!parser.parse(arguments)) {
+        std::fprintf(stderr, "quantlens: %s (quantlens --help lists the options)\n",
+                     qPrintable(parser.errorText()));
+        return cli::BadInput;
+    }
+    if (parser.isSet(QStringLiteral("help")) || parser.isSet(QStringLiteral("version"))) {
+        QCoreApplication app(argc, argv);
+        installTranslators(app);
+        QCommandLineParser translated;
+        addGuiOptions(translated);
+        translated.process(arguments);  // prints help or version and exits 0
+        return cli::Success;
+    }
+    if (hasDisplay()) return -1;
+    if (parser.isSet(QStringLiteral("screenshot"))) {
+        qputenv("QT_QPA_PLATFORM", "offscreen");
+        return -1;
+    }
+    std::fprintf(stderr,
+                 "quantlens: no display (DISPLAY and WAYLAND_DISPLAY are unset): open the GUI in a "
+                 "desktop session, render it with --screenshot FILE.png, or use a subcommand "
+                 "(quantlens --help)\n");
+    return cli::BadInput;
+}
+
+}  // namespace
+
+int runGui(int argc, char *argv[], int firstArgument) {
+    if (const int early = checkBeforeTheWindow(argc, argv, firstArgument); early >= 0)
+        return early;
+    if (qgetenv("QT_QPA_PLATFORM") == "offscreen")
+        g_standardMessages = qInstallMessageHandler(quietOffscreenWarnings);
+    QApplication app(argc, argv);
+    QApplication::setStyle(new ql::ui::ReadableStyle);
+    QApplication::setWindowIcon(QIcon(QStringLiteral(":/icons/quantlens.svg")));
+    QGuiApplication::setDesktopFileName(QStringLiteral("io.github.quantlens.QuantLens"));
+    installTranslators(app);
+
+    QStringList arguments = QApplication::arguments();
+    arguments.erase(arguments.begin() + 1,
+                    arguments.begin() + qMin(firstArgument, int(arguments.size())));
+    QCommandLineParser parser;
+    addGuiOptions(parser);
     parser.process(arguments);
     if (parser.value("palette") == QLatin1String("dark"))
         applyDarkPalette();
@@ -205,14 +262,16 @@ int runGui(int argc, char *argv[], int firstArgument) {
                 if (!part->grab().save(screenshot)) {
                     exitCode = fail(
                         QApplication::translate("main", "%1: cannot write the PNG").arg(screenshot),
-                        cli::Failure);
+                        cli::CannotWrite);
                 }
                 QApplication::exit(exitCode);
             });
         };
+        // Queued: an error while opening comes before the event loop runs (exit() would be lost).
         auto failAndQuit = [&exitCode](const QString &message, ql::ErrorKind kind) {
+            if (exitCode != cli::Success) return;  // the first error is the one to tell
             exitCode = fail(message, exitCodeFor(kind));
-            QApplication::exit(exitCode);
+            QTimer::singleShot(0, qApp, [code = exitCode] { QApplication::exit(code); });
         };
         if (analyses) {
             // The analysis (its latency, and the inspector's first layer) to completion, then the
@@ -236,6 +295,12 @@ int runGui(int argc, char *argv[], int firstArgument) {
         QObject::connect(window.documents(), &DocumentController::loadFailed, &window,
                          [failAndQuit](const QString &, const QString &message,
                                        ql::ErrorKind kind) { failAndQuit(message, kind); });
+        // A project that cannot be opened, an export that fails, ...: no one is there to read a
+        // message box, so the message goes to stderr.
+        QObject::connect(&window, &MainWindow::errorShown, &window,
+                         [failAndQuit](const QString &message) {
+                             failAndQuit(message, ql::ErrorKind::BadInput);
+                         });
         if (models.isEmpty() && !parser.isSet("demo")) grabAndQuit();
     }
     window.show();
@@ -243,6 +308,16 @@ int runGui(int argc, char *argv[], int firstArgument) {
         window.openDemo();
     else if (!models.isEmpty())
         window.openPath(models.first());
+    // A project whose setup cannot run (a model or data file missing) starts no analysis.
+    if (capture && analyses)
+        QTimer::singleShot(0, &window, [&window, &exitCode] {
+            if (exitCode != cli::Success || window.analysis()->isBusy() || window.analysis()->report() ||
+                window.analysis()->setup().isComplete())
+                return;
+            const QString missing = window.analysis()->setup().missingText();
+            exitCode = fail(missing.isEmpty() ? window.statusText() : missing, cli::BadInput);
+            QApplication::exit(exitCode);
+        });
     else if (!capture)
         // An untitled analysis autosaved before a crash: offer it back.
         QTimer::singleShot(0, &window, [&window] { window.recoverAutosave(); });

@@ -1,9 +1,9 @@
 #pragma once
 
-class QApplication;
+class QCoreApplication;
 
 // Qt's strings and QuantLens' own in the user's language (the GUI, and reports from the CLI).
-void installTranslators(QApplication &app);
+void installTranslators(QCoreApplication &app);
 
 // Opens the main window; returns the process exit code. Arguments from argv[firstArgument] on:
 //   [--demo | MODEL.onnx] [--screenshot FILE.png]

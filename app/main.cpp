@@ -2,6 +2,7 @@
 
 #include <QApplication>
 #include <QCoreApplication>
+#include <QFileInfo>
 
 #include <cstdio>
 #include <cstring>
@@ -11,6 +12,15 @@
 #include "gui_launcher.h"
 
 namespace {
+
+const char *const kSubcommands[] = {"gui",       "infer",  "bench",  "quantize",
+                                    "analyze",   "calib-lab", "search", "report"};
+
+bool isSubcommand(const char *word) {
+    for (const char *s : kSubcommands)
+        if (std::strcmp(word, s) == 0) return true;
+    return false;
+}
 
 bool asksForReport(int argc, char *argv[]) {
     for (int i = 2; i < argc; ++i)
@@ -54,5 +64,14 @@ int main(int argc, char *argv[]) {
         return std::strcmp(command, "search") == 0 ? cli::runSearch(rest) : cli::runCalibLab(rest);
     }
     if (std::strcmp(command, "gui") == 0) return runGui(argc, argv, 2);
+    // `quantlens FILE` opens FILE in the GUI; any other word is a mistyped subcommand.
+    if (command[0] != '\0' && command[0] != '-' && !isSubcommand(command) &&
+        !QFileInfo::exists(QString::fromLocal8Bit(command))) {
+        std::fprintf(stderr,
+                     "quantlens: '%s' is neither a subcommand (gui, infer, bench, quantize, "
+                     "analyze, calib-lab, search, report) nor a file to open\n",
+                     command);
+        return cli::BadInput;
+    }
     return runGui(argc, argv);
 }

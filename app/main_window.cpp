@@ -476,6 +476,7 @@ void MainWindow::onAnalysisFailed(const QString &message, ql::ErrorKind kind) {
 
 void MainWindow::showError(const QString &title, const QString &message) {
     m_status->setText(message);
+    emit errorShown(message);
     if (m_options.interactiveErrors) QMessageBox::warning(this, title, message);
 }
 

@@ -86,6 +86,10 @@ public:
     // Opens a run of the calibration lab as the analysis (the lab page's double-click).
     void openCalibrationRun(const QString &runId);
 
+signals:
+    // An error the user is told of (a message box when interactive, the status bar always).
+    void errorShown(const QString &message);
+
 protected:
     void closeEvent(QCloseEvent *event) override;
     void dragEnterEvent(QDragEnterEvent *event) override;

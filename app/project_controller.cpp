@@ -6,6 +6,7 @@
 #include <QFileInfo>
 #include <QJsonArray>
 #include <QJsonDocument>
+#include <QMap>
 #include <QMessageBox>
 #include <QSaveFile>
 #include <QStandardPaths>
@@ -65,6 +66,54 @@ QJsonObject ProjectController::toJson(const QString &projectPath) const {
     return project;
 }
 
+namespace {
+
+// The first field of a project whose JSON type is not what it must be ("analysis.batch should be
+// a number"), or "": a project of wrong types is refused with its name instead of read as empty.
+QString wrongTypedField(const QJsonObject &project) {
+    using Type = QJsonValue::Type;
+    struct Field {
+        const char *object, *name;
+        Type type;  // arrays hold strings
+    };
+    static const Field fields[] = {
+        {nullptr, "fp32_layers", Type::Array},
+        {nullptr, "threshold_db", Type::Double},
+        {"analysis", "float_model", Type::String},
+        {"analysis", "quant_model", Type::String},
+        {"analysis", "labels", Type::String},
+        {"analysis", "data", Type::Array},
+        {"analysis", "calibration", Type::Array},
+        {"analysis", "batch", Type::Double},
+        {"analysis", "int8_kernels", Type::String},
+        {"analysis", "quantized_in_app", Type::Bool},
+        {"analysis", "quantizer", Type::Object},
+        {"analysis", "random_inputs", Type::Object},
+    };
+    static const QMap<Type, QString> names = {
+        {Type::String, QStringLiteral("a string")}, {Type::Double, QStringLiteral("a number")},
+        {Type::Array, QStringLiteral("a list")},    {Type::Bool, QStringLiteral("true or false")},
+        {Type::Object, QStringLiteral("an object")}};
+    for (const Field &f : fields) {
+        const QJsonObject owner =
+            f.object ? project.value(QLatin1String(f.object)).toObject() : project;
+        const QJsonValue value = owner.value(QLatin1String(f.name));
+        const QString path = f.object ? QStringLiteral("%1.%2").arg(QLatin1String(f.object),
+                                                                     QLatin1String(f.name))
+                                      : QLatin1String(f.name);
+        if (value.isUndefined() || value.isNull()) continue;
+        if (value.type() != f.type)
+            return ProjectController::tr("\"%1\" should be %2").arg(path, names.value(f.type));
+        if (f.type == Type::Array)
+            for (const QJsonValue &item : value.toArray())
+                if (!item.isString())
+                    return ProjectController::tr("\"%1\" should hold only strings").arg(path);
+    }
+    return {};
+}
+
+}  // namespace
+
 bool ProjectController::readProject(const QString &file, QJsonObject &project, QString &error) {
     QFile in(file);
     if (!in.open(QIODevice::ReadOnly)) {
@@ -85,7 +134,10 @@ bool ProjectController::readProject(const QString &file, QJsonObject &project, Q
         const QJsonDocument doc = QJsonDocument::fromJson(bytes, &parseError);
         if (parseError.error != QJsonParseError::NoError || !doc.isObject()) {
             error = tr("%1: not a QuantLens project (%2)")
-                        .arg(QDir::toNativeSeparators(file), parseError.errorString());
+                        .arg(QDir::toNativeSeparators(file),
+                             parseError.error != QJsonParseError::NoError
+                                 ? parseError.errorString()
+                                 : tr("JSON, but not an object"));
             return false;
         }
         project = doc.object();
@@ -93,6 +145,11 @@ bool ProjectController::readProject(const QString &file, QJsonObject &project, Q
     if (project.value("format").toString() != QLatin1String(kFormat) ||
         !project.value("analysis").isObject()) {
         error = tr("%1: not a QuantLens project").arg(QDir::toNativeSeparators(file));
+        return false;
+    }
+    if (const QString wrong = wrongTypedField(project); !wrong.isEmpty()) {
+        error = tr("%1: not a valid QuantLens project (%2)")
+                    .arg(QDir::toNativeSeparators(file), wrong);
         return false;
     }
     if (project.value("version").toInt() > kVersion) {

@@ -23,7 +23,37 @@ std::string shapeToString(const Shape &shape) {
     return out.str();
 }
 
+size_t maxTensorBytes() {
+    static const size_t budget = [] {
+        const char *text = std::getenv("QL_MAX_TENSOR_BYTES");
+        char *end = nullptr;
+        const unsigned long long value = text ? std::strtoull(text, &end, 10) : 0;
+        return value > 0 && end && *end == '\0' ? size_t(value) : size_t(4) << 30;
+    }();
+    return budget;
+}
+
+size_t checkedByteSize(DataType type, const Shape &shape) {
+    uint64_t bytes = dataTypeSize(type);
+    bool overflow = false;
+    for (int64_t d : shape) {
+        if (d < 0)
+            throw TensorTooLarge("negative dimension in tensor shape " + shapeToString(shape));
+        overflow = overflow || __builtin_mul_overflow(bytes, uint64_t(d), &bytes);
+    }
+    if (overflow || bytes > maxTensorBytes())
+        throw TensorTooLarge("a tensor of shape " + shapeToString(shape) + " " +
+                             dataTypeName(type) + " would take " +
+                             (overflow ? std::string("more than 2^64") : std::to_string(bytes)) +
+                             " bytes, over the limit of " + std::to_string(maxTensorBytes()) +
+                             " (QL_MAX_TENSOR_BYTES)");
+    return size_t(bytes);
+}
+
 Storage::Storage(size_t bytes) : m_capacity(bytes) {
+    if (bytes > maxTensorBytes())
+        throw TensorTooLarge("a buffer of " + std::to_string(bytes) + " bytes is over the limit of " +
+                             std::to_string(maxTensorBytes()) + " (QL_MAX_TENSOR_BYTES)");
     const size_t rounded = ((bytes + 63) / 64) * 64;
     m_data = std::aligned_alloc(64, rounded ? rounded : 64);
     if (!m_data) throw std::bad_alloc();
@@ -33,7 +63,7 @@ Storage::~Storage() { std::free(m_data); }
 
 Tensor::Tensor(DataType type, Shape shape, Layout layout)
     : m_type(type), m_shape(std::move(shape)), m_layout(layout) {
-    m_storage = std::make_shared<Storage>(byteSize());
+    m_storage = std::make_shared<Storage>(checkedByteSize(m_type, m_shape));
     std::memset(m_storage->data(), 0, byteSize());
 }
 

@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -17,6 +18,21 @@ using Shape = std::vector<int64_t>;
 
 int64_t shapeElementCount(const Shape &shape);
 std::string shapeToString(const Shape &shape);  // "[1,3,224,224]"
+
+// A tensor larger than one may be (a hostile or broken shape: Tile by 10^9, ConstantOfShape of
+// [10^9, 10^9], an initializer claiming 2^62 values): thrown before anything is allocated; the
+// execution plan reports it as bad input naming the node.
+class TensorTooLarge : public std::length_error {
+public:
+    using std::length_error::length_error;
+};
+
+// Bytes one tensor may take: QL_MAX_TENSOR_BYTES when set, else 4 GiB (the largest activation
+// of the models QuantLens is for, at batch 64, is well under 1 GiB).
+size_t maxTensorBytes();
+// The bytes of a tensor of `type` and `shape`; throws TensorTooLarge on a negative dimension,
+// an overflowing count or more than maxTensorBytes().
+size_t checkedByteSize(DataType type, const Shape &shape);
 
 enum class Layout { Plain, ChannelsLast };
 

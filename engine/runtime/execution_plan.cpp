@@ -41,8 +41,7 @@ public:
     }
     size_t outputCount() const override { return m_planned.outputs.size(); }
     Tensor &allocateOutput(size_t i, DataType type, const Shape &shape, Layout layout) override {
-        const size_t bytes = static_cast<size_t>(shapeElementCount(shape)) * dataTypeSize(type);
-        Tensor t(type, shape, m_pool.acquire(bytes), layout);
+        Tensor t(type, shape, m_pool.acquire(checkedByteSize(type, shape)), layout);
         return store(i, std::move(t));
     }
     void setOutput(size_t i, Tensor tensor) override { store(i, std::move(tensor)); }
@@ -254,6 +253,10 @@ Status ExecutionPlan::Impl::runNodes(const RunOptions &options) {
         Status status;
         try {
             status = planned.kernel->run(ctx);
+        } catch (const TensorTooLarge &e) {
+            status = Status::badInput(e.what());
+        } catch (const std::bad_alloc &) {
+            status = Status::badInput("out of memory for its output (a shape too large to run)");
         } catch (const std::exception &e) {
             status = Status::internal(e.what());
         }

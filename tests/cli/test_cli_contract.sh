@@ -62,5 +62,19 @@ expect "float model defaults to fp32" 0 "precision: fp32" -- "$quantlens" bench 
 expect "int8 asked for a float model" 0 "has no quantized nodes; it runs in fp32" -- \
     "$quantlens" bench "$relu/model.onnx" --runs 1 --threads 1 --precision int8
 
+# Headless: a mistyped subcommand or an unknown option is a usage error, never a GUI that aborts
+# for want of a display; the GUI without a display says so; --help needs no display.
+nodisplay=(env -u DISPLAY -u WAYLAND_DISPLAY -u QT_QPA_PLATFORM)
+expect "unknown subcommand" 2 "'analyse' is neither a subcommand" -- "${nodisplay[@]}" "$quantlens" analyse --float x
+expect "unknown option" 2 "Unknown option 'bogus'" -- "${nodisplay[@]}" "$quantlens" --bogus
+expect "unknown gui option" 2 "Unknown option 'bogus'" -- "${nodisplay[@]}" "$quantlens" gui --bogus
+expect "gui without a display" 2 "no display" -- "${nodisplay[@]}" "$quantlens"
+expect "help without a display" 0 "Subcommands:" -- "${nodisplay[@]}" "$quantlens" --help
+echo '{"format": "quantlens-project", "analysis": []}' >"$work/broken.qlproj"
+expect "broken project, screenshot" 2 "broken.qlproj: not a QuantLens project" -- \
+    "${nodisplay[@]}" timeout 20 "$quantlens" gui "$work/broken.qlproj" --screenshot "$work/b.png"
+expect "screenshot into a missing folder" 3 "cannot write the PNG" -- \
+    "${nodisplay[@]}" timeout 60 "$quantlens" gui "$relu/model.onnx" --screenshot "$work/none/b.png"
+
 echo "cli contract: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]

@@ -228,3 +228,28 @@ TEST(BufferPool, ReleaseUnusedFreesOnlyUnreferencedBuffers) {
     EXPECT_EQ(pool.releaseUnused(), 1000u);
     EXPECT_EQ(pool.totalBytes(), 0u);
 }
+
+// A shape input asking for far more than the memory budget: a bad-input error naming the node,
+// before anything is allocated.
+TEST(ExecutionPlan, HugeOutputIsBadInputNamingTheNode) {
+    Graph g;
+    g.opsetVersion = 17;
+    ValueInfo x;
+    x.name = "x";
+    x.dtype = DataType::Float;
+    x.hasShape = true;
+    x.shape = {1, 4};
+    g.inputs.push_back(x);
+    g.initializers["repeats"] = Tensor::fromVector<int64_t>({2}, {1000000000, 1});
+    g.nodes.push_back(makeNode("Tile", "tile_bomb", {"x", "repeats"}, {"y"}));
+    ValueInfo y;
+    y.name = "y";
+    g.outputs.push_back(y);
+    auto plan = ExecutionPlan::create(g);
+    ASSERT_TRUE(plan.isOk()) << plan.status().message();
+    std::vector<Tensor> outputs;
+    const Status s = plan.value()->run({{"x", test::randomTensor({1, 4}, 1)}}, outputs);
+    EXPECT_EQ(s.kind(), ErrorKind::BadInput);
+    EXPECT_NE(s.message().find("tile_bomb"), std::string::npos) << s.message();
+    EXPECT_NE(s.message().find("QL_MAX_TENSOR_BYTES"), std::string::npos) << s.message();
+}

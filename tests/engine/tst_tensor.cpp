@@ -54,7 +54,8 @@ TEST(Tensor, HalfPrecisionConversionMatchesIeee) {
     EXPECT_EQ(floatToHalf(std::ldexp(1.0f, -24)), 0x0001);
     // 1 + 2^-11 is halfway between 1 and the next half: ties go to even (1.0).
     EXPECT_EQ(floatToHalf(1.0f + std::ldexp(1.0f, -11)), 0x3c00);
-    for (uint16_t bits : {0x3555, 0x0200, 0x8001, 0x5640}) EXPECT_EQ(floatToHalf(halfToFloat(bits)), bits);
+    for (uint16_t bits : {0x3555, 0x0200, 0x8001, 0x5640})
+        EXPECT_EQ(floatToHalf(halfToFloat(bits)), bits);
     EXPECT_EQ(bfloat16ToFloat(0x3f80), 1.0f);
     EXPECT_EQ(floatToBfloat16(1.0f), 0x3f80);
     EXPECT_EQ(floatToBfloat16(1.00390625f), 0x3f80);  // tie to even
@@ -146,4 +147,22 @@ TEST(TensorChecks, NonFiniteValuesAreReportedWithCountAndFirstIndex) {
     EXPECT_EQ(s.kind(), ErrorKind::BadInput);
     EXPECT_EQ(s.message(), "x.npy: 2 of 6 values are NaN or infinite (first at [1,1])");
     EXPECT_TRUE(checkFinite(Tensor::fromVector<int64_t>({2}, {1, 2}), "ids").isOk());
+}
+
+TEST(TensorLimits, SizesAreCheckedBeforeAllocation) {
+    EXPECT_EQ(checkedByteSize(DataType::Float, {2, 3}), 24u);
+    EXPECT_EQ(checkedByteSize(DataType::Float, {0, 1000}), 0u);
+    EXPECT_THROW(checkedByteSize(DataType::Float, {-1, 4}), TensorTooLarge);
+    // 2^40 x 2^40 floats overflow 64 bits; 2^31 x 4 floats are over the 4 GiB default.
+    EXPECT_THROW(checkedByteSize(DataType::Float, {int64_t(1) << 40, int64_t(1) << 40}),
+                 TensorTooLarge);
+    EXPECT_THROW(checkedByteSize(DataType::Float, {int64_t(1) << 31, 4}), TensorTooLarge);
+    EXPECT_THROW(Tensor(DataType::Float, {int64_t(1) << 40, 1 << 20}), TensorTooLarge);
+    try {
+        Tensor(DataType::Int64, {1000000000, 1000});
+        FAIL() << "allocated 8 TB";
+    } catch (const TensorTooLarge &e) {
+        EXPECT_NE(std::string(e.what()).find("[1000000000,1000] int64"), std::string::npos)
+            << e.what();
+    }
 }
