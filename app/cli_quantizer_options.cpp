@@ -1,59 +1,15 @@
 #include "cli_quantizer_options.h"
 
-#include <QFile>
-#include <QFileInfo>
-#include <QJsonArray>
-#include <QJsonDocument>
-#include <QJsonObject>
-
 #include <cstdio>
 #include <string>
 #include <vector>
 
-#include "quant/calibration.h"
 #include "cli_support.h"
+#include "quant/calibration.h"
 #include "quant/calibration_data.h"
+#include "skip_list_file.h"
 
 namespace cli {
-
-namespace {
-
-// Skip-list: {"model": "...", "fp32_nodes": ["name", ...], "reason": {"name": "why"}}.
-ql::Status readSkipList(const QString &path, const QString &modelPath,
-                        ql::quant::QuantizationOptions &options) {
-    QFile file(path);
-    if (!file.open(QIODevice::ReadOnly))
-        return ql::Status::badInput(path.toStdString() + ": cannot open skip-list");
-    QJsonParseError error;
-    const QJsonDocument doc = QJsonDocument::fromJson(file.readAll(), &error);
-    const std::string where = path.toStdString() + ": ";
-    if (error.error != QJsonParseError::NoError)
-        return ql::Status::badInput(where + "not valid JSON (" + error.errorString().toStdString() +
-                                    " at offset " + std::to_string(error.offset) + ")");
-    const QJsonObject root = doc.object();
-    if (!doc.isObject() || !root.value("fp32_nodes").isArray())
-        return ql::Status::badInput(
-            where + "expected an object with an \"fp32_nodes\" array of node names");
-    for (const QJsonValue &v : root.value("fp32_nodes").toArray()) {
-        if (!v.isString())
-            return ql::Status::badInput(where + "\"fp32_nodes\" must hold node names (strings)");
-        options.excludedNodes.push_back(v.toString().toStdString());
-    }
-    if (root.contains("reason") && !root.value("reason").isObject())
-        return ql::Status::badInput(where +
-                                    "\"reason\" must be an object mapping node names to text");
-    const QJsonObject reasons = root.value("reason").toObject();
-    for (auto it = reasons.begin(); it != reasons.end(); ++it)
-        options.exclusionReasons[it.key().toStdString()] = it.value().toString().toStdString();
-    const QString model = root.value("model").toString();
-    if (!model.isEmpty() && QFileInfo(model).fileName() != QFileInfo(modelPath).fileName())
-        std::fprintf(stderr, "quantlens: warning: skip-list %s was written for %s, not %s\n",
-                     qPrintable(path), qPrintable(model),
-                     qPrintable(QFileInfo(modelPath).fileName()));
-    return ql::Status::ok();
-}
-
-}  // namespace
 
 void addQuantizerOptions(QCommandLineParser &parser, bool skipListInput) {
     parser.addOption(
@@ -106,7 +62,7 @@ ql::Status readQuantizerOptions(const QCommandLineParser &parser, const QString 
     options.symmetricActivations = parser.isSet("symmetric-activations");
     options.reduceRange = parser.isSet("reduce-range");
     options.foldBatchNorm = !parser.isSet("no-fold-bn");
-    if (skipListInput && parser.isSet("skip-list")) QL_RETURN_IF_ERROR(readSkipList(parser.value("skip-list"), modelPath, options));
+    if (skipListInput && parser.isSet("skip-list")) QL_RETURN_IF_ERROR(readSkipListFile(parser.value("skip-list"), modelPath, options));
     for (const QString &name : parser.values("exclude")) options.excludedNodes.push_back(name.toStdString());
     return ql::Status::ok();
 }
