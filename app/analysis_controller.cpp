@@ -17,6 +17,7 @@
 
 #include "analysis_job.h"
 #include "analysis_report_format.h"
+#include "save_file.h"
 
 namespace {
 
@@ -65,15 +66,16 @@ AnalysisController::AnalysisController(QObject *parent)
                     emit searchFailed(message, kind);
                     return;
                 }
+                // A wish made after the failed operation started is queued and still runs;
+                // otherwise the fp32 layers return to what runs (a refused or cancelled change).
+                const bool wishQueued = m_job->hasPendingToggle();
                 if (operation == ql::ui::AnalysisJob::Operation::Analysis && m_job->report()) {
                     // The previous analysis stays on screen: so does its setup.
                     m_setup = m_goodSetup;
-                    m_fp32 = m_job->fp32Layers();
+                    if (!wishQueued) m_fp32 = m_job->fp32Layers();
                     emit setupChanged();
                     emit fp32LayersChanged();
-                } else if (operation == ql::ui::AnalysisJob::Operation::Toggle &&
-                           kind != ql::ErrorKind::Cancelled) {
-                    // The engine refused the change: the wish returns to what runs.
+                } else if (operation == ql::ui::AnalysisJob::Operation::Toggle && !wishQueued) {
                     m_fp32 = m_job->fp32Layers();
                     emit fp32LayersChanged();
                 }
@@ -266,13 +268,9 @@ QJsonObject AnalysisController::skipListJson() const {
 
 bool AnalysisController::writeFile(const QString &path, const QByteArray &bytes,
                                    QString &error) const {
-    QFile file(path);
-    if (!file.open(QIODevice::WriteOnly | QIODevice::Truncate) ||
-        file.write(bytes) != bytes.size()) {
-        error = tr("%1: cannot write (%2)").arg(QDir::toNativeSeparators(path), file.errorString());
-        return false;
-    }
-    return true;
+    const ql::Status saved = ql::ui::saveFile(path, bytes);
+    if (!saved) error = QString::fromStdString(saved.message());
+    return bool(saved);
 }
 
 void AnalysisController::findFp32Set(const ql::ui::SearchRequest &request) {

@@ -67,8 +67,6 @@ int runInfer(const QStringList &arguments) {
                                      {"shape", shape},
                                      {"file", QFileInfo(file).fileName()}});
     }
-    QFile json(QDir(outDir).filePath("outputs.json"));
-    if (!json.open(QIODevice::WriteOnly)) return usageError(json.fileName() + ": cannot write");
     QJsonArray fallback;
     for (const ql::NodePrecision &node : precision.nodes)
         if (!node.int8)
@@ -78,7 +76,10 @@ int runInfer(const QStringList &arguments) {
     const QJsonObject precisionJson{{"mode", QString::fromStdString(precision.precision)},
                                     {"int8_nodes", precision.int8Count()},
                                     {"fallback", fallback}};
-    json.write(QJsonDocument(QJsonObject{{"outputs", described}, {"precision", precisionJson}}).toJson());
+    const QByteArray json =
+        QJsonDocument(QJsonObject{{"outputs", described}, {"precision", precisionJson}}).toJson();
+    if (ql::Status s = writeTextFile(QDir(outDir).filePath("outputs.json"), json); !s)
+        return reportFailure(s);
     return Success;
 }
 

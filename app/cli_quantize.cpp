@@ -16,6 +16,7 @@
 #include "onnx_io/model_loader.h"
 #include "onnx_io/model_writer.h"
 #include "quant/qdq_builder.h"
+#include "save_file.h"
 
 namespace cli {
 
@@ -141,11 +142,10 @@ int runQuantize(const QStringList &arguments) {
     ql::Status written = ql::writeModel(result.value().model, out.toStdString());
     if (!written) return reportFailure(written);
     if (parser.isSet("report")) {
-        QFile report(parser.value("report"));
-        if (!report.open(QIODevice::WriteOnly))
-            return usageError(report.fileName() + ": cannot write the report");
-        report.write(QJsonDocument(planReport(result.value(), modelPath, out, samples))
-                         .toJson());
+        const QByteArray report =
+            QJsonDocument(planReport(result.value(), modelPath, out, samples)).toJson();
+        if (ql::Status s = ql::ui::saveFile(parser.value("report"), report); !s)
+            return reportFailure(s);
     }
     printSummary(result.value(), out);
     return Success;

@@ -26,7 +26,7 @@ ql::Status checkFolder(const QString &path) {
     const QFileInfo folder(QFileInfo(path).absolutePath());
     if (!folder.isDir())
         return ql::Status::error(
-            ql::ErrorKind::Internal,
+            ql::ErrorKind::Io,
             QDir::toNativeSeparators(path).toStdString() + ": cannot write (no folder " +
                 QDir::toNativeSeparators(folder.filePath()).toStdString() + ")");
     return ql::Status::ok();

@@ -10,6 +10,7 @@
 #include "ir/tensor_checks.h"
 #include "onnx_io/tensor_file.h"
 #include "passes/int8_kernel_mode.h"
+#include "save_file.h"
 
 namespace cli {
 
@@ -25,17 +26,16 @@ int reportFailure(const ql::Status &status) {
     switch (status.kind()) {
         case ql::ErrorKind::BadInput: return BadInput;
         case ql::ErrorKind::Unsupported: return Unsupported;
+        case ql::ErrorKind::Io: return CannotWrite;
+        case ql::ErrorKind::Cancelled: return Cancelled;
         default: return Failure;
     }
 }
 
 ql::Status writeTextFile(const QString &path, const QByteArray &bytes) {
     const QString dir = QFileInfo(path).absolutePath();
-    if (!QDir().mkpath(dir)) return ql::Status::badInput(dir.toStdString() + ": cannot create folder");
-    QFile file(path);
-    if (!file.open(QIODevice::WriteOnly) || file.write(bytes) != bytes.size())
-        return ql::Status::badInput(path.toStdString() + ": cannot write");
-    return ql::Status::ok();
+    if (!QDir().mkpath(dir)) return ql::Status::io(dir.toStdString() + ": cannot create folder");
+    return ql::ui::saveFile(path, bytes);
 }
 
 int usageError(const QString &message) {

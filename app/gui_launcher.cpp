@@ -43,6 +43,8 @@ int exitCodeFor(ql::ErrorKind kind) {
             return cli::BadInput;
         case ql::ErrorKind::Unsupported:
             return cli::Unsupported;
+        case ql::ErrorKind::Io:
+            return cli::CannotWrite;
         default:
             return cli::Failure;
     }

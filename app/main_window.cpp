@@ -38,6 +38,7 @@
 #include "model_summary_widget.h"
 #include "project_controller.h"
 #include "report_export.h"
+#include "save_file.h"
 #include "recent_files_controller.h"
 #include "sqnr_chart.h"
 #include "welcome_page.h"
@@ -275,10 +276,8 @@ void MainWindow::openDemo() {
         QFile existing(target);
         if (existing.open(QIODevice::ReadOnly) && existing.readAll() == bytes) continue;
         existing.close();
-        QFile out(target);
-        if (!out.open(QIODevice::WriteOnly) || out.write(bytes) != bytes.size()) {
-            showError(tr("Cannot Open Demo"),
-                      tr("%1: cannot write (%2)").arg(target, out.errorString()));
+        if (const ql::Status saved = ql::ui::saveFile(target, bytes); !saved) {
+            showError(tr("Cannot Open Demo"), QString::fromStdString(saved.message()));
             return;
         }
     }

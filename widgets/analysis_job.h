@@ -96,6 +96,8 @@ public:
     const AnalysisModelsSnapshot &models() const { return m_models; }
     // The fp32 layers of the current report.
     const std::set<std::string> &fp32Layers() const { return m_fp32; }
+    // A toggle request waits to run after the current operation.
+    bool hasPendingToggle() const { return m_pendingToggle.has_value(); }
     QFutureWatcher<void> *watcher() { return &m_watcher; }
 
 signals:

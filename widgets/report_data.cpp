@@ -5,7 +5,6 @@
 #include <QDir>
 #include <QFile>
 #include <QFileInfo>
-#include <QSaveFile>
 
 #include <algorithm>
 #include <cmath>
@@ -135,13 +134,5 @@ ReportData prepareReport(ReportInput input) {
     return data;
 }
 
-Status writeFileAtomically(const QString &path, const QByteArray &bytes) {
-    QSaveFile file(path);
-    if (!file.open(QIODevice::WriteOnly) || file.write(bytes) != bytes.size() || !file.commit())
-        return Status::error(ErrorKind::Internal, QDir::toNativeSeparators(path).toStdString() +
-                                                      ": cannot write (" +
-                                                      file.errorString().toStdString() + ")");
-    return Status::ok();
-}
 
 }  // namespace ql::ui

@@ -72,8 +72,5 @@ QDateTime reportTimestamp();
 // cumulative), worst first, at most `count`.
 std::vector<int> worstLayers(const analysis::NumericSuiteReport &report, int count);
 
-// Writes `bytes` to `path` through a temporary file renamed over it: a failed write leaves no
-// partial file and an existing one as it was. Error: one line naming the file.
-Status writeFileAtomically(const QString &path, const QByteArray &bytes);
 
 }  // namespace ql::ui

@@ -6,6 +6,7 @@
 
 #include "report_html.h"
 #include "report_pdf.h"
+#include "save_file.h"
 
 namespace ql::ui {
 
@@ -15,7 +16,7 @@ bool isPdfReportPath(const QString &path) {
 
 Status writeReportFile(const ReportData &data, const QString &path) {
     if (isPdfReportPath(path)) return writeReportPdf(data, path);
-    return writeFileAtomically(path, reportHtml(data, ReportFlavor::Browser).toUtf8());
+    return saveFile(path, reportHtml(data, ReportFlavor::Browser).toUtf8());
 }
 
 QJsonObject skipListObject(const QString &floatModel, const std::set<std::string> &fp32Layers) {

@@ -157,7 +157,7 @@ int reportPdfPageCount(const ReportData &data) {
 Status writeReportPdf(const ReportData &data, const QString &path) {
     QSaveFile file(path);
     if (!file.open(QIODevice::WriteOnly))
-        return Status::error(ErrorKind::Internal, QDir::toNativeSeparators(path).toStdString() +
+        return Status::error(ErrorKind::Io, QDir::toNativeSeparators(path).toStdString() +
                                                       ": cannot write (" +
                                                       file.errorString().toStdString() + ")");
     {
@@ -187,7 +187,7 @@ Status writeReportPdf(const ReportData &data, const QString &path) {
         }
     }
     if (!file.commit())
-        return Status::error(ErrorKind::Internal, QDir::toNativeSeparators(path).toStdString() +
+        return Status::error(ErrorKind::Io, QDir::toNativeSeparators(path).toStdString() +
                                                       ": cannot write (" +
                                                       file.errorString().toStdString() + ")");
     return Status::ok();

@@ -12,6 +12,7 @@ enum class ErrorKind {
     BadInput,     // unreadable file, wrong shape or dtype, bad usage
     Unsupported,  // a model the engine cannot run: unsupported op, attribute or type
     Cancelled,    // the progress callback asked to stop
+    Io,           // a file could not be written (full disk, no folder, no permission)
     Internal,     // a library failed in a way the user did not cause
 };
 
@@ -24,6 +25,7 @@ public:
     static Status unsupported(std::string message) {
         return error(ErrorKind::Unsupported, std::move(message));
     }
+    static Status io(std::string message) { return error(ErrorKind::Io, std::move(message)); }
     static Status internal(std::string message) { return error(ErrorKind::Internal, std::move(message)); }
 
     bool isOk() const { return m_kind == ErrorKind::None; }

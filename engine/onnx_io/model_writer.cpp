@@ -1,11 +1,11 @@
 #include "onnx_io/model_writer.h"
 
-#include <fstream>
 #include <set>
 
 #include <onnx/checker.h>
 #include <onnx/onnx_pb.h>
 
+#include "onnx_io/atomic_file.h"
 #include "onnx_io/onnx_tensor.h"
 
 namespace ql {
@@ -141,11 +141,9 @@ Result<std::string> serializeModel(const Graph &graph, const WriteOptions &optio
 Status writeModel(const Graph &graph, const std::string &path, const WriteOptions &options) {
     auto bytes = serializeModel(graph, options);
     if (!bytes) return bytes.status().withContext(path);
-    std::ofstream out(path, std::ios::binary | std::ios::trunc);
-    if (!out) return Status::badInput(path + ": cannot open for writing");
-    out.write(bytes.value().data(), static_cast<std::streamsize>(bytes.value().size()));
-    if (!out) return Status::badInput(path + ": write failed");
-    return Status::ok();
+    return writeFileAtomically(path, [&](std::ostream &out) {
+        return bool(out.write(bytes->data(), static_cast<std::streamsize>(bytes->size())));
+    });
 }
 
 }  // namespace ql

@@ -5,6 +5,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "onnx_io/atomic_file.h"
 #include "onnx_io/onnx_tensor.h"
 
 namespace ql {
@@ -196,25 +197,24 @@ Status writeNpy(const std::string &path, const Tensor &tensor) {
     const size_t unpadded = 10 + header.size() + 1;
     header.append((64 - unpadded % 64) % 64, ' ');
     header += '\n';
-    std::ofstream out(path, std::ios::binary);
-    if (!out) return Status::badInput(path + ": cannot create file");
-    const uint16_t length = static_cast<uint16_t>(header.size());
-    out.write("\x93NUMPY\x01\x00", 8);
-    out.put(static_cast<char>(length & 0xff));
-    out.put(static_cast<char>(length >> 8));
-    out << header;
     const Tensor plain = tensor.toPlain();
-    out.write(static_cast<const char *>(plain.rawData()), static_cast<std::streamsize>(plain.byteSize()));
-    if (!out) return Status::badInput(path + ": write failed");
-    return Status::ok();
+    return writeFileAtomically(path, [&](std::ostream &out) {
+        const uint16_t length = static_cast<uint16_t>(header.size());
+        out.write("\x93NUMPY\x01\x00", 8);
+        out.put(static_cast<char>(length & 0xff));
+        out.put(static_cast<char>(length >> 8));
+        out << header;
+        out.write(static_cast<const char *>(plain.rawData()),
+                  static_cast<std::streamsize>(plain.byteSize()));
+        return bool(out);
+    });
 }
 
 Status writeTensorProtoFile(const std::string &path, const Tensor &tensor, const std::string &name) {
     onnx::TensorProto proto;
     tensorToProto(tensor, name, &proto);
-    std::ofstream out(path, std::ios::binary);
-    if (!out || !proto.SerializeToOstream(&out)) return Status::badInput(path + ": cannot write file");
-    return Status::ok();
+    return writeFileAtomically(path,
+                               [&](std::ostream &out) { return proto.SerializeToOstream(&out); });
 }
 
 }  // namespace ql
