@@ -16,8 +16,13 @@
 namespace ql::elementwise {
 
 // Compiles a hot float loop for AVX-512, AVX2 and baseline x86-64 and picks one at load time
-// (the engine itself targets generic x86-64). Bodies it calls must be always-inline.
+// (the engine itself targets generic x86-64). Bodies it calls must be always-inline. Clang (the
+// fuzz build) cannot clone function templates: there the loops stay baseline.
+#if defined(__clang__)
+#define QL_SIMD_CLONES
+#else
 #define QL_SIMD_CLONES __attribute__((target_clones("avx512f", "avx2", "default")))
+#endif
 #define QL_ALWAYS_INLINE __attribute__((always_inline)) inline
 
 // Below this many elements a loop stays on the calling thread.

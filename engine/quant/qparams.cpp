@@ -117,7 +117,9 @@ Tensor quantizeTensor(const Tensor &x, const QParams &params) {
                                           ? std::vector<float>(plain.data<float>(), plain.data<float>() + plain.numel())
                                           : plain.toFloatVector();
     const DataType type = params.type == DataType::Int8 ? DataType::Int8 : DataType::UInt8;
-    const auto [qmin, qmax] = fullTypeRange(type);
+    // Plain variables, not a structured binding: C++17 lambdas cannot capture those (clang).
+    const auto range = fullTypeRange(type);
+    const int32_t qmin = range.first, qmax = range.second;
     Tensor out(type, plain.shape());
     forEachChannelElement(plain.shape(), params, [&](int64_t i, size_t c) {
         const int32_t q = quantizeValue(values[static_cast<size_t>(i)], params.scale[c], params.zeroPoint[c], qmin, qmax);
