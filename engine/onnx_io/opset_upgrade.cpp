@@ -170,8 +170,36 @@ void keepLegacyResize(onnx::NodeProto *resize, const onnx::GraphProto &graph,
 
 }  // namespace
 
+namespace {
+
+// The converter builds ONNX's in-memory IR, which dereferences whatever a name points to: a
+// value nothing produces crashes it (found by fuzzing). The wiring is checked first, in file order
+// as the ONNX checker would.
+Status checkWiring(const onnx::GraphProto &graph) {
+    std::set<std::string> known;
+    for (const auto &input : graph.input()) known.insert(input.name());
+    for (const auto &initializer : graph.initializer()) known.insert(initializer.name());
+    for (const auto &node : graph.node()) {
+        const std::string who = "node '" + node.name() + "' (" + node.op_type() + ")";
+        for (const auto &input : node.input())
+            if (!input.empty() && !known.count(input))
+                return Status::badInput(who + " reads '" + input +
+                                        "', which no earlier node, input or initializer makes");
+        for (const auto &output : node.output())
+            if (!output.empty() && !known.insert(output).second)
+                return Status::badInput(who + " writes '" + output + "', which is already defined");
+    }
+    for (const auto &output : graph.output())
+        if (!known.count(output.name()))
+            return Status::badInput("graph output '" + output.name() + "' is made by no node");
+    return Status::ok();
+}
+
+}  // namespace
+
 Status upgradeOpset(onnx::ModelProto &model, int64_t fromOpset,
                     std::vector<std::string> *warnings) {
+    QL_RETURN_IF_ERROR(checkWiring(model.graph()));
     const int64_t to = kUpgradeTargetOpset;
     // Which node made each output, to give nodes the converter replaced their names back.
     struct Source {
