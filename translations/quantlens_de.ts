@@ -35,10 +35,6 @@
         <translation>in QuantLens in fp32 belassen</translation>
     </message>
     <message>
-        <source>%1: cannot write (%2)</source>
-        <translation>%1: kann nicht geschrieben werden (%2)</translation>
-    </message>
-    <message>
         <source>&apos;%1&apos; is not a layer of the float model</source>
         <translation>„%1“ ist keine Schicht des Float-Modells</translation>
     </message>
@@ -426,10 +422,6 @@
     <message>
         <source>The demo is missing from this build (%1).</source>
         <translation>Die Demo fehlt in diesem Build (%1).</translation>
-    </message>
-    <message>
-        <source>%1: cannot write (%2)</source>
-        <translation>%1: kann nicht geschrieben werden (%2)</translation>
     </message>
     <message>
         <source>Cannot Open Project</source>
@@ -898,6 +890,22 @@
         <source>QuantLens did not close normally. Restore the analysis it was working on (%1)?</source>
         <translation>QuantLens wurde nicht normal beendet. Die zuletzt bearbeitete Analyse (%1) wiederherstellen?</translation>
     </message>
+    <message>
+        <source>&quot;%1&quot; should be %2</source>
+        <translation>„%1“ sollte %2 sein</translation>
+    </message>
+    <message>
+        <source>&quot;%1&quot; should hold only strings</source>
+        <translation>„%1“ sollte nur Zeichenketten enthalten</translation>
+    </message>
+    <message>
+        <source>JSON, but not an object</source>
+        <translation>JSON, aber kein Objekt</translation>
+    </message>
+    <message>
+        <source>%1: not a valid QuantLens project (%2)</source>
+        <translation>%1: kein gültiges QuantLens-Projekt (%2)</translation>
+    </message>
 </context>
 <context>
     <name>RecentFilesController</name>
@@ -1178,18 +1186,8 @@
         <translation>%1: PNG kann nicht geschrieben werden</translation>
     </message>
     <message>
-        <source>QuantLens: find and fix int8 quantization accuracy loss.
-Subcommands: gui (default), infer, bench, quantize, analyze; `quantlens SUBCOMMAND --help`.</source>
-        <translation>QuantLens: Genauigkeitsverluste durch int8-Quantisierung finden und beheben.
-Unterbefehle: gui (Standard), infer, bench, quantize, analyze; `quantlens UNTERBEFEHL --help`.</translation>
-    </message>
-    <message>
         <source>ONNX model or QuantLens project to open.</source>
         <translation>Zu öffnendes ONNX-Modell oder QuantLens-Projekt.</translation>
-    </message>
-    <message>
-        <source>Load (and analyse a project or the demo), save a PNG of the window to FILE, exit.</source>
-        <translation>Laden (ein Projekt oder die Demo auch analysieren), ein PNG des Fensters in FILE speichern, beenden.</translation>
     </message>
     <message>
         <source>Colour palette: system (default) or dark.</source>
@@ -1226,6 +1224,16 @@ Unterbefehle: gui (Standard), infer, bench, quantize, analyze; `quantlens UNTERB
     <message>
         <source>--layer: no layer &apos;%1&apos; in the analysis</source>
         <translation>--layer: keine Schicht „%1“ in der Analyse</translation>
+    </message>
+    <message>
+        <source>QuantLens: find and fix int8 quantization accuracy loss.
+Subcommands: gui (default), infer, bench, quantize, analyze, calib-lab, search, report; `quantlens SUBCOMMAND --help`.</source>
+        <translation>QuantLens: Genauigkeitsverluste durch int8-Quantisierung finden und beheben.
+Unterbefehle: gui (Standard), infer, bench, quantize, analyze, calib-lab, search, report; `quantlens UNTERBEFEHL --help`.</translation>
+    </message>
+    <message>
+        <source>Load (and analyse a project or the demo), save a PNG of the window to FILE, exit. Needs no display.</source>
+        <translation>Laden (und ein Projekt oder die Demo analysieren), ein PNG des Fensters nach DATEI speichern, beenden. Braucht keine Anzeige.</translation>
     </message>
 </context>
 <context>
