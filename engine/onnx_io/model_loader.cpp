@@ -13,6 +13,7 @@
 #include "onnx_io/external_data.h"
 #include "onnx_io/onnx_tensor.h"
 #include "onnx_io/opset_upgrade.h"
+#include "onnx_io/shape_preconditions.h"
 #include "passes/constant_folding.h"
 #include "passes/topological_sort.h"
 
@@ -229,6 +230,8 @@ Result<Graph> loadModelFromBytes(const std::string &bytes, const std::string &fi
     Status external = resolveExternalData(model, baseDir);
     if (!external) return fail(ErrorKind::BadInput, external.message());
 
+    if (Status preconditions = checkShapePreconditions(model.graph()); !preconditions)
+        return fail(preconditions.kind(), preconditions.message());
     std::vector<std::string> warnings;
     if (opset < kMinNativeOpset) {
         assignNodeNames(*model.mutable_graph());
