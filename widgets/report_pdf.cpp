@@ -157,9 +157,8 @@ int reportPdfPageCount(const ReportData &data) {
 Status writeReportPdf(const ReportData &data, const QString &path) {
     QSaveFile file(path);
     if (!file.open(QIODevice::WriteOnly))
-        return Status::error(ErrorKind::Io, QDir::toNativeSeparators(path).toStdString() +
-                                                      ": cannot write (" +
-                                                      file.errorString().toStdString() + ")");
+        return Status::io(QDir::toNativeSeparators(path).toStdString() + ": cannot write (" +
+                          file.errorString().toStdString() + ")");
     {
         QPdfWriter writer(&file);
         configure(writer, data);
@@ -187,9 +186,8 @@ Status writeReportPdf(const ReportData &data, const QString &path) {
         }
     }
     if (!file.commit())
-        return Status::error(ErrorKind::Io, QDir::toNativeSeparators(path).toStdString() +
-                                                      ": cannot write (" +
-                                                      file.errorString().toStdString() + ")");
+        return Status::io(QDir::toNativeSeparators(path).toStdString() + ": cannot write (" +
+                          file.errorString().toStdString() + ")");
     return Status::ok();
 }
 

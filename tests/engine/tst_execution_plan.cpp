@@ -20,15 +20,20 @@ Node makeNode(const std::string &op, const std::string &name, std::vector<std::s
     return n;
 }
 
+ValueInfo floatInput(const std::string &name, Shape shape) {
+    ValueInfo x;
+    x.name = name;
+    x.dtype = DataType::Float;
+    x.hasShape = true;
+    x.shape = std::move(shape);
+    return x;
+}
+
 // x -> Relu -> a -> Neg -> b -> Add(b, x) -> y ; a long-enough chain to exercise buffer reuse.
 Graph chainGraph() {
     Graph g;
     g.opsetVersion = 17;
-    ValueInfo x;
-    x.name = "x";
-    x.dtype = DataType::Float;
-    x.hasShape = true;
-    x.shape = {-1, 4};
+    ValueInfo x = floatInput("x", {-1, 4});
     x.dimNames = {"batch", ""};
     g.inputs.push_back(x);
     g.nodes.push_back(makeNode("Relu", "relu", {"x"}, {"a"}));
@@ -234,12 +239,7 @@ TEST(BufferPool, ReleaseUnusedFreesOnlyUnreferencedBuffers) {
 TEST(ExecutionPlan, HugeOutputIsBadInputNamingTheNode) {
     Graph g;
     g.opsetVersion = 17;
-    ValueInfo x;
-    x.name = "x";
-    x.dtype = DataType::Float;
-    x.hasShape = true;
-    x.shape = {1, 4};
-    g.inputs.push_back(x);
+    g.inputs.push_back(floatInput("x", {1, 4}));
     g.initializers["repeats"] = Tensor::fromVector<int64_t>({2}, {1000000000, 1});
     g.nodes.push_back(makeNode("Tile", "tile_bomb", {"x", "repeats"}, {"y"}));
     ValueInfo y;
