@@ -7,10 +7,8 @@
 #include <QJsonDocument>
 
 #include <unistd.h>
-#include <atomic>
 #include <chrono>
 #include <cmath>
-#include <csignal>
 #include <cstdio>
 
 #include "analysis/analysis_session.h"
@@ -29,11 +27,6 @@ namespace {
 
 using ql::analysis::CalibrationLabOptions;
 
-
-std::atomic<bool> g_interrupted{false};
-extern "C" void onInterrupt(int) {
-    g_interrupted = true;
-}
 
 // "8,16,32" -> numbers >= 1; BadInput naming the option and the value otherwise.
 ql::Result<std::vector<int64_t>> positiveList(const QString &text, const char *option) {
@@ -127,7 +120,7 @@ ql::Status readLabOptions(const QCommandLineParser &parser, const QString &float
 class ProgressPrinter {
 public:
     bool operator()(const std::string &stage, int done, int total) {
-        if (g_interrupted) return false;
+        if (ql::stopRequested()) return false;  // Ctrl+C (main's InterruptScope)
         const auto now = std::chrono::steady_clock::now();
         if (stage == "runs" && !m_runsStarted) m_runsStarted = true, m_runsStart = now;
         if (now - m_last < std::chrono::seconds(1) && done != total) return true;
@@ -259,7 +252,6 @@ int runCalibLab(const QStringList &arguments) {
     auto graph = ql::loadModel(floatPath.toStdString());
     if (!graph) return reportFailure(graph.status());
 
-    std::signal(SIGINT, onInterrupt);
     ProgressPrinter printer;
     const ql::analysis::LabProgress progress = [&](const std::string &stage, int done, int total) {
         return printer(stage, done, total);

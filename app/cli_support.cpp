@@ -4,6 +4,8 @@
 #include <QFile>
 #include <QFileInfo>
 
+#include <atomic>
+#include <csignal>
 #include <cstdio>
 
 #include "cli_commands.h"
@@ -21,8 +23,27 @@ std::vector<std::string> splitPaths(const QStringList &arguments) {
     return paths;
 }
 
+namespace {
+std::atomic<bool> g_interrupted{false};
+extern "C" void onInterrupt(int) {
+    g_interrupted = true;
+    std::signal(SIGINT, SIG_DFL);
+}
+}  // namespace
+
+InterruptScope::InterruptScope() : m_stop(&g_interrupted) {
+    std::signal(SIGINT, onInterrupt);
+}
+
+InterruptScope::~InterruptScope() {
+    std::signal(SIGINT, SIG_DFL);
+}
+
 int reportFailure(const ql::Status &status) {
-    std::fprintf(stderr, "quantlens: %s\n", status.message().c_str());
+    if (status.kind() == ql::ErrorKind::Cancelled)
+        std::fprintf(stderr, "quantlens: interrupted (%s); nothing written\n", status.message().c_str());
+    else
+        std::fprintf(stderr, "quantlens: %s\n", status.message().c_str());
     switch (status.kind()) {
         case ql::ErrorKind::BadInput: return BadInput;
         case ql::ErrorKind::Unsupported: return Unsupported;

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "core/status.h"
+#include "core/stop_token.h"
 #include "ir/graph.h"
 #include "ir/tensor.h"
 #include "passes/precision.h"
@@ -26,6 +27,18 @@ ql::Status writeTextFile(const QString &path, const QByteArray &bytes);
 // Prints "quantlens: <message>" on stderr and returns the exit code for the status' kind.
 int reportFailure(const ql::Status &status);
 int usageError(const QString &message);
+
+// While it lives, SIGINT (Ctrl+C) stops the engine work of this thread between plan nodes: the
+// subcommand then fails with ErrorKind::Cancelled (exit 130) without writing its outputs. A second
+// SIGINT ends the process at once.
+class InterruptScope {
+public:
+    InterruptScope();
+    ~InterruptScope();
+
+private:
+    ql::StopScope m_stop;
+};
 
 // Plan options for the subcommands: fused operators unless the user asked otherwise.
 ql::PlanOptions planOptions(int threads, bool fuse);

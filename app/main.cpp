@@ -6,9 +6,11 @@
 
 #include <cstdio>
 #include <cstring>
+#include <optional>
 
 #include "cli_commands.h"
 #include "cli_report.h"
+#include "cli_support.h"
 #include "gui_launcher.h"
 
 namespace {
@@ -36,6 +38,9 @@ int main(int argc, char *argv[]) {
     QCoreApplication::setApplicationName("QuantLens");
     QCoreApplication::setApplicationVersion(QUANTLENS_VERSION);
     const char *command = argc > 1 ? argv[1] : "";
+    // Headless subcommands stop cleanly on Ctrl+C (the GUI never sees it: runGui starts no scope).
+    std::optional<cli::InterruptScope> interrupts;
+    if (isSubcommand(command) && std::strcmp(command, "gui") != 0) interrupts.emplace();
     if (std::strcmp(command, "infer") == 0 || std::strcmp(command, "bench") == 0) {
         QCoreApplication app(argc, argv);
         QStringList rest = app.arguments().mid(2);

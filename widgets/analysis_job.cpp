@@ -4,6 +4,7 @@
 #include <chrono>
 #include <mutex>
 
+#include "core/stop_token.h"
 #include "worker_pool.h"
 
 namespace ql::ui {
@@ -122,11 +123,10 @@ Status createSession(const AnalysisRequest &request, const analysis::SessionProg
 Result<SearchOutcome> searchLive(std::mutex &mutex, analysis::AnalysisSession &live,
                                  const analysis::SearchOptions &options) {
     std::lock_guard<std::mutex> lock(mutex);
-    const std::set<std::string> before = live.fp32Layers();
+    analysis::AnalysisSession::State before = live.state();
     auto result = analysis::searchFp32Layers(live, options);
-    const Status restored = live.setFp32Layers(before).status();
+    live.restoreState(std::move(before));  // the user's set, also after a cancel, at no cost
     if (!result) return result.status();
-    if (!restored) return restored;
     SearchOutcome outcome;
     outcome.result = std::move(*result);
     return outcome;
@@ -254,7 +254,10 @@ void AnalysisJob::run(Operation operation, Work work) {
     m_outcome = std::make_shared<Outcome>();
     std::shared_ptr<Shared> shared = m_shared;
     std::shared_ptr<Outcome> outcome = m_outcome;
-    m_watcher.setFuture(runInBackground([shared, outcome, work] { work(*shared, *outcome); }));
+    m_watcher.setFuture(runInBackground([shared, outcome, work] {
+        StopScope scope(&shared->cancelled);  // Cancel stops the engine between plan nodes
+        work(*shared, *outcome);
+    }));
     m_poll.start();
     if (!wasBusy) emit busyChanged(true);
 }

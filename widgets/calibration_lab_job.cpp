@@ -6,6 +6,7 @@
 
 #include "analysis/analysis_session.h"  // readLabelsFile
 #include "calibration_lab_format.h"
+#include "core/stop_token.h"
 #include "onnx_io/model_loader.h"
 #include "quant/calibration_data.h"
 #include "worker_pool.h"
@@ -154,6 +155,7 @@ bool CalibrationLabJob::start(const CalibrationLabSettings &settings, int thread
     std::shared_ptr<Shared> shared = m_shared;
     std::shared_ptr<Outcome> outcome = m_outcome;
     m_watcher.setFuture(runInBackground([shared, outcome, settings, threads] {
+        StopScope scope(&shared->cancelled);  // Cancel stops the engine between plan nodes
         outcome->status =
             runLab(settings, threads, shared->callback(), outcome->json, outcome->lab);
     }));

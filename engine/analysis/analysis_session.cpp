@@ -222,6 +222,16 @@ Result<NumericSuiteReport> AnalysisSession::setFp32Layers(const std::set<std::st
     return d.report;
 }
 
+AnalysisSession::State AnalysisSession::state() const {
+    return {m_impl->current, m_impl->report, m_impl->fp32};
+}
+
+void AnalysisSession::restoreState(State state) {
+    m_impl->current = std::move(state.quantGraph);
+    m_impl->report = std::move(state.report);
+    m_impl->fp32 = std::move(state.fp32Layers);
+}
+
 Result<std::pair<double, double>> AnalysisSession::measureLatencyMs(int runs) {
     Impl &d = *m_impl;
     PlanOptions planOptions;

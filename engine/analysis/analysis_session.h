@@ -105,6 +105,18 @@ public:
     Result<NumericSuiteReport> setFp32Layers(const std::set<std::string> &layers,
                                              const SessionProgress &progress = {});
 
+    // What the session stands on: the quantized model, its report and the user's fp32 layers.
+    // restoreState() comes back to a state taken earlier without re-running anything (the fp32
+    // search tries many sets, then returns to the user's, also when cancelled); the caches of
+    // incremental toggles hold for every model they have seen, so later toggles stay exact.
+    struct State {
+        Graph quantGraph;
+        NumericSuiteReport report;
+        std::set<std::string> fp32Layers;
+    };
+    State state() const;
+    void restoreState(State state);
+
     // Median wall time (ms) of one pass over the evaluation data: the quantized model as it now
     // stands (int8) and the float model, `runs` times each.
     Result<std::pair<double, double>> measureLatencyMs(int runs = 3);

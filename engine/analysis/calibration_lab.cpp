@@ -14,6 +14,7 @@
 #include "analysis/activation_comparison.h"
 #include "analysis/analysis_session.h"
 #include "analysis/layer_matching.h"
+#include "core/stop_token.h"
 #include "quant/calibration.h"
 #include "quant/calibration_data.h"
 #include "runtime/buffer_pool.h"
@@ -346,6 +347,7 @@ Result<CalibrationLabResult> CalibrationLab::run(const LabProgress &progress) {
     Status failure;
     const int workers = d.workers(distinct.size());
     auto work = [&] {
+        StopScope scope(&stop);  // a cancel or a failed run stops the others between nodes
         // Alone, a run uses every thread; side by side, one each (plans and OpenMP regions).
         const int threads = workers > 1 ? 1 : d.options.threads;
         if (workers > 1) omp_set_num_threads(1);
@@ -373,10 +375,11 @@ Result<CalibrationLabResult> CalibrationLab::run(const LabProgress &progress) {
         std::unique_lock<std::mutex> lock(mutex);
         while (!stop && done < static_cast<int>(total)) {
             changed.wait_for(lock, std::chrono::milliseconds(50));
-            if (!progress) continue;
             const int finished = done;
             lock.unlock();
-            const bool keepGoing = progress("runs", finished, static_cast<int>(total));
+            const bool keepGoing =
+                !stopRequested() &&
+                (!progress || progress("runs", finished, static_cast<int>(total)));
             lock.lock();
             if (!keepGoing) cancelled = stop = true;
         }

@@ -5,6 +5,7 @@
 #include <map>
 
 #include "analysis/isolated_layer_graph.h"
+#include "core/stop_token.h"
 #include "passes/precision.h"
 #include "runtime/buffer_pool.h"
 #include "runtime/execution_plan.h"
@@ -162,6 +163,8 @@ Result<std::unique_ptr<IsolatedComparator>> IsolatedComparator::create(
         }
         p.layers.push_back(std::move(layer));
     }
+    // A Cancel while the layer plans were built reads as "cannot run" notes above: not a result.
+    if (stopRequested()) return stoppedStatus();
     return comparator;
 }
 
@@ -279,7 +282,8 @@ Status IsolatedComparator::addFloatValue(const std::string &name, const Tensor &
         for (const std::string &need : run.needs)
             if (--p.remaining[need] == 0) p.held.erase(need);
     }
-    return Status::ok();
+    // Layer failures become notes; a Cancel that stopped a layer's plan must stop the analysis.
+    return stopRequested() ? stoppedStatus() : Status::ok();
 }
 
 Status IsolatedComparator::endBatch(int64_t samples) {

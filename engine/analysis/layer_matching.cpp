@@ -5,6 +5,7 @@
 #include <set>
 
 #include "analysis/layer_pairing.h"
+#include "core/stop_token.h"
 
 namespace ql::analysis {
 
@@ -164,6 +165,7 @@ Result<LayerMatching> matchLayers(const Graph &floatGraph, const Graph &quantGra
     if (Status s = checkInputs(floatGraph, quantGraph); !s) return s;
     const GraphLayers fl = collectLayers(floatGraph);
     const GraphLayers ql = collectLayers(quantGraph);
+    if (stopRequested()) return stoppedStatus();
     auto pairing = pairUnits(fl, ql);
     if (!pairing) return pairing.status();
     const auto &pairs = pairing->pairs;

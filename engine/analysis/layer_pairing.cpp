@@ -8,6 +8,7 @@
 
 #include "analysis/layer_matching.h"
 #include "analysis/weight_evidence.h"
+#include "core/stop_token.h"
 
 namespace ql::analysis::pairing {
 
@@ -146,7 +147,7 @@ public:
     void pairByWeights() {
         const size_t nf = f.layers->units.size(), nq = q.layers->units.size();
         std::vector<std::vector<double>> score(nf, std::vector<double>(nq, -1.0));
-        for (size_t a = 0; a < nf; ++a)
+        for (size_t a = 0; a < nf && !stopRequested(); ++a)  // pairUnits reports the stop
             for (size_t b = 0; b < nq; ++b)
                 if (auto c = correlation(f, int(a), q, int(b))) score[a][b] = *c;
         auto bestOf = [](const std::vector<double> &row, int *best) {
@@ -427,6 +428,7 @@ GraphLayers collectLayers(const Graph &graph) {
 Result<Pairing> pairUnits(const GraphLayers &floatLayers, const GraphLayers &quantLayers) {
     Pairer pairer(floatLayers, quantLayers);
     pairer.pairByWeights();
+    if (stopRequested()) return stoppedStatus();
     pairer.pairByStructure();
     pairer.pairBySequence();
     pairer.pairByStructure();

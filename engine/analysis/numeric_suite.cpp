@@ -54,6 +54,8 @@ Result<NumericSuiteReport> runNumericSuite(const Graph &floatGraph, const Graph 
                                            const NumericSuiteOptions &options,
                                            SuitePassObserver *observer) {
     if (!inputs) return Status::badInput("numeric suite: no inputs");
+    if (options.progress && !options.progress("weights", 0, 1))
+        return Status::error(ErrorKind::Cancelled, "analysis cancelled");
     auto matching = matchLayers(floatGraph, quantGraph);
     if (!matching) return matching.status();
     auto weights = compareWeights(floatGraph, quantGraph, *matching);

@@ -4,6 +4,7 @@
 
 #include "analysis/comparison_metrics.h"
 #include "analysis/layer_weights.h"
+#include "core/stop_token.h"
 #include "passes/constant_folding.h"
 #include "passes/qdq_cleanup.h"
 
@@ -76,6 +77,7 @@ Result<std::vector<LayerWeightComparison>> compareWeights(const Graph &floatGrap
 
     std::vector<LayerWeightComparison> out;
     for (const LayerMatch &match : matching.matches) {
+        if (stopRequested()) return stoppedStatus();
         LayerWeightComparison cmp;
         cmp.floatNode = match.floatNode;
         cmp.quantNode = match.quantNode;

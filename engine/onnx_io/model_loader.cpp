@@ -10,6 +10,7 @@
 #include <onnx/checker.h>
 #include <onnx/shape_inference/implementation.h>
 
+#include "core/stop_token.h"
 #include "onnx_io/external_data.h"
 #include "onnx_io/onnx_tensor.h"
 #include "onnx_io/opset_upgrade.h"
@@ -216,6 +217,7 @@ Result<Graph> loadModelFromBytes(const std::string &bytes, const std::string &fi
         return fail(ErrorKind::BadInput, "not an ONNX model, or the file is truncated (protobuf parse failed)");
     if (model.ir_version() <= 0 || !model.has_graph())
         return fail(ErrorKind::BadInput, "not an ONNX model (no IR version or no graph)");
+    if (stopRequested()) return stoppedStatus();  // between the steps that take long on big models
 
     int64_t opset = -1;
     for (const auto &imp : model.opset_import())
@@ -241,12 +243,14 @@ Result<Graph> loadModelFromBytes(const std::string &bytes, const std::string &fi
     }
     Status checked = checkAndInferShapes(model, opset, options.runChecker, &warnings);
     if (!checked) return fail(checked.kind(), checked.message());
+    if (stopRequested()) return stoppedStatus();
 
     try {
         Result<Graph> converted = convertModel(model, file);
         if (!converted) return fail(converted.status().kind(), converted.status().message());
         Graph &graph = converted.value();
         graph.warnings = warnings;
+        if (stopRequested()) return stoppedStatus();
         Status sorted = sortTopologically(graph);
         if (!sorted) return fail(sorted.kind(), sorted.message());
         if (options.foldConstants) {

@@ -7,6 +7,7 @@
 #include <thread>
 #include <unordered_map>
 
+#include "core/stop_token.h"
 #include "kernels/kernel.h"
 #include "passes/fuse_activations.h"
 #include "runtime/buffer_pool.h"
@@ -165,6 +166,7 @@ Result<std::unique_ptr<ExecutionPlan>> ExecutionPlan::create(Graph graph, const 
     }
 
     for (PlannedNode &planned : p.nodes) {
+        if (stopRequested()) return stoppedStatus();  // kernels may pack large weights
         auto domain = p.graph.domainOpsets.find(planned.node->domain);
         const int64_t opset = domain != p.graph.domainOpsets.end() ? domain->second : p.graph.opsetVersion;
         KernelBuildInfo info{*planned.node, p.graph, opset};
@@ -241,8 +243,8 @@ Status ExecutionPlan::Impl::runNodes(const RunOptions &options) {
     const int total = static_cast<int>(nodes.size());
     for (int n = 0; n < total; ++n) {
         PlannedNode &planned = nodes[n];
-        if (options.progress && !options.progress(n, total))
-            return Status::error(ErrorKind::Cancelled, "cancelled");
+        if (stopRequested() || (options.progress && !options.progress(n, total)))
+            return stoppedStatus();
         const auto start = Clock::now();  // layout conversions count towards the consumer
         for (size_t i = 0; i < planned.inputs.size(); ++i) {
             const int id = planned.inputs[i];

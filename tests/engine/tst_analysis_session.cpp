@@ -5,11 +5,14 @@
 // quantizing with excluded nodes; evaluation data helpers; latency and model export.
 #include <gtest/gtest.h>
 
+#include <atomic>
+
 #include <cmath>
 #include <cstdio>
 
 #include "analysis/analysis_session.h"
 #include "analysis/keep_layers_fp32.h"
+#include "core/stop_token.h"
 #include "fx_fixture.h"
 #include "onnx_io/model_loader.h"
 #include "passes/precision.h"
@@ -191,7 +194,7 @@ TEST(AnalysisSession, CreationRunsEachModelOncePerBatch) {
     std::vector<int> perBatch;
     for (int b = 1; b <= int(data.batches.size()); ++b) perBatch.push_back(b);
     EXPECT_EQ(calls["cumulative"], perBatch);
-    EXPECT_EQ(calls["weights"], std::vector<int>{1});
+    EXPECT_EQ(calls["weights"], (std::vector<int>{0, 1}));  // started, done
     EXPECT_EQ(calls.size(), 2u);  // no other stage: nothing else runs per batch
 }
 
@@ -336,6 +339,53 @@ TEST(AnalysisSession, CancelLeavesTheSessionAsItWas) {
     auto ok = s.session->setFp32Layers({"/conv3/Conv"});
     ASSERT_TRUE(ok) << ok.status().message();
     expectSameReport(*ok, s.recomputed({"/conv3/Conv"}), 1e-9);
+}
+
+TEST(AnalysisSession, StopFlagCancelsMidPassAndLeavesTheSessionAsItWas) {
+    SessionFixture s;
+    ASSERT_TRUE(s.open());
+    const NumericSuiteReport before = s.session->report();
+    std::atomic<bool> stop{false};
+    StopScope scope(&stop);
+    std::vector<std::string> stages;
+    // The callback never says stop: only the flag (the GUI's Cancel) does, between plan nodes.
+    auto r = s.session->setFp32Layers({"/conv1/Conv"}, [&](const std::string &stage, int, int) {
+        stages.push_back(stage);
+        stop = true;
+        return true;
+    });
+    ASSERT_FALSE(r);
+    EXPECT_EQ(r.status().kind(), ErrorKind::Cancelled) << r.status().message();
+    EXPECT_LE(stages.size(), 1u);  // stopped before the first batch was done
+    EXPECT_TRUE(s.session->fp32Layers().empty());
+    expectSameReport(s.session->report(), before, 0.0);
+    EXPECT_EQ(s.session->measureLatencyMs(1).status().kind(), ErrorKind::Cancelled);
+    stop = false;
+    auto ok = s.session->setFp32Layers({"/conv1/Conv"});
+    ASSERT_TRUE(ok) << ok.status().message();
+    expectSameReport(*ok, s.recomputed({"/conv1/Conv"}), 1e-9);
+}
+
+TEST(AnalysisSession, RestoredStateRunsNothingAndLaterTogglesStayExact) {
+    SessionFixture s;
+    ASSERT_TRUE(s.open());
+    ASSERT_TRUE(s.session->setFp32Layers({"/conv2/Conv"}));
+    AnalysisSession::State before = s.session->state();
+    const NumericSuiteReport beforeReport = before.report;
+    const size_t beforeNodes = before.quantGraph.nodes.size();
+    ASSERT_TRUE(s.session->setFp32Layers({"/conv1/Conv", "/conv3/Conv"}));
+    s.session->restoreState(std::move(before));
+    EXPECT_EQ(s.session->fp32Layers(), std::set<std::string>{"/conv2/Conv"});
+    EXPECT_EQ(s.session->quantGraph().nodes.size(), beforeNodes);
+    expectSameReport(s.session->report(), beforeReport, 0.0);
+    // The caches know all three models: toggles from here equal a full recomputation.
+    for (const std::set<std::string> &layers :
+         {std::set<std::string>{"/conv3/Conv"}, std::set<std::string>{"/conv1/Conv", "/conv3/Conv"},
+          std::set<std::string>{"/conv2/Conv"}}) {
+        auto r = s.session->setFp32Layers(layers);
+        ASSERT_TRUE(r) << r.status().message();
+        expectSameReport(*r, s.recomputed(layers), 1e-9);
+    }
 }
 
 TEST(AnalysisSession, InAppTogglesEqualQuantizingWithExcludedNodes) {

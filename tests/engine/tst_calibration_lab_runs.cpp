@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cstdlib>
 #include <filesystem>
 #include <map>
@@ -11,6 +12,7 @@
 
 #include "analysis/analysis_session.h"
 #include "analysis/calibration_lab.h"
+#include "core/stop_token.h"
 #include "onnx_io/model_loader.h"
 #include "onnx_io/tensor_file.h"
 #include "quant/calibration_data.h"
@@ -266,6 +268,26 @@ TEST(CalibrationLab, CancelKeepsTheFinishedRuns) {
         [](const std::string &stage, int done, int) { return stage != "pool" || done < 5; });
     ASSERT_FALSE(early.isOk());
     EXPECT_EQ(early.status().kind(), ErrorKind::Cancelled);
+}
+
+TEST(CalibrationLab, StopFlagStopsTheWorkersMidRun) {
+    CalibrationLabOptions o = demoOptions();
+    o.methods = {method("minmax"), method("mse")};
+    o.sizes = {8, 16};
+    o.repeats = 2;
+    auto lab = CalibrationLab::create(demoModel(), o);
+    ASSERT_TRUE(lab.isOk()) << lab.status().message();
+    std::atomic<bool> stop{false};
+    StopScope scope(&stop);
+    // The callback never says stop; the calling thread's flag (the GUI's Cancel) does.
+    auto result = (*lab)->run([&](const std::string &, int done, int) {
+        if (done >= 1) stop = true;
+        return true;
+    });
+    ASSERT_TRUE(result.isOk()) << result.status().message();
+    EXPECT_FALSE(result->complete);
+    EXPECT_GE(result->runs.size(), 1u);
+    EXPECT_LT(result->runs.size(), 8u);
 }
 
 TEST(CalibrationLab, BadInputNamesTheOffendingValue) {

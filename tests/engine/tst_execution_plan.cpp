@@ -2,6 +2,9 @@
 
 #include <gtest/gtest.h>
 
+#include <atomic>
+
+#include "core/stop_token.h"
 #include "runtime/buffer_pool.h"
 #include "runtime/execution_plan.h"
 #include "test_support.h"
@@ -113,6 +116,34 @@ TEST(ExecutionPlan, ProgressCanCancel) {
     const Status s = plan.value()->run({{"x", test::randomTensor({1, 4}, 1)}}, outputs, options);
     EXPECT_EQ(s.kind(), ErrorKind::Cancelled);
     EXPECT_EQ(calls, 2);
+}
+
+TEST(ExecutionPlan, StopFlagOfTheThreadStopsTheRunAtTheNextNode) {
+    auto plan = ExecutionPlan::create(chainGraph());
+    ASSERT_TRUE(plan.isOk());
+    std::atomic<bool> stop{false};
+    StopScope scope(&stop);
+    RunOptions options;
+    std::vector<std::string> ran;
+    options.tap = [&](const Node &node, size_t, const Tensor &) {
+        ran.push_back(node.name);
+        if (node.name == "relu") stop = true;  // as if Cancel came while relu ran
+    };
+    std::vector<Tensor> outputs;
+    const Status s = plan.value()->run({{"x", test::randomTensor({1, 4}, 1)}}, outputs, options);
+    EXPECT_EQ(s.kind(), ErrorKind::Cancelled);
+    EXPECT_EQ(ran, std::vector<std::string>{"relu"});
+    // Reusable afterwards, and a scope ends with the flag it replaced.
+    stop = false;
+    ASSERT_TRUE(plan.value()->run({{"x", test::randomTensor({1, 4}, 1)}}, outputs).isOk());
+    {
+        std::atomic<bool> other{true};
+        StopScope inner(&other);
+        EXPECT_TRUE(stopRequested());
+        EXPECT_EQ(ExecutionPlan::create(chainGraph()).status().kind(), ErrorKind::Cancelled);
+    }
+    EXPECT_FALSE(stopRequested());
+    EXPECT_EQ(currentStopFlag(), &stop);
 }
 
 TEST(ExecutionPlan, InputErrorsAreClear) {
