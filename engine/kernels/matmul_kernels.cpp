@@ -115,7 +115,25 @@ private:
     ds::ShapeCache<Entry> m_cache;
 };
 
-void MatMulKernel::build(const MatMulShapes &s, bool constantB, Entry &e) const {
+// When the right-hand side is one matrix for every batch (its batch dims all 1: a weight, or
+// broadcast), the batches of the left-hand side are more rows of one GEMM: [B..., M, K] x [K, N]
+// is [B...*M, K] x [K, N] in the same memory. One large GEMM (with the weight packed once) instead
+// of many small ones: ViT's attention projection multiplies [197, 1, 768] by [1, 768, 2304], 197
+// GEMVs otherwise.
+MatMulShapes foldBatchesIntoRows(const MatMulShapes &s) {
+    if (s.batch.empty()) return s;
+    for (size_t i = 0; i < s.batch.size(); ++i)
+        if (s.b[i] != 1) return s;
+    MatMulShapes folded = s;
+    folded.m = shapeElementCount(s.batch) * s.m;
+    folded.batch.clear();
+    folded.a = {folded.m, s.k};
+    folded.b = {s.k, s.n};
+    return folded;
+}
+
+void MatMulKernel::build(const MatMulShapes &shapes, bool constantB, Entry &e) const {
+    const MatMulShapes s = foldBatchesIntoRows(shapes);
     const size_t rank = s.batch.size() + 2;
     if (rank > kMaxDnnlRank) {
         e.fallback = true;

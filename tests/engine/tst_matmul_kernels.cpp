@@ -184,6 +184,10 @@ TEST(MatMul, ShapesBatchesBroadcastsAndVectors) {
         {{6}, {6}},
         {{5}, {2, 5, 3}},
         {{1, 7, 1, 3, 4}, {2, 1, 5, 4, 2}},
+        // One right-hand matrix for every batch: the batches run as rows of one GEMM.
+        {{197, 1, 8}, {1, 8, 12}},
+        {{2, 3, 4, 5}, {1, 1, 5, 6}},
+        {{1, 9, 4}, {4, 3}},
     };
     unsigned seed = 1;
     for (const auto &[sa, sb] : cases)

@@ -73,8 +73,18 @@ def build_model(name, raw_init):
         kwargs.update(aux_logits=False, init_weights=True)
     model = ctor(**kwargs)
     model.eval()
+    # ViT zero-initialises its head: outputs of all zeros would make every comparison vacuous.
+    for module in model.modules():
+        if isinstance(module, torch.nn.Linear) and not module.weight.any():
+            torch.nn.init.normal_(module.weight, std=0.02)
     if not raw_init:
         calibrate(model)
+    # torch 1.13 cannot export the fused fast path MultiheadAttention takes in eval mode
+    # (aten::_native_multi_head_attention); in training mode it runs the plain ops, which are the
+    # same computation here (torchvision's ViT uses attention dropout 0).
+    for module in model.modules():
+        if isinstance(module, torch.nn.MultiheadAttention):
+            module.train()
     return model
 
 
@@ -105,7 +115,9 @@ def export_one(name, out_dir, force, raw_init):
                 model, torch.from_numpy(x), onnx_path, opset_version=OPSET,
                 input_names=["input"], output_names=["output"],
                 dynamic_axes={"input": {0: "batch"}, "output": {0: "batch"}},
-                do_constant_folding=True)
+                do_constant_folding=True,
+                # keeps build_model's modes (MultiheadAttention off its fused fast path)
+                training=torch.onnx.TrainingMode.PRESERVE)
     np.save(input_path, x)
     np.save(ref_path, ref.astype(np.float32))
     size_mb = os.path.getsize(onnx_path) / 1e6
