@@ -22,7 +22,9 @@ Result<double> medianPassMs(Graph graph, const PlanOptions &planOptions, const B
                             size_t count, int runs) {
     if (batches.empty()) return Status::badInput("latency: no evaluation batches");
     count = std::clamp<size_t>(count, 1, batches.size());
-    auto plan = ExecutionPlan::create(std::move(graph), planOptions);
+    PlanOptions deployed = planOptions;
+    deployed.fuseOperators = true;  // timed as `bench` and a deployment run it
+    auto plan = ExecutionPlan::create(std::move(graph), deployed);
     if (!plan) return plan.status();
     std::vector<Tensor> outputs;
     QL_RETURN_IF_ERROR((*plan)->run(batches.front(), outputs));

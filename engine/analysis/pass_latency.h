@@ -16,7 +16,8 @@ namespace ql::analysis {
 
 using Batches = std::vector<std::map<std::string, Tensor>>;
 
-// Median time (ms) of one pass over batches[0, count), `runs` times.
+// Median time (ms) of one pass over batches[0, count), `runs` times, with fused operators (as
+// `quantlens bench` runs a model).
 Result<double> medianPassMs(Graph graph, const PlanOptions &planOptions, const Batches &batches,
                             size_t count, int runs);
 
