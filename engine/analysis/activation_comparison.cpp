@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstring>
 #include <limits>
 #include <memory>
 #include <set>
@@ -56,20 +55,19 @@ void captureInto(Tensor &slot, const Tensor &value) {
         slot = floatCopy(value);
         return;
     }
-    // Reuse last batch's buffer: no new pages to fault in and zero for every batch.
-    if (slot.defined() && slot.dtype() == DataType::Float && slot.shape() == value.shape() &&
-        slot.layout() == value.layout() && slot.storage().use_count() == 1) {
-        std::memcpy(slot.rawData(), value.rawData(), value.byteSize());
-        return;
-    }
-    slot = value.clone();  // keeps the layout: comparisons need both sides in the same order only
+    // The plan's own buffer, as stored: no copy. The plan does not reuse a buffer while a
+    // reference to it is held, and no kernel writes into one another reference can see.
+    slot = value;
 }
 
-Result<std::unique_ptr<ExecutionPlan>> createFloatPlan(const Graph &floatGraph, int threads) {
+Result<std::unique_ptr<ExecutionPlan>> createFloatPlan(const Graph &floatGraph, int threads,
+                                                       const std::set<std::string> &tapped) {
     Graph prepared = floatGraph;
     QL_RETURN_IF_ERROR(preparePrecision(prepared, Precision::Fp32).withContext("float model"));
     PlanOptions planOptions;
     planOptions.threads = threads;
+    planOptions.fuseOperators = true;
+    planOptions.keepVisible = tapped;
     auto plan = ExecutionPlan::create(std::move(prepared), planOptions);
     if (!plan) return plan.status().withContext("float model");
     return plan;
@@ -370,7 +368,8 @@ Result<ActivationComparisonResult> compareActivations(const Graph &floatGraph,
     auto comparison = CumulativeComparison::create(floatGraph, quantGraph, matching, options);
     if (!comparison) return comparison.status();
 
-    auto floatPlan = createFloatPlan(floatGraph, options.threads);
+    auto floatPlan =
+        createFloatPlan(floatGraph, options.threads, (*comparison)->floatValuesNeeded());
     if (!floatPlan) return floatPlan.status();
 
     std::map<std::string, Tensor> batch, floatValues;
@@ -380,6 +379,7 @@ Result<ActivationComparisonResult> compareActivations(const Graph &floatGraph,
         auto more = source(batch);
         if (!more) return more.status();
         if (!*more) break;
+        floatValues.clear();  // last batch's buffers go back to the float plan's pool
         QL_RETURN_IF_ERROR(runAndCapture(**floatPlan, batch, (*comparison)->floatValuesNeeded(),
                                          floatValues, floatOutputs)
                                .withContext("float model"));

@@ -124,13 +124,16 @@ private:
     std::unique_ptr<Impl> m_impl;
 };
 
-// Runs `plan` on one batch and copies the values named in `wanted` (to float) into `values`.
+// Runs `plan` on one batch and keeps the values named in `wanted` in `values`: float ones as the
+// plan stored them (shared, not copied), others converted to float.
 Status runAndCapture(ExecutionPlan &plan, const std::map<std::string, Tensor> &inputs,
                      const std::set<std::string> &wanted, std::map<std::string, Tensor> &values,
                      std::vector<Tensor> &outputs);
 
-// The float model's plan for a comparison's float pass (Q/DQ stripped if it has any).
-Result<std::unique_ptr<ExecutionPlan>> createFloatPlan(const Graph &floatGraph, int threads);
+// The float model's plan for a comparison's float pass (Q/DQ stripped if it has any), with fused
+// operators except where a fusion would hide one of the `tapped` values.
+Result<std::unique_ptr<ExecutionPlan>> createFloatPlan(const Graph &floatGraph, int threads,
+                                                       const std::set<std::string> &tapped);
 
 // Float copy of any numeric tensor (plain layout).
 Tensor floatCopy(const Tensor &t);

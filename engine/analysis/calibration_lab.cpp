@@ -175,7 +175,7 @@ Status CalibrationLab::Impl::runPool(const LabProgress &progress) {
 Status CalibrationLab::Impl::runEvaluation(const std::set<std::string> &values,
                                            const LabProgress &progress) {
     const auto start = Clock::now();
-    auto plan = createFloatPlan(floatGraph, options.threads);
+    auto plan = createFloatPlan(floatGraph, options.threads, values);
     if (!plan) return plan.status();
     floatOutputs.clear();
     floatValues.assign(eval.batches.size(), {});

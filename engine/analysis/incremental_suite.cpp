@@ -235,8 +235,6 @@ Result<std::unique_ptr<IncrementalSuite>> IncrementalSuite::create(
 
     PlanOptions planOptions;
     planOptions.threads = options.threads;
-    auto floatPlan = createFloatPlan(floatGraph, options.threads);
-    if (!floatPlan) return floatPlan.status();
     auto quantPlan = ExecutionPlan::create(base.lowered, planOptions);
     if (!quantPlan) return quantPlan.status().withContext("quantized model");
     std::set<std::string> wanted = (*comparison)->floatValuesNeeded();
@@ -248,6 +246,8 @@ Result<std::unique_ptr<IncrementalSuite>> IncrementalSuite::create(
         wanted.insert((*isolated)->floatValuesNeeded().begin(),
                       (*isolated)->floatValuesNeeded().end());
     }
+    auto floatPlan = createFloatPlan(floatGraph, options.threads, wanted);
+    if (!floatPlan) return floatPlan.status();
     size_t bytes = 0;
     d.cache.resize(batches.size());
     d.overlay.resize(batches.size());

@@ -345,10 +345,10 @@ Result<IsolatedComparisonResult> compareIsolated(const Graph &floatGraph, const 
     if (!comparator) return comparator.status();
     IsolatedComparator &isolated = **comparator;
 
-    auto floatPlan = createFloatPlan(floatGraph, options.threads);
+    const std::set<std::string> &needed = isolated.floatValuesNeeded();
+    auto floatPlan = createFloatPlan(floatGraph, options.threads, needed);
     if (!floatPlan) return floatPlan.status();
 
-    const std::set<std::string> &needed = isolated.floatValuesNeeded();
     RunOptions floatRun;
     Status tapStatus;
     floatRun.tapFilter = [&](const Node &node) {

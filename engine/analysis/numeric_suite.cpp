@@ -87,11 +87,11 @@ Result<NumericSuiteReport> runNumericSuite(const Graph &floatGraph, const Graph 
     }
 
     // One float pass per batch serves every comparison.
-    auto floatPlan = createFloatPlan(floatGraph, options.threads);
-    if (!floatPlan) return floatPlan.status();
     std::set<std::string> wanted = (*cumulative)->floatValuesNeeded();
     if (isolated)
         wanted.insert(isolated->floatValuesNeeded().begin(), isolated->floatValuesNeeded().end());
+    auto floatPlan = createFloatPlan(floatGraph, options.threads, wanted);
+    if (!floatPlan) return floatPlan.status();
 
     if (observer) observer->begin(*matching, **cumulative);
 
@@ -104,6 +104,7 @@ Result<NumericSuiteReport> runNumericSuite(const Graph &floatGraph, const Graph 
         auto more = (*source)(batch);
         if (!more) return more.status();
         if (!*more) break;
+        floatValues.clear();  // last batch's buffers go back to the float plan's pool
         QL_RETURN_IF_ERROR(runAndCapture(**floatPlan, batch, wanted, floatValues, floatOutputs)
                                .withContext("float model"));
         TapCallback everyValue;

@@ -105,7 +105,8 @@ bool knownEqualFloatShapes(const Graph &graph, const std::string &a, const std::
 
 }  // namespace
 
-Status fuseForInference(Graph &graph, FusionReport *report) {
+Status fuseForInference(Graph &graph, FusionReport *report,
+                        const std::set<std::string> &keepVisible) {
     std::map<std::string, std::vector<size_t>> consumers;
     for (size_t i = 0; i < graph.nodes.size(); ++i)
         for (const std::string &in : graph.nodes[i].inputs)
@@ -123,7 +124,7 @@ Status fuseForInference(Graph &graph, FusionReport *report) {
         std::vector<float> alphas, betas;
         std::vector<size_t> chain;
         std::string current = conv.outputs[0], residual;
-        while (!graph.isGraphOutput(current)) {
+        while (!graph.isGraphOutput(current) && !keepVisible.count(current)) {
             auto it = consumers.find(current);
             if (it == consumers.end()) break;
             size_t gate = 0, product = 0;

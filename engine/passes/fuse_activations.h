@@ -5,6 +5,9 @@
 // residual Add becomes one Conv node that the Conv kernel runs as oneDNN post-ops. The fused node
 // keeps the Conv's name and takes the name of the chain's last output; intermediate values vanish.
 
+#include <set>
+#include <string>
+
 #include "core/status.h"
 #include "ir/graph.h"
 
@@ -27,7 +30,9 @@ struct FusionReport {
 };
 
 // Rewrites the graph in place; keeps node order valid (the fused node takes the position of
-// the chain's last node). Values that are graph outputs or have several consumers stay unfused.
-Status fuseForInference(Graph &graph, FusionReport *report = nullptr);
+// the chain's last node). Values that are graph outputs, in `keepVisible` (values a caller taps)
+// or have several consumers stay unfused.
+Status fuseForInference(Graph &graph, FusionReport *report = nullptr,
+                        const std::set<std::string> &keepVisible = {});
 
 }  // namespace ql

@@ -105,7 +105,8 @@ Result<std::unique_ptr<ExecutionPlan>> ExecutionPlan::create(Graph graph, const 
     Impl &p = *plan->m_impl;
     p.graph = std::move(graph);
     p.pool = options.bufferPool ? options.bufferPool : std::make_shared<BufferPool>();
-    if (options.fuseOperators) QL_RETURN_IF_ERROR(fuseForInference(p.graph));
+    if (options.fuseOperators)
+        QL_RETURN_IF_ERROR(fuseForInference(p.graph, nullptr, options.keepVisible));
     p.threads = options.threads > 0 ? options.threads
                                     : std::max(1u, std::thread::hardware_concurrency());
 

@@ -34,6 +34,8 @@ struct PlanOptions {
     // (passes/fuse_activations.h). Faster, but the fused intermediate values are no longer seen by
     // taps.
     bool fuseOperators = false;
+    // With fuseOperators: values that must stay visible to taps (fusion stops at them).
+    std::set<std::string> keepVisible;
     // Buffers for the plan's values. Plans that never run at the same time (e.g. many small
     // plans run one after the other on one thread) can share one pool so that their buffers are
     // reused across plans; nullptr: the plan's own pool.

@@ -257,6 +257,26 @@ TEST(FuseActivations, ResidualAddFromAnotherConvThenRelu) {
     checkFusedAgainst(b, {expected});
 }
 
+TEST(FuseActivations, KeptVisibleValuesEndTheChain) {
+    GraphBuilder b;
+    b.input("x", randomTensor(kInput, 4));
+    b.conv("x", "a", 40);
+    b.conv("x", "r", 50);
+    b.node("Add", {"a", "r"}, {"s"});
+    b.node("Relu", {"s"}, {"y"});
+    b.output("y");
+    for (const auto &[kept, nodes] : std::vector<std::pair<std::string, size_t>>{
+             {"a", 2u}, {"s", 3u}, {"y", 2u}}) {  // "a": r + a fuse the other way
+        SCOPED_TRACE("kept " + kept);
+        Graph g = b.g;
+        ASSERT_TRUE(fuseForInference(g, nullptr, {kept}).isOk());
+        EXPECT_EQ(g.nodes.size(), nodes);
+        bool produced = false;  // a tap on the kept value still sees it
+        for (const Node &n : g.nodes) produced = produced || n.outputs[0] == kept;
+        EXPECT_TRUE(produced);
+    }
+}
+
 TEST(FuseActivations, ResidualStillNeededElsewhereIsCopiedNotOverwritten) {
     GraphBuilder b;
     b.input("x", randomTensor(kInput, 5));
