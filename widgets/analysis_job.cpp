@@ -118,8 +118,8 @@ Status createSession(const AnalysisRequest &request, const analysis::SessionProg
     return Status::ok();
 }
 
-// The search on the live session, which then goes back to the user's layers whatever happened
-// (a toggle the search made may have been cancelled half-way: that leaves it as it was before).
+// The search on the live session, which then goes back to the user's layers, report and model
+// whatever happened (finished, failed or cancelled), without re-running anything.
 Result<SearchOutcome> searchLive(std::mutex &mutex, analysis::AnalysisSession &live,
                                  const analysis::SearchOptions &options) {
     std::lock_guard<std::mutex> lock(mutex);
