@@ -4,6 +4,8 @@
 #include <QCoreApplication>
 #include <QFileInfo>
 
+#include <malloc.h>
+
 #include <cstdio>
 #include <cstring>
 #include <optional>
@@ -34,6 +36,11 @@ bool asksForReport(int argc, char *argv[]) {
 }  // namespace
 
 int main(int argc, char *argv[]) {
+    // Tensors of 1 MiB and more get pages of their own, returned when freed. glibc otherwise
+    // raises its mmap threshold after the first large free and serves later tensors from a heap
+    // that fragments: analyze's peak RSS grew 488 -> 545 MB from 64 to 512 samples (470 MB flat
+    // with this).
+    mallopt(M_MMAP_THRESHOLD, 1 << 20);
     QCoreApplication::setOrganizationName("QuantLens");
     QCoreApplication::setApplicationName("QuantLens");
     QCoreApplication::setApplicationVersion(QUANTLENS_VERSION);
