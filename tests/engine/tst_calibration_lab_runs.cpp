@@ -245,11 +245,19 @@ TEST(CalibrationLab, ARunsModelIsWhatCalibratingOnItsFilesGives) {
     }
 }
 
-TEST(CalibrationLab, CancelKeepsTheFinishedRuns) {
+namespace {
+// Eight runs on the demo (two methods, two sizes, two repeats): enough to cancel in the middle.
+CalibrationLabOptions eightRunOptions() {
     CalibrationLabOptions o = demoOptions();
     o.methods = {method("minmax"), method("mse")};
     o.sizes = {8, 16};
     o.repeats = 2;
+    return o;
+}
+}  // namespace
+
+TEST(CalibrationLab, CancelKeepsTheFinishedRuns) {
+    const CalibrationLabOptions o = eightRunOptions();
     auto lab = CalibrationLab::create(demoModel(), o);
     ASSERT_TRUE(lab.isOk()) << lab.status().message();
     auto result = (*lab)->run(
@@ -271,11 +279,7 @@ TEST(CalibrationLab, CancelKeepsTheFinishedRuns) {
 }
 
 TEST(CalibrationLab, StopFlagStopsTheWorkersMidRun) {
-    CalibrationLabOptions o = demoOptions();
-    o.methods = {method("minmax"), method("mse")};
-    o.sizes = {8, 16};
-    o.repeats = 2;
-    auto lab = CalibrationLab::create(demoModel(), o);
+    auto lab = CalibrationLab::create(demoModel(), eightRunOptions());
     ASSERT_TRUE(lab.isOk()) << lab.status().message();
     std::atomic<bool> stop{false};
     StopScope scope(&stop);
