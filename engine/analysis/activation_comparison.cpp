@@ -76,6 +76,7 @@ Result<std::unique_ptr<ExecutionPlan>> createFloatPlan(const Graph &floatGraph, 
 Status runAndCapture(ExecutionPlan &plan, const std::map<std::string, Tensor> &inputs,
                      const std::set<std::string> &wanted, std::map<std::string, Tensor> &values,
                      std::vector<Tensor> &outputs) {
+    values.clear();  // the last batch's buffers go back to the plan's pool before it runs
     RunOptions run;
     run.tapStoredLayout = true;  // copied as stored: no transpose per tapped value
     run.tapFilter = tapNodesProducing(wanted);
@@ -379,7 +380,6 @@ Result<ActivationComparisonResult> compareActivations(const Graph &floatGraph,
         auto more = source(batch);
         if (!more) return more.status();
         if (!*more) break;
-        floatValues.clear();  // last batch's buffers go back to the float plan's pool
         QL_RETURN_IF_ERROR(runAndCapture(**floatPlan, batch, (*comparison)->floatValuesNeeded(),
                                          floatValues, floatOutputs)
                                .withContext("float model"));

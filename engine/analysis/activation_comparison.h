@@ -124,8 +124,8 @@ private:
     std::unique_ptr<Impl> m_impl;
 };
 
-// Runs `plan` on one batch and keeps the values named in `wanted` in `values`: float ones as the
-// plan stored them (shared, not copied), others converted to float.
+// Runs `plan` on one batch and keeps the values named in `wanted` in `values` (replacing what it
+// held): float ones as the plan stored them (shared, not copied), others converted to float.
 Status runAndCapture(ExecutionPlan &plan, const std::map<std::string, Tensor> &inputs,
                      const std::set<std::string> &wanted, std::map<std::string, Tensor> &values,
                      std::vector<Tensor> &outputs);

@@ -104,7 +104,6 @@ Result<NumericSuiteReport> runNumericSuite(const Graph &floatGraph, const Graph 
         auto more = (*source)(batch);
         if (!more) return more.status();
         if (!*more) break;
-        floatValues.clear();  // last batch's buffers go back to the float plan's pool
         QL_RETURN_IF_ERROR(runAndCapture(**floatPlan, batch, wanted, floatValues, floatOutputs)
                                .withContext("float model"));
         TapCallback everyValue;

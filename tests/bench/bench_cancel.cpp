@@ -106,6 +106,26 @@ private:
     std::vector<double> m_latencies;
 };
 
+// Waits `delayMs` (or until the job ends on its own), calls `atCancel`, cancels and times until
+// the job is idle again. `stage` is the job's last progress stage, read at the cancel.
+template <class Job>
+CancelSample cancelAfter(Job &job, int delayMs, const QString &stage,
+                         const std::function<void()> &atCancel = {}) {
+    CancelSample sample;
+    sample.delayMs = delayMs;
+    QElapsedTimer clock;
+    clock.start();
+    waitFor([&] { return !job.isBusy() || clock.elapsed() >= delayMs; });
+    sample.landed = job.isBusy();
+    sample.stage = stage;
+    if (atCancel) atCancel();
+    clock.restart();
+    job.cancel();
+    waitFor([&] { return !job.isBusy(); });
+    sample.latencyMs = static_cast<double>(clock.nsecsElapsed()) / 1e6;
+    return sample;
+}
+
 // A job holding a finished analysis of the pair (the "previous analysis" every cancel must keep).
 struct AnalysedJob {
     AnalysisJob job;
@@ -122,25 +142,18 @@ struct AnalysedJob {
         return waitFor([&] { return !job.isBusy(); }) && job.report() != nullptr;
     }
 
-    // Starts an operation, cancels it after `delayMs` and measures until the job is idle again;
-    // `intact` tells whether the job then holds the analysis it had when Cancel came.
-    CancelSample cancelAfter(int delayMs, const std::function<void()> &startOperation,
-                             bool &intact) {
-        CancelSample sample;
-        sample.delayMs = delayMs;
+    // Starts an operation and cancels it after `delayMs`; `intact` tells whether the job then
+    // holds the analysis it had when Cancel came.
+    CancelSample cancelOperationAfter(int delayMs, const std::function<void()> &startOperation,
+                                      bool &intact) {
         stage.clear();
         startOperation();
-        QElapsedTimer clock;
-        clock.start();
-        waitFor([&] { return !job.isBusy() || clock.elapsed() >= delayMs; });
-        sample.landed = job.isBusy();
-        sample.stage = stage;
-        const ql::ui::ReportPtr report = job.report();
-        const std::set<std::string> fp32 = job.fp32Layers();
-        clock.restart();
-        job.cancel();
-        waitFor([&] { return !job.isBusy(); });
-        sample.latencyMs = static_cast<double>(clock.nsecsElapsed()) / 1e6;
+        ql::ui::ReportPtr report;
+        std::set<std::string> fp32;
+        const CancelSample sample = cancelAfter(job, delayMs, stage, [&] {
+            report = job.report();
+            fp32 = job.fp32Layers();
+        });
         intact = job.report() == report && job.fp32Layers() == fp32;
         return sample;
     }
@@ -176,7 +189,7 @@ void measureCancels(benchmark::State &state, const char *name,
                 waitFor([&] { return !analysed.job.isBusy(); });
             }
             bool intact = false;
-            const CancelSample sample = analysed.cancelAfter(
+            const CancelSample sample = analysed.cancelOperationAfter(
                 delay, [&] { startOperation(analysed); }, intact);
             recorder.add(sample);
             if (!intact) {
@@ -261,17 +274,7 @@ void CancelCalibrationLab(benchmark::State &state) {
             QObject::connect(&job, &ql::ui::CalibrationLabJob::progress,
                              [&](const QString &s, int, int, double) { stage = s; });
             job.start(settings);
-            QElapsedTimer clock;
-            clock.start();
-            waitFor([&] { return !job.isBusy() || clock.elapsed() >= delay; });
-            CancelSample sample;
-            sample.delayMs = delay;
-            sample.landed = job.isBusy();
-            sample.stage = stage;
-            clock.restart();
-            job.cancel();
-            waitFor([&] { return !job.isBusy(); });
-            sample.latencyMs = static_cast<double>(clock.nsecsElapsed()) / 1e6;
+            const CancelSample sample = cancelAfter(job, delay, stage);
             recorder.add(sample);
         }
         recorder.report(state);
