@@ -98,7 +98,7 @@ int runAnalyze(const QStringList &arguments) {
     parser.addOption({"int8-kernels", kInt8KernelsHelp, "MODE", "exact"});
     parser.addOption({"no-isolated", "Skip the isolated (shadow) comparison."});
     parser.addOption({"no-kernel-check", "Skip the int8-kernel-vs-reference check."});
-    parser.addOption({"kernel-check-samples", "Samples the kernel check runs on: the first N (default 16; 0: all).",
+    parser.addOption({"kernel-check-samples", "Samples the kernel check runs on: the first N (default 8; 0: all).",
                       "N", "16"});
     if (!parser.parse(QStringList{"quantlens analyze"} + arguments)) return usageError(parser.errorText());
     if (parser.isSet("help")) {

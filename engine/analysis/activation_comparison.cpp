@@ -164,6 +164,11 @@ Result<std::unique_ptr<CumulativeComparison>> CumulativeComparison::create(
         }
         if (!layer.quantValueSeen.empty()) d.floatWanted.insert(layer.match.floatOutput);
         if (!t.scale.empty() && t.scale.size() == 1) d.accumulators[i].setOutputScale(t.scale[0]);
+        if (t.scale.size() == 1 && !t.quantizedNames.empty()) {
+            const bool isSigned = t.quantType == DataType::Int8;
+            d.accumulators[i].setQuantizer(t.scale[0], t.zeroPoint[0], isSigned ? -128 : 0,
+                                           isSigned ? 127 : 255);
+        }
         d.result.layers.push_back(std::move(layer));
     }
 
@@ -205,11 +210,6 @@ Status CumulativeComparison::Impl::compareLayer(size_t matchIndex, bool isQuanti
     const float *px = x.data<float>();
     const int64_t n = x.numel(), samples = sampleCount(x);
     const bool perTensor = t.scale.size() == 1 && t.scale[0] > 0.0f;
-    if (perTensor && !t.quantizedNames.empty()) {
-        const bool isSigned = t.quantType == DataType::Int8;
-        acc.addClipping(px, n, t.scale[0], t.zeroPoint[0], isSigned ? -128 : 0,
-                        isSigned ? 127 : 255);
-    }
     if (!isQuantizedTensor) {
         if (y.dtype() == DataType::Float)
             return acc.add(px, y.data<float>(), n, samples).withContext(what);

@@ -15,12 +15,9 @@ constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 // Plain double sums over blocks this long, then compensated sums of the blocks: the plain part's
 // rounding error stays ~ blockLength·eps, independent of the sample size.
 constexpr int64_t kBlockLength = 1024;
-
-struct SampleSums {
-    CompensatedSum xx, yy, xy, ee;
-    double maxAbsError = 0.0;
-    double xMin = kInf, xMax = -kInf;
-};
+// Elements one parallel task sums: a sample this long or longer is split, so a single large
+// sample (batch 1) still uses every thread. Fixed, so the figures do not depend on threads.
+constexpr int64_t kChunkLength = 1 << 16;
 
 // NaN-propagating max: once a NaN is seen it sticks.
 double maxPropagatingNaN(double current, double value) {
@@ -39,80 +36,174 @@ double minPropagatingNaN(double current, double value) {
 struct BlockSums {
     double xx, yy, xy, ee, maxAbs;
     double xMin, xMax;  // of the reference x
+    int64_t clipped;    // x outside the quantizer's bounds
 };
 
-// One block's sums in four lanes of a double vector, combined in a fixed order. The arithmetic
+struct RangeSums {
+    CompensatedSum xx, yy, xy, ee;
+    double maxAbsError = 0.0;
+    double xMin = kInf, xMax = -kInf;
+    int64_t clipped = 0;
+
+    void add(const BlockSums &b) {
+        xx.add(b.xx);
+        yy.add(b.yy);
+        xy.add(b.xy);
+        ee.add(b.ee);
+        maxAbsError = maxPropagatingNaN(maxAbsError, b.maxAbs);
+        xMin = minPropagatingNaN(xMin, b.xMin);
+        xMax = maxPropagatingNaN(xMax, b.xMax);
+        clipped += b.clipped;
+    }
+    void merge(const RangeSums &o) {
+        xx.merge(o.xx);
+        yy.merge(o.yy);
+        xy.merge(o.xy);
+        ee.merge(o.ee);
+        maxAbsError = maxPropagatingNaN(maxAbsError, o.maxAbsError);
+        xMin = minPropagatingNaN(xMin, o.xMin);
+        xMax = maxPropagatingNaN(xMax, o.xMax);
+        clipped += o.clipped;
+    }
+};
+
+// The value compared with x: float, or 8-bit dequantized as DequantizeLinear computes it,
+// float(q − zero point)·scale, in registers (no dequantized copy).
+typedef float Float8 __attribute__((vector_size(32)));
+typedef double Double8 __attribute__((vector_size(64)));
+typedef int32_t Int8x32 __attribute__((vector_size(32)));
+typedef uint8_t Byte8 __attribute__((vector_size(8)));
+typedef int8_t SignedByte8 __attribute__((vector_size(8)));
+
+struct FloatValues {
+    const float *y;
+    __attribute__((always_inline)) Float8 load(int64_t i) const {
+        Float8 v;
+        std::memcpy(&v, y + i, sizeof v);
+        return v;
+    }
+    __attribute__((always_inline)) float at(int64_t i) const { return y[i]; }
+};
+
+template <class Q, class Q8>
+struct QuantizedValues {
+    const Q *q;
+    float scale;
+    int32_t zeroPoint;
+    __attribute__((always_inline)) Float8 load(int64_t i) const {
+        Int8x32 d;
+        for (int l = 0; l < 8; ++l) d[l] = int32_t(q[i + l]) - zeroPoint;
+        return __builtin_convertvector(d, Float8) * scale;
+    }
+    __attribute__((always_inline)) float at(int64_t i) const {
+        return static_cast<float>(int32_t(q[i]) - zeroPoint) * scale;
+    }
+};
+
+// One block's sums in eight lanes of a double vector, combined in a fixed order. The arithmetic
 // is the same for every instruction set the clones target (no reassociation, and no fused
 // multiply-add: see the pragma), so figures do not depend on the CPU. A NaN anywhere makes ee
-// NaN, and then maxAbs too; a NaN in x makes xx NaN, and then xMin and xMax too.
-typedef float Float4 __attribute__((vector_size(16)));
-typedef double Double4 __attribute__((vector_size(32)));
-
+// NaN, and then maxAbs too; a NaN in x makes xx NaN, and then xMin and xMax too. Values below
+// `lo` or above `hi` count as clipped (NaN does not).
 #pragma GCC push_options
 #pragma GCC optimize("fp-contract=off")
-__attribute__((target_clones("avx512f", "avx2", "default"))) BlockSums sumBlock(const float *x,
-                                                                                const float *y,
-                                                                                int64_t n) {
-    Double4 xx = {}, yy = {}, xy = {}, ee = {}, mx = {};
-    Double4 lo = {kInf, kInf, kInf, kInf}, hi = -lo;
-    const Double4 zero = {};
+template <class Y>
+__attribute__((always_inline)) inline BlockSums sumBlockOf(const float *x, const Y &y, int64_t n,
+                                                           float lo, float hi) {
+    Double8 xx = {}, yy = {}, xy = {}, ee = {}, mx = {};
+    Double8 mn = {}, mxx = {};
+    mn += kInf;
+    mxx -= kInf;
+    Int8x32 clipped = {};
+    const Double8 zero = {};
     int64_t i = 0;
-    for (; i + 4 <= n; i += 4) {
-        Float4 xf, yf;
+    for (; i + 8 <= n; i += 8) {
+        Float8 xf;
         std::memcpy(&xf, x + i, sizeof xf);
-        std::memcpy(&yf, y + i, sizeof yf);
-        const Double4 xv = __builtin_convertvector(xf, Double4);
-        const Double4 yv = __builtin_convertvector(yf, Double4);
-        const Double4 e = xv - yv;
+        const Double8 xv = __builtin_convertvector(xf, Double8);
+        const Double8 yv = __builtin_convertvector(y.load(i), Double8);
+        const Double8 e = xv - yv;
         xx += xv * xv;
         yy += yv * yv;
         xy += xv * yv;
         ee += e * e;
-        const Double4 a = e < zero ? -e : e;
+        const Double8 a = e < zero ? -e : e;
         mx = a > mx ? a : mx;
-        lo = xv < lo ? xv : lo;
-        hi = xv > hi ? xv : hi;
+        mn = xv < mn ? xv : mn;
+        mxx = xv > mxx ? xv : mxx;
+        clipped -= (xf < lo) | (xf > hi);  // a true comparison is -1
     }
     for (int l = 0; i < n; ++i, ++l) {
-        const double xv = x[i], yv = y[i], e = xv - yv;
+        const double xv = x[i], yv = y.at(i), e = xv - yv;
         xx[l] += xv * xv;
         yy[l] += yv * yv;
         xy[l] += xv * yv;
         ee[l] += e * e;
         const double a = e < 0 ? -e : e;
         mx[l] = a > mx[l] ? a : mx[l];
-        lo[l] = xv < lo[l] ? xv : lo[l];
-        hi[l] = xv > hi[l] ? xv : hi[l];
+        mn[l] = xv < mn[l] ? xv : mn[l];
+        mxx[l] = xv > mxx[l] ? xv : mxx[l];
+        clipped[l] += (x[i] < lo) | (x[i] > hi);
     }
-    BlockSums sums{(xx[0] + xx[1]) + (xx[2] + xx[3]),
-                   (yy[0] + yy[1]) + (yy[2] + yy[3]),
-                   (xy[0] + xy[1]) + (xy[2] + xy[3]),
-                   (ee[0] + ee[1]) + (ee[2] + ee[3]),
-                   std::max(std::max(mx[0], mx[1]), std::max(mx[2], mx[3])),
-                   std::min(std::min(lo[0], lo[1]), std::min(lo[2], lo[3])),
-                   std::max(std::max(hi[0], hi[1]), std::max(hi[2], hi[3]))};
+    auto sum8 = [](const Double8 &v) {
+        return ((v[0] + v[1]) + (v[2] + v[3])) + ((v[4] + v[5]) + (v[6] + v[7]));
+    };
+    BlockSums sums{sum8(xx), sum8(yy), sum8(xy), sum8(ee), mx[0], mn[0], mxx[0], 0};
+    for (int l = 0; l < 8; ++l) {
+        sums.maxAbs = std::max(sums.maxAbs, mx[l]);
+        sums.xMin = std::min(sums.xMin, mn[l]);
+        sums.xMax = std::max(sums.xMax, mxx[l]);
+        sums.clipped += clipped[l];
+    }
     if (std::isnan(sums.ee)) sums.maxAbs = sums.ee;
     if (std::isnan(sums.xx)) sums.xMin = sums.xMax = sums.xx;
     return sums;
 }
+
+#define QL_SUM_CLONES __attribute__((target_clones("avx512f", "avx2", "default")))
+QL_SUM_CLONES BlockSums sumFloatBlock(const float *x, FloatValues y, int64_t n, float lo,
+                                      float hi) {
+    return sumBlockOf(x, y, n, lo, hi);
+}
+QL_SUM_CLONES BlockSums sumUint8Block(const float *x, QuantizedValues<uint8_t, Byte8> y, int64_t n,
+                                      float lo, float hi) {
+    return sumBlockOf(x, y, n, lo, hi);
+}
+QL_SUM_CLONES BlockSums sumInt8Block(const float *x, QuantizedValues<int8_t, SignedByte8> y,
+                                     int64_t n, float lo, float hi) {
+    return sumBlockOf(x, y, n, lo, hi);
+}
+#undef QL_SUM_CLONES
 #pragma GCC pop_options
 
-// y block by block through `load` (which fills a block of float y values, e.g. dequantizing a
-// quantized tensor on the fly, so no dequantized copy of the tensor is made).
-template <class Load>
-void sumSample(const float *x, const Load &load, int64_t first, int64_t n, SampleSums &sums) {
-    float y[kBlockLength];
-    for (int64_t start = 0; start < n; start += kBlockLength) {
-        const int64_t length = std::min(n - start, kBlockLength);
-        const float *block = load(first + start, length, y);
-        const BlockSums b = sumBlock(x + start, block, length);
-        sums.xx.add(b.xx);
-        sums.yy.add(b.yy);
-        sums.xy.add(b.xy);
-        sums.ee.add(b.ee);
-        sums.maxAbsError = maxPropagatingNaN(sums.maxAbsError, b.maxAbs);
-        sums.xMin = minPropagatingNaN(sums.xMin, b.xMin);
-        sums.xMax = maxPropagatingNaN(sums.xMax, b.xMax);
+BlockSums sumBlock(const float *x, const FloatValues &y, int64_t n, float lo, float hi) {
+    return sumFloatBlock(x, y, n, lo, hi);
+}
+BlockSums sumBlock(const float *x, const QuantizedValues<uint8_t, Byte8> &y, int64_t n, float lo,
+                   float hi) {
+    return sumUint8Block(x, y, n, lo, hi);
+}
+BlockSums sumBlock(const float *x, const QuantizedValues<int8_t, SignedByte8> &y, int64_t n,
+                   float lo, float hi) {
+    return sumInt8Block(x, y, n, lo, hi);
+}
+
+// y shifted to start at `first`.
+FloatValues offset(const FloatValues &y, int64_t first) {
+    return {y.y + first};
+}
+template <class Q, class Q8>
+QuantizedValues<Q, Q8> offset(const QuantizedValues<Q, Q8> &y, int64_t first) {
+    return {y.q + first, y.scale, y.zeroPoint};
+}
+
+// Elements [first, first + n) block by block.
+template <class Y>
+void sumRange(const float *x, const Y &y, int64_t first, int64_t n, float lo, float hi,
+              RangeSums &sums) {
+    for (int64_t start = first; start < first + n; start += kBlockLength) {
+        const int64_t length = std::min(first + n - start, kBlockLength);
+        sums.add(sumBlock(x + start, offset(y, start), length, lo, hi));
     }
 }
 
@@ -126,15 +217,6 @@ float floatAtMost(double v) {
     const float f = static_cast<float>(v);
     return static_cast<double>(f) > v ? std::nextafter(f, -std::numeric_limits<float>::infinity())
                                       : f;
-}
-
-__attribute__((target_clones("avx512f", "avx2", "default"))) int64_t countOutside(const float *x,
-                                                                                  int64_t n,
-                                                                                  float lo,
-                                                                                  float hi) {
-    int64_t count = 0;
-    for (int64_t i = 0; i < n; ++i) count += (x[i] < lo) | (x[i] > hi);
-    return count;
 }
 
 Status checkSplit(int64_t n, int64_t samples) {
@@ -187,77 +269,67 @@ void CompensatedSum::merge(const CompensatedSum &other) {
 ComparisonAccumulator::ComparisonAccumulator(int64_t sampleCapacity)
     : m_sampleCapacity(std::max<int64_t>(0, sampleCapacity)) {}
 
-template <class Load>
-void ComparisonAccumulator::addSamples(const float *x, const Load &load, int64_t n,
-                                       int64_t samples) {
+template <class Y>
+void ComparisonAccumulator::addSamples(const float *x, const Y &y, int64_t n, int64_t samples) {
     const int64_t sampleSize = n / samples;
-    // Samples are summed in parallel, then merged in sample order: the figures do not depend on
-    // the thread count.
-    std::vector<SampleSums> perSample(static_cast<size_t>(samples));
+    const int64_t chunks = std::max<int64_t>(1, (sampleSize + kChunkLength - 1) / kChunkLength);
+    // Chunks are summed in parallel, then merged in order: the figures do not depend on the
+    // thread count.
+    std::vector<RangeSums> parts(static_cast<size_t>(samples * chunks));
+    const float lo = m_clipLow, hi = m_clipHigh;
 #pragma omp parallel for schedule(dynamic, 1) if (n >= 65536)
-    for (int64_t s = 0; s < samples; ++s)
-        sumSample(x + s * sampleSize, load, s * sampleSize, sampleSize,
-                  perSample[static_cast<size_t>(s)]);
-    for (const SampleSums &sums : perSample) {
+    for (int64_t t = 0; t < samples * chunks; ++t) {
+        const int64_t s = t / chunks, c = t % chunks;
+        const int64_t first = s * sampleSize + c * kChunkLength;
+        sumRange(x, y, first, std::min(kChunkLength, sampleSize - c * kChunkLength), lo, hi,
+                 parts[static_cast<size_t>(t)]);
+    }
+    for (int64_t s = 0; s < samples; ++s) {
+        RangeSums sums = parts[static_cast<size_t>(s * chunks)];
+        for (int64_t c = 1; c < chunks; ++c) sums.merge(parts[static_cast<size_t>(s * chunks + c)]);
         m_sumXX.merge(sums.xx);
         m_sumYY.merge(sums.yy);
         m_sumXY.merge(sums.xy);
         m_sumEE.merge(sums.ee);
         m_maxAbsError = maxPropagatingNaN(m_maxAbsError, sums.maxAbsError);
+        if (m_clipping) m_saturatedValues += sums.clipped;
         storeSample(sqnrDb(sums.xx.value(), sums.ee.value()), static_cast<float>(sums.xMin),
                     static_cast<float>(sums.xMax));
     }
+    if (m_clipping) m_quantizedValues += n;
     m_samples += samples;
     m_elements += n;
 }
 
 Status ComparisonAccumulator::add(const float *x, const float *y, int64_t n, int64_t samples) {
     QL_RETURN_IF_ERROR(checkSplit(n, samples));
-    if (n > 0)
-        addSamples(
-            x, [y](int64_t first, int64_t, float *) { return y + first; }, n, samples);
-    return Status::ok();
-}
-
-template <class Q>
-Status ComparisonAccumulator::addDequantizedValues(const float *x, const Q *q, int64_t n,
-                                                   int64_t samples, float scale,
-                                                   int32_t zeroPoint) {
-    QL_RETURN_IF_ERROR(checkSplit(n, samples));
-    // As DequantizeLinear computes it: float(q - zero point) * scale.
-    if (n > 0)
-        addSamples(
-            x,
-            [=](int64_t first, int64_t length, float *block) {
-                for (int64_t i = 0; i < length; ++i)
-                    block[i] = static_cast<float>(q[first + i] - zeroPoint) * scale;
-                return static_cast<const float *>(block);
-            },
-            n, samples);
+    if (n > 0) addSamples(x, FloatValues{y}, n, samples);
     return Status::ok();
 }
 
 Status ComparisonAccumulator::addDequantized(const float *x, const uint8_t *q, int64_t n,
                                              int64_t samples, float scale, int32_t zeroPoint) {
-    return addDequantizedValues(x, q, n, samples, scale, zeroPoint);
+    QL_RETURN_IF_ERROR(checkSplit(n, samples));
+    if (n > 0) addSamples(x, QuantizedValues<uint8_t, Byte8>{q, scale, zeroPoint}, n, samples);
+    return Status::ok();
 }
 
 Status ComparisonAccumulator::addDequantized(const float *x, const int8_t *q, int64_t n,
                                              int64_t samples, float scale, int32_t zeroPoint) {
-    return addDequantizedValues(x, q, n, samples, scale, zeroPoint);
+    QL_RETURN_IF_ERROR(checkSplit(n, samples));
+    if (n > 0) addSamples(x, QuantizedValues<int8_t, SignedByte8>{q, scale, zeroPoint}, n, samples);
+    return Status::ok();
 }
 
-void ComparisonAccumulator::addClipping(const float *x, int64_t n, float scale, int32_t zeroPoint,
-                                        int32_t qmin, int32_t qmax) {
-    if (n <= 0 || !(scale > 0.0f)) return;
+void ComparisonAccumulator::setQuantizer(float scale, int32_t zeroPoint, int32_t qmin,
+                                         int32_t qmax) {
+    if (!(scale > 0.0f)) return;
     // x quantizes to round(x / scale) + zp; outside [qmin, qmax] the quantizer clamps it.
     // Boundaries in real units, half a step beyond the extreme levels (ties count as clipped
     // only when rounding half to even would leave the range; the difference is immaterial).
-    const double lo = (static_cast<double>(qmin - zeroPoint) - 0.5) * scale;
-    const double hi = (static_cast<double>(qmax - zeroPoint) + 0.5) * scale;
-    const int64_t count = countOutside(x, n, floatAtLeast(lo), floatAtMost(hi));
-    m_saturatedValues += count;
-    m_quantizedValues += n;
+    m_clipping = true;
+    m_clipLow = floatAtLeast((static_cast<double>(qmin - zeroPoint) - 0.5) * scale);
+    m_clipHigh = floatAtMost((static_cast<double>(qmax - zeroPoint) + 0.5) * scale);
 }
 
 void ComparisonAccumulator::merge(const ComparisonAccumulator &other) {

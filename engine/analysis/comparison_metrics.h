@@ -89,11 +89,11 @@ public:
     Status addDequantized(const float *x, const int8_t *q, int64_t n, int64_t samples, float scale,
                           int32_t zeroPoint);
 
-    // Saturation: the float reference values x that the layer's quantizer (scale, zero point,
-    // [qmin, qmax]) clips, i.e. whose round(x / scale) + zeroPoint falls outside [qmin, qmax].
-    // A Relu output's zeros sit exactly on qmin = zero point and are not clipped.
-    void addClipping(const float *x, int64_t n, float scale, int32_t zeroPoint, int32_t qmin,
-                     int32_t qmax);
+    // Saturation: from now on every add also counts the float reference values x that the
+    // layer's quantizer (scale, zero point, [qmin, qmax]) clips, i.e. whose
+    // round(x / scale) + zeroPoint falls outside [qmin, qmax], in the same pass over x. A Relu
+    // output's zeros sit exactly on qmin = zero point and are not clipped. scale <= 0: no-op.
+    void setQuantizer(float scale, int32_t zeroPoint, int32_t qmin, int32_t qmax);
 
     // Output quantization scale for rmse/scale; <= 0 or never set -> no rmse/scale.
     void setOutputScale(double scale) { m_outputScale = scale; }
@@ -111,11 +111,8 @@ public:
     int64_t sampleCapacity() const { return m_sampleCapacity; }
 
 private:
-    template <class Load>
-    void addSamples(const float *x, const Load &load, int64_t n, int64_t samples);
-    template <class Q>
-    Status addDequantizedValues(const float *x, const Q *q, int64_t n, int64_t samples, float scale,
-                                int32_t zeroPoint);
+    template <class Y>
+    void addSamples(const float *x, const Y &y, int64_t n, int64_t samples);
     void storeSample(double sqnrDb, float referenceMin, float referenceMax);
 
     int64_t m_sampleCapacity;
@@ -127,6 +124,8 @@ private:
     CompensatedSum m_sumEE;  // Σ(x−y)²
     double m_maxAbsError = 0.0;
     double m_outputScale = 0.0;
+    bool m_clipping = false;  // setQuantizer was called: count clipped values
+    float m_clipLow = 0.0f, m_clipHigh = 0.0f;
     int64_t m_quantizedValues = 0;
     int64_t m_saturatedValues = 0;
     std::vector<double> m_sampleSqnrDb;

@@ -27,18 +27,24 @@ Tensor asFloat(const Tensor &t) {
 }
 
 // Σ(r − zp)² and Σ(r − y)² of two quantized tensors with the same parameters, in exact integers.
+// Each term is at most 255², so int32 partial sums over spans of kSpan elements cannot overflow
+// and vectorise; the spans add up in int64.
 struct IntegerSqnr {
     int64_t signal = 0, noise = 0;
     template <class Q>
     void add(const Q *r, const Q *y, int64_t n, int32_t zeroPoint) {
-        int64_t s = 0, e = 0;
-        for (int64_t i = 0; i < n; ++i) {
-            const int64_t a = int64_t(r[i]) - zeroPoint, d = int64_t(r[i]) - int64_t(y[i]);
-            s += a * a;
-            e += d * d;
+        constexpr int64_t kSpan = 32768;  // 32768 · 255² < 2³¹
+        for (int64_t start = 0; start < n; start += kSpan) {
+            const int64_t end = std::min(n, start + kSpan);
+            int32_t s = 0, e = 0;
+            for (int64_t i = start; i < end; ++i) {
+                const int32_t a = int32_t(r[i]) - zeroPoint, d = int32_t(r[i]) - int32_t(y[i]);
+                s += a * a;
+                e += d * d;
+            }
+            signal += s;
+            noise += e;
         }
-        signal += s;
-        noise += e;
     }
 };
 
@@ -51,7 +57,7 @@ struct LayerRun {
     bool outputQuantized =
         false;  // the plans output the quantized tensor (per-tensor params below)
     std::optional<float> outputScale;
-    int32_t outputZeroPoint = 0, outputQmin = 0, outputQmax = 255;
+    int32_t outputZeroPoint = 0;
     std::unique_ptr<ExecutionPlan> int8Plan, referencePlan;
     ComparisonAccumulator isolated, kernel;  // kernel: float outputs only
     IntegerSqnr kernelIntegers;              // kernel: quantized outputs
@@ -115,9 +121,10 @@ Result<std::unique_ptr<IsolatedComparator>> IsolatedComparator::create(
             run.outputQuantized = cut.outputQuantized;
             run.outputScale = cut.outputScale;
             run.outputZeroPoint = cut.outputZeroPoint;
-            run.outputQmin = cut.outputQmin;
-            run.outputQmax = cut.outputQmax;
             if (cut.outputScale) run.isolated.setOutputScale(*cut.outputScale);
+            if (cut.outputScale && options.saturation)
+                run.isolated.setQuantizer(*cut.outputScale, cut.outputZeroPoint, cut.outputQmin,
+                                          cut.outputQmax);
             for (const auto &in : cut.inputs) layer.floatInputs.push_back(in.second);
 
             Graph int8Graph = cut.graph;
@@ -238,9 +245,6 @@ void IsolatedComparator::Impl::runLayer(int index) {
     const int64_t samples = sampleCount(x);
     status = compareWith(run.isolated, run, x.data<float>(), y, samples);
     if (!status) return fail(index, status.message());
-    if (run.outputScale && options.saturation)
-        run.isolated.addClipping(x.data<float>(), x.numel(), *run.outputScale, run.outputZeroPoint,
-                                 run.outputQmin, run.outputQmax);
     const int64_t checked = kernelCheckSamplesOf(samples);
     if (run.referencePlan && checked > 0) {
         Tensor r;

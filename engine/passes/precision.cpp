@@ -57,7 +57,10 @@ Status preparePrecision(Graph &graph, Precision precision, PrecisionReport *repo
     QL_RETURN_IF_ERROR(qdq::checkAllQdqParams(graph));
     switch (precision) {
     case Precision::Int8: return lowerQdqToQOperator(graph, report);
-    case Precision::Reference: return expandQOperatorsToQdq(graph);
+    case Precision::Reference:
+        QL_RETURN_IF_ERROR(expandQOperatorsToQdq(graph));
+        foldConstantDequantize(graph);
+        return Status::ok();
     case Precision::Fp32:
         QL_RETURN_IF_ERROR(expandQOperatorsToQdq(graph));
         return stripQdq(graph);

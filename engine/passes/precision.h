@@ -3,7 +3,9 @@
 //   Int8      - Q/DQ noise cleaned up, DQ -> op -> Q patterns lowered to QOperator nodes that the
 //               int8 kernels run (passes/qdq_to_qoperator.h); the rest runs DQ -> fp32 -> Q.
 //   Reference - every quantized op as dequantize -> fp32 op -> quantize (QOperator nodes
-//               expanded; a QDQ model runs as it is). Int8 vs reference = implementation error.
+//               expanded; a QDQ model runs as it is, except that DequantizeLinear of constant
+//               weights runs once, when the plan is prepared). Int8 vs reference =
+//               implementation error.
 //   Fp32      - Q/DQ removed: the quantized model's float graph with dequantized weights.
 // A float model is left untouched by every precision.
 

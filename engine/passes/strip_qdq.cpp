@@ -7,23 +7,57 @@
 
 namespace ql {
 
+namespace {
+
+// Initializers nothing reads any more go.
+void dropUnreadInitializers(Graph &graph) {
+    std::set<std::string> read;
+    for (const Node &n : graph.nodes) read.insert(n.inputs.begin(), n.inputs.end());
+    for (const ValueInfo &out : graph.outputs) read.insert(out.name);
+    for (auto it = graph.initializers.begin(); it != graph.initializers.end();)
+        it = read.count(it->first) ? std::next(it) : graph.initializers.erase(it);
+}
+
+// DequantizeLinear of a constant becomes the float initializer it computes; marks those nodes.
+int dequantizeConstants(Graph &graph, const qdq::GraphIndex &index, std::vector<bool> &removed) {
+    int folded = 0;
+    for (size_t i = 0; i < graph.nodes.size(); ++i) {
+        const Node &dq = graph.nodes[i];
+        if (!qdq::isOp(dq, "DequantizeLinear") || dq.outputs.empty()) continue;
+        const Tensor *q = graph.initializer(dq.inputs[0]);
+        qdq::QParamsView params;
+        if (!q || graph.isGraphOutput(dq.outputs[0]) || !qdq::readQParams(graph, index, dq, params))
+            continue;
+        graph.initializers[dq.outputs[0]] = qdq::dequantize(*q, params);
+        removed[i] = true;
+        ++folded;
+    }
+    return folded;
+}
+
+}  // namespace
+
+int foldConstantDequantize(Graph &graph) {
+    std::vector<bool> removed(graph.nodes.size(), false);
+    const int folded = dequantizeConstants(graph, qdq::GraphIndex(graph), removed);
+    std::vector<Node> nodes;
+    for (size_t i = 0; i < graph.nodes.size(); ++i)
+        if (!removed[i]) nodes.push_back(std::move(graph.nodes[i]));
+    graph.nodes = std::move(nodes);
+    dropUnreadInitializers(graph);
+    return folded;
+}
+
 Status stripQdq(Graph &graph, StripReport *report) {
     StripReport local;
     const qdq::GraphIndex index(graph);
     std::vector<bool> removed(graph.nodes.size(), false);
     std::vector<Node> extra;
+    local.dequantizedWeights = dequantizeConstants(graph, index, removed);
     for (size_t i = 0; i < graph.nodes.size(); ++i) {
         const Node dq = graph.nodes[i];
-        if (!qdq::isOp(dq, "DequantizeLinear") || dq.outputs.empty()) continue;
+        if (removed[i] || !qdq::isOp(dq, "DequantizeLinear") || dq.outputs.empty()) continue;
         const std::string &x = dq.inputs[0], &y = dq.outputs[0];
-        if (const Tensor *q = graph.initializer(x)) {
-            qdq::QParamsView params;
-            if (graph.isGraphOutput(y) || !qdq::readQParams(graph, index, dq, params)) continue;
-            graph.initializers[y] = qdq::dequantize(*q, params);
-            removed[i] = true;
-            ++local.dequantizedWeights;
-            continue;
-        }
         const int p = index.producer(x);
         if (p < 0 || !qdq::isOp(graph.nodes[p], "QuantizeLinear")) continue;
         qdq::replaceUses(graph, y, graph.nodes[p].inputs[0], extra);
@@ -39,15 +73,12 @@ Status stripQdq(Graph &graph, StripReport *report) {
     for (const Node &n : nodes) read.insert(n.inputs.begin(), n.inputs.end());
     graph.nodes.clear();
     for (Node &n : nodes) {
-        if (qdq::isOp(n, "QuantizeLinear") && !read.count(n.outputs[0]) && !graph.isGraphOutput(n.outputs[0]))
+        if (qdq::isOp(n, "QuantizeLinear") && !read.count(n.outputs[0]) &&
+            !graph.isGraphOutput(n.outputs[0]))
             continue;
         graph.nodes.push_back(std::move(n));
     }
-    read.clear();
-    for (const Node &n : graph.nodes) read.insert(n.inputs.begin(), n.inputs.end());
-    for (const ValueInfo &out : graph.outputs) read.insert(out.name);
-    for (auto it = graph.initializers.begin(); it != graph.initializers.end();)
-        it = read.count(it->first) ? std::next(it) : graph.initializers.erase(it);
+    dropUnreadInitializers(graph);
     if (report) *report = local;
     return sortTopologically(graph);
 }

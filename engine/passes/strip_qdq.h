@@ -16,4 +16,9 @@ struct StripReport {
 
 Status stripQdq(Graph &graph, StripReport *report = nullptr);
 
+// Only the DequantizeLinear nodes of constants, each replaced by the float initializer it
+// computes (the same arithmetic, done once): what the reference precision runs, so its float
+// kernels see constant weights. Returns how many were folded.
+int foldConstantDequantize(Graph &graph);
+
 }  // namespace ql

@@ -137,14 +137,25 @@ TEST(ComparisonMetrics, SaturationCountsTheFloatValuesTheQuantizerClips) {
     // of 8.
     const float x[] = {-2.0f, -1.04f, 0.0f, 0.0f, 24.5f, 24.56f, 30.0f, 5.0f};
     ComparisonAccumulator acc;
-    acc.addClipping(x, 8, 0.1f, 10, 0, 255);
+    ASSERT_TRUE(acc.add(x, x, 8, 1).isOk());
+    EXPECT_FALSE(acc.result().saturationPct.has_value());  // no quantizer given
+    acc.setQuantizer(0.1f, 10, 0, 255);
+    ASSERT_TRUE(acc.add(x, x, 8, 2).isOk());
     ASSERT_TRUE(acc.result().saturationPct.has_value());
     EXPECT_DOUBLE_EQ(*acc.result().saturationPct, 37.5);
     // A Relu output quantized with zero point = qmin: its zeros are not clipped. int8, scale 0.5,
     // zero point -128: [0, 127.5]; x = [0, 0, 0, 200] -> 1 more of 4, 4 of 12 in all.
     const float relu[] = {0.0f, 0.0f, 0.0f, 200.0f};
-    acc.addClipping(relu, 4, 0.5f, -128, -128, 127);
+    acc.setQuantizer(0.5f, -128, -128, 127);
+    ASSERT_TRUE(acc.add(relu, relu, 4, 1).isOk());
     EXPECT_NEAR(*acc.result().saturationPct, 100.0 / 3.0, 1e-12);
+    // Counted in the vector lanes and in the tail alike: 1000 values, every third clipped.
+    std::vector<float> many(1000, 1.0f);
+    for (size_t i = 0; i < many.size(); i += 3) many[i] = (i % 2) ? 30.0f : -2.0f;
+    ComparisonAccumulator lanes;
+    lanes.setQuantizer(0.1f, 10, 0, 255);
+    ASSERT_TRUE(lanes.add(many.data(), many.data(), 1000, 1).isOk());
+    EXPECT_NEAR(*lanes.result().saturationPct, 100.0 * 334 / 1000, 1e-12);
 }
 
 TEST(ComparisonMetrics, DequantizedOnTheFlyEqualsADequantizedCopy) {
@@ -300,17 +311,17 @@ TEST(ComparisonMetrics, MergeEqualsSequential) {
 
     ComparisonAccumulator sequential;
     sequential.setOutputScale(0.01);
+    sequential.setQuantizer(0.004f, 128, 0, 255);
     ASSERT_TRUE(sequential.add(x.data(), y.data(), n, samples).isOk());
-    sequential.addClipping(x.data(), n, 0.004f, 128, 0, 255);
 
     // Two halves in parallel accumulators (the scale set only on the second), merged.
     const size_t half = 17 * sampleSize;
     ComparisonAccumulator a, b;
     b.setOutputScale(0.01);
+    a.setQuantizer(0.004f, 128, 0, 255);
+    b.setQuantizer(0.004f, 128, 0, 255);
     ASSERT_TRUE(a.add(x.data(), y.data(), half, 17).isOk());
-    a.addClipping(x.data(), half, 0.004f, 128, 0, 255);
     ASSERT_TRUE(b.add(x.data() + half, y.data() + half, n - half, samples - 17).isOk());
-    b.addClipping(x.data() + half, n - half, 0.004f, 128, 0, 255);
     a.merge(b);
 
     const ComparisonMetrics s = sequential.result(), p = a.result();
