@@ -75,20 +75,30 @@ Result<std::unique_ptr<ExecutionPlan>> createFloatPlan(const Graph &floatGraph, 
 
 Status runAndCapture(ExecutionPlan &plan, const std::map<std::string, Tensor> &inputs,
                      const std::set<std::string> &wanted, std::map<std::string, Tensor> &values,
-                     std::vector<Tensor> &outputs) {
+                     std::vector<Tensor> &outputs, const StreamedValues *streamed) {
     values.clear();  // the last batch's buffers go back to the plan's pool before it runs
+    Status streamStatus;
+    auto stream = [&](const std::string &name, const Tensor &value) {
+        if (streamed && streamStatus && streamed->names.count(name))
+            streamStatus = streamed->consume(name, value);
+    };
+    // Graph inputs are not produced by any node.
+    for (const auto &[name, tensor] : inputs) {
+        if (wanted.count(name)) captureInto(values[name], tensor);
+        stream(name, tensor);
+    }
     RunOptions run;
     run.tapStoredLayout = true;  // copied as stored: no transpose per tapped value
-    run.tapFilter = tapNodesProducing(wanted);
+    std::set<std::string> tapped = wanted;  // outlives the run: the filter refers to it
+    if (streamed) tapped.insert(streamed->names.begin(), streamed->names.end());
+    run.tapFilter = tapNodesProducing(tapped);
     run.tap = [&](const Node &node, size_t index, const Tensor &value) {
         const std::string &name = node.outputs[index];
         if (wanted.count(name)) captureInto(values[name], value);
+        stream(name, value);
     };
     QL_RETURN_IF_ERROR(plan.run(inputs, outputs, run));
-    // Wanted graph inputs are not produced by any node.
-    for (const auto &[name, tensor] : inputs)
-        if (wanted.count(name)) captureInto(values[name], tensor);
-    return Status::ok();
+    return streamStatus;
 }
 
 struct CumulativeComparison::Impl {

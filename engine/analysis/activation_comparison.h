@@ -124,11 +124,20 @@ private:
     std::unique_ptr<Impl> m_impl;
 };
 
+// Values a pass hands over as the plan makes them (graph inputs first), as stored and shared, to
+// a consumer that keeps them only as long as it needs them (an IsolatedComparator). The first
+// error the consumer returns is the pass's.
+struct StreamedValues {
+    std::set<std::string> names;
+    std::function<Status(const std::string &name, const Tensor &value)> consume;
+};
+
 // Runs `plan` on one batch and keeps the values named in `wanted` in `values` (replacing what it
 // held): float ones as the plan stored them (shared, not copied), others converted to float.
+// `streamed` (optional) also gets its values during the run.
 Status runAndCapture(ExecutionPlan &plan, const std::map<std::string, Tensor> &inputs,
                      const std::set<std::string> &wanted, std::map<std::string, Tensor> &values,
-                     std::vector<Tensor> &outputs);
+                     std::vector<Tensor> &outputs, const StreamedValues *streamed = nullptr);
 
 // The float model's plan for a comparison's float pass (Q/DQ stripped if it has any), with fused
 // operators except where a fusion would hide one of the `tapped` values.

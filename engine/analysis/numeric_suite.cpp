@@ -16,6 +16,13 @@ std::optional<double> accuracy(int64_t correct, int64_t rows) {
     return static_cast<double>(correct) / static_cast<double>(rows);
 }
 
+// Samples in a batch: the first input's leading dimension (a scalar input: one sample).
+int64_t batchSamples(const std::map<std::string, Tensor> &batch) {
+    if (batch.empty()) return 0;
+    const Tensor &first = batch.begin()->second;
+    return first.rank() == 0 ? 1 : first.dim(0);
+}
+
 }  // namespace
 
 std::vector<OutputReport> outputReports(const ActivationComparisonResult &activations) {
@@ -86,11 +93,22 @@ Result<NumericSuiteReport> runNumericSuite(const Graph &floatGraph, const Graph 
         isolated = std::move(*created);
     }
 
-    // One float pass per batch serves every comparison.
+    // One float pass per batch serves every comparison. The isolated layers run during it, on
+    // the values as the plan makes them (still in cache for the smaller ones), and those values
+    // are freed after their last layer; the batch keeps only what the cumulative comparison reads
+    // (and what an observer caches).
     std::set<std::string> wanted = (*cumulative)->floatValuesNeeded();
-    if (isolated)
-        wanted.insert(isolated->floatValuesNeeded().begin(), isolated->floatValuesNeeded().end());
-    auto floatPlan = createFloatPlan(floatGraph, options.threads, wanted);
+    StreamedValues streamed;
+    if (isolated) {
+        streamed.names = isolated->floatValuesNeeded();
+        streamed.consume = [&isolated](const std::string &name, const Tensor &value) {
+            return isolated->addFloatValue(name, value).withContext("isolated comparison");
+        };
+        if (observer) wanted.insert(streamed.names.begin(), streamed.names.end());
+    }
+    std::set<std::string> visible = wanted;
+    visible.insert(streamed.names.begin(), streamed.names.end());
+    auto floatPlan = createFloatPlan(floatGraph, options.threads, visible);
     if (!floatPlan) return floatPlan.status();
 
     if (observer) observer->begin(*matching, **cumulative);
@@ -104,17 +122,19 @@ Result<NumericSuiteReport> runNumericSuite(const Graph &floatGraph, const Graph 
         auto more = (*source)(batch);
         if (!more) return more.status();
         if (!*more) break;
-        QL_RETURN_IF_ERROR(runAndCapture(**floatPlan, batch, wanted, floatValues, floatOutputs)
+        if (isolated) isolated->beginBatch();
+        QL_RETURN_IF_ERROR(runAndCapture(**floatPlan, batch, wanted, floatValues, floatOutputs,
+                                         isolated ? &streamed : nullptr)
                                .withContext("float model"));
+        if (isolated)
+            QL_RETURN_IF_ERROR(isolated->endBatch(batchSamples(batch))
+                                   .withContext("isolated comparison"));
         TapCallback everyValue;
         if (observer && observer->wantsQuantValues())
             everyValue = [observer](const Node &node, size_t index, const Tensor &value) {
                 observer->quantValue(node, index, value);
             };
         QL_RETURN_IF_ERROR((*cumulative)->addBatch(batch, floatValues, floatOutputs, everyValue));
-        if (isolated)
-            QL_RETURN_IF_ERROR(
-                isolated->addBatch(batch, floatValues).withContext("isolated comparison"));
         if (observer) observer->endBatch(floatValues, floatOutputs);
         if (options.progress && !options.progress("cumulative", done, options.expectedBatches))
             return Status::error(ErrorKind::Cancelled, "analysis cancelled");
