@@ -1,9 +1,11 @@
 #!/usr/bin/python3
-"""Export torchvision models with seeded random weights to ONNX (opset 13).
+"""Export torchvision models (and a 4-layer transformer encoder) with seeded random weights to
+ONNX (opset 13).
 
 Developer tool, not run by CI (it needs PyTorch). For each model it writes
-  OUT/<name>.onnx              input "input" [N,3,224,224], batch dim dynamic
-  OUT/<name>/input_0.npy       seeded normal(0,1) float32 input, shape [1,3,224,224]
+  OUT/<name>.onnx              input "input" [N,3,224,224] ([N,128,512] for the encoder),
+                               batch dim dynamic
+  OUT/<name>/input_0.npy       seeded normal(0,1) float32 input, batch 1
   OUT/<name>/torch_output_0.npy  PyTorch's own output on that input, for reference
 
 Unless --raw-init, norm-layer affine parameters and layer scales are re-drawn (seeded) and
@@ -27,6 +29,10 @@ MODELS = [
     "squeezenet1_1", "googlenet", "densenet121", "regnet_y_400mf", "convnext_tiny", "resnet50",
 ]
 OPSET = 13
+# Not torchvision: a 4-layer transformer encoder (BERT-small-like widths) for issue 16's speed
+# table, input [N, 128, 512] (sequence 128, width 512).
+ENCODER = "transformer_encoder4"
+INPUT_SHAPES = {ENCODER: (1, 128, 512)}
 
 
 def calibrate(model):
@@ -64,9 +70,25 @@ def calibrate(model):
     model.eval()
 
 
+def build_encoder():
+    layer = torch.nn.TransformerEncoderLayer(d_model=512, nhead=8, dim_feedforward=2048,
+                                             dropout=0.0, activation="gelu", batch_first=True)
+    model = torch.nn.TransformerEncoder(layer, num_layers=4, enable_nested_tensor=False)
+    # Training mode keeps the encoder layers off their fused eval fast path, which torch 1.13
+    # cannot export; with dropout 0 and no BatchNorm it is the same computation.
+    model.train()
+    return model
+
+
 def build_model(name, raw_init):
     # weights=None: random init; re-seed per model so each file is reproducible on its own.
     torch.manual_seed(0)
+    if name == ENCODER:
+        model = build_encoder()
+        if not raw_init:
+            calibrate(model)
+            model.train()
+        return model
     ctor = getattr(torchvision.models, name)
     kwargs = {"weights": None}
     if name == "googlenet":
@@ -92,7 +114,7 @@ def seeded_input(name):
     # A per-model seed derived from the name keeps inputs stable when the model list changes.
     seed = sum(ord(c) * (i + 1) for i, c in enumerate(name)) % (2 ** 31)
     rng = np.random.default_rng(seed)
-    return rng.standard_normal((1, 3, 224, 224)).astype(np.float32)
+    return rng.standard_normal(INPUT_SHAPES.get(name, (1, 3, 224, 224))).astype(np.float32)
 
 
 def export_one(name, out_dir, force, raw_init):
@@ -131,7 +153,8 @@ def main():
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("out", nargs="?", default="/tmp/models", help="output folder")
     parser.add_argument("--models", default=",".join(MODELS),
-                        help="comma-separated torchvision model names (default: all 11)")
+                        help="comma-separated torchvision model names, or " + ENCODER +
+                        " (default: the 11 torchvision ones)")
     parser.add_argument("--force", action="store_true", help="re-export existing models")
     parser.add_argument("--raw-init", action="store_true",
                         help="keep torchvision's init (no norm re-draw, no BatchNorm calibration)")
