@@ -108,6 +108,14 @@ struct CumulativeComparison::Impl {
     std::set<std::string> floatWanted;
     std::map<std::string, std::vector<std::pair<size_t, bool>>>
         quantWanted;  // value -> (match, dequantize)
+    std::map<std::string, std::vector<size_t>> byFloatValue;  // float value -> observable matches
+    // Quantized pass first (runQuantizedPass): per match, the value it waits to compare.
+    struct PendingValue {
+        Tensor value;
+        bool dequantize = false;
+    };
+    std::vector<PendingValue> pending;
+    std::vector<Tensor> quantOutputs;
     std::vector<ComparisonAccumulator> accumulators;
     std::vector<ComparisonAccumulator> outputAccumulators;
     std::vector<int64_t> rows, agreements;
@@ -117,7 +125,11 @@ struct CumulativeComparison::Impl {
     ActivationComparisonResult result;
 
     Status compareLayer(size_t matchIndex, bool isQuantizedTensor, const Tensor &value,
+                        const Tensor &floatValue);
+    Status compareLayer(size_t matchIndex, bool isQuantizedTensor, const Tensor &value,
                         const std::map<std::string, Tensor> &floatValues);
+    void countBatch(const std::map<std::string, Tensor> &inputs,
+                    const std::vector<Tensor> &floatOutputs);
     Status compareOutputs(const std::vector<Tensor> &floatOutputs,
                           const std::vector<Tensor> &quantOutputs);
 };
@@ -172,7 +184,10 @@ Result<std::unique_ptr<CumulativeComparison>> CumulativeComparison::create(
                     break;
                 }
         }
-        if (!layer.quantValueSeen.empty()) d.floatWanted.insert(layer.match.floatOutput);
+        if (!layer.quantValueSeen.empty()) {
+            d.floatWanted.insert(layer.match.floatOutput);
+            d.byFloatValue[layer.match.floatOutput].push_back(i);
+        }
         if (!t.scale.empty() && t.scale.size() == 1) d.accumulators[i].setOutputScale(t.scale[0]);
         if (t.scale.size() == 1 && !t.quantizedNames.empty()) {
             const bool isSigned = t.quantType == DataType::Int8;
@@ -189,6 +204,7 @@ Result<std::unique_ptr<CumulativeComparison>> CumulativeComparison::create(
     if (!quantPlan) return quantPlan.status().withContext("quantized model");
     d.quantPlan = std::move(*quantPlan);
 
+    d.pending.resize(matching.matches.size());
     d.outputAccumulators.resize(floatGraph.outputs.size());
     d.rows.assign(floatGraph.outputs.size(), 0);
     d.agreements.assign(floatGraph.outputs.size(), 0);
@@ -208,14 +224,20 @@ Status CumulativeComparison::Impl::compareLayer(size_t matchIndex, bool isQuanti
     auto fx = floatValues.find(match.floatOutput);
     if (fx == floatValues.end())
         return Status::internal("float value '" + match.floatOutput + "' was not produced");
+    return compareLayer(matchIndex, isQuantizedTensor, value, fx->second);
+}
+
+Status CumulativeComparison::Impl::compareLayer(size_t matchIndex, bool isQuantizedTensor,
+                                                const Tensor &value, const Tensor &floatValue) {
+    const LayerMatch &match = matches.matches[matchIndex];
     const std::string what = "layer '" + match.floatNode + "'";
-    if (fx->second.shape() != value.shape())
+    if (floatValue.shape() != value.shape())
         return Status::badInput(what + ": float and quantized shapes differ");
     ComparisonAccumulator &acc = accumulators[matchIndex];
     const QuantTarget &t = targets[matchIndex];
     // Both sides in one element order; NHWC stays NHWC when both plans keep it.
-    const bool sameLayout = fx->second.layout() == value.layout();
-    const Tensor x = sameLayout ? fx->second : fx->second.toPlain();
+    const bool sameLayout = floatValue.layout() == value.layout();
+    const Tensor x = sameLayout ? floatValue : floatValue.toPlain();
     const Tensor y = sameLayout ? value : value.toPlain();
     const float *px = x.data<float>();
     const int64_t n = x.numel(), samples = sampleCount(x);
@@ -304,10 +326,68 @@ Status CumulativeComparison::addBatch(const std::map<std::string, Tensor> &input
     for (size_t i = 0; i < seen.size(); ++i)
         if (seen[i]) d.result.layers[i].observed = true;
     QL_RETURN_IF_ERROR(d.compareOutputs(floatOutputs, quantOutputs));
+    d.countBatch(inputs, floatOutputs);
+    return Status::ok();
+}
+
+void CumulativeComparison::Impl::countBatch(const std::map<std::string, Tensor> &inputs,
+                                            const std::vector<Tensor> &floatOutputs) {
     if (!inputs.empty())
-        d.result.samples +=
+        result.samples +=
             sampleCount(floatOutputs.empty() ? inputs.begin()->second : floatOutputs[0]);
-    ++d.result.batches;
+    ++result.batches;
+}
+
+Status CumulativeComparison::runQuantizedPass(const std::map<std::string, Tensor> &inputs,
+                                              const TapCallback &everyValue) {
+    Impl &d = *m_impl;
+    for (auto &p : d.pending) p = {};
+    RunOptions quantRun;
+    quantRun.tapStoredLayout = true;  // compared against the float value in the same order
+    if (!everyValue)
+        quantRun.tapFilter = [&](const Node &node) {
+            for (const auto &o : node.outputs)
+                if (d.quantWanted.count(o)) return true;
+            return false;
+        };
+    // Kept as stored and shared: the plan does not reuse a buffer while it is referenced.
+    quantRun.tap = [&](const Node &node, size_t index, const Tensor &value) {
+        if (everyValue) everyValue(node, index, value);
+        auto it = d.quantWanted.find(node.outputs[index]);
+        if (it == d.quantWanted.end()) return;
+        for (const auto &[matchIndex, needsDequantize] : it->second)
+            d.pending[matchIndex] = {value, needsDequantize};
+    };
+    return d.quantPlan->run(inputs, d.quantOutputs, quantRun).withContext("quantized model");
+}
+
+Status CumulativeComparison::addFloatValue(const std::string &name, const Tensor &value) {
+    Impl &d = *m_impl;
+    auto it = d.byFloatValue.find(name);
+    if (it == d.byFloatValue.end()) return Status::ok();
+    for (size_t matchIndex : it->second) {
+        Impl::PendingValue &p = d.pending[matchIndex];
+        if (!p.value.defined()) continue;  // not produced by the quantized pass
+        QL_RETURN_IF_ERROR(d.compareLayer(matchIndex, p.dequantize, p.value, value));
+        d.result.layers[matchIndex].observed = true;
+        p = {};  // its buffer goes back to the quantized plan
+    }
+    return Status::ok();
+}
+
+Status CumulativeComparison::finishBatch(const std::map<std::string, Tensor> &inputs,
+                                         const std::vector<Tensor> &floatOutputs) {
+    Impl &d = *m_impl;
+    for (size_t i = 0; i < d.pending.size(); ++i)
+        if (d.pending[i].value.defined()) {
+            const std::string name = d.matches.matches[i].floatOutput;
+            for (auto &p : d.pending) p = {};
+            return Status::internal("float value '" + name + "' was not produced");
+        }
+    const std::vector<Tensor> quantOutputs = std::move(d.quantOutputs);
+    d.quantOutputs.clear();
+    QL_RETURN_IF_ERROR(d.compareOutputs(floatOutputs, quantOutputs));
+    d.countBatch(inputs, floatOutputs);
     return Status::ok();
 }
 
@@ -338,10 +418,7 @@ Status CumulativeComparison::addOutputs(const std::map<std::string, Tensor> &inp
                                         const std::vector<Tensor> &quantOutputs) {
     Impl &d = *m_impl;
     QL_RETURN_IF_ERROR(d.compareOutputs(floatOutputs, quantOutputs));
-    if (!inputs.empty())
-        d.result.samples +=
-            sampleCount(floatOutputs.empty() ? inputs.begin()->second : floatOutputs[0]);
-    ++d.result.batches;
+    d.countBatch(inputs, floatOutputs);
     return Status::ok();
 }
 

@@ -101,6 +101,17 @@ public:
                     const std::vector<Tensor> &floatOutputs, const TapCallback &everyValue = {});
     ActivationComparisonResult result() const;
 
+    // The same with the quantized pass first: the float values are then compared as the float
+    // pass makes them (the larger ones still in cache), and the batch holds the quantized values
+    // it compares, a quarter of the bytes, instead of the float ones. Per batch:
+    // runQuantizedPass, addFloatValue for each value of floatValuesNeeded() (graph inputs too),
+    // finishBatch with the float outputs. Same figures as addBatch.
+    Status runQuantizedPass(const std::map<std::string, Tensor> &inputs,
+                            const TapCallback &everyValue = {});
+    Status addFloatValue(const std::string &name, const Tensor &value);
+    Status finishBatch(const std::map<std::string, Tensor> &inputs,
+                       const std::vector<Tensor> &floatOutputs);
+
     // For a caller that runs the quantized model itself, e.g. only the nodes downstream of a
     // change (analysis_session.h), instead of addBatch: per batch, addQuantValue for the values
     // it sees, then addOutputs. The values named as in quantPlanGraph(), the graph as lowered

@@ -93,22 +93,25 @@ Result<NumericSuiteReport> runNumericSuite(const Graph &floatGraph, const Graph 
         isolated = std::move(*created);
     }
 
-    // One float pass per batch serves every comparison. The isolated layers run during it, on
-    // the values as the plan makes them (still in cache for the smaller ones), and those values
-    // are freed after their last layer; the batch keeps only what the cumulative comparison reads
-    // (and what an observer caches).
-    std::set<std::string> wanted = (*cumulative)->floatValuesNeeded();
+    // Per batch the quantized pass runs first and keeps the values it compares; then one float
+    // pass serves every comparison as it makes the values: the cumulative ones and the isolated
+    // layers, while the values are fresh (still in cache for the smaller ones). Nothing of the
+    // float pass is kept but what an observer caches.
+    const std::set<std::string> &cumulativeNeeds = (*cumulative)->floatValuesNeeded();
     StreamedValues streamed;
-    if (isolated) {
-        streamed.names = isolated->floatValuesNeeded();
-        streamed.consume = [&isolated](const std::string &name, const Tensor &value) {
-            return isolated->addFloatValue(name, value).withContext("isolated comparison");
-        };
-        if (observer) wanted.insert(streamed.names.begin(), streamed.names.end());
-    }
-    std::set<std::string> visible = wanted;
-    visible.insert(streamed.names.begin(), streamed.names.end());
-    auto floatPlan = createFloatPlan(floatGraph, options.threads, visible);
+    streamed.names = cumulativeNeeds;
+    if (isolated)
+        streamed.names.insert(isolated->floatValuesNeeded().begin(),
+                              isolated->floatValuesNeeded().end());
+    streamed.consume = [&](const std::string &name, const Tensor &value) -> Status {
+        QL_RETURN_IF_ERROR((*cumulative)->addFloatValue(name, value));
+        if (isolated)
+            QL_RETURN_IF_ERROR(
+                isolated->addFloatValue(name, value).withContext("isolated comparison"));
+        return Status::ok();
+    };
+    const std::set<std::string> kept = observer ? streamed.names : std::set<std::string>{};
+    auto floatPlan = createFloatPlan(floatGraph, options.threads, streamed.names);
     if (!floatPlan) return floatPlan.status();
 
     if (observer) observer->begin(*matching, **cumulative);
@@ -122,19 +125,20 @@ Result<NumericSuiteReport> runNumericSuite(const Graph &floatGraph, const Graph 
         auto more = (*source)(batch);
         if (!more) return more.status();
         if (!*more) break;
-        if (isolated) isolated->beginBatch();
-        QL_RETURN_IF_ERROR(runAndCapture(**floatPlan, batch, wanted, floatValues, floatOutputs,
-                                         isolated ? &streamed : nullptr)
-                               .withContext("float model"));
-        if (isolated)
-            QL_RETURN_IF_ERROR(isolated->endBatch(batchSamples(batch))
-                                   .withContext("isolated comparison"));
         TapCallback everyValue;
         if (observer && observer->wantsQuantValues())
             everyValue = [observer](const Node &node, size_t index, const Tensor &value) {
                 observer->quantValue(node, index, value);
             };
-        QL_RETURN_IF_ERROR((*cumulative)->addBatch(batch, floatValues, floatOutputs, everyValue));
+        QL_RETURN_IF_ERROR((*cumulative)->runQuantizedPass(batch, everyValue));
+        if (isolated) isolated->beginBatch();
+        QL_RETURN_IF_ERROR(
+            runAndCapture(**floatPlan, batch, kept, floatValues, floatOutputs, &streamed)
+                .withContext("float model"));
+        if (isolated)
+            QL_RETURN_IF_ERROR(isolated->endBatch(batchSamples(batch))
+                                   .withContext("isolated comparison"));
+        QL_RETURN_IF_ERROR((*cumulative)->finishBatch(batch, floatOutputs));
         if (observer) observer->endBatch(floatValues, floatOutputs);
         if (options.progress && !options.progress("cumulative", done, options.expectedBatches))
             return Status::error(ErrorKind::Cancelled, "analysis cancelled");

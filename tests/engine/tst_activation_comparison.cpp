@@ -125,3 +125,69 @@ TEST(ActivationComparison, CancelStopsAfterFirstBatch) {
     ASSERT_FALSE(r);
     EXPECT_EQ(r.status().kind(), ErrorKind::Cancelled);
 }
+
+// The quantized pass first, the float values compared as the float pass streams them: the same
+// figures as addBatch (the same sums of the same values), bit for bit; and a float value that
+// never comes is an error at the end of the batch, not a silently unobserved layer.
+TEST(ActivationComparison, QuantizedPassFirstGivesAddBatchFigures) {
+    Fixture f;
+    ASSERT_TRUE(loadFixture(f));
+    ActivationComparisonOptions options;
+    options.threads = 1;
+    auto viaAddBatch = CumulativeComparison::create(f.floatGraph, f.quantGraph, f.matching, options);
+    auto quantFirst = CumulativeComparison::create(f.floatGraph, f.quantGraph, f.matching, options);
+    ASSERT_TRUE(viaAddBatch && quantFirst);
+    const std::set<std::string> &needed = (*quantFirst)->floatValuesNeeded();
+    auto plan = createFloatPlan(f.floatGraph, 1, needed);
+    ASSERT_TRUE(plan);
+    StreamedValues streamed;
+    streamed.names = needed;
+    streamed.consume = [&](const std::string &name, const Tensor &value) {
+        return (*quantFirst)->addFloatValue(name, value);
+    };
+    auto source = slicer(f, 16);
+    std::map<std::string, Tensor> batch, values, none;
+    std::vector<Tensor> outputs;
+    for (;;) {
+        batch.clear();
+        auto more = source(batch);
+        ASSERT_TRUE(more);
+        if (!*more) break;
+        ASSERT_TRUE(runAndCapture(**plan, batch, needed, values, outputs).isOk());
+        ASSERT_TRUE((*viaAddBatch)->addBatch(batch, values, outputs).isOk());
+        ASSERT_TRUE((*quantFirst)->runQuantizedPass(batch).isOk());
+        ASSERT_TRUE(runAndCapture(**plan, batch, {}, none, outputs, &streamed).isOk());
+        EXPECT_TRUE(none.empty());  // nothing kept
+        ASSERT_TRUE((*quantFirst)->finishBatch(batch, outputs).isOk());
+    }
+    const ActivationComparisonResult a = (*viaAddBatch)->result(), b = (*quantFirst)->result();
+    EXPECT_EQ(a.samples, 64);
+    EXPECT_EQ(b.samples, a.samples);
+    EXPECT_EQ(b.batches, a.batches);
+    ASSERT_EQ(a.layers.size(), b.layers.size());
+    int observed = 0;
+    for (size_t i = 0; i < a.layers.size(); ++i) {
+        SCOPED_TRACE(a.layers[i].match.floatNode);
+        EXPECT_EQ(b.layers[i].observed, a.layers[i].observed);
+        observed += a.layers[i].observed;
+        if (!a.layers[i].observed) continue;
+        EXPECT_EQ(b.layers[i].metrics.sqnrDb, a.layers[i].metrics.sqnrDb);
+        EXPECT_EQ(b.layers[i].metrics.cosine, a.layers[i].metrics.cosine);
+        EXPECT_EQ(b.layers[i].metrics.maxAbsError, a.layers[i].metrics.maxAbsError);
+        EXPECT_EQ(b.layers[i].metrics.saturationPct, a.layers[i].metrics.saturationPct);
+        EXPECT_EQ(b.layers[i].metrics.sampleSqnrValues, a.layers[i].metrics.sampleSqnrValues);
+    }
+    EXPECT_GE(observed, static_cast<int>(kTorchSqnr.size()));  // every layer PyTorch logs
+    ASSERT_EQ(b.outputs.size(), 1u);
+    EXPECT_EQ(b.outputs[0].metrics.sqnrDb, a.outputs[0].metrics.sqnrDb);
+    EXPECT_EQ(b.outputs[0].top1Agreements, a.outputs[0].top1Agreements);
+
+    // The float values never handed over.
+    source = slicer(f, 16);
+    batch.clear();
+    ASSERT_TRUE(source(batch));
+    ASSERT_TRUE((*quantFirst)->runQuantizedPass(batch).isOk());
+    const Status missing = (*quantFirst)->finishBatch(batch, outputs);
+    ASSERT_FALSE(missing.isOk());
+    EXPECT_NE(missing.message().find("was not produced"), std::string::npos) << missing.message();
+}
