@@ -120,7 +120,6 @@ private:
     int64_t m_elements = 0;
     CompensatedSum m_sumXX;
     CompensatedSum m_sumYY;
-    CompensatedSum m_sumXY;
     CompensatedSum m_sumEE;  // Σ(x−y)²
     double m_maxAbsError = 0.0;
     double m_outputScale = 0.0;
