@@ -109,9 +109,9 @@ template <class Y>
 __attribute__((always_inline)) inline BlockSums sumBlockOf(const float *x, const Y &y, int64_t n,
                                                            float lo, float hi) {
     Double8 xx = {}, yy = {}, ee = {}, mx = {};
-    Double8 mn = {}, mxx = {};
-    mn += kInf;
-    mxx -= kInf;
+    Float8 mn = {}, mxx = {};  // the range of x, in float: exact, and half the vector work
+    mn += std::numeric_limits<float>::infinity();
+    mxx -= std::numeric_limits<float>::infinity();
     Int8x32 clipped = {};
     const Double8 zero = {};
     int64_t i = 0;
@@ -126,8 +126,8 @@ __attribute__((always_inline)) inline BlockSums sumBlockOf(const float *x, const
         ee += e * e;
         const Double8 a = e < zero ? -e : e;
         mx = a > mx ? a : mx;
-        mn = xv < mn ? xv : mn;
-        mxx = xv > mxx ? xv : mxx;
+        mn = xf < mn ? xf : mn;
+        mxx = xf > mxx ? xf : mxx;
         clipped -= (xf < lo) | (xf > hi);  // a true comparison is -1
     }
     for (int l = 0; i < n; ++i, ++l) {
@@ -137,8 +137,8 @@ __attribute__((always_inline)) inline BlockSums sumBlockOf(const float *x, const
         ee[l] += e * e;
         const double a = e < 0 ? -e : e;
         mx[l] = a > mx[l] ? a : mx[l];
-        mn[l] = xv < mn[l] ? xv : mn[l];
-        mxx[l] = xv > mxx[l] ? xv : mxx[l];
+        mn[l] = x[i] < mn[l] ? x[i] : mn[l];
+        mxx[l] = x[i] > mxx[l] ? x[i] : mxx[l];
         clipped[l] += (x[i] < lo) | (x[i] > hi);
     }
     auto sum8 = [](const Double8 &v) {
@@ -147,8 +147,8 @@ __attribute__((always_inline)) inline BlockSums sumBlockOf(const float *x, const
     BlockSums sums{sum8(xx), sum8(yy), sum8(ee), mx[0], mn[0], mxx[0], 0};
     for (int l = 0; l < 8; ++l) {
         sums.maxAbs = std::max(sums.maxAbs, mx[l]);
-        sums.xMin = std::min(sums.xMin, mn[l]);
-        sums.xMax = std::max(sums.xMax, mxx[l]);
+        sums.xMin = std::min(sums.xMin, double(mn[l]));
+        sums.xMax = std::max(sums.xMax, double(mxx[l]));
         sums.clipped += clipped[l];
     }
     if (std::isnan(sums.ee)) sums.maxAbs = sums.ee;
