@@ -168,7 +168,7 @@ void AnalysisController::start() {
     }
     request.fp32Layers = m_fp32;
     // One core stays free for the GUI thread (responsive while the engine runs).
-    request.threads = std::max(1, QThread::idealThreadCount() - 1);
+    request.threads = m_threads = std::max(1, QThread::idealThreadCount() - 1);
     m_latency.reset();
     m_awaitingAnalysis = true;
     m_job->start(request);

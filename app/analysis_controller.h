@@ -45,6 +45,8 @@ public:
     ql::ui::ReportPtr report() const;
     bool isBusy() const;
     std::optional<std::pair<double, double>> latency() const { return m_latency; }
+    // Engine threads of the running or last analysis (latency included).
+    int threads() const { return m_threads; }
 
     // The fp32 layers the user asked for (float node names); the report follows when the job is
     // done.
@@ -111,5 +113,6 @@ private:
     // reason.
     std::map<std::string, double> m_reasonDb;
     std::optional<std::pair<double, double>> m_latency;
+    int m_threads = 0;
     double m_thresholdDb = ql::ui::kDefaultThresholdDb;
 };

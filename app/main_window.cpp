@@ -201,7 +201,7 @@ void MainWindow::connectAnalysis() {
     });
     connect(m_analysis, &AnalysisController::reportReady, this, &MainWindow::onReportReady);
     connect(m_analysis, &AnalysisController::latencyReady, this,
-            [this](double int8, double fp32) { m_analysisPanel->setLatency(int8, fp32); });
+            [this](double, double) { showLatency(); });
     connect(m_analysis, &AnalysisController::failed, this, &MainWindow::onAnalysisFailed);
     connect(m_analysis, &AnalysisController::busyChanged, this, [this](bool busy) {
         m_busy->setVisible(busy || m_loadingModel);
@@ -431,6 +431,19 @@ void MainWindow::onLoadFailed(const QString &path, const QString &message, ql::E
     if (m_options.interactiveErrors) QMessageBox::warning(this, tr("Cannot Open Model"), message);
 }
 
+void MainWindow::showLatency() {
+    const auto latency = m_analysis->latency();
+    ql::ui::LatencyConditions how;
+    how.threads = m_analysis->threads();
+    // The batch the plans ran: the first evaluation batch's (a fixed-batch model sets its own).
+    const auto &batch = m_analysis->job()->models().batch;
+    if (batch && !batch->empty() && batch->begin()->second.rank() > 0)
+        how.batch = batch->begin()->second.dim(0);
+    m_analysisPanel->setLatency(latency ? std::optional<double>(latency->first) : std::nullopt,
+                                latency ? std::optional<double>(latency->second) : std::nullopt,
+                                how);
+}
+
 void MainWindow::onReportReady(const ql::ui::ReportPtr &report) {
     m_lastOperationFailed = false;
     const int layer = m_analysisPanel->currentLayer();
@@ -451,9 +464,7 @@ void MainWindow::onReportReady(const ql::ui::ReportPtr &report) {
     m_analysisPanel->setReport(report);
     if (m_analysisPanel->thresholdDb() != m_analysis->thresholdDb())
         m_analysisPanel->setThresholdDb(m_analysis->thresholdDb());
-    const auto latency = m_analysis->latency();
-    m_analysisPanel->setLatency(latency ? std::optional<double>(latency->first) : std::nullopt,
-                                latency ? std::optional<double>(latency->second) : std::nullopt);
+    showLatency();
     m_analysisPanel->selectLayer(layer >= 0 && layer < int(report->layers.size()) ? layer : 0);
     m_pages->setCurrentWidget(m_analysisSplitter);
     updateTitle();

@@ -112,6 +112,7 @@ private:
     void onModelLoaded(const ql::ui::SnapshotPtr &snapshot, double seconds);
     void onLoadFailed(const QString &path, const QString &message, ql::ErrorKind kind);
     void onReportReady(const ql::ui::ReportPtr &report);
+    void showLatency();  // the headline's latency, with the batch and threads it was timed with
     void onAnalysisFailed(const QString &message, ql::ErrorKind kind);
     void showError(const QString &title, const QString &message);
     void showAnalysisSetup(int focus);

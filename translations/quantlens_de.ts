@@ -1310,6 +1310,18 @@ Unterbefehle: gui (Standard), infer, bench, quantize, analyze, calib-lab, search
         <source>%1 / %2 ms</source>
         <translation>%1 / %2 ms</translation>
     </message>
+    <message>
+        <source> · batch %1, 1 thread</source>
+        <translation> · Batch %1, 1 Thread</translation>
+    </message>
+    <message>
+        <source> · batch %1, %2 threads</source>
+        <translation> · Batch %1, %2 Threads</translation>
+    </message>
+    <message>
+        <source>One pass over the evaluation samples, median of 3 passes after a warm-up: the current int8 plan, and the float model&apos;s own fp32 plan (fused operators, as quantlens bench times them)</source>
+        <translation>Ein Durchlauf über die Auswertungsdaten, Median von 3 Durchläufen nach einem Aufwärmlauf: der aktuelle int8-Plan und der eigene fp32-Plan des Float-Modells (fusionierte Operatoren, wie quantlens bench sie misst)</translation>
+    </message>
 </context>
 <context>
     <name>ql::ui::AnalysisPanel</name>

@@ -112,12 +112,24 @@ void AnalysisHeadline::updateOutputSqnr() {
                                  .arg(m_report->samples));
 }
 
-void AnalysisHeadline::setLatency(std::optional<double> int8Ms, std::optional<double> fp32Ms) {
+void AnalysisHeadline::setLatency(std::optional<double> int8Ms, std::optional<double> fp32Ms,
+                                  LatencyConditions how) {
     if (!int8Ms && !fp32Ms) {
         m_latency->setText(QStringLiteral("—"));
+        m_latency->setToolTip(QString());
         return;
     }
-    m_latency->setText(tr("%1 / %2 ms").arg(formatFixed(int8Ms, 2), formatFixed(fp32Ms, 2)));
+    QString text = tr("%1 / %2 ms").arg(formatFixed(int8Ms, 2), formatFixed(fp32Ms, 2));
+    // Explicit singular: there is no English .qm to resolve %n plurals.
+    if (how.batch > 0 && how.threads == 1)
+        text += tr(" · batch %1, 1 thread").arg(how.batch);
+    else if (how.batch > 0 && how.threads > 1)
+        text += tr(" · batch %1, %2 threads").arg(how.batch).arg(how.threads);
+    m_latency->setText(text);
+    m_latency->setToolTip(
+        tr("One pass over the evaluation samples, median of 3 passes after a warm-up: the "
+           "current int8 plan, and the float model's own fp32 plan (fused operators, as "
+           "quantlens bench times them)"));
 }
 
 QString AnalysisHeadline::outputSqnrText() const {

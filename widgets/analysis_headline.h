@@ -13,14 +13,22 @@ class QLabel;
 
 namespace ql::ui {
 
+// How a latency was measured.
+struct LatencyConditions {
+    int64_t batch = 0;  // samples per batch of the timed pass
+    int threads = 0;    // engine threads
+};
+
 class AnalysisHeadline : public QWidget {
     Q_OBJECT
 public:
     explicit AnalysisHeadline(QWidget *parent = nullptr);
 
     void setReport(ReportPtr report);
-    // Latency of one pass of the current plan, in ms; nullopt: not measured.
-    void setLatency(std::optional<double> int8Ms, std::optional<double> fp32Ms);
+    // Latency of one pass of the current plan, in ms; nullopt: not measured. `how`: the batch and
+    // threads it was measured with, stated beside the figures (0: not stated).
+    void setLatency(std::optional<double> int8Ms, std::optional<double> fp32Ms,
+                    LatencyConditions how = {});
 
     // The value texts, for tests and the screenshot tool.
     QString outputSqnrText() const;

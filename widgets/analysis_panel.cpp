@@ -187,8 +187,9 @@ void AnalysisPanel::setReport(ReportPtr report) {
     emit currentLayerChanged(-1);
 }
 
-void AnalysisPanel::setLatency(std::optional<double> int8Ms, std::optional<double> fp32Ms) {
-    m_headline->setLatency(int8Ms, fp32Ms);
+void AnalysisPanel::setLatency(std::optional<double> int8Ms, std::optional<double> fp32Ms,
+                               LatencyConditions how) {
+    m_headline->setLatency(int8Ms, fp32Ms, how);
 }
 
 double AnalysisPanel::thresholdDb() const {

@@ -7,6 +7,7 @@
 
 #include <optional>
 
+#include "analysis_headline.h"
 #include "analysis_report.h"
 
 class QDoubleSpinBox;
@@ -30,7 +31,8 @@ public:
 
     void setReport(ReportPtr report);
     const ReportPtr &report() const { return m_report; }
-    void setLatency(std::optional<double> int8Ms, std::optional<double> fp32Ms);
+    void setLatency(std::optional<double> int8Ms, std::optional<double> fp32Ms,
+                    LatencyConditions how = {});
 
     double thresholdDb() const;
     int currentLayer() const { return m_currentLayer; }

@@ -150,6 +150,10 @@ void TestAnalysisPanel::headlineShowsReportFigures() {
     QCOMPARE(headline->latencyText(), QString("1.50 / 3.25 ms"));
     panel.setLatency(std::nullopt, 3.25);
     QCOMPARE(headline->latencyText(), QString("— / 3.25 ms"));
+    panel.setLatency(1.5, 3.25, {8, 3});  // the batch and threads it was timed with
+    QCOMPARE(headline->latencyText(), QString("1.50 / 3.25 ms · batch 8, 3 threads"));
+    panel.setLatency(1.5, 3.25, {1, 1});
+    QCOMPARE(headline->latencyText(), QString("1.50 / 3.25 ms · batch 1, 1 thread"));
     auto report = fixture::makeSyntheticReport();
     report->unmatched.push_back({"/extra/Softmax", "Softmax", "float"});
     panel.setReport(report);
