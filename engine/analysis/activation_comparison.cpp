@@ -130,6 +130,10 @@ struct CumulativeComparison::Impl {
                         const std::map<std::string, Tensor> &floatValues);
     void countBatch(const std::map<std::string, Tensor> &inputs,
                     const std::vector<Tensor> &floatOutputs);
+    // The quantized pass's run options: `compared` gets each value a match compares, as stored
+    // (with whether it needs dequantizing); `everyValue` (optional) every node output.
+    using ComparedValue = std::function<void(size_t match, bool dequantize, const Tensor &value)>;
+    RunOptions quantRunOptions(const TapCallback &everyValue, const ComparedValue &compared);
     Status compareOutputs(const std::vector<Tensor> &floatOutputs,
                           const std::vector<Tensor> &quantOutputs);
 };
@@ -300,25 +304,12 @@ Status CumulativeComparison::addBatch(const std::map<std::string, Tensor> &input
     Impl &d = *m_impl;
     std::vector<bool> seen(d.matches.matches.size(), false);
     Status tapStatus;
-    RunOptions quantRun;
-    quantRun.tapStoredLayout = true;  // compared against the float copy in the same order
-    if (!everyValue)
-        quantRun.tapFilter = [&](const Node &node) {
-            for (const auto &o : node.outputs)
-                if (d.quantWanted.count(o)) return true;
-            return false;
-        };
-    quantRun.tap = [&](const Node &node, size_t index, const Tensor &value) {
-        if (everyValue) everyValue(node, index, value);
-        if (!tapStatus.isOk()) return;
-        auto it = d.quantWanted.find(node.outputs[index]);
-        if (it == d.quantWanted.end()) return;
-        for (const auto &[matchIndex, needsDequantize] : it->second) {
-            tapStatus = d.compareLayer(matchIndex, needsDequantize, value, floatValues);
+    const RunOptions quantRun = d.quantRunOptions(
+        everyValue, [&](size_t matchIndex, bool needsDequantize, const Tensor &value) {
             if (!tapStatus.isOk()) return;
-            seen[matchIndex] = true;
-        }
-    };
+            tapStatus = d.compareLayer(matchIndex, needsDequantize, value, floatValues);
+            seen[matchIndex] = tapStatus.isOk();
+        });
     std::vector<Tensor> quantOutputs;
     QL_RETURN_IF_ERROR(
         d.quantPlan->run(inputs, quantOutputs, quantRun).withContext("quantized model"));
@@ -328,6 +319,26 @@ Status CumulativeComparison::addBatch(const std::map<std::string, Tensor> &input
     QL_RETURN_IF_ERROR(d.compareOutputs(floatOutputs, quantOutputs));
     d.countBatch(inputs, floatOutputs);
     return Status::ok();
+}
+
+RunOptions CumulativeComparison::Impl::quantRunOptions(const TapCallback &everyValue,
+                                                      const ComparedValue &compared) {
+    RunOptions run;
+    run.tapStoredLayout = true;  // compared against the float value in the same element order
+    if (!everyValue)
+        run.tapFilter = [this](const Node &node) {
+            for (const auto &o : node.outputs)
+                if (quantWanted.count(o)) return true;
+            return false;
+        };
+    run.tap = [this, everyValue, compared](const Node &node, size_t index, const Tensor &value) {
+        if (everyValue) everyValue(node, index, value);
+        auto it = quantWanted.find(node.outputs[index]);
+        if (it == quantWanted.end()) return;
+        for (const auto &[matchIndex, needsDequantize] : it->second)
+            compared(matchIndex, needsDequantize, value);
+    };
+    return run;
 }
 
 void CumulativeComparison::Impl::countBatch(const std::map<std::string, Tensor> &inputs,
@@ -342,22 +353,11 @@ Status CumulativeComparison::runQuantizedPass(const std::map<std::string, Tensor
                                               const TapCallback &everyValue) {
     Impl &d = *m_impl;
     for (auto &p : d.pending) p = {};
-    RunOptions quantRun;
-    quantRun.tapStoredLayout = true;  // compared against the float value in the same order
-    if (!everyValue)
-        quantRun.tapFilter = [&](const Node &node) {
-            for (const auto &o : node.outputs)
-                if (d.quantWanted.count(o)) return true;
-            return false;
-        };
     // Kept as stored and shared: the plan does not reuse a buffer while it is referenced.
-    quantRun.tap = [&](const Node &node, size_t index, const Tensor &value) {
-        if (everyValue) everyValue(node, index, value);
-        auto it = d.quantWanted.find(node.outputs[index]);
-        if (it == d.quantWanted.end()) return;
-        for (const auto &[matchIndex, needsDequantize] : it->second)
+    const RunOptions quantRun = d.quantRunOptions(
+        everyValue, [&](size_t matchIndex, bool needsDequantize, const Tensor &value) {
             d.pending[matchIndex] = {value, needsDequantize};
-    };
+        });
     return d.quantPlan->run(inputs, d.quantOutputs, quantRun).withContext("quantized model");
 }
 
