@@ -98,8 +98,9 @@ int runAnalyze(const QStringList &arguments) {
     parser.addOption({"int8-kernels", kInt8KernelsHelp, "MODE", "exact"});
     parser.addOption({"no-isolated", "Skip the isolated (shadow) comparison."});
     parser.addOption({"no-kernel-check", "Skip the int8-kernel-vs-reference check."});
-    parser.addOption({"kernel-check-samples", "Samples the kernel check runs on: the first N (default 4; 0: all).",
-                      "N", "4"});
+    parser.addOption({"kernel-check-samples",
+                      "Samples the kernel check runs on: the first N (default 4; 0: all).", "N",
+                      "4"});
     if (!parser.parse(QStringList{"quantlens analyze"} + arguments)) return usageError(parser.errorText());
     if (parser.isSet("help")) {
         std::fputs(qPrintable(parser.helpText()), stdout);

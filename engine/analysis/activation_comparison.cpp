@@ -322,7 +322,7 @@ Status CumulativeComparison::addBatch(const std::map<std::string, Tensor> &input
 }
 
 RunOptions CumulativeComparison::Impl::quantRunOptions(const TapCallback &everyValue,
-                                                      const ComparedValue &compared) {
+                                                       const ComparedValue &compared) {
     RunOptions run;
     run.tapStoredLayout = true;  // compared against the float value in the same element order
     if (!everyValue)

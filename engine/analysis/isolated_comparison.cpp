@@ -275,8 +275,7 @@ void IsolatedComparator::Impl::runLayer(int index) {
             return fail(index, "the reference and int8 outputs have different shapes");
         sameLayout(r, y);
         // The first `checked` samples: the sample dim is outermost in every layout we store.
-        const int64_t n =
-            referenceSamples > 0 ? r.numel() / referenceSamples * checked : r.numel();
+        const int64_t n = referenceSamples > 0 ? r.numel() / referenceSamples * checked : r.numel();
         // The reference path is the reference here. Both outputs quantized with the same
         // parameters: the SQNR of their dequantized values is that of (q - zp), exactly in
         // integers.

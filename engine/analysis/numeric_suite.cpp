@@ -136,8 +136,8 @@ Result<NumericSuiteReport> runNumericSuite(const Graph &floatGraph, const Graph 
             runAndCapture(**floatPlan, batch, kept, floatValues, floatOutputs, &streamed)
                 .withContext("float model"));
         if (isolated)
-            QL_RETURN_IF_ERROR(isolated->endBatch(batchSamples(batch))
-                                   .withContext("isolated comparison"));
+            QL_RETURN_IF_ERROR(
+                isolated->endBatch(batchSamples(batch)).withContext("isolated comparison"));
         QL_RETURN_IF_ERROR((*cumulative)->finishBatch(batch, floatOutputs));
         if (observer) observer->endBatch(floatValues, floatOutputs);
         if (options.progress && !options.progress("cumulative", done, options.expectedBatches))

@@ -134,7 +134,8 @@ TEST(ActivationComparison, QuantizedPassFirstGivesAddBatchFigures) {
     ASSERT_TRUE(loadFixture(f));
     ActivationComparisonOptions options;
     options.threads = 1;
-    auto viaAddBatch = CumulativeComparison::create(f.floatGraph, f.quantGraph, f.matching, options);
+    auto viaAddBatch =
+        CumulativeComparison::create(f.floatGraph, f.quantGraph, f.matching, options);
     auto quantFirst = CumulativeComparison::create(f.floatGraph, f.quantGraph, f.matching, options);
     ASSERT_TRUE(viaAddBatch && quantFirst);
     const std::set<std::string> &needed = (*quantFirst)->floatValuesNeeded();
