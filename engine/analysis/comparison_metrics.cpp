@@ -65,6 +65,9 @@ struct RangeSums {
     }
 };
 
+// Vectors are only passed between always-inlined functions: no ABI is involved.
+#pragma GCC diagnostic ignored "-Wpsabi"
+
 // The value compared with x: float, or 8-bit dequantized as DequantizeLinear computes it,
 // float(q − zero point)·scale, in registers (no dequantized copy).
 typedef float Float8 __attribute__((vector_size(32)));
