@@ -103,12 +103,12 @@ Result<NumericSuiteReport> runNumericSuite(const Graph &floatGraph, const Graph 
     if (isolated)
         streamed.names.insert(isolated->floatValuesNeeded().begin(),
                               isolated->floatValuesNeeded().end());
+    Status compared;  // a comparison's own error, reported as it is (not as the float model's)
     streamed.consume = [&](const std::string &name, const Tensor &value) -> Status {
-        QL_RETURN_IF_ERROR((*cumulative)->addFloatValue(name, value));
-        if (isolated)
-            QL_RETURN_IF_ERROR(
-                isolated->addFloatValue(name, value).withContext("isolated comparison"));
-        return Status::ok();
+        compared = (*cumulative)->addFloatValue(name, value);
+        if (compared && isolated)
+            compared = isolated->addFloatValue(name, value).withContext("isolated comparison");
+        return compared;
     };
     const std::set<std::string> kept = observer ? streamed.names : std::set<std::string>{};
     auto floatPlan = createFloatPlan(floatGraph, options.threads, streamed.names);
@@ -132,9 +132,10 @@ Result<NumericSuiteReport> runNumericSuite(const Graph &floatGraph, const Graph 
             };
         QL_RETURN_IF_ERROR((*cumulative)->runQuantizedPass(batch, everyValue));
         if (isolated) isolated->beginBatch();
-        QL_RETURN_IF_ERROR(
-            runAndCapture(**floatPlan, batch, kept, floatValues, floatOutputs, &streamed)
-                .withContext("float model"));
+        const Status ran =
+            runAndCapture(**floatPlan, batch, kept, floatValues, floatOutputs, &streamed);
+        QL_RETURN_IF_ERROR(compared);
+        QL_RETURN_IF_ERROR(ran.withContext("float model"));
         if (isolated)
             QL_RETURN_IF_ERROR(
                 isolated->endBatch(batchSamples(batch)).withContext("isolated comparison"));
