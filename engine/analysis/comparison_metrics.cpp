@@ -73,8 +73,6 @@ struct RangeSums {
 typedef float Float8 __attribute__((vector_size(32)));
 typedef double Double8 __attribute__((vector_size(64)));
 typedef int32_t Int8x32 __attribute__((vector_size(32)));
-typedef uint8_t Byte8 __attribute__((vector_size(8)));
-typedef int8_t SignedByte8 __attribute__((vector_size(8)));
 
 struct FloatValues {
     const float *y;
@@ -86,7 +84,7 @@ struct FloatValues {
     __attribute__((always_inline)) float at(int64_t i) const { return y[i]; }
 };
 
-template <class Q, class Q8>
+template <class Q>
 struct QuantizedValues {
     const Q *q;
     float scale;
@@ -109,8 +107,9 @@ struct QuantizedValues {
 #pragma GCC push_options
 #pragma GCC optimize("fp-contract=off")
 template <class Y>
-__attribute__((always_inline)) inline BlockSums sumBlockOf(const float *x, const Y &y, int64_t n,
-                                                           float lo, float hi) {
+__attribute__((always_inline)) inline BlockSums sumBlockOf(const float *x, const Y &y, int64_t first,
+                                                           int64_t n, float lo, float hi) {
+    x += first;
     Double8 xx = {}, yy = {}, ee = {}, mx = {};
     Float8 mn = {}, mxx = {};  // the range of x, in float: exact, and half the vector work
     mn += std::numeric_limits<float>::infinity();
@@ -122,7 +121,7 @@ __attribute__((always_inline)) inline BlockSums sumBlockOf(const float *x, const
         Float8 xf;
         std::memcpy(&xf, x + i, sizeof xf);
         const Double8 xv = __builtin_convertvector(xf, Double8);
-        const Double8 yv = __builtin_convertvector(y.load(i), Double8);
+        const Double8 yv = __builtin_convertvector(y.load(first + i), Double8);
         const Double8 e = xv - yv;
         xx += xv * xv;
         yy += yv * yv;
@@ -134,7 +133,7 @@ __attribute__((always_inline)) inline BlockSums sumBlockOf(const float *x, const
         clipped -= (xf < lo) | (xf > hi);  // a true comparison is -1
     }
     for (int l = 0; i < n; ++i, ++l) {
-        const double xv = x[i], yv = y.at(i), e = xv - yv;
+        const double xv = x[i], yv = y.at(first + i), e = xv - yv;
         xx[l] += xv * xv;
         yy[l] += yv * yv;
         ee[l] += e * e;
@@ -160,40 +159,33 @@ __attribute__((always_inline)) inline BlockSums sumBlockOf(const float *x, const
 }
 
 #define QL_SUM_CLONES __attribute__((target_clones("avx512f", "avx2", "default")))
-QL_SUM_CLONES BlockSums sumFloatBlock(const float *x, FloatValues y, int64_t n, float lo,
-                                      float hi) {
-    return sumBlockOf(x, y, n, lo, hi);
-}
-QL_SUM_CLONES BlockSums sumUint8Block(const float *x, QuantizedValues<uint8_t, Byte8> y, int64_t n,
+QL_SUM_CLONES BlockSums sumFloatBlock(const float *x, FloatValues y, int64_t first, int64_t n,
                                       float lo, float hi) {
-    return sumBlockOf(x, y, n, lo, hi);
+    return sumBlockOf(x, y, first, n, lo, hi);
 }
-QL_SUM_CLONES BlockSums sumInt8Block(const float *x, QuantizedValues<int8_t, SignedByte8> y,
+QL_SUM_CLONES BlockSums sumUint8Block(const float *x, QuantizedValues<uint8_t> y, int64_t first,
+                                      int64_t n, float lo, float hi) {
+    return sumBlockOf(x, y, first, n, lo, hi);
+}
+QL_SUM_CLONES BlockSums sumInt8Block(const float *x, QuantizedValues<int8_t> y, int64_t first,
                                      int64_t n, float lo, float hi) {
-    return sumBlockOf(x, y, n, lo, hi);
+    return sumBlockOf(x, y, first, n, lo, hi);
 }
 #undef QL_SUM_CLONES
 #pragma GCC pop_options
 
-BlockSums sumBlock(const float *x, const FloatValues &y, int64_t n, float lo, float hi) {
-    return sumFloatBlock(x, y, n, lo, hi);
-}
-BlockSums sumBlock(const float *x, const QuantizedValues<uint8_t, Byte8> &y, int64_t n, float lo,
+// One name for the three clones, for sumRange.
+BlockSums sumBlock(const float *x, const FloatValues &y, int64_t first, int64_t n, float lo,
                    float hi) {
-    return sumUint8Block(x, y, n, lo, hi);
+    return sumFloatBlock(x, y, first, n, lo, hi);
 }
-BlockSums sumBlock(const float *x, const QuantizedValues<int8_t, SignedByte8> &y, int64_t n,
+BlockSums sumBlock(const float *x, const QuantizedValues<uint8_t> &y, int64_t first, int64_t n,
                    float lo, float hi) {
-    return sumInt8Block(x, y, n, lo, hi);
+    return sumUint8Block(x, y, first, n, lo, hi);
 }
-
-// y shifted to start at `first`.
-FloatValues offset(const FloatValues &y, int64_t first) {
-    return {y.y + first};
-}
-template <class Q, class Q8>
-QuantizedValues<Q, Q8> offset(const QuantizedValues<Q, Q8> &y, int64_t first) {
-    return {y.q + first, y.scale, y.zeroPoint};
+BlockSums sumBlock(const float *x, const QuantizedValues<int8_t> &y, int64_t first, int64_t n,
+                   float lo, float hi) {
+    return sumInt8Block(x, y, first, n, lo, hi);
 }
 
 // Elements [first, first + n) block by block.
@@ -202,7 +194,7 @@ void sumRange(const float *x, const Y &y, int64_t first, int64_t n, float lo, fl
               RangeSums &sums) {
     for (int64_t start = first; start < first + n; start += kBlockLength) {
         const int64_t length = std::min(first + n - start, kBlockLength);
-        sums.add(sumBlock(x + start, offset(y, start), length, lo, hi));
+        sums.add(sumBlock(x, y, start, length, lo, hi));
     }
 }
 
@@ -308,14 +300,14 @@ Status ComparisonAccumulator::add(const float *x, const float *y, int64_t n, int
 Status ComparisonAccumulator::addDequantized(const float *x, const uint8_t *q, int64_t n,
                                              int64_t samples, float scale, int32_t zeroPoint) {
     QL_RETURN_IF_ERROR(checkSplit(n, samples));
-    if (n > 0) addSamples(x, QuantizedValues<uint8_t, Byte8>{q, scale, zeroPoint}, n, samples);
+    if (n > 0) addSamples(x, QuantizedValues<uint8_t>{q, scale, zeroPoint}, n, samples);
     return Status::ok();
 }
 
 Status ComparisonAccumulator::addDequantized(const float *x, const int8_t *q, int64_t n,
                                              int64_t samples, float scale, int32_t zeroPoint) {
     QL_RETURN_IF_ERROR(checkSplit(n, samples));
-    if (n > 0) addSamples(x, QuantizedValues<int8_t, SignedByte8>{q, scale, zeroPoint}, n, samples);
+    if (n > 0) addSamples(x, QuantizedValues<int8_t>{q, scale, zeroPoint}, n, samples);
     return Status::ok();
 }
 

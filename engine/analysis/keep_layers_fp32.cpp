@@ -99,11 +99,7 @@ void removeDeadQdq(Graph &graph) {
                           graph.nodes.end());
         changed = graph.nodes.size() != before;
     }
-    std::set<std::string> used;
-    for (const auto &node : graph.nodes) used.insert(node.inputs.begin(), node.inputs.end());
-    for (const auto &out : graph.outputs) used.insert(out.name);
-    for (auto it = graph.initializers.begin(); it != graph.initializers.end();)
-        it = used.count(it->first) ? std::next(it) : graph.initializers.erase(it);
+    graph.dropUnusedInitializers();
 }
 
 // A layer whose output reaches a graph output only through its own Q -> DQ (Cast / Identity

@@ -1,5 +1,7 @@
 #include "ir/graph.h"
 
+#include <set>
+
 namespace ql {
 
 int64_t Node::attrInt(const std::string &key, int64_t fallback) const {
@@ -65,6 +67,22 @@ int Graph::useCount(const std::string &value) const {
         for (const std::string &in : n.inputs)
             if (in == value) ++count;
     return count;
+}
+
+int Graph::dropUnusedInitializers() {
+    std::set<std::string> used;
+    for (const Node &n : nodes) used.insert(n.inputs.begin(), n.inputs.end());
+    for (const ValueInfo &out : outputs) used.insert(out.name);
+    int dropped = 0;
+    for (auto it = initializers.begin(); it != initializers.end();) {
+        if (used.count(it->first)) {
+            ++it;
+        } else {
+            it = initializers.erase(it);
+            ++dropped;
+        }
+    }
+    return dropped;
 }
 
 }  // namespace ql

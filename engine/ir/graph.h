@@ -76,6 +76,8 @@ public:
     // Number of nodes using a value as input, plus one if it is a graph output.
     int useCount(const std::string &value) const;
     bool isGraphOutput(const std::string &value) const;
+    // Removes the initializers no node reads and no graph output names; returns how many.
+    int dropUnusedInitializers();
 };
 
 }  // namespace ql

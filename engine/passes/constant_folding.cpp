@@ -94,17 +94,7 @@ Status foldConstants(Graph &graph, FoldingReport *report) {
     }
     graph.nodes = std::move(kept);
 
-    std::set<std::string> used;
-    for (const Node &node : graph.nodes) used.insert(node.inputs.begin(), node.inputs.end());
-    for (const ValueInfo &out : graph.outputs) used.insert(out.name);
-    for (auto it = graph.initializers.begin(); it != graph.initializers.end();) {
-        if (used.count(it->first)) {
-            ++it;
-        } else {
-            it = graph.initializers.erase(it);
-            ++local.removedInitializers;
-        }
-    }
+    local.removedInitializers += graph.dropUnusedInitializers();
     if (report) *report = local;
     return Status::ok();
 }

@@ -165,14 +165,6 @@ std::string foldOne(Graph &graph, size_t bnIndex, int producerIndex) {
     return "";
 }
 
-void dropUnusedInitializers(Graph &graph) {
-    std::set<std::string> used;
-    for (const Node &n : graph.nodes) used.insert(n.inputs.begin(), n.inputs.end());
-    for (const ValueInfo &o : graph.outputs) used.insert(o.name);
-    for (auto it = graph.initializers.begin(); it != graph.initializers.end();)
-        it = used.count(it->first) ? std::next(it) : graph.initializers.erase(it);
-}
-
 }  // namespace
 
 Status foldBatchNorms(Graph &graph, BatchNormFoldReport *report) {
@@ -206,7 +198,7 @@ Status foldBatchNorms(Graph &graph, BatchNormFoldReport *report) {
         r.folded.push_back({producer.name, producer.opType, graph.nodes[i].name});
         graph.nodes.erase(graph.nodes.begin() + static_cast<long>(i));
     }
-    if (!r.folded.empty()) dropUnusedInitializers(graph);
+    if (!r.folded.empty()) graph.dropUnusedInitializers();
     return Status::ok();
 }
 

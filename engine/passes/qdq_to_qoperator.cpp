@@ -291,11 +291,7 @@ Status Lowering::run(PrecisionReport *report) {
     }
     nodes = std::move(kept);
     m_graph.nodes = std::move(nodes);
-    std::set<std::string> used;
-    for (const Node &n : m_graph.nodes) used.insert(n.inputs.begin(), n.inputs.end());
-    for (const ValueInfo &out : m_graph.outputs) used.insert(out.name);
-    for (auto it = m_graph.initializers.begin(); it != m_graph.initializers.end();)
-        it = used.count(it->first) ? std::next(it) : m_graph.initializers.erase(it);
+    m_graph.dropUnusedInitializers();
     if (report) report->nodes.insert(report->nodes.end(), entries.begin(), entries.end());
     return sortTopologically(m_graph);
 }

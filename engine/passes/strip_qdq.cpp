@@ -9,15 +9,6 @@ namespace ql {
 
 namespace {
 
-// Initializers nothing reads any more go.
-void dropUnreadInitializers(Graph &graph) {
-    std::set<std::string> read;
-    for (const Node &n : graph.nodes) read.insert(n.inputs.begin(), n.inputs.end());
-    for (const ValueInfo &out : graph.outputs) read.insert(out.name);
-    for (auto it = graph.initializers.begin(); it != graph.initializers.end();)
-        it = read.count(it->first) ? std::next(it) : graph.initializers.erase(it);
-}
-
 // DequantizeLinear of a constant becomes the float initializer it computes; marks those nodes.
 int dequantizeConstants(Graph &graph, const qdq::GraphIndex &index, std::vector<bool> &removed) {
     int folded = 0;
@@ -44,7 +35,7 @@ int foldConstantDequantize(Graph &graph) {
     for (size_t i = 0; i < graph.nodes.size(); ++i)
         if (!removed[i]) nodes.push_back(std::move(graph.nodes[i]));
     graph.nodes = std::move(nodes);
-    dropUnreadInitializers(graph);
+    graph.dropUnusedInitializers();
     return folded;
 }
 
@@ -78,7 +69,7 @@ Status stripQdq(Graph &graph, StripReport *report) {
             continue;
         graph.nodes.push_back(std::move(n));
     }
-    dropUnreadInitializers(graph);
+    graph.dropUnusedInitializers();
     if (report) *report = local;
     return sortTopologically(graph);
 }
