@@ -19,6 +19,7 @@
 #include "analysis_panel.h"
 #include "cli_commands.h"
 #include "document_controller.h"
+#include "graph_view.h"
 #include "layer_inspector.h"
 #include "main_window.h"
 #include "readable_style.h"
@@ -121,6 +122,12 @@ void addGuiOptions(QCommandLineParser &parser) {
                                  "scatter, channels, samples or explain."),
          QStringLiteral("TAB")});
     parser.addOption(
+        {QStringLiteral("view"),
+         QApplication::translate("main",
+                                 "View to show: chart (default) or graph (the model laid out, "
+                                 "boxes filled by SQNR)."),
+         QStringLiteral("VIEW"), QStringLiteral("chart")});
+    parser.addOption(
         {QStringLiteral("grab"),
          QApplication::translate("main", "What --screenshot saves: window (default) or inspector."),
          QStringLiteral("PART"), QStringLiteral("window")});
@@ -221,6 +228,11 @@ int runGui(int argc, char *argv[], int firstArgument) {
         return fail(QApplication::translate("main", "--grab expects window or inspector"),
                     cli::BadInput);
 
+    const bool graphView = parser.value("view") == QLatin1String("graph");
+    if (!graphView && parser.value("view") != QLatin1String("chart"))
+        return fail(QApplication::translate("main", "--view expects chart or graph"),
+                    cli::BadInput);
+
     // A screenshot run leaves the user's settings alone and reports errors on stderr.
     MainWindow window(MainWindow::Options{!capture, !capture, !capture});
     const QString opened = models.isEmpty() ? QString() : models.first();
@@ -249,6 +261,18 @@ int runGui(int argc, char *argv[], int firstArgument) {
                                              cli::BadInput);
                              QApplication::exit(exitCode);
                          });
+    if (graphView) {
+        QObject::connect(window.documents(), &DocumentController::modelLoaded, &window,
+                         [&window] { window.showGraph(); });
+        QObject::connect(window.analysis(), &AnalysisController::reportReady, &window,
+                         [&window] { window.showGraph(); });
+    }
+    // The view the picture shows is drawn: a graph's layout is in.
+    auto viewReady = [&window, graphView] {
+        if (!graphView) return true;
+        return window.analysis()->report() ? window.analysisPanel()->graphView()->isLaidOut()
+                                           : window.modelGraph()->isLaidOut();
+    };
     if (capture) {
         // The same picture whatever the (virtual) screen size; an analysis shows the inspector too.
         window.resize(analyses ? QSize(1800, 1000) : QSize(1280, 800));
@@ -281,9 +305,10 @@ int runGui(int argc, char *argv[], int firstArgument) {
             auto *poll = new QTimer(&window);
             poll->setInterval(50);
             QObject::connect(poll, &QTimer::timeout, &window,
-                             [&window, poll, grabAndQuit, &layerSelected] {
+                             [&window, poll, grabAndQuit, &layerSelected, viewReady] {
                                  if (window.analysis()->isBusy() || !window.analysis()->report() ||
-                                     !layerSelected || window.inspector()->isBusy())
+                                     !layerSelected || window.inspector()->isBusy() ||
+                                     !viewReady())
                                      return;
                                  poll->stop();
                                  grabAndQuit();
@@ -291,8 +316,20 @@ int runGui(int argc, char *argv[], int firstArgument) {
             poll->start();
             QObject::connect(window.analysis(), &AnalysisController::failed, &window, failAndQuit);
         } else {
-            QObject::connect(window.documents(), &DocumentController::modelLoaded, &window,
-                             grabAndQuit);
+            // Queued after the model page (and the graph's layout request) is up.
+            QObject::connect(
+                window.documents(), &DocumentController::modelLoaded, &window,
+                [&window, grabAndQuit, viewReady] {
+                    auto *poll = new QTimer(&window);
+                    poll->setInterval(50);
+                    QObject::connect(poll, &QTimer::timeout, &window, [poll, grabAndQuit, viewReady] {
+                        if (!viewReady()) return;
+                        poll->stop();
+                        grabAndQuit();
+                    });
+                    poll->start();
+                },
+                Qt::QueuedConnection);
         }
         QObject::connect(window.documents(), &DocumentController::loadFailed, &window,
                          [failAndQuit](const QString &, const QString &message,

@@ -6,6 +6,7 @@
 #include <QDir>
 #include <QFile>
 #include <QFileInfo>
+#include <QGraphicsView>
 #include <QLabel>
 #include <QLocale>
 #include <QMenuBar>
@@ -31,6 +32,7 @@
 #include "analysis_setup_dialog.h"
 #include "analysis_table_model.h"
 #include "diagnosis_list.h"
+#include "graph_view.h"
 #include "document_controller.h"
 #include "layer_details_widget.h"
 #include "layer_inspector.h"
@@ -119,8 +121,13 @@ void MainWindow::createPages() {
     m_summary = new ql::ui::ModelSummaryWidget(m_modelPage);
     m_layers = new ql::ui::LayerTablePanel(m_modelPage);
     m_details = new ql::ui::LayerDetailsWidget(m_modelPage);
+    m_modelGraph = new ql::ui::GraphView(m_modelPage);
+    m_modelGraph->setObjectName(QStringLiteral("modelGraphView"));
+    m_modelViews = new QStackedWidget(m_modelPage);
+    m_modelViews->addWidget(m_layers);
+    m_modelViews->addWidget(m_modelGraph);
     m_splitter = new QSplitter(Qt::Horizontal, m_modelPage);
-    m_splitter->addWidget(m_layers);
+    m_splitter->addWidget(m_modelViews);
     m_splitter->addWidget(m_details);
     m_splitter->setStretchFactor(0, 2);
     m_splitter->setStretchFactor(1, 1);
@@ -131,6 +138,10 @@ void MainWindow::createPages() {
     layout->addWidget(m_splitter, 1);
     connect(m_layers, &ql::ui::LayerTablePanel::currentLayerChanged, m_details,
             &ql::ui::LayerDetailsWidget::showLayer);
+    connect(m_layers, &ql::ui::LayerTablePanel::currentLayerChanged, m_modelGraph,
+            &ql::ui::GraphView::selectLayer);
+    connect(m_modelGraph, &ql::ui::GraphView::currentLayerChanged, m_layers,
+            &ql::ui::LayerTablePanel::selectLayer);
 
     m_analysisPanel = new ql::ui::AnalysisPanel(this);
     m_analysisPanel->setObjectName(QStringLiteral("analysisPanel"));
@@ -159,7 +170,8 @@ void MainWindow::createPages() {
     m_analysisSplitter->setChildrenCollapsible(true);
     // Space on the selected layer (table or chart) toggles it, like the checkbox.
     for (QWidget *target : {static_cast<QWidget *>(m_analysisPanel->tableView()),
-                            static_cast<QWidget *>(m_analysisPanel->chart())}) {
+                            static_cast<QWidget *>(m_analysisPanel->chart()),
+                            static_cast<QWidget *>(m_analysisPanel->graphView()->canvas())}) {
         auto *space = new QShortcut(QKeySequence(Qt::Key_Space), target, nullptr, nullptr,
                                     Qt::WidgetWithChildrenShortcut);
         connect(space, &QShortcut::activated, this, &MainWindow::toggleCurrentLayer);
@@ -239,6 +251,9 @@ void MainWindow::connectAnalysis() {
             &ql::ui::LayerInspector::setLayer);
     connect(m_diagnosis, &ql::ui::DiagnosisList::layerActivated, m_analysisPanel,
             &ql::ui::AnalysisPanel::selectLayer);
+    connect(m_diagnosis, &ql::ui::DiagnosisList::findingsChanged, this, [this] {
+        m_analysisPanel->graphView()->setFindings(m_diagnosis->findings());
+    });
     connect(m_analysis, &AnalysisController::thresholdChanged, m_diagnosis,
             &ql::ui::DiagnosisList::setThresholdDb);
 }
@@ -409,9 +424,11 @@ void MainWindow::onModelLoaded(const ql::ui::SnapshotPtr &snapshot, double secon
     m_summary->setSnapshot(snapshot);
     m_layers->setSnapshot(snapshot);
     m_details->setSnapshot(snapshot);
+    m_modelGraph->setGraph(snapshot->sharedGraph());
     if (m_pages->currentWidget() != m_analysisSplitter) m_pages->setCurrentWidget(m_modelPage);
     m_layers->selectLayer(0);  // the details panel shows something useful straight away
     updateTitle();
+    updateActions();
     // The analysis' progress, error or result says more than the load.
     if (m_analysis->isBusy() || m_lastOperationFailed || m_analysis->report()) return;
     QString status =
@@ -460,6 +477,7 @@ void MainWindow::onReportReady(const ql::ui::ReportPtr &report) {
     m_inspector->setContext(std::move(context));
     m_diagnosisFloatGraph = models.floatGraph;  // the list keeps a plain pointer to it
     m_diagnosis->setThresholdDb(m_analysis->thresholdDb());
+    m_analysisPanel->setFloatGraph(models.floatGraph);
     m_diagnosis->setReport(report, m_diagnosisFloatGraph.get());
     m_analysisPanel->setReport(report);
     if (m_analysisPanel->thresholdDb() != m_analysis->thresholdDb())
@@ -525,6 +543,19 @@ void MainWindow::updateActions() {
     m_rerun->setEnabled(m_analysis->setup().isComplete());
     m_cancelAction->setEnabled(busy);
     m_showAnalysis->setEnabled(hasReport);
+    m_showGraph->setEnabled(hasReport || m_documents->current());
+}
+
+void MainWindow::showGraph() {
+    if (m_analysis->report()) {
+        m_analysisPanel->setView(ql::ui::AnalysisPanel::View::Graph);
+        m_pages->setCurrentWidget(m_analysisSplitter);
+        m_analysisPanel->graphView()->canvas()->setFocus();
+    } else if (m_documents->current()) {
+        m_modelViews->setCurrentWidget(m_modelGraph);
+        m_pages->setCurrentWidget(m_modelPage);
+        m_modelGraph->canvas()->setFocus();
+    }
 }
 
 void MainWindow::showAbout() {

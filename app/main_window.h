@@ -34,6 +34,7 @@ class Fp32SearchDialog;
 class LayerDetailsWidget;
 class LayerInspector;
 class DiagnosisList;
+class GraphView;
 class ReportExport;
 class LayerTablePanel;
 class ModelSummaryWidget;
@@ -60,6 +61,10 @@ public:
     CalibrationLabController *calibrationLab() const { return m_lab; }
     ql::ui::CalibrationLabView *calibrationLabView() const { return m_labView; }
     ql::ui::LayerTablePanel *layerPanel() const { return m_layers; }
+    // The model page's graph (a float model alone; the analysis has its own in its panel).
+    ql::ui::GraphView *modelGraph() const { return m_modelGraph; }
+    // View > Graph: the analysis' graph when there is a report, else the model page's.
+    void showGraph();
     ql::ui::ModelSummaryWidget *summary() const { return m_summary; }
     ql::ui::LayerDetailsWidget *layerDetails() const { return m_details; }
     ql::ui::AnalysisPanel *analysisPanel() const { return m_analysisPanel; }
@@ -142,6 +147,8 @@ private:
     QSplitter *m_splitter = nullptr;
     ql::ui::ModelSummaryWidget *m_summary = nullptr;
     ql::ui::LayerTablePanel *m_layers = nullptr;
+    ql::ui::GraphView *m_modelGraph = nullptr;
+    QStackedWidget *m_modelViews = nullptr;  // the layer table or the graph
     ql::ui::LayerDetailsWidget *m_details = nullptr;
     ql::ui::AnalysisPanel *m_analysisPanel = nullptr;
     ql::ui::LayerInspector *m_inspector = nullptr;
@@ -164,7 +171,8 @@ private:
             *m_exportModel = nullptr;
     QAction *m_undo = nullptr, *m_redo = nullptr, *m_toggleLayer = nullptr, *m_resetInt8 = nullptr;
     QAction *m_keepWorst = nullptr, *m_rerun = nullptr, *m_cancelAction = nullptr;
-    QAction *m_showModel = nullptr, *m_showAnalysis = nullptr, *m_demo = nullptr;
+    QAction *m_showModel = nullptr, *m_showAnalysis = nullptr, *m_showGraph = nullptr,
+            *m_demo = nullptr;
     QAction *m_calibrationLab = nullptr, *m_showCalibrationLab = nullptr;
     QAction *m_findFp32Set = nullptr;
     ql::ui::Fp32SearchDialog *m_searchDialog = nullptr;  // made on first use

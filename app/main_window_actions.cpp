@@ -80,12 +80,21 @@ void MainWindow::createActions() {
     connect(m_cancelAction, &QAction::triggered, m_analysis, &AnalysisController::cancel);
     m_showModel = make(tr("&Model"), "actionShowModel", QKeySequence(tr("Ctrl+1")));
     connect(m_showModel, &QAction::triggered, this, [this] {
-        if (m_documents->current()) m_pages->setCurrentWidget(m_modelPage);
+        if (!m_documents->current()) return;
+        m_modelViews->setCurrentWidget(m_layers);
+        m_pages->setCurrentWidget(m_modelPage);
     });
-    m_showAnalysis = make(tr("&Analysis"), "actionShowAnalysis", QKeySequence(tr("Ctrl+2")));
+    m_showAnalysis =
+        make(tr("&Analysis Chart"), "actionShowAnalysis", QKeySequence(tr("Ctrl+2")));
     connect(m_showAnalysis, &QAction::triggered, this, [this] {
-        if (m_analysis->report()) m_pages->setCurrentWidget(m_analysisSplitter);
+        if (!m_analysis->report()) return;
+        m_analysisPanel->setView(ql::ui::AnalysisPanel::View::Chart);
+        m_pages->setCurrentWidget(m_analysisSplitter);
     });
+    m_showGraph = make(tr("&Graph"), "actionShowGraph", QKeySequence(tr("Ctrl+3")));
+    m_showGraph->setStatusTip(
+        tr("The model as a laid-out graph, boxes filled by SQNR; click a group to open it"));
+    connect(m_showGraph, &QAction::triggered, this, &MainWindow::showGraph);
     m_demo = make(tr("Open &Demo"), "actionOpenDemo");
     m_demo->setStatusTip(
         tr("A small BatchNorm CNN trained on Fashion-MNIST, its int8 pair and 64 test images"));
@@ -137,6 +146,7 @@ void MainWindow::createMenus() {
     QMenu *view = menuBar()->addMenu(tr("&View"));
     view->addAction(m_showModel);
     view->addAction(m_showAnalysis);
+    view->addAction(m_showGraph);
     view->addAction(m_showCalibrationLab);
     QMenu *analysisMenu = menuBar()->addMenu(tr("&Analysis"));
     analysisMenu->addAction(m_rerun);

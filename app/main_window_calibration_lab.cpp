@@ -58,7 +58,7 @@ void MainWindow::createCalibrationLab() {
     connect(m_calibrationLab, &QAction::triggered, this, &MainWindow::showCalibrationLabDialog);
     m_showCalibrationLab = new QAction(tr("&Calibration Lab"), this);
     m_showCalibrationLab->setObjectName(QStringLiteral("actionShowCalibrationLab"));
-    m_showCalibrationLab->setShortcut(QKeySequence(tr("Ctrl+3")));
+    m_showCalibrationLab->setShortcut(QKeySequence(tr("Ctrl+4")));
     connect(m_showCalibrationLab, &QAction::triggered, this,
             [this] { m_pages->setCurrentWidget(m_labView); });
     auto updateLabActions = [this] {

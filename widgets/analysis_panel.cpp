@@ -9,6 +9,7 @@
 #include <QLineEdit>
 #include <QMenu>
 #include <QSplitter>
+#include <QStackedWidget>
 #include <QTableView>
 #include <QToolButton>
 #include <QVBoxLayout>
@@ -19,6 +20,7 @@
 #include "analysis_proxy_model.h"
 #include "analysis_table_model.h"
 #include "display_format.h"
+#include "graph_view.h"
 #include "sqnr_chart.h"
 
 namespace ql::ui {
@@ -27,6 +29,8 @@ AnalysisPanel::AnalysisPanel(QWidget *parent)
     : QWidget(parent),
       m_headline(new AnalysisHeadline(this)),
       m_chart(new SqnrChart(this)),
+      m_graph(new GraphView(this)),
+      m_views(new QStackedWidget(this)),
       m_model(new AnalysisTableModel(this)),
       m_proxy(new AnalysisProxyModel(this)),
       m_splitter(new QSplitter(Qt::Vertical, this)) {
@@ -42,8 +46,12 @@ AnalysisPanel::AnalysisPanel(QWidget *parent)
     chartLayout->addWidget(makeThresholdBar());
     chartLayout->addWidget(m_chart, 1);
 
+    m_graph->setObjectName(QStringLiteral("graphView"));
+    m_views->addWidget(chartPart);
+    m_views->addWidget(m_graph);
+
     m_splitter->setObjectName(QStringLiteral("analysisSplitter"));
-    m_splitter->addWidget(chartPart);
+    m_splitter->addWidget(m_views);
     m_splitter->addWidget(makeTablePart());
     m_splitter->setStretchFactor(0, 3);
     m_splitter->setStretchFactor(1, 2);
@@ -62,6 +70,13 @@ AnalysisPanel::AnalysisPanel(QWidget *parent)
                 if (current.isValid())
                     selectLayer(current.data(AnalysisTableModel::LayerIndexRole).toInt());
             });
+    connect(m_graph, &GraphView::currentLayerChanged, this, &AnalysisPanel::selectLayer);
+    connect(m_graph, &GraphView::toggleRequested, this, [this](int layer) {
+        if (!m_model->isToggleable(layer)) return;
+        m_model->setData(m_model->index(layer, AnalysisTableModel::PrecisionColumn),
+                         m_model->isLayerFp32(layer) ? Qt::Unchecked : Qt::Checked,
+                         Qt::CheckStateRole);
+    });
     connect(m_model, &AnalysisTableModel::precisionToggled, this, &AnalysisPanel::precisionToggled);
     connect(m_filter, &QLineEdit::textChanged, this, [this](const QString &text) {
         m_proxy->setFilterFixedString(text.trimmed());
@@ -179,12 +194,28 @@ void AnalysisPanel::setReport(ReportPtr report) {
     m_headline->setReport(report);
     m_model->setReport(report);
     {
-        const QSignalBlocker block(m_chart);  // the table already lost its selection
+        // The table already lost its selection.
+        const QSignalBlocker blockChart(m_chart), blockGraph(m_graph);
+        m_graph->setReport(report);
         m_chart->setReport(std::move(report));
     }
     if (!sameRows) fitColumns();
     updateCounts();
     emit currentLayerChanged(-1);
+}
+
+void AnalysisPanel::setFloatGraph(std::shared_ptr<const Graph> graph) {
+    if (graph == m_graph->graph()) return;  // a toggle's report: same model, same layout
+    m_graph->setGraph(std::move(graph));
+    m_graph->setReport(m_report);
+}
+
+void AnalysisPanel::setView(View view) {
+    m_views->setCurrentIndex(view == View::Graph ? 1 : 0);
+}
+
+AnalysisPanel::View AnalysisPanel::view() const {
+    return m_views->currentIndex() == 1 ? View::Graph : View::Chart;
 }
 
 void AnalysisPanel::setLatency(std::optional<double> int8Ms, std::optional<double> fp32Ms,
@@ -207,6 +238,7 @@ void AnalysisPanel::onThresholdChanged(double thresholdDb) {
     }
     m_model->setThresholdDb(thresholdDb);
     m_headline->setThresholdDb(thresholdDb);
+    m_graph->setThresholdDb(thresholdDb);
     updateCounts();
     emit thresholdChanged(thresholdDb);
 }
@@ -217,6 +249,7 @@ void AnalysisPanel::selectLayer(int layer) {
     if (layer == m_currentLayer) return;
     m_currentLayer = layer;
     m_chart->selectLayer(layer);  // re-enters here with the same layer: returns above
+    m_graph->selectLayer(layer);
     const QModelIndex row =
         layer >= 0 ? m_proxy->mapFromSource(m_model->index(layer, AnalysisTableModel::NameColumn))
                    : QModelIndex();

@@ -1,7 +1,8 @@
 #pragma once
-// The analysis view: the headline strip on top, then the per-layer SQNR chart over the layer
-// table in a splitter. The selected layer is the same in chart and table (either one drives),
-// and the threshold spin box moves with the chart's draggable threshold line.
+// The analysis view: the headline strip on top, then the per-layer SQNR chart (or the graph
+// view in its place) over the layer table in a splitter. The selected layer is the same in
+// chart, graph and table (any one drives), and the threshold spin box moves with the chart's
+// draggable threshold line.
 
 #include <QWidget>
 
@@ -9,12 +10,14 @@
 
 #include "analysis_headline.h"
 #include "analysis_report.h"
+#include "ir/graph.h"
 
 class QDoubleSpinBox;
 class QLabel;
 class QLineEdit;
 class QMenu;
 class QSplitter;
+class QStackedWidget;
 class QTableView;
 
 namespace ql::ui {
@@ -22,14 +25,21 @@ namespace ql::ui {
 class AnalysisHeadline;
 class AnalysisProxyModel;
 class AnalysisTableModel;
+class GraphView;
 class SqnrChart;
 
 class AnalysisPanel : public QWidget {
     Q_OBJECT
 public:
+    enum class View { Chart, Graph };
+
     explicit AnalysisPanel(QWidget *parent = nullptr);
 
     void setReport(ReportPtr report);
+    // The float model the report is about, for the graph view (laid out when first shown).
+    void setFloatGraph(std::shared_ptr<const Graph> graph);
+    void setView(View view);
+    View view() const;
     const ReportPtr &report() const { return m_report; }
     void setLatency(std::optional<double> int8Ms, std::optional<double> fp32Ms,
                     LatencyConditions how = {});
@@ -39,6 +49,7 @@ public:
 
     AnalysisHeadline *headline() const { return m_headline; }
     SqnrChart *chart() const { return m_chart; }
+    GraphView *graphView() const { return m_graph; }
     AnalysisTableModel *tableModel() const { return m_model; }
     AnalysisProxyModel *proxyModel() const { return m_proxy; }
     QTableView *tableView() const { return m_view; }
@@ -72,6 +83,8 @@ private:
     int m_currentLayer = -1;
     AnalysisHeadline *m_headline;
     SqnrChart *m_chart;
+    GraphView *m_graph;
+    QStackedWidget *m_views;  // the chart (with its threshold bar) or the graph
     AnalysisTableModel *m_model;
     AnalysisProxyModel *m_proxy;
     QTableView *m_view = nullptr;

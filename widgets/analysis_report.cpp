@@ -36,6 +36,10 @@ bool isFp32(const analysis::LayerReport &layer) {
     return layer.precision == "fp32";
 }
 
+bool canToggle(const analysis::LayerReport &layer) {
+    return layer.fp32Requested || !isFp32(layer);
+}
+
 bool isUnderThreshold(const analysis::LayerReport &layer, double thresholdDb) {
     const auto under = [thresholdDb](std::optional<double> v) { return v && *v < thresholdDb; };
     return under(cumulativeSqnr(layer)) || under(isolatedSqnr(layer));

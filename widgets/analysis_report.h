@@ -26,6 +26,9 @@ std::optional<double> sampleP5Sqnr(const analysis::LayerReport &layer);
 std::optional<double> kernelVsReferenceSqnr(const analysis::LayerReport &layer);
 
 bool isFp32(const analysis::LayerReport &layer);
+// The user can move the layer between int8 and fp32: it runs int8, or runs fp32 because they
+// asked (a layer the quantized model itself keeps in fp32 cannot be toggled).
+bool canToggle(const analysis::LayerReport &layer);
 // The layer's own or end-to-end activation SQNR is below the threshold (missing figures never
 // count as under it; -inf does).
 bool isUnderThreshold(const analysis::LayerReport &layer, double thresholdDb);

@@ -53,7 +53,7 @@ bool AnalysisTableModel::isLayerFp32(int layer) const {
 bool AnalysisTableModel::isToggleable(int layer) const {
     if (layer < 0 || layer >= m_fp32.size()) return false;
     const analysis::LayerReport &row = m_report->layers[static_cast<size_t>(layer)];
-    return m_fp32[layer] || row.fp32Requested || !isFp32(row);
+    return m_fp32[layer] || canToggle(row);
 }
 
 Qt::CheckState AnalysisTableModel::checkState(int layer) const {

@@ -85,6 +85,7 @@ void DiagnosisList::setThresholdDb(double thresholdDb) {
 }
 
 void DiagnosisList::rebuild() {
+    emit findingsChanged();
     clear();
     if (m_findings.empty()) {
         auto *item =

@@ -34,6 +34,7 @@ public slots:
 
 signals:
     void layerActivated(int layer);
+    void findingsChanged();  // a new report or threshold
 
 private:
     void rebuild();

@@ -11,6 +11,7 @@
 
 #include "display_format.h"
 #include "sqnr_axis_ticker.h"
+#include "sqnr_colours.h"
 #include "plot_style.h"
 
 namespace ql::ui {
@@ -20,9 +21,6 @@ namespace {
 const QColor kWeightColor(150, 185, 225);
 const QColor kCumulativeColor(25, 80, 170);
 const QColor kIsolatedColor(235, 125, 20);
-const QColor kUnderColor(210, 35, 35);
-const QColor kFp32Color(128, 128, 128);
-const QColor kSelectionColor(40, 120, 255);
 constexpr double kBarWidth = 0.55;
 constexpr double kOffScaleGap = 8.0;  // dB between the scale's end and the "∞" row
 constexpr double kMaxScaleTop = 80.0, kMinScaleTop = 50.0, kMinScaleBottom = -40.0;

@@ -1,0 +1,60 @@
+#pragma once
+// Where the graph view's boxes, group frames and edge curves go: a top-to-bottom layered layout
+// computed by Graphviz's dot, used as a library (no `dot` process, no DOT text). The caller draws
+// the result; this file knows nothing about models or widgets.
+//  * Coordinates are scene units with the origin at the top left and y pointing down (dot's own
+//    points have y pointing up; they are flipped here).
+//  * Each item keeps exactly the size asked for; dot only chooses where its centre goes.
+//  * Clusters nest (a cluster's parent is the cluster around it) and never overlap except by
+//    nesting. The top labelSize.height() of a cluster's rect holds no item and no inner cluster:
+//    the caller draws the title there.
+
+#include <QPainterPath>
+#include <QPointF>
+#include <QRectF>
+#include <QSizeF>
+#include <QString>
+#include <QVector>
+
+namespace ql::ui {
+
+struct GraphLayoutRequest {
+    struct Item {
+        QSizeF size;       // box size in scene units (1 unit = 1 point = 1/72 inch)
+        int cluster = -1;  // innermost cluster the item sits in (index into clusters), -1: none
+    };
+    struct Cluster {
+        int parent = -1;   // enclosing cluster, -1: top level
+        QSizeF labelSize;  // room the cluster's title needs at its top (0x0: no title)
+    };
+    struct Edge {
+        int from = 0, to = 0;  // item indices
+    };
+    QVector<Item> items;
+    QVector<Cluster> clusters;
+    QVector<Edge> edges;
+    double rankGap = 28.0;  // vertical gap between ranks, scene units
+    double itemGap = 18.0;  // horizontal gap between items of a rank, scene units
+};
+
+struct GraphLayoutResult {
+    QVector<QRectF> items;     // per request item, top-left origin, y pointing down
+    QVector<QRectF> clusters;  // per request cluster, same coordinates; empty (null) for a
+                               // cluster with no item in it at any depth
+    struct EdgePath {
+        QPainterPath path;  // the spline from the tail box to where the arrowhead starts
+        QPointF arrowTip;   // where the arrowhead touches the head box
+        QPointF arrowBase;  // the arrowhead's base (path's end); the caller draws the head
+    };
+    QVector<EdgePath> edges;  // per request edge; a self loop is a loop on the item's right side,
+                              // duplicate edges are drawn side by side
+    QRectF bounds;            // all of the above
+    QString error;            // empty on success; else one line saying why
+    double milliseconds = 0;  // time spent in Graphviz (building, layout, reading, freeing)
+};
+
+// Lays out `request` with dot. Safe to call from any thread: Graphviz is not reentrant, so calls
+// are serialised behind one process-wide mutex. Never throws; errors come back in `error`.
+GraphLayoutResult layOutGraph(const GraphLayoutRequest &request);
+
+}  // namespace ql::ui
