@@ -276,11 +276,15 @@ int runGui(int argc, char *argv[], int firstArgument) {
     if (capture) {
         // The same picture whatever the (virtual) screen size; an analysis shows the inspector too.
         window.resize(analyses ? QSize(1800, 1000) : QSize(1280, 800));
-        auto grabAndQuit = [&window, &screenshot, &exitCode, grabInspector] {
+        auto grabAndQuit = [&window, &screenshot, &exitCode, grabInspector, graphView] {
             // The inspector alone gets most of the width (its explanation columns are wide).
             if (auto *page = window.findChild<QSplitter *>(QStringLiteral("analysisPage"));
                 page && grabInspector)
                 page->setSizes({700, 1100});
+            // A graph gets most of the height over the table.
+            if (auto *panel = window.findChild<QSplitter *>(QStringLiteral("analysisSplitter"));
+                panel && graphView)
+                panel->setSizes({700, 250});
             // Let posted layout requests run before painting.
             QTimer::singleShot(50, &window, [&window, &screenshot, &exitCode, grabInspector] {
                 QWidget *part = grabInspector ? static_cast<QWidget *>(window.inspector())

@@ -796,6 +796,22 @@
         <source>the QuantLens window (File &gt; Export Report…); the setup is the one this report carries</source>
         <translation>dem QuantLens-Fenster (Datei &gt; Bericht exportieren…); die Einrichtung ist die, die dieser Bericht enthält</translation>
     </message>
+    <message>
+        <source>&amp;Analysis Chart</source>
+        <translation>&amp;Analyse-Diagramm</translation>
+    </message>
+    <message>
+        <source>&amp;Graph</source>
+        <translation>&amp;Graph</translation>
+    </message>
+    <message>
+        <source>The model as a laid-out graph, boxes filled by SQNR; click a group to open it</source>
+        <translation>Das Modell als gezeichneter Graph, Kästen nach SQNR gefärbt; Klick auf eine Gruppe öffnet sie</translation>
+    </message>
+    <message>
+        <source>Ctrl+4</source>
+        <translation>Ctrl+4</translation>
+    </message>
 </context>
 <context>
     <name>PathField</name>
@@ -1234,6 +1250,14 @@ Unterbefehle: gui (Standard), infer, bench, quantize, analyze, calib-lab, search
     <message>
         <source>Load (and analyse a project or the demo), save a PNG of the window to FILE, exit. Needs no display.</source>
         <translation>Laden (und ein Projekt oder die Demo analysieren), ein PNG des Fensters nach DATEI speichern, beenden. Braucht keine Anzeige.</translation>
+    </message>
+    <message>
+        <source>View to show: chart (default) or graph (the model laid out, boxes filled by SQNR).</source>
+        <translation>Anzuzeigende Ansicht: chart (Standard) oder graph (das Modell als Graph, Kästen nach SQNR gefärbt).</translation>
+    </message>
+    <message>
+        <source>--view expects chart or graph</source>
+        <translation>--view erwartet chart oder graph</translation>
     </message>
 </context>
 <context>
@@ -2760,6 +2784,180 @@ Formelwert         = %1
     </message>
 </context>
 <context>
+    <name>ql::ui::GraphMinimap</name>
+    <message>
+        <source>Click or drag to move the view</source>
+        <translation>Klicken oder ziehen, um die Ansicht zu verschieben</translation>
+    </message>
+</context>
+<context>
+    <name>ql::ui::GraphView</name>
+    <message>
+        <source>&amp;Fill:</source>
+        <translation>&amp;Füllung:</translation>
+    </message>
+    <message>
+        <source>Cumulative SQNR</source>
+        <translation>Kumulatives SQNR</translation>
+    </message>
+    <message>
+        <source>Isolated SQNR</source>
+        <translation>Isoliertes SQNR</translation>
+    </message>
+    <message>
+        <source>Weight SQNR</source>
+        <translation>Gewichts-SQNR</translation>
+    </message>
+    <message>
+        <source>What the boxes&apos; colour shows</source>
+        <translation>Was die Farbe der Kästen zeigt</translation>
+    </message>
+    <message>
+        <source>&amp;Q/DQ nodes</source>
+        <translation>&amp;Q/DQ-Knoten</translation>
+    </message>
+    <message>
+        <source>Show QuantizeLinear and DequantizeLinear nodes</source>
+        <translation>QuantizeLinear- und DequantizeLinear-Knoten zeigen</translation>
+    </message>
+    <message>
+        <source>&amp;Shape ops</source>
+        <translation>&amp;Shape-Operationen</translation>
+    </message>
+    <message>
+        <source>Show shape arithmetic: nodes with only integer outputs (Shape, Gather of dims, ...)</source>
+        <translation>Shape-Arithmetik zeigen: Knoten mit nur ganzzahligen Ausgaben (Shape, Gather von Dimensionen, ...)</translation>
+    </message>
+    <message>
+        <source>Expand All</source>
+        <translation>Alle öffnen</translation>
+    </message>
+    <message>
+        <source>Open every group</source>
+        <translation>Jede Gruppe öffnen</translation>
+    </message>
+    <message>
+        <source>Collapse</source>
+        <translation>Schließen</translation>
+    </message>
+    <message>
+        <source>Back to the groups closed at first</source>
+        <translation>Zurück zu den anfangs geschlossenen Gruppen</translation>
+    </message>
+    <message>
+        <source>Fit</source>
+        <translation>Einpassen</translation>
+    </message>
+    <message>
+        <source>Show the whole graph</source>
+        <translation>Den ganzen Graphen zeigen</translation>
+    </message>
+    <message>
+        <source>Find node (Ctrl+F, Enter: next)</source>
+        <translation>Knoten suchen (Ctrl+F, Enter: nächster)</translation>
+    </message>
+    <message>
+        <source>1 node</source>
+        <translation>1 Knoten</translation>
+    </message>
+    <message>
+        <source>%1 nodes</source>
+        <translation>%1 Knoten</translation>
+    </message>
+    <message>
+        <source>%1 dB</source>
+        <translation>%1 dB</translation>
+    </message>
+    <message>
+        <source>worst %1</source>
+        <translation>schlechtester %1</translation>
+    </message>
+    <message>
+        <source>%1 · %2</source>
+        <translation>%1 · %2</translation>
+    </message>
+    <message>
+        <source>%1 · %2 fp32</source>
+        <translation>%1 · %2 fp32</translation>
+    </message>
+    <message>
+        <source>&lt;b&gt;%1&lt;/b&gt;&lt;br&gt;%2 nodes, collapsed: click to open</source>
+        <translation>&lt;b&gt;%1&lt;/b&gt;&lt;br&gt;%2 Knoten, geschlossen: zum Öffnen klicken</translation>
+    </message>
+    <message>
+        <source>%1 → %2</source>
+        <translation>%1 → %2</translation>
+    </message>
+    <message>
+        <source>folded into %1</source>
+        <translation>gefaltet in %1</translation>
+    </message>
+    <message>
+        <source>cumulative %1 dB · isolated %2 dB · weight %3 dB</source>
+        <translation>kumulativ %1 dB · isoliert %2 dB · Gewichte %3 dB</translation>
+    </message>
+    <message>
+        <source>runs in fp32</source>
+        <translation>läuft in fp32</translation>
+    </message>
+    <message>
+        <source>runs in int8</source>
+        <translation>läuft in int8</translation>
+    </message>
+    <message>
+        <source> · double-click to toggle</source>
+        <translation> · Doppelklick schaltet um</translation>
+    </message>
+    <message>
+        <source>not a compared layer</source>
+        <translation>keine verglichene Schicht</translation>
+    </message>
+    <message>
+        <source>Laying out 1 box…</source>
+        <translation>Ordne 1 Kasten an…</translation>
+    </message>
+    <message>
+        <source>Laying out %1 boxes…</source>
+        <translation>Ordne %1 Kästen an…</translation>
+    </message>
+    <message>
+        <source>Layout failed: %1</source>
+        <translation>Anordnung fehlgeschlagen: %1</translation>
+    </message>
+    <message>
+        <source>&lt;b&gt;%1&lt;/b&gt;&lt;br&gt;%2 nodes: click the title to collapse</source>
+        <translation>&lt;b&gt;%1&lt;/b&gt;&lt;br&gt;%2 Knoten: Klick auf den Titel schließt die Gruppe</translation>
+    </message>
+    <message>
+        <source>%1: %2</source>
+        <translation>%1: %2</translation>
+    </message>
+    <message>
+        <source>… %1 more</source>
+        <translation>… %1 weitere</translation>
+    </message>
+    <message>
+        <source>1 box</source>
+        <translation>1 Kasten</translation>
+    </message>
+    <message>
+        <source>%1 boxes</source>
+        <translation>%1 Kästen</translation>
+    </message>
+    <message>
+        <source>Laid out by Graphviz dot in %1 ms</source>
+        <translation>Von Graphviz dot in %1 ms angeordnet</translation>
+    </message>
+    <message>
+        <source>Found %1</source>
+        <translation>Gefunden: %1</translation>
+    </message>
+    <message>
+        <source>No node matches “%1”</source>
+        <translation>Kein Knoten passt zu „%1“</translation>
+    </message>
+</context>
+<context>
     <name>ql::ui::LayerDetailsWidget</name>
     <message>
         <source>Property</source>
@@ -3365,6 +3563,21 @@ Formelwert         = %1
     <message>
         <source>Threshold</source>
         <translation>Schwellwert</translation>
+    </message>
+</context>
+<context>
+    <name>ql::ui::SqnrFillLegend</name>
+    <message>
+        <source>fp32</source>
+        <translation>fp32</translation>
+    </message>
+    <message>
+        <source>no figure</source>
+        <translation>kein Wert</translation>
+    </message>
+    <message>
+        <source>≥ %1 dB</source>
+        <translation>≥ %1 dB</translation>
     </message>
 </context>
 <context>

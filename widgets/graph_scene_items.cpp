@@ -81,6 +81,7 @@ QSizeF GraphBoxItem::sizeFor(const BoxLook &look, const QFont &font) {
 
 void GraphBoxItem::paint(QPainter *painter, const QStyleOptionGraphicsItem *option, QWidget *) {
     const QPalette pal = palette();
+    const QFont base = painter->font();  // before the badge changes it
     const QColor fill = m_look.fill.value_or(noFigureFill(pal));
     const qreal radius = m_look.rounded ? m_rect.height() / 2 : 4.0;
     QPen frame(pal.color(QPalette::Text), 1.0);
@@ -111,13 +112,12 @@ void GraphBoxItem::paint(QPainter *painter, const QStyleOptionGraphicsItem *opti
         painter->setBrush(kUnderColor);
         painter->drawEllipse(badge);
         if (option->levelOfDetailFromTransform(painter->worldTransform()) >= kTextLevelOfDetail) {
-            painter->setFont(smallOf(boldOf(painter->font())));
+            painter->setFont(smallOf(boldOf(base)));
             painter->drawText(badge, Qt::AlignCenter, QString::number(m_look.findings));
         }
     }
     if (option->levelOfDetailFromTransform(painter->worldTransform()) < kTextLevelOfDetail) return;
 
-    const QFont base = painter->font();
     const QColor ink = m_look.fill ? textOn(fill) : pal.color(QPalette::Text);
     const qreal textWidth = m_rect.width() - 2 * kPad;
     qreal y = m_rect.top() + kPad;
@@ -141,8 +141,9 @@ void GraphBoxItem::paint(QPainter *painter, const QStyleOptionGraphicsItem *opti
         const QFont tagFont = smallOf(boldOf(base));
         const QFontMetricsF metrics(tagFont);
         const QString tag = QStringLiteral("fp32");
-        const QRectF box(m_rect.right() - metrics.horizontalAdvance(tag) - 6,
-                         m_rect.bottom() - metrics.height() + 2, metrics.horizontalAdvance(tag) + 4,
+        // Astride the bottom edge, so it covers no text whatever the box's size.
+        const QRectF box(m_rect.right() - metrics.horizontalAdvance(tag) - 8,
+                         m_rect.bottom() - metrics.height() / 2, metrics.horizontalAdvance(tag) + 4,
                          metrics.height());
         painter->setPen(Qt::NoPen);
         painter->setBrush(kFp32Color);

@@ -35,7 +35,7 @@ namespace {
 constexpr qreal kMinScale = 0.04, kMaxScale = 4.0;
 // The first view shows the whole graph when it stays readable at this scale, else the top of it
 // at kReadableScale.
-constexpr qreal kFitReadableScale = 0.55, kReadableScale = 0.85;
+constexpr qreal kFitReadableScale = 0.8, kReadableScale = 0.9;
 constexpr int kClickSlopPx = 4;
 constexpr int kMaxEdgeToolTipLines = 6;
 
@@ -63,6 +63,7 @@ public:
     }
 
     void zoomBy(qreal factor) {
+        m_owner->m_userMoved = true;
         const qreal current = transform().m11();
         factor = std::clamp(current * factor, kMinScale, kMaxScale) / current;
         scale(factor, factor);
@@ -95,6 +96,7 @@ protected:
         event->accept();
     }
     void mousePressEvent(QMouseEvent *event) override {
+        m_owner->m_userMoved = true;
         m_pressAt = event->position().toPoint();
         QGraphicsView::mousePressEvent(event);
     }
@@ -119,6 +121,8 @@ protected:
     void resizeEvent(QResizeEvent *event) override {
         QGraphicsView::resizeEvent(event);
         m_owner->positionOverlays();
+        // Until the user zooms or pans, the first view follows the canvas' size.
+        if (!m_owner->m_userMoved && m_owner->m_layout) m_owner->showInitialView();
     }
 
 private:
@@ -551,6 +555,7 @@ void GraphView::applyLayout(const std::shared_ptr<const Layout> &layout) {
     m_minimap->setVisible(boxes > 12);
     if (m_firstLayout) {
         m_firstLayout = false;
+        m_userMoved = false;
         showInitialView();
     } else if (GraphBoxItem *current = boxOfNode(m_currentNode); current && m_focusGroup < 0) {
         m_canvas->centerOn(current);

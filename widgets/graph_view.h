@@ -141,6 +141,7 @@ private:
     bool m_layingOut = false;
     bool m_layoutWanted = false;
     bool m_firstLayout = true;
+    bool m_userMoved = false;  // zoomed, panned or clicked since the first layout
     double m_lastLayoutMs = 0;
     int m_focusGroup = -1;  // the group just opened or closed: the view centres on it
 

@@ -1,6 +1,7 @@
 #!/bin/bash
 # quantlens gui --screenshot: the demo analysed, a project (the demo with conv1, pool1 and conv2
-# in fp32) analysed, the layer inspector alone (--layer, --inspector-tab, --grab), a plain model, and a broken project (an error on stderr, a non-zero exit);
+# in fp32) analysed, the layer inspector alone (--layer, --inspector-tab, --grab), a plain model, the
+# graph view (--view graph) of both, and a broken project (an error on stderr, a non-zero exit);
 # and the demo's int8 model script runs (tst_demo_quantization compares its result with the
 # committed model within the calibration's resolution: not byte for byte, as float kernels sum in
 # another order on another CPU).
@@ -32,6 +33,15 @@ fi
 grep -q "/no/such/Conv" "$out/err.txt"
 "$quantlens" gui "$source/resources/demo/fashion_cnn.onnx" --screenshot "$out/model.png"
 is_png "$out/model.png"
+# The graph view: the demo with its SQNR overlay, and a float model alone (no overlay).
+"$quantlens" gui --demo --view graph --screenshot "$out/graph.png"
+is_png "$out/graph.png"
+"$quantlens" gui "$source/resources/demo/fashion_cnn.onnx" --view graph --screenshot "$out/model_graph.png"
+is_png "$out/model_graph.png"
+if "$quantlens" gui --demo --view table --screenshot "$out/noview.png" 2> "$out/err.txt"; then
+    echo "an unknown --view must fail"; exit 1
+fi
+grep -q -- "--view" "$out/err.txt"
 
 echo '{"format": "quantlens-project", "version": 1, "analysis": {"float_model": "missing.onnx",
       "quant_model": "missing_int8.onnx", "data": ["x.npy"]}}' > "$out/broken.qlproj"

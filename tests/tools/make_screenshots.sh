@@ -16,4 +16,5 @@ export QT_QPA_PLATFORM=offscreen XDG_CONFIG_HOME=$settings/config XDG_DATA_HOME=
 "$quantlens" gui --demo --layer /features/features.0/Conv --inspector-tab activations \
     --grab inspector --screenshot "$shots/layer_inspector_activations.png"
 "$quantlens" gui --demo --palette dark --screenshot "$shots/main_window_dark.png"
+"$quantlens" gui --demo --view graph --screenshot "$shots/graph_view_demo.png"
 echo "screenshots written to $shots"
