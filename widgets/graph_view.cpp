@@ -39,6 +39,22 @@ constexpr qreal kFitReadableScale = 0.8, kReadableScale = 0.9;
 constexpr int kClickSlopPx = 4;
 constexpr int kMaxEdgeToolTipLines = 6;
 
+// The same nodes wired the same way (the outline only depends on this and the value infos).
+bool sameStructure(const Graph &a, const Graph &b) {
+    auto sameValues = [](const std::vector<ValueInfo> &x, const std::vector<ValueInfo> &y) {
+        return std::equal(x.begin(), x.end(), y.begin(), y.end(),
+                          [](const ValueInfo &p, const ValueInfo &q) {
+                              return p.name == q.name && p.shape == q.shape;
+                          });
+    };
+    return sameValues(a.inputs, b.inputs) && sameValues(a.outputs, b.outputs) &&
+           std::equal(a.nodes.begin(), a.nodes.end(), b.nodes.begin(), b.nodes.end(),
+                      [](const Node &p, const Node &q) {
+                          return p.name == q.name && p.opType == q.opType &&
+                                 p.inputs == q.inputs && p.outputs == q.outputs;
+                      });
+}
+
 }  // namespace
 
 // A laid-out view of the outline: what is on the scene, or in the cache.
@@ -244,7 +260,10 @@ void GraphView::positionOverlays() {
 }
 
 void GraphView::setGraph(std::shared_ptr<const Graph> graph) {
+    // A re-run analysis loads the same model again: same outline, same layout, same view.
+    const bool same = m_graph && graph && sameStructure(*m_graph, *graph);
     m_graph = std::move(graph);
+    if (same) return;
     m_firstLayout = true;
     rebuildOutline();
 }

@@ -2,7 +2,8 @@
 // arithmetic dropped, groups from name scopes, collapsed views), the view on a hand-made graph
 // (fills from the report and the threshold, collapse and expand, selection opening groups,
 // search), and in the main window on the demo: selection in sync with chart, table and
-// inspector both ways, double-click toggling fp32 with undo, no re-layout after re-analysis,
+// inspector both ways, double-click toggling fp32 with undo, no re-layout after a toggle or a
+// re-run,
 // and a float model alone on the model page.
 #include <QAction>
 #include <QGraphicsView>
@@ -440,6 +441,14 @@ void TestGraphView::doubleClickTogglesWithUndoWithoutRelayout() {
     QTRY_VERIFY(window.analysis()->fp32Layers().empty());
     QVERIFY(waitIdle(window));
     QVERIFY(!box->look().fp32);
+    QCOMPARE(box->look().fill, fillBefore);
+    QCOMPARE(laidOut.count(), 0);
+    // Run Analysis Again loads the models anew: the same graph, so the same boxes stay.
+    const ReportPtr beforeRerun = window.analysis()->report();
+    window.findChild<QAction *>("actionRerun")->trigger();
+    QTRY_VERIFY_WITH_TIMEOUT(window.analysis()->report() != beforeRerun, kAnalysisTimeoutMs);
+    QVERIFY(waitIdle(window));
+    QCOMPARE(graph->boxOfLayer(layer), box);
     QCOMPARE(box->look().fill, fillBefore);
     QCOMPARE(laidOut.count(), 0);
 }
