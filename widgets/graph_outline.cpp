@@ -21,8 +21,19 @@ const ValueInfo *findValueInfo(const Graph &graph, const std::string &value) {
     return nullptr;
 }
 
-bool isQdq(const Node &node) {
-    return node.opType == "QuantizeLinear" || node.opType == "DequantizeLinear";
+// Quantization plumbing: Q/DQ, and nodes with only 8-bit integer outputs (the Cast to uint8
+// PyTorch's QDQ export puts between each QuantizeLinear and DequantizeLinear).
+bool isQdq(const Graph &graph, const Node &node) {
+    if (node.opType == "QuantizeLinear" || node.opType == "DequantizeLinear") return true;
+    bool any = false;
+    for (const std::string &out : node.outputs) {
+        if (out.empty()) continue;
+        const ValueInfo *info = findValueInfo(graph, out);
+        if (!info || (info->dtype != DataType::UInt8 && info->dtype != DataType::Int8))
+            return false;
+        any = true;
+    }
+    return any;
 }
 
 // Shape arithmetic (Shape -> Gather -> Unsqueeze -> Concat -> Reshape's second input): nodes whose
@@ -66,12 +77,20 @@ struct Scope {
 
 GraphOutline GraphOutline::build(const Graph &graph, const OutlineOptions &options) {
     GraphOutline outline;
-    // Hidden nodes: Q/DQ pass their data input on; Constant and shape arithmetic end edges.
+    // Hidden nodes: Q/DQ pass their data input on; constants (Constant, and whatever computes
+    // from weights and constants alone, like a weight's DequantizeLinear) and shape arithmetic
+    // end edges.
     std::vector<bool> passOn(graph.nodes.size(), false), hidden(graph.nodes.size(), false);
+    std::unordered_map<std::string, bool> constantValue;
     for (size_t i = 0; i < graph.nodes.size(); ++i) {
         const Node &node = graph.nodes[i];
-        passOn[i] = !options.showQdq && isQdq(node);
-        hidden[i] = passOn[i] || node.opType == "Constant" ||
+        bool constant = true;
+        for (const std::string &in : node.inputs)
+            if (!in.empty() && !graph.isInitializer(in) && !constantValue[in]) constant = false;
+        for (const std::string &out : node.outputs)
+            if (!out.empty()) constantValue[out] = constant;
+        passOn[i] = !constant && !options.showQdq && isQdq(graph, node);
+        hidden[i] = constant || passOn[i] ||
                     (!options.showShapeComputations && isShapeComputation(graph, node));
     }
     std::unordered_map<std::string, int> producer;

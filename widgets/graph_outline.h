@@ -1,9 +1,12 @@
 #pragma once
 // What the graph view draws, before any layout: the model's nodes as users think of them, and the
 // groups their names imply.
-// - Constant nodes are hidden, and unless asked for so are QuantizeLinear / DequantizeLinear
-//   (edges pass through them along their data input) and shape arithmetic (nodes with only
-//   integer or bool outputs: Shape, Gather of a shape, Concat of dims; their edges end).
+// - Constants are hidden: Constant nodes and whatever computes from weights and constants
+//   alone (a weight's DequantizeLinear, an Identity on an initializer).
+// - Unless asked for, so are quantization plumbing (QuantizeLinear, DequantizeLinear, and nodes
+//   with only 8-bit outputs such as PyTorch's Cast to uint8 between them; edges pass through
+//   them along their data input) and shape arithmetic (nodes with only int32/int64/bool
+//   outputs: Shape, Gather of a shape, Concat of dims; their edges end).
 // - Graph inputs and outputs are items of their own.
 // - Groups come from the exporters' name scopes: "/layer1/layer1.0/conv1/Conv" sits in layer1 >
 //   layer1.0. A scope with fewer than two visible nodes, or the same nodes as the group around

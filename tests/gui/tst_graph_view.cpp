@@ -44,9 +44,9 @@ ValueInfo floatValue(const std::string &name, std::vector<int64_t> shape) {
     return info;
 }
 
-// input -> stem (conv, relu) -> block1 (conv1, relu, conv2, Add with the stem's output)
-// -> Q/DQ -> block2 (the same) -> head (Reshape by shape arithmetic, fc) -> output; plus an
-// unused Constant.
+// input -> stem (conv, relu) -> block1 (conv1, relu, conv2 with a dequantized weight, Add with
+// the stem's output) -> Q, Cast, DQ -> block2 (the same) -> head (Reshape by shape arithmetic,
+// fc) -> output; plus an unused Constant.
 std::shared_ptr<const Graph> residualGraph() {
     auto g = std::make_shared<Graph>();
     g->inputs.push_back(floatValue("x", {1, 8, 16, 16}));
@@ -70,10 +70,14 @@ std::shared_ptr<const Graph> residualGraph() {
     add("/stem/relu/Relu", "Relu", {"s0"}, "s1");
     add("/block1/conv1/Conv", "Conv", {"s1", "w1"}, "a0");
     add("/block1/relu/Relu", "Relu", {"a0"}, "a1");
-    add("/block1/conv2/Conv", "Conv", {"a1", "w2"}, "a2");
+    // conv2's weight comes dequantized: constant, so never drawn.
+    add("/block1/conv2/DequantizeLinear", "DequantizeLinear", {"w2", "scale", "zero"}, "w2dq");
+    add("/block1/conv2/Conv", "Conv", {"a1", "w2dq"}, "a2");
     add("/block1/Add", "Add", {"a2", "s1"}, "a3");
+    // As PyTorch exports it: a Cast to uint8 between Q and DQ.
     add("/block2/QuantizeLinear", "QuantizeLinear", {"a3", "scale", "zero"}, "q", DataType::UInt8);
-    add("/block2/DequantizeLinear", "DequantizeLinear", {"q", "scale", "zero"}, "dq");
+    add("/block2/Cast", "Cast", {"q"}, "qc", DataType::UInt8);
+    add("/block2/DequantizeLinear", "DequantizeLinear", {"qc", "scale", "zero"}, "dq");
     add("/block2/conv1/Conv", "Conv", {"dq", "w3"}, "b0");
     add("/block2/relu/Relu", "Relu", {"b0"}, "b1");
     add("/block2/conv2/Conv", "Conv", {"b1", "w4"}, "b2");
@@ -159,13 +163,16 @@ private slots:
 void TestGraphView::outlineHidesQdqConstantsAndShapeArithmetic() {
     const auto graph = residualGraph();
     const GraphOutline plain = GraphOutline::build(*graph);
-    // 12 compute nodes of 18: no Q/DQ, no Constant, no Shape/Gather/Concat; plus x and y.
+    // 12 compute nodes of 20: no Q/Cast/DQ, no constants, no Shape/Gather/Concat; plus x and y.
     QCOMPARE(int(plain.nodes().size()), 1 + 12 + 1);
-    for (const char *hidden : {"/block2/QuantizeLinear", "/block2/DequantizeLinear",
-                               "/block1/Constant", "/head/Shape", "/head/Gather", "/head/Concat"})
+    for (const char *hidden :
+         {"/block2/QuantizeLinear", "/block2/Cast", "/block2/DequantizeLinear", "/block1/Constant",
+          "/block1/conv2/DequantizeLinear", "/head/Shape", "/head/Gather", "/head/Concat"})
         QCOMPARE(nodeNamed(plain, hidden), -1);
-    QCOMPARE(plain.nodeOfGraphNode(6), -1);  // the QuantizeLinear
-    QCOMPARE(plain.nodes()[size_t(plain.nodeOfGraphNode(8))].name, QString("/block2/conv1/Conv"));
+    QCOMPARE(plain.nodeOfGraphNode(7), -1);  // the QuantizeLinear
+    QCOMPARE(plain.nodes()[size_t(plain.nodeOfGraphNode(10))].name,
+             QString("/block2/conv1/Conv"));
+    QVERIFY(hasEdge(plain, "/block1/relu/Relu", "/block1/conv2/Conv"));
     // Edges pass through Q/DQ along the data input, naming the tensor the consumer reads...
     QVERIFY(hasEdge(plain, "/block1/Add", "/block2/conv1/Conv"));
     QVERIFY(hasEdge(plain, "/block1/Add", "/block2/Add"));
@@ -185,8 +192,11 @@ void TestGraphView::outlineHidesQdqConstantsAndShapeArithmetic() {
     OutlineOptions all;
     all.showQdq = all.showShapeComputations = true;
     const GraphOutline full = GraphOutline::build(*graph, all);
-    QCOMPARE(int(full.nodes().size()), 1 + 17 + 1);  // only the Constant still hidden
+    // Only the constants still hidden: the Constant and the weight's DequantizeLinear.
+    QCOMPARE(int(full.nodes().size()), 1 + 18 + 1);
+    QCOMPARE(nodeNamed(full, "/block1/conv2/DequantizeLinear"), -1);
     QVERIFY(hasEdge(full, "/block1/Add", "/block2/QuantizeLinear"));
+    QVERIFY(hasEdge(full, "/block2/Cast", "/block2/DequantizeLinear"));
     QVERIFY(hasEdge(full, "/block2/DequantizeLinear", "/block2/conv1/Conv"));
     QVERIFY(!hasEdge(full, "/block1/Add", "/block2/conv1/Conv"));
     QVERIFY(hasEdge(full, "/head/Concat", "/head/Reshape"));
