@@ -4,7 +4,10 @@
 #include <QDir>
 #include <QFile>
 #include <QFileInfo>
+#include <QJsonArray>
 #include <QJsonDocument>
+#include <QJsonObject>
+#include <QThread>
 
 #include <cmath>
 #include <cstdio>
@@ -23,6 +26,7 @@
 #include "cli_report.h"
 #include "cli_quantizer_options.h"
 #include "cli_support.h"
+#include "image_dataset.h"
 #include "onnx_io/model_loader.h"
 #include "onnx_io/tensor_file.h"
 #include "project_controller.h"
@@ -32,6 +36,69 @@
 namespace cli {
 
 namespace {
+
+// The evaluation inputs of --data: tensors (.npy / .pb) as before, or images with their
+// preprocessing, labels (--labels, or the class folders) and what the JSON says about them.
+struct EvaluationInputs {
+    ql::analysis::BatchSourceFactory inputs;
+    std::vector<int64_t> labels;
+    QJsonObject jsonFields;  // images: "images", "preprocess", "classes", "labels_from"
+};
+
+ql::Result<EvaluationInputs> evaluationInputs(const QCommandLineParser &parser, const ql::Graph &floatModel,
+                                              int64_t batch, int threads) {
+    const std::vector<std::string> paths = splitPaths(parser.values("data"));
+    const std::string labelsPath = parser.value("labels").toStdString();
+    EvaluationInputs out;
+    if (!ql::ui::pathsHoldImages(paths)) {
+        if (parser.isSet("preprocess"))
+            return ql::Status::badInput("--preprocess: --data holds no images (.png .jpg .jpeg .bmp .webp)");
+        auto files = ql::quant::listCalibrationFiles(paths);
+        if (!files) return files.status().withContext("--data");
+        out.inputs = [&floatModel, files = *files, batch]() {
+            return ql::quant::fileBatchSource(floatModel, files, batch);
+        };
+        if (!labelsPath.empty()) {
+            auto labels = ql::analysis::readLabelsFile(labelsPath);
+            if (!labels) return labels.status();
+            out.labels = std::move(*labels);
+        }
+        return out;
+    }
+    auto dataset = ql::ui::listImages(paths);
+    if (!dataset) return dataset.status().withContext("--data");
+    if (floatModel.inputs.size() != 1)
+        return ql::Status::unsupported(floatModel.sourcePath + ": images feed models with one input, this one has " +
+                                       std::to_string(floatModel.inputs.size()));
+    auto spec = parser.isSet("preprocess") ? ql::quant::parsePreprocessSpec(parser.value("preprocess").toStdString())
+                                           : ql::quant::defaultPreprocessSpec(floatModel.inputs[0]);
+    if (!spec) return spec.status();
+    const std::string specText = ql::quant::formatPreprocessSpec(*spec);
+    std::string labelsFrom = dataset->labelsFrom;
+    if (!labelsPath.empty()) {
+        auto labels = ql::ui::readImageLabels(labelsPath, *dataset);
+        if (!labels) return labels.status();
+        out.labels = std::move(*labels);
+        labelsFrom = labelsPath;
+    } else {
+        out.labels = dataset->labels;
+    }
+    // Exactly what was applied, so the figures can be reproduced (and questioned).
+    std::fprintf(stderr, "quantlens: %zu images%s; preprocess %s%s\n", dataset->files.size(),
+                 dataset->classes.empty() ? "" : (" in " + std::to_string(dataset->classes.size()) + " class folders").c_str(),
+                 specText.c_str(), parser.isSet("preprocess") ? "" : " (the default for the model's input; see --preprocess)");
+    const int decoders = threads > 0 ? threads : QThread::idealThreadCount();
+    out.inputs = [&floatModel, files = dataset->files, spec = *spec, batch, decoders]() {
+        return ql::ui::imageBatchSource(floatModel, files, spec, batch, decoders);
+    };
+    out.jsonFields.insert("images", double(dataset->files.size()));
+    out.jsonFields.insert("preprocess", QString::fromStdString(specText));
+    QJsonArray classes;
+    for (const std::string &name : dataset->classes) classes.append(QString::fromStdString(name));
+    if (!classes.isEmpty()) out.jsonFields.insert("classes", classes);
+    if (!labelsFrom.empty()) out.jsonFields.insert("labels_from", QString::fromStdString(labelsFrom));
+    return out;
+}
 
 QString db(const std::optional<double> &value) {
     if (!value || std::isnan(*value)) return QStringLiteral("-");
@@ -85,10 +152,18 @@ int runAnalyze(const QStringList &arguments) {
                       "(folders of .npy/.pb files or files; repeatable), with the quantizer options below.",
                       "DIR_OR_FILES"});
     addQuantizerOptions(parser);
-    parser.addOption({"data", "Evaluation inputs: folders of .npy/.pb files or files (one sample or a batch each); "
-                              "repeatable.", "DIR_OR_FILES"});
-    parser.addOption({"labels", "Class ids (.npy of integers, one per sample) for the accuracy of both models.",
-                      "LABELS.npy"});
+    parser.addOption({"data", "Evaluation inputs: folders of .npy/.pb files or files (one sample or a batch each), "
+                              "or images (.png .jpg .bmp .webp; folders searched recursively; a folder of class "
+                              "folders gives ImageFolder labels); repeatable.", "DIR_OR_FILES"});
+    parser.addOption({"labels", "Class ids for the accuracy of both models: .npy of integers (one per sample); for "
+                                "images also a text file (one label per line, in file order) or a CSV of "
+                                "file,label; labels may be class folder names.",
+                      "LABELS"});
+    parser.addOption({"preprocess", "For images: comma-separated key=value applied in this order: color=rgb|bgr|gray, "
+                                    "resize=N|HxW, crop=N|HxW, scale=F (1/255 accepted), mean=a:b:c, std=a:b:c, "
+                                    "layout=nchw|nhwc, dtype=float32|uint8; or a preset: imagenet, none. Default: "
+                                    "resize and centre-crop to the model's input, scale 1/255.",
+                      "SPEC"});
     parser.addOption({"batch", "Samples per batch (default 8; a model with a fixed batch dim runs at that batch).",
                       "N", "8"});
     parser.addOption({"json", "Write the report as JSON.", "OUT.json"});
@@ -182,25 +257,21 @@ int runAnalyze(const QStringList &arguments) {
     auto pairBatch = ql::analysis::pairBatchSize(*floatGraph, quantGraph, batch, parser.isSet("batch"));
     if (!pairBatch) return reportFailure(pairBatch.status());
     if (!pairBatch->note.empty()) std::fprintf(stderr, "quantlens: note: %s\n", pairBatch->note.c_str());
-    auto files = ql::quant::listCalibrationFiles(splitPaths(parser.values("data")));
-    if (!files) return reportFailure(files.status().withContext("--data"));
     const ql::Graph &floatModel = *floatGraph;
-    const std::vector<std::string> dataFiles = *files;
-    const ql::analysis::BatchSourceFactory inputs = [&floatModel, dataFiles, batch = pairBatch->batch]() {
-        return ql::quant::fileBatchSource(floatModel, dataFiles, batch);
-    };
-    if (parser.isSet("labels")) {
-        auto labels = ql::analysis::readLabelsFile(parser.value("labels").toStdString());
-        if (!labels) return reportFailure(labels.status());
-        options.labels = std::move(*labels);
-    }
+    auto data = evaluationInputs(parser, floatModel, pairBatch->batch, threads);
+    if (!data) return reportFailure(data.status());
+    const ql::analysis::BatchSourceFactory inputs = data->inputs;
+    options.labels = data->labels;
 
     std::vector<std::string> dataPaths = splitPaths(parser.values("data"));
     auto report = ql::analysis::runNumericSuite(floatModel, quantGraph, inputs, options);
     if (!report) return reportFailure(report.status());
     printTable(*report);
     if (parser.isSet("json")) {
-        const QByteArray json = QJsonDocument(ql::ui::analysisReportJson(*report, models)).toJson();
+        QJsonObject object = ql::ui::analysisReportJson(*report, models);
+        for (auto it = data->jsonFields.begin(); it != data->jsonFields.end(); ++it)
+            object.insert(it.key(), it.value());
+        const QByteArray json = QJsonDocument(object).toJson();
         if (ql::Status s = writeTextFile(parser.value("json"), json); !s) return reportFailure(s);
     }
     if (parser.isSet("csv")) {
