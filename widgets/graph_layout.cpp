@@ -1,11 +1,11 @@
 #include "graph_layout.h"
 
-#include <QtGlobal>
-
 #include <algorithm>
 #include <charconv>
 #include <chrono>
 #include <cmath>
+#include <deque>
+#include <map>
 #include <mutex>
 #include <new>
 #include <string>
@@ -65,7 +65,9 @@ GVC_t *graphvizContext() {
 }
 
 // Graphviz 2.42 takes char * for strings it only reads (and copies).
-char *gvString(const char *text) { return const_cast<char *>(text); }
+char *gvString(const char *text) {
+    return const_cast<char *>(text);
+}
 
 // Graphviz parses numbers with strtod under LC_NUMERIC=C; printf-style formatting would follow the
 // user's locale and write "0,5" in a German one.
@@ -75,13 +77,19 @@ std::string number(double value) {
     return std::string(buffer, written.ptr);
 }
 
-std::string inches(double units) { return number(units / kPointsPerInch); }
+std::string inches(double units) {
+    return number(units / kPointsPerInch);
+}
 
 // dot rounds node sizes and gaps to whole points; rounding up keeps every box and gap at least as
 // large as asked for.
-double wholePoints(double units) { return std::max(1.0, std::ceil(units)); }
+double wholePoints(double units) {
+    return std::max(1.0, std::ceil(units));
+}
 
-bool isValidLength(double value) { return std::isfinite(value) && value >= 0; }
+bool isValidLength(double value) {
+    return std::isfinite(value) && value >= 0;
+}
 
 QString validate(const GraphLayoutRequest &request) {
     if (!isValidLength(request.rankGap) || !isValidLength(request.itemGap))
@@ -150,15 +158,70 @@ std::string titleRoomLabel(QSizeF labelSize) {
            "\"><TR><TD></TD></TR></TABLE>";
 }
 
+// Object IDs in creation order. cgraph's default ID for a named object is the address of its
+// interned name, and it keeps subgraphs in ID order: dot met the clusters in an order that followed
+// the heap, and the same request came out differently from one call (or run) to the next. Named
+// objects get even IDs 2, 4, 6... here, with the names kept in this table; anonymous ones keep
+// cgraph's odd counter. (Declining names and letting cgraph keep them in its internal map would
+// do too, but cgraph closes that map, shared by all subgraphs, with the first subgraph it frees,
+// leaking every entry after.) Guarded by graphvizMutex; emptied after each layout.
+struct ObjectNames {
+    std::map<std::pair<int, std::string>, IDTYPE> ids;  // (object type, name) -> ID
+    std::deque<std::string> names;                      // by ID / 2 - 1; a deque keeps c_str()s
+};
+ObjectNames objectNames;
+
+long mapNameToId(void *state, int objectType, char *name, IDTYPE *id, int create) {
+    if (!name) return AgIdDisc.map(state, objectType, nullptr, id, create);
+    try {
+        auto key =
+            std::make_pair(objectType == AGINEDGE ? AGOUTEDGE : objectType, std::string(name));
+        const auto found = objectNames.ids.find(key);
+        if (found != objectNames.ids.end()) {
+            *id = found->second;
+            return 1;
+        }
+        if (!create) return 0;
+        objectNames.names.push_back(std::move(key.second));
+        *id = 2 * IDTYPE(objectNames.names.size());
+        objectNames.ids.emplace(std::make_pair(key.first, objectNames.names.back()), *id);
+        return 1;
+    } catch (...) {  // no exception may cross Graphviz's C frames
+        return 0;
+    }
+}
+
+char *nameOfId(void *, int, IDTYPE id) {
+    if (id == 0 || id % 2 != 0 || id / 2 > objectNames.names.size()) return nullptr;
+    return objectNames.names[size_t(id / 2 - 1)].data();
+}
+
+void freeId(void *, int, IDTYPE) {}  // names go all at once, after the layout
+
+Agdisc_t *creationOrderDiscipline() {
+    static Agiddisc_t ids = [] {
+        Agiddisc_t d = AgIdDisc;
+        d.map = mapNameToId;
+        d.free = freeId;
+        d.print = nameOfId;
+        return d;
+    }();
+    static Agdisc_t discipline = {&AgMemDisc, &ids, &AgIoDisc};
+    return &discipline;
+}
+
 // A graph built for one layout; frees Graphviz's layout data and the graph however we leave.
 class LayoutGraph {
 public:
     explicit LayoutGraph(GVC_t *context)
-        : context_(context), root_(agopen(gvString("layout"), Agdirected, nullptr)) {}
+        : context_(context),
+          root_(agopen(gvString("layout"), Agdirected, creationOrderDiscipline())) {}
     ~LayoutGraph() {
-        if (!root_) return;
-        gvFreeLayout(context_, root_);  // safe also when no layout was made
-        agclose(root_);
+        if (root_) {
+            gvFreeLayout(context_, root_);  // safe also when no layout was made
+            agclose(root_);
+        }
+        objectNames = ObjectNames();
     }
     LayoutGraph(const LayoutGraph &) = delete;
     LayoutGraph &operator=(const LayoutGraph &) = delete;
@@ -200,10 +263,12 @@ void setUpRoot(Agraph_t *root, const GraphLayoutRequest &request) {
     // edges upwards (tail below head) from a cluster nested in another to a sibling of the outer
     // one; newrank kept every edge pointing down in all our tests.
     setGraphAttribute(root, "newrank", "true");
-    // Network simplex (ranking, then x placement) stops after this many iterations per node: a
-    // 2,400-node transformer took 12 s unbounded, 2.3 s at 0.2. At least 100 iterations, though:
-    // Graphviz truncates factor x node count to an int, and at 0 it skips the solver and its
-    // final normalisation altogether, leaving ranks that break the layout or trip an assertion.
+    // Network simplex (ranking, then x placement) stops after this many iterations per node. Its
+    // x placement dominates on big graphs: swin_t (3,834 items) ran for over 5 minutes unbounded
+    // and takes 8-20 s at 0.2 (most of it there and in spline routing); a 2,400-node transformer
+    // went from 12 s to 2.3 s. At least 100 iterations though: Graphviz truncates factor x node
+    // count to an int, and at 0 it skips the solver and its final normalisation altogether,
+    // leaving ranks that break the layout or trip an assertion.
     const double iterationsPerNode = std::max(0.2, 100.0 / request.items.size());
     setGraphAttribute(root, "nslimit", number(iterationsPerNode));
     setGraphAttribute(root, "nslimit1", number(iterationsPerNode));
@@ -361,10 +426,9 @@ GraphLayoutResult layOutLocked(const GraphLayoutRequest &request) {
         result.bounds |= edge.path.boundingRect();
         // By hand: uniting with an empty rect leaves a QRectF as it is.
         const QPointF tip = edge.arrowTip;
-        result.bounds.setCoords(std::min(result.bounds.left(), tip.x()),
-                                std::min(result.bounds.top(), tip.y()),
-                                std::max(result.bounds.right(), tip.x()),
-                                std::max(result.bounds.bottom(), tip.y()));
+        result.bounds.setCoords(
+            std::min(result.bounds.left(), tip.x()), std::min(result.bounds.top(), tip.y()),
+            std::max(result.bounds.right(), tip.x()), std::max(result.bounds.bottom(), tip.y()));
     }
     return result;
 }

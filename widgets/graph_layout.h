@@ -6,8 +6,16 @@
 //    points have y pointing up; they are flipped here).
 //  * Each item keeps exactly the size asked for; dot only chooses where its centre goes.
 //  * Clusters nest (a cluster's parent is the cluster around it) and never overlap except by
-//    nesting. The top labelSize.height() of a cluster's rect holds no item and no inner cluster:
-//    the caller draws the title there.
+//    nesting. The top labelSize.height() of a cluster's rect holds no item and no inner cluster
+//    (dot's 8-unit cluster margin follows below it): the caller draws the title there. Edges may
+//    cross that strip.
+//  * The same request always gives the same layout, in any run.
+//  * Cost: a ResNet-50 (122 items, 20 clusters) takes about 5 ms, ViT-B/16 (1,182 items) about
+//    120 ms, Swin-T (3,834 items) 4-7 s with its 110 clusters and 8-20 s without: call it off the
+//    GUI thread.
+//  * Graphviz 2.42 leaks in dot's cluster code (known upstream): about 0.25 MB per layout of a
+//    ResNet-50 with 20 clusters, 2.8 MB for ViT-B/16 with 99. Layouts without clusters leak
+//    nothing. Cache results rather than laying out the same graph again.
 
 #include <QPainterPath>
 #include <QPointF>
@@ -25,7 +33,8 @@ struct GraphLayoutRequest {
     };
     struct Cluster {
         int parent = -1;   // enclosing cluster, -1: top level
-        QSizeF labelSize;  // room the cluster's title needs at its top (0x0: no title)
+        QSizeF labelSize;  // room the cluster's title needs at its top (0x0: no title; so is
+                           // any height <= 0, e.g. a default QSizeF)
     };
     struct Edge {
         int from = 0, to = 0;  // item indices

@@ -16,7 +16,6 @@
 #include <QScrollBar>
 #include <QToolButton>
 #include <QVBoxLayout>
-#include <QtConcurrent/QtConcurrentRun>
 
 #include <algorithm>
 #include <cmath>
@@ -28,6 +27,7 @@
 #include "graph_scene_items.h"
 #include "sqnr_colours.h"
 #include "sqnr_fill_legend.h"
+#include "worker_pool.h"
 
 namespace ql::ui {
 namespace {
@@ -511,7 +511,7 @@ void GraphView::requestLayout() {
     m_status->setText(layout->view.items.size() == 1
                           ? tr("Laying out 1 box…")
                           : tr("Laying out %1 boxes…").arg(layout->view.items.size()));
-    m_watcher->setFuture(QtConcurrent::run([request] { return layOutGraph(request); }));
+    m_watcher->setFuture(runInBackground([request] { return layOutGraph(request); }));
 }
 
 void GraphView::applyLayout(const std::shared_ptr<const Layout> &layout) {

@@ -11,11 +11,11 @@
 namespace ql::ui {
 
 QThreadPool *workerPool() {
-    // One analysis job, one inspection, its value cache and a model load can run at once; the
-    // engine spreads each over the cores itself.
+    // One analysis job, one inspection, its value cache, a model load and a graph layout can run
+    // at once; the engine spreads each over the cores itself.
     static QThreadPool *pool = [] {
         auto *p = new QThreadPool;  // lives as long as the process: jobs may outlive windows
-        p->setMaxThreadCount(4);
+        p->setMaxThreadCount(5);
         return p;
     }();
     return pool;
