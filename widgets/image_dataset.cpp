@@ -18,6 +18,7 @@
 #include <thread>
 
 #include "analysis/analysis_session.h"
+#include "core/text.h"
 
 namespace ql::ui {
 namespace {
@@ -75,10 +76,9 @@ Result<int64_t> parseLabel(const std::string &token, const ImageDataset &dataset
     return int64_t(value);
 }
 
+// Labels files may have CRLF lines and quoted CSV fields.
 std::string trimmed(const std::string &s) {
-    const auto first = s.find_first_not_of(" \t\r\"");
-    const auto last = s.find_last_not_of(" \t\r\"");
-    return first == std::string::npos ? std::string() : s.substr(first, last - first + 1);
+    return trimmedText(s, " \t\r\"");
 }
 
 // Qt's image plugins print libpng's and libjpeg's complaints ("libpng error: Read Error") before

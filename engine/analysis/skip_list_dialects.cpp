@@ -5,6 +5,8 @@
 #include <set>
 #include <sstream>
 
+#include "core/text.h"
+
 namespace ql::analysis {
 
 namespace {
@@ -45,14 +47,6 @@ std::string quotedList(const std::vector<std::string> &items, const std::string 
     for (size_t i = 0; i < items.size(); ++i)
         out += indent + "    " + quoted(items[i]) + (i + 1 < items.size() ? ",\n" : "\n");
     return out + indent + "]";
-}
-
-std::vector<std::string> split(const std::string &text, char separator) {
-    std::vector<std::string> parts;
-    std::string part;
-    std::istringstream in(text);
-    while (std::getline(in, part, separator)) parts.push_back(part);
-    return parts;
 }
 
 bool numeric(const std::string &atom) {
@@ -162,8 +156,8 @@ std::string pytorchModulePath(const std::string &nodeName) {
     // ("features.0", "bn1", "layer1.0"): a numeric tail continues the path of the ancestor that
     // ends with that atom, a plain name is a child of the current module.
     std::vector<std::string> path;
-    for (const std::string &component : split(scope.substr(1), '/')) {
-        const std::vector<std::string> atoms = split(component, '.');
+    for (const std::string &component : splitText(scope.substr(1), '/')) {
+        const std::vector<std::string> atoms = splitText(component, '.');
         if (atoms.empty()) continue;
         bool tail = atoms.size() > 1;
         for (size_t i = 1; i < atoms.size(); ++i) tail = tail && numeric(atoms[i]);

@@ -5,25 +5,13 @@
 #include <cstdlib>
 #include <sstream>
 
+#include "core/text.h"
+
 namespace ql::quant {
 namespace {
 
 // PIL's fixed point for 8-bit resampling: coefficients in 22 fractional bits, sums in int32.
 constexpr int kPrecisionBits = 32 - 8 - 2;
-
-std::vector<std::string> split(const std::string &text, char separator) {
-    std::vector<std::string> parts;
-    std::string part;
-    std::istringstream in(text);
-    while (std::getline(in, part, separator)) parts.push_back(part);
-    return parts;
-}
-
-std::string trimmed(std::string s) {
-    const auto first = s.find_first_not_of(" \t");
-    const auto last = s.find_last_not_of(" \t");
-    return first == std::string::npos ? std::string() : s.substr(first, last - first + 1);
-}
 
 Status badSpec(const std::string &what) {
     return Status::badInput("--preprocess: " + what);
@@ -56,7 +44,7 @@ bool parseScale(const std::string &text, PreprocessSpec &spec) {
 
 bool parseFloats(const std::string &text, std::vector<float> &out) {
     out.clear();
-    for (const std::string &part : split(text, ':')) {
+    for (const std::string &part : splitText(text, ':')) {
         char *end = nullptr;
         const double value = std::strtod(part.c_str(), &end);
         if (part.empty() || *end != '\0' || !std::isfinite(value)) return false;
@@ -228,19 +216,19 @@ Planes centreCrop(const Planes &in, int height, int width) {
 }  // namespace
 
 Result<PreprocessSpec> parsePreprocessSpec(const std::string &text) {
-    const std::string preset = trimmed(text);
+    const std::string preset = trimmedText(text);
     if (preset == "imagenet")
         return parsePreprocessSpec(
             "color=rgb,resize=256,crop=224,scale=1/255,mean=0.485:0.456:0.406,"
             "std=0.229:0.224:0.225,layout=nchw");
     PreprocessSpec spec;
     if (preset == "none") return spec;
-    for (const std::string &item : split(preset, ',')) {
-        const std::string entry = trimmed(item);
+    for (const std::string &item : splitText(preset, ',')) {
+        const std::string entry = trimmedText(item);
         if (entry.empty()) continue;
         const auto eq = entry.find('=');
         if (eq == std::string::npos) return badSpec("'" + entry + "' is not key=value");
-        const std::string key = trimmed(entry.substr(0, eq)), value = trimmed(entry.substr(eq + 1));
+        const std::string key = trimmedText(entry.substr(0, eq)), value = trimmedText(entry.substr(eq + 1));
         bool ok = true;
         if (key == "color") {
             if (value == "rgb") spec.color = PreprocessSpec::Color::Rgb;

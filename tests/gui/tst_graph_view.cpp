@@ -134,6 +134,17 @@ void clickBox(GraphView &view, GraphBoxItem *box) {
     QTest::mouseClick(view.canvas()->viewport(), Qt::LeftButton, {}, centreOf(view, box));
 }
 
+bool waitLaidOut(GraphView &view);
+
+// The residual graph in a shown view with its report, laid out.
+bool showResidual(GraphView &view) {
+    view.resize(900, 700);
+    view.show();
+    view.setGraph(residualGraph());
+    view.setReport(residualReport());
+    return waitLaidOut(view);
+}
+
 bool waitLaidOut(GraphView &view) {
     QElapsedTimer timer;
     timer.start();
@@ -295,11 +306,7 @@ void TestGraphView::fillsFollowReportThresholdAndColouring() {
 
 void TestGraphView::groupsCollapseExpandAndOpenForSelection() {
     GraphView view;
-    view.resize(900, 700);
-    view.show();
-    view.setGraph(residualGraph());
-    view.setReport(residualReport());
-    QVERIFY(waitLaidOut(view));
+    QVERIFY(showResidual(view));
     const int block2 = groupNamed(view.outline(), "/block2");
     QVERIFY(view.collapsedGroups().isEmpty());
     QVERIFY(view.boxOfLayer(5));
@@ -339,11 +346,7 @@ void TestGraphView::groupsCollapseExpandAndOpenForSelection() {
 
 void TestGraphView::searchFindsAndSelects() {
     GraphView view;
-    view.resize(900, 700);
-    view.show();
-    view.setGraph(residualGraph());
-    view.setReport(residualReport());
-    QVERIFY(waitLaidOut(view));
+    QVERIFY(showResidual(view));
     // Ctrl+F in the canvas goes to the search field.
     view.canvas()->setFocus();
     QTest::keyClick(view.canvas(), Qt::Key_F, Qt::ControlModifier);
