@@ -23,15 +23,15 @@
 #include "analysis_report_format.h"
 #include "analysis_setup.h"
 #include "cli_commands.h"
-#include "cli_report.h"
 #include "cli_quantizer_options.h"
+#include "cli_report.h"
 #include "cli_support.h"
 #include "image_dataset.h"
 #include "onnx_io/model_loader.h"
 #include "onnx_io/tensor_file.h"
 #include "project_controller.h"
-#include "report_export.h"
 #include "quant/calibration_data.h"
+#include "report_export.h"
 
 namespace cli {
 
@@ -45,14 +45,16 @@ struct EvaluationInputs {
     QJsonObject jsonFields;  // images: "images", "preprocess", "classes", "labels_from"
 };
 
-ql::Result<EvaluationInputs> evaluationInputs(const QCommandLineParser &parser, const ql::Graph &floatModel,
-                                              int64_t batch, int threads) {
+ql::Result<EvaluationInputs> evaluationInputs(const QCommandLineParser &parser,
+                                              const ql::Graph &floatModel, int64_t batch,
+                                              int threads) {
     const std::vector<std::string> paths = splitPaths(parser.values("data"));
     const std::string labelsPath = parser.value("labels").toStdString();
     EvaluationInputs out;
     if (!ql::ui::pathsHoldImages(paths)) {
         if (parser.isSet("preprocess"))
-            return ql::Status::badInput("--preprocess: --data holds no images (.png .jpg .jpeg .bmp .webp)");
+            return ql::Status::badInput(
+                "--preprocess: --data holds no images (.png .jpg .jpeg .bmp .webp)");
         auto files = ql::quant::listCalibrationFiles(paths);
         if (!files) return files.status().withContext("--data");
         out.inputs = [&floatModel, files = *files, batch]() {
@@ -68,10 +70,12 @@ ql::Result<EvaluationInputs> evaluationInputs(const QCommandLineParser &parser, 
     auto dataset = ql::ui::listImages(paths);
     if (!dataset) return dataset.status().withContext("--data");
     if (floatModel.inputs.size() != 1)
-        return ql::Status::unsupported(floatModel.sourcePath + ": images feed models with one input, this one has " +
+        return ql::Status::unsupported(floatModel.sourcePath +
+                                       ": images feed models with one input, this one has " +
                                        std::to_string(floatModel.inputs.size()));
-    auto spec = parser.isSet("preprocess") ? ql::quant::parsePreprocessSpec(parser.value("preprocess").toStdString())
-                                           : ql::quant::defaultPreprocessSpec(floatModel.inputs[0]);
+    auto spec = parser.isSet("preprocess")
+                    ? ql::quant::parsePreprocessSpec(parser.value("preprocess").toStdString())
+                    : ql::quant::defaultPreprocessSpec(floatModel.inputs[0]);
     if (!spec) return spec.status();
     const std::string specText = ql::quant::formatPreprocessSpec(*spec);
     std::string labelsFrom = dataset->labelsFrom;
@@ -84,9 +88,13 @@ ql::Result<EvaluationInputs> evaluationInputs(const QCommandLineParser &parser, 
         out.labels = dataset->labels;
     }
     // Exactly what was applied, so the figures can be reproduced (and questioned).
-    std::fprintf(stderr, "quantlens: %zu images%s; preprocess %s%s\n", dataset->files.size(),
-                 dataset->classes.empty() ? "" : (" in " + std::to_string(dataset->classes.size()) + " class folders").c_str(),
-                 specText.c_str(), parser.isSet("preprocess") ? "" : " (the default for the model's input; see --preprocess)");
+    std::fprintf(
+        stderr, "quantlens: %zu images%s; preprocess %s%s\n", dataset->files.size(),
+        dataset->classes.empty()
+            ? ""
+            : (" in " + std::to_string(dataset->classes.size()) + " class folders").c_str(),
+        specText.c_str(),
+        parser.isSet("preprocess") ? "" : " (the default for the model's input; see --preprocess)");
     const int decoders = threads > 0 ? threads : QThread::idealThreadCount();
     out.inputs = [&floatModel, files = dataset->files, spec = *spec, batch, decoders]() {
         return ql::ui::imageBatchSource(floatModel, files, spec, batch, decoders);
@@ -96,7 +104,8 @@ ql::Result<EvaluationInputs> evaluationInputs(const QCommandLineParser &parser, 
     QJsonArray classes;
     for (const std::string &name : dataset->classes) classes.append(QString::fromStdString(name));
     if (!classes.isEmpty()) out.jsonFields.insert("classes", classes);
-    if (!labelsFrom.empty()) out.jsonFields.insert("labels_from", QString::fromStdString(labelsFrom));
+    if (!labelsFrom.empty())
+        out.jsonFields.insert("labels_from", QString::fromStdString(labelsFrom));
     return out;
 }
 
@@ -152,18 +161,25 @@ int runAnalyze(const QStringList &arguments) {
                       "(folders of .npy/.pb files or files; repeatable), with the quantizer options below.",
                       "DIR_OR_FILES"});
     addQuantizerOptions(parser);
-    parser.addOption({"data", "Evaluation inputs: folders of .npy/.pb files or files (one sample or a batch each), "
-                              "or images (.png .jpg .bmp .webp; folders searched recursively; a folder of class "
-                              "folders gives ImageFolder labels); repeatable.", "DIR_OR_FILES"});
-    parser.addOption({"labels", "Class ids for the accuracy of both models: .npy of integers (one per sample); for "
-                                "images also a text file (one label per line, in file order) or a CSV of "
-                                "file,label; labels may be class folder names.",
-                      "LABELS"});
-    parser.addOption({"preprocess", "For images: comma-separated key=value applied in this order: color=rgb|bgr|gray, "
-                                    "resize=N|HxW, crop=N|HxW, scale=F (1/255 accepted), mean=a:b:c, std=a:b:c, "
-                                    "layout=nchw|nhwc, dtype=float32|uint8; or a preset: imagenet, none. Default: "
-                                    "resize and centre-crop to the model's input, scale 1/255.",
-                      "SPEC"});
+    parser.addOption(
+        {"data",
+         "Evaluation inputs: folders of .npy/.pb files or files (one sample or a batch each), "
+         "or images (.png .jpg .bmp .webp; folders searched recursively; a folder of class "
+         "folders gives ImageFolder labels); repeatable.",
+         "DIR_OR_FILES"});
+    parser.addOption(
+        {"labels",
+         "Class ids for the accuracy of both models: .npy of integers (one per sample); for "
+         "images also a text file (one label per line, in file order) or a CSV of "
+         "file,label; labels may be class folder names.",
+         "LABELS"});
+    parser.addOption(
+        {"preprocess",
+         "For images: comma-separated key=value applied in this order: color=rgb|bgr|gray, "
+         "resize=N|HxW, crop=N|HxW, scale=F (1/255 accepted), mean=a:b:c, std=a:b:c, "
+         "layout=nchw|nhwc, dtype=float32|uint8; or a preset: imagenet, none. Default: "
+         "resize and centre-crop to the model's input, scale 1/255.",
+         "SPEC"});
     parser.addOption({"batch", "Samples per batch (default 8; a model with a fixed batch dim runs at that batch).",
                       "N", "8"});
     parser.addOption({"json", "Write the report as JSON.", "OUT.json"});
@@ -256,7 +272,8 @@ int runAnalyze(const QStringList &arguments) {
 
     auto pairBatch = ql::analysis::pairBatchSize(*floatGraph, quantGraph, batch, parser.isSet("batch"));
     if (!pairBatch) return reportFailure(pairBatch.status());
-    if (!pairBatch->note.empty()) std::fprintf(stderr, "quantlens: note: %s\n", pairBatch->note.c_str());
+    if (!pairBatch->note.empty())
+        std::fprintf(stderr, "quantlens: note: %s\n", pairBatch->note.c_str());
     const ql::Graph &floatModel = *floatGraph;
     auto data = evaluationInputs(parser, floatModel, pairBatch->batch, threads);
     if (!data) return reportFailure(data.status());

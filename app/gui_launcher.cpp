@@ -311,8 +311,7 @@ int runGui(int argc, char *argv[], int firstArgument) {
             QObject::connect(poll, &QTimer::timeout, &window,
                              [&window, poll, grabAndQuit, &layerSelected, viewReady] {
                                  if (window.analysis()->isBusy() || !window.analysis()->report() ||
-                                     !layerSelected || window.inspector()->isBusy() ||
-                                     !viewReady())
+                                     !layerSelected || window.inspector()->isBusy() || !viewReady())
                                      return;
                                  poll->stop();
                                  grabAndQuit();
@@ -326,11 +325,12 @@ int runGui(int argc, char *argv[], int firstArgument) {
                 [&window, grabAndQuit, viewReady] {
                     auto *poll = new QTimer(&window);
                     poll->setInterval(50);
-                    QObject::connect(poll, &QTimer::timeout, &window, [poll, grabAndQuit, viewReady] {
-                        if (!viewReady()) return;
-                        poll->stop();
-                        grabAndQuit();
-                    });
+                    QObject::connect(poll, &QTimer::timeout, &window,
+                                     [poll, grabAndQuit, viewReady] {
+                                         if (!viewReady()) return;
+                                         poll->stop();
+                                         grabAndQuit();
+                                     });
                     poll->start();
                 },
                 Qt::QueuedConnection);

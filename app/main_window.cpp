@@ -32,16 +32,16 @@
 #include "analysis_setup_dialog.h"
 #include "analysis_table_model.h"
 #include "diagnosis_list.h"
-#include "graph_view.h"
 #include "document_controller.h"
+#include "graph_view.h"
 #include "layer_details_widget.h"
 #include "layer_inspector.h"
 #include "layer_table_panel.h"
 #include "model_summary_widget.h"
 #include "project_controller.h"
+#include "recent_files_controller.h"
 #include "report_export.h"
 #include "save_file.h"
-#include "recent_files_controller.h"
 #include "sqnr_chart.h"
 #include "welcome_page.h"
 
@@ -251,9 +251,8 @@ void MainWindow::connectAnalysis() {
             &ql::ui::LayerInspector::setLayer);
     connect(m_diagnosis, &ql::ui::DiagnosisList::layerActivated, m_analysisPanel,
             &ql::ui::AnalysisPanel::selectLayer);
-    connect(m_diagnosis, &ql::ui::DiagnosisList::findingsChanged, this, [this] {
-        m_analysisPanel->graphView()->setFindings(m_diagnosis->findings());
-    });
+    connect(m_diagnosis, &ql::ui::DiagnosisList::findingsChanged, this,
+            [this] { m_analysisPanel->graphView()->setFindings(m_diagnosis->findings()); });
     connect(m_analysis, &AnalysisController::thresholdChanged, m_diagnosis,
             &ql::ui::DiagnosisList::setThresholdDb);
 }

@@ -84,8 +84,7 @@ void MainWindow::createActions() {
         m_modelViews->setCurrentWidget(m_layers);
         m_pages->setCurrentWidget(m_modelPage);
     });
-    m_showAnalysis =
-        make(tr("&Analysis Chart"), "actionShowAnalysis", QKeySequence(tr("Ctrl+2")));
+    m_showAnalysis = make(tr("&Analysis Chart"), "actionShowAnalysis", QKeySequence(tr("Ctrl+2")));
     connect(m_showAnalysis, &QAction::triggered, this, [this] {
         if (!m_analysis->report()) return;
         m_analysisPanel->setView(ql::ui::AnalysisPanel::View::Chart);

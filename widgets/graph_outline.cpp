@@ -46,15 +46,17 @@ bool isShapeComputation(const Graph &graph, const Node &node) {
         const ValueInfo *info = findValueInfo(graph, out);
         if (!info) return false;
         switch (info->dtype) {
-        case DataType::Int64:
-        case DataType::Int32:
-        case DataType::Bool: any = true; break;
-        default: return false;
+            case DataType::Int64:
+            case DataType::Int32:
+            case DataType::Bool:
+                any = true;
+                break;
+            default:
+                return false;
         }
     }
     return any;
 }
-
 
 // The scope of an exporter's node name: "/layer1/layer1.0/conv1/Conv" -> layer1, layer1.0,
 // conv1. Names without '/' have none.
@@ -150,8 +152,8 @@ GraphOutline GraphOutline::build(const Graph &graph, const OutlineOptions &optio
         const int from = source(value);
         if (from < 0) return;
         const ValueInfo *info = findValueInfo(graph, value);
-        outline.m_edges.push_back({from, to, QString::fromStdString(value),
-                                   info ? formatTypedShape(*info) : QString()});
+        outline.m_edges.push_back(
+            {from, to, QString::fromStdString(value), info ? formatTypedShape(*info) : QString()});
     };
     for (size_t i = 0; i < graph.nodes.size(); ++i) {
         const int to = outline.m_nodeOfGraphNode[i];
@@ -205,8 +207,7 @@ GraphOutline GraphOutline::build(const Graph &graph, const OutlineOptions &optio
                 enclosing = scopes[p].group;
                 break;
             }
-        const int enclosingTotal =
-            enclosing >= 0 ? outline.m_groups[enclosing].nodeCount : opNodes;
+        const int enclosingTotal = enclosing >= 0 ? outline.m_groups[enclosing].nodeCount : opNodes;
         if (s.total < 2 || s.total >= enclosingTotal) continue;
         s.group = int(outline.m_groups.size());
         OutlineGroup group;

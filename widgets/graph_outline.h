@@ -52,7 +52,7 @@ struct OutlineEdge {
 struct OutlineView {
     struct Item {
         bool isGroup = false;
-        int index = 0;  // outline node, or group when isGroup
+        int index = 0;     // outline node, or group when isGroup
         int cluster = -1;  // the expanded group it is drawn in (index into clusters), -1: none
     };
     struct Cluster {

@@ -69,10 +69,10 @@ void GraphBoxItem::setMatch(bool match) {
 
 QSizeF GraphBoxItem::sizeFor(const BoxLook &look, const QFont &font) {
     const QFontMetricsF bold(boldOf(font)), plain(font), small(smallOf(font));
-    const qreal width = std::max({bold.horizontalAdvance(look.title),
-                                  plain.horizontalAdvance(look.subtitle),
-                                  small.horizontalAdvance(look.detail)}) +
-                        2 * kPad + (look.findings > 0 ? 10 : 0);
+    const qreal width =
+        std::max({bold.horizontalAdvance(look.title), plain.horizontalAdvance(look.subtitle),
+                  small.horizontalAdvance(look.detail)}) +
+        2 * kPad + (look.findings > 0 ? 10 : 0);
     qreal height = 2 * kPad + bold.height();
     if (!look.subtitle.isEmpty()) height += plain.height();
     if (!look.detail.isEmpty()) height += small.height();
@@ -171,8 +171,7 @@ QPainterPath GraphClusterItem::shape() const {
     return path;
 }
 
-void GraphClusterItem::paint(QPainter *painter, const QStyleOptionGraphicsItem *option,
-                             QWidget *) {
+void GraphClusterItem::paint(QPainter *painter, const QStyleOptionGraphicsItem *option, QWidget *) {
     const QPalette pal = palette();
     QColor tint = pal.color(QPalette::Highlight);
     tint.setAlpha(18);

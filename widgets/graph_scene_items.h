@@ -14,9 +14,9 @@ namespace ql::ui {
 
 // What a box shows; the view fills it from the outline and the report.
 struct BoxLook {
-    QString title;     // op type, or the group's name
-    QString subtitle;  // short node name, or "12 nodes"
-    QString detail;    // output shape, or the group's worst SQNR
+    QString title;               // op type, or the group's name
+    QString subtitle;            // short node name, or "12 nodes"
+    QString detail;              // output shape, or the group's worst SQNR
     std::optional<QColor> fill;  // SQNR fill; nullopt: the palette's base
     bool fp32 = false;           // kept in fp32 (a dashed grey frame and an "fp32" tag)
     int findings = 0;            // diagnosis findings on it (a red badge with the count)
@@ -30,11 +30,10 @@ public:
     GraphBoxItem(int item, const QRectF &rect, BoxLook look);
 
     int type() const override { return Type; }
-    int item() const { return m_item; }  // index into the view's OutlineView::items
+    int item() const { return m_item; }     // index into the view's OutlineView::items
     QRectF rect() const { return m_rect; }  // the box itself, in item coordinates
     QRectF boundingRect() const override;
-    void paint(QPainter *painter, const QStyleOptionGraphicsItem *option,
-               QWidget *widget) override;
+    void paint(QPainter *painter, const QStyleOptionGraphicsItem *option, QWidget *widget) override;
 
     const BoxLook &look() const { return m_look; }
     void setLook(BoxLook look);
@@ -64,8 +63,7 @@ public:
     int group() const { return m_group; }
     QRectF boundingRect() const override { return m_rect; }
     QPainterPath shape() const override;  // the title strip only: clicks inside pass through
-    void paint(QPainter *painter, const QStyleOptionGraphicsItem *option,
-               QWidget *widget) override;
+    void paint(QPainter *painter, const QStyleOptionGraphicsItem *option, QWidget *widget) override;
     // Height of the title strip for a font.
     static qreal titleHeight(const QFont &font);
 
@@ -83,8 +81,7 @@ public:
     int type() const override { return Type; }
     QRectF boundingRect() const override;
     QPainterPath shape() const override;  // a few pixels around the line, for hover
-    void paint(QPainter *painter, const QStyleOptionGraphicsItem *option,
-               QWidget *widget) override;
+    void paint(QPainter *painter, const QStyleOptionGraphicsItem *option, QWidget *widget) override;
 
 private:
     QPolygonF m_arrow;

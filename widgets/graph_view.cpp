@@ -50,8 +50,8 @@ bool sameStructure(const Graph &a, const Graph &b) {
     return sameValues(a.inputs, b.inputs) && sameValues(a.outputs, b.outputs) &&
            std::equal(a.nodes.begin(), a.nodes.end(), b.nodes.begin(), b.nodes.end(),
                       [](const Node &p, const Node &q) {
-                          return p.name == q.name && p.opType == q.opType &&
-                                 p.inputs == q.inputs && p.outputs == q.outputs;
+                          return p.name == q.name && p.opType == q.opType && p.inputs == q.inputs &&
+                                 p.outputs == q.outputs;
                       });
 }
 
@@ -69,7 +69,8 @@ struct GraphView::Layout {
 // though the window has a Ctrl+F of its own.
 class GraphCanvas : public QGraphicsView {
 public:
-    GraphCanvas(QGraphicsScene *scene, GraphView *owner) : QGraphicsView(scene, owner), m_owner(owner) {
+    GraphCanvas(QGraphicsScene *scene, GraphView *owner)
+        : QGraphicsView(scene, owner), m_owner(owner) {
         setObjectName(QStringLiteral("graphCanvas"));
         setDragMode(QGraphicsView::ScrollHandDrag);
         setTransformationAnchor(QGraphicsView::AnchorUnderMouse);
@@ -374,9 +375,12 @@ std::optional<double> GraphView::figureOfLayer(int layer) const {
     if (!m_report || layer < 0 || layer >= int(m_report->layers.size())) return std::nullopt;
     const analysis::LayerReport &l = m_report->layers[size_t(layer)];
     switch (m_colouring) {
-    case Colouring::Cumulative: return cumulativeSqnr(l);
-    case Colouring::Isolated: return isolatedSqnr(l);
-    case Colouring::Weight: return weightSqnr(l);
+        case Colouring::Cumulative:
+            return cumulativeSqnr(l);
+        case Colouring::Isolated:
+            return isolatedSqnr(l);
+        case Colouring::Weight:
+            return weightSqnr(l);
     }
     return std::nullopt;
 }
@@ -433,7 +437,7 @@ BoxLook GraphView::lookOfItem(int item) const {
     }
     if (m_report && worst) {
         const QString db = tr("%1 dB").arg(formatDb(worst));
-        look.detail = it.isGroup ? tr("worst %1").arg(db)
+        look.detail = it.isGroup              ? tr("worst %1").arg(db)
                       : look.detail.isEmpty() ? db
                                               : tr("%1 · %2").arg(db, look.detail);
     }
@@ -446,7 +450,9 @@ QString GraphView::toolTipOfItem(int item) const {
     const OutlineView::Item &it = m_layout->view.items[size_t(item)];
     if (it.isGroup) {
         const OutlineGroup &group = m_outline.groups()[size_t(it.index)];
-        return tr("<b>%1</b><br>%2 nodes, collapsed: click to open").arg(group.path.toHtmlEscaped()).arg(group.nodeCount);
+        return tr("<b>%1</b><br>%2 nodes, collapsed: click to open")
+            .arg(group.path.toHtmlEscaped())
+            .arg(group.nodeCount);
     }
     const OutlineNode &node = m_outline.nodes()[size_t(it.index)];
     QStringList lines{QStringLiteral("<b>%1</b>").arg(node.name.toHtmlEscaped()),
@@ -493,8 +499,8 @@ void GraphView::requestLayout() {
     std::shared_ptr<const Layout> shown = m_layout;
     m_layout = layout;
     for (size_t i = 0; i < layout->view.items.size(); ++i)
-        request.items.push_back({GraphBoxItem::sizeFor(lookOfItem(int(i)), font),
-                                 layout->view.items[i].cluster});
+        request.items.push_back(
+            {GraphBoxItem::sizeFor(lookOfItem(int(i)), font), layout->view.items[i].cluster});
     m_layout = shown;
     const qreal titleHeight = GraphClusterItem::titleHeight(font);
     const QFontMetricsF metrics(font);
@@ -686,8 +692,8 @@ void GraphView::findNext() {
 
 void GraphView::selectLayer(int layer) {
     if (layer == currentLayer() && (layer >= 0 || m_currentNode < 0)) return;
-    const bool known = layer >= 0 && layer < int(m_nodesOfLayer.size()) &&
-                       !m_nodesOfLayer[size_t(layer)].empty();
+    const bool known =
+        layer >= 0 && layer < int(m_nodesOfLayer.size()) && !m_nodesOfLayer[size_t(layer)].empty();
     setCurrentNode(known ? m_nodesOfLayer[size_t(layer)].front() : -1, false);
 }
 
@@ -705,8 +711,10 @@ void GraphView::setCurrentNode(int node, bool notify) {
         updateCurrentBox();
         if (GraphBoxItem *box = boxOfNode(node)) m_canvas->ensureVisible(box, 60, 60);
     }
-    if (notify && currentLayer() != before) emit currentLayerChanged(currentLayer());
-    else if (notify && node >= 0 && currentLayer() < 0) emit currentLayerChanged(-1);
+    if (notify && currentLayer() != before)
+        emit currentLayerChanged(currentLayer());
+    else if (notify && node >= 0 && currentLayer() < 0)
+        emit currentLayerChanged(-1);
 }
 
 void GraphView::onBoxClicked(GraphBoxItem *box) {
@@ -734,7 +742,8 @@ void GraphView::setGroupCollapsed(int group, bool collapsed) {
     if (collapsed == m_collapsed.contains(group)) return;
     if (collapsed) {
         m_collapsed.insert(group);
-        // The selection inside a closed group moves to nothing visible; keep it, drawn on the group.
+        // The selection inside a closed group moves to nothing visible; keep it, drawn on the
+        // group.
     } else {
         m_collapsed.remove(group);
     }

@@ -128,7 +128,7 @@ private:
 
     GraphOutline m_outline;
     QSet<int> m_collapsed;
-    std::vector<int> m_layerOfNode;               // per outline node
+    std::vector<int> m_layerOfNode;                // per outline node
     std::vector<std::vector<int>> m_nodesOfLayer;  // per layer
     int m_currentNode = -1;                        // outline node
     int m_lastFound = -1;                          // outline node of the last search hit

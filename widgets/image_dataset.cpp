@@ -85,8 +85,10 @@ std::string trimmed(const std::string &s) {
 // the read fails: the failure's own one line names the file and says the same.
 QtMessageHandler g_standardMessages = nullptr;
 
-void quietDecoderMessages(QtMsgType type, const QMessageLogContext &context, const QString &message) {
-    if (message.startsWith(QLatin1String("libpng ")) || message.startsWith(QLatin1String("libjpeg")))
+void quietDecoderMessages(QtMsgType type, const QMessageLogContext &context,
+                          const QString &message) {
+    if (message.startsWith(QLatin1String("libpng ")) ||
+        message.startsWith(QLatin1String("libjpeg")))
         return;
     if (g_standardMessages)
         g_standardMessages(type, context, message);
@@ -110,8 +112,9 @@ std::string truncation(const std::string &path) {
     if (std::memcmp(head, "\x89PNG\r\n\x1a\n", 8) == 0)
         return tail.find("IEND") == std::string::npos ? "truncated PNG (no IEND chunk)" : "";
     if (static_cast<unsigned char>(head[0]) == 0xFF && static_cast<unsigned char>(head[1]) == 0xD8)
-        return tail.find("\xFF\xD9") == std::string::npos ? "truncated JPEG (no end-of-image marker)"
-                                                             : "";
+        return tail.find("\xFF\xD9") == std::string::npos
+                   ? "truncated JPEG (no end-of-image marker)"
+                   : "";
     return "";
 }
 
@@ -133,7 +136,8 @@ bool pathsHoldImages(const std::vector<std::string> &paths) {
 
 Result<quant::DecodedImage> decodeImage(const std::string &path) {
     static std::once_flag quiet;
-    std::call_once(quiet, [] { g_standardMessages = qInstallMessageHandler(quietDecoderMessages); });
+    std::call_once(quiet,
+                   [] { g_standardMessages = qInstallMessageHandler(quietDecoderMessages); });
     if (const std::string cut = truncation(path); !cut.empty())
         return Status::badInput(path + ": " + cut);
     QImageReader reader(QString::fromStdString(path));
@@ -190,7 +194,8 @@ Result<ImageDataset> listImages(const std::vector<std::string> &paths) {
         }
     }
     if (dataset.files.empty())
-        return Status::badInput("no images in " + (paths.empty() ? std::string("(nothing)") : paths[0]));
+        return Status::badInput("no images in " +
+                                (paths.empty() ? std::string("(nothing)") : paths[0]));
     // ImageFolder: one folder, every image inside a class subfolder.
     if (paths.size() == 1 && fs::is_directory(paths[0], error)) {
         // Every subfolder is a class, as ImageFolder counts them (an empty one too), so class
@@ -257,8 +262,7 @@ Result<std::vector<int64_t>> readImageLabels(const std::string &path, const Imag
             for (const std::string &file : dataset.files) {
                 auto it = byFile.find(file);
                 if (it == byFile.end()) it = byFile.find(fs::path(file).filename().string());
-                if (it == byFile.end())
-                    return Status::badInput(path + ": no label for " + file);
+                if (it == byFile.end()) return Status::badInput(path + ": no label for " + file);
                 labels.push_back(it->second);
             }
         }
@@ -273,15 +277,16 @@ Result<quant::BatchSource> imageBatchSource(const Graph &graph, std::vector<std:
                                             quant::PreprocessSpec spec, int64_t batchSize,
                                             int threads) {
     if (graph.inputs.size() != 1)
-        return Status::unsupported(graph.sourcePath + ": images feed models with one input, this one has " +
+        return Status::unsupported(graph.sourcePath +
+                                   ": images feed models with one input, this one has " +
                                    std::to_string(graph.inputs.size()));
     const ValueInfo input = graph.inputs[0];
     if (input.hasShape && input.shape.size() >= 1 && input.shape[0] > 0)
         batchSize = input.shape[0];  // a fixed batch dim sets it
     batchSize = std::max<int64_t>(batchSize, 1);
     threads = std::max(threads, 1);
-    const DataType wanted = spec.dtype == quant::PreprocessSpec::Type::UInt8 ? DataType::UInt8
-                                                                             : DataType::Float;
+    const DataType wanted =
+        spec.dtype == quant::PreprocessSpec::Type::UInt8 ? DataType::UInt8 : DataType::Float;
     if (input.dtype != DataType::Undefined && input.dtype != wanted)
         return Status::badInput("input '" + input.name + "' takes " + dataTypeName(input.dtype) +
                                 ", --preprocess gives " + dataTypeName(wanted));
@@ -311,18 +316,20 @@ Result<quant::BatchSource> imageBatchSource(const Graph &graph, std::vector<std:
             for (size_t d = 0; fits && d < shape.size(); ++d)
                 fits = input.shape[d + 1] < 0 ? shape[d] == one[d] : input.shape[d + 1] == shape[d];
             if (!fits)
-                return Status::badInput(files[first + i] + ": preprocessed to " + shapeText(shape) +
-                                        ", input '" + input.name + "' takes " +
-                                        shapeText(Shape(input.shape.begin() + (input.shape.empty() ? 0 : 1),
-                                                        input.shape.end())) +
-                                        " per sample (see --preprocess: resize, crop, color, layout)");
+                return Status::badInput(
+                    files[first + i] + ": preprocessed to " + shapeText(shape) + ", input '" +
+                    input.name + "' takes " +
+                    shapeText(Shape(input.shape.begin() + (input.shape.empty() ? 0 : 1),
+                                    input.shape.end())) +
+                    " per sample (see --preprocess: resize, crop, color, layout)");
         }
         Shape batchShape{int64_t(count)};
         batchShape.insert(batchShape.end(), one.begin(), one.end());
         Tensor batch(wanted, batchShape);
         const size_t bytes = samples[0]->byteSize();
         for (size_t i = 0; i < count; ++i)
-            std::memcpy(static_cast<char *>(batch.rawData()) + i * bytes, samples[i]->rawData(), bytes);
+            std::memcpy(static_cast<char *>(batch.rawData()) + i * bytes, samples[i]->rawData(),
+                        bytes);
         return batch;
     };
     // The next batch is prepared while the caller runs this one.

@@ -10,9 +10,9 @@
 #include <limits>
 
 #include "display_format.h"
+#include "plot_style.h"
 #include "sqnr_axis_ticker.h"
 #include "sqnr_colours.h"
-#include "plot_style.h"
 
 namespace ql::ui {
 

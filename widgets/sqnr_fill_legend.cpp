@@ -60,8 +60,7 @@ void SqnrFillLegend::paintEvent(QPaintEvent *) {
     }
     painter.fillRect(ramp, gradient);
     // The threshold's tick, where amber starts.
-    const int thresholdX =
-        ramp.left() + int(kRampWidth * (m_thresholdDb - low) / (high - low));
+    const int thresholdX = ramp.left() + int(kRampWidth * (m_thresholdDb - low) / (high - low));
     painter.setPen(QPen(kUnderColor, 1.5, Qt::DashLine));
     painter.drawLine(thresholdX, ramp.top() - 2, thresholdX, ramp.bottom() + 2);
     y += kSwatch;
@@ -77,7 +76,8 @@ void SqnrFillLegend::paintEvent(QPaintEvent *) {
     y += metrics.height();
     int x = kMargin;
     auto swatch = [&](const QColor &fill, Qt::PenStyle style, const QString &text) {
-        painter.setPen(QPen(style == Qt::DashLine ? kFp32Color : palette().color(QPalette::Text), 1.2, style));
+        painter.setPen(
+            QPen(style == Qt::DashLine ? kFp32Color : palette().color(QPalette::Text), 1.2, style));
         painter.setBrush(fill);
         painter.drawRect(QRect(x, y + (metrics.height() - kSwatch) / 2, kSwatch, kSwatch));
         x += kSwatch + 4;

@@ -182,8 +182,7 @@ Planes toPlanes(const DecodedImage &image, PreprocessSpec::Color color) {
             }
             continue;
         }
-        for (int c = 0; c < p.channels; ++c)
-            p.values[size_t(c) * pixels + px] = sourceValue(px, c);
+        for (int c = 0; c < p.channels; ++c) p.values[size_t(c) * pixels + px] = sourceValue(px, c);
     }
     return p;
 }
@@ -228,13 +227,18 @@ Result<PreprocessSpec> parsePreprocessSpec(const std::string &text) {
         if (entry.empty()) continue;
         const auto eq = entry.find('=');
         if (eq == std::string::npos) return badSpec("'" + entry + "' is not key=value");
-        const std::string key = trimmedText(entry.substr(0, eq)), value = trimmedText(entry.substr(eq + 1));
+        const std::string key = trimmedText(entry.substr(0, eq)),
+                          value = trimmedText(entry.substr(eq + 1));
         bool ok = true;
         if (key == "color") {
-            if (value == "rgb") spec.color = PreprocessSpec::Color::Rgb;
-            else if (value == "bgr") spec.color = PreprocessSpec::Color::Bgr;
-            else if (value == "gray" || value == "grey") spec.color = PreprocessSpec::Color::Gray;
-            else ok = false;
+            if (value == "rgb")
+                spec.color = PreprocessSpec::Color::Rgb;
+            else if (value == "bgr")
+                spec.color = PreprocessSpec::Color::Bgr;
+            else if (value == "gray" || value == "grey")
+                spec.color = PreprocessSpec::Color::Gray;
+            else
+                ok = false;
         } else if (key == "resize") {
             spec.resizeShorter = spec.resizeHeight = spec.resizeWidth = 0;
             ok = value.find('x') == std::string::npos
@@ -250,13 +254,19 @@ Result<PreprocessSpec> parsePreprocessSpec(const std::string &text) {
             ok = parseFloats(value, spec.std) &&
                  std::none_of(spec.std.begin(), spec.std.end(), [](float s) { return s == 0; });
         } else if (key == "layout") {
-            if (value == "nchw") spec.layout = PreprocessSpec::Layout::Nchw;
-            else if (value == "nhwc") spec.layout = PreprocessSpec::Layout::Nhwc;
-            else ok = false;
+            if (value == "nchw")
+                spec.layout = PreprocessSpec::Layout::Nchw;
+            else if (value == "nhwc")
+                spec.layout = PreprocessSpec::Layout::Nhwc;
+            else
+                ok = false;
         } else if (key == "dtype") {
-            if (value == "float32") spec.dtype = PreprocessSpec::Type::Float32;
-            else if (value == "uint8") spec.dtype = PreprocessSpec::Type::UInt8;
-            else ok = false;
+            if (value == "float32")
+                spec.dtype = PreprocessSpec::Type::Float32;
+            else if (value == "uint8")
+                spec.dtype = PreprocessSpec::Type::UInt8;
+            else
+                ok = false;
         } else {
             return badSpec("unknown key '" + key +
                            "' (color, resize, crop, scale, mean, std, layout, dtype; presets "
@@ -292,8 +302,9 @@ std::string formatPreprocessSpec(const PreprocessSpec &spec) {
 
 Result<PreprocessSpec> defaultPreprocessSpec(const ValueInfo &input) {
     if (!input.hasShape || input.shape.size() != 4)
-        return Status::badInput("input '" + input.name +
-                                "' is not an image batch [N,C,H,W] or [N,H,W,C]: give --preprocess");
+        return Status::badInput(
+            "input '" + input.name +
+            "' is not an image batch [N,C,H,W] or [N,H,W,C]: give --preprocess");
     const auto &s = input.shape;
     const bool channelsLast = (s[3] == 1 || s[3] == 3) && !(s[1] == 1 || s[1] == 3);
     const int64_t channels = channelsLast ? s[3] : s[1];
@@ -330,7 +341,8 @@ Result<Tensor> preprocessImage(const DecodedImage &image, const PreprocessSpec &
     const size_t channels = size_t(planes.channels);
     for (const auto *list : {&spec.mean, &spec.std})
         if (list->size() == 3 && channels != 3)
-            return Status::badInput(file + ": mean/std have 3 values but color=gray gives 1 channel");
+            return Status::badInput(file +
+                                    ": mean/std have 3 values but color=gray gives 1 channel");
 
     int outHeight = planes.height, outWidth = planes.width;
     if (spec.resizeShorter > 0) {
@@ -365,8 +377,8 @@ Result<Tensor> preprocessImage(const DecodedImage &image, const PreprocessSpec &
         for (int64_t ch = 0; ch < c; ++ch)
             for (int64_t y = 0; y < h; ++y)
                 for (int64_t x = 0; x < w; ++x)
-                    data[destination(ch, y, x)] =
-                        uint8_t(std::clamp(std::lround(planes.at(int(ch), int(y), int(x))), 0L, 255L));
+                    data[destination(ch, y, x)] = uint8_t(
+                        std::clamp(std::lround(planes.at(int(ch), int(y), int(x))), 0L, 255L));
         return out;
     }
     Tensor out(DataType::Float, shape);

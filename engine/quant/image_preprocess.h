@@ -39,11 +39,11 @@ struct PreprocessSpec {
     enum class Layout { Nchw, Nhwc };
     enum class Type { Float32, UInt8 };
     Color color = Color::Rgb;
-    int resizeShorter = 0;           // > 0: shorter side to this
+    int resizeShorter = 0;                  // > 0: shorter side to this
     int resizeHeight = 0, resizeWidth = 0;  // > 0: exactly this
     int cropHeight = 0, cropWidth = 0;      // > 0: centre crop
     float scale = 1.0f;
-    float scaleDivisor = 0.0f;  // > 0 when given as 1/N: values are divided, as ToTensor does
+    float scaleDivisor = 0.0f;     // > 0 when given as 1/N: values are divided, as ToTensor does
     std::vector<float> mean, std;  // one value, or one per channel; empty: none
     Layout layout = Layout::Nchw;
     Type dtype = Type::Float32;

@@ -2,9 +2,9 @@
 // freezing the window): from setGraph() on a shown GraphView to its layoutFinished, which covers
 // the outline (hidden nodes, name-scope groups, the first collapsed set), sizing the boxes, dot's
 // layout on a worker and building the scene. Counters: graphviz_ms (dot alone, on the worker),
-// boxes (nodes and closed groups drawn), and gui_max_ms, the longest the GUI thread went without processing events meanwhile
-// (a 1 ms timer's largest gap). "ExpandAll" lays out every node with no group collapsed: the
-// worst case a user can ask for.
+// boxes (nodes and closed groups drawn), and gui_max_ms, the longest the GUI thread went without
+// processing events meanwhile (a 1 ms timer's largest gap). "ExpandAll" lays out every node with no
+// group collapsed: the worst case a user can ask for.
 //
 // Models: the demo, and torchvision exports from QL_MODELS_DIR (default /tmp/models, written by
 // tests/tools/export_torchvision.py); missing ones are skipped.

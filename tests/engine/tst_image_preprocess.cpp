@@ -82,7 +82,8 @@ TEST(ImagePreprocess, SixteenBitImagesAtEightBitScale) {
     EXPECT_LE(worst, 1.0f / 255);
     // Without resampling there is nothing to round: equal.
     auto plain = parsePreprocessSpec("scale=1/255");
-    auto c = preprocessImage(eight, *plain, "8-bit"), d = preprocessImage(sixteen, *plain, "16-bit");
+    auto c = preprocessImage(eight, *plain, "8-bit"),
+         d = preprocessImage(sixteen, *plain, "16-bit");
     ASSERT_TRUE(c && d);
     for (int64_t i = 0; i < c->numel(); ++i)
         ASSERT_FLOAT_EQ(c->data<float>()[i], d->data<float>()[i]);
@@ -122,9 +123,9 @@ TEST(ImagePreprocess, SpecTextPresetsAndErrors) {
     EXPECT_EQ(formatPreprocessSpec(*again), formatPreprocessSpec(*imagenet));
     EXPECT_EQ(formatPreprocessSpec(*parsePreprocessSpec("none")),
               "color=rgb,layout=nchw,dtype=float32");
-    for (const char *bad : {"colour=rgb", "resize=0", "resize=12x", "crop=axb", "scale=1/0",
-                            "mean=1:2", "std=0", "layout=nwhc", "dtype=int8", "resize",
-                            "dtype=uint8,scale=1/255"}) {
+    for (const char *bad :
+         {"colour=rgb", "resize=0", "resize=12x", "crop=axb", "scale=1/0", "mean=1:2", "std=0",
+          "layout=nwhc", "dtype=int8", "resize", "dtype=uint8,scale=1/255"}) {
         auto spec = parsePreprocessSpec(bad);
         ASSERT_FALSE(spec) << bad;
         EXPECT_EQ(spec.status().kind(), ErrorKind::BadInput) << bad;

@@ -53,9 +53,8 @@ std::shared_ptr<const Graph> residualGraph() {
     g->outputs.push_back(floatValue("y", {1, 10}));
     for (const char *w : {"w0", "w1", "w2", "w3", "w4", "wfc", "scale", "zero"})
         g->initializers[w] = Tensor(DataType::Float, Shape({1}));
-    auto add = [&g](const std::string &name, const std::string &op,
-                    std::vector<std::string> inputs, const std::string &output,
-                    DataType type = DataType::Float) {
+    auto add = [&g](const std::string &name, const std::string &op, std::vector<std::string> inputs,
+                    const std::string &output, DataType type = DataType::Float) {
         Node node;
         node.name = name;
         node.opType = op;
@@ -181,8 +180,7 @@ void TestGraphView::outlineHidesQdqConstantsAndShapeArithmetic() {
           "/block1/conv2/DequantizeLinear", "/head/Shape", "/head/Gather", "/head/Concat"})
         QCOMPARE(nodeNamed(plain, hidden), -1);
     QCOMPARE(plain.nodeOfGraphNode(7), -1);  // the QuantizeLinear
-    QCOMPARE(plain.nodes()[size_t(plain.nodeOfGraphNode(10))].name,
-             QString("/block2/conv1/Conv"));
+    QCOMPARE(plain.nodes()[size_t(plain.nodeOfGraphNode(10))].name, QString("/block2/conv1/Conv"));
     QVERIFY(hasEdge(plain, "/block1/relu/Relu", "/block1/conv2/Conv"));
     // Edges pass through Q/DQ along the data input, naming the tensor the consumer reads...
     QVERIFY(hasEdge(plain, "/block1/Add", "/block2/conv1/Conv"));
