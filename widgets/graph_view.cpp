@@ -167,7 +167,6 @@ GraphView::GraphView(QWidget *parent)
         m_pending.reset();
         m_layoutCache.insert(layoutKey(done->collapsed), done);
         applyLayout(done);
-        if (m_pending) return;  // another request came in meanwhile
     });
     setColouring(Colouring::Cumulative);
     setGraph(nullptr);
@@ -270,7 +269,12 @@ void GraphView::setGraph(std::shared_ptr<const Graph> graph) {
 }
 
 void GraphView::rebuildOutline() {
+    // The scene's items index the old outline: gone before the new one replaces it.
     m_layoutCache.clear();
+    m_layout.reset();
+    m_pending.reset();
+    m_boxes.clear();
+    m_scene->clear();
     m_outline = m_graph ? GraphOutline::build(*m_graph, m_options) : GraphOutline{};
     m_collapsed = m_outline.defaultCollapsed();
     m_currentNode = -1;
@@ -393,8 +397,7 @@ QString GraphView::layoutKey(const QSet<int> &collapsed) const {
     return key;
 }
 
-BoxLook GraphView::lookOfItem(int item) const {
-    const OutlineView::Item &it = m_layout->view.items[size_t(item)];
+BoxLook GraphView::lookOf(const OutlineView::Item &it) const {
     BoxLook look;
     // The figure shown and the findings counted over the layers an item stands for.
     std::vector<int> nodes;
@@ -446,8 +449,7 @@ BoxLook GraphView::lookOfItem(int item) const {
     return look;
 }
 
-QString GraphView::toolTipOfItem(int item) const {
-    const OutlineView::Item &it = m_layout->view.items[size_t(item)];
+QString GraphView::toolTipOf(const OutlineView::Item &it) const {
     if (it.isGroup) {
         const OutlineGroup &group = m_outline.groups()[size_t(it.index)];
         return tr("<b>%1</b><br>%2 nodes, collapsed: click to open")
@@ -487,6 +489,7 @@ void GraphView::requestLayout() {
     if (m_layoutWanted) return;
     const QString key = layoutKey(m_collapsed);
     if (auto cached = m_layoutCache.value(key)) {
+        m_pending.reset();  // a layout still running for another set is not wanted any more
         applyLayout(cached);
         return;
     }
@@ -496,12 +499,8 @@ void GraphView::requestLayout() {
     GraphLayoutRequest request;
     const QFont font = m_canvas->font();
     // Boxes are sized for their text before layout, from the same looks the scene will show.
-    std::shared_ptr<const Layout> shown = m_layout;
-    m_layout = layout;
-    for (size_t i = 0; i < layout->view.items.size(); ++i)
-        request.items.push_back(
-            {GraphBoxItem::sizeFor(lookOfItem(int(i)), font), layout->view.items[i].cluster});
-    m_layout = shown;
+    for (const OutlineView::Item &item : layout->view.items)
+        request.items.push_back({GraphBoxItem::sizeFor(lookOf(item), font), item.cluster});
     const qreal titleHeight = GraphClusterItem::titleHeight(font);
     const QFontMetricsF metrics(font);
     for (const OutlineView::Cluster &cluster : layout->view.clusters) {
@@ -557,8 +556,9 @@ void GraphView::applyLayout(const std::shared_ptr<const Layout> &layout) {
         m_scene->addItem(item);
     }
     for (size_t i = 0; i < layout->view.items.size(); ++i) {
-        auto *box = new GraphBoxItem(int(i), result.items[int(i)], lookOfItem(int(i)));
-        box->setToolTip(toolTipOfItem(int(i)));
+        const OutlineView::Item &item = layout->view.items[i];
+        auto *box = new GraphBoxItem(int(i), result.items[int(i)], lookOf(item));
+        box->setToolTip(toolTipOf(item));
         m_scene->addItem(box);
         m_boxes.push_back(box);
     }
@@ -624,8 +624,9 @@ void GraphView::fitToView() {
 void GraphView::refreshLooks() {
     if (!m_layout) return;
     for (size_t i = 0; i < m_boxes.size(); ++i) {
-        m_boxes[i]->setLook(lookOfItem(int(i)));
-        m_boxes[i]->setToolTip(toolTipOfItem(int(i)));
+        const OutlineView::Item &item = m_layout->view.items[i];
+        m_boxes[i]->setLook(lookOf(item));
+        m_boxes[i]->setToolTip(toolTipOf(item));
     }
 }
 

@@ -109,8 +109,9 @@ private:
     void showInitialView();
     void positionOverlays();  // the legend top left, the minimap bottom right
     QString layoutKey(const QSet<int> &collapsed) const;
-    BoxLook lookOfItem(int item) const;
-    QString toolTipOfItem(int item) const;
+    // What a box shows and says, for an item of the outline's current view.
+    BoxLook lookOf(const OutlineView::Item &item) const;
+    QString toolTipOf(const OutlineView::Item &item) const;
     std::optional<double> figureOfLayer(int layer) const;
     int layerOfNode(int node) const;
     // From the canvas: clicks on boxes and group titles.

@@ -300,6 +300,17 @@ void TestGraphView::fillsFollowReportThresholdAndColouring() {
     QCOMPARE(conv2->look().findings, 2);
     QCOMPARE(view.boxOfLayer(0)->look().findings, 0);
     QCOMPARE(view.lastLayoutMilliseconds(), layoutMs);
+    // Showing Q/DQ makes a new outline; a repaint asked for before its layout is in must not
+    // reach the old scene's boxes.
+    const size_t nodes = view.outline().nodes().size();
+    view.selectLayer(4);
+    view.setShowQdq(true);
+    view.setThresholdDb(25.0);
+    QVERIFY(waitLaidOut(view));
+    QCOMPARE(view.outline().nodes().size(), nodes + 3);  // Q, Cast, DQ
+    QCOMPARE(view.currentLayer(), 4);  // the selection survives
+    QVERIFY(view.boxOfLayer(4) && view.boxOfLayer(4)->isCurrent());
+    QCOMPARE(view.boxOfLayer(2)->look().fill, sqnrFill(29.0, 25.0));
 }
 
 void TestGraphView::groupsCollapseExpandAndOpenForSelection() {
