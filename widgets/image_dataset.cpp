@@ -291,8 +291,11 @@ Result<quant::BatchSource> imageBatchSource(const Graph &graph, std::vector<std:
         return Status::badInput("input '" + input.name + "' takes " + dataTypeName(input.dtype) +
                                 ", --preprocess gives " + dataTypeName(wanted));
 
-    // One batch: its images decoded and preprocessed by the worker threads, then stacked.
-    auto makeBatch = [=](size_t first) -> Result<Tensor> {
+    // One batch: its images decoded and preprocessed by the worker threads, then stacked. The
+    // file list is shared, not copied into each batch's task.
+    const auto shared = std::make_shared<const std::vector<std::string>>(std::move(files));
+    auto makeBatch = [shared, spec, input, wanted, batchSize, threads](size_t first) -> Result<Tensor> {
+        const std::vector<std::string> &files = *shared;
         const size_t count = std::min(size_t(batchSize), files.size() - first);
         std::vector<Result<Tensor>> samples(count, Status::badInput("not decoded"));
         auto work = [&](size_t from) {
@@ -338,7 +341,7 @@ Result<quant::BatchSource> imageBatchSource(const Graph &graph, std::vector<std:
         std::future<Result<Tensor>> ahead;
     };
     auto state = std::make_shared<State>();
-    const size_t total = files.size();
+    const size_t total = shared->size();
     return quant::BatchSource([=](std::map<std::string, Tensor> &batch) -> Result<bool> {
         if (state->next >= total) return false;
         if (!state->ahead.valid())
