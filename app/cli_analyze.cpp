@@ -42,7 +42,8 @@ namespace {
 struct EvaluationInputs {
     ql::analysis::BatchSourceFactory inputs;
     std::vector<int64_t> labels;
-    QJsonObject jsonFields;  // images: "images", "preprocess", "classes", "labels_from"
+    std::vector<std::string> files;  // images: one per sample, for worst_samples
+    QJsonObject jsonFields;          // images: "images", "preprocess", "classes", "labels_from"
 };
 
 ql::Result<EvaluationInputs> evaluationInputs(const QCommandLineParser &parser,
@@ -96,6 +97,7 @@ ql::Result<EvaluationInputs> evaluationInputs(const QCommandLineParser &parser,
         specText.c_str(),
         parser.isSet("preprocess") ? "" : " (the default for the model's input; see --preprocess)");
     const int decoders = threads > 0 ? threads : QThread::idealThreadCount();
+    out.files = dataset->files;
     out.inputs = [&floatModel, files = dataset->files, spec = *spec, batch, decoders]() {
         return ql::ui::imageBatchSource(floatModel, files, spec, batch, decoders);
     };
@@ -288,6 +290,9 @@ int runAnalyze(const QStringList &arguments) {
         QJsonObject object = ql::ui::analysisReportJson(*report, models);
         for (auto it = data->jsonFields.begin(); it != data->jsonFields.end(); ++it)
             object.insert(it.key(), it.value());
+        if (!report->outputs.empty())
+            object.insert("worst_samples",
+                          ql::ui::worstSamplesJson(report->outputs[0], options.labels, data->files));
         const QByteArray json = QJsonDocument(object).toJson();
         if (ql::Status s = writeTextFile(parser.value("json"), json); !s) return reportFailure(s);
     }

@@ -7,6 +7,7 @@
 //    for all noise), as JSON has no infinity.
 //  * CSV: a header and one row per layer with the scalar columns; empty cells for null, "inf".
 
+#include <QJsonArray>
 #include <QJsonObject>
 #include <QString>
 
@@ -24,5 +25,13 @@ struct AnalysisModels {
 
 QJsonObject analysisReportJson(const analysis::NumericSuiteReport &report, const AnalysisModels &models);
 QString analysisReportCsv(const analysis::NumericSuiteReport &report);
+// The samples to look at first: the `lowest` with the lowest output SQNR and every sample whose
+// top-1 class differs between the models (at most `maxFlips`), lowest SQNR first. Each names its
+// index, its file when `files` has one per sample, its label when `labels` has one, both
+// predictions, whether they differ, and its SQNR.
+QJsonArray worstSamplesJson(const analysis::OutputReport &output,
+                            const std::vector<int64_t> &labels,
+                            const std::vector<std::string> &files, int lowest = 10,
+                            int maxFlips = 100);
 
 }  // namespace ql::ui

@@ -37,6 +37,12 @@ std::vector<OutputReport> outputReports(const ActivationComparisonResult &activa
             o.floatAccuracy = accuracy(out.floatCorrect, out.rows);
             o.quantAccuracy = accuracy(out.quantCorrect, out.rows);
         }
+        o.sampleSqnrDb = out.metrics.sampleSqnrValues;
+        // Predictions per sample only when a row is a sample (not per token or pixel).
+        if (out.rows == activations.samples && int64_t(out.floatTop1.size()) == out.rows) {
+            o.floatTop1 = out.floatTop1;
+            o.quantTop1 = out.quantTop1;
+        }
         outputs.push_back(std::move(o));
     }
     return outputs;

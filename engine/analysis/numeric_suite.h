@@ -68,6 +68,10 @@ struct OutputReport {
     double sqnrDb = 0.0;
     double top1Agreement = 0.0;
     std::optional<double> floatAccuracy, quantAccuracy;  // with labels
+    // Per evaluation sample, in order (first output only): its SQNR, and each model's top-1 class
+    // when the output has one row per sample (a classifier's [N, classes]); else empty.
+    std::vector<double> sampleSqnrDb;
+    std::vector<int64_t> floatTop1, quantTop1;
 };
 
 struct NumericSuiteReport {

@@ -8,7 +8,8 @@ folders named "0 T-shirt top" ... "9 Ankle boot" (spaces; sorted = class index).
 reference below does what the spec says the way PIL does it (antialiased bilinear in 22-bit
 fixed point, centre crop rounded half to even, ToTensor's division, Normalize), independently of
 the engine's code. Both analyses must give the same output SQNR (within 0.01 dB) and the same
-float and int8 accuracies; the JSON names the classes, where labels came from and the spec.
+float and int8 accuracies; the JSON names the classes, where labels came from and the spec, and
+lists the worst samples (lowest SQNR, top-1 flips) with their files and labels.
 Bad input: a truncated PNG, an unknown preprocess key and a label file of the wrong length are
 one line naming the file or key, exit 2.
 
@@ -131,6 +132,21 @@ assert a["labels_from"] == "folders" and a["images"] == 64
 assert a["preprocess"] == ("color=gray,resize=28,crop=28x28,scale=1/255,mean=0.286,std=0.353,"
                           "layout=nchw,dtype=float32"), a["preprocess"]
 assert "64 images in 10 class folders" in images.stderr and "preprocess color=gray" in images.stderr, images.stderr
+
+# worst_samples: the 10 lowest output SQNRs and every top-1 flip, lowest first, with the image's
+# file and label; the flips are as many as the top-1 agreement says.
+worst = a["worst_samples"]
+sqnrs = [w["sqnr_db"] for w in worst]
+assert sqnrs == sorted(sqnrs) and len(worst) >= 10, sqnrs
+flipped = [w for w in worst if w["flipped"]]
+assert all(w["float_top1"] != w["quant_top1"] for w in flipped)
+assert len(flipped) == round((1 - oa["top1_agreement"]) * 64), (len(flipped), oa["top1_agreement"])
+for w in worst:
+    assert os.path.isfile(w["file"]) and w["label"] == CLASSES.index(os.path.basename(os.path.dirname(w["file"])))
+# The same samples in the .npy run (same order), without files.
+assert [w["index"] for w in b["worst_samples"]] == [w["index"] for w in worst]
+assert "file" not in b["worst_samples"][0]
+print(f"worst sample: {os.path.basename(worst[0]['file'])}, {worst[0]['sqnr_db']:.2f} dB; {len(flipped)} flips")
 
 # Labels from a text file (class names, in file order) give the same accuracies.
 with open(os.path.join(work, "labels.txt"), "w") as f:
