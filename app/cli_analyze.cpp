@@ -291,8 +291,8 @@ int runAnalyze(const QStringList &arguments) {
         for (auto it = data->jsonFields.begin(); it != data->jsonFields.end(); ++it)
             object.insert(it.key(), it.value());
         if (!report->outputs.empty())
-            object.insert("worst_samples",
-                          ql::ui::worstSamplesJson(report->outputs[0], options.labels, data->files));
+            object.insert("worst_samples", ql::ui::worstSamplesJson(report->outputs[0],
+                                                                    options.labels, data->files));
         const QByteArray json = QJsonDocument(object).toJson();
         if (ql::Status s = writeTextFile(parser.value("json"), json); !s) return reportFailure(s);
     }

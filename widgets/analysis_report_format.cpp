@@ -213,7 +213,8 @@ QJsonArray worstSamplesJson(const analysis::OutputReport &output,
                             const std::vector<int64_t> &labels,
                             const std::vector<std::string> &files, int lowest, int maxFlips) {
     const size_t samples = output.sampleSqnrDb.size();
-    const bool predictions = output.floatTop1.size() == samples && output.quantTop1.size() == samples;
+    const bool predictions =
+        output.floatTop1.size() == samples && output.quantTop1.size() == samples;
     std::vector<size_t> order(samples);
     for (size_t i = 0; i < samples; ++i) order[i] = i;
     // NaN (an all-zero sample) sorts last; -inf (nothing of the float output survived) first.
