@@ -611,7 +611,9 @@ void TestAnalysisWindow::cancelAndCloseWhileRunning() {
         QCOMPARE(window.statusText(), QString("Analysis cancelled"));
         QTRY_VERIFY(!window.analysis()->isBusy());
         QVERIFY(!window.analysis()->report());
-        QVERIFY(!window.progressBar()->isVisible());
+        // The bar also stands for the model page's load, which the cancel does not stop: it
+        // goes when that is in too (under ASan the load can outlast the cancelled analysis).
+        QTRY_VERIFY(!window.progressBar()->isVisible());
         // Run again (F5) after a cancel.
         window.findChild<QAction *>("actionRerun")->trigger();
         QVERIFY(waitIdle(window));
