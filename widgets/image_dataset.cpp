@@ -47,10 +47,13 @@ void collectImages(const fs::path &folder, std::vector<std::string> &out) {
     for (const fs::path &f : folders) collectImages(f, out);
 }
 
+// Whether a folder has an image at any depth: stops at the first one rather than listing all.
 bool holdsImages(const fs::path &folder) {
-    std::vector<std::string> found;
-    collectImages(folder, found);
-    return !found.empty();
+    std::error_code error;
+    for (fs::recursive_directory_iterator it(folder, error), end; !error && it != end;
+         it.increment(error))
+        if (!it->is_directory(error) && isImageFile(it->path().string())) return true;
+    return false;
 }
 
 std::string shapeText(const Shape &shape) {
