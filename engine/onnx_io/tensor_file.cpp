@@ -3,6 +3,7 @@
 #include <cstdint>
 #include <cstring>
 #include <fstream>
+#include <functional>
 #include <sstream>
 
 #include "onnx_io/atomic_file.h"
@@ -70,16 +71,33 @@ std::string dictValue(const std::string &header, const std::string &key) {
     return header.substr(v, end - v);
 }
 
-}  // namespace
+// Reads `size` bytes at `offset` of a .npy into `out`; false when the source falls short. Lets
+// one parser serve files (read in place, a range of rows at a time) and .npz members in memory.
+using NpyReader = std::function<bool(uint64_t offset, void *out, size_t size)>;
 
-Result<NpyHeader> readNpyHeader(const std::string &path) {
-    std::ifstream in(path, std::ios::binary | std::ios::ate);
-    if (!in) return Status::badInput(path + ": cannot open file");
-    const uint64_t fileSize = static_cast<uint64_t>(in.tellg());
-    in.seekg(0);
-    auto bad = [&](const std::string &why) { return Status::badInput(path + ": " + why); };
+NpyReader fileReader(std::ifstream &in) {
+    return [&in](uint64_t offset, void *out, size_t size) {
+        in.seekg(static_cast<std::streamoff>(offset));
+        in.read(static_cast<char *>(out), static_cast<std::streamsize>(size));
+        return bool(in);
+    };
+}
+
+NpyReader memoryReader(const char *bytes, uint64_t available) {
+    return [bytes, available](uint64_t offset, void *out, size_t size) {
+        if (offset > available || size > available - offset) return false;
+        if (size) std::memcpy(out, bytes + offset, size);
+        return true;
+    };
+}
+
+// The header of a .npy of `fileSize` bytes; `name` starts the messages.
+Result<NpyHeader> parseNpyHeader(const NpyReader &read, uint64_t fileSize,
+                                 const std::string &name) {
+    auto bad = [&](const std::string &why) { return Status::badInput(name + ": " + why); };
     char lead[12] = {};
-    in.read(lead, fileSize < 12 ? static_cast<std::streamsize>(fileSize) : 12);
+    const size_t leadSize = fileSize < 12 ? static_cast<size_t>(fileSize) : 12;
+    if (!read(0, lead, leadSize)) return bad("read failed");
     if (fileSize < 10 || std::memcmp(lead, "\x93NUMPY", 6) != 0) return bad("not a .npy file (bad magic)");
     const int major = static_cast<uint8_t>(lead[6]);
     uint64_t headerLength, headerStart;
@@ -97,8 +115,7 @@ Result<NpyHeader> readNpyHeader(const std::string &path) {
     }
     if (headerStart + headerLength > fileSize) return bad("truncated .npy header");
     std::string header(static_cast<size_t>(headerLength), '\0');
-    in.seekg(static_cast<std::streamoff>(headerStart));
-    in.read(header.data(), static_cast<std::streamsize>(headerLength));
+    if (!read(headerStart, header.data(), header.size())) return bad("read failed");
     NpyHeader result;
     const std::string descr = dictValue(header, "descr");
     if (!npyTypeFromDescr(descr, &result.dtype)) {
@@ -123,15 +140,12 @@ Result<NpyHeader> readNpyHeader(const std::string &path) {
     result.dataOffset = headerStart + headerLength;
     const uint64_t available = fileSize - result.dataOffset;
     uint64_t needed = dataTypeSize(result.dtype);
-    for (int64_t d : result.shape) {
-        if (d != 0 && needed > available / static_cast<uint64_t>(d)) {
-            needed = UINT64_MAX;  // more than the file holds, however large d is
-            break;
-        }
-        needed *= static_cast<uint64_t>(d);
-    }
-    if (needed > available) {
-        const std::string need = needed == UINT64_MAX ? "more than that" : std::to_string(needed) + " bytes";
+    bool overflow = false;  // then more than any file holds, however large the dimensions
+    for (int64_t d : result.shape)
+        overflow = overflow || __builtin_mul_overflow(needed, static_cast<uint64_t>(d), &needed);
+    if (overflow || needed > available) {
+        const std::string need =
+            overflow ? "more than 2^64 bytes" : std::to_string(needed) + " bytes";
         return bad("truncated .npy data: shape " + shapeToString(result.shape) + " of " +
                    dataTypeName(result.dtype) + " needs " + need + ", file has " + std::to_string(available) +
                    " bytes");
@@ -139,31 +153,60 @@ Result<NpyHeader> readNpyHeader(const std::string &path) {
     return result;
 }
 
-Result<Tensor> readNpyRows(const std::string &path, const NpyHeader &header, int64_t first, int64_t count) {
+// Rows [first, first + count) of the data `header` describes.
+Result<Tensor> readNpyData(const NpyReader &read, const NpyHeader &header, int64_t first,
+                           int64_t count, const std::string &name) {
     Shape shape = header.shape;
     if (shape.empty()) {
-        if (first != 0 || count != 1) return Status::badInput(path + ": a scalar .npy has one row");
+        if (first != 0 || count != 1) return Status::badInput(name + ": a scalar .npy has one row");
     } else {
         if (first < 0 || count < 0 || first + count > shape[0])
-            return Status::badInput(path + ": rows [" + std::to_string(first) + ", " + std::to_string(first + count) +
-                                    ") outside the " + std::to_string(shape[0]) + " rows of the file");
+            return Status::badInput(name + ": rows [" + std::to_string(first) + ", " +
+                                    std::to_string(first + count) + ") outside the " +
+                                    std::to_string(shape[0]) + " rows of the file");
         shape[0] = count;
     }
-    Tensor tensor(header.dtype, shape);
     const Shape rowShape(header.shape.empty() ? header.shape.begin() : header.shape.begin() + 1, header.shape.end());
     const uint64_t rowBytes = static_cast<uint64_t>(shapeElementCount(rowShape)) * dataTypeSize(header.dtype);
+    Tensor tensor;
+    try {
+        tensor = Tensor(header.dtype, shape);
+    } catch (const TensorTooLarge &e) {
+        return Status::badInput(name + ": " + e.what());
+    }
+    if (!read(header.dataOffset + static_cast<uint64_t>(first) * rowBytes, tensor.rawData(),
+              tensor.byteSize()))
+        return Status::badInput(name + ": read failed");
+    return tensor;
+}
+
+}  // namespace
+
+Result<NpyHeader> readNpyHeader(const std::string &path) {
+    std::ifstream in(path, std::ios::binary | std::ios::ate);
+    if (!in) return Status::badInput(path + ": cannot open file");
+    const uint64_t fileSize = static_cast<uint64_t>(in.tellg());
+    return parseNpyHeader(fileReader(in), fileSize, path);
+}
+
+Result<Tensor> readNpyRows(const std::string &path, const NpyHeader &header, int64_t first,
+                           int64_t count) {
     std::ifstream in(path, std::ios::binary);
     if (!in) return Status::badInput(path + ": cannot open file");
-    in.seekg(static_cast<std::streamoff>(header.dataOffset + static_cast<uint64_t>(first) * rowBytes));
-    if (tensor.byteSize()) in.read(static_cast<char *>(tensor.rawData()), static_cast<std::streamsize>(tensor.byteSize()));
-    if (!in) return Status::badInput(path + ": read failed");
-    return tensor;
+    return readNpyData(fileReader(in), header, first, count, path);
 }
 
 Result<Tensor> readNpy(const std::string &path) {
     auto header = readNpyHeader(path);
     if (!header) return header.status();
     return readNpyRows(path, *header, 0, header->shape.empty() ? 1 : header->shape[0]);
+}
+
+Result<Tensor> readNpyFromMemory(const void *bytes, size_t size, const std::string &name) {
+    const NpyReader read = memoryReader(static_cast<const char *>(bytes), size);
+    auto header = parseNpyHeader(read, size, name);
+    if (!header) return header.status();
+    return readNpyData(read, *header, 0, header->shape.empty() ? 1 : header->shape[0], name);
 }
 
 Result<Tensor> readTensorProtoFile(const std::string &path) {

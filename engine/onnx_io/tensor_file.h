@@ -2,6 +2,7 @@
 // Input and output tensor files: NumPy .npy (little-endian, C order) and serialized
 // onnx TensorProto .pb (the ONNX test-case layout).
 
+#include <cstddef>
 #include <cstdint>
 #include <string>
 
@@ -24,6 +25,8 @@ struct NpyHeader {
 Result<NpyHeader> readNpyHeader(const std::string &path);
 // Rows [first, first + count) along dim 0 (a scalar file: first 0, count 1).
 Result<Tensor> readNpyRows(const std::string &path, const NpyHeader &header, int64_t first, int64_t count);
+// A whole .npy file already in memory (an .npz member); messages start with `name`.
+Result<Tensor> readNpyFromMemory(const void *bytes, size_t size, const std::string &name);
 Result<Tensor> readTensorProtoFile(const std::string &path);
 
 Status writeNpy(const std::string &path, const Tensor &tensor);
