@@ -4,10 +4,8 @@
 #include <QDir>
 #include <QFile>
 #include <QFileInfo>
-#include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
-#include <QThread>
 
 #include <cmath>
 #include <cstdio>
@@ -23,14 +21,13 @@
 #include "analysis_report_format.h"
 #include "analysis_setup.h"
 #include "cli_commands.h"
+#include "cli_data.h"
 #include "cli_quantizer_options.h"
 #include "cli_report.h"
 #include "cli_support.h"
-#include "image_dataset.h"
 #include "onnx_io/model_loader.h"
 #include "onnx_io/tensor_file.h"
 #include "project_controller.h"
-#include "quant/calibration_data.h"
 #include "report_export.h"
 
 namespace cli {
@@ -49,65 +46,17 @@ struct EvaluationInputs {
 ql::Result<EvaluationInputs> evaluationInputs(const QCommandLineParser &parser,
                                               const ql::Graph &floatModel, int64_t batch,
                                               int threads) {
-    const std::vector<std::string> paths = splitPaths(parser.values("data"));
-    const std::string labelsPath = parser.value("labels").toStdString();
+    auto reader = dataReader(parser, threads);
+    if (!reader) return reader.status();
+    auto data = listData(parser, "data", **reader, floatModel, "labels");
+    if (!data) return data.status();
     EvaluationInputs out;
-    if (!ql::ui::pathsHoldImages(paths)) {
-        if (parser.isSet("preprocess"))
-            return ql::Status::badInput(
-                "--preprocess: --data holds no images (.png .jpg .jpeg .bmp .webp)");
-        auto files = ql::quant::listCalibrationFiles(paths);
-        if (!files) return files.status().withContext("--data");
-        out.inputs = [&floatModel, files = *files, batch]() {
-            return ql::quant::fileBatchSource(floatModel, files, batch);
-        };
-        if (!labelsPath.empty()) {
-            auto labels = ql::analysis::readLabelsFile(labelsPath);
-            if (!labels) return labels.status();
-            out.labels = std::move(*labels);
-        }
-        return out;
-    }
-    auto dataset = ql::ui::listImages(paths);
-    if (!dataset) return dataset.status().withContext("--data");
-    if (floatModel.inputs.size() != 1)
-        return ql::Status::unsupported(floatModel.sourcePath +
-                                       ": images feed models with one input, this one has " +
-                                       std::to_string(floatModel.inputs.size()));
-    auto spec = parser.isSet("preprocess")
-                    ? ql::quant::parsePreprocessSpec(parser.value("preprocess").toStdString())
-                    : ql::quant::defaultPreprocessSpec(floatModel.inputs[0]);
-    if (!spec) return spec.status();
-    const std::string specText = ql::quant::formatPreprocessSpec(*spec);
-    std::string labelsFrom = dataset->labelsFrom;
-    if (!labelsPath.empty()) {
-        auto labels = ql::ui::readImageLabels(labelsPath, *dataset);
-        if (!labels) return labels.status();
-        out.labels = std::move(*labels);
-        labelsFrom = labelsPath;
-    } else {
-        out.labels = dataset->labels;
-    }
-    // Exactly what was applied, so the figures can be reproduced (and questioned).
-    std::fprintf(
-        stderr, "quantlens: %zu images%s; preprocess %s%s\n", dataset->files.size(),
-        dataset->classes.empty()
-            ? ""
-            : (" in " + std::to_string(dataset->classes.size()) + " class folders").c_str(),
-        specText.c_str(),
-        parser.isSet("preprocess") ? "" : " (the default for the model's input; see --preprocess)");
-    const int decoders = threads > 0 ? threads : QThread::idealThreadCount();
-    out.files = dataset->files;
-    out.inputs = [&floatModel, files = dataset->files, spec = *spec, batch, decoders]() {
-        return ql::ui::imageBatchSource(floatModel, files, spec, batch, decoders);
+    out.labels = data->labels;
+    if (data->listed.images) out.files = data->listed.files;
+    out.inputs = [&floatModel, reader = *reader, files = data->listed.files, batch]() {
+        return reader->open(floatModel, files, batch);
     };
-    out.jsonFields.insert("images", double(dataset->files.size()));
-    out.jsonFields.insert("preprocess", QString::fromStdString(specText));
-    QJsonArray classes;
-    for (const std::string &name : dataset->classes) classes.append(QString::fromStdString(name));
-    if (!classes.isEmpty()) out.jsonFields.insert("classes", classes);
-    if (!labelsFrom.empty())
-        out.jsonFields.insert("labels_from", QString::fromStdString(labelsFrom));
+    out.jsonFields = dataJsonFields(*data, **reader, floatModel);
     return out;
 }
 
@@ -160,28 +109,17 @@ int runAnalyze(const QStringList &arguments) {
     parser.addOption({"quant", "The quantized ONNX model (QDQ or QOperator).", "QUANT.onnx"});
     parser.addOption({"calib",
                       "Instead of --quant: quantize the float model in the app from these calibration inputs "
-                      "(folders of .npy/.pb files or files; repeatable), with the quantizer options below.",
+                      "(folders of .npy/.pb files or images, or files; repeatable), with the quantizer options below.",
                       "DIR_OR_FILES"});
     addQuantizerOptions(parser);
-    parser.addOption(
-        {"data",
-         "Evaluation inputs: folders of .npy/.pb files or files (one sample or a batch each), "
-         "or images (.png .jpg .bmp .webp; folders searched recursively; a folder of class "
-         "folders gives ImageFolder labels); repeatable.",
-         "DIR_OR_FILES"});
+    parser.addOption({"data", dataOptionHelp("Evaluation inputs"), "DIR_OR_FILES"});
     parser.addOption(
         {"labels",
          "Class ids for the accuracy of both models: .npy of integers (one per sample); for "
          "images also a text file (one label per line, in file order) or a CSV of "
          "file,label; labels may be class folder names.",
          "LABELS"});
-    parser.addOption(
-        {"preprocess",
-         "For images: comma-separated key=value applied in this order: color=rgb|bgr|gray, "
-         "resize=N|HxW, crop=N|HxW, scale=F (1/255 accepted), mean=a:b:c, std=a:b:c, "
-         "layout=nchw|nhwc, dtype=float32|uint8; or a preset: imagenet, none. Default: "
-         "resize and centre-crop to the model's input, scale 1/255.",
-         "SPEC"});
+    addPreprocessOption(parser);
     parser.addOption({"batch", "Samples per batch (default 8; a model with a fixed batch dim runs at that batch).",
                       "N", "8"});
     parser.addOption({"json", "Write the report as JSON.", "OUT.json"});
@@ -259,7 +197,7 @@ int runAnalyze(const QStringList &arguments) {
         calibrationBatch = static_cast<int>(*calibBatch);
         int64_t calibrated = 0;
         auto quantized =
-            quantizeFromFiles(*floatGraph, parser.values("calib"), quantizer, threads, *calibBatch, calibrated);
+            quantizeFromFiles(*floatGraph, parser, quantizer, threads, *calibBatch, calibrated, false);
         if (!quantized) return reportFailure(quantized.status());
         quantGraph = std::move(quantized->model);
         models.quantizedInApp = true;

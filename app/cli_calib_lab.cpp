@@ -15,11 +15,11 @@
 #include "analysis/calibration_lab.h"
 #include "calibration_lab_format.h"
 #include "cli_commands.h"
+#include "cli_data.h"
 #include "cli_quantizer_options.h"
 #include "cli_support.h"
 #include "onnx_io/model_loader.h"
 #include "onnx_io/model_writer.h"
-#include "quant/calibration_data.h"
 
 namespace cli {
 
@@ -52,24 +52,30 @@ std::vector<int64_t> defaultSizes(int64_t pool) {
     return sizes;
 }
 
-ql::Status readLabOptions(const QCommandLineParser &parser, const QString &floatPath,
+ql::Status readLabOptions(const QCommandLineParser &parser, const ql::Graph &graph,
                           CalibrationLabOptions &o) {
+    const QString floatPath = parser.value("float");
     const std::string lab = "calib-lab: ";
     if (parser.isSet("method") || parser.isSet("percentile"))
         return ql::Status::badInput(
             lab + "give the methods with --methods (e.g. minmax,percentile:99.99)");
     QL_RETURN_IF_ERROR(readQuantizerOptions(parser, "calib-lab", floatPath, o.quantizer));
-    auto pool = ql::quant::listCalibrationFiles(splitPaths(parser.values("calib")));
-    if (!pool) return pool.status().withContext("calib-lab: --calib");
-    o.poolFiles = *pool;
-    auto eval = ql::quant::listCalibrationFiles(splitPaths(parser.values("data")));
-    if (!eval) return eval.status().withContext("calib-lab: --data");
-    o.evalFiles = *eval;
-    if (parser.isSet("labels")) {
-        auto labels = ql::analysis::readLabelsFile(parser.value("labels").toStdString());
-        if (!labels) return labels.status();
-        o.labels = std::move(*labels);
-    }
+    bool ok = false;
+    o.threads = parser.isSet("threads") ? parser.value("threads").toInt(&ok) : 0;
+    if (parser.isSet("threads") && (!ok || o.threads < 0))
+        return ql::Status::badInput(lab + "--threads expects a positive number");
+    auto reader = dataReader(parser, o.threads);
+    if (!reader) return reader.status();
+    o.reader = *reader;
+    auto pool = listData(parser, "calib", **reader, graph, QString(), false);
+    if (!pool) return pool.status().withContext("calib-lab");
+    auto eval = listData(parser, "data", **reader, graph, "labels", false);
+    if (!eval) return eval.status().withContext("calib-lab");
+    if ((*reader)->userSpec().has_value() && !pool->listed.images && !eval->listed.images)
+        return ql::Status::badInput(lab + "--preprocess: neither --calib nor --data holds images");
+    o.poolFiles = std::move(pool->listed.files);
+    o.evalFiles = std::move(eval->listed.files);
+    o.labels = std::move(eval->labels);
     for (const QString &m : parser.value("methods").split(',', Qt::SkipEmptyParts)) {
         auto method = ql::analysis::parseCalibrationMethod(m.trimmed().toStdString());
         if (!method) return method.status().withContext("calib-lab: --methods");
@@ -85,7 +91,6 @@ ql::Status readLabOptions(const QCommandLineParser &parser, const QString &float
     auto batches = positiveList(parser.value("calib-batches"), "--calib-batches");
     if (!batches) return batches.status();
     o.calibBatches = *batches;
-    bool ok = false;
     o.repeats = parser.value("repeats").toInt(&ok);
     if (!ok || o.repeats < 1)
         return ql::Status::badInput(lab + "--repeats: '" + parser.value("repeats").toStdString() +
@@ -102,9 +107,6 @@ ql::Status readLabOptions(const QCommandLineParser &parser, const QString &float
     if (!ok || o.evalBatch < 1)
         return ql::Status::badInput(lab + "--batch: '" + parser.value("batch").toStdString() +
                                     "' is not a positive number");
-    o.threads = parser.isSet("threads") ? parser.value("threads").toInt(&ok) : 0;
-    if (!ok || o.threads < 0)
-        return ql::Status::badInput(lab + "--threads expects a positive number");
     o.bootstrapResamples = parser.value("bootstrap").toInt(&ok);
     if (!ok || o.bootstrapResamples < 100)
         return ql::Status::badInput(lab + "--bootstrap expects at least 100 resamples, got '" +
@@ -188,18 +190,16 @@ int runCalibLab(const QStringList &arguments) {
         "exact McNemar tests and paired bootstrap intervals.");
     parser.addHelpOption();
     parser.addOption({"float", "The float ONNX model.", "FLOAT.onnx"});
-    parser.addOption(
-        {"calib",
-         "The calibration pool: folders of .npy/.pb files or files (one item each, sorted by "
-         "name within a folder); repeatable.",
-         "DIR_OR_FILES"});
-    parser.addOption({"data", "Evaluation inputs: folders of .npy/.pb files or files; repeatable.",
+    parser.addOption({"calib", dataOptionHelp("The calibration pool (one item per file)"),
                       "DIR_OR_FILES"});
+    parser.addOption({"data", dataOptionHelp("Evaluation inputs"), "DIR_OR_FILES"});
     parser.addOption(
         {"labels",
-         "Class ids (.npy of integers, one per evaluation sample); without them every figure is "
+         "Class ids, one per evaluation sample (.npy of integers; for images also a text file "
+         "or a CSV of file,label); without them, and without class folders, every figure is "
          "the top-1 agreement with the float model.",
-         "LABELS.npy"});
+         "LABELS"});
+    addPreprocessOption(parser);
     parser.addOption({"methods",
                       "Comma-separated: minmax, percentile:P, entropy, mse, moving-average.",
                       "LIST", "minmax,percentile:99.99,entropy,mse"});
@@ -246,11 +246,11 @@ int runCalibLab(const QStringList &arguments) {
         return usageError("calib-lab: give calibration batches with --calib-batches");
 
     const QString floatPath = parser.value("float");
-    CalibrationLabOptions options;
-    if (ql::Status read = readLabOptions(parser, floatPath, options); !read)
-        return reportFailure(read);
     auto graph = ql::loadModel(floatPath.toStdString());
     if (!graph) return reportFailure(graph.status());
+    CalibrationLabOptions options;
+    if (ql::Status read = readLabOptions(parser, *graph, options); !read)
+        return reportFailure(read);
 
     ProgressPrinter printer;
     const ql::analysis::LabProgress progress = [&](const std::string &stage, int done, int total) {

@@ -6,19 +6,43 @@
 #include <QFile>
 
 #include "cli_commands.h"
+#include "cli_data.h"
+#include "image_dataset.h"
 #include "cli_support.h"
 #include "onnx_io/model_loader.h"
 #include "onnx_io/tensor_file.h"
 #include "runtime/execution_plan.h"
 
 namespace cli {
+namespace {
+
+// One image as a batch of one for the model's single input, named `name`.
+ql::Result<ql::Tensor> readImageInput(const ql::Graph &graph, const std::string &name,
+                                      const std::string &file,
+                                      const ql::ui::ImageDataReader &reader) {
+    if (graph.inputs.size() != 1 || graph.inputs.front().name != name)
+        return ql::Status::badInput(file + ": images feed a model's only input; '" + name +
+                                    "' is not it");
+    auto source = reader.open(graph, {file}, 1);
+    if (!source) return source.status();
+    std::map<std::string, ql::Tensor> batch;
+    auto got = (*source)(batch);
+    if (!got) return got.status();
+    return batch.begin()->second;
+}
+
+}  // namespace
 
 int runInfer(const QStringList &arguments) {
     QCommandLineParser parser;
     parser.setApplicationDescription("Run a model on given inputs and write its outputs as .npy files.");
     parser.addHelpOption();
     parser.addPositionalArgument("model", "The ONNX model to run.");
-    parser.addOption({"input", "Input tensor file (.npy or .pb) for a named input.", "NAME=FILE"});
+    parser.addOption({"input",
+                      "Input file for a named input: a tensor (.npy or .pb), or an image (.png .jpg "
+                      ".bmp .webp; one sample, see --preprocess).",
+                      "NAME=FILE"});
+    addPreprocessOption(parser);
     parser.addOption({"inputs-dir", "Folder with input_0.pb, input_1.pb, ... (or .npy), in graph input order.", "DIR"});
     parser.addOption({"output-dir", "Folder for output_<i>.npy and outputs.json.", "OUT"});
     parser.addOption({"no-fuse", "Run every node on its own instead of fusing Conv with its activation / residual Add."});
@@ -41,7 +65,20 @@ int runInfer(const QStringList &arguments) {
     auto graph = ql::loadModel(parser.positionalArguments().first().toStdString());
     if (!graph) return reportFailure(graph.status());
     std::map<std::string, ql::Tensor> inputs;
-    ql::Status read = readInputs(graph.value(), parser.values("input"), parser.value("inputs-dir"), inputs);
+    auto reader = dataReader(parser, threads);
+    if (!reader) return reportFailure(reader.status());
+    QStringList tensorInputs;
+    for (const QString &pair : parser.values("input")) {
+        const std::string file = pair.mid(pair.indexOf('=') + 1).toStdString();
+        if (!ql::ui::isImageFile(file)) {
+            tensorInputs << pair;
+            continue;
+        }
+        auto image = readImageInput(graph.value(), pair.left(pair.indexOf('=')).toStdString(), file, **reader);
+        if (!image) return reportFailure(image.status());
+        inputs[graph.value().inputs.front().name] = std::move(*image);
+    }
+    ql::Status read = readInputs(graph.value(), tensorInputs, parser.value("inputs-dir"), inputs);
     if (!read) return reportFailure(read);
     ql::PrecisionReport precision;
     ql::Status prepared = applyPrecision(graph.value(), parser.value("precision"), precision, parser.value("int8-kernels"));

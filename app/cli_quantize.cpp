@@ -11,6 +11,7 @@
 #include <cstdio>
 
 #include "cli_commands.h"
+#include "cli_data.h"
 #include "cli_quantizer_options.h"
 #include "cli_support.h"
 #include "onnx_io/model_loader.h"
@@ -96,10 +97,8 @@ int runQuantize(const QStringList &arguments) {
         "Quantize a float ONNX model to standard QDQ ONNX (opset 13) from calibration inputs.");
     parser.addHelpOption();
     parser.addPositionalArgument("model", "The float ONNX model.");
-    parser.addOption({"calib",
-                      "Calibration inputs: a folder of .npy/.pb files or files (one sample or a "
-                      "batch each); repeatable.",
-                      "DIR_OR_FILES"});
+    parser.addOption({"calib", dataOptionHelp("Calibration inputs"), "DIR_OR_FILES"});
+    addPreprocessOption(parser);
     parser.addOption({"out", "The quantized QDQ model to write.", "QUANT.onnx"});
     addQuantizerOptions(parser);
     parser.addOption({"threads", "Threads for the calibration run (default: all cores).", "N"});
@@ -134,7 +133,7 @@ int runQuantize(const QStringList &arguments) {
     if (!graph) return reportFailure(graph.status());
     const ql::Graph &floatGraph = graph.value();
     int64_t samples = 0;
-    auto result = quantizeFromFiles(floatGraph, parser.values("calib"), options, threads, *calibBatch, samples);
+    auto result = quantizeFromFiles(floatGraph, parser, options, threads, *calibBatch, samples);
     if (!result) return reportFailure(result.status());
     const QString out = parser.value("out");
     const QString outDir = QFileInfo(out).absolutePath();

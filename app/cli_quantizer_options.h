@@ -25,11 +25,13 @@ ql::Status readQuantizerOptions(const QCommandLineParser &parser, const QString 
 // --calib-batch: samples per calibration batch, 0 (the default) for each file as one batch.
 ql::Result<int64_t> readCalibrationBatch(const QCommandLineParser &parser, const QString &command);
 
-// Calibrates the float model on `calibArguments` (folders and files, comma-separated or
-// repeated; calibBatch samples per batch, 0: one batch per file) and quantizes it; prints the
-// calibration line and warnings. samples: calibrated count.
-ql::Result<ql::quant::QuantizeResult> quantizeFromFiles(const ql::Graph &floatGraph, const QStringList &calibArguments,
+// Calibrates the float model on --calib (folders and files, comma-separated or repeated; images
+// with --preprocess; calibBatch samples per batch, 0: one batch per file) and quantizes it;
+// prints the calibration line and warnings. samples: calibrated count. specNeedsImages:
+// --preprocess is only for --calib (else it may be for another data option).
+ql::Result<ql::quant::QuantizeResult> quantizeFromFiles(const ql::Graph &floatGraph, const QCommandLineParser &parser,
                                                         const ql::quant::QuantizationOptions &options, int threads,
-                                                        int64_t calibBatch, int64_t &samples);
+                                                        int64_t calibBatch, int64_t &samples,
+                                                        bool specNeedsImages = true);
 
 }  // namespace cli

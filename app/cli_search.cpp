@@ -15,6 +15,7 @@
 #include "analysis/session_inputs.h"
 #include "analysis/skip_list_dialects.h"
 #include "cli_commands.h"
+#include "cli_data.h"
 #include "cli_quantizer_options.h"
 #include "cli_support.h"
 
@@ -78,13 +79,16 @@ int runSearch(const QStringList &arguments) {
     parser.addOption({"float", "The float ONNX model.", "FLOAT.onnx"});
     parser.addOption({"quant", "The quantized ONNX model (QDQ or QOperator).", "QUANT.onnx"});
     parser.addOption({"calib",
-                      "Instead of --quant: quantize in the app from these calibration inputs.",
+                      "Instead of --quant: quantize in the app from these calibration inputs "
+                      "(as --data).",
                       "DIR_OR_FILES"});
     addQuantizerOptions(parser, false);
-    parser.addOption({"data", "Evaluation inputs: folders of .npy/.pb files or files; repeatable.",
-                      "DIR_OR_FILES"});
-    parser.addOption(
-        {"labels", "Class ids (.npy), needed for an accuracy-drop target.", "LABELS.npy"});
+    parser.addOption({"data", dataOptionHelp("Evaluation inputs"), "DIR_OR_FILES"});
+    parser.addOption({"labels",
+                      "Class ids, needed for an accuracy-drop target: .npy of integers; for "
+                      "images also a text file or a CSV of file,label (as analyze).",
+                      "LABELS"});
+    addPreprocessOption(parser);
     parser.addOption(
         {"target",
          "sqnr:DB (output SQNR), agreement:PERCENT (top-1 agreement) or accuracy-drop:POINTS.",
@@ -156,6 +160,9 @@ int runSearch(const QStringList &arguments) {
     sources.labels = parser.value("labels").toStdString();
     sources.batch = batch;
     sources.batchGiven = parser.isSet("batch");
+    auto reader = dataReader(parser, threads);
+    if (!reader) return reportFailure(reader.status());
+    sources.reader = *reader;
     ql::analysis::SessionOptions session;
     session.suite.threads = threads;
     if (parser.isSet("calib")) {
@@ -170,6 +177,8 @@ int runSearch(const QStringList &arguments) {
     }
     auto inputs = ql::analysis::loadSessionInputs(sources);
     if (!inputs) return reportFailure(inputs.status());
+    if (!inputs->data.reading.empty())
+        std::fprintf(stderr, "quantlens: --data %s\n", inputs->data.reading.c_str());
     session.calibrationBatches = std::move(inputs->calibrationBatches);
     std::optional<ql::analysis::EvaluationData> held;
     if (holdout > 0.0) {

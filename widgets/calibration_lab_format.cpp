@@ -5,6 +5,8 @@
 
 #include <cmath>
 
+#include "image_data_reader.h"
+
 namespace ql::ui {
 
 namespace {
@@ -133,6 +135,11 @@ QString reproduceCommand(const CalibrationRunSpec &spec, const CalibrationLabOpt
     if (spec.method.method == quant::RangeMethod::Percentile)
         command << "--percentile" << QString::number(spec.method.percentile, 'g', 10);
     command << "--calib-batch" << QString::number(spec.calibBatch);
+    // Image pools are preprocessed as the lab did (without a spec, quantize picks the same default).
+    const auto *images = dynamic_cast<const ImageDataReader *>(options.reader.get());
+    if (images && images->userSpec())
+        command << "--preprocess"
+                << quoted(QString::fromStdString(quant::formatPreprocessSpec(*images->userSpec())));
     const quant::QuantizationOptions &q = options.quantizer;
     if (!q.perChannelWeights) command << "--per-tensor";
     if (q.symmetricActivations) command << "--symmetric-activations";

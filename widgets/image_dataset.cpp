@@ -64,7 +64,7 @@ std::string shapeText(const Shape &shape) {
 }
 
 // A label token: a class index, or a class name when the dataset has classes.
-Result<int64_t> parseLabel(const std::string &token, const ImageDataset &dataset,
+Result<int64_t> parseLabel(const std::string &token, const analysis::DataFiles &dataset,
                            const std::string &where) {
     const auto it = std::find(dataset.classes.begin(), dataset.classes.end(), token);
     if (it != dataset.classes.end()) return int64_t(it - dataset.classes.begin());
@@ -182,8 +182,9 @@ Result<quant::DecodedImage> decodeImage(const std::string &path) {
     return out;
 }
 
-Result<ImageDataset> listImages(const std::vector<std::string> &paths) {
-    ImageDataset dataset;
+Result<analysis::DataFiles> listImages(const std::vector<std::string> &paths) {
+    analysis::DataFiles dataset;
+    dataset.images = true;
     std::error_code error;
     for (const std::string &path : paths) {
         if (fs::is_directory(path, error)) {
@@ -224,7 +225,7 @@ Result<ImageDataset> listImages(const std::vector<std::string> &paths) {
     return dataset;
 }
 
-Result<std::vector<int64_t>> readImageLabels(const std::string &path, const ImageDataset &dataset) {
+Result<std::vector<int64_t>> readImageLabels(const std::string &path, const analysis::DataFiles &dataset) {
     const std::string extension = lower(fs::path(path).extension().string());
     std::vector<int64_t> labels;
     if (extension == ".npy") {

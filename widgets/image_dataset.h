@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "analysis/data_reader.h"
 #include "core/status.h"
 #include "ir/graph.h"
 #include "quant/calibration.h"
@@ -29,23 +30,16 @@ bool pathsHoldImages(const std::vector<std::string> &paths);
 // reason when it cannot be read.
 Result<quant::DecodedImage> decodeImage(const std::string &path);
 
-struct ImageDataset {
-    std::vector<std::string> files;
-    std::vector<int64_t> labels;       // per file, from class folders; empty when none
-    std::vector<std::string> classes;  // the class folders' names, sorted
-    std::string labelsFrom;            // "folders", or empty
-};
-
 // Files in the order given, each folder's images recursively (by folder, then name, as
 // os.walk sorted gives them). A single folder whose images all sit in subfolders is an
 // ImageFolder: its subfolders are the classes. BadInput for a missing path or no image at all.
-Result<ImageDataset> listImages(const std::vector<std::string> &paths);
+Result<analysis::DataFiles> listImages(const std::vector<std::string> &paths);
 
 // Labels for the dataset's files from a file: .npy of integers, a text file with one label per
 // line in file order, or a CSV of `file,label` rows (file: a path as listed or a file name; an
 // optional header). Labels are class indices or, when the dataset has classes, class names.
 // BadInput naming the file for a wrong count, an unknown class, or a file not in the dataset.
-Result<std::vector<int64_t>> readImageLabels(const std::string &path, const ImageDataset &dataset);
+Result<std::vector<int64_t>> readImageLabels(const std::string &path, const analysis::DataFiles &dataset);
 
 // Batches of `batchSize` preprocessed images for the graph's single input (the last one
 // smaller), decoded by `threads` threads. Each image must come out with the input's shape; a

@@ -34,6 +34,7 @@
 #include <string>
 #include <vector>
 
+#include "analysis/data_reader.h"
 #include "analysis/numeric_suite.h"
 #include "core/status.h"
 #include "ir/graph.h"
@@ -48,12 +49,21 @@ struct EvaluationData {
     std::vector<std::map<std::string, Tensor>> batches;
     std::vector<int64_t> labels;  // empty: no accuracy
     int64_t samples = 0;
+    std::vector<std::string> files;    // per sample for image data (one file each); else empty
+    std::vector<std::string> classes;  // class folders' names, when labels come from them
+    std::string reading;               // what reading applied (DataReader::describe), or ""
 };
 
-// .npy/.pb files or folders (quant/calibration_data.h rules) for a single-input model, in batches.
+// Files or folders read by `reader` (null: .npy / .pb tensors) for a single-input model, in
+// batches. Image data keeps its files, and labels and classes from class folders. Labels come
+// from labelsPath when given (BadInput for fewer labels than samples), else from class folders.
 Result<EvaluationData> evaluationDataFromFiles(const Graph &floatGraph,
                                                const std::vector<std::string> &paths,
-                                               int64_t batchSize);
+                                               int64_t batchSize,
+                                               const std::shared_ptr<const DataReader> &reader = {},
+                                               const std::string &labelsPath = {});
+// Labels for the data, read from `from`; BadInput naming it when fewer than the samples.
+Status setLabels(EvaluationData &data, std::vector<int64_t> labels, const std::string &from);
 // Splits off the last whole batches holding about `fraction` (0 < fraction < 1) of the samples,
 // at least one batch, for a holdout; labels follow their rows. BadInput with fewer than 2 batches.
 Result<std::pair<EvaluationData, EvaluationData>> splitHoldout(EvaluationData data, double fraction);

@@ -16,7 +16,6 @@
 #include "analysis/layer_matching.h"
 #include "core/stop_token.h"
 #include "quant/calibration.h"
-#include "quant/calibration_data.h"
 #include "runtime/buffer_pool.h"
 
 namespace ql::analysis {
@@ -125,27 +124,22 @@ struct CalibrationLab::Impl {
 
 Status CalibrationLab::Impl::runPool(const LabProgress &progress) {
     const auto start = Clock::now();
-    const ValueInfo &input = floatGraph.inputs.front();
-    size_t file = 0;
-    int64_t sample = 0, samplesInFile = -1;
     // One batch per sample, file after file.
+    const DataReader &reader = readerOrDefault(options.reader);
+    size_t file = 0;
+    std::optional<quant::BatchSource> inFile;
     quant::BatchSource source = [&](std::map<std::string, Tensor> &batch) -> Result<bool> {
         while (file < options.poolFiles.size()) {
-            if (samplesInFile < 0) {
-                auto count = quant::countCalibrationSamples(options.poolFiles[file], input);
-                if (!count) return count.status();
-                samplesInFile = *count;
-                sample = 0;
+            if (!inFile) {
+                auto opened = reader.open(floatGraph, {options.poolFiles[file]}, 1);
+                if (!opened) return opened.status();
+                inFile = std::move(*opened);
                 poolStats.emplace_back();
             }
-            if (sample < samplesInFile) {
-                auto t = quant::readCalibrationTensor(options.poolFiles[file], input, sample++, 1);
-                if (!t) return t.status();
-                batch[input.name] = std::move(*t);
-                return true;
-            }
+            auto more = (*inFile)(batch);
+            if (!more || *more) return more;
             ++file;
-            samplesInFile = -1;
+            inFile.reset();
         }
         return false;
     };
@@ -290,7 +284,8 @@ Result<std::unique_ptr<CalibrationLab>> CalibrationLab::create(const Graph &floa
     Impl &d = *lab->m_impl;
     d.floatGraph = floatGraph;
     d.options = std::move(options);
-    auto eval = evaluationDataFromFiles(floatGraph, d.options.evalFiles, d.options.evalBatch);
+    auto eval = evaluationDataFromFiles(floatGraph, d.options.evalFiles, d.options.evalBatch,
+                                        d.options.reader);
     if (!eval) return eval.status().withContext("calib-lab: evaluation set");
     d.eval = std::move(*eval);
     QL_RETURN_IF_ERROR(d.runPool(progress).withContext("calib-lab: pool"));
@@ -425,7 +420,8 @@ Result<std::vector<std::map<std::string, Tensor>>> CalibrationLab::calibrationBa
     std::vector<std::string> files;
     for (int64_t index : spec.calibIndices)
         files.push_back(m_impl->options.poolFiles[static_cast<size_t>(index)]);
-    return quant::readCalibrationBatches(m_impl->floatGraph, std::move(files), spec.calibBatch);
+    return readAllBatches(readerOrDefault(m_impl->options.reader), m_impl->floatGraph,
+                          std::move(files), spec.calibBatch);
 }
 
 }  // namespace ql::analysis

@@ -23,6 +23,7 @@
 #include <utility>
 #include <vector>
 
+#include "analysis/data_reader.h"
 #include "analysis/statistics.h"
 #include "core/status.h"
 #include "ir/graph.h"
@@ -57,6 +58,7 @@ std::string calibrationMethodName(const CalibrationMethod &method);
 struct CalibrationLabOptions {
     std::vector<std::string> poolFiles;  // one calibration item per file, in this order
     std::vector<std::string> evalFiles;
+    std::shared_ptr<const DataReader> reader;  // how the files are read; null: tensor files
     // Class ids, one per evaluation row (of the first output's argmax, usually one per sample);
     // empty: every figure is the top-1 agreement with the float model instead of accuracy.
     std::vector<int64_t> labels;

@@ -5,7 +5,6 @@
 
 #include "analysis/analysis_session.h"
 #include "onnx_io/tensor_file.h"
-#include "quant/calibration_data.h"
 
 namespace ql::analysis {
 namespace {
@@ -16,14 +15,28 @@ int64_t batchRows(const std::map<std::string, Tensor> &batch) {
     return t.rank() == 0 ? 1 : t.dim(0);
 }
 
+// Per-sample rows [first, first + rows) of `from`, when it has them.
+template <typename T>
+void appendRows(std::vector<T> &to, const std::vector<T> &from, size_t first, int64_t rows) {
+    if (from.empty()) return;
+    const size_t last = std::min(from.size(), first + static_cast<size_t>(rows));
+    to.insert(to.end(), from.begin() + static_cast<std::ptrdiff_t>(first),
+              from.begin() + static_cast<std::ptrdiff_t>(last));
+}
+
 }  // namespace
 
 Result<EvaluationData> evaluationDataFromFiles(const Graph &floatGraph,
                                                const std::vector<std::string> &paths,
-                                               int64_t batchSize) {
-    auto files = quant::listCalibrationFiles(paths);
-    if (!files) return files.status();
-    auto source = quant::fileBatchSource(floatGraph, *files, batchSize);
+                                               int64_t batchSize,
+                                               const std::shared_ptr<const DataReader> &reader,
+                                               const std::string &labelsPath) {
+    const DataReader &read = readerOrDefault(reader);
+    auto listed = read.list(paths);
+    if (!listed) return listed.status();
+    auto reading = read.describe(floatGraph, *listed);
+    if (!reading) return reading.status();
+    auto source = read.open(floatGraph, listed->files, batchSize);
     if (!source) return source.status();
     EvaluationData data;
     for (;;) {
@@ -35,7 +48,25 @@ Result<EvaluationData> evaluationDataFromFiles(const Graph &floatGraph,
         data.batches.push_back(std::move(batch));
     }
     if (data.batches.empty()) return Status::badInput("evaluation data: no samples");
+    if (!labelsPath.empty()) {
+        auto labels = read.readLabels(labelsPath, *listed);
+        if (!labels) return labels.status();
+        QL_RETURN_IF_ERROR(setLabels(data, std::move(*labels), labelsPath));
+    } else {
+        data.labels = std::move(listed->labels);
+    }
+    if (listed->images) data.files = std::move(listed->files);
+    data.classes = std::move(listed->classes);
+    data.reading = std::move(*reading);
     return data;
+}
+
+Status setLabels(EvaluationData &data, std::vector<int64_t> labels, const std::string &from) {
+    if (static_cast<int64_t>(labels.size()) < data.samples)
+        return Status::badInput(from + ": " + std::to_string(labels.size()) + " labels for " +
+                                std::to_string(data.samples) + " samples");
+    data.labels = std::move(labels);
+    return Status::ok();
 }
 
 Result<std::pair<EvaluationData, EvaluationData>> splitHoldout(EvaluationData data,
@@ -49,16 +80,14 @@ Result<std::pair<EvaluationData, EvaluationData>> splitHoldout(EvaluationData da
     const size_t held = std::clamp<size_t>(
         static_cast<size_t>(std::lround(fraction * static_cast<double>(batches))), 1, batches - 1);
     EvaluationData search, holdout;
+    search.classes = holdout.classes = data.classes;
+    search.reading = holdout.reading = data.reading;
     for (size_t b = 0; b < batches; ++b) {
         EvaluationData &part = b < batches - held ? search : holdout;
         const int64_t rows = batchRows(data.batches[b]);
-        if (!data.labels.empty()) {
-            const size_t first = static_cast<size_t>(search.samples + holdout.samples);
-            const size_t last = std::min(data.labels.size(), first + static_cast<size_t>(rows));
-            part.labels.insert(part.labels.end(),
-                               data.labels.begin() + static_cast<std::ptrdiff_t>(first),
-                               data.labels.begin() + static_cast<std::ptrdiff_t>(last));
-        }
+        const size_t first = static_cast<size_t>(search.samples + holdout.samples);
+        appendRows(part.labels, data.labels, first, rows);
+        appendRows(part.files, data.files, first, rows);
         part.samples += rows;
         part.batches.push_back(std::move(data.batches[b]));
     }

@@ -3,7 +3,6 @@
 #include "analysis/pair_batch.h"
 #include "onnx_io/model_loader.h"
 #include "passes/precision.h"
-#include "quant/calibration_data.h"
 
 namespace ql::analysis {
 
@@ -48,27 +47,25 @@ Result<SessionInputs> loadSessionInputs(const SessionSources &sources,
         pairBatchSize(inputs.floatGraph, inputs.quantGraph ? *inputs.quantGraph : inputs.floatGraph,
                       sources.batch, sources.batchGiven);
     if (!pairBatch) return pairBatch.status();
-    auto data = sources.randomInputs ? randomEvaluationData(inputs.floatGraph, sources.randomCount,
-                                                            sources.randomSeed, pairBatch->batch)
-                                     : evaluationDataFromFiles(inputs.floatGraph, sources.dataPaths,
-                                                               pairBatch->batch);
+    auto data = sources.randomInputs
+                    ? randomEvaluationData(inputs.floatGraph, sources.randomCount,
+                                           sources.randomSeed, pairBatch->batch)
+                    : evaluationDataFromFiles(inputs.floatGraph, sources.dataPaths,
+                                              pairBatch->batch, sources.reader, sources.labels);
     if (!data) return data.status().withContext("evaluation data");
     inputs.data = std::move(*data);
-    if (!sources.labels.empty()) {
+    if (sources.randomInputs && !sources.labels.empty()) {
         auto labels = readLabelsFile(sources.labels);
         if (!labels) return labels.status();
-        if (static_cast<int64_t>(labels->size()) < inputs.data.samples)
-            return Status::badInput(sources.labels + ": " + std::to_string(labels->size()) +
-                                    " labels for " + std::to_string(inputs.data.samples) +
-                                    " samples");
-        inputs.data.labels = std::move(*labels);
+        QL_RETURN_IF_ERROR(setLabels(inputs.data, std::move(*labels), sources.labels));
     }
     if (!inputs.quantGraph && !sources.calibrationPaths.empty()) {
         if (!keepGoing(progress)) return cancelled();
-        auto files = quant::listCalibrationFiles(sources.calibrationPaths);
-        if (!files) return files.status().withContext("calibration data");
-        auto batches = quant::readCalibrationBatches(inputs.floatGraph, std::move(*files),
-                                                     sources.calibrationBatch);
+        const DataReader &reader = readerOrDefault(sources.reader);
+        auto listed = reader.list(sources.calibrationPaths);
+        if (!listed) return listed.status().withContext("calibration data");
+        auto batches = readAllBatches(reader, inputs.floatGraph, std::move(listed->files),
+                                      sources.calibrationBatch);
         if (!batches) return batches.status().withContext("calibration data");
         if (batches->empty()) return Status::badInput("calibration data: no samples");
         inputs.calibrationBatches = std::move(*batches);

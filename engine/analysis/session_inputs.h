@@ -6,11 +6,13 @@
 
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "analysis/analysis_session.h"
+#include "analysis/data_reader.h"
 #include "core/status.h"
 #include "ir/graph.h"
 #include "ir/tensor.h"
@@ -24,8 +26,10 @@ struct SessionSources {
     // Samples per calibration batch from calibrationPaths; 0: each file one batch (as
     // `quantlens quantize --calib`).
     int64_t calibrationBatch = 0;
-    std::vector<std::string> dataPaths;  // .npy/.pb files or folders
-    std::string labels;                  // optional .npy of class ids
+    std::vector<std::string> dataPaths;  // files or folders `reader` reads
+    std::string labels;                  // optional labels file (`reader` reads it)
+    // How data and calibration paths are read; null: .npy / .pb tensors.
+    std::shared_ptr<const DataReader> reader;
     bool randomInputs = false;
     int64_t randomCount = 32;
     uint64_t randomSeed = 1;

@@ -206,20 +206,4 @@ Result<BatchSource> fileBatchSource(const Graph &graph, std::vector<std::string>
     });
 }
 
-Result<std::vector<std::map<std::string, Tensor>>> readCalibrationBatches(const Graph &graph,
-                                                                          std::vector<std::string> files,
-                                                                          int64_t batchSize) {
-    auto source = fileBatchSource(graph, std::move(files), batchSize);
-    if (!source) return source.status();
-    std::vector<std::map<std::string, Tensor>> batches;
-    for (;;) {
-        std::map<std::string, Tensor> batch;
-        auto more = (*source)(batch);
-        if (!more) return more.status();
-        if (!*more) break;
-        batches.push_back(std::move(batch));
-    }
-    return batches;
-}
-
 }  // namespace ql::quant

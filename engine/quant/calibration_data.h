@@ -35,9 +35,4 @@ Result<int64_t> countCalibrationSamples(const std::string &path, const ValueInfo
 // the graph does not have exactly one input.
 Result<BatchSource> fileBatchSource(const Graph &graph, std::vector<std::string> files, int64_t batchSize = 0);
 
-// Every batch fileBatchSource gives, read into memory (what an interactive session calibrates on).
-Result<std::vector<std::map<std::string, Tensor>>> readCalibrationBatches(const Graph &graph,
-                                                                          std::vector<std::string> files,
-                                                                          int64_t batchSize = 0);
-
 }  // namespace ql::quant

@@ -25,7 +25,7 @@ import zlib
 
 import numpy as np
 
-quantlens, source = sys.argv[1], sys.argv[2]
+quantlens, source = os.path.abspath(sys.argv[1]), os.path.abspath(sys.argv[2])
 demo = os.path.join(source, "resources", "demo")
 MEAN, STD = 0.2860, 0.3530
 SPEC = "color=gray,resize=28,crop=28,scale=1/255,mean=0.2860,std=0.3530"
@@ -160,6 +160,69 @@ assert n["labels_from"].endswith("labels.txt")
 # Without --preprocess: resize/crop to the input and 1/255, said on stderr.
 plain = run(common + ["--data", folder])
 assert "preprocess color=gray,resize=28,crop=28x28,scale=1/255" in plain.stderr and "default" in plain.stderr, plain.stderr
+
+# Images wherever data is accepted: each command on the PNG folder gives what it gives on the
+# NumPy reference of the same samples.
+float_model = os.path.join(demo, "fashion_cnn.onnx")
+per_sample = os.path.join(work, "per_sample")  # one .npy per image, in the images' order
+os.makedirs(per_sample)
+for k, row in enumerate(np.stack(expected_rows)):
+    np.save(os.path.join(per_sample, f"{k:03d}.npy"), row[None].astype(np.float32))
+# quantize --calib: the same calibration gives the same model, so the same SQNR.
+for name, calib in (("png", [folder, "--preprocess", SPEC]), ("npy", [per_sample])):
+    run(["quantize", float_model, "--calib"] + calib + ["--out", os.path.join(work, f"q_{name}.onnx")])
+sq = {}
+for name in ("png", "npy"):
+    out = os.path.join(work, f"q_{name}.json")
+    run(["analyze", "--float", float_model, "--quant", os.path.join(work, f"q_{name}.onnx"), "--data",
+         os.path.join(work, "reference.npy"), "--no-latency", "--json", out])
+    sq[name] = json.load(open(out))["outputs"][0]["sqnr_db"]
+assert abs(sq["png"] - sq["npy"]) < 0.01, sq
+print(f"quantize --calib: {sq['png']:.4f} dB from PNGs, {sq['npy']:.4f} dB from .npy")
+# calib-lab: the same runs on the same pool and evaluation set, labels from the class folders.
+lab = {}
+for name, args in (("png", ["--calib", folder, "--data", folder, "--preprocess", SPEC]),
+                   ("npy", ["--calib", per_sample, "--data", per_sample, "--labels",
+                            os.path.join(work, "reference_labels.npy")])):
+    out = os.path.join(work, f"lab_{name}.json")
+    run(["calib-lab", "--float", float_model, "--methods", "minmax,percentile:99.9", "--sizes", "8",
+         "--repeats", "2", "--seed", "3", "--batch", "16", "--json", out] + args)
+    lab[name] = json.load(open(out))["runs"]
+assert len(lab["png"]) == len(lab["npy"]) == 4
+for x, y in zip(lab["png"], lab["npy"]):
+    assert x["id"] == y["id"] and x["calib_indices"] == y["calib_indices"], (x, y)
+    x, y = x["output"], y["output"]
+    assert abs(x["sqnr_db"] - y["sqnr_db"]) < 0.01, (x, y)
+    assert x["accuracy"] == y["accuracy"] and x["accuracy"] is not None, (x, y)
+# A run's reproduce command preprocesses its images as the lab did: its model is the lab's.
+command = lab["png"][1]["reproduce"].replace("quantlens ", "", 1)
+assert "--preprocess" in command, command
+subprocess.run(f"cd {work} && {quantlens} {command}", shell=True, check=True, capture_output=True)
+rerun = os.path.join(work, "lab_rerun.json")
+run(["analyze", "--float", float_model, "--quant", os.path.join(work, lab["png"][1]["id"].replace(":", "_") + ".onnx"),
+     "--data", folder, "--preprocess", SPEC, "--batch", "16", "--no-latency", "--json", rerun])
+assert abs(json.load(open(rerun))["outputs"][0]["sqnr_db"] - lab["png"][1]["output"]["sqnr_db"]) < 0.01
+# search: the same fp32 set for the same target.
+found = {}
+for name, args in (("png", ["--data", folder, "--preprocess", SPEC]),
+                   ("npy", ["--data", per_sample, "--labels", os.path.join(work, "reference_labels.npy")])):
+    out = os.path.join(work, f"search_{name}.json")
+    run(["search", "--float", float_model, "--quant", os.path.join(demo, "fashion_cnn_int8.onnx"),
+         "--target", "sqnr:30", "--batch", "16", "--json", out] + args)
+    found[name] = json.load(open(out))
+assert found["png"]["fp32_layers"] == found["npy"]["fp32_layers"], (found["png"]["fp32_layers"], found["npy"]["fp32_layers"])
+assert found["png"]["fp32_layers"], found["png"]  # the demo's 21.6 dB needs some
+print(f"search: fp32 {found['png']['fp32_layers']} for 30 dB from both")
+# infer: one image as a batch of one, the same outputs as its reference row.
+first_image = sorted(os.listdir(os.path.join(folder, CLASSES[0])))[0]
+run(["infer", float_model, "--input", "input=" + os.path.join(folder, CLASSES[0], first_image),
+     "--preprocess", SPEC, "--output-dir", os.path.join(work, "infer_png")])
+np.save(os.path.join(work, "first.npy"), expected_rows[0][None, None])
+run(["infer", float_model, "--input", "input=" + os.path.join(work, "first.npy"),
+     "--output-dir", os.path.join(work, "infer_npy")])
+o1, o2 = (np.load(os.path.join(work, d, "output_0.npy")) for d in ("infer_png", "infer_npy"))
+assert o1.shape == o2.shape and np.allclose(o1, o2, atol=1e-4), (o1, o2)
+print("quantize, calib-lab, search and infer read the images as analyze does")
 
 # Bad input: one line naming the file or the key, exit 2.
 bad = os.path.join(work, "bad")

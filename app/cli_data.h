@@ -1,0 +1,51 @@
+#pragma once
+// The data options every subcommand that reads samples shares: --preprocess and the reader it
+// makes (images or .npy / .pb tensors, decided by the paths), the listing of --data / --calib
+// paths with their labels, and the stderr line saying what reading applies.
+
+#include <QCommandLineParser>
+#include <QJsonObject>
+#include <QString>
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "analysis/data_reader.h"
+#include "core/status.h"
+#include "image_data_reader.h"
+#include "ir/graph.h"
+
+namespace cli {
+
+// --preprocess, with the spec's keys and presets in its help.
+void addPreprocessOption(QCommandLineParser &parser);
+// The help text of a data option: tensors, or images (folders searched recursively).
+QString dataOptionHelp(const QString &what);
+
+// The reader for the command's data: --preprocess parsed (BadInput naming the key it cannot
+// read), decoding on `threads` threads (0: one per core).
+ql::Result<std::shared_ptr<const ql::ui::ImageDataReader>> dataReader(
+    const QCommandLineParser &parser, int threads);
+
+struct ListedData {
+    ql::analysis::DataFiles listed;
+    std::vector<int64_t> labels;  // --labels, else the class folders; may be empty
+    std::string labelsFrom;       // the labels file, "folders", or ""
+    std::string reading;          // ImageDataReader::describe: "" for tensors
+};
+
+// Lists the paths of `option` (repeatable, comma-separated) with `reader`, reads --labels when
+// `labelsOption` is given and set, and prints "quantlens: <what reading applies>" for images.
+// specNeedsImages: BadInput for --preprocess with no images in the paths (false when another
+// data option of the command may be the images).
+ql::Result<ListedData> listData(const QCommandLineParser &parser, const QString &option,
+                                const ql::ui::ImageDataReader &reader, const ql::Graph &graph,
+                                const QString &labelsOption = QString(),
+                                bool specNeedsImages = true);
+
+// "images", "preprocess", "classes", "labels_from" for a JSON report of image data.
+QJsonObject dataJsonFields(const ListedData &data, const ql::ui::ImageDataReader &reader,
+                           const ql::Graph &graph);
+
+}  // namespace cli
