@@ -3,9 +3,10 @@
 #include <QJsonArray>
 #include <QStringList>
 
-#include <algorithm>
 #include <cmath>
 #include <optional>
+
+#include "analysis/worst_samples.h"
 
 namespace ql::ui {
 namespace {
@@ -213,29 +214,16 @@ QJsonArray worstSamplesJson(const analysis::OutputReport &output,
                             const std::vector<int64_t> &labels,
                             const std::vector<std::string> &files, int lowest, int maxFlips) {
     const size_t samples = output.sampleSqnrDb.size();
-    const bool predictions =
-        output.floatTop1.size() == samples && output.quantTop1.size() == samples;
-    std::vector<size_t> order(samples);
-    for (size_t i = 0; i < samples; ++i) order[i] = i;
-    // NaN (an all-zero sample) sorts last; -inf (nothing of the float output survived) first.
-    std::stable_sort(order.begin(), order.end(), [&output](size_t a, size_t b) {
-        const double x = output.sampleSqnrDb[a], y = output.sampleSqnrDb[b];
-        return std::isnan(y) ? !std::isnan(x) : x < y;
-    });
     QJsonArray worst;
-    int flips = 0;
-    for (size_t rank = 0; rank < samples; ++rank) {
-        const size_t i = order[rank];
-        const bool flipped = predictions && output.floatTop1[i] != output.quantTop1[i];
-        if (rank >= size_t(std::max(lowest, 0)) && (!flipped || flips >= maxFlips)) continue;
-        if (flipped) ++flips;
-        QJsonObject sample{{"index", double(i)}, {"sqnr_db", number(output.sampleSqnrDb[i])}};
-        if (files.size() == samples) sample.insert("file", QString::fromStdString(files[i]));
-        if (labels.size() == samples) sample.insert("label", double(labels[i]));
-        if (predictions) {
-            sample.insert("float_top1", double(output.floatTop1[i]));
-            sample.insert("quant_top1", double(output.quantTop1[i]));
-            sample.insert("flipped", flipped);
+    for (const auto &w : analysis::worstSamples(output, labels, lowest, maxFlips)) {
+        QJsonObject sample{{"index", double(w.index)}, {"sqnr_db", number(w.sqnrDb)}};
+        if (files.size() == samples)
+            sample.insert("file", QString::fromStdString(files[size_t(w.index)]));
+        if (w.label) sample.insert("label", double(*w.label));
+        if (w.floatTop1 && w.quantTop1) {
+            sample.insert("float_top1", double(*w.floatTop1));
+            sample.insert("quant_top1", double(*w.quantTop1));
+            sample.insert("flipped", w.flipped);
         }
         worst.append(sample);
     }

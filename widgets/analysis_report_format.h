@@ -25,7 +25,7 @@ struct AnalysisModels {
 
 QJsonObject analysisReportJson(const analysis::NumericSuiteReport &report, const AnalysisModels &models);
 QString analysisReportCsv(const analysis::NumericSuiteReport &report);
-// The samples to look at first: the `lowest` with the lowest output SQNR and every sample whose
+// The samples to look at first (analysis::worstSamples): the `lowest` with the lowest output SQNR and every sample whose
 // top-1 class differs between the models (at most `maxFlips`), lowest SQNR first. Each names its
 // index, its file when `files` has one per sample, its label when `labels` has one, both
 // predictions, whether they differ, and its SQNR.
