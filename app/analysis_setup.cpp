@@ -4,6 +4,7 @@
 #include <QFileInfo>
 #include <QJsonArray>
 
+#include "image_data_reader.h"
 #include "quant/observers.h"
 
 #include <algorithm>
@@ -109,6 +110,7 @@ QJsonObject AnalysisSetup::toJson(const QDir &base) const {
                                                      {"seed", QString::number(randomSeed)}}},
                        {"batch", batch},
                        {"int8_kernels", int8Kernels}};
+    if (!preprocess.isEmpty()) object.insert("preprocess", preprocess);
     if (quantizeInApp)
         object.insert("calibration", relativeList(base, calibrationPaths));
     else
@@ -131,6 +133,7 @@ AnalysisSetup AnalysisSetup::fromJson(const QJsonObject &object, const QDir &bas
     s.randomSeed = random.value("seed").toString("1").toULongLong();
     s.batch = object.value("batch").toInt(s.batch);
     s.int8Kernels = object.value("int8_kernels").toString(s.int8Kernels);
+    s.preprocess = object.value("preprocess").toString();
     return s;
 }
 
@@ -143,7 +146,7 @@ ql::ui::AnalysisModels AnalysisSetup::analysisModels() const {
     return models;
 }
 
-QString AnalysisSetup::dataText() const {
+QString AnalysisSetup::dataText(const std::string &reading) const {
     if (randomInputs)
         return QCoreApplication::translate("AnalysisSetup", "%1 seeded random inputs (seed %2)")
             .arg(randomCount)
@@ -154,6 +157,10 @@ QString AnalysisSetup::dataText() const {
     if (!labelsPath.isEmpty())
         text += QCoreApplication::translate("AnalysisSetup", "; labels %1")
                     .arg(QFileInfo(labelsPath).fileName());
+    if (!reading.empty())
+        text += QStringLiteral("; ") + QString::fromStdString(reading);
+    else if (!preprocess.isEmpty())
+        text += QCoreApplication::translate("AnalysisSetup", "; preprocess %1").arg(preprocess);
     return text;
 }
 
@@ -180,6 +187,16 @@ bool AnalysisSetup::toRequest(ql::ui::AnalysisRequest &request, QString &error) 
     request.randomCount = randomCount;
     request.randomSeed = randomSeed;
     request.batch = batch;
+    std::optional<ql::quant::PreprocessSpec> spec;
+    if (!preprocess.isEmpty()) {
+        auto parsed = ql::quant::parsePreprocessSpec(preprocess.toStdString());
+        if (!parsed) {
+            error = tr("Preprocessing: %1").arg(QString::fromStdString(parsed.status().message()));
+            return false;
+        }
+        spec = *parsed;
+    }
+    request.reader = std::make_shared<const ql::ui::ImageDataReader>(spec);
     if (!ql::parseInt8Kernels(int8Kernels.toStdString(), request.int8Kernels)) {
         error = tr("Unknown int8 kernel mode '%1'").arg(int8Kernels);
         return false;
@@ -191,6 +208,7 @@ bool AnalysisSetup::operator==(const AnalysisSetup &o) const {
     return floatModel == o.floatModel && quantModel == o.quantModel &&
            quantizeInApp == o.quantizeInApp && calibrationPaths == o.calibrationPaths &&
            quantizer == o.quantizer && dataPaths == o.dataPaths && labelsPath == o.labelsPath &&
+           preprocess == o.preprocess &&
            randomInputs == o.randomInputs && randomCount == o.randomCount &&
            randomSeed == o.randomSeed && batch == o.batch && int8Kernels == o.int8Kernels;
 }

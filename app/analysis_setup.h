@@ -39,6 +39,9 @@ struct AnalysisSetup {
     QuantizerSettings quantizer;
     QStringList dataPaths;
     QString labelsPath;
+    // For image data (and image calibration data): the --preprocess spec; empty: the default for
+    // the model's input.
+    QString preprocess;
     bool randomInputs = false;
     int randomCount = 32;
     quint64 randomSeed = 1;
@@ -55,8 +58,9 @@ struct AnalysisSetup {
     static AnalysisSetup fromJson(const QJsonObject &object, const QDir &base);
     // Where the models come from, for exports and reports.
     ql::ui::AnalysisModels analysisModels() const;
-    // The evaluation inputs in one line: file names and labels, or the random inputs.
-    QString dataText() const;
+    // The evaluation inputs in one line: file names and labels, or the random inputs; with
+    // `reading` (EvaluationData::reading: the images and the preprocessing applied) after them.
+    QString dataText(const std::string &reading = {}) const;
     // The engine request; false with a one-line message for a bad setting.
     bool toRequest(ql::ui::AnalysisRequest &request, QString &error) const;
     bool operator==(const AnalysisSetup &other) const;

@@ -19,6 +19,8 @@
 #include <QToolButton>
 #include <QVBoxLayout>
 
+#include "quant/image_preprocess.h"
+
 
 AnalysisSetupDialog::AnalysisSetupDialog(const AnalysisSetup &setup, Focus focus, QWidget *parent)
     : QDialog(parent) {
@@ -26,7 +28,8 @@ AnalysisSetupDialog::AnalysisSetupDialog(const AnalysisSetup &setup, Focus focus
                    : focus == Focus::EvaluationData ? tr("Evaluation Data")
                                                     : tr("New Analysis"));
     const QString onnxFilter = tr("ONNX models (*.onnx);;All files (*)");
-    const QString tensorFilter = tr("Tensors (*.npy *.pb);;All files (*)");
+    const QString tensorFilter =
+        tr("Tensors and images (*.npy *.pb *.png *.jpg *.jpeg *.bmp *.webp);;All files (*)");
 
     auto *models = new QGroupBox(tr("Models"), this);
     auto *modelForm = new QFormLayout(models);
@@ -80,11 +83,25 @@ AnalysisSetupDialog::AnalysisSetupDialog(const AnalysisSetup &setup, Focus focus
     m_data = new QLineEdit(ql::ui::joinPathField(setup.dataPaths), data);
     m_data->setObjectName(QStringLiteral("dataEdit"));
     m_data->setToolTip(
-        tr(".npy or .pb files (one sample or a batch each) or folders of them; separate with ';'"));
+        tr(".npy or .pb files (one sample or a batch each), images (.png .jpg .bmp .webp; a "
+           "folder of class folders gives labels), or folders of them; separate with ';'"));
     dataForm->addRow(m_files, pathRow(m_data, tensorFilter, true, true));
     m_labels = new QLineEdit(setup.labelsPath, data);
-    m_labels->setPlaceholderText(tr("optional: class ids, .npy"));
-    dataForm->addRow(tr("&Labels:"), pathRow(m_labels, tr("NumPy arrays (*.npy)"), false, false));
+    m_labels->setPlaceholderText(tr("optional: class ids (.npy; for images also .txt or .csv)"));
+    dataForm->addRow(tr("&Labels:"),
+                     pathRow(m_labels, tr("Labels (*.npy *.txt *.csv);;All files (*)"), false, false));
+    m_preprocess = new QComboBox(data);
+    m_preprocess->setObjectName(QStringLiteral("preprocessEdit"));
+    m_preprocess->setEditable(true);
+    m_preprocess->addItems({QString(), QStringLiteral("imagenet"), QStringLiteral("none")});
+    m_preprocess->setCurrentText(setup.preprocess);
+    m_preprocess->lineEdit()->setPlaceholderText(
+        tr("images: default resize and crop to the model's input, scale 1/255"));
+    m_preprocess->setToolTip(
+        tr("For images, applied in this order: color=rgb|bgr|gray, resize=N|HxW, crop=N|HxW, "
+           "scale=F (1/255 accepted), mean=a:b:c, std=a:b:c, layout=nchw|nhwc, "
+           "dtype=float32|uint8; or a preset: imagenet, none"));
+    dataForm->addRow(tr("&Preprocess:"), m_preprocess);
     m_random = new QRadioButton(tr("&Random inputs of the model's input shape"), data);
     dataForm->addRow(m_random);
     auto *randomRow = new QWidget(data);
@@ -145,6 +162,7 @@ void AnalysisSetupDialog::updateEnabled() {
     m_percentile->setEnabled(m_method->currentText() == QLatin1String("percentile"));
     m_data->parentWidget()->setEnabled(m_files->isChecked());
     m_labels->parentWidget()->setEnabled(m_files->isChecked());
+    m_preprocess->setEnabled(m_files->isChecked() || m_inApp->isChecked());
     m_randomCount->parentWidget()->setEnabled(m_random->isChecked());
 }
 
@@ -164,6 +182,7 @@ AnalysisSetup AnalysisSetupDialog::setup() const {
     s.randomInputs = m_random->isChecked();
     s.dataPaths = ql::ui::splitPathField(m_data->text());
     if (!s.randomInputs) s.labelsPath = m_labels->text().trimmed();
+    s.preprocess = m_preprocess->currentText().trimmed();
     s.randomCount = m_randomCount->value();
     s.randomSeed = quint64(m_randomSeed->value());
     s.batch = m_batch->value();
@@ -181,6 +200,13 @@ void AnalysisSetupDialog::accept() {
     check(s.quantModel);
     check(s.labelsPath);
     for (const QString &path : s.dataPaths + s.calibrationPaths) check(path);
+    if (!s.preprocess.isEmpty()) {
+        if (auto spec = ql::quant::parsePreprocessSpec(s.preprocess.toStdString()); !spec) {
+            QMessageBox::warning(this, windowTitle(),
+                                 tr("Preprocess: %1").arg(QString::fromStdString(spec.status().message())));
+            return;
+        }
+    }
     if (!s.isComplete() || !missing.isEmpty()) {
         QMessageBox::warning(
             this, windowTitle(),

@@ -32,6 +32,7 @@ public:
     QRadioButton *quantizeInAppButton() const { return m_inApp; }
     QRadioButton *randomInputsButton() const { return m_random; }
     QLineEdit *dataEdit() const { return m_data; }
+    QComboBox *preprocessEdit() const { return m_preprocess; }
 
 private:
     QWidget *pathRow(QLineEdit *edit, const QString &filter, bool multiple, bool folder);
@@ -55,6 +56,7 @@ private:
     QRadioButton *m_random;
     QLineEdit *m_data;
     QLineEdit *m_labels;
+    QComboBox *m_preprocess;
     QSpinBox *m_randomCount;
     QSpinBox *m_randomSeed;
     QSpinBox *m_batch;

@@ -41,6 +41,7 @@ struct EvaluationInputs {
     std::vector<int64_t> labels;
     std::vector<std::string> files;  // images: one per sample, for worst_samples
     QJsonObject jsonFields;          // images: "images", "preprocess", "classes", "labels_from"
+    std::string reading;             // what reading applies (images: the preprocessing)
 };
 
 ql::Result<EvaluationInputs> evaluationInputs(const QCommandLineParser &parser,
@@ -57,6 +58,7 @@ ql::Result<EvaluationInputs> evaluationInputs(const QCommandLineParser &parser,
         return reader->open(floatModel, files, batch);
     };
     out.jsonFields = dataJsonFields(*data, **reader, floatModel);
+    out.reading = data->reading;
     return out;
 }
 
@@ -254,12 +256,13 @@ int runAnalyze(const QStringList &arguments) {
     if (parser.isSet("labels")) setup.labelsPath = QFileInfo(parser.value("labels")).absoluteFilePath();
     setup.batch = batch;
     setup.int8Kernels = parser.value("int8-kernels");
+    setup.preprocess = parser.value("preprocess");
     const std::set<std::string> fp32(quantizer.excludedNodes.begin(), quantizer.excludedNodes.end());
 
     ql::ui::ReportInput input;
     input.report = std::make_shared<const ql::analysis::NumericSuiteReport>(std::move(*report));
     input.models = models;
-    input.data = setup.dataText();
+    input.data = setup.dataText(data->reading);
     input.floatGraph = std::make_shared<const ql::Graph>(floatModel);
     input.quantGraph = std::make_shared<const ql::Graph>(quantGraph);
     auto source = inputs();

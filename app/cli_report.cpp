@@ -119,7 +119,7 @@ int runReport(const QStringList &arguments) {
     ql::ui::ReportInput input;
     input.report = std::make_shared<const ql::analysis::NumericSuiteReport>(std::move(report));
     input.models = setup.analysisModels();
-    input.data = setup.dataText();
+    input.data = setup.dataText((*session)->data().reading);
     if (!parser.isSet("no-latency")) {
         auto latency = (*session)->measureLatencyMs(3);
         if (!latency) return reportFailure(latency.status());

@@ -35,7 +35,9 @@
 #include "document_controller.h"
 #include "graph_view.h"
 #include "layer_details_widget.h"
+#include "image_dataset.h"
 #include "layer_inspector.h"
+#include "sample_view_bar.h"
 #include "layer_table_panel.h"
 #include "model_summary_widget.h"
 #include "project_controller.h"
@@ -53,13 +55,19 @@ const char kAnalysisSplitterKey[] = "mainWindow/analysisSplitter";
 const char kInspectorSplitterKey[] = "mainWindow/inspectorSplitter";
 const char kSideSplitterKey[] = "mainWindow/sideSplitter";
 
+// Evaluation data rather than a model or project: tensors, images, or a folder of either.
+bool isDataPath(const QString &path) {
+    const QString suffix = QFileInfo(path).suffix().toLower();
+    return suffix == QLatin1String("npy") || suffix == QLatin1String("pb") ||
+           ql::ui::isImageFile(path.toStdString()) || QFileInfo(path).isDir();
+}
+
 bool isAcceptedUrl(const QUrl &url) {
     if (!url.isLocalFile()) return false;
     const QString suffix = QFileInfo(url.toLocalFile()).suffix().toLower();
     return suffix == QLatin1String("onnx") || suffix == QLatin1String("qlproj") ||
            suffix == QLatin1String("html") || suffix == QLatin1String("htm") ||
-           suffix == QLatin1String("npy") || suffix == QLatin1String("pb") ||
-           QFileInfo(url.toLocalFile()).isDir();
+           isDataPath(url.toLocalFile());
 }
 
 // Whether an ONNX file holds quantized nodes, from the op type strings near its start (nodes come
@@ -162,7 +170,7 @@ void MainWindow::createPages() {
     m_sideSplitter->setSizes({150, 650});
     m_analysisSplitter = new QSplitter(Qt::Horizontal, this);
     m_analysisSplitter->setObjectName(QStringLiteral("analysisPage"));
-    m_analysisSplitter->addWidget(m_analysisPanel);
+    m_analysisSplitter->addWidget(createSamplesPane(m_analysisPanel));
     m_analysisSplitter->addWidget(m_sideSplitter);
     m_analysisSplitter->setStretchFactor(0, 2);
     m_analysisSplitter->setStretchFactor(1, 1);
@@ -323,8 +331,8 @@ void MainWindow::openPath(const QString &path, bool asDrop) {
         if (!floatModel.isEmpty()) m_documents->openFile(floatModel);
         return;
     }
-    if (suffix == QLatin1String("npy") || suffix == QLatin1String("pb") || info.isDir()) {
-        m_analysis->setEvaluationFiles({info.absoluteFilePath()}, m_analysis->setup().labelsPath);
+    if (isDataPath(path)) {
+        setEvaluationData({info.absoluteFilePath()});
         return;
     }
     if (asDrop && !m_analysis->setup().floatModel.isEmpty() && looksQuantized(path)) {
@@ -398,17 +406,24 @@ void MainWindow::dropEvent(QDropEvent *event) {
     const QList<QUrl> urls = event->mimeData()->urls();
     if (urls.isEmpty() || !std::all_of(urls.begin(), urls.end(), isAcceptedUrl)) return;
     event->acceptProposedAction();
-    QStringList tensors;
+    QStringList data;
     for (const QUrl &url : urls) {
         const QString path = url.toLocalFile();
-        const QString suffix = QFileInfo(path).suffix().toLower();
-        if (suffix == QLatin1String("npy") || suffix == QLatin1String("pb") ||
-            QFileInfo(path).isDir())
-            tensors.append(QFileInfo(path).absoluteFilePath());
+        if (isDataPath(path))
+            data.append(QFileInfo(path).absoluteFilePath());
         else
             openPath(path, true);
     }
-    if (!tensors.isEmpty()) m_analysis->setEvaluationFiles(tensors, m_analysis->setup().labelsPath);
+    if (!data.isEmpty()) setEvaluationData(data);
+}
+
+void MainWindow::setEvaluationData(const QStringList &paths) {
+    std::vector<std::string> files;
+    for (const QString &path : paths) files.push_back(path.toStdString());
+    // Images are labelled by their class folders (or a labels file chosen for them): the labels
+    // of earlier tensor data do not carry over.
+    const bool images = ql::ui::pathsHoldImages(files);
+    m_analysis->setEvaluationFiles(paths, images ? QString() : m_analysis->setup().labelsPath);
 }
 
 void MainWindow::onLoadingStarted(const QString &displayName) {
@@ -464,16 +479,8 @@ void MainWindow::onReportReady(const ql::ui::ReportPtr &report) {
     m_lastOperationFailed = false;
     const int layer = m_analysisPanel->currentLayer();
     const ql::ui::AnalysisModelsSnapshot &models = m_analysis->job()->models();
-    ql::ui::InspectorContext context;
-    context.floatGraph = models.floatGraph;
-    context.quantGraph = models.quantGraph;
-    context.batch = models.batch;
-    context.report = report;
-    context.matches = models.matches;
-    ql::parseInt8Kernels(m_analysis->setup().int8Kernels.toStdString(),
-                         context.options.capture.int8Kernels);
-    context.options.capture.threads = 1;  // the engine's worker has the other cores
-    m_inspector->setContext(std::move(context));
+    m_sampleView.reset();
+    setInspectorContext(report, models.batch);
     m_diagnosisFloatGraph = models.floatGraph;  // the list keeps a plain pointer to it
     m_diagnosis->setThresholdDb(m_analysis->thresholdDb());
     m_analysisPanel->setFloatGraph(models.floatGraph);
@@ -483,9 +490,25 @@ void MainWindow::onReportReady(const ql::ui::ReportPtr &report) {
         m_analysisPanel->setThresholdDb(m_analysis->thresholdDb());
     showLatency();
     m_analysisPanel->selectLayer(layer >= 0 && layer < int(report->layers.size()) ? layer : 0);
+    showWorstSamples();
     m_pages->setCurrentWidget(m_analysisSplitter);
     updateTitle();
     updateActions();
+}
+
+void MainWindow::setInspectorContext(const ql::ui::ReportPtr &report,
+                                     std::shared_ptr<const std::map<std::string, ql::Tensor>> batch) {
+    const ql::ui::AnalysisModelsSnapshot &models = m_analysis->job()->models();
+    ql::ui::InspectorContext context;
+    context.floatGraph = models.floatGraph;
+    context.quantGraph = models.quantGraph;
+    context.batch = std::move(batch);
+    context.report = report;
+    context.matches = models.matches;
+    ql::parseInt8Kernels(m_analysis->setup().int8Kernels.toStdString(),
+                         context.options.capture.int8Kernels);
+    context.options.capture.threads = 1;  // the engine's worker has the other cores
+    m_inspector->setContext(std::move(context));
 }
 
 void MainWindow::onAnalysisFailed(const QString &message, ql::ErrorKind kind) {
@@ -497,6 +520,7 @@ void MainWindow::onAnalysisFailed(const QString &message, ql::ErrorKind kind) {
         m_analysisPanel->selectLayer(layer);
     }
     m_lastOperationFailed = true;
+    if (!m_sampleView) m_sampleBar->hide();  // a sample's own analysis that did not come
     m_status->setText(message);
     if (kind != ql::ErrorKind::Cancelled) showError(tr("Analysis Failed"), message);
 }

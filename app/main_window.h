@@ -9,7 +9,9 @@
 #include <QMainWindow>
 
 #include <memory>
+#include <optional>
 
+#include "analysis_job.h"
 #include "analysis_report.h"
 #include "core/status.h"
 #include "ir/graph.h"
@@ -39,6 +41,8 @@ class ReportExport;
 class LayerTablePanel;
 class ModelSummaryWidget;
 class WelcomePage;
+class WorstSampleStrip;
+class SampleViewBar;
 }  // namespace ql::ui
 
 class MainWindow : public QMainWindow {
@@ -70,6 +74,10 @@ public:
     ql::ui::AnalysisPanel *analysisPanel() const { return m_analysisPanel; }
     ql::ui::LayerInspector *inspector() const { return m_inspector; }
     ql::ui::DiagnosisList *diagnosis() const { return m_diagnosis; }
+    ql::ui::WorstSampleStrip *worstSamples() const { return m_worstStrip; }
+    ql::ui::SampleViewBar *sampleViewBar() const { return m_sampleBar; }
+    // The sample whose own figures the analysis shows (a strip tile was clicked); nullopt: all.
+    std::optional<int64_t> shownSample() const;
     // Edit > Find fp32 Set…'s dialog (null before its first use).
     ql::ui::Fp32SearchDialog *searchDialog() const { return m_searchDialog; }
     QProgressBar *progressBar() const { return m_busy; }
@@ -110,6 +118,11 @@ private:
     void createFp32Search();  // main_window_search.cpp
     void showFp32SearchDialog();
     void createReportExport();  // main_window_report.cpp
+    // main_window_samples.cpp: the worst-samples strip under the analysis, and one sample's view.
+    QWidget *createSamplesPane(QWidget *analysis);
+    void showWorstSamples();
+    void onSampleViewReady(const ql::ui::SampleViewPtr &view);
+    void showAllSamples();
     void connectAnalysis();
     void restoreSettings();
     void saveSettings();
@@ -117,6 +130,11 @@ private:
     void onModelLoaded(const ql::ui::SnapshotPtr &snapshot, double seconds);
     void onLoadFailed(const QString &path, const QString &message, ql::ErrorKind kind);
     void onReportReady(const ql::ui::ReportPtr &report);
+    // Dropped or opened data (tensors, images, folders) becomes the evaluation inputs.
+    void setEvaluationData(const QStringList &paths);
+    // The inspector on `report`, its histograms from `batch` (the first batch, or one sample's).
+    void setInspectorContext(const ql::ui::ReportPtr &report,
+                             std::shared_ptr<const std::map<std::string, ql::Tensor>> batch);
     void showLatency();  // the headline's latency, with the batch and threads it was timed with
     void onAnalysisFailed(const QString &message, ql::ErrorKind kind);
     void showError(const QString &title, const QString &message);
@@ -153,6 +171,9 @@ private:
     ql::ui::AnalysisPanel *m_analysisPanel = nullptr;
     ql::ui::LayerInspector *m_inspector = nullptr;
     ql::ui::DiagnosisList *m_diagnosis = nullptr;
+    ql::ui::WorstSampleStrip *m_worstStrip = nullptr;
+    ql::ui::SampleViewBar *m_sampleBar = nullptr;
+    ql::ui::SampleViewPtr m_sampleView;  // shown instead of the whole report; null: all samples
     QSplitter *m_sideSplitter = nullptr;  // diagnosis over inspector
     std::shared_ptr<const ql::Graph> m_diagnosisFloatGraph;
     QSplitter *m_analysisSplitter = nullptr;  // panel | inspector

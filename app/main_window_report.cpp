@@ -58,7 +58,7 @@ void MainWindow::exportReport(const QString &chosenPath) {
     ql::ui::ReportInput input;
     input.report = report;
     input.models = setup.analysisModels();
-    input.data = setup.dataText();
+    input.data = setup.dataText(models.dataReading);
     input.latencyMs = m_analysis->latency();
     input.latencySamples = int(report->samples);
     input.floatGraph = models.floatGraph;

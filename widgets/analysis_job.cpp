@@ -4,8 +4,10 @@
 #include <chrono>
 #include <mutex>
 
+#include "analysis/worst_samples.h"
 #include "core/stop_token.h"
 #include "worker_pool.h"
+#include "worst_sample_strip.h"
 
 namespace ql::ui {
 
@@ -62,9 +64,63 @@ struct AnalysisJob::Outcome {
     std::optional<std::pair<double, double>> latency;
     QString exportedPath;
     SearchOutcomePtr search;
+    SampleViewPtr sample;
 };
 
 namespace {
+
+// The session's worst samples, with the files (image data) or input rows (tensors) the strip's
+// thumbnails are made from; null when the report has no per-sample figures.
+std::shared_ptr<const SampleStripData> worstSampleData(const analysis::AnalysisSession &session) {
+    const analysis::NumericSuiteReport &report = session.report();
+    if (report.outputs.empty() || report.outputs.front().sampleSqnrDb.empty()) return nullptr;
+    const analysis::EvaluationData &data = session.data();
+    auto strip = std::make_shared<SampleStripData>();
+    strip->samples = analysis::worstSamples(report.outputs.front(), data.labels, strip->lowest);
+    strip->files = data.files;
+    strip->classes = data.classes;
+    if (strip->files.empty() && !session.floatGraph().inputs.empty()) {
+        const std::string &input = session.floatGraph().inputs.front().name;
+        for (const analysis::WorstSample &sample : strip->samples) {
+            auto rows = analysis::sampleInputs(data, sample.index);
+            if (!rows || !rows->count(input)) continue;
+            const Tensor &row = rows->at(input);
+            const Shape shape(row.shape().begin() + (row.rank() > 0 ? 1 : 0), row.shape().end());
+            strip->tensors[sample.index] = row.reshaped(shape);
+        }
+    }
+    return strip;
+}
+
+// The suite on one sample of the session's data, on the models as they stand.
+Result<SampleView> runSampleView(std::mutex &mutex, const analysis::AnalysisSession &session,
+                                 const AnalysisModelsSnapshot &models, int64_t index,
+                                 analysis::NumericSuiteOptions options) {
+    auto view = SampleView{index, nullptr, nullptr};
+    {
+        std::lock_guard<std::mutex> lock(mutex);
+        auto inputs = analysis::sampleInputs(session.data(), index);
+        if (!inputs) return inputs.status();
+        view.inputs = std::make_shared<const std::map<std::string, Tensor>>(std::move(*inputs));
+        const std::vector<int64_t> &labels = session.data().labels;
+        if (index < int64_t(labels.size())) options.labels = {labels[size_t(index)]};
+    }
+    const auto inputs = view.inputs;
+    const analysis::BatchSourceFactory once = [inputs]() -> Result<analysis::ActivationBatchSource> {
+        auto given = std::make_shared<bool>(false);
+        return analysis::ActivationBatchSource(
+            [inputs, given](std::map<std::string, Tensor> &batch) -> Result<bool> {
+                if (*given) return false;
+                *given = true;
+                batch = *inputs;
+                return true;
+            });
+    };
+    auto report = analysis::runNumericSuite(*models.floatGraph, *models.quantGraph, once, options);
+    if (!report) return report.status().withContext("sample " + std::to_string(index));
+    view.report = std::make_shared<const analysis::NumericSuiteReport>(std::move(*report));
+    return view;
+}
 
 // The snapshot of the session's models after a change; the float side and the batch are shared
 // with the previous snapshot when given.
@@ -81,6 +137,8 @@ AnalysisModelsSnapshot snapshotModels(const analysis::AnalysisSession &session,
                 session.data().batches.front());
     }
     models.quantGraph = std::make_shared<const Graph>(session.quantGraph());
+    models.worst = worstSampleData(session);
+    models.dataReading = session.data().reading;
     auto matching = analysis::matchLayers(*models.floatGraph, *models.quantGraph);
     if (matching) models.matches = matching->matches;
     return models;
@@ -179,6 +237,7 @@ AnalysisJob::AnalysisJob(QObject *parent) : QObject(parent) {
     qRegisterMetaType<ql::ui::ReportPtr>();
     qRegisterMetaType<ql::ui::AnalysisJob::Operation>();
     qRegisterMetaType<ql::ui::SearchOutcomePtr>();
+    qRegisterMetaType<ql::ui::SampleViewPtr>();
     connect(&m_watcher, &QFutureWatcher<void>::finished, this, &AnalysisJob::onFinished);
     m_poll.setInterval(50);
     connect(&m_poll, &QTimer::timeout, this, &AnalysisJob::pollProgress);
@@ -202,6 +261,7 @@ void AnalysisJob::start(const AnalysisRequest &request) {
     m_pendingLatency = false;
     m_pendingExport.clear();
     m_pendingSearch.reset();
+    m_pendingSample.reset();
     m_operation = Operation::None;
     m_request = request;
     const bool latency = request.measureLatency;
@@ -240,9 +300,16 @@ void AnalysisJob::requestSearch(const SearchRequest &request) {
     if (!isBusy()) startNext();
 }
 
+void AnalysisJob::requestSampleView(int64_t index) {
+    if (!m_session && m_operation != Operation::Analysis) return;
+    m_pendingSample = index;
+    if (!isBusy()) startNext();
+}
+
 void AnalysisJob::cancel() {
     if (m_shared) m_shared->cancelled = true;
     m_pendingToggle.reset();
+    m_pendingSample.reset();
     m_pendingLatency = false;
     m_pendingSearch.reset();
 }
@@ -326,6 +393,25 @@ void AnalysisJob::startNext() {
         });
         return;
     }
+    if (m_pendingSample && m_request) {
+        const int64_t index = *m_pendingSample;
+        m_pendingSample.reset();
+        analysis::NumericSuiteOptions options;
+        options.int8Kernels = m_request->int8Kernels;
+        options.threads = m_request->threads;
+        const AnalysisModelsSnapshot models = m_models;
+        run(Operation::Sample, [session, models, index, options](Shared &shared, Outcome &outcome) {
+            analysis::NumericSuiteOptions withProgress = options;
+            withProgress.progress = shared.callback();
+            auto view = runSampleView(session->mutex, *session->session, models, index,
+                                      std::move(withProgress));
+            if (!view)
+                outcome.status = view.status();
+            else
+                outcome.sample = std::make_shared<const SampleView>(std::move(*view));
+        });
+        return;
+    }
     if (m_pendingLatency) {
         m_pendingLatency = false;
         run(Operation::Latency, [session](Shared &shared, Outcome &outcome) {
@@ -366,6 +452,8 @@ void AnalysisJob::onFinished() {
         emit exported(outcome->exportedPath);
     } else if (outcome->search) {
         emit searchReady(outcome->search);
+    } else if (outcome->sample) {
+        emit sampleViewReady(outcome->sample);
     }
     startNext();
 }

@@ -28,6 +28,10 @@
 #include "core/status.h"
 
 namespace ql::ui {
+struct SampleStripData;  // worst_sample_strip.h
+}
+
+namespace ql::ui {
 
 // Everything a worker needs to create a session, as plain engine values: the sources (models,
 // calibration and evaluation inputs, labels) and how to run them.
@@ -67,12 +71,25 @@ struct AnalysisModelsSnapshot {
     std::shared_ptr<const Graph> floatGraph, quantGraph;         // quantGraph: toggles applied
     std::shared_ptr<const std::map<std::string, Tensor>> batch;  // the first evaluation batch
     std::vector<analysis::LayerMatch> matches;  // matchLayers(floatGraph, quantGraph)
+    // The report's worst samples (lowest output SQNR, top-1 flips), for the strip; null when
+    // the report has no per-sample figures.
+    std::shared_ptr<const SampleStripData> worst;
+    std::string dataReading;  // EvaluationData::reading: what reading the data applied
 };
+
+// One evaluation sample's own analysis: the per-layer figures of that sample alone, on the
+// models as they stood (toggles applied).
+struct SampleView {
+    int64_t index = 0;
+    ReportPtr report;
+    std::shared_ptr<const std::map<std::string, Tensor>> inputs;  // its batch of one
+};
+using SampleViewPtr = std::shared_ptr<const SampleView>;
 
 class AnalysisJob : public QObject {
     Q_OBJECT
 public:
-    enum class Operation { None, Analysis, Toggle, Latency, Export, Search };
+    enum class Operation { None, Analysis, Toggle, Latency, Export, Search, Sample };
 
     explicit AnalysisJob(QObject *parent = nullptr);
     ~AnalysisJob() override;
@@ -86,6 +103,9 @@ public:
     void requestExport(const QString &path);
     // Runs after the running operation; a second request replaces a waiting one.
     void requestSearch(const SearchRequest &request);
+    // The numeric suite on evaluation sample `index` alone (sampleViewReady); after a waiting
+    // toggle, which it then reflects. A second request replaces a waiting one.
+    void requestSampleView(int64_t index);
     void cancel();
 
     bool isBusy() const;
@@ -110,6 +130,7 @@ signals:
     // (NaN while none does).
     void searchProgress(int evaluations, double bestFigure);
     void searchReady(ql::ui::SearchOutcomePtr outcome);
+    void sampleViewReady(ql::ui::SampleViewPtr view);
     // A failed operation; the previous report (if any) stays.
     void failed(const QString &message, ql::ErrorKind kind,
                 ql::ui::AnalysisJob::Operation operation);
@@ -138,6 +159,7 @@ private:
     bool m_pendingLatency = false;
     QString m_pendingExport;
     std::optional<SearchRequest> m_pendingSearch;
+    std::optional<int64_t> m_pendingSample;
     std::optional<AnalysisRequest> m_request;  // of the live session: a holdout search's sources
 };
 
@@ -145,3 +167,4 @@ private:
 
 Q_DECLARE_METATYPE(ql::ui::AnalysisJob::Operation)
 Q_DECLARE_METATYPE(ql::ui::SearchOutcomePtr)
+Q_DECLARE_METATYPE(ql::ui::SampleViewPtr)

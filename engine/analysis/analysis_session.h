@@ -62,6 +62,9 @@ Result<EvaluationData> evaluationDataFromFiles(const Graph &floatGraph,
                                                int64_t batchSize,
                                                const std::shared_ptr<const DataReader> &reader = {},
                                                const std::string &labelsPath = {});
+// Sample `index` of the data: each input's row, with a batch dim of 1 (copies). BadInput when
+// out of range.
+Result<std::map<std::string, Tensor>> sampleInputs(const EvaluationData &data, int64_t index);
 // Labels for the data, read from `from`; BadInput naming it when fewer than the samples.
 Status setLabels(EvaluationData &data, std::vector<int64_t> labels, const std::string &from);
 // Splits off the last whole batches holding about `fraction` (0 < fraction < 1) of the samples,

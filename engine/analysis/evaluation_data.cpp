@@ -1,6 +1,7 @@
 // Evaluation samples for an AnalysisSession: from files, or seeded random inputs.
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <random>
 
 #include "analysis/analysis_session.h"
@@ -59,6 +60,37 @@ Result<EvaluationData> evaluationDataFromFiles(const Graph &floatGraph,
     data.classes = std::move(listed->classes);
     data.reading = std::move(*reading);
     return data;
+}
+
+Result<std::map<std::string, Tensor>> sampleInputs(const EvaluationData &data, int64_t index) {
+    int64_t first = 0;
+    for (const auto &batch : data.batches) {
+        const int64_t rows = batchRows(batch);
+        if (index >= first + rows) {
+            first += rows;
+            continue;
+        }
+        if (index < first) break;
+        std::map<std::string, Tensor> sample;
+        for (const auto &[name, tensor] : batch) {
+            const Tensor plain = tensor.toPlain();
+            Shape shape = plain.shape();
+            if (shape.empty()) {
+                sample[name] = plain;
+                continue;
+            }
+            const size_t rowBytes = plain.byteSize() / size_t(std::max<int64_t>(shape[0], 1));
+            shape[0] = 1;
+            Tensor row(plain.dtype(), shape);
+            std::memcpy(row.rawData(),
+                        static_cast<const char *>(plain.rawData()) + size_t(index - first) * rowBytes,
+                        rowBytes);
+            sample[name] = std::move(row);
+        }
+        return sample;
+    }
+    return Status::badInput("evaluation sample " + std::to_string(index) + " of " +
+                            std::to_string(data.samples));
 }
 
 Status setLabels(EvaluationData &data, std::vector<int64_t> labels, const std::string &from) {

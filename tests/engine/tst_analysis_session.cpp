@@ -435,6 +435,14 @@ TEST(AnalysisSession, EvaluationDataFromFilesAndRandom) {
     EXPECT_EQ(last.dim(0), 16);
     EXPECT_EQ(last.data<float>()[0], f.inputs.data<float>()[48 * 28 * 28]);
     EXPECT_FALSE(evaluationDataFromFiles(f.floatGraph, {"/nonexistent/x.npy"}, 8));
+    // One sample, wherever its batch: sample 50 is row 2 of the last batch.
+    auto one = sampleInputs(*data, 50);
+    ASSERT_TRUE(one) << one.status().message();
+    const Tensor &row = one->begin()->second;
+    EXPECT_EQ(row.shape(), (Shape{1, 1, 28, 28}));
+    for (int64_t i = 0; i < 28 * 28; ++i)
+        ASSERT_EQ(row.data<float>()[i], f.inputs.data<float>()[50 * 28 * 28 + i]);
+    EXPECT_EQ(sampleInputs(*data, 64).status().kind(), ErrorKind::BadInput);
 
     auto a = randomEvaluationData(f.floatGraph, 10, 7, 4);
     auto b = randomEvaluationData(f.floatGraph, 10, 7, 4);
