@@ -54,8 +54,8 @@ ql::Result<EvaluationInputs> evaluationInputs(const QCommandLineParser &parser,
     EvaluationInputs out;
     out.labels = data->labels;
     if (data->listed.images) out.files = data->listed.files;
-    out.inputs = [&floatModel, reader = *reader, files = data->listed.files, batch]() {
-        return reader->open(floatModel, files, batch);
+    out.inputs = [&floatModel, reader = *reader, listed = data->listed, batch]() {
+        return reader->open(floatModel, listed, batch);
     };
     out.jsonFields = dataJsonFields(*data, **reader, floatModel);
     out.reading = data->reading;

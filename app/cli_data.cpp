@@ -73,8 +73,10 @@ QJsonObject dataJsonFields(const ListedData &data, const ql::ui::ImageDataReader
     QJsonObject fields;
     if (!data.listed.images) return fields;
     fields.insert("images", double(data.listed.files.size()));
-    if (auto spec = reader.specFor(graph))
-        fields.insert("preprocess", QString::fromStdString(ql::quant::formatPreprocessSpec(*spec)));
+    if (graph.inputs.size() == 1)
+        if (auto spec = reader.specFor(graph.inputs.front()))
+            fields.insert("preprocess",
+                          QString::fromStdString(ql::quant::formatPreprocessSpec(*spec)));
     QJsonArray classes;
     for (const std::string &name : data.listed.classes) classes.append(QString::fromStdString(name));
     if (!classes.isEmpty()) fields.insert("classes", classes);

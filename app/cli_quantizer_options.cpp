@@ -71,15 +71,11 @@ ql::Result<ql::quant::QuantizeResult> quantizeFromFiles(const ql::Graph &floatGr
                                                         const ql::quant::QuantizationOptions &options, int threads,
                                                         int64_t calibBatch, int64_t &samples, bool specNeedsImages) {
     QL_RETURN_IF_ERROR(ql::quant::validateExcludedNodes(floatGraph, options.excludedNodes).withContext(floatGraph.sourcePath));
-    if (floatGraph.inputs.size() != 1)
-        return ql::Status::unsupported(floatGraph.sourcePath + ": --calib supports models with one input, this one has " +
-                                       std::to_string(floatGraph.inputs.size()));
     auto reader = dataReader(parser, threads);
     if (!reader) return reader.status();
     auto data = listData(parser, "calib", **reader, floatGraph, QString(), specNeedsImages);
     if (!data) return data.status();
-    const std::vector<std::string> &files = data->listed.files;
-    auto source = (*reader)->open(floatGraph, files, calibBatch);
+    auto source = (*reader)->open(floatGraph, data->listed, calibBatch);
     if (!source) return source.status();
     ql::quant::CalibrationOptions calibrationOptions;
     calibrationOptions.threads = threads;
@@ -89,7 +85,7 @@ ql::Result<ql::quant::QuantizeResult> quantizeFromFiles(const ql::Graph &floatGr
         std::fprintf(stderr, "quantlens: warning: %lld NaN/Inf values of '%s' were skipped during calibration\n",
                      static_cast<long long>(count), value.c_str());
     std::printf("calibrated on %lld samples from %zu file(s); activation range: %s%s\n",
-                static_cast<long long>(stats.sampleCount()), files.size(),
+                static_cast<long long>(stats.sampleCount()), data->listed.fileCount(),
                 ql::quant::rangeMethodName(options.method),
                 options.method == ql::quant::RangeMethod::Percentile ? (" " + std::to_string(options.percentile)).c_str()
                                                                      : "");

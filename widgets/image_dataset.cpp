@@ -277,14 +277,9 @@ Result<std::vector<int64_t>> readImageLabels(const std::string &path, const anal
     return labels;
 }
 
-Result<quant::BatchSource> imageBatchSource(const Graph &graph, std::vector<std::string> files,
+Result<quant::BatchSource> imageBatchSource(const ValueInfo &input, std::vector<std::string> files,
                                             quant::PreprocessSpec spec, int64_t batchSize,
                                             int threads) {
-    if (graph.inputs.size() != 1)
-        return Status::unsupported(graph.sourcePath +
-                                   ": images feed models with one input, this one has " +
-                                   std::to_string(graph.inputs.size()));
-    const ValueInfo input = graph.inputs[0];
     if (input.hasShape && input.shape.size() >= 1 && input.shape[0] > 0)
         batchSize = input.shape[0];  // a fixed batch dim sets it
     batchSize = std::max<int64_t>(batchSize, 1);

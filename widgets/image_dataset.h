@@ -41,10 +41,10 @@ Result<analysis::DataFiles> listImages(const std::vector<std::string> &paths);
 // BadInput naming the file for a wrong count, an unknown class, or a file not in the dataset.
 Result<std::vector<int64_t>> readImageLabels(const std::string &path, const analysis::DataFiles &dataset);
 
-// Batches of `batchSize` preprocessed images for the graph's single input (the last one
-// smaller), decoded by `threads` threads. Each image must come out with the input's shape; a
+// Batches of `batchSize` preprocessed images for `input` (the last one smaller), decoded by
+// `threads` threads. Each image must come out with the input's shape; a
 // mismatch is BadInput naming the file and both shapes.
-Result<quant::BatchSource> imageBatchSource(const Graph &graph, std::vector<std::string> files,
+Result<quant::BatchSource> imageBatchSource(const ValueInfo &input, std::vector<std::string> files,
                                             quant::PreprocessSpec spec, int64_t batchSize,
                                             int threads);
 

@@ -417,11 +417,11 @@ Result<quant::QuantizeResult> CalibrationLab::quantizeRun(const CalibrationRunSp
 
 Result<std::vector<std::map<std::string, Tensor>>> CalibrationLab::calibrationBatches(
     const CalibrationRunSpec &spec) const {
-    std::vector<std::string> files;
+    DataFiles files;
     for (int64_t index : spec.calibIndices)
-        files.push_back(m_impl->options.poolFiles[static_cast<size_t>(index)]);
-    return readAllBatches(readerOrDefault(m_impl->options.reader), m_impl->floatGraph,
-                          std::move(files), spec.calibBatch);
+        files.files.push_back(m_impl->options.poolFiles[static_cast<size_t>(index)]);
+    return readAllBatches(readerOrDefault(m_impl->options.reader), m_impl->floatGraph, files,
+                          spec.calibBatch);
 }
 
 }  // namespace ql::analysis

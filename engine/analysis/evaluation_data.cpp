@@ -37,7 +37,7 @@ Result<EvaluationData> evaluationDataFromFiles(const Graph &floatGraph,
     if (!listed) return listed.status();
     auto reading = read.describe(floatGraph, *listed);
     if (!reading) return reading.status();
-    auto source = read.open(floatGraph, listed->files, batchSize);
+    auto source = read.open(floatGraph, *listed, batchSize);
     if (!source) return source.status();
     EvaluationData data;
     for (;;) {

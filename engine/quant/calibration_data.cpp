@@ -7,6 +7,7 @@
 #include <system_error>
 
 #include "ir/tensor_checks.h"
+#include "onnx_io/npz_file.h"
 #include "onnx_io/tensor_file.h"
 
 namespace ql::quant {
@@ -18,7 +19,7 @@ namespace {
 bool isTensorFile(const fs::path &p) {
     std::string ext = p.extension().string();
     std::transform(ext.begin(), ext.end(), ext.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-    return ext == ".npy" || ext == ".pb";
+    return ext == ".npy" || ext == ".pb" || ext == ".npz";
 }
 
 // Rows [first, first + count) of a plain tensor along dim 0.
@@ -59,10 +60,10 @@ Result<std::vector<std::string>> listCalibrationFiles(const std::vector<std::str
                 if (entry.is_regular_file(ec) && isTensorFile(entry.path())) inFolder.push_back(entry.path().string());
             if (ec) return Status::badInput(path + ": cannot list folder: " + ec.message());
             std::sort(inFolder.begin(), inFolder.end());
-            if (inFolder.empty()) return Status::badInput(path + ": folder holds no .npy or .pb files");
+            if (inFolder.empty()) return Status::badInput(path + ": folder holds no .npy, .npz or .pb files");
             files.insert(files.end(), inFolder.begin(), inFolder.end());
         } else if (fs::is_regular_file(p, ec)) {
-            if (!isTensorFile(p)) return Status::badInput(path + ": calibration files must be .npy or .pb");
+            if (!isTensorFile(p)) return Status::badInput(path + ": input files must be .npy, .npz or .pb");
             files.push_back(path);
         } else {
             return Status::badInput(path + ": no such file or folder");
@@ -117,8 +118,11 @@ Result<int64_t> countCalibrationSamples(const std::string &path, const ValueInfo
 Result<Tensor> readCalibrationTensor(const std::string &path, const ValueInfo &input, int64_t first, int64_t count) {
     auto read = readRows(path, input, first, count);
     if (!read) return read.status();
-    Tensor t = read.value();
-    QL_RETURN_IF_ERROR(checkFinite(t, path + " (calibration input '" + input.name + "')"));
+    return fitToInput(read.value(), input, path);
+}
+
+Result<Tensor> fitToInput(Tensor t, const ValueInfo &input, const std::string &where) {
+    QL_RETURN_IF_ERROR(checkFinite(t, where + " (input '" + input.name + "')"));
     const DataType want = input.dtype == DataType::Undefined ? DataType::Float : input.dtype;
     if (want == DataType::Float && t.dtype() == DataType::Double) {
         Tensor f(DataType::Float, t.shape());
@@ -133,7 +137,7 @@ Result<Tensor> readCalibrationTensor(const std::string &path, const ValueInfo &i
             batched.insert(batched.begin(), 1);
             t = t.reshaped(batched);
         } else if (t.rank() != rank) {
-            return Status::badInput(path + ": shape " + shapeToString(t.shape()) + " has rank " +
+            return Status::badInput(where + ": shape " + shapeToString(t.shape()) + " has rank " +
                                     std::to_string(t.rank()) + ", input '" + input.name + "' needs rank " +
                                     std::to_string(rank) + " (a batch) or " + std::to_string(rank - 1) +
                                     " (one sample)");
@@ -141,19 +145,81 @@ Result<Tensor> readCalibrationTensor(const std::string &path, const ValueInfo &i
         // The batch dim is checked by the source (it may split); the others must match.
         ValueInfo sampleShape = input;
         if (rank > 0) sampleShape.shape[0] = -1;
-        QL_RETURN_IF_ERROR(checkInputMatches(sampleShape, t).withContext(path));
+        QL_RETURN_IF_ERROR(checkInputMatches(sampleShape, t).withContext(where));
     } else if (input.dtype != DataType::Undefined && t.dtype() != input.dtype) {
-        return Status::badInput(path + ": input '" + input.name + "': expected " + dataTypeName(input.dtype) +
+        return Status::badInput(where + ": input '" + input.name + "': expected " + dataTypeName(input.dtype) +
                                 ", got " + dataTypeName(t.dtype()));
     }
     return t;
 }
 
-Result<BatchSource> fileBatchSource(const Graph &graph, std::vector<std::string> files, int64_t batchSize) {
-    if (graph.inputs.size() != 1) {
-        return Status::badInput(graph.sourcePath + ": input files need a model with one input, this one has " +
-                                std::to_string(graph.inputs.size()));
+namespace {
+
+bool isNpz(const std::string &path) {
+    std::string ext = fs::path(path).extension().string();
+    std::transform(ext.begin(), ext.end(), ext.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+    return ext == ".npz";
+}
+
+// One .npz file: the batch of every model input, by array name (a model with one input also
+// takes a lone array of any name).
+Result<std::map<std::string, Tensor>> readNpzBatch(const std::vector<ValueInfo> &inputs, const std::string &path) {
+    auto arrays = readNpz(path);
+    if (!arrays) return arrays.status();
+    std::map<std::string, Tensor> batch;
+    int64_t rows = -1;
+    for (const ValueInfo &input : inputs) {
+        const NpzArray *found = nullptr;
+        for (const NpzArray &a : *arrays)
+            if (a.name == input.name) found = &a;
+        if (!found && inputs.size() == 1 && arrays->size() == 1) found = &arrays->front();
+        if (!found) {
+            std::string names;
+            for (const NpzArray &a : *arrays) names += (names.empty() ? "" : ", ") + a.name;
+            return Status::badInput(path + ": no array named '" + input.name + "' (it holds " + names + ")");
+        }
+        auto fitted = fitToInput(found->tensor.toPlain(), input, path + ": " + found->name);
+        if (!fitted) return fitted.status();
+        const int64_t n = fitted->rank() == 0 ? 1 : fitted->dim(0);
+        if (rows >= 0 && n != rows)
+            return Status::badInput(path + ": arrays hold " + std::to_string(rows) + " and " + std::to_string(n) +
+                                    " samples; every input needs the same number");
+        rows = n;
+        batch[input.name] = std::move(*fitted);
     }
+    return batch;
+}
+
+// .npz files, each one batch of every input.
+BatchSource npzBatchSource(const Graph &graph, std::vector<std::string> files) {
+    auto next = std::make_shared<size_t>(0);
+    auto shared = std::make_shared<const std::vector<std::string>>(std::move(files));
+    return BatchSource([inputs = graph.inputs, next, shared](std::map<std::string, Tensor> &batch) -> Result<bool> {
+        if (*next >= shared->size()) return false;
+        auto read = readNpzBatch(inputs, (*shared)[(*next)++]);
+        if (!read) return read.status();
+        batch = std::move(*read);
+        return true;
+    });
+}
+
+}  // namespace
+
+Result<BatchSource> fileBatchSource(const Graph &graph, std::vector<std::string> files, int64_t batchSize) {
+    const bool npz = !files.empty() && std::all_of(files.begin(), files.end(), isNpz);
+    if (npz) return npzBatchSource(graph, std::move(files));
+    for (const std::string &file : files)
+        if (isNpz(file))
+            return Status::badInput(file + ": .npz files hold every input; do not mix them with .npy / .pb files");
+    if (graph.inputs.size() != 1) {
+        return Status::badInput(graph.sourcePath + ": .npy / .pb files feed a model with one input, this one has " +
+                                std::to_string(graph.inputs.size()) +
+                                " (give .npz files with one array per input, or --data NAME=PATH per input)");
+    }
+    return inputBatchSource(graph.inputs[0], std::move(files), batchSize);
+}
+
+Result<BatchSource> inputBatchSource(const ValueInfo &input, std::vector<std::string> files, int64_t batchSize) {
     struct State {
         ValueInfo input;
         std::vector<std::string> files;
@@ -162,7 +228,7 @@ Result<BatchSource> fileBatchSource(const Graph &graph, std::vector<std::string>
         int64_t samples = 0, offset = 0;
     };
     auto state = std::make_shared<State>();
-    state->input = graph.inputs[0];
+    state->input = input;
     state->files = std::move(files);
     const int64_t fixedBatch = state->input.hasShape && !state->input.shape.empty() ? state->input.shape[0] : -1;
     // A fixed batch dim decides; otherwise batchSize samples per batch, or each file as it is.

@@ -13,7 +13,7 @@
 
 namespace ql::quant {
 
-// Expands files and folders (a folder's .npy / .pb files, sorted by name; not recursive) into a
+// Expands files and folders (a folder's .npy / .npz / .pb files, sorted by name; not recursive) into a
 // list of files. BadInput for a missing path, a file of another extension, or an empty result.
 Result<std::vector<std::string>> listCalibrationFiles(const std::vector<std::string> &paths);
 
@@ -28,11 +28,18 @@ Result<Tensor> readCalibrationTensor(const std::string &path, const ValueInfo &i
 // How many samples the file holds for `input` (a .npy file: from its header alone).
 Result<int64_t> countCalibrationSamples(const std::string &path, const ValueInfo &input);
 
-// A BatchSource over `files` for the graph's single input, reading one file at a time. With a
-// fixed batch dim on the input, every batch has that size (a file's sample count must be a
-// multiple of it). Otherwise batchSize > 0 regroups the samples of all files into batches of
-// batchSize (the last one smaller), and batchSize <= 0 gives each file as one batch. BadInput when
-// the graph does not have exactly one input.
+// A BatchSource over `files` for the graph's single input, reading one file at a time
+// (inputBatchSource). .npz files instead hold every input (arrays named as the inputs; a lone
+// array for a one-input model), each file one batch whatever batchSize. BadInput for .npy / .pb
+// files and a graph without exactly one input, or .npz files mixed with others.
 Result<BatchSource> fileBatchSource(const Graph &graph, std::vector<std::string> files, int64_t batchSize = 0);
+// A BatchSource over .npy / .pb `files` for one input. With a fixed batch dim on the input, every
+// batch has that size (a file's sample count must be a multiple of it). Otherwise batchSize > 0
+// regroups the samples of all files into batches of batchSize (the last one smaller), and
+// batchSize <= 0 gives each file as one batch.
+Result<BatchSource> inputBatchSource(const ValueInfo &input, std::vector<std::string> files, int64_t batchSize = 0);
+// A tensor as `input` takes it: finite, float64 to float32, a sample (rank one lower) batched,
+// the non-batch dims and dtype checked. BadInput naming `where`.
+Result<Tensor> fitToInput(Tensor tensor, const ValueInfo &input, const std::string &where);
 
 }  // namespace ql::quant

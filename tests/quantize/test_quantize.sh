@@ -90,7 +90,7 @@ expect "bad percentile" 2 "--percentile expects a number in (0, 100]" -- run --m
 expect "missing calibration" 2 "nosuch: no such file or folder" -- \
     "$quantlens" quantize "$model" --calib "$work/nosuch" --out "$work/x.onnx"
 mkdir -p "$work/empty"
-expect "empty calibration folder" 2 "folder holds no .npy or .pb files" -- \
+expect "empty calibration folder" 2 "folder holds no .npy, .npz or .pb files" -- \
     "$quantlens" quantize "$model" --calib "$work/empty" --out "$work/x.onnx"
 expect "no --out" 2 "--out is required" -- "$quantlens" quantize "$model" --calib "$samples"
 # A calibration folder of single samples ([1,28,28] each) works like one batch file.
