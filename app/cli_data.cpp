@@ -23,7 +23,8 @@ QString dataOptionHelp(const QString &what) {
     return what +
            ": folders of .npy/.pb files or files (one sample or a batch each), or images (.png "
            ".jpg .bmp .webp; folders searched recursively; a folder of class folders gives "
-           "ImageFolder labels); repeatable.";
+           "ImageFolder labels); repeatable. Several inputs: .npz files (one array per input "
+           "name) or NAME=PATH per input.";
 }
 
 ql::Result<std::shared_ptr<const ql::ui::ImageDataReader>> dataReader(

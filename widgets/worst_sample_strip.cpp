@@ -46,7 +46,7 @@ enum Role {
 constexpr int kPad = 6;         // tile edge to content
 constexpr int kGap = 4;         // thumbnail to text
 constexpr int kLines = 3;       // caption, predictions, label
-constexpr int kTextChars = 30;  // average characters a text line holds before eliding
+constexpr int kTextChars = 36;  // "float: 6 Shirt → int8: 2 Pullover" fits before eliding
 
 QSize tileSize(const QFontMetrics &metrics) {
     const int width =

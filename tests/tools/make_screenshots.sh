@@ -17,4 +17,29 @@ export QT_QPA_PLATFORM=offscreen XDG_CONFIG_HOME=$settings/config XDG_DATA_HOME=
     --grab inspector --screenshot "$shots/layer_inspector_activations.png"
 "$quantlens" gui --demo --palette dark --screenshot "$shots/main_window_dark.png"
 "$quantlens" gui --demo --view graph --screenshot "$shots/graph_view_demo.png"
+# The worst-samples strip on image data: 200 Fashion-MNIST test images as PNGs in class folders
+# (needs Debian's dataset-fashion-mnist and python3-numpy), the demo's models, batch 16.
+if [ -d /usr/share/datasets/fashion-mnist ]; then
+    /usr/bin/python3 "$source/tests/tools/make_fashion_images.py" "$settings/fashion" 200 >/dev/null
+    cat > "$settings/fashion.qlproj" <<EOF
+{
+    "format": "quantlens-project",
+    "version": 1,
+    "analysis": {
+        "float_model": "$source/resources/demo/fashion_cnn.onnx",
+        "quant_model": "$source/resources/demo/fashion_cnn_int8.onnx",
+        "quantized_in_app": false,
+        "data": ["$settings/fashion"],
+        "preprocess": "color=gray,resize=28,crop=28,scale=1/255,mean=0.2860,std=0.3530",
+        "batch": 16,
+        "int8_kernels": "exact"
+    },
+    "threshold_db": 30
+}
+EOF
+    "$quantlens" gui "$settings/fashion.qlproj" --screenshot "$shots/worst_samples_fashion.png"
+else
+    echo "no /usr/share/datasets/fashion-mnist (apt-get install dataset-fashion-mnist):" \
+        "worst_samples_fashion.png not remade" >&2
+fi
 echo "screenshots written to $shots"
