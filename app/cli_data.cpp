@@ -9,7 +9,7 @@
 
 namespace cli {
 
-void addPreprocessOption(QCommandLineParser &parser) {
+void addPreprocessOption(QCommandLineParser &parser, bool skipBadInputs) {
     parser.addOption(
         {"preprocess",
          "For images: comma-separated key=value applied in this order: color=rgb|bgr|gray, "
@@ -17,6 +17,10 @@ void addPreprocessOption(QCommandLineParser &parser) {
          "layout=nchw|nhwc, dtype=float32|uint8; or a preset: imagenet, none. Default: "
          "resize and centre-crop to the model's input, scale 1/255.",
          "SPEC"});
+    if (!skipBadInputs) return;
+    parser.addOption({"skip-bad-inputs",
+                      "Leave out images that cannot be read or preprocessed (counted and named on "
+                      "stderr) instead of stopping; costs one extra decoding pass."});
 }
 
 QString dataOptionHelp(const QString &what) {
@@ -53,12 +57,26 @@ ql::Result<ListedData> listData(const QCommandLineParser &parser, const QString 
         const std::string path = parser.value(labelsOption).toStdString();
         auto labels = reader.readLabels(path, data.listed);
         if (!labels) return labels.status();
-        data.labels = std::move(*labels);
+        data.listed.labels = std::move(*labels);  // left out with their images below
         data.labelsFrom = path;
     } else {
-        data.labels = data.listed.labels;
         data.labelsFrom = data.listed.labelsFrom;
     }
+    if (parser.isSet("skip-bad-inputs") && data.listed.images && data.listed.inputFiles.empty() &&
+        graph.inputs.size() == 1) {
+        auto spec = reader.specFor(graph.inputs.front());
+        if (!spec) return spec.status();
+        const size_t listed = data.listed.files.size();
+        data.skipped = ql::ui::dropBadImages(data.listed, *spec, graph.inputs.front(), reader.threads());
+        for (const ql::ui::BadImage &bad : data.skipped)
+            std::fprintf(stderr, "quantlens: %s: skipped: %s\n", name.c_str(), bad.reason.c_str());
+        if (!data.skipped.empty())
+            std::fprintf(stderr, "quantlens: %s: skipped %zu of %zu images (--skip-bad-inputs)\n",
+                         name.c_str(), data.skipped.size(), listed);
+        if (data.listed.files.empty())
+            return ql::Status::badInput(name + ": no image could be read");
+    }
+    data.labels = data.listed.labels;
     auto reading = reader.describe(graph, data.listed);
     if (!reading) return reading.status();
     data.reading = std::move(*reading);
@@ -83,6 +101,13 @@ QJsonObject dataJsonFields(const ListedData &data, const ql::ui::ImageDataReader
     if (!classes.isEmpty()) fields.insert("classes", classes);
     if (!data.labelsFrom.empty())
         fields.insert("labels_from", QString::fromStdString(data.labelsFrom));
+    if (!data.skipped.empty()) {
+        QJsonArray skipped;
+        for (const ql::ui::BadImage &bad : data.skipped)
+            skipped.append(QJsonObject{{"file", QString::fromStdString(bad.file)},
+                                       {"reason", QString::fromStdString(bad.reason)}});
+        fields.insert("skipped_inputs", skipped);
+    }
     return fields;
 }
 

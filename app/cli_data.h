@@ -14,12 +14,14 @@
 #include "analysis/data_reader.h"
 #include "core/status.h"
 #include "image_data_reader.h"
+#include "image_dataset.h"
 #include "ir/graph.h"
 
 namespace cli {
 
-// --preprocess, with the spec's keys and presets in its help.
-void addPreprocessOption(QCommandLineParser &parser);
+// --preprocess, with the spec's keys and presets in its help, and --skip-bad-inputs for the
+// commands whose data goes through listData.
+void addPreprocessOption(QCommandLineParser &parser, bool skipBadInputs = true);
 // The help text of a data option: tensors, or images (folders searched recursively).
 QString dataOptionHelp(const QString &what);
 
@@ -33,10 +35,13 @@ struct ListedData {
     std::vector<int64_t> labels;  // --labels, else the class folders; may be empty
     std::string labelsFrom;       // the labels file, "folders", or ""
     std::string reading;          // ImageDataReader::describe: "" for tensors
+    std::vector<ql::ui::BadImage> skipped;  // --skip-bad-inputs: the images left out
 };
 
 // Lists the paths of `option` (repeatable, comma-separated) with `reader`, reads --labels when
 // `labelsOption` is given and set, and prints "quantlens: <what reading applies>" for images.
+// With --skip-bad-inputs, images that cannot be read or preprocessed are left out (with their
+// labels), counted and named on stderr.
 // specNeedsImages: BadInput for --preprocess with no images in the paths (false when another
 // data option of the command may be the images).
 ql::Result<ListedData> listData(const QCommandLineParser &parser, const QString &option,
@@ -44,7 +49,8 @@ ql::Result<ListedData> listData(const QCommandLineParser &parser, const QString 
                                 const QString &labelsOption = QString(),
                                 bool specNeedsImages = true);
 
-// "images", "preprocess", "classes", "labels_from" for a JSON report of image data.
+// "images", "preprocess", "classes", "labels_from", "skipped_inputs" for a JSON report of image
+// data.
 QJsonObject dataJsonFields(const ListedData &data, const ql::ui::ImageDataReader &reader,
                            const ql::Graph &graph);
 

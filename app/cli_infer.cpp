@@ -42,7 +42,7 @@ int runInfer(const QStringList &arguments) {
                       "Input file for a named input: a tensor (.npy or .pb), or an image (.png .jpg "
                       ".bmp .webp; one sample, see --preprocess).",
                       "NAME=FILE"});
-    addPreprocessOption(parser);
+    addPreprocessOption(parser, false);
     parser.addOption({"inputs-dir", "Folder with input_0.pb, input_1.pb, ... (or .npy), in graph input order.", "DIR"});
     parser.addOption({"output-dir", "Folder for output_<i>.npy and outputs.json.", "OUT"});
     parser.addOption({"no-fuse", "Run every node on its own instead of fusing Conv with its activation / residual Add."});

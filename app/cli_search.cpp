@@ -88,7 +88,7 @@ int runSearch(const QStringList &arguments) {
                       "Class ids, needed for an accuracy-drop target: .npy of integers; for "
                       "images also a text file or a CSV of file,label (as analyze).",
                       "LABELS"});
-    addPreprocessOption(parser);
+    addPreprocessOption(parser, false);
     parser.addOption(
         {"target",
          "sqnr:DB (output SQNR), agreement:PERCENT (top-1 agreement) or accuracy-drop:POINTS.",

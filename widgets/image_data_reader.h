@@ -30,6 +30,7 @@ public:
     Result<quant::PreprocessSpec> specFor(const ValueInfo &input) const;
     // The user's spec (nullopt: the default applies).
     const std::optional<quant::PreprocessSpec> &userSpec() const { return m_spec; }
+    int threads() const { return m_threads; }
 
 protected:
     Result<analysis::DataFiles> listFiles(const std::vector<std::string> &paths) const override;

@@ -10,6 +10,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <future>
 #include <map>
 #include <memory>
@@ -103,11 +104,12 @@ void quietDecoderMessages(QtMsgType type, const QMessageLogContext &context,
 // little padding). Checked before decoding: libpng prints its own error for a cut-off file, and
 // libjpeg fills the missing rows with grey where PIL refuses the file.
 std::string truncation(const std::string &path) {
-    std::ifstream in(path, std::ios::binary);
-    char head[8] = {};
-    in.read(head, sizeof head);
-    in.seekg(0, std::ios::end);
+    std::ifstream in(path, std::ios::binary | std::ios::ate);
     const std::streamoff size = in.tellg();
+    if (size < 8) return "";  // too short to tell: the decoder says what is wrong
+    char head[8] = {};
+    in.seekg(0);
+    in.read(head, sizeof head);
     const std::streamoff tailSize = std::min<std::streamoff>(size, 64);
     std::string tail(size_t(tailSize), '\0');
     in.seekg(size - tailSize);
@@ -277,6 +279,71 @@ Result<std::vector<int64_t>> readImageLabels(const std::string &path, const anal
     return labels;
 }
 
+namespace {
+
+// The sample dims `input` takes (a free dim: any).
+bool fitsInput(const Shape &sample, const ValueInfo &input) {
+    if (!input.hasShape) return true;
+    bool fits = input.shape.size() == sample.size() + 1;
+    for (size_t d = 0; fits && d < sample.size(); ++d)
+        fits = input.shape[d + 1] < 0 || input.shape[d + 1] == sample[d];
+    return fits;
+}
+
+Status shapeMismatch(const std::string &file, const Shape &sample, const ValueInfo &input) {
+    return Status::badInput(
+        file + ": preprocessed to " + shapeText(sample) + ", input '" + input.name + "' takes " +
+        shapeText(Shape(input.shape.begin() + (input.shape.empty() ? 0 : 1), input.shape.end())) +
+        " per sample (see --preprocess: resize, crop, color, layout)");
+}
+
+// One file decoded, preprocessed and checked against the input's fixed sample dims.
+Result<Tensor> loadImageSample(const std::string &file, const quant::PreprocessSpec &spec,
+                               const ValueInfo &input) {
+    auto image = decodeImage(file);
+    if (!image) return image.status();
+    auto sample = quant::preprocessImage(*image, spec, file);
+    if (!sample) return sample.status();
+    if (!fitsInput(sample->shape(), input)) return shapeMismatch(file, sample->shape(), input);
+    return sample;
+}
+
+// work(i) for i in [0, count), spread over `threads` threads (this one included).
+void forEachIndex(size_t count, int threads, const std::function<void(size_t)> &work) {
+    auto stride = [&](size_t from) {
+        for (size_t i = from; i < count; i += size_t(threads)) work(i);
+    };
+    std::vector<std::thread> pool;
+    for (int t = 1; t < threads && size_t(t) < count; ++t) pool.emplace_back(stride, size_t(t));
+    stride(0);
+    for (std::thread &t : pool) t.join();
+}
+
+}  // namespace
+
+std::vector<BadImage> dropBadImages(analysis::DataFiles &listed, const quant::PreprocessSpec &spec,
+                                    const ValueInfo &input, int threads) {
+    std::vector<std::string> reasons(listed.files.size());
+    forEachIndex(listed.files.size(), std::max(threads, 1), [&](size_t i) {
+        auto sample = loadImageSample(listed.files[i], spec, input);
+        if (!sample) reasons[i] = sample.status().message();
+    });
+    std::vector<BadImage> bad;
+    analysis::DataFiles kept = listed;
+    kept.files.clear();
+    kept.labels.clear();
+    for (size_t i = 0; i < listed.files.size(); ++i) {
+        if (!reasons[i].empty()) {
+            bad.push_back({listed.files[i], reasons[i]});
+            continue;
+        }
+        kept.files.push_back(listed.files[i]);
+        if (i < listed.labels.size()) kept.labels.push_back(listed.labels[i]);
+    }
+    listed = std::move(kept);
+    return bad;
+}
+
 Result<quant::BatchSource> imageBatchSource(const ValueInfo &input, std::vector<std::string> files,
                                             quant::PreprocessSpec spec, int64_t batchSize,
                                             int threads) {
@@ -297,34 +364,16 @@ Result<quant::BatchSource> imageBatchSource(const ValueInfo &input, std::vector<
         const std::vector<std::string> &files = *shared;
         const size_t count = std::min(size_t(batchSize), files.size() - first);
         std::vector<Result<Tensor>> samples(count, Status::badInput("not decoded"));
-        auto work = [&](size_t from) {
-            for (size_t i = from; i < count; i += size_t(threads)) {
-                const std::string &file = files[first + i];
-                auto image = decodeImage(file);
-                samples[i] = image ? quant::preprocessImage(*image, spec, file)
-                                   : Result<Tensor>(image.status());
-            }
-        };
-        std::vector<std::thread> pool;
-        for (int t = 1; t < threads && size_t(t) < count; ++t) pool.emplace_back(work, size_t(t));
-        work(0);
-        for (std::thread &t : pool) t.join();
+        forEachIndex(count, threads, [&](size_t i) {
+            samples[i] = loadImageSample(files[first + i], spec, input);
+        });
         for (auto &sample : samples)
             if (!sample) return sample.status();
+        // Free dims must agree within the batch, so the samples stack.
         const Shape &one = samples[0]->shape();
-        for (size_t i = 0; i < count; ++i) {
-            const Shape &shape = samples[i]->shape();
-            bool fits = input.shape.size() == shape.size() + 1;
-            for (size_t d = 0; fits && d < shape.size(); ++d)
-                fits = input.shape[d + 1] < 0 ? shape[d] == one[d] : input.shape[d + 1] == shape[d];
-            if (!fits)
-                return Status::badInput(
-                    files[first + i] + ": preprocessed to " + shapeText(shape) + ", input '" +
-                    input.name + "' takes " +
-                    shapeText(Shape(input.shape.begin() + (input.shape.empty() ? 0 : 1),
-                                    input.shape.end())) +
-                    " per sample (see --preprocess: resize, crop, color, layout)");
-        }
+        for (size_t i = 0; i < count; ++i)
+            if (samples[i]->shape() != one)
+                return shapeMismatch(files[first + i], samples[i]->shape(), input);
         Shape batchShape{int64_t(count)};
         batchShape.insert(batchShape.end(), one.begin(), one.end());
         Tensor batch(wanted, batchShape);

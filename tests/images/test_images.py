@@ -233,6 +233,20 @@ open(os.path.join(bad, "a class", "ok.png"), "wb").write(data)
 open(os.path.join(bad, "a class", "truncated.png"), "wb").write(data[: len(data) // 2])
 p = run(common + ["--data", bad], expect=2)
 assert "truncated.png" in p.stderr and len(p.stderr.strip().splitlines()) <= 2, p.stderr
+# A file too short to hold an image header (once a crash: an exception on a decoding thread).
+os.makedirs(os.path.join(bad, "b class"))
+open(os.path.join(bad, "b class", "tiny.png"), "wb").write(b"\x89PN")
+open(os.path.join(bad, "b class", "ok too.png"), "wb").write(data)
+p = run(common + ["--data", os.path.join(bad, "b class")], expect=2)
+assert "tiny.png" in p.stderr and len(p.stderr.strip().splitlines()) <= 2, p.stderr
+# --skip-bad-inputs: the two bad files are left out, counted and named; the two good ones keep
+# their class folders' labels.
+p = run(common + ["--data", bad, "--skip-bad-inputs", "--json", os.path.join(work, "skipped.json")])
+assert "skipped 2 of 4 images" in p.stderr, p.stderr
+s = json.load(open(os.path.join(work, "skipped.json")))
+assert sorted(os.path.basename(x["file"]) for x in s["skipped_inputs"]) == ["tiny.png", "truncated.png"], s
+assert s["images"] == 2 and s["samples"] == 2 and s["classes"] == ["a class", "b class"], s
+assert sorted((os.path.basename(w["file"]), w["label"]) for w in s["worst_samples"]) == [("ok too.png", 1), ("ok.png", 0)]
 p = run(common + ["--data", folder, "--preprocess", "colour=gray"], expect=2)
 assert "colour" in p.stderr, p.stderr
 with open(os.path.join(work, "short.txt"), "w") as f:
