@@ -112,6 +112,14 @@
         <source>; labels %1</source>
         <translation>; Labels %1</translation>
     </message>
+    <message>
+        <source>; preprocess %1</source>
+        <translation>; Vorverarbeitung %1</translation>
+    </message>
+    <message>
+        <source>Preprocessing: %1</source>
+        <translation>Vorverarbeitung: %1</translation>
+    </message>
 </context>
 <context>
     <name>AnalysisSetupDialog</name>
@@ -130,10 +138,6 @@
     <message>
         <source>ONNX models (*.onnx);;All files (*)</source>
         <translation>ONNX-Modelle (*.onnx);;Alle Dateien (*)</translation>
-    </message>
-    <message>
-        <source>Tensors (*.npy *.pb);;All files (*)</source>
-        <translation>Tensoren (*.npy *.pb);;Alle Dateien (*)</translation>
     </message>
     <message>
         <source>Models</source>
@@ -196,20 +200,8 @@
         <translation>Dateien oder &amp;Ordner:</translation>
     </message>
     <message>
-        <source>.npy or .pb files (one sample or a batch each) or folders of them; separate with &apos;;&apos;</source>
-        <translation>.npy- oder .pb-Dateien (je ein Sample oder ein Batch) oder Ordner damit; mit „;“ trennen</translation>
-    </message>
-    <message>
-        <source>optional: class ids, .npy</source>
-        <translation>optional: Klassen-IDs, .npy</translation>
-    </message>
-    <message>
         <source>&amp;Labels:</source>
         <translation>&amp;Labels:</translation>
-    </message>
-    <message>
-        <source>NumPy arrays (*.npy)</source>
-        <translation>NumPy-Arrays (*.npy)</translation>
     </message>
     <message>
         <source>&amp;Random inputs of the model&apos;s input shape</source>
@@ -254,6 +246,38 @@
     <message>
         <source>Calibration batc&amp;h:</source>
         <translation>Kalibrierungs-Batc&amp;h:</translation>
+    </message>
+    <message>
+        <source>Tensors and images (*.npy *.pb *.png *.jpg *.jpeg *.bmp *.webp);;All files (*)</source>
+        <translation>Tensoren und Bilder (*.npy *.pb *.png *.jpg *.jpeg *.bmp *.webp);;Alle Dateien (*)</translation>
+    </message>
+    <message>
+        <source>.npy or .pb files (one sample or a batch each), images (.png .jpg .bmp .webp; a folder of class folders gives labels), or folders of them; separate with &apos;;&apos;</source>
+        <translation>.npy- oder .pb-Dateien (je ein Sample oder ein Batch), Bilder (.png .jpg .bmp .webp; ein Ordner mit Klassenordnern liefert Labels) oder Ordner davon; mit „;“ trennen</translation>
+    </message>
+    <message>
+        <source>optional: class ids (.npy; for images also .txt or .csv)</source>
+        <translation>optional: Klassen-IDs (.npy; für Bilder auch .txt oder .csv)</translation>
+    </message>
+    <message>
+        <source>Labels (*.npy *.txt *.csv);;All files (*)</source>
+        <translation>Labels (*.npy *.txt *.csv);;Alle Dateien (*)</translation>
+    </message>
+    <message>
+        <source>images: default resize and crop to the model&apos;s input, scale 1/255</source>
+        <translation>Bilder: standardmäßig auf die Modelleingabe skaliert und zugeschnitten, Faktor 1/255</translation>
+    </message>
+    <message>
+        <source>For images, applied in this order: color=rgb|bgr|gray, resize=N|HxW, crop=N|HxW, scale=F (1/255 accepted), mean=a:b:c, std=a:b:c, layout=nchw|nhwc, dtype=float32|uint8; or a preset: imagenet, none</source>
+        <translation>Für Bilder, in dieser Reihenfolge angewandt: color=rgb|bgr|gray, resize=N|HxW, crop=N|HxW, scale=F (1/255 möglich), mean=a:b:c, std=a:b:c, layout=nchw|nhwc, dtype=float32|uint8; oder eine Vorgabe: imagenet, none</translation>
+    </message>
+    <message>
+        <source>&amp;Preprocess:</source>
+        <translation>&amp;Vorverarbeitung:</translation>
+    </message>
+    <message>
+        <source>Preprocess: %1</source>
+        <translation>Vorverarbeitung: %1</translation>
     </message>
 </context>
 <context>
@@ -811,6 +835,10 @@
     <message>
         <source>Ctrl+4</source>
         <translation>Ctrl+4</translation>
+    </message>
+    <message>
+        <source>Showing sample #%1 alone</source>
+        <translation>Nur Sample #%1 wird gezeigt</translation>
     </message>
 </context>
 <context>
@@ -3467,6 +3495,29 @@ Formelwert         = %1
     </message>
 </context>
 <context>
+    <name>ql::ui::SampleViewBar</name>
+    <message>
+        <source>Back to All Samples</source>
+        <translation>Zurück zu allen Samples</translation>
+    </message>
+    <message>
+        <source>Analysing sample #%1 alone…</source>
+        <translation>Analysiere nur Sample #%1…</translation>
+    </message>
+    <message>
+        <source>Per-layer figures of sample #%1 alone</source>
+        <translation>Werte je Schicht nur für Sample #%1</translation>
+    </message>
+    <message>
+        <source>label %1</source>
+        <translation>Label %1</translation>
+    </message>
+    <message>
+        <source>float %1, int8 %2</source>
+        <translation>float %1, int8 %2</translation>
+    </message>
+</context>
+<context>
     <name>ql::ui::SqnrChart</name>
     <message>
         <source>Layers in execution order</source>
@@ -3609,6 +3660,82 @@ oder probieren Sie die Fashion-MNIST-Demo aus.</translation>
     <message>
         <source>You can also drop .onnx files or a .qlproj project here.</source>
         <translation>Sie können auch .onnx-Dateien oder ein .qlproj-Projekt hierher ziehen.</translation>
+    </message>
+</context>
+<context>
+    <name>ql::ui::WorstSampleStrip</name>
+    <message>
+        <source>The evaluation samples with the lowest output SQNR, and every sample whose top-1 class differs between the float and int8 models</source>
+        <translation>Die Evaluierungs-Samples mit dem niedrigsten Ausgabe-SQNR und jedes Sample, dessen Top-1-Klasse sich zwischen Float- und int8-Modell unterscheidet</translation>
+    </message>
+    <message>
+        <source>#%1 · n/a</source>
+        <translation>#%1 · k. A.</translation>
+    </message>
+    <message>
+        <source>#%1 · %2 dB</source>
+        <translation>#%1 · %2 dB</translation>
+    </message>
+    <message>
+        <source>label: %1</source>
+        <translation>Label: %1</translation>
+    </message>
+    <message>
+        <source>Label: %1</source>
+        <translation>Label: %1</translation>
+    </message>
+    <message>
+        <source>float: %1 → int8: %2</source>
+        <extracomment>The predictions line of a tile; %1 float class, %2 int8 class: keep %1 before %2.</extracomment>
+        <translation>float: %1 → int8: %2</translation>
+    </message>
+    <message>
+        <source>Float top-1: %1</source>
+        <translation>Float-Top-1: %1</translation>
+    </message>
+    <message>
+        <source>Int8 top-1: %1 (changed)</source>
+        <translation>int8-Top-1: %1 (geändert)</translation>
+    </message>
+    <message>
+        <source>Int8 top-1: %1</source>
+        <translation>int8-Top-1: %1</translation>
+    </message>
+    <message>
+        <source>Output SQNR: n/a</source>
+        <translation>Ausgabe-SQNR: k. A.</translation>
+    </message>
+    <message>
+        <source>Output SQNR: %1 dB</source>
+        <translation>Ausgabe-SQNR: %1 dB</translation>
+    </message>
+    <message>
+        <source>Click or press Enter to view sample #%1</source>
+        <translation>Klicken oder Enter drücken, um Sample #%1 zu zeigen</translation>
+    </message>
+    <message>
+        <source>no picture</source>
+        <translation>kein Bild</translation>
+    </message>
+    <message>
+        <source>Worst samples</source>
+        <translation>Schlechteste Samples</translation>
+    </message>
+    <message>
+        <source>1 flip</source>
+        <translation>1 Wechsel</translation>
+    </message>
+    <message>
+        <source>%1 flips</source>
+        <translation>%1 Wechsel</translation>
+    </message>
+    <message>
+        <source>Worst samples (%1 lowest SQNR, %2)</source>
+        <translation>Schlechteste Samples (%1 mit niedrigstem SQNR, %2)</translation>
+    </message>
+    <message>
+        <source>%1 (class %2)</source>
+        <translation>%1 (Klasse %2)</translation>
     </message>
 </context>
 </TS>
