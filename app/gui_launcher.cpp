@@ -14,6 +14,8 @@
 #include <QTranslator>
 
 #include <cstdio>
+#include <memory>
+#include <optional>
 
 #include "analysis_controller.h"
 #include "analysis_panel.h"
@@ -131,6 +133,12 @@ void addGuiOptions(QCommandLineParser &parser) {
         {QStringLiteral("grab"),
          QApplication::translate("main", "What --screenshot saves: window (default) or inspector."),
          QStringLiteral("PART"), QStringLiteral("window")});
+    parser.addOption(
+        {QStringLiteral("sample"),
+         QApplication::translate("main",
+                                 "Show evaluation sample N alone (its own per-layer analysis) "
+                                 "once the analysis is in."),
+         QStringLiteral("N")});
     parser.addOption({QStringLiteral("palette"),
                       QApplication::translate("main", "Colour palette: system (default) or dark."),
                       QStringLiteral("NAME"), QStringLiteral("system")});
@@ -261,6 +269,21 @@ int runGui(int argc, char *argv[], int firstArgument) {
                                              cli::BadInput);
                              QApplication::exit(exitCode);
                          });
+    std::optional<int64_t> sample;
+    if (parser.isSet("sample")) {
+        bool ok = false;
+        sample = parser.value("sample").toLongLong(&ok);
+        if (!ok || *sample < 0)
+            return fail(QApplication::translate("main", "--sample expects a sample index"),
+                        cli::BadInput);
+        auto asked = std::make_shared<bool>(false);
+        QObject::connect(window.analysis(), &AnalysisController::reportReady, &window,
+                         [&window, asked, index = *sample] {
+                             if (*asked) return;
+                             *asked = true;
+                             window.showSample(index);
+                         });
+    }
     if (graphView) {
         QObject::connect(window.documents(), &DocumentController::modelLoaded, &window,
                          [&window] { window.showGraph(); });
@@ -268,7 +291,8 @@ int runGui(int argc, char *argv[], int firstArgument) {
                          [&window] { window.showGraph(); });
     }
     // The view the picture shows is drawn: a graph's layout is in.
-    auto viewReady = [&window, graphView] {
+    auto viewReady = [&window, graphView, sample] {
+        if (sample && window.shownSample() != sample) return false;
         if (!graphView) return true;
         return window.analysis()->report() ? window.analysisPanel()->graphView()->isLaidOut()
                                            : window.modelGraph()->isLaidOut();

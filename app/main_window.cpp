@@ -226,7 +226,9 @@ void MainWindow::connectAnalysis() {
     connect(m_analysis, &AnalysisController::busyChanged, this, [this](bool busy) {
         m_busy->setVisible(busy || m_loadingModel);
         m_cancel->setVisible(busy);
-        if (!busy && m_analysis->report() && !m_lastOperationFailed) m_status->setText(tr("Ready"));
+        if (!busy && m_analysis->report() && !m_lastOperationFailed)
+            m_status->setText(m_sampleView ? tr("Showing sample #%1 alone").arg(m_sampleView->index)
+                                           : tr("Ready"));
         updateActions();
     });
     connect(m_analysis, &AnalysisController::progress, this,

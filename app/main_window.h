@@ -78,6 +78,8 @@ public:
     ql::ui::SampleViewBar *sampleViewBar() const { return m_sampleBar; }
     // The sample whose own figures the analysis shows (a strip tile was clicked); nullopt: all.
     std::optional<int64_t> shownSample() const;
+    // Runs the analysis of evaluation sample `index` alone and shows it (a strip tile's click).
+    void showSample(int64_t index);
     // Edit > Find fp32 Set…'s dialog (null before its first use).
     ql::ui::Fp32SearchDialog *searchDialog() const { return m_searchDialog; }
     QProgressBar *progressBar() const { return m_busy; }

@@ -25,14 +25,17 @@ QWidget *MainWindow::createSamplesPane(QWidget *analysis) {
     layout->addWidget(m_sampleBar);
     layout->addWidget(analysis, 1);
     layout->addWidget(m_worstStrip);
-    connect(m_worstStrip, &ql::ui::WorstSampleStrip::sampleActivated, this, [this](qint64 index) {
-        m_sampleBar->showPending(index);
-        m_analysis->job()->requestSampleView(index);
-    });
+    connect(m_worstStrip, &ql::ui::WorstSampleStrip::sampleActivated, this,
+            [this](qint64 index) { showSample(index); });
     connect(m_sampleBar, &ql::ui::SampleViewBar::backRequested, this, &MainWindow::showAllSamples);
     connect(m_analysis->job(), &ql::ui::AnalysisJob::sampleViewReady, this,
             &MainWindow::onSampleViewReady);
     return pane;
+}
+
+void MainWindow::showSample(int64_t index) {
+    m_sampleBar->showPending(index);
+    m_analysis->job()->requestSampleView(index);
 }
 
 std::optional<int64_t> MainWindow::shownSample() const {

@@ -42,6 +42,13 @@ if "$quantlens" gui --demo --view table --screenshot "$out/noview.png" 2> "$out/
     echo "an unknown --view must fail"; exit 1
 fi
 grep -q -- "--view" "$out/err.txt"
+# One sample alone (the worst-samples strip's click), and a sample the data does not have.
+"$quantlens" gui --demo --sample 17 --screenshot "$out/sample.png"
+is_png "$out/sample.png"
+if "$quantlens" gui --demo --sample 999 --screenshot "$out/nosample.png" 2> "$out/err.txt"; then
+    echo "a sample out of range must fail"; exit 1
+fi
+grep -q "sample 999 of 64" "$out/err.txt"
 
 echo '{"format": "quantlens-project", "version": 1, "analysis": {"float_model": "missing.onnx",
       "quant_model": "missing_int8.onnx", "data": ["x.npy"]}}' > "$out/broken.qlproj"
