@@ -208,7 +208,7 @@ bool AnalysisSetup::operator==(const AnalysisSetup &o) const {
     return floatModel == o.floatModel && quantModel == o.quantModel &&
            quantizeInApp == o.quantizeInApp && calibrationPaths == o.calibrationPaths &&
            quantizer == o.quantizer && dataPaths == o.dataPaths && labelsPath == o.labelsPath &&
-           preprocess == o.preprocess &&
-           randomInputs == o.randomInputs && randomCount == o.randomCount &&
-           randomSeed == o.randomSeed && batch == o.batch && int8Kernels == o.int8Kernels;
+           preprocess == o.preprocess && randomInputs == o.randomInputs &&
+           randomCount == o.randomCount && randomSeed == o.randomSeed && batch == o.batch &&
+           int8Kernels == o.int8Kernels;
 }

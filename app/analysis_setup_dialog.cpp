@@ -21,7 +21,6 @@
 
 #include "quant/image_preprocess.h"
 
-
 AnalysisSetupDialog::AnalysisSetupDialog(const AnalysisSetup &setup, Focus focus, QWidget *parent)
     : QDialog(parent) {
     setWindowTitle(focus == Focus::QuantizeInApp    ? tr("Quantize in App")
@@ -88,8 +87,9 @@ AnalysisSetupDialog::AnalysisSetupDialog(const AnalysisSetup &setup, Focus focus
     dataForm->addRow(m_files, pathRow(m_data, tensorFilter, true, true));
     m_labels = new QLineEdit(setup.labelsPath, data);
     m_labels->setPlaceholderText(tr("optional: class ids (.npy; for images also .txt or .csv)"));
-    dataForm->addRow(tr("&Labels:"),
-                     pathRow(m_labels, tr("Labels (*.npy *.txt *.csv);;All files (*)"), false, false));
+    dataForm->addRow(
+        tr("&Labels:"),
+        pathRow(m_labels, tr("Labels (*.npy *.txt *.csv);;All files (*)"), false, false));
     m_preprocess = new QComboBox(data);
     m_preprocess->setObjectName(QStringLiteral("preprocessEdit"));
     m_preprocess->setEditable(true);
@@ -202,8 +202,9 @@ void AnalysisSetupDialog::accept() {
     for (const QString &path : s.dataPaths + s.calibrationPaths) check(path);
     if (!s.preprocess.isEmpty()) {
         if (auto spec = ql::quant::parsePreprocessSpec(s.preprocess.toStdString()); !spec) {
-            QMessageBox::warning(this, windowTitle(),
-                                 tr("Preprocess: %1").arg(QString::fromStdString(spec.status().message())));
+            QMessageBox::warning(
+                this, windowTitle(),
+                tr("Preprocess: %1").arg(QString::fromStdString(spec.status().message())));
             return;
         }
     }

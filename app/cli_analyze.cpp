@@ -109,10 +109,12 @@ int runAnalyze(const QStringList &arguments) {
     parser.addHelpOption();
     parser.addOption({"float", "The float ONNX model.", "FLOAT.onnx"});
     parser.addOption({"quant", "The quantized ONNX model (QDQ or QOperator).", "QUANT.onnx"});
-    parser.addOption({"calib",
-                      "Instead of --quant: quantize the float model in the app from these calibration inputs "
-                      "(folders of .npy/.pb files or images, or files; repeatable), with the quantizer options below.",
-                      "DIR_OR_FILES"});
+    parser.addOption(
+        {"calib",
+         "Instead of --quant: quantize the float model in the app from these calibration inputs "
+         "(folders of .npy/.pb files or images, or files; repeatable), with the quantizer options "
+         "below.",
+         "DIR_OR_FILES"});
     addQuantizerOptions(parser);
     parser.addOption({"data", dataOptionHelp("Evaluation inputs"), "DIR_OR_FILES"});
     parser.addOption(
@@ -198,8 +200,8 @@ int runAnalyze(const QStringList &arguments) {
         if (!calibBatch) return reportFailure(calibBatch.status());
         calibrationBatch = static_cast<int>(*calibBatch);
         int64_t calibrated = 0;
-        auto quantized =
-            quantizeFromFiles(*floatGraph, parser, quantizer, threads, *calibBatch, calibrated, false);
+        auto quantized = quantizeFromFiles(*floatGraph, parser, quantizer, threads, *calibBatch,
+                                           calibrated, false);
         if (!quantized) return reportFailure(quantized.status());
         quantGraph = std::move(quantized->model);
         models.quantizedInApp = true;

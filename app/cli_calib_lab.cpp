@@ -190,8 +190,8 @@ int runCalibLab(const QStringList &arguments) {
         "exact McNemar tests and paired bootstrap intervals.");
     parser.addHelpOption();
     parser.addOption({"float", "The float ONNX model.", "FLOAT.onnx"});
-    parser.addOption({"calib", dataOptionHelp("The calibration pool (one item per file)"),
-                      "DIR_OR_FILES"});
+    parser.addOption(
+        {"calib", dataOptionHelp("The calibration pool (one item per file)"), "DIR_OR_FILES"});
     parser.addOption({"data", dataOptionHelp("Evaluation inputs"), "DIR_OR_FILES"});
     parser.addOption(
         {"labels",

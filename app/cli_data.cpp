@@ -67,7 +67,8 @@ ql::Result<ListedData> listData(const QCommandLineParser &parser, const QString 
         auto spec = reader.specFor(graph.inputs.front());
         if (!spec) return spec.status();
         const size_t listed = data.listed.files.size();
-        data.skipped = ql::ui::dropBadImages(data.listed, *spec, graph.inputs.front(), reader.threads());
+        data.skipped =
+            ql::ui::dropBadImages(data.listed, *spec, graph.inputs.front(), reader.threads());
         for (const ql::ui::BadImage &bad : data.skipped)
             std::fprintf(stderr, "quantlens: %s: skipped: %s\n", name.c_str(), bad.reason.c_str());
         if (!data.skipped.empty())
@@ -97,7 +98,8 @@ QJsonObject dataJsonFields(const ListedData &data, const ql::ui::ImageDataReader
             fields.insert("preprocess",
                           QString::fromStdString(ql::quant::formatPreprocessSpec(*spec)));
     QJsonArray classes;
-    for (const std::string &name : data.listed.classes) classes.append(QString::fromStdString(name));
+    for (const std::string &name : data.listed.classes)
+        classes.append(QString::fromStdString(name));
     if (!classes.isEmpty()) fields.insert("classes", classes);
     if (!data.labelsFrom.empty())
         fields.insert("labels_from", QString::fromStdString(data.labelsFrom));

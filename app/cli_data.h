@@ -32,9 +32,9 @@ ql::Result<std::shared_ptr<const ql::ui::ImageDataReader>> dataReader(
 
 struct ListedData {
     ql::analysis::DataFiles listed;
-    std::vector<int64_t> labels;  // --labels, else the class folders; may be empty
-    std::string labelsFrom;       // the labels file, "folders", or ""
-    std::string reading;          // ImageDataReader::describe: "" for tensors
+    std::vector<int64_t> labels;            // --labels, else the class folders; may be empty
+    std::string labelsFrom;                 // the labels file, "folders", or ""
+    std::string reading;                    // ImageDataReader::describe: "" for tensors
     std::vector<ql::ui::BadImage> skipped;  // --skip-bad-inputs: the images left out
 };
 

@@ -7,8 +7,8 @@
 
 #include "cli_commands.h"
 #include "cli_data.h"
-#include "image_dataset.h"
 #include "cli_support.h"
+#include "image_dataset.h"
 #include "onnx_io/model_loader.h"
 #include "onnx_io/tensor_file.h"
 #include "runtime/execution_plan.h"
@@ -38,10 +38,11 @@ int runInfer(const QStringList &arguments) {
     parser.setApplicationDescription("Run a model on given inputs and write its outputs as .npy files.");
     parser.addHelpOption();
     parser.addPositionalArgument("model", "The ONNX model to run.");
-    parser.addOption({"input",
-                      "Input file for a named input: a tensor (.npy or .pb), or an image (.png .jpg "
-                      ".bmp .webp; one sample, see --preprocess).",
-                      "NAME=FILE"});
+    parser.addOption(
+        {"input",
+         "Input file for a named input: a tensor (.npy or .pb), or an image (.png .jpg "
+         ".bmp .webp; one sample, see --preprocess).",
+         "NAME=FILE"});
     addPreprocessOption(parser, false);
     parser.addOption({"inputs-dir", "Folder with input_0.pb, input_1.pb, ... (or .npy), in graph input order.", "DIR"});
     parser.addOption({"output-dir", "Folder for output_<i>.npy and outputs.json.", "OUT"});
@@ -74,7 +75,8 @@ int runInfer(const QStringList &arguments) {
             tensorInputs << pair;
             continue;
         }
-        auto image = readImageInput(graph.value(), pair.left(pair.indexOf('=')).toStdString(), file, **reader);
+        auto image = readImageInput(graph.value(), pair.left(pair.indexOf('=')).toStdString(), file,
+                                    **reader);
         if (!image) return reportFailure(image.status());
         inputs[graph.value().inputs.front().name] = std::move(*image);
     }

@@ -67,9 +67,10 @@ ql::Status readQuantizerOptions(const QCommandLineParser &parser, const QString 
     return ql::Status::ok();
 }
 
-ql::Result<ql::quant::QuantizeResult> quantizeFromFiles(const ql::Graph &floatGraph, const QCommandLineParser &parser,
-                                                        const ql::quant::QuantizationOptions &options, int threads,
-                                                        int64_t calibBatch, int64_t &samples, bool specNeedsImages) {
+ql::Result<ql::quant::QuantizeResult> quantizeFromFiles(
+    const ql::Graph &floatGraph, const QCommandLineParser &parser,
+    const ql::quant::QuantizationOptions &options, int threads, int64_t calibBatch,
+    int64_t &samples, bool specNeedsImages) {
     QL_RETURN_IF_ERROR(ql::quant::validateExcludedNodes(floatGraph, options.excludedNodes).withContext(floatGraph.sourcePath));
     auto reader = dataReader(parser, threads);
     if (!reader) return reader.status();
@@ -87,8 +88,9 @@ ql::Result<ql::quant::QuantizeResult> quantizeFromFiles(const ql::Graph &floatGr
     std::printf("calibrated on %lld samples from %zu file(s); activation range: %s%s\n",
                 static_cast<long long>(stats.sampleCount()), data->listed.fileCount(),
                 ql::quant::rangeMethodName(options.method),
-                options.method == ql::quant::RangeMethod::Percentile ? (" " + std::to_string(options.percentile)).c_str()
-                                                                     : "");
+                options.method == ql::quant::RangeMethod::Percentile
+                    ? (" " + std::to_string(options.percentile)).c_str()
+                    : "");
     samples = stats.sampleCount();
     auto result = ql::quant::quantizeGraph(floatGraph, stats, options);
     if (!result) return result.status().withContext(floatGraph.sourcePath);

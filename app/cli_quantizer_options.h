@@ -29,9 +29,9 @@ ql::Result<int64_t> readCalibrationBatch(const QCommandLineParser &parser, const
 // with --preprocess; calibBatch samples per batch, 0: one batch per file) and quantizes it;
 // prints the calibration line and warnings. samples: calibrated count. specNeedsImages:
 // --preprocess is only for --calib (else it may be for another data option).
-ql::Result<ql::quant::QuantizeResult> quantizeFromFiles(const ql::Graph &floatGraph, const QCommandLineParser &parser,
-                                                        const ql::quant::QuantizationOptions &options, int threads,
-                                                        int64_t calibBatch, int64_t &samples,
-                                                        bool specNeedsImages = true);
+ql::Result<ql::quant::QuantizeResult> quantizeFromFiles(
+    const ql::Graph &floatGraph, const QCommandLineParser &parser,
+    const ql::quant::QuantizationOptions &options, int threads, int64_t calibBatch,
+    int64_t &samples, bool specNeedsImages = true);
 
 }  // namespace cli

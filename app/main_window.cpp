@@ -34,15 +34,15 @@
 #include "diagnosis_list.h"
 #include "document_controller.h"
 #include "graph_view.h"
-#include "layer_details_widget.h"
 #include "image_dataset.h"
+#include "layer_details_widget.h"
 #include "layer_inspector.h"
-#include "sample_view_bar.h"
 #include "layer_table_panel.h"
 #include "model_summary_widget.h"
 #include "project_controller.h"
 #include "recent_files_controller.h"
 #include "report_export.h"
+#include "sample_view_bar.h"
 #include "save_file.h"
 #include "sqnr_chart.h"
 #include "welcome_page.h"
@@ -498,8 +498,9 @@ void MainWindow::onReportReady(const ql::ui::ReportPtr &report) {
     updateActions();
 }
 
-void MainWindow::setInspectorContext(const ql::ui::ReportPtr &report,
-                                     std::shared_ptr<const std::map<std::string, ql::Tensor>> batch) {
+void MainWindow::setInspectorContext(
+    const ql::ui::ReportPtr &report,
+    std::shared_ptr<const std::map<std::string, ql::Tensor>> batch) {
     const ql::ui::AnalysisModelsSnapshot &models = m_analysis->job()->models();
     ql::ui::InspectorContext context;
     context.floatGraph = models.floatGraph;

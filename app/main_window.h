@@ -175,7 +175,7 @@ private:
     ql::ui::DiagnosisList *m_diagnosis = nullptr;
     ql::ui::WorstSampleStrip *m_worstStrip = nullptr;
     ql::ui::SampleViewBar *m_sampleBar = nullptr;
-    ql::ui::SampleViewPtr m_sampleView;  // shown instead of the whole report; null: all samples
+    ql::ui::SampleViewPtr m_sampleView;   // shown instead of the whole report; null: all samples
     QSplitter *m_sideSplitter = nullptr;  // diagnosis over inspector
     std::shared_ptr<const ql::Graph> m_diagnosisFloatGraph;
     QSplitter *m_analysisSplitter = nullptr;  // panel | inspector

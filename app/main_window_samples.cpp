@@ -64,7 +64,7 @@ void MainWindow::onSampleViewReady(const ql::ui::SampleViewPtr &view) {
     setInspectorContext(view->report, view->inputs);
     m_analysisPanel->setReport(view->report);
     m_analysisPanel->selectLayer(layer >= 0 && layer < int(view->report->layers.size()) ? layer
-                                                                                       : 0);
+                                                                                        : 0);
     m_sampleBar->showSample(view->index, m_analysis->job()->models().worst.get());
     m_worstStrip->setCurrentSample(view->index);
     m_status->setText(tr("Showing sample #%1 alone").arg(view->index));

@@ -106,7 +106,8 @@ Result<SampleView> runSampleView(std::mutex &mutex, const analysis::AnalysisSess
         if (index < int64_t(labels.size())) options.labels = {labels[size_t(index)]};
     }
     const auto inputs = view.inputs;
-    const analysis::BatchSourceFactory once = [inputs]() -> Result<analysis::ActivationBatchSource> {
+    const analysis::BatchSourceFactory once =
+        [inputs]() -> Result<analysis::ActivationBatchSource> {
         auto given = std::make_shared<bool>(false);
         return analysis::ActivationBatchSource(
             [inputs, given](std::map<std::string, Tensor> &batch) -> Result<bool> {

@@ -25,10 +25,10 @@ struct AnalysisModels {
 
 QJsonObject analysisReportJson(const analysis::NumericSuiteReport &report, const AnalysisModels &models);
 QString analysisReportCsv(const analysis::NumericSuiteReport &report);
-// The samples to look at first (analysis::worstSamples): the `lowest` with the lowest output SQNR and every sample whose
-// top-1 class differs between the models (at most `maxFlips`), lowest SQNR first. Each names its
-// index, its file when `files` has one per sample, its label when `labels` has one, both
-// predictions, whether they differ, and its SQNR.
+// The samples to look at first (analysis::worstSamples): the `lowest` with the lowest output SQNR
+// and every sample whose top-1 class differs between the models (at most `maxFlips`), lowest SQNR
+// first. Each names its index, its file when `files` has one per sample, its label when `labels`
+// has one, both predictions, whether they differ, and its SQNR.
 QJsonArray worstSamplesJson(const analysis::OutputReport &output,
                             const std::vector<int64_t> &labels,
                             const std::vector<std::string> &files, int lowest = 10,

@@ -135,7 +135,8 @@ QString reproduceCommand(const CalibrationRunSpec &spec, const CalibrationLabOpt
     if (spec.method.method == quant::RangeMethod::Percentile)
         command << "--percentile" << QString::number(spec.method.percentile, 'g', 10);
     command << "--calib-batch" << QString::number(spec.calibBatch);
-    // Image pools are preprocessed as the lab did (without a spec, quantize picks the same default).
+    // Image pools are preprocessed as the lab did (without a spec, quantize picks the same
+    // default).
     const auto *images = dynamic_cast<const ImageDataReader *>(options.reader.get());
     if (images && images->userSpec())
         command << "--preprocess"

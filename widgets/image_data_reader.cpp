@@ -9,7 +9,8 @@ namespace ql::ui {
 ImageDataReader::ImageDataReader(std::optional<quant::PreprocessSpec> spec, int threads)
     : m_spec(std::move(spec)), m_threads(threads > 0 ? threads : QThread::idealThreadCount()) {}
 
-Result<analysis::DataFiles> ImageDataReader::listFiles(const std::vector<std::string> &paths) const {
+Result<analysis::DataFiles> ImageDataReader::listFiles(
+    const std::vector<std::string> &paths) const {
     return pathsHoldImages(paths) ? listImages(paths) : DataReader::listFiles(paths);
 }
 

@@ -227,7 +227,8 @@ Result<analysis::DataFiles> listImages(const std::vector<std::string> &paths) {
     return dataset;
 }
 
-Result<std::vector<int64_t>> readImageLabels(const std::string &path, const analysis::DataFiles &dataset) {
+Result<std::vector<int64_t>> readImageLabels(const std::string &path,
+                                             const analysis::DataFiles &dataset) {
     const std::string extension = lower(fs::path(path).extension().string());
     std::vector<int64_t> labels;
     if (extension == ".npy") {

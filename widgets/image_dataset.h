@@ -39,7 +39,8 @@ Result<analysis::DataFiles> listImages(const std::vector<std::string> &paths);
 // line in file order, or a CSV of `file,label` rows (file: a path as listed or a file name; an
 // optional header). Labels are class indices or, when the dataset has classes, class names.
 // BadInput naming the file for a wrong count, an unknown class, or a file not in the dataset.
-Result<std::vector<int64_t>> readImageLabels(const std::string &path, const analysis::DataFiles &dataset);
+Result<std::vector<int64_t>> readImageLabels(const std::string &path,
+                                             const analysis::DataFiles &dataset);
 
 struct BadImage {
     std::string file, reason;

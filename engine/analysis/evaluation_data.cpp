@@ -82,9 +82,10 @@ Result<std::map<std::string, Tensor>> sampleInputs(const EvaluationData &data, i
             const size_t rowBytes = plain.byteSize() / size_t(std::max<int64_t>(shape[0], 1));
             shape[0] = 1;
             Tensor row(plain.dtype(), shape);
-            std::memcpy(row.rawData(),
-                        static_cast<const char *>(plain.rawData()) + size_t(index - first) * rowBytes,
-                        rowBytes);
+            std::memcpy(
+                row.rawData(),
+                static_cast<const char *>(plain.rawData()) + size_t(index - first) * rowBytes,
+                rowBytes);
             sample[name] = std::move(row);
         }
         return sample;

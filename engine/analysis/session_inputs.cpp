@@ -64,8 +64,7 @@ Result<SessionInputs> loadSessionInputs(const SessionSources &sources,
         const DataReader &reader = readerOrDefault(sources.reader);
         auto listed = reader.list(sources.calibrationPaths);
         if (!listed) return listed.status().withContext("calibration data");
-        auto batches =
-            readAllBatches(reader, inputs.floatGraph, *listed, sources.calibrationBatch);
+        auto batches = readAllBatches(reader, inputs.floatGraph, *listed, sources.calibrationBatch);
         if (!batches) return batches.status().withContext("calibration data");
         if (batches->empty()) return Status::badInput("calibration data: no samples");
         inputs.calibrationBatches = std::move(*batches);

@@ -60,10 +60,12 @@ Result<std::vector<std::string>> listCalibrationFiles(const std::vector<std::str
                 if (entry.is_regular_file(ec) && isTensorFile(entry.path())) inFolder.push_back(entry.path().string());
             if (ec) return Status::badInput(path + ": cannot list folder: " + ec.message());
             std::sort(inFolder.begin(), inFolder.end());
-            if (inFolder.empty()) return Status::badInput(path + ": folder holds no .npy, .npz or .pb files");
+            if (inFolder.empty())
+                return Status::badInput(path + ": folder holds no .npy, .npz or .pb files");
             files.insert(files.end(), inFolder.begin(), inFolder.end());
         } else if (fs::is_regular_file(p, ec)) {
-            if (!isTensorFile(p)) return Status::badInput(path + ": input files must be .npy, .npz or .pb");
+            if (!isTensorFile(p))
+                return Status::badInput(path + ": input files must be .npy, .npz or .pb");
             files.push_back(path);
         } else {
             return Status::badInput(path + ": no such file or folder");
@@ -138,17 +140,17 @@ Result<Tensor> fitToInput(Tensor t, const ValueInfo &input, const std::string &w
             t = t.reshaped(batched);
         } else if (t.rank() != rank) {
             return Status::badInput(where + ": shape " + shapeToString(t.shape()) + " has rank " +
-                                    std::to_string(t.rank()) + ", input '" + input.name + "' needs rank " +
-                                    std::to_string(rank) + " (a batch) or " + std::to_string(rank - 1) +
-                                    " (one sample)");
+                                    std::to_string(t.rank()) + ", input '" + input.name +
+                                    "' needs rank " + std::to_string(rank) + " (a batch) or " +
+                                    std::to_string(rank - 1) + " (one sample)");
         }
         // The batch dim is checked by the source (it may split); the others must match.
         ValueInfo sampleShape = input;
         if (rank > 0) sampleShape.shape[0] = -1;
         QL_RETURN_IF_ERROR(checkInputMatches(sampleShape, t).withContext(where));
     } else if (input.dtype != DataType::Undefined && t.dtype() != input.dtype) {
-        return Status::badInput(where + ": input '" + input.name + "': expected " + dataTypeName(input.dtype) +
-                                ", got " + dataTypeName(t.dtype()));
+        return Status::badInput(where + ": input '" + input.name + "': expected " +
+                                dataTypeName(input.dtype) + ", got " + dataTypeName(t.dtype()));
     }
     return t;
 }
@@ -157,13 +159,15 @@ namespace {
 
 bool isNpz(const std::string &path) {
     std::string ext = fs::path(path).extension().string();
-    std::transform(ext.begin(), ext.end(), ext.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+    std::transform(ext.begin(), ext.end(), ext.begin(),
+                   [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
     return ext == ".npz";
 }
 
 // One .npz file: the batch of every model input, by array name (a model with one input also
 // takes a lone array of any name).
-Result<std::map<std::string, Tensor>> readNpzBatch(const std::vector<ValueInfo> &inputs, const std::string &path) {
+Result<std::map<std::string, Tensor>> readNpzBatch(const std::vector<ValueInfo> &inputs,
+                                                   const std::string &path) {
     auto arrays = readNpz(path);
     if (!arrays) return arrays.status();
     std::map<std::string, Tensor> batch;
@@ -176,13 +180,15 @@ Result<std::map<std::string, Tensor>> readNpzBatch(const std::vector<ValueInfo> 
         if (!found) {
             std::string names;
             for (const NpzArray &a : *arrays) names += (names.empty() ? "" : ", ") + a.name;
-            return Status::badInput(path + ": no array named '" + input.name + "' (it holds " + names + ")");
+            return Status::badInput(path + ": no array named '" + input.name + "' (it holds " +
+                                    names + ")");
         }
         auto fitted = fitToInput(found->tensor.toPlain(), input, path + ": " + found->name);
         if (!fitted) return fitted.status();
         const int64_t n = fitted->rank() == 0 ? 1 : fitted->dim(0);
         if (rows >= 0 && n != rows)
-            return Status::badInput(path + ": arrays hold " + std::to_string(rows) + " and " + std::to_string(n) +
+            return Status::badInput(path + ": arrays hold " + std::to_string(rows) + " and " +
+                                    std::to_string(n) +
                                     " samples; every input needs the same number");
         rows = n;
         batch[input.name] = std::move(*fitted);
@@ -194,7 +200,8 @@ Result<std::map<std::string, Tensor>> readNpzBatch(const std::vector<ValueInfo> 
 BatchSource npzBatchSource(const Graph &graph, std::vector<std::string> files) {
     auto next = std::make_shared<size_t>(0);
     auto shared = std::make_shared<const std::vector<std::string>>(std::move(files));
-    return BatchSource([inputs = graph.inputs, next, shared](std::map<std::string, Tensor> &batch) -> Result<bool> {
+    return BatchSource([inputs = graph.inputs, next,
+                        shared](std::map<std::string, Tensor> &batch) -> Result<bool> {
         if (*next >= shared->size()) return false;
         auto read = readNpzBatch(inputs, (*shared)[(*next)++]);
         if (!read) return read.status();
@@ -210,16 +217,19 @@ Result<BatchSource> fileBatchSource(const Graph &graph, std::vector<std::string>
     if (npz) return npzBatchSource(graph, std::move(files));
     for (const std::string &file : files)
         if (isNpz(file))
-            return Status::badInput(file + ": .npz files hold every input; do not mix them with .npy / .pb files");
+            return Status::badInput(
+                file + ": .npz files hold every input; do not mix them with .npy / .pb files");
     if (graph.inputs.size() != 1) {
-        return Status::badInput(graph.sourcePath + ": .npy / .pb files feed a model with one input, this one has " +
-                                std::to_string(graph.inputs.size()) +
-                                " (give .npz files with one array per input, or --data NAME=PATH per input)");
+        return Status::badInput(
+            graph.sourcePath + ": .npy / .pb files feed a model with one input, this one has " +
+            std::to_string(graph.inputs.size()) +
+            " (give .npz files with one array per input, or --data NAME=PATH per input)");
     }
     return inputBatchSource(graph.inputs[0], std::move(files), batchSize);
 }
 
-Result<BatchSource> inputBatchSource(const ValueInfo &input, std::vector<std::string> files, int64_t batchSize) {
+Result<BatchSource> inputBatchSource(const ValueInfo &input, std::vector<std::string> files,
+                                     int64_t batchSize) {
     struct State {
         ValueInfo input;
         std::vector<std::string> files;

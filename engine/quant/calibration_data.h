@@ -13,8 +13,9 @@
 
 namespace ql::quant {
 
-// Expands files and folders (a folder's .npy / .npz / .pb files, sorted by name; not recursive) into a
-// list of files. BadInput for a missing path, a file of another extension, or an empty result.
+// Expands files and folders (a folder's .npy / .npz / .pb files, sorted by name; not recursive)
+// into a list of files. BadInput for a missing path, a file of another extension, or an empty
+// result.
 Result<std::vector<std::string>> listCalibrationFiles(const std::vector<std::string> &paths);
 
 // Reads one file as a batch for `input`: a tensor with the input's rank is a batch; one with a
@@ -37,7 +38,8 @@ Result<BatchSource> fileBatchSource(const Graph &graph, std::vector<std::string>
 // batch has that size (a file's sample count must be a multiple of it). Otherwise batchSize > 0
 // regroups the samples of all files into batches of batchSize (the last one smaller), and
 // batchSize <= 0 gives each file as one batch.
-Result<BatchSource> inputBatchSource(const ValueInfo &input, std::vector<std::string> files, int64_t batchSize = 0);
+Result<BatchSource> inputBatchSource(const ValueInfo &input, std::vector<std::string> files,
+                                     int64_t batchSize = 0);
 // A tensor as `input` takes it: finite, float64 to float32, a sample (rank one lower) batched,
 // the non-batch dims and dtype checked. BadInput naming `where`.
 Result<Tensor> fitToInput(Tensor tensor, const ValueInfo &input, const std::string &where);

@@ -73,8 +73,9 @@ void TestSampleView::demoStripAndOneSample() {
     QCOMPARE(one->samples, int64_t(1));
     QCOMPARE(one->layers.size(), all->layers.size());
     const double expectedDb = output.sampleSqnrDb[size_t(index)];
-    QVERIFY2(std::abs(one->outputs.front().sqnrDb - expectedDb) < 0.05,
-             qPrintable(QStringLiteral("%1 vs %2").arg(one->outputs.front().sqnrDb).arg(expectedDb)));
+    QVERIFY2(
+        std::abs(one->outputs.front().sqnrDb - expectedDb) < 0.05,
+        qPrintable(QStringLiteral("%1 vs %2").arg(one->outputs.front().sqnrDb).arg(expectedDb)));
     QVERIFY(window.sampleViewBar()->isVisible());
     QVERIFY(window.sampleViewBar()->text().contains(QStringLiteral("#%1").arg(index)));
     QCOMPARE(strip->currentSample(), std::optional<int64_t>(index));
@@ -126,8 +127,9 @@ void TestSampleView::imageFolderInTheApp() {
     const ReportPtr report = window.analysis()->report();
     QCOMPARE(report->samples, int64_t(6));
     const auto &models = window.analysis()->job()->models();
-    QVERIFY(QString::fromStdString(models.dataReading)
-                .contains(QStringLiteral("6 images; preprocess color=rgb,resize=256,crop=224x224")));
+    QVERIFY(
+        QString::fromStdString(models.dataReading)
+            .contains(QStringLiteral("6 images; preprocess color=rgb,resize=256,crop=224x224")));
     // The strip shows the pictures themselves, named by their files.
     WorstSampleStrip *strip = window.worstSamples();
     QCOMPARE(strip->count(), 6);
@@ -154,8 +156,9 @@ void TestSampleView::imageFolderInTheApp() {
     QDir(dir.path()).mkpath(QStringLiteral("a cat"));
     QDir(dir.path()).mkpath(QStringLiteral("b dog"));
     for (int i = 0; i < 4; ++i)
-        QFile::copy(jpegs + QStringLiteral("/photo %1.jpg").arg(i),
-                    dir.filePath(QStringLiteral("%1/%2.jpg").arg(i < 2 ? "a cat" : "b dog").arg(i)));
+        QFile::copy(
+            jpegs + QStringLiteral("/photo %1.jpg").arg(i),
+            dir.filePath(QStringLiteral("%1/%2.jpg").arg(i < 2 ? "a cat" : "b dog").arg(i)));
     window.openPath(dir.path());
     QVERIFY(waitIdle(window));
     QCOMPARE(window.analysis()->setup().dataPaths, QStringList{dir.path()});
