@@ -18,6 +18,7 @@
 #include "analysis/numeric_suite.h"
 #include "analysis/pair_batch.h"
 #include "analysis/pass_latency.h"
+#include "analysis/worst_samples.h"
 #include "analysis_report_format.h"
 #include "analysis_setup.h"
 #include "cli_commands.h"
@@ -40,6 +41,7 @@ struct EvaluationInputs {
     ql::analysis::BatchSourceFactory inputs;
     std::vector<int64_t> labels;
     std::vector<std::string> files;  // images: one per sample, for worst_samples
+    std::vector<std::string> classes;  // class folders' names
     QJsonObject jsonFields;          // images: "images", "preprocess", "classes", "labels_from"
     std::string reading;             // what reading applies (images: the preprocessing)
 };
@@ -54,6 +56,7 @@ ql::Result<EvaluationInputs> evaluationInputs(const QCommandLineParser &parser,
     EvaluationInputs out;
     out.labels = data->labels;
     if (data->listed.images) out.files = data->listed.files;
+    out.classes = data->listed.classes;
     out.inputs = [&floatModel, reader = *reader, listed = data->listed, batch]() {
         return reader->open(floatModel, listed, batch);
     };
@@ -267,6 +270,15 @@ int runAnalyze(const QStringList &arguments) {
     input.data = setup.dataText(data->reading);
     input.floatGraph = std::make_shared<const ql::Graph>(floatModel);
     input.quantGraph = std::make_shared<const ql::Graph>(quantGraph);
+    if (!input.report->outputs.empty()) {
+        // Pictures for image data; analyze streams tensors, so those rows have none.
+        auto worst = std::make_shared<ql::ui::SampleStripData>();
+        worst->samples = ql::analysis::worstSamples(input.report->outputs.front(), options.labels,
+                                                    worst->lowest);
+        worst->files = data->files;
+        worst->classes = data->classes;
+        input.worstSamples = std::move(worst);
+    }
     auto source = inputs();
     if (source) {
         std::map<std::string, ql::Tensor> first;

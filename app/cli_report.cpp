@@ -126,6 +126,7 @@ int runReport(const QStringList &arguments) {
         input.latencyMs = *latency;
         input.latencySamples = int(input.report->samples);
     }
+    input.worstSamples = ql::ui::worstSampleData(**session);
     input.floatGraph = std::make_shared<const ql::Graph>((*session)->floatGraph());
     input.quantGraph = std::make_shared<const ql::Graph>((*session)->quantGraph());
     input.batch = std::make_shared<const std::map<std::string, ql::Tensor>>(

@@ -64,6 +64,7 @@ void MainWindow::exportReport(const QString &chosenPath) {
     input.floatGraph = models.floatGraph;
     input.quantGraph = models.quantGraph;
     input.batch = models.batch;
+    input.worstSamples = models.worst;
     input.fp32Layers = m_analysis->fp32Layers();
     input.skipList = m_analysis->skipListJson();
     input.thresholdDb = m_analysis->thresholdDb();

@@ -1218,6 +1218,46 @@
         <source>Page %1 of %2</source>
         <translation>Seite %1 von %2</translation>
     </message>
+    <message>
+        <source>No per-sample figures in this analysis.</source>
+        <translation>Diese Analyse hat keine Werte je Sample.</translation>
+    </message>
+    <message>
+        <source>The %1 samples with the lowest output SQNR and the %2 whose top-1 class changes under quantization (%3 rows here), lowest SQNR first.</source>
+        <translation>Die %1 Samples mit dem niedrigsten Ausgabe-SQNR und die %2, deren Top-1-Klasse sich durch die Quantisierung ändert (%3 Zeilen hier), niedrigstes SQNR zuerst.</translation>
+    </message>
+    <message>
+        <source>Sample</source>
+        <translation>Sample</translation>
+    </message>
+    <message>
+        <source>File</source>
+        <translation>Datei</translation>
+    </message>
+    <message>
+        <source>Label</source>
+        <translation>Label</translation>
+    </message>
+    <message>
+        <source>Float top-1</source>
+        <translation>Float-Top-1</translation>
+    </message>
+    <message>
+        <source>Int8 top-1</source>
+        <translation>int8-Top-1</translation>
+    </message>
+    <message>
+        <source>Output SQNR (dB)</source>
+        <translation>Ausgabe-SQNR (dB)</translation>
+    </message>
+    <message>
+        <source>(changed)</source>
+        <translation>(geändert)</translation>
+    </message>
+    <message>
+        <source>Worst samples</source>
+        <translation>Schlechteste Samples</translation>
+    </message>
 </context>
 <context>
     <name>main</name>
@@ -1286,6 +1326,14 @@ Unterbefehle: gui (Standard), infer, bench, quantize, analyze, calib-lab, search
     <message>
         <source>--view expects chart or graph</source>
         <translation>--view erwartet chart oder graph</translation>
+    </message>
+    <message>
+        <source>Show evaluation sample N alone (its own per-layer analysis) once the analysis is in.</source>
+        <translation>Evaluierungs-Sample N allein zeigen (seine eigene Analyse je Schicht), sobald die Analyse vorliegt.</translation>
+    </message>
+    <message>
+        <source>--sample expects a sample index</source>
+        <translation>--sample erwartet einen Sample-Index</translation>
     </message>
 </context>
 <context>

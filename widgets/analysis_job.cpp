@@ -69,29 +69,6 @@ struct AnalysisJob::Outcome {
 
 namespace {
 
-// The session's worst samples, with the files (image data) or input rows (tensors) the strip's
-// thumbnails are made from; null when the report has no per-sample figures.
-std::shared_ptr<const SampleStripData> worstSampleData(const analysis::AnalysisSession &session) {
-    const analysis::NumericSuiteReport &report = session.report();
-    if (report.outputs.empty() || report.outputs.front().sampleSqnrDb.empty()) return nullptr;
-    const analysis::EvaluationData &data = session.data();
-    auto strip = std::make_shared<SampleStripData>();
-    strip->samples = analysis::worstSamples(report.outputs.front(), data.labels, strip->lowest);
-    strip->files = data.files;
-    strip->classes = data.classes;
-    if (strip->files.empty() && !session.floatGraph().inputs.empty()) {
-        const std::string &input = session.floatGraph().inputs.front().name;
-        for (const analysis::WorstSample &sample : strip->samples) {
-            auto rows = analysis::sampleInputs(data, sample.index);
-            if (!rows || !rows->count(input)) continue;
-            const Tensor &row = rows->at(input);
-            const Shape shape(row.shape().begin() + (row.rank() > 0 ? 1 : 0), row.shape().end());
-            strip->tensors[sample.index] = row.reshaped(shape);
-        }
-    }
-    return strip;
-}
-
 // The suite on one sample of the session's data, on the models as they stand.
 Result<SampleView> runSampleView(std::mutex &mutex, const analysis::AnalysisSession &session,
                                  const AnalysisModelsSnapshot &models, int64_t index,
@@ -217,6 +194,27 @@ Result<SearchOutcome> searchWithHoldout(const AnalysisRequest &request,
 }
 
 }  // namespace
+
+std::shared_ptr<const SampleStripData> worstSampleData(const analysis::AnalysisSession &session) {
+    const analysis::NumericSuiteReport &report = session.report();
+    if (report.outputs.empty() || report.outputs.front().sampleSqnrDb.empty()) return nullptr;
+    const analysis::EvaluationData &data = session.data();
+    auto strip = std::make_shared<SampleStripData>();
+    strip->samples = analysis::worstSamples(report.outputs.front(), data.labels, strip->lowest);
+    strip->files = data.files;
+    strip->classes = data.classes;
+    if (strip->files.empty() && !session.floatGraph().inputs.empty()) {
+        const std::string &input = session.floatGraph().inputs.front().name;
+        for (const analysis::WorstSample &sample : strip->samples) {
+            auto rows = analysis::sampleInputs(data, sample.index);
+            if (!rows || !rows->count(input)) continue;
+            const Tensor &row = rows->at(input);
+            const Shape shape(row.shape().begin() + (row.rank() > 0 ? 1 : 0), row.shape().end());
+            strip->tensors[sample.index] = row.reshaped(shape);
+        }
+    }
+    return strip;
+}
 
 Result<std::unique_ptr<analysis::AnalysisSession>> createAnalysisSession(
     const AnalysisRequest &request, const analysis::SessionProgress &progress) {

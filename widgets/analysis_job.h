@@ -43,6 +43,10 @@ struct AnalysisRequest : analysis::SessionSources {
     int threads = 0;  // engine threads; 0: all cores
 };
 
+// The session's worst samples (analysis/worst_samples.h), with the files (image data) or input
+// rows (tensors) their thumbnails are made from; null when the report has no per-sample figures.
+std::shared_ptr<const SampleStripData> worstSampleData(const analysis::AnalysisSession &session);
+
 // Loads the request's sources and runs the first analysis with its fp32 layers (any thread; the
 // job's Analysis operation, and `quantlens report`).
 Result<std::unique_ptr<analysis::AnalysisSession>> createAnalysisSession(

@@ -12,6 +12,7 @@
 #include "analysis/layer_capture.h"
 #include "analysis/layer_matching.h"
 #include "runtime/cpu_info.h"
+#include "sample_thumbnail.h"
 
 namespace ql::ui {
 
@@ -128,6 +129,21 @@ ReportData prepareReport(ReportInput input) {
             h.opType = QString::fromStdString(layer.opType);
             h.sqnrDb = *rankingFigure(layer);
             data.histograms.push_back(std::move(h));
+        }
+    }
+    if (input.worstSamples) {
+        const SampleStripData &worst = *input.worstSamples;
+        const size_t rows =
+            std::min(worst.samples.size(), size_t(std::max(input.worstSampleRows, 0)));
+        for (size_t i = 0; i < rows; ++i) {
+            const int64_t index = worst.samples[i].index;
+            QImage thumbnail;
+            if (index < int64_t(worst.files.size()))
+                thumbnail = imageFileThumbnail(QString::fromStdString(worst.files[size_t(index)]),
+                                               kSampleThumbnailSize);
+            else if (const auto it = worst.tensors.find(index); it != worst.tensors.end())
+                thumbnail = tensorHeatMap(it->second, kSampleThumbnailSize);
+            data.sampleThumbnails.push_back(std::move(thumbnail));
         }
     }
     data.input = std::move(input);

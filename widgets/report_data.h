@@ -6,6 +6,7 @@
 // GUI thread; the writers (report_html.h, report_pdf.h) only lay it out.
 
 #include <QDateTime>
+#include <QImage>
 #include <QJsonObject>
 #include <QString>
 #include <QStringList>
@@ -25,6 +26,7 @@
 #include "core/status.h"
 #include "ir/graph.h"
 #include "ir/tensor.h"
+#include "sample_strip_data.h"
 
 namespace ql::ui {
 
@@ -42,6 +44,9 @@ struct ReportInput {
     QString howMade;      // the command line, or the GUI and its setup
     QJsonObject project;  // embedded in the HTML to reopen it (paths relative to the report)
     int histogramLayers = 3;
+    // The lowest-SQNR samples and top-1 flips, with their files or input rows; null: none.
+    std::shared_ptr<const SampleStripData> worstSamples;
+    int worstSampleRows = 20;  // table rows at most
 };
 
 struct LayerHistogram {
@@ -57,6 +62,8 @@ struct ReportData {
     QString floatSha256, quantSha256;  // hex; empty when the file cannot be read
     std::vector<analysis::Finding> findings;
     std::vector<LayerHistogram> histograms;
+    // Per row of the worst-samples table: the picture, or the input's heat map (null: none).
+    std::vector<QImage> sampleThumbnails;
     QDateTime created;  // SOURCE_DATE_EPOCH when set (reproducible), else now; UTC
     QString cpuIsa;
     QString version;
@@ -64,6 +71,11 @@ struct ReportData {
 
 // The slow part: hashes, diagnosis, histograms (runs both models on the batch). Thread-safe.
 ReportData prepareReport(ReportInput input);
+
+// Pixels of a worst sample's thumbnail in a report, and the PDF's resource name for row N
+// ("ql-sample:N").
+constexpr int kSampleThumbnailSize = 56;
+constexpr const char *kSampleThumbnailScheme = "ql-sample:";
 
 // The time a report states: SOURCE_DATE_EPOCH when set, else now (UTC).
 QDateTime reportTimestamp();

@@ -1,10 +1,13 @@
 #include "report_html.h"
 
+#include <QBuffer>
+
 #include <QCoreApplication>
 #include <QFileInfo>
 #include <QJsonDocument>
 #include <QLocale>
 
+#include <algorithm>
 #include <cmath>
 
 #include "analysis/statistics.h"
@@ -206,6 +209,86 @@ QString histograms(const ReportData &d, ReportFlavor flavor) {
     return html;
 }
 
+QString className(int64_t id, const std::vector<std::string> &classes) {
+    return id >= 0 && id < int64_t(classes.size()) ? esc(classes[size_t(id)]) : QString::number(id);
+}
+
+// A thumbnail: inline PNG in a browser; in Qt rich text a resource the PDF writer adds.
+QString thumbnailImg(const ReportData &d, size_t row, ReportFlavor flavor) {
+    if (row >= d.sampleThumbnails.size() || d.sampleThumbnails[row].isNull()) return QString();
+    const QImage &image = d.sampleThumbnails[row];
+    if (flavor == ReportFlavor::QtRichText)
+        return QStringLiteral("<img src=\"%1%2\" width=\"%3\" height=\"%4\">")
+            .arg(QLatin1String(kSampleThumbnailScheme))
+            .arg(row)
+            .arg(image.width())
+            .arg(image.height());
+    QByteArray png;
+    QBuffer buffer(&png);
+    buffer.open(QIODevice::WriteOnly);
+    image.save(&buffer, "PNG");
+    return QStringLiteral(
+               "<img src=\"data:image/png;base64,%1\" width=\"%2\" height=\"%3\" "
+               "alt=\"\">")
+        .arg(QString::fromLatin1(png.toBase64()))
+        .arg(image.width())
+        .arg(image.height());
+}
+
+QString worstSamples(const ReportData &d, ReportFlavor flavor) {
+    const auto &worst = d.input.worstSamples;
+    if (!worst || worst->samples.empty())
+        return QStringLiteral("<p>%1</p>\n")
+            .arg(Report::tr("No per-sample figures in this analysis."));
+    const bool browser = flavor == ReportFlavor::Browser;
+    const size_t rows = std::min(worst->samples.size(), d.sampleThumbnails.size());
+    const size_t flips =
+        size_t(std::count_if(worst->samples.begin(), worst->samples.end(),
+                             [](const analysis::WorstSample &s) { return s.flipped; }));
+    QString html =
+        QStringLiteral("<p>%1</p>\n")
+            .arg(Report::tr(
+                     "The %1 samples with the lowest output SQNR and the %2 whose top-1 class "
+                     "changes under quantization (%3 rows here), lowest SQNR first.")
+                     .arg(std::min<size_t>(size_t(std::max(worst->lowest, 0)),
+                                           worst->samples.size()))
+                     .arg(flips)
+                     .arg(rows));
+    html += browser ? QStringLiteral("<table class=\"layers\">\n")
+                    : QStringLiteral(
+                          "<table class=\"layers\" border=\"1\" cellspacing=\"0\" "
+                          "cellpadding=\"2\" width=\"100%\">\n");
+    html += QStringLiteral("<thead><tr>");
+    for (const QString &h :
+         {QString(), Report::tr("Sample"), Report::tr("File"), Report::tr("Label"),
+          Report::tr("Float top-1"), Report::tr("Int8 top-1"), Report::tr("Output SQNR (dB)")})
+        html += QStringLiteral("<th>%1</th>").arg(h);
+    html += QStringLiteral("</tr></thead>\n<tbody>\n");
+    for (size_t row = 0; row < rows; ++row) {
+        const analysis::WorstSample &s = worst->samples[row];
+        const QString file =
+            s.index < int64_t(worst->files.size())
+                ? esc(QFileInfo(QString::fromStdString(worst->files[size_t(s.index)])).fileName())
+                : QStringLiteral("—");
+        auto cls = [&](const std::optional<int64_t> &id) {
+            return id ? className(*id, worst->classes) : QStringLiteral("—");
+        };
+        QString quant = cls(s.quantTop1);
+        if (s.flipped) quant = QStringLiteral("<b>%1</b> %2").arg(quant, Report::tr("(changed)"));
+        html += s.flipped ? QStringLiteral("<tr class=\"low\">") : QStringLiteral("<tr>");
+        html +=
+            QStringLiteral(
+                "<td>%1</td><td>#%2</td><td class=\"file\">%3</td><td>%4</td>"
+                "<td>%5</td><td>%6</td><td %7>%8</td></tr>\n")
+                .arg(thumbnailImg(d, row, flavor))
+                .arg(s.index)
+                .arg(file, cls(s.label), cls(s.floatTop1), quant,
+                     browser ? QStringLiteral("class=\"n\"") : QStringLiteral("align=\"right\""),
+                     formatDb(s.sqnrDb));
+    }
+    return html + QStringLiteral("</tbody>\n</table>\n");
+}
+
 QString fp32Set(const ReportData &d) {
     const ReportInput &in = d.input;
     if (in.fp32Layers.empty())
@@ -304,6 +387,8 @@ QString reportHtml(const ReportData &d, ReportFlavor flavor) {
     body += layerTable(d, flavor);
     body += QStringLiteral("<h2>%1</h2>\n").arg(Report::tr("Worst layers"));
     body += histograms(d, flavor);
+    body += QStringLiteral("<h2>%1</h2>\n").arg(Report::tr("Worst samples"));
+    body += worstSamples(d, flavor);
     body += QStringLiteral("<h2>%1</h2>\n").arg(Report::tr("Layers kept in fp32"));
     body += fp32Set(d);
     body += QStringLiteral("<h2>%1</h2>\n").arg(Report::tr("How this analysis was made"));

@@ -14,6 +14,7 @@
 #include <QTextFrame>
 #include <QTextObjectInterface>
 #include <QTextTable>
+#include <QUrl>
 
 #include <memory>
 
@@ -123,6 +124,10 @@ LaidOut layOut(const ReportData &data, QPdfWriter &writer) {
     doc.setDefaultFont(font);
     doc.setDefaultStyleSheet(QString::fromLatin1(kPrintStyle));
     doc.documentLayout()->registerHandler(kFigureObject, out.figures.get());
+    for (size_t row = 0; row < data.sampleThumbnails.size(); ++row)
+        doc.addResource(QTextDocument::ImageResource,
+                        QUrl(QLatin1String(kSampleThumbnailScheme) + QString::number(row)),
+                        data.sampleThumbnails[row]);
     doc.setHtml(reportHtml(data, ReportFlavor::QtRichText));
     const double footer = kFooterMm / 25.4 * writer.resolution();
     out.page = QSizeF(writer.width(), writer.height() - footer);

@@ -19,8 +19,7 @@
 #include <string>
 #include <vector>
 
-#include "analysis/worst_samples.h"
-#include "ir/tensor.h"
+#include "sample_strip_data.h"
 
 class QAbstractItemView;
 class QLabel;
@@ -29,18 +28,6 @@ template <typename T>
 class QFutureWatcher;
 
 namespace ql::ui {
-
-struct SampleStripData {
-    std::vector<analysis::WorstSample> samples;
-    std::vector<std::string> files;    // per evaluation sample for image data; empty: tensors
-    std::vector<std::string> classes;  // class names (may be empty: show indices)
-    // The shown samples' first input rows (tensor data). Read off the GUI thread while
-    // thumbnails are made: their storage must not be written after setData (clone pooled ones).
-    std::map<int64_t, Tensor> tensors;
-    // worstSamples' `lowest`: the first min(lowest, samples.size()) samples are the lowest-SQNR
-    // ones, the rest flips beyond them (for the title's counts).
-    int lowest = 10;
-};
 
 class WorstSampleStrip : public QWidget {
     Q_OBJECT

@@ -2,7 +2,8 @@
 
 The HTML must be one self-contained file (no http(s) or protocol-relative src/href/url()),
 name every layer in its table, state the output SQNR, and carry the analysis as JSON that names
-the models; the PDF text (pdftotext) must name every layer and the output SQNR, on >= 2 pages.
+the models, and list the analysis' worst_samples in its order (at most 20 rows); the PDF text
+(pdftotext) must name every layer, the output SQNR and the worst samples, on >= 2 pages.
 Usage: check_report.py ANALYSIS.json REPORT.html REPORT.pdf
 """
 import html
@@ -29,6 +30,11 @@ if cells != layers:
     problems.append(f"HTML layer table {cells} != analysis layers {layers}")
 if sqnr not in page:
     problems.append(f"HTML lacks the output SQNR '{sqnr}'")
+worst = [str(w["index"]) for w in analysis.get("worst_samples", [])][:20]
+section = page[page.find("<h2>Worst samples</h2>"):]
+rows = re.findall(r"<td>#(\d+)</td>", section)
+if not worst or rows != worst:
+    problems.append(f"HTML worst samples {rows} != the analysis' {worst}")
 embedded = re.search(r'<script type="application/json" id="quantlens-project">(.*?)</script>', page, re.S)
 if not embedded:
     problems.append("no embedded project")
@@ -48,6 +54,8 @@ if missing:
     problems.append(f"PDF text lacks layers {missing}")
 if sqnr not in text:
     problems.append(f"PDF text lacks the output SQNR '{sqnr}'")
+if "Worst samples" not in text or f"#{worst[0] if worst else '?'}" not in text:
+    problems.append("PDF text lacks the worst samples")
 if f"Page 1 of {pages}" not in text:
     problems.append("PDF without page numbers")
 
