@@ -39,7 +39,18 @@ ql::Result<std::shared_ptr<const ql::ui::ImageDataReader>> dataReader(
         if (!parsed) return parsed.status().withContext("--preprocess");
         spec = *parsed;
     }
-    return std::make_shared<const ql::ui::ImageDataReader>(spec, threads);
+    // optionNames(): the options given (isSet on one a command lacks would warn).
+    const bool skipBad = parser.optionNames().contains(QStringLiteral("skip-bad-inputs"));
+    return std::make_shared<const ql::ui::ImageDataReader>(spec, threads, skipBad);
+}
+
+void printSkipped(const std::string &option, const std::vector<ql::analysis::SkippedFile> &skipped,
+                  size_t listed) {
+    for (const ql::analysis::SkippedFile &bad : skipped)
+        std::fprintf(stderr, "quantlens: %s: skipped: %s\n", option.c_str(), bad.reason.c_str());
+    if (!skipped.empty())
+        std::fprintf(stderr, "quantlens: %s: skipped %zu of %zu images (--skip-bad-inputs)\n",
+                     option.c_str(), skipped.size(), listed);
 }
 
 ql::Result<ListedData> listData(const QCommandLineParser &parser, const QString &option,
@@ -62,21 +73,11 @@ ql::Result<ListedData> listData(const QCommandLineParser &parser, const QString 
     } else {
         data.labelsFrom = data.listed.labelsFrom;
     }
-    if (parser.isSet("skip-bad-inputs") && data.listed.images && data.listed.inputFiles.empty() &&
-        graph.inputs.size() == 1) {
-        auto spec = reader.specFor(graph.inputs.front());
-        if (!spec) return spec.status();
-        const size_t listed = data.listed.files.size();
-        data.skipped =
-            ql::ui::dropBadImages(data.listed, *spec, graph.inputs.front(), reader.threads());
-        for (const ql::ui::BadImage &bad : data.skipped)
-            std::fprintf(stderr, "quantlens: %s: skipped: %s\n", name.c_str(), bad.reason.c_str());
-        if (!data.skipped.empty())
-            std::fprintf(stderr, "quantlens: %s: skipped %zu of %zu images (--skip-bad-inputs)\n",
-                         name.c_str(), data.skipped.size(), listed);
-        if (data.listed.files.empty())
-            return ql::Status::badInput(name + ": no image could be read");
-    }
+    const size_t files = data.listed.files.size();
+    auto skipped = reader.dropUnreadable(graph, data.listed);
+    if (!skipped) return skipped.status().withContext(name);
+    data.skipped = std::move(*skipped);
+    printSkipped(name, data.skipped, files);
     data.labels = data.listed.labels;
     auto reading = reader.describe(graph, data.listed);
     if (!reading) return reading.status();
@@ -105,7 +106,7 @@ QJsonObject dataJsonFields(const ListedData &data, const ql::ui::ImageDataReader
         fields.insert("labels_from", QString::fromStdString(data.labelsFrom));
     if (!data.skipped.empty()) {
         QJsonArray skipped;
-        for (const ql::ui::BadImage &bad : data.skipped)
+        for (const ql::analysis::SkippedFile &bad : data.skipped)
             skipped.append(QJsonObject{{"file", QString::fromStdString(bad.file)},
                                        {"reason", QString::fromStdString(bad.reason)}});
         fields.insert("skipped_inputs", skipped);

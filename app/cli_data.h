@@ -14,7 +14,6 @@
 #include "analysis/data_reader.h"
 #include "core/status.h"
 #include "image_data_reader.h"
-#include "image_dataset.h"
 #include "ir/graph.h"
 
 namespace cli {
@@ -35,7 +34,7 @@ struct ListedData {
     std::vector<int64_t> labels;            // --labels, else the class folders; may be empty
     std::string labelsFrom;                 // the labels file, "folders", or ""
     std::string reading;                    // ImageDataReader::describe: "" for tensors
-    std::vector<ql::ui::BadImage> skipped;  // --skip-bad-inputs: the images left out
+    std::vector<ql::analysis::SkippedFile> skipped;  // --skip-bad-inputs: the images left out
 };
 
 // Lists the paths of `option` (repeatable, comma-separated) with `reader`, reads --labels when
@@ -48,6 +47,10 @@ ql::Result<ListedData> listData(const QCommandLineParser &parser, const QString 
                                 const ql::ui::ImageDataReader &reader, const ql::Graph &graph,
                                 const QString &labelsOption = QString(),
                                 bool specNeedsImages = true);
+
+// "quantlens: --data: skipped: <reason>" per file left out, then how many of how many.
+void printSkipped(const std::string &option, const std::vector<ql::analysis::SkippedFile> &skipped,
+                  size_t listed);
 
 // "images", "preprocess", "classes", "labels_from", "skipped_inputs" for a JSON report of image
 // data.

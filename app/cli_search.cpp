@@ -88,7 +88,7 @@ int runSearch(const QStringList &arguments) {
                       "Class ids, needed for an accuracy-drop target: .npy of integers; for "
                       "images also a text file or a CSV of file,label (as analyze).",
                       "LABELS"});
-    addPreprocessOption(parser, false);
+    addPreprocessOption(parser);
     parser.addOption(
         {"target",
          "sqnr:DB (output SQNR), agreement:PERCENT (top-1 agreement) or accuracy-drop:POINTS.",
@@ -177,6 +177,8 @@ int runSearch(const QStringList &arguments) {
     }
     auto inputs = ql::analysis::loadSessionInputs(sources);
     if (!inputs) return reportFailure(inputs.status());
+    printSkipped("--data", inputs->data.skipped,
+                 inputs->data.files.size() + inputs->data.skipped.size());
     if (!inputs->data.reading.empty())
         std::fprintf(stderr, "quantlens: --data %s\n", inputs->data.reading.c_str());
     session.calibrationBatches = std::move(inputs->calibrationBatches);

@@ -6,8 +6,22 @@
 
 namespace ql::ui {
 
-ImageDataReader::ImageDataReader(std::optional<quant::PreprocessSpec> spec, int threads)
-    : m_spec(std::move(spec)), m_threads(threads > 0 ? threads : QThread::idealThreadCount()) {}
+ImageDataReader::ImageDataReader(std::optional<quant::PreprocessSpec> spec, int threads,
+                                 bool skipBad)
+    : m_spec(std::move(spec)),
+      m_threads(threads > 0 ? threads : QThread::idealThreadCount()),
+      m_skipBad(skipBad) {}
+
+Result<std::vector<analysis::SkippedFile>> ImageDataReader::dropUnreadable(
+    const Graph &graph, analysis::DataFiles &listed) const {
+    if (!m_skipBad || !listed.images || !listed.inputFiles.empty() || graph.inputs.size() != 1)
+        return std::vector<analysis::SkippedFile>();
+    auto spec = specFor(graph.inputs.front());
+    if (!spec) return spec.status();
+    auto skipped = dropBadImages(listed, *spec, graph.inputs.front(), m_threads);
+    if (listed.files.empty()) return Status::badInput("no image could be read");
+    return skipped;
+}
 
 Result<analysis::DataFiles> ImageDataReader::listFiles(
     const std::vector<std::string> &paths) const {

@@ -15,12 +15,16 @@ namespace ql::ui {
 class ImageDataReader : public analysis::DataReader {
 public:
     // spec: the user's --preprocess; nullopt: the default for each input
-    // (quant::defaultPreprocessSpec). threads: decoding threads (0: one per core).
+    // (quant::defaultPreprocessSpec). threads: decoding threads (0: one per core). skipBad:
+    // dropUnreadable leaves out images that cannot be read or preprocessed (--skip-bad-inputs).
     explicit ImageDataReader(std::optional<quant::PreprocessSpec> spec = std::nullopt,
-                             int threads = 0);
+                             int threads = 0, bool skipBad = false);
 
     Result<std::vector<int64_t>> readLabels(const std::string &path,
                                             const analysis::DataFiles &listed) const override;
+    // With skipBad, images of a one-input model (one extra decoding pass).
+    Result<std::vector<analysis::SkippedFile>> dropUnreadable(
+        const Graph &graph, analysis::DataFiles &listed) const override;
     // For images: "64 images in 10 class folders; preprocess color=rgb,... (the default for the
     // model's input)"; for tensors "".
     Result<std::string> describe(const Graph &graph,
@@ -31,6 +35,7 @@ public:
     // The user's spec (nullopt: the default applies).
     const std::optional<quant::PreprocessSpec> &userSpec() const { return m_spec; }
     int threads() const { return m_threads; }
+    bool skipsBadInputs() const { return m_skipBad; }
 
 protected:
     Result<analysis::DataFiles> listFiles(const std::vector<std::string> &paths) const override;
@@ -40,6 +45,7 @@ protected:
 private:
     std::optional<quant::PreprocessSpec> m_spec;
     int m_threads;
+    bool m_skipBad;
 };
 
 }  // namespace ql::ui

@@ -322,14 +322,14 @@ void forEachIndex(size_t count, int threads, const std::function<void(size_t)> &
 
 }  // namespace
 
-std::vector<BadImage> dropBadImages(analysis::DataFiles &listed, const quant::PreprocessSpec &spec,
+std::vector<analysis::SkippedFile> dropBadImages(analysis::DataFiles &listed, const quant::PreprocessSpec &spec,
                                     const ValueInfo &input, int threads) {
     std::vector<std::string> reasons(listed.files.size());
     forEachIndex(listed.files.size(), std::max(threads, 1), [&](size_t i) {
         auto sample = loadImageSample(listed.files[i], spec, input);
         if (!sample) reasons[i] = sample.status().message();
     });
-    std::vector<BadImage> bad;
+    std::vector<analysis::SkippedFile> bad;
     analysis::DataFiles kept = listed;
     kept.files.clear();
     kept.labels.clear();

@@ -42,13 +42,10 @@ Result<analysis::DataFiles> listImages(const std::vector<std::string> &paths);
 Result<std::vector<int64_t>> readImageLabels(const std::string &path,
                                              const analysis::DataFiles &dataset);
 
-struct BadImage {
-    std::string file, reason;
-};
 // --skip-bad-inputs: decodes and preprocesses every listed image (on `threads` threads) and
 // drops those that fail, with their labels; returns them with the reason. Costs one extra
 // decoding pass, so that labels, files and sample indices stay aligned while streaming.
-std::vector<BadImage> dropBadImages(analysis::DataFiles &listed, const quant::PreprocessSpec &spec,
+std::vector<analysis::SkippedFile> dropBadImages(analysis::DataFiles &listed, const quant::PreprocessSpec &spec,
                                     const ValueInfo &input, int threads);
 
 // Batches of `batchSize` preprocessed images for `input` (the last one smaller), decoded by

@@ -52,6 +52,7 @@ struct EvaluationData {
     std::vector<std::string> files;    // per sample for image data (one file each); else empty
     std::vector<std::string> classes;  // class folders' names, when labels come from them
     std::string reading;               // what reading applied (DataReader::describe), or ""
+    std::vector<SkippedFile> skipped;  // left out as unreadable (DataReader::dropUnreadable)
 };
 
 // Files or folders read by `reader` (null: .npy / .pb tensors) for a single-input model, in

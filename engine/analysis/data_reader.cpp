@@ -134,6 +134,10 @@ Result<std::vector<int64_t>> DataReader::readLabels(const std::string &path,
     return readLabelsFile(path);
 }
 
+Result<std::vector<SkippedFile>> DataReader::dropUnreadable(const Graph &, DataFiles &) const {
+    return std::vector<SkippedFile>();
+}
+
 Result<std::string> DataReader::describe(const Graph &, const DataFiles &) const {
     return std::string();
 }

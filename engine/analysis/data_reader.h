@@ -33,6 +33,11 @@ struct DataFiles {
     size_t fileCount() const;  // the files, or every named input's
 };
 
+// A file left out because it cannot be read (reason starts with the file).
+struct SkippedFile {
+    std::string file, reason;
+};
+
 class DataReader {
 public:
     virtual ~DataReader() = default;
@@ -51,6 +56,11 @@ public:
     // Class ids for the listed files from a labels file (this base: a .npy of integers).
     virtual Result<std::vector<int64_t>> readLabels(const std::string &path,
                                                     const DataFiles &listed) const;
+    // Leaves out the listed files that cannot be read, with their labels, when the reader is
+    // asked to (--skip-bad-inputs); returns them. This base reads tensors, which are checked as
+    // they are read: none.
+    virtual Result<std::vector<SkippedFile>> dropUnreadable(const Graph &graph,
+                                                            DataFiles &listed) const;
     // What reading applies to the data, for stderr, projects and reports ("" for tensors), e.g.
     // "64 images; preprocess color=rgb,resize=256,..." for images.
     virtual Result<std::string> describe(const Graph &graph, const DataFiles &listed) const;

@@ -35,6 +35,14 @@ Result<EvaluationData> evaluationDataFromFiles(const Graph &floatGraph,
     const DataReader &read = readerOrDefault(reader);
     auto listed = read.list(paths);
     if (!listed) return listed.status();
+    // Labels from a file first: unreadable files are left out with theirs.
+    if (!labelsPath.empty()) {
+        auto labels = read.readLabels(labelsPath, *listed);
+        if (!labels) return labels.status();
+        listed->labels = std::move(*labels);
+    }
+    auto skipped = read.dropUnreadable(floatGraph, *listed);
+    if (!skipped) return skipped.status();
     auto reading = read.describe(floatGraph, *listed);
     if (!reading) return reading.status();
     auto source = read.open(floatGraph, *listed, batchSize);
@@ -49,13 +57,11 @@ Result<EvaluationData> evaluationDataFromFiles(const Graph &floatGraph,
         data.batches.push_back(std::move(batch));
     }
     if (data.batches.empty()) return Status::badInput("evaluation data: no samples");
-    if (!labelsPath.empty()) {
-        auto labels = read.readLabels(labelsPath, *listed);
-        if (!labels) return labels.status();
-        QL_RETURN_IF_ERROR(setLabels(data, std::move(*labels), labelsPath));
-    } else {
+    if (!labelsPath.empty())
+        QL_RETURN_IF_ERROR(setLabels(data, std::move(listed->labels), labelsPath));
+    else
         data.labels = std::move(listed->labels);
-    }
+    data.skipped = std::move(*skipped);
     if (listed->images) data.files = std::move(listed->files);
     data.classes = std::move(listed->classes);
     data.reading = std::move(*reading);

@@ -247,6 +247,10 @@ s = json.load(open(os.path.join(work, "skipped.json")))
 assert sorted(os.path.basename(x["file"]) for x in s["skipped_inputs"]) == ["tiny.png", "truncated.png"], s
 assert s["images"] == 2 and s["samples"] == 2 and s["classes"] == ["a class", "b class"], s
 assert sorted((os.path.basename(w["file"]), w["label"]) for w in s["worst_samples"]) == [("ok too.png", 1), ("ok.png", 0)]
+# search loads its data in the session: the same skipping there.
+p = run(["search", "--float", float_model, "--quant", os.path.join(demo, "fashion_cnn_int8.onnx"),
+         "--data", bad, "--skip-bad-inputs", "--target", "sqnr:30", "--json", os.path.join(work, "s.json")])
+assert "skipped 2 of 4 images" in p.stderr and "2 images in 2 class folders" in p.stderr, p.stderr
 p = run(common + ["--data", folder, "--preprocess", "colour=gray"], expect=2)
 assert "colour" in p.stderr, p.stderr
 with open(os.path.join(work, "short.txt"), "w") as f:
