@@ -54,7 +54,7 @@ ql::Result<EvaluationInputs> evaluationInputs(const QCommandLineParser &parser,
     auto data = listData(parser, "data", **reader, floatModel, "labels");
     if (!data) return data.status();
     EvaluationInputs out;
-    out.labels = data->labels;
+    out.labels = data->listed.labels;
     if (data->listed.images) out.files = data->listed.files;
     out.classes = data->listed.classes;
     out.inputs = [&floatModel, reader = *reader, listed = data->listed, batch]() {

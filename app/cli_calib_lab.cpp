@@ -75,7 +75,7 @@ ql::Status readLabOptions(const QCommandLineParser &parser, const ql::Graph &gra
         return ql::Status::badInput(lab + "--preprocess: neither --calib nor --data holds images");
     o.poolFiles = std::move(pool->listed.files);
     o.evalFiles = std::move(eval->listed.files);
-    o.labels = std::move(eval->labels);
+    o.labels = std::move(eval->listed.labels);
     for (const QString &m : parser.value("methods").split(',', Qt::SkipEmptyParts)) {
         auto method = ql::analysis::parseCalibrationMethod(m.trimmed().toStdString());
         if (!method) return method.status().withContext("calib-lab: --methods");

@@ -57,31 +57,16 @@ ql::Result<ListedData> listData(const QCommandLineParser &parser, const QString 
                                 const ql::ui::ImageDataReader &reader, const ql::Graph &graph,
                                 const QString &labelsOption, bool specNeedsImages) {
     const std::string name = "--" + option.toStdString();
-    ListedData data;
-    auto listed = reader.list(splitPaths(parser.values(option)));
-    if (!listed) return listed.status().withContext(name);
-    data.listed = std::move(*listed);
+    const std::string labels = !labelsOption.isEmpty() && parser.isSet(labelsOption)
+                                   ? parser.value(labelsOption).toStdString()
+                                   : std::string();
+    auto prepared = prepareData(reader, graph, splitPaths(parser.values(option)), labels);
+    if (!prepared) return prepared.status().withContext(name);
+    ListedData data = std::move(*prepared);
     if (specNeedsImages && reader.userSpec().has_value() && !data.listed.images)
         return ql::Status::badInput("--preprocess: " + name +
                                     " holds no images (.png .jpg .jpeg .bmp .webp)");
-    if (!labelsOption.isEmpty() && parser.isSet(labelsOption)) {
-        const std::string path = parser.value(labelsOption).toStdString();
-        auto labels = reader.readLabels(path, data.listed);
-        if (!labels) return labels.status();
-        data.listed.labels = std::move(*labels);  // left out with their images below
-        data.labelsFrom = path;
-    } else {
-        data.labelsFrom = data.listed.labelsFrom;
-    }
-    const size_t files = data.listed.files.size();
-    auto skipped = reader.dropUnreadable(graph, data.listed);
-    if (!skipped) return skipped.status().withContext(name);
-    data.skipped = std::move(*skipped);
-    printSkipped(name, data.skipped, files);
-    data.labels = data.listed.labels;
-    auto reading = reader.describe(graph, data.listed);
-    if (!reading) return reading.status();
-    data.reading = std::move(*reading);
+    printSkipped(name, data.skipped, data.listed.files.size() + data.skipped.size());
     // Exactly what was applied, so the figures can be reproduced (and questioned).
     if (!data.reading.empty())
         std::fprintf(stderr, "quantlens: %s %s%s\n", name.c_str(), data.reading.c_str(),

@@ -29,13 +29,8 @@ QString dataOptionHelp(const QString &what);
 ql::Result<std::shared_ptr<const ql::ui::ImageDataReader>> dataReader(
     const QCommandLineParser &parser, int threads);
 
-struct ListedData {
-    ql::analysis::DataFiles listed;
-    std::vector<int64_t> labels;            // --labels, else the class folders; may be empty
-    std::string labelsFrom;                 // the labels file, "folders", or ""
-    std::string reading;                    // ImageDataReader::describe: "" for tensors
-    std::vector<ql::analysis::SkippedFile> skipped;  // --skip-bad-inputs: the images left out
-};
+// What listData gives: the prepared data (labels in listed.labels).
+using ListedData = ql::analysis::PreparedData;
 
 // Lists the paths of `option` (repeatable, comma-separated) with `reader`, reads --labels when
 // `labelsOption` is given and set, and prints "quantlens: <what reading applies>" for images.

@@ -142,6 +142,30 @@ Result<std::string> DataReader::describe(const Graph &, const DataFiles &) const
     return std::string();
 }
 
+Result<PreparedData> prepareData(const DataReader &reader, const Graph &graph,
+                                 const std::vector<std::string> &paths,
+                                 const std::string &labelsPath) {
+    PreparedData data;
+    auto listed = reader.list(paths);
+    if (!listed) return listed.status();
+    data.listed = std::move(*listed);
+    data.labelsFrom = data.listed.labelsFrom;
+    // Labels from a file first: unreadable files are left out with theirs.
+    if (!labelsPath.empty()) {
+        auto labels = reader.readLabels(labelsPath, data.listed);
+        if (!labels) return labels.status();
+        data.listed.labels = std::move(*labels);
+        data.labelsFrom = labelsPath;
+    }
+    auto skipped = reader.dropUnreadable(graph, data.listed);
+    if (!skipped) return skipped.status();
+    data.skipped = std::move(*skipped);
+    auto reading = reader.describe(graph, data.listed);
+    if (!reading) return reading.status();
+    data.reading = std::move(*reading);
+    return data;
+}
+
 std::shared_ptr<const DataReader> tensorDataReader() {
     static const auto reader = std::make_shared<const DataReader>();
     return reader;

@@ -74,6 +74,18 @@ protected:
                                                  int64_t batchSize) const;
 };
 
+// Data ready to open: listed, labelled (from labelsPath when given, else class folders), the
+// unreadable files left out, and what reading applies.
+struct PreparedData {
+    DataFiles listed;                  // listed.labels: per file, or empty
+    std::string labelsFrom;            // labelsPath, "folders", or ""
+    std::vector<SkippedFile> skipped;  // DataReader::dropUnreadable
+    std::string reading;               // DataReader::describe
+};
+Result<PreparedData> prepareData(const DataReader &reader, const Graph &graph,
+                                 const std::vector<std::string> &paths,
+                                 const std::string &labelsPath = {});
+
 // The tensor reader (the default when none is given).
 std::shared_ptr<const DataReader> tensorDataReader();
 // `reader`, or the tensor reader when it is null.

@@ -33,19 +33,10 @@ Result<EvaluationData> evaluationDataFromFiles(const Graph &floatGraph,
                                                const std::shared_ptr<const DataReader> &reader,
                                                const std::string &labelsPath) {
     const DataReader &read = readerOrDefault(reader);
-    auto listed = read.list(paths);
-    if (!listed) return listed.status();
-    // Labels from a file first: unreadable files are left out with theirs.
-    if (!labelsPath.empty()) {
-        auto labels = read.readLabels(labelsPath, *listed);
-        if (!labels) return labels.status();
-        listed->labels = std::move(*labels);
-    }
-    auto skipped = read.dropUnreadable(floatGraph, *listed);
-    if (!skipped) return skipped.status();
-    auto reading = read.describe(floatGraph, *listed);
-    if (!reading) return reading.status();
-    auto source = read.open(floatGraph, *listed, batchSize);
+    auto prepared = prepareData(read, floatGraph, paths, labelsPath);
+    if (!prepared) return prepared.status();
+    DataFiles &listed = prepared->listed;
+    auto source = read.open(floatGraph, listed, batchSize);
     if (!source) return source.status();
     EvaluationData data;
     for (;;) {
@@ -58,13 +49,13 @@ Result<EvaluationData> evaluationDataFromFiles(const Graph &floatGraph,
     }
     if (data.batches.empty()) return Status::badInput("evaluation data: no samples");
     if (!labelsPath.empty())
-        QL_RETURN_IF_ERROR(setLabels(data, std::move(listed->labels), labelsPath));
+        QL_RETURN_IF_ERROR(setLabels(data, std::move(listed.labels), labelsPath));
     else
-        data.labels = std::move(listed->labels);
-    data.skipped = std::move(*skipped);
-    if (listed->images) data.files = std::move(listed->files);
-    data.classes = std::move(listed->classes);
-    data.reading = std::move(*reading);
+        data.labels = std::move(listed.labels);
+    if (listed.images) data.files = std::move(listed.files);
+    data.classes = std::move(listed.classes);
+    data.skipped = std::move(prepared->skipped);
+    data.reading = std::move(prepared->reading);
     return data;
 }
 
