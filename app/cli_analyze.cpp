@@ -18,7 +18,7 @@
 #include "analysis/numeric_suite.h"
 #include "analysis/pair_batch.h"
 #include "analysis/pass_latency.h"
-#include "analysis/worst_samples.h"
+#include "analysis_job.h"
 #include "analysis_report_format.h"
 #include "analysis_setup.h"
 #include "cli_commands.h"
@@ -270,15 +270,9 @@ int runAnalyze(const QStringList &arguments) {
     input.data = setup.dataText(data->reading);
     input.floatGraph = std::make_shared<const ql::Graph>(floatModel);
     input.quantGraph = std::make_shared<const ql::Graph>(quantGraph);
-    if (!input.report->outputs.empty()) {
-        // Pictures for image data; analyze streams tensors, so those rows have none.
-        auto worst = std::make_shared<ql::ui::SampleStripData>();
-        worst->samples = ql::analysis::worstSamples(input.report->outputs.front(), options.labels,
-                                                    worst->lowest);
-        worst->files = data->files;
-        worst->classes = data->classes;
-        input.worstSamples = std::move(worst);
-    }
+    // Pictures for image data; analyze streams tensors, so those rows have none.
+    input.worstSamples =
+        ql::ui::worstSampleData(*input.report, options.labels, data->files, data->classes);
     auto source = inputs();
     if (source) {
         std::map<std::string, ql::Tensor> first;

@@ -125,6 +125,10 @@ private:
     void showWorstSamples();
     void onSampleViewReady(const ql::ui::SampleViewPtr &view);
     void showAllSamples();
+    // Chart, table, graph and inspector on `report` (the whole analysis or one sample's), the
+    // selected layer kept.
+    void showInPanel(const ql::ui::ReportPtr &report,
+                     std::shared_ptr<const std::map<std::string, ql::Tensor>> batch);
     void connectAnalysis();
     void restoreSettings();
     void saveSettings();

@@ -60,11 +60,7 @@ void MainWindow::onSampleViewReady(const ql::ui::SampleViewPtr &view) {
     // A toggle or new analysis that finished meanwhile has the last word.
     if (m_sampleBar->isHidden()) return;
     m_sampleView = view;
-    const int layer = m_analysisPanel->currentLayer();
-    setInspectorContext(view->report, view->inputs);
-    m_analysisPanel->setReport(view->report);
-    m_analysisPanel->selectLayer(layer >= 0 && layer < int(view->report->layers.size()) ? layer
-                                                                                        : 0);
+    showInPanel(view->report, view->inputs);
     m_sampleBar->showSample(view->index, m_analysis->job()->models().worst.get());
     m_worstStrip->setCurrentSample(view->index);
     m_status->setText(tr("Showing sample #%1 alone").arg(view->index));
@@ -75,9 +71,13 @@ void MainWindow::showAllSamples() {
     m_sampleView.reset();
     m_sampleBar->hide();
     m_worstStrip->setCurrentSample(std::nullopt);
-    if (!report) return;
+    if (report) showInPanel(report, m_analysis->job()->models().batch);
+}
+
+void MainWindow::showInPanel(const ql::ui::ReportPtr &report,
+                             std::shared_ptr<const std::map<std::string, ql::Tensor>> batch) {
     const int layer = m_analysisPanel->currentLayer();
-    setInspectorContext(report, m_analysis->job()->models().batch);
+    setInspectorContext(report, std::move(batch));
     m_analysisPanel->setReport(report);
     m_analysisPanel->selectLayer(layer >= 0 && layer < int(report->layers.size()) ? layer : 0);
 }

@@ -195,15 +195,22 @@ Result<SearchOutcome> searchWithHoldout(const AnalysisRequest &request,
 
 }  // namespace
 
-std::shared_ptr<const SampleStripData> worstSampleData(const analysis::AnalysisSession &session) {
-    const analysis::NumericSuiteReport &report = session.report();
+std::shared_ptr<SampleStripData> worstSampleData(const analysis::NumericSuiteReport &report,
+                                                 const std::vector<int64_t> &labels,
+                                                 std::vector<std::string> files,
+                                                 std::vector<std::string> classes) {
     if (report.outputs.empty() || report.outputs.front().sampleSqnrDb.empty()) return nullptr;
-    const analysis::EvaluationData &data = session.data();
     auto strip = std::make_shared<SampleStripData>();
-    strip->samples = analysis::worstSamples(report.outputs.front(), data.labels, strip->lowest);
-    strip->files = data.files;
-    strip->classes = data.classes;
-    if (strip->files.empty() && !session.floatGraph().inputs.empty()) {
+    strip->samples = analysis::worstSamples(report.outputs.front(), labels, strip->lowest);
+    strip->files = std::move(files);
+    strip->classes = std::move(classes);
+    return strip;
+}
+
+std::shared_ptr<const SampleStripData> worstSampleData(const analysis::AnalysisSession &session) {
+    const analysis::EvaluationData &data = session.data();
+    auto strip = worstSampleData(session.report(), data.labels, data.files, data.classes);
+    if (strip && strip->files.empty() && !session.floatGraph().inputs.empty()) {
         const std::string &input = session.floatGraph().inputs.front().name;
         for (const analysis::WorstSample &sample : strip->samples) {
             auto rows = analysis::sampleInputs(data, sample.index);

@@ -46,6 +46,11 @@ struct AnalysisRequest : analysis::SessionSources {
 // The session's worst samples (analysis/worst_samples.h), with the files (image data) or input
 // rows (tensors) their thumbnails are made from; null when the report has no per-sample figures.
 std::shared_ptr<const SampleStripData> worstSampleData(const analysis::AnalysisSession &session);
+// The same from a report alone (no tensors: a streamed analysis does not keep them).
+std::shared_ptr<SampleStripData> worstSampleData(const analysis::NumericSuiteReport &report,
+                                                 const std::vector<int64_t> &labels,
+                                                 std::vector<std::string> files,
+                                                 std::vector<std::string> classes);
 
 // Loads the request's sources and runs the first analysis with its fp32 layers (any thread; the
 // job's Analysis operation, and `quantlens report`).

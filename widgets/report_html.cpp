@@ -209,8 +209,8 @@ QString histograms(const ReportData &d, ReportFlavor flavor) {
     return html;
 }
 
-QString className(int64_t id, const std::vector<std::string> &classes) {
-    return id >= 0 && id < int64_t(classes.size()) ? esc(classes[size_t(id)]) : QString::number(id);
+QString classText(int64_t id, const std::vector<std::string> &classes) {
+    return esc(ui::className(id, classes));
 }
 
 // A thumbnail: inline PNG in a browser; in Qt rich text a resource the PDF writer adds.
@@ -271,7 +271,7 @@ QString worstSamples(const ReportData &d, ReportFlavor flavor) {
                 ? esc(QFileInfo(QString::fromStdString(worst->files[size_t(s.index)])).fileName())
                 : QStringLiteral("—");
         auto cls = [&](const std::optional<int64_t> &id) {
-            return id ? className(*id, worst->classes) : QStringLiteral("—");
+            return id ? classText(*id, worst->classes) : QStringLiteral("—");
         };
         QString quant = cls(s.quantTop1);
         if (s.flipped) quant = QStringLiteral("<b>%1</b> %2").arg(quant, Report::tr("(changed)"));

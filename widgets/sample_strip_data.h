@@ -25,4 +25,11 @@ struct SampleStripData {
     int lowest = 10;
 };
 
+// A class id as the user reads it: its name when the data names its classes, else the index.
+inline std::string className(int64_t id, const std::vector<std::string> &classes) {
+    if (id >= 0 && size_t(id) < classes.size() && !classes[size_t(id)].empty())
+        return classes[size_t(id)];
+    return std::to_string(id);
+}
+
 }  // namespace ql::ui

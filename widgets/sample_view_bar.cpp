@@ -10,9 +10,8 @@
 namespace ql::ui {
 namespace {
 
-QString className(int64_t id, const std::vector<std::string> &classes) {
-    return id >= 0 && id < int64_t(classes.size()) ? QString::fromStdString(classes[size_t(id)])
-                                                   : QString::number(id);
+QString classText(int64_t id, const std::vector<std::string> &classes) {
+    return QString::fromStdString(ui::className(id, classes));
 }
 
 }  // namespace
@@ -47,11 +46,11 @@ void SampleViewBar::showSample(int64_t index, const SampleStripData *strip) {
             parts << QFileInfo(QString::fromStdString(strip->files[size_t(index)])).fileName();
         for (const analysis::WorstSample &sample : strip->samples) {
             if (sample.index != index) continue;
-            if (sample.label) parts << tr("label %1").arg(className(*sample.label, strip->classes));
+            if (sample.label) parts << tr("label %1").arg(classText(*sample.label, strip->classes));
             if (sample.floatTop1 && sample.quantTop1)
                 parts << tr("float %1, int8 %2")
-                             .arg(className(*sample.floatTop1, strip->classes),
-                                  className(*sample.quantTop1, strip->classes));
+                             .arg(classText(*sample.floatTop1, strip->classes),
+                                  classText(*sample.quantTop1, strip->classes));
         }
     }
     m_text->setText(parts.join(QStringLiteral(" · ")));

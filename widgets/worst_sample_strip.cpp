@@ -452,9 +452,7 @@ void WorstSampleStrip::updateHeight() {
 }
 
 QString WorstSampleStrip::className(int64_t id) const {
-    if (id >= 0 && size_t(id) < m_classes.size() && !m_classes[size_t(id)].empty())
-        return QString::fromStdString(m_classes[size_t(id)]);
-    return QString::number(id);
+    return QString::fromStdString(ui::className(id, m_classes));
 }
 
 QString WorstSampleStrip::classDescription(int64_t id) const {

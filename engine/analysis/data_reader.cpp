@@ -109,8 +109,7 @@ Result<quant::BatchSource> DataReader::open(const Graph &graph, const DataFiles 
 Result<quant::BatchSource> DataReader::open(const Graph &graph, std::vector<std::string> files,
                                             int64_t batchSize) const {
     // .npz files hold every input; the rest feed a model's single input.
-    if (graph.inputs.size() != 1 || files.empty() ||
-        std::filesystem::path(files.front()).extension() == ".npz")
+    if (graph.inputs.size() != 1 || files.empty() || quant::isNpz(files.front()))
         return quant::fileBatchSource(graph, std::move(files), batchSize);
     return openInput(graph.inputs.front(), std::move(files), batchSize);
 }

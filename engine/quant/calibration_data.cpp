@@ -155,14 +155,14 @@ Result<Tensor> fitToInput(Tensor t, const ValueInfo &input, const std::string &w
     return t;
 }
 
-namespace {
-
 bool isNpz(const std::string &path) {
     std::string ext = fs::path(path).extension().string();
     std::transform(ext.begin(), ext.end(), ext.begin(),
                    [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
     return ext == ".npz";
 }
+
+namespace {
 
 // One .npz file: the batch of every model input, by array name (a model with one input also
 // takes a lone array of any name).

@@ -29,6 +29,9 @@ Result<Tensor> readCalibrationTensor(const std::string &path, const ValueInfo &i
 // How many samples the file holds for `input` (a .npy file: from its header alone).
 Result<int64_t> countCalibrationSamples(const std::string &path, const ValueInfo &input);
 
+// .npz, any case.
+bool isNpz(const std::string &path);
+
 // A BatchSource over `files` for the graph's single input, reading one file at a time
 // (inputBatchSource). .npz files instead hold every input (arrays named as the inputs; a lone
 // array for a one-input model), each file one batch whatever batchSize. BadInput for .npy / .pb

@@ -27,6 +27,14 @@ QString testData(const QString &relative) {
     return QStringLiteral(QL_TEST_DATA_DIR "/") + relative;
 }
 
+// The demo analysed in a shown window.
+bool showDemo(MainWindow &window) {
+    window.resize(1600, 1000);
+    window.show();
+    window.openDemo();
+    return waitIdle(window);
+}
+
 bool waitThumbnails(const WorstSampleStrip &strip) {
     QElapsedTimer timer;
     timer.start();
@@ -46,10 +54,7 @@ private slots:
 
 void TestSampleView::demoStripAndOneSample() {
     MainWindow window(MainWindow::Options{false, false, false});
-    window.resize(1600, 1000);
-    window.show();
-    window.openDemo();
-    QVERIFY(waitIdle(window));
+    QVERIFY(showDemo(window));
     const ReportPtr all = window.analysis()->report();
     const analysis::OutputReport &output = all->outputs.front();
     WorstSampleStrip *strip = window.worstSamples();
@@ -92,10 +97,7 @@ void TestSampleView::demoStripAndOneSample() {
 
 void TestSampleView::toggleReturnsToAllSamples() {
     MainWindow window(MainWindow::Options{false, false, false});
-    window.resize(1600, 1000);
-    window.show();
-    window.openDemo();
-    QVERIFY(waitIdle(window));
+    QVERIFY(showDemo(window));
     WorstSampleStrip *strip = window.worstSamples();
     const int64_t index = strip->sampleAt(0);
     emit strip->sampleActivated(index);
