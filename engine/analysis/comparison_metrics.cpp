@@ -68,16 +68,20 @@ struct RangeSums {
 // Vectors are only passed between always-inlined functions: no ABI is involved.
 #pragma GCC diagnostic ignored "-Wpsabi"
 
+// Sixteen float lanes (one AVX-512 register, two AVX2 ones), their double widening, and the
+// matching integer lanes. The lane count is fixed, not the ISA's, so every clone does the same
+// arithmetic in the same order.
+typedef float Float16 __attribute__((vector_size(64)));
+typedef double Double16 __attribute__((vector_size(128)));
+typedef int32_t Int16x32 __attribute__((vector_size(64)));
+constexpr int kLanes = 16;
+
 // The value compared with x: float, or 8-bit dequantized as DequantizeLinear computes it,
 // float(q − zero point)·scale, in registers (no dequantized copy).
-typedef float Float8 __attribute__((vector_size(32)));
-typedef double Double8 __attribute__((vector_size(64)));
-typedef int32_t Int8x32 __attribute__((vector_size(32)));
-
 struct FloatValues {
     const float *y;
-    __attribute__((always_inline)) Float8 load(int64_t i) const {
-        Float8 v;
+    __attribute__((always_inline)) Float16 load(int64_t i) const {
+        Float16 v;
         std::memcpy(&v, y + i, sizeof v);
         return v;
     }
@@ -89,48 +93,82 @@ struct QuantizedValues {
     const Q *q;
     float scale;
     int32_t zeroPoint;
-    __attribute__((always_inline)) Float8 load(int64_t i) const {
-        Int8x32 d;
-        for (int l = 0; l < 8; ++l) d[l] = int32_t(q[i + l]) - zeroPoint;
-        return __builtin_convertvector(d, Float8) * scale;
+    __attribute__((always_inline)) Float16 load(int64_t i) const {
+        Int16x32 d;
+        for (int l = 0; l < kLanes; ++l) d[l] = int32_t(q[i + l]) - zeroPoint;
+        return __builtin_convertvector(d, Float16) * scale;
     }
     __attribute__((always_inline)) float at(int64_t i) const {
         return static_cast<float>(int32_t(q[i]) - zeroPoint) * scale;
     }
 };
 
-// One block's sums in eight lanes of a double vector, combined in a fixed order. The arithmetic
-// is the same for every instruction set the clones target (no reassociation, and no fused
-// multiply-add: see the pragma), so figures do not depend on the CPU. A NaN anywhere makes ee
-// NaN, and then maxAbs too; a NaN in x makes xx NaN, and then xMin and xMax too. Values below
-// `lo` or above `hi` count as clipped (NaN does not).
+// Elements a float lane sums before its sums are added to the double lanes: a float sum of k
+// non-negative terms is within k·2⁻²⁴ of the exact sum, so each figure stays within ~1e-6
+// relative of the exact one (hundredths of a dB need 2e-3).
+constexpr int64_t kFloatRun = 16;
+// Float squares are exact to 2⁻²⁴ only between underflow and overflow; a block with a magnitude
+// outside this range is summed again in double.
+constexpr double kFloatSafeMax = 1e18, kFloatSafeMin = 1e-15;
+
+// One block's sums, lane by lane, combined in a fixed order. The arithmetic is the same for every
+// instruction set the clones target (no reassociation, and no fused multiply-add: see the
+// pragma), so figures do not depend on the CPU. Squares and differences are float, as the values
+// are (x − y is exact when the two are within a factor of two, the case that decides the SQNR);
+// the sums widen to double every kFloatRun elements per lane, or throughout with `exact`. A NaN
+// anywhere makes ee NaN, and then maxAbs too; a NaN in x makes xx NaN, and then xMin and xMax
+// too. Values below `lo` or above `hi` count as clipped (NaN does not).
 #pragma GCC push_options
 #pragma GCC optimize("fp-contract=off")
-template <class Y>
-__attribute__((always_inline)) inline BlockSums sumBlockOf(const float *x, const Y &y, int64_t first,
-                                                           int64_t n, float lo, float hi) {
+template <bool exact, bool clipping, class Y>
+__attribute__((always_inline)) inline BlockSums sumBlockOf(const float *x, const Y &y,
+                                                           int64_t first, int64_t n, float lo,
+                                                           float hi) {
     x += first;
-    Double8 xx = {}, yy = {}, ee = {}, mx = {};
-    Float8 mn = {}, mxx = {};  // the range of x, in float: exact, and half the vector work
+    Double16 xx = {}, yy = {}, ee = {}, mx = {};
+    Float16 mn = {}, mxx = {};  // the range of x, in float: exact
     mn += std::numeric_limits<float>::infinity();
     mxx -= std::numeric_limits<float>::infinity();
-    Int8x32 clipped = {};
-    const Double8 zero = {};
+    Int16x32 clipped = {};
+    const Int16x32 none = {}, one = none + 1;
+    const Float16 zero = {}, low = zero + lo, high = zero + hi;
     int64_t i = 0;
-    for (; i + 8 <= n; i += 8) {
-        Float8 xf;
-        std::memcpy(&xf, x + i, sizeof xf);
-        const Double8 xv = __builtin_convertvector(xf, Double8);
-        const Double8 yv = __builtin_convertvector(y.load(first + i), Double8);
-        const Double8 e = xv - yv;
-        xx += xv * xv;
-        yy += yv * yv;
-        ee += e * e;
-        const Double8 a = e < zero ? -e : e;
-        mx = a > mx ? a : mx;
-        mn = xf < mn ? xf : mn;
-        mxx = xf > mxx ? xf : mxx;
-        clipped -= (xf < lo) | (xf > hi);  // a true comparison is -1
+    while (i + kLanes <= n) {
+        const int64_t runEnd = exact ? n : std::min(n, i + kFloatRun * kLanes);
+        Float16 fxx = {}, fyy = {}, fee = {}, fmx = {};
+        for (; i + kLanes <= runEnd; i += kLanes) {
+            Float16 xf;
+            std::memcpy(&xf, x + i, sizeof xf);
+            const Float16 yf = y.load(first + i);
+            if constexpr (exact) {
+                const Double16 xv = __builtin_convertvector(xf, Double16);
+                const Double16 yv = __builtin_convertvector(yf, Double16);
+                const Double16 e = xv - yv, a = e < 0.0 ? -e : e;
+                xx += xv * xv;
+                yy += yv * yv;
+                ee += e * e;
+                mx = a > mx ? a : mx;
+            } else {
+                const Float16 e = xf - yf, a = e < zero ? -e : e;
+                fxx += xf * xf;
+                fyy += yf * yf;
+                fee += e * e;
+                fmx = a > fmx ? a : fmx;
+            }
+            mn = xf < mn ? xf : mn;
+            mxx = xf > mxx ? xf : mxx;
+            if constexpr (clipping) {
+                clipped += xf < low ? one : none;
+                clipped += xf > high ? one : none;
+            }
+        }
+        if constexpr (!exact) {
+            xx += __builtin_convertvector(fxx, Double16);
+            yy += __builtin_convertvector(fyy, Double16);
+            ee += __builtin_convertvector(fee, Double16);
+            const Double16 a = __builtin_convertvector(fmx, Double16);
+            mx = a > mx ? a : mx;
+        }
     }
     for (int l = 0; i < n; ++i, ++l) {
         const double xv = x[i], yv = y.at(first + i), e = xv - yv;
@@ -143,11 +181,16 @@ __attribute__((always_inline)) inline BlockSums sumBlockOf(const float *x, const
         mxx[l] = x[i] > mxx[l] ? x[i] : mxx[l];
         clipped[l] += (x[i] < lo) | (x[i] > hi);
     }
-    auto sum8 = [](const Double8 &v) {
-        return ((v[0] + v[1]) + (v[2] + v[3])) + ((v[4] + v[5]) + (v[6] + v[7]));
+    auto sum16 = [](const Double16 &v) {
+        double half[2];
+        for (int h = 0; h < 2; ++h) {
+            const double *w = &v[0] + 8 * h;
+            half[h] = ((w[0] + w[1]) + (w[2] + w[3])) + ((w[4] + w[5]) + (w[6] + w[7]));
+        }
+        return half[0] + half[1];
     };
-    BlockSums sums{sum8(xx), sum8(yy), sum8(ee), mx[0], mn[0], mxx[0], 0};
-    for (int l = 0; l < 8; ++l) {
+    BlockSums sums{sum16(xx), sum16(yy), sum16(ee), mx[0], mn[0], mxx[0], 0};
+    for (int l = 0; l < kLanes; ++l) {
         sums.maxAbs = std::max(sums.maxAbs, mx[l]);
         sums.xMin = std::min(sums.xMin, double(mn[l]));
         sums.xMax = std::max(sums.xMax, double(mxx[l]));
@@ -158,18 +201,38 @@ __attribute__((always_inline)) inline BlockSums sumBlockOf(const float *x, const
     return sums;
 }
 
-#define QL_SUM_CLONES __attribute__((target_clones("avx512f", "avx2", "default")))
+// Whether a block summed in float lanes may have overflowed or underflowed.
+bool outsideFloatRange(const BlockSums &b) {
+    const double xAbs = std::max(std::fabs(b.xMin), std::fabs(b.xMax));
+    auto risky = [](double m) { return m > kFloatSafeMax || (m > 0.0 && m < kFloatSafeMin); };
+    return risky(xAbs) || risky(b.maxAbs) || std::isinf(b.yy);
+}
+
+template <class Y>
+__attribute__((always_inline)) inline BlockSums sumBlockChecked(const float *x, const Y &y,
+                                                                int64_t first, int64_t n,
+                                                                float lo, float hi) {
+    // Without a quantizer nothing is clipped: the bounds are infinite.
+    const bool clipping = lo > -std::numeric_limits<float>::infinity() ||
+                          hi < std::numeric_limits<float>::infinity();
+    const BlockSums sums = clipping ? sumBlockOf<false, true>(x, y, first, n, lo, hi)
+                                    : sumBlockOf<false, false>(x, y, first, n, lo, hi);
+    if (!outsideFloatRange(sums)) return sums;
+    return sumBlockOf<true, true>(x, y, first, n, lo, hi);
+}
+
+#define QL_SUM_CLONES __attribute__((target_clones("arch=x86-64-v4", "avx2", "default")))
 QL_SUM_CLONES BlockSums sumFloatBlock(const float *x, FloatValues y, int64_t first, int64_t n,
                                       float lo, float hi) {
-    return sumBlockOf(x, y, first, n, lo, hi);
+    return sumBlockChecked(x, y, first, n, lo, hi);
 }
 QL_SUM_CLONES BlockSums sumUint8Block(const float *x, QuantizedValues<uint8_t> y, int64_t first,
                                       int64_t n, float lo, float hi) {
-    return sumBlockOf(x, y, first, n, lo, hi);
+    return sumBlockChecked(x, y, first, n, lo, hi);
 }
 QL_SUM_CLONES BlockSums sumInt8Block(const float *x, QuantizedValues<int8_t> y, int64_t first,
                                      int64_t n, float lo, float hi) {
-    return sumBlockOf(x, y, first, n, lo, hi);
+    return sumBlockChecked(x, y, first, n, lo, hi);
 }
 #undef QL_SUM_CLONES
 #pragma GCC pop_options

@@ -176,7 +176,8 @@ Result<std::vector<IsolatedLayerGraph>> extractIsolatedLayers(const Graph &float
             floatOf.emplace(core.computeValue, match.floatOutput);
     }
 
-    // Pass 2: each layer's graph.
+    // Pass 2: each layer's graph. New names are unique in the whole model, so in every layer.
+    qdq::NameSource names(q);
     std::vector<IsolatedLayerGraph> layers(matching.matches.size());
     for (size_t m = 0; m < matching.matches.size(); ++m) {
         const LayerMatch &match = matching.matches[m];
@@ -235,7 +236,6 @@ Result<std::vector<IsolatedLayerGraph>> extractIsolatedLayers(const Graph &float
         }
         // A quantized root (QOperator form: e.g. a MaxPool run on uint8) is fed as float and
         // quantized here with the parameters it carries in the quantized model.
-        qdq::NameSource names(q);
         std::vector<Node> rootQuantizers;
         for (auto &[root, floatName] : layer.inputs) {
             const int quantize = quantizeBehind(q, index, root);

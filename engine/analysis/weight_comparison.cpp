@@ -1,9 +1,11 @@
 #include "analysis/weight_comparison.h"
 
+#include <algorithm>
 #include <cmath>
 
 #include "analysis/comparison_metrics.h"
 #include "analysis/layer_weights.h"
+#include "ir/channel_runs.h"
 #include "core/stop_token.h"
 #include "passes/constant_folding.h"
 #include "passes/qdq_cleanup.h"
@@ -21,22 +23,30 @@ Result<WeightStats> compareWeightTensors(const Tensor &floatWeight, const Tensor
     const Shape &shape = x.shape();
     if (channelAxis >= static_cast<int64_t>(shape.size())) return Status::badInput("channel axis out of range");
     const int64_t channels = channelAxis < 0 ? 1 : shape[channelAxis];
-    int64_t inner = 1;
-    for (size_t d = static_cast<size_t>(channelAxis + 1); channelAxis >= 0 && d < shape.size(); ++d) inner *= shape[d];
-    if (channelAxis < 0) inner = x.numel();
     std::vector<CompensatedSum> signal(channels), noise(channels);
     WeightStats stats;
     stats.channelMin.assign(channels, INFINITY);
     stats.channelMax.assign(channels, -INFINITY);
     const float *xs = x.data<float>(), *ys = y.data<float>();
-    for (int64_t i = 0; i < x.numel(); ++i) {
-        const int64_t c = channels == 1 ? 0 : (i / inner) % channels;
-        const double a = xs[i], d = a - ys[i];
-        signal[c].add(a * a);
-        noise[c].add(d * d);
-        stats.channelMin[c] = std::fmin(stats.channelMin[c], xs[i]);
-        stats.channelMax[c] = std::fmax(stats.channelMax[c], xs[i]);
-    }
+    // Plain double sums over pieces of a channel's contiguous runs, compensated across pieces.
+    constexpr int64_t kPiece = 4096;
+    forEachChannelRun(shape, channelAxis, [&](int64_t start, int64_t count, int64_t c) {
+        float lo = stats.channelMin[c], hi = stats.channelMax[c];
+        for (int64_t piece = start; piece < start + count; piece += kPiece) {
+            double s = 0.0, e = 0.0;
+            for (int64_t i = piece; i < std::min(start + count, piece + kPiece); ++i) {
+                const double a = xs[i], d = a - ys[i];
+                s += a * a;
+                e += d * d;
+                lo = std::fmin(lo, xs[i]);
+                hi = std::fmax(hi, xs[i]);
+            }
+            signal[c].add(s);
+            noise[c].add(e);
+        }
+        stats.channelMin[c] = lo;
+        stats.channelMax[c] = hi;
+    });
     CompensatedSum totalSignal, totalNoise;
     for (int64_t c = 0; c < channels; ++c) {
         stats.channelSqnrDb.push_back(sqnrDb(signal[c].value(), noise[c].value()));

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <sstream>
+#include <type_traits>
 
 #include "kernels/elementwise_support.h"
 #include "kernels/kernel.h"
@@ -167,6 +168,16 @@ QL_SIMD_CLONES static void quantizeRange(const float *src, Q *dst, int64_t n, fl
         dst[i] = static_cast<Q>(static_cast<int32_t>(clampRound(src[i] / scale, lo, hi)) + zp);
 }
 
+// Per-tensor 8-bit -> float, as DequantizeLinear defines it: (q − z)·s, exact in int32 for 8-bit
+// q (int32 q needs int64: the difference may not fit).
+template <class Q>
+QL_SIMD_CLONES static void dequantizeRange(const Q *src, float *dst, int64_t n, float scale,
+                                           int32_t zp) {
+    using Wide = std::conditional_t<sizeof(Q) == 1, int32_t, int64_t>;
+    for (int64_t i = 0; i < n; ++i)
+        dst[i] = static_cast<float>(static_cast<Wide>(src[i]) - static_cast<Wide>(zp)) * scale;
+}
+
 // What QuantizeLinear and DequantizeLinear share: opset and axis, and a channels-last input
 // allowed when the scale is one constant value.
 class AxisQdqKernel : public Kernel {
@@ -249,11 +260,9 @@ public:
             using Q = decltype(tag);
             const Q *src = x.data<Q>();
             if (p.channels == 1) {
-                const float s = p.scale[0];
-                const int64_t z = p.zp[0];
                 elementwise::parallelRange(x.numel(), [&](int64_t begin, int64_t end) {
-                    for (int64_t i = begin; i < end; ++i)
-                        dst[i] = static_cast<float>(static_cast<int64_t>(src[i]) - z) * s;
+                    dequantizeRange<Q>(src + begin, dst + begin, end - begin, p.scale[0],
+                                       p.zp[0]);
                 });
                 return;
             }

@@ -2,6 +2,7 @@
 
 #include <cmath>
 
+#include "ir/channel_runs.h"
 #include "kernels/quantization_common.h"
 
 namespace ql::qdq {
@@ -229,20 +230,7 @@ bool readQParams(const Graph &graph, const GraphIndex &index, const Node &node, 
 }
 
 Tensor dequantize(const Tensor &quantized, const QParamsView &params) {
-    Tensor q = quantized.toPlain();
-    Tensor out(DataType::Float, q.shape());
-    float *dst = out.data<float>();
-    int64_t inner = 1, channels = 1;
-    if (params.axis >= 0) {
-        channels = q.dim(static_cast<int>(params.axis));
-        for (int d = static_cast<int>(params.axis) + 1; d < q.rank(); ++d) inner *= q.dim(d);
-    }
-    for (int64_t i = 0; i < q.numel(); ++i) {
-        const size_t c = params.axis >= 0 ? static_cast<size_t>((i / inner) % channels) : 0;
-        // Same arithmetic as DequantizeLinear: integer difference, then one float multiply.
-        dst[i] = static_cast<float>(static_cast<int64_t>(q.valueAsDouble(i)) - params.zeroPoint[c]) * params.scale[c];
-    }
-    return out;
+    return dequantizeToFloat(quantized, params.scale, params.zeroPoint, params.axis);
 }
 
 Attribute intAttribute(int64_t value) {

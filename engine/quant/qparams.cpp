@@ -5,27 +5,14 @@
 #include <cmath>
 #include <limits>
 
+#include "ir/channel_runs.h"
+
 namespace ql::quant {
 
 namespace {
 
 std::pair<int32_t, int32_t> fullTypeRange(DataType type) {
     return type == DataType::Int8 ? std::make_pair(-128, 127) : std::make_pair(0, 255);
-}
-
-// Applies the parameter set `channel` to every element; `channelOf` maps a flat index to it.
-template <class Fn>
-void forEachChannelElement(const Shape &shape, const QParams &params, Fn fn) {
-    const int64_t total = shapeElementCount(shape);
-    if (params.axis < 0 || params.scale.size() <= 1) {
-        for (int64_t i = 0; i < total; ++i) fn(i, 0);
-        return;
-    }
-    const int64_t axis = params.axis;
-    int64_t inner = 1;
-    for (size_t d = static_cast<size_t>(axis) + 1; d < shape.size(); ++d) inner *= shape[d];
-    const int64_t channels = shape[static_cast<size_t>(axis)];
-    for (int64_t i = 0; i < total; ++i) fn(i, static_cast<size_t>((i / inner) % channels));
 }
 
 }  // namespace
@@ -91,14 +78,13 @@ QParams weightQParams(const Tensor &weight, int64_t axis, bool perChannel, const
     }
     const int64_t channels = plain.shape()[static_cast<size_t>(axis)];
     std::vector<float> lo(static_cast<size_t>(channels), 0.0f), hi(static_cast<size_t>(channels), 0.0f);
-    QParams shape;
-    shape.axis = axis;
-    shape.scale.assign(static_cast<size_t>(channels), 1.0f);
-    forEachChannelElement(plain.shape(), shape, [&](int64_t i, size_t c) {
-        const float v = values[static_cast<size_t>(i)];
-        if (std::isnan(v)) return;
-        lo[c] = std::min(lo[c], v);
-        hi[c] = std::max(hi[c], v);
+    forEachChannelRun(plain.shape(), axis, [&](int64_t start, int64_t count, int64_t c) {
+        for (int64_t i = start; i < start + count; ++i) {
+            const float v = values[static_cast<size_t>(i)];
+            if (std::isnan(v)) continue;
+            lo[c] = std::min(lo[c], v);
+            hi[c] = std::max(hi[c], v);
+        }
     });
     QParams out;
     out.axis = axis;
@@ -121,25 +107,21 @@ Tensor quantizeTensor(const Tensor &x, const QParams &params) {
     const auto range = fullTypeRange(type);
     const int32_t qmin = range.first, qmax = range.second;
     Tensor out(type, plain.shape());
-    forEachChannelElement(plain.shape(), params, [&](int64_t i, size_t c) {
-        const int32_t q = quantizeValue(values[static_cast<size_t>(i)], params.scale[c], params.zeroPoint[c], qmin, qmax);
-        if (type == DataType::Int8) out.data<int8_t>()[i] = static_cast<int8_t>(q);
-        else out.data<uint8_t>()[i] = static_cast<uint8_t>(q);
-    });
+    forEachChannelRun(plain.shape(), params.scale.size() > 1 ? params.axis : -1,
+                      [&](int64_t start, int64_t count, int64_t c) {
+                          const float s = params.scale[static_cast<size_t>(c)];
+                          const int32_t z = params.zeroPoint[static_cast<size_t>(c)];
+                          for (int64_t i = start; i < start + count; ++i) {
+                              const int32_t q = quantizeValue(values[static_cast<size_t>(i)], s, z, qmin, qmax);
+                              if (type == DataType::Int8) out.data<int8_t>()[i] = static_cast<int8_t>(q);
+                              else out.data<uint8_t>()[i] = static_cast<uint8_t>(q);
+                          }
+                      });
     return out;
 }
 
 Tensor dequantizeTensor(const Tensor &q, const QParams &params) {
-    const Tensor plain = q.toPlain();
-    Tensor out(DataType::Float, plain.shape());
-    float *dst = out.data<float>();
-    forEachChannelElement(plain.shape(), params, [&](int64_t i, size_t c) {
-        const int32_t v = plain.dtype() == DataType::Int8 ? plain.data<int8_t>()[i]
-                          : plain.dtype() == DataType::UInt8 ? plain.data<uint8_t>()[i]
-                                                             : static_cast<int32_t>(plain.valueAsDouble(i));
-        dst[i] = dequantizeValue(v, params.scale[c], params.zeroPoint[c]);
-    });
-    return out;
+    return dequantizeToFloat(q, params.scale, params.zeroPoint, params.axis);
 }
 
 Tensor fakeQuantizeTensor(const Tensor &x, const QParams &params) {

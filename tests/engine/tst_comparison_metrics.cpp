@@ -299,7 +299,9 @@ TEST(ComparisonMetrics, StreamingEqualsTwoPassOverConcatenation) {
     const ComparisonMetrics m = acc.result();
     EXPECT_EQ(m.samples, totalSamples);
     EXPECT_EQ(m.elements, static_cast<int64_t>(n));
-    expectMatches(m, naiveFigures(x, y, sampleSize), 1e-12);
+    // Squares are float and float lanes sum at most 16 of them before widening to double: each
+    // sum is within ~17·2⁻²⁴ (1e-6) of the exact one, a few 1e-6 dB.
+    expectMatches(m, naiveFigures(x, y, sampleSize), 1e-6);
 }
 
 TEST(ComparisonMetrics, MergeEqualsSequential) {
@@ -376,17 +378,21 @@ TEST(ComparisonMetrics, HundredMillionElementsStayAccurate) {
 }
 
 TEST(ComparisonMetrics, PerSampleRangesOfTheReferenceHandComputed) {
-    // Samples of 6 elements: four in the vector part, two in the tail of the block loop.
-    //   A = [-1.5, 2, 0.25, 3 | -2.5, 1]: min -2.5 (tail), max 3; range 5.5, max|x| 3.
+    // Samples of 18 elements: sixteen in the vector part (16 lanes), two in the block loop's tail.
+    //   A = [-1.5, 2, 0.25, 3, 0 × 12 | -2.5, 1]: min -2.5 (tail), max 3; range 5.5, max|x| 3.
     //   B = all zero: min = max = 0.
-    //   C = [7, -0.5, 1, 1 | 1, 8]: min -0.5, max 8 (tail); range 8.5, max|x| 8.
+    //   C = [7, -0.5, 1 × 14 | 1, 8]: min -0.5, max 8 (tail); range 8.5, max|x| 8.
     // The ranges are of x: y (here x + 0.5, or anything) does not enter them.
-    const std::vector<float> x = {-1.5f, 2, 0.25f, 3, -2.5f, 1, 0, 0, 0,
-                                  0,     0, 0,     7, -0.5f, 1, 1, 1, 8};
+    std::vector<float> x(54, 0.0f);
+    const float a[] = {-1.5f, 2, 0.25f, 3};
+    std::copy(a, a + 4, x.begin());
+    x[16] = -2.5f, x[17] = 1;
+    std::fill(x.begin() + 36, x.end(), 1.0f);
+    x[36] = 7, x[37] = -0.5f, x[53] = 8;
     std::vector<float> y = x;
     for (float &v : y) v += 0.5f;
     ComparisonAccumulator acc;
-    ASSERT_TRUE(acc.add(x.data(), y.data(), 18, 3).isOk());
+    ASSERT_TRUE(acc.add(x.data(), y.data(), 54, 3).isOk());
     const SampleRanges &r = acc.sampleRanges();
     EXPECT_EQ(r.min, (std::vector<float>{-2.5f, 0.0f, -0.5f}));
     EXPECT_EQ(r.max, (std::vector<float>{3.0f, 0.0f, 8.0f}));
@@ -395,9 +401,9 @@ TEST(ComparisonMetrics, PerSampleRangesOfTheReferenceHandComputed) {
     EXPECT_EQ(r.absMax(0), 3.0);
     EXPECT_EQ(r.absMax(2), 8.0);
     // The same through the quantized path: y read as uint8 q with scale 0.5, zero point 3.
-    const std::vector<uint8_t> q(18, 7);
+    const std::vector<uint8_t> q(54, 7);
     ComparisonAccumulator dq;
-    ASSERT_TRUE(dq.addDequantized(x.data(), q.data(), 18, 3, 0.5f, 3).isOk());
+    ASSERT_TRUE(dq.addDequantized(x.data(), q.data(), 54, 3, 0.5f, 3).isOk());
     EXPECT_EQ(dq.sampleRanges().min, r.min);
     EXPECT_EQ(dq.sampleRanges().max, r.max);
 }
@@ -453,4 +459,25 @@ TEST(ComparisonMetrics, PerSampleRangesNaNAndCapacity) {
     }
     EXPECT_EQ(capped.sampleRanges().max, (std::vector<float>{1.0f, 2.0f}));
     EXPECT_EQ(capped.result().sampleSqnrValues.size(), 2u);
+}
+
+TEST(ComparisonMetrics, MagnitudesOutsideFloatSquaresAreSummedInDouble) {
+    // Squares of |v| > ~1.8e19 overflow float and squares of |v| < ~1e-19 underflow it; such
+    // blocks are summed in double, so the figures equal a naive double loop's. 40 elements: two
+    // vector steps and a tail, per sample.
+    for (const float magnitude : {1e25f, 1e-22f}) {
+        SCOPED_TRACE(magnitude);
+        std::vector<float> x = randomVector(80, 21, -2, 2), y = randomVector(80, 22, -0.1f, 0.1f);
+        for (size_t i = 0; i < x.size(); ++i) {
+            y[i] = (x[i] + y[i]) * magnitude;
+            x[i] *= magnitude;
+        }
+        ComparisonAccumulator acc;
+        ASSERT_TRUE(acc.add(x.data(), y.data(), 80, 2).isOk());
+        const ComparisonMetrics m = acc.result();
+        ASSERT_TRUE(std::isfinite(m.sqnrDb));
+        expectRelNear(m.sqnrDb, naiveFigures(x, y, 40).sqnr, 1e-12);
+        expectRelNear(m.sampleSqnr->min, naiveFigures(x, y, 40).sampleMin, 1e-12);
+        expectRelNear(m.mse / naiveFigures(x, y, 40).mse, 1.0, 1e-12);
+    }
 }

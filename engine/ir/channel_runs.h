@@ -1,0 +1,35 @@
+#pragma once
+// Walking a plain tensor channel by channel along one axis, a contiguous run at a time, so that
+// per-channel loops (quantization parameters, per-channel sums) stay tight and vectorise
+// instead of dividing every flat index by the inner size.
+
+#include <cstdint>
+
+#include "ir/tensor.h"
+
+namespace ql {
+
+// Calls fn(start, count, channel) for every run of consecutive elements of a plain tensor of
+// `shape` that share one index along `axis`, in element order. axis < 0 (per tensor): one run,
+// channel 0.
+template <class Fn>
+void forEachChannelRun(const Shape &shape, int64_t axis, Fn &&fn) {
+    const int64_t total = shapeElementCount(shape);
+    if (axis < 0 || axis >= static_cast<int64_t>(shape.size())) {
+        if (total > 0) fn(int64_t(0), total, int64_t(0));
+        return;
+    }
+    const int64_t channels = shape[static_cast<size_t>(axis)];
+    int64_t inner = 1;
+    for (size_t d = static_cast<size_t>(axis) + 1; d < shape.size(); ++d) inner *= shape[d];
+    if (channels <= 0 || inner <= 0) return;
+    for (int64_t start = 0, run = 0; start < total; start += inner, ++run)
+        fn(start, inner, run % channels);
+}
+
+// DequantizeLinear's (q − zero point)·scale of an 8-bit or int32 tensor with one scale and zero
+// point, or one per channel along `axis`, as a plain float tensor.
+Tensor dequantizeToFloat(const Tensor &quantized, const std::vector<float> &scale,
+                         const std::vector<int32_t> &zeroPoint, int64_t axis);
+
+}  // namespace ql
