@@ -9,6 +9,7 @@
 
 #include <cmath>
 #include <cstdio>
+#include <future>
 #include <set>
 #include <string>
 #include <vector>
@@ -169,6 +170,11 @@ int runAnalyze(const QStringList &arguments) {
         return usageError("analyze: --int8-kernels expects exact or fast, got '" + parser.value("int8-kernels") + "'");
 
     const QString floatPath = parser.value("float");
+    // The quantized model loads on a second thread while this one loads the float model.
+    std::future<ql::Result<ql::Graph>> quantLoad;
+    if (parser.isSet("quant"))
+        quantLoad = std::async(std::launch::async, ql::loadModel,
+                               parser.value("quant").toStdString(), ql::LoadOptions{});
     auto floatGraph = ql::loadModel(floatPath.toStdString());
     if (!floatGraph) return reportFailure(floatGraph.status());
     ql::Graph quantGraph;
@@ -179,7 +185,7 @@ int runAnalyze(const QStringList &arguments) {
     int calibrationBatch = 0;
     if (parser.isSet("quant")) {
         models.quantModel = parser.value("quant");
-        auto loaded = ql::loadModel(models.quantModel.toStdString());
+        auto loaded = quantLoad.get();
         if (!loaded) return reportFailure(loaded.status());
         quantGraph = std::move(*loaded);
         if (!ql::isQuantizedModel(quantGraph))

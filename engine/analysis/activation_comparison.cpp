@@ -61,13 +61,15 @@ void captureInto(Tensor &slot, const Tensor &value) {
 }
 
 Result<std::unique_ptr<ExecutionPlan>> createFloatPlan(const Graph &floatGraph, int threads,
-                                                       const std::set<std::string> &tapped) {
+                                                       const std::set<std::string> &tapped,
+                                                       std::shared_ptr<BufferPool> pool) {
     Graph prepared = floatGraph;
     QL_RETURN_IF_ERROR(preparePrecision(prepared, Precision::Fp32).withContext("float model"));
     PlanOptions planOptions;
     planOptions.threads = threads;
     planOptions.fuseOperators = true;
     planOptions.keepVisible = tapped;
+    planOptions.bufferPool = std::move(pool);
     auto plan = ExecutionPlan::create(std::move(prepared), planOptions);
     if (!plan) return plan.status().withContext("float model");
     return plan;

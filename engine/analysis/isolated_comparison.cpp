@@ -107,7 +107,8 @@ Result<std::unique_ptr<IsolatedComparator>> IsolatedComparator::create(
     planOptions.threads = options.threads;
     // The layer plans run one after the other: one pool serves them all, so memory holds the
     // largest layer's buffers, not every layer's.
-    planOptions.bufferPool = std::make_shared<BufferPool>();
+    planOptions.bufferPool =
+        options.bufferPool ? options.bufferPool : std::make_shared<BufferPool>();
 
     for (size_t i = 0; i < matching.matches.size(); ++i) {
         IsolatedLayerGraph &cut = (*extracted)[i];

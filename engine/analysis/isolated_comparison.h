@@ -34,6 +34,7 @@
 #include "ir/graph.h"
 #include "ir/tensor.h"
 #include "passes/int8_kernel_mode.h"
+#include "runtime/buffer_pool.h"
 
 namespace ql::analysis {
 
@@ -50,6 +51,10 @@ struct IsolatedComparisonOptions {
     // to save a pass over every output (rmse/scale is given either way).
     bool saturation = false;
     int threads = 0;          // plan threads; 0: all
+    // Buffers of the layer plans; nullptr: one pool of their own. A caller that runs the layers
+    // inside its float pass may share its plans' pool: a buffer is reused only once no tensor
+    // refers to it.
+    std::shared_ptr<BufferPool> bufferPool;
     int expectedBatches = 0;  // the `total` passed to progress (0 when unknown)
     // Called after each batch; return false to cancel (the call then fails with
     // ErrorKind::Cancelled).

@@ -1,11 +1,14 @@
 #include "analysis/numeric_suite.h"
 
+#include <future>
 #include <map>
 
 #include "analysis/isolated_comparison.h"
 #include "analysis/layer_matching.h"
 #include "analysis/report_rows.h"
+#include "core/stop_token.h"
 #include "analysis/weight_comparison.h"
+#include "runtime/buffer_pool.h"
 #include "runtime/execution_plan.h"
 
 namespace ql::analysis {
@@ -71,16 +74,25 @@ Result<NumericSuiteReport> runNumericSuite(const Graph &floatGraph, const Graph 
         return Status::error(ErrorKind::Cancelled, "analysis cancelled");
     auto matching = matchLayers(floatGraph, quantGraph);
     if (!matching) return matching.status();
-    auto weights = compareWeights(floatGraph, quantGraph, *matching);
-    if (!weights) return weights.status().withContext("weight comparison");
-    if (options.progress && !options.progress("weights", 1, 1))
-        return Status::error(ErrorKind::Cancelled, "analysis cancelled");
+    // The weight comparison only reads the models: it runs on a thread of its own while this one
+    // builds the plans (the future joins it on every return).
+    std::future<Result<std::vector<LayerWeightComparison>>> weightsDone =
+        std::async(std::launch::async, [&, stop = currentStopFlag()] {
+            StopScope scope(stop);
+            return compareWeights(floatGraph, quantGraph, *matching);
+        });
 
+
+    // One pool for every plan of the analysis: they run on this thread, nested in the float
+    // pass, and a buffer is handed out again only once no tensor refers to it. The memory a
+    // plan frees serves the next, so the analysis touches less fresh memory.
+    const auto pool = std::make_shared<BufferPool>();
     ActivationComparisonOptions cumulativeOptions;
     cumulativeOptions.precision = options.quantPrecision;
     cumulativeOptions.int8Kernels = options.int8Kernels;
     cumulativeOptions.threads = options.threads;
     cumulativeOptions.labels = options.labels;
+    cumulativeOptions.bufferPool = pool;
     auto cumulative =
         CumulativeComparison::create(floatGraph, quantGraph, *matching, cumulativeOptions);
     if (!cumulative) return cumulative.status();
@@ -93,6 +105,7 @@ Result<NumericSuiteReport> runNumericSuite(const Graph &floatGraph, const Graph 
         isolatedOptions.kernelCheckSamples = options.kernelCheckSamples;
         isolatedOptions.kernelMismatchDb = kKernelMismatchDb;
         isolatedOptions.threads = options.threads;
+        isolatedOptions.bufferPool = pool;
         auto created =
             IsolatedComparator::create(floatGraph, quantGraph, *matching, isolatedOptions);
         if (!created) return created.status().withContext("isolated comparison");
@@ -117,8 +130,12 @@ Result<NumericSuiteReport> runNumericSuite(const Graph &floatGraph, const Graph 
         return compared;
     };
     const std::set<std::string> kept = observer ? streamed.names : std::set<std::string>{};
-    auto floatPlan = createFloatPlan(floatGraph, options.threads, streamed.names);
+    auto floatPlan = createFloatPlan(floatGraph, options.threads, streamed.names, pool);
     if (!floatPlan) return floatPlan.status();
+    auto weights = weightsDone.get();
+    if (!weights) return weights.status().withContext("weight comparison");
+    if (options.progress && !options.progress("weights", 1, 1))
+        return Status::error(ErrorKind::Cancelled, "analysis cancelled");
 
     if (observer) observer->begin(*matching, **cumulative);
 
