@@ -138,8 +138,8 @@ int runAnalyze(const QStringList &arguments) {
     parser.addOption({"no-isolated", "Skip the isolated (shadow) comparison."});
     parser.addOption({"no-kernel-check", "Skip the int8-kernel-vs-reference check."});
     parser.addOption({"kernel-check-samples",
-                      "Samples the kernel check runs on: the first N (default 4; 0: all).", "N",
-                      "4"});
+                      "Samples the kernel check runs on: the first N (default 2; 0: all).", "N",
+                      "2"});
     if (!parser.parse(QStringList{"quantlens analyze"} + arguments)) return usageError(parser.errorText());
     if (parser.isSet("help")) {
         std::fputs(qPrintable(parser.helpText()), stdout);

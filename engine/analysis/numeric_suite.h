@@ -91,9 +91,10 @@ struct NumericSuiteOptions {
     bool isolated = true;     // the shadow comparison (about one more int8 pass)
     bool kernelCheck = true;  // int8 vs reference per layer (about one more fp32 pass per batch)
     // Samples the kernel check runs on (0: all): the first ones, whatever the batch size. It
-    // tests the kernels, not the data: a few samples suffice and the rest of the analysis does
-    // not pay for it (the reference runs on these samples alone).
-    int64_t kernelCheckSamples = 4;
+    // tests the kernels, not the data: two samples suffice (the second catches a kernel that
+    // gets the batch stride wrong) and the rest of the analysis does not pay for it (the
+    // reference runs on these samples alone).
+    int64_t kernelCheckSamples = 2;
     int threads = 0;
     // Class ids, one per row of the first output's argmax (usually one per sample); empty: no
     // accuracy figures. Fewer labels than rows is an error.
