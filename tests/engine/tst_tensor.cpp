@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <limits>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -147,6 +148,15 @@ TEST(TensorChecks, NonFiniteValuesAreReportedWithCountAndFirstIndex) {
     EXPECT_EQ(s.kind(), ErrorKind::BadInput);
     EXPECT_EQ(s.message(), "x.npy: 2 of 6 values are NaN or infinite (first at [1,1])");
     EXPECT_TRUE(checkFinite(Tensor::fromVector<int64_t>({2}, {1, 2}), "ids").isOk());
+    // A long tensor (the vectorised count) with one -inf near the end; the largest finite float
+    // and a denormal are finite.
+    Tensor large(DataType::Float, {10, 1000});
+    large.data<float>()[0] = std::numeric_limits<float>::max();
+    large.data<float>()[1] = std::numeric_limits<float>::denorm_min();
+    EXPECT_TRUE(checkFinite(large, "big.npy").isOk());
+    large.data<float>()[9998] = -INFINITY;
+    EXPECT_EQ(checkFinite(large, "big.npy").message(),
+              "big.npy: 1 of 10000 values are infinite (first at [9,998])");
 }
 
 TEST(TensorLimits, SizesAreCheckedBeforeAllocation) {
