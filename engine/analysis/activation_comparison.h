@@ -153,9 +153,9 @@ Status runAndCapture(ExecutionPlan &plan, const std::map<std::string, Tensor> &i
 // The float model's plan for a comparison's float pass (Q/DQ stripped if it has any), with fused
 // operators except where a fusion would hide one of the `tapped` values; its buffers from `pool`
 // when given (PlanOptions::bufferPool).
-Result<std::unique_ptr<ExecutionPlan>> createFloatPlan(
-    const Graph &floatGraph, int threads, const std::set<std::string> &tapped,
-    std::shared_ptr<BufferPool> pool = nullptr);
+Result<std::unique_ptr<ExecutionPlan>> createFloatPlan(const Graph &floatGraph, int threads,
+                                                       const std::set<std::string> &tapped,
+                                                       std::shared_ptr<BufferPool> pool = nullptr);
 
 // Float copy of any numeric tensor (plain layout).
 Tensor floatCopy(const Tensor &t);

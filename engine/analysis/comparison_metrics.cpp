@@ -210,11 +210,11 @@ bool outsideFloatRange(const BlockSums &b) {
 
 template <class Y>
 __attribute__((always_inline)) inline BlockSums sumBlockChecked(const float *x, const Y &y,
-                                                                int64_t first, int64_t n,
-                                                                float lo, float hi) {
+                                                                int64_t first, int64_t n, float lo,
+                                                                float hi) {
     // Without a quantizer nothing is clipped: the bounds are infinite.
-    const bool clipping = lo > -std::numeric_limits<float>::infinity() ||
-                          hi < std::numeric_limits<float>::infinity();
+    const bool clipping =
+        lo > -std::numeric_limits<float>::infinity() || hi < std::numeric_limits<float>::infinity();
     const BlockSums sums = clipping ? sumBlockOf<false, true>(x, y, first, n, lo, hi)
                                     : sumBlockOf<false, false>(x, y, first, n, lo, hi);
     if (!outsideFloatRange(sums)) return sums;

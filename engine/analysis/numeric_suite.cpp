@@ -6,8 +6,8 @@
 #include "analysis/isolated_comparison.h"
 #include "analysis/layer_matching.h"
 #include "analysis/report_rows.h"
-#include "core/stop_token.h"
 #include "analysis/weight_comparison.h"
+#include "core/stop_token.h"
 #include "runtime/buffer_pool.h"
 #include "runtime/execution_plan.h"
 
@@ -81,7 +81,6 @@ Result<NumericSuiteReport> runNumericSuite(const Graph &floatGraph, const Graph 
             StopScope scope(stop);
             return compareWeights(floatGraph, quantGraph, *matching);
         });
-
 
     // One pool for every plan of the analysis: they run on this thread, nested in the float
     // pass, and a buffer is handed out again only once no tensor refers to it. The memory a

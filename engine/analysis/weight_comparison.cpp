@@ -5,8 +5,8 @@
 
 #include "analysis/comparison_metrics.h"
 #include "analysis/layer_weights.h"
-#include "ir/channel_runs.h"
 #include "core/stop_token.h"
+#include "ir/channel_runs.h"
 #include "passes/constant_folding.h"
 #include "passes/qdq_cleanup.h"
 

@@ -49,8 +49,8 @@ Status checkFinite(const Tensor &tensor, const std::string &what) {
     }
     if (!bad) return Status::ok();
     return Status::badInput(what + ": " + std::to_string(bad) + " of " + std::to_string(n) +
-                            " values are " + (sawNan ? "NaN or infinite" : "infinite") + " (first at " +
-                            indexToString(first, plain.shape()) + ")");
+                            " values are " + (sawNan ? "NaN or infinite" : "infinite") +
+                            " (first at " + indexToString(first, plain.shape()) + ")");
 }
 
 }  // namespace ql

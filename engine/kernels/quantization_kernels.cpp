@@ -261,8 +261,7 @@ public:
             const Q *src = x.data<Q>();
             if (p.channels == 1) {
                 elementwise::parallelRange(x.numel(), [&](int64_t begin, int64_t end) {
-                    dequantizeRange<Q>(src + begin, dst + begin, end - begin, p.scale[0],
-                                       p.zp[0]);
+                    dequantizeRange<Q>(src + begin, dst + begin, end - begin, p.scale[0], p.zp[0]);
                 });
                 return;
             }

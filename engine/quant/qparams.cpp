@@ -112,9 +112,12 @@ Tensor quantizeTensor(const Tensor &x, const QParams &params) {
                           const float s = params.scale[static_cast<size_t>(c)];
                           const int32_t z = params.zeroPoint[static_cast<size_t>(c)];
                           for (int64_t i = start; i < start + count; ++i) {
-                              const int32_t q = quantizeValue(values[static_cast<size_t>(i)], s, z, qmin, qmax);
-                              if (type == DataType::Int8) out.data<int8_t>()[i] = static_cast<int8_t>(q);
-                              else out.data<uint8_t>()[i] = static_cast<uint8_t>(q);
+                              const int32_t q =
+                                  quantizeValue(values[static_cast<size_t>(i)], s, z, qmin, qmax);
+                              if (type == DataType::Int8)
+                                  out.data<int8_t>()[i] = static_cast<int8_t>(q);
+                              else
+                                  out.data<uint8_t>()[i] = static_cast<uint8_t>(q);
                           }
                       });
     return out;
