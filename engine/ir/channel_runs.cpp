@@ -3,16 +3,34 @@
 namespace ql {
 namespace {
 
-// Same arithmetic as DequantizeLinear: integer difference, then one float multiply. The
-// difference is exact in int32 for 8-bit values; wider values take int64.
 template <class Wide, class Q>
-void dequantizeRun(const Q *src, float *dst, int64_t count, float scale, int32_t zeroPoint) {
-    for (int64_t i = 0; i < count; ++i)
-        dst[i] =
-            static_cast<float>(static_cast<Wide>(src[i]) - static_cast<Wide>(zeroPoint)) * scale;
+__attribute__((always_inline)) inline void dequantizeLoop(const Q *src, float *dst, int64_t n,
+                                                          float scale, int32_t zeroPoint) {
+    for (int64_t i = 0; i < n; ++i)
+        dst[i] = static_cast<float>(static_cast<Wide>(src[i]) - static_cast<Wide>(zeroPoint)) * scale;
 }
 
 }  // namespace
+
+// Compiled for AVX-512, AVX2 and baseline x86-64 (clang, the fuzz build, cannot clone).
+#if defined(__clang__)
+#define QL_DEQUANTIZE_CLONES
+#else
+#define QL_DEQUANTIZE_CLONES __attribute__((target_clones("avx512f", "avx2", "default")))
+#endif
+QL_DEQUANTIZE_CLONES void dequantizeValues(const uint8_t *q, float *dst, int64_t n, float scale,
+                                           int32_t zeroPoint) {
+    dequantizeLoop<int32_t>(q, dst, n, scale, zeroPoint);
+}
+QL_DEQUANTIZE_CLONES void dequantizeValues(const int8_t *q, float *dst, int64_t n, float scale,
+                                           int32_t zeroPoint) {
+    dequantizeLoop<int32_t>(q, dst, n, scale, zeroPoint);
+}
+QL_DEQUANTIZE_CLONES void dequantizeValues(const int32_t *q, float *dst, int64_t n, float scale,
+                                           int32_t zeroPoint) {
+    dequantizeLoop<int64_t>(q, dst, n, scale, zeroPoint);
+}
+#undef QL_DEQUANTIZE_CLONES
 
 Tensor dequantizeToFloat(const Tensor &quantized, const std::vector<float> &scale,
                          const std::vector<int32_t> &zeroPoint, int64_t axis) {
@@ -25,13 +43,13 @@ Tensor dequantizeToFloat(const Tensor &quantized, const std::vector<float> &scal
             const int32_t z = zeroPoint[static_cast<size_t>(c)];
             switch (q.dtype()) {
                 case DataType::UInt8:
-                    return dequantizeRun<int32_t>(q.data<uint8_t>() + start, dst + start, count, s,
+                    return dequantizeValues(q.data<uint8_t>() + start, dst + start, count, s,
                                                   z);
                 case DataType::Int8:
-                    return dequantizeRun<int32_t>(q.data<int8_t>() + start, dst + start, count, s,
+                    return dequantizeValues(q.data<int8_t>() + start, dst + start, count, s,
                                                   z);
                 case DataType::Int32:
-                    return dequantizeRun<int64_t>(q.data<int32_t>() + start, dst + start, count, s,
+                    return dequantizeValues(q.data<int32_t>() + start, dst + start, count, s,
                                                   z);
                 default:
                     for (int64_t i = start; i < start + count; ++i)

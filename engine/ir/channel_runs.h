@@ -4,6 +4,7 @@
 // instead of dividing every flat index by the inner size.
 
 #include <cstdint>
+#include <vector>
 
 #include "ir/tensor.h"
 
@@ -26,6 +27,12 @@ void forEachChannelRun(const Shape &shape, int64_t axis, Fn &&fn) {
     for (int64_t start = 0, run = 0; start < total; start += inner, ++run)
         fn(start, inner, run % channels);
 }
+
+// DequantizeLinear's (q − zero point)·scale of n values, vectorised: integer difference (exact in
+// int32 for 8-bit values, int64 for int32 ones), then one float multiply.
+void dequantizeValues(const uint8_t *q, float *dst, int64_t n, float scale, int32_t zeroPoint);
+void dequantizeValues(const int8_t *q, float *dst, int64_t n, float scale, int32_t zeroPoint);
+void dequantizeValues(const int32_t *q, float *dst, int64_t n, float scale, int32_t zeroPoint);
 
 // DequantizeLinear's (q − zero point)·scale of an 8-bit or int32 tensor with one scale and zero
 // point, or one per channel along `axis`, as a plain float tensor.

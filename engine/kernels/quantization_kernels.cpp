@@ -5,8 +5,8 @@
 #include <algorithm>
 #include <cmath>
 #include <sstream>
-#include <type_traits>
 
+#include "ir/channel_runs.h"
 #include "kernels/elementwise_support.h"
 #include "kernels/kernel.h"
 #include "kernels/kernel_families.h"
@@ -112,7 +112,8 @@ Status resolveLineLayout(const Tensor &param, const Shape &operand, bool rowOper
 struct AxisParams {
     std::vector<float> scale;
     std::vector<int32_t> zp;
-    int64_t outer = 1, channels = 1, inner = 1;  // per-axis blocking; channels = 1 per tensor
+    int64_t channels = 1;  // 1 per tensor
+    int64_t axis = -1;     // normalised; -1 per tensor
 };
 
 static Status resolveAxisParams(const KernelContext &ctx, const Shape &shape, DataType qtype,
@@ -125,8 +126,8 @@ static Status resolveAxisParams(const KernelContext &ctx, const Shape &shape, Da
     } else {
         p.zp.assign(p.scale.size(), 0);
     }
-    p.outer = shapeElementCount(shape);
-    p.channels = p.inner = 1;
+    p.channels = 1;
+    p.axis = -1;
     if (scale.numel() == 1 && scale.rank() <= 1) return Status::ok();
     if (opset < 13 || scale.rank() != 1)
         return Status::badInput("scale shape " + shapeToString(scale.shape()) +
@@ -139,16 +140,8 @@ static Status resolveAxisParams(const KernelContext &ctx, const Shape &shape, Da
                                 std::to_string(axis) + " has dimension " +
                                 std::to_string(shape[axis]));
     p.channels = shape[axis];
-    p.outer = p.inner = 1;
-    for (int64_t i = 0; i < axis; ++i) p.outer *= shape[i];
-    for (size_t i = axis + 1; i < shape.size(); ++i) p.inner *= shape[i];
+    p.axis = axis;
     return Status::ok();
-}
-
-template <class Fn>
-static void forEachBlock(const AxisParams &p, Fn &&fn) {
-    const int64_t blocks = p.outer * p.channels;
-    for (int64_t b = 0; b < blocks; ++b) fn(b * p.inner, p.inner, b % p.channels);
 }
 
 // True when input 1 (the scale) is a constant single value: the op is then elementwise and
@@ -166,16 +159,6 @@ QL_SIMD_CLONES static void quantizeRange(const float *src, Q *dst, int64_t n, fl
                                          int32_t zp, float lo, float hi) {
     for (int64_t i = 0; i < n; ++i)
         dst[i] = static_cast<Q>(static_cast<int32_t>(clampRound(src[i] / scale, lo, hi)) + zp);
-}
-
-// Per-tensor 8-bit -> float, as DequantizeLinear defines it: (q − z)·s, exact in int32 for 8-bit
-// q (int32 q needs int64: the difference may not fit).
-template <class Q>
-QL_SIMD_CLONES static void dequantizeRange(const Q *src, float *dst, int64_t n, float scale,
-                                           int32_t zp) {
-    using Wide = std::conditional_t<sizeof(Q) == 1, int32_t, int64_t>;
-    for (int64_t i = 0; i < n; ++i)
-        dst[i] = static_cast<float>(static_cast<Wide>(src[i]) - static_cast<Wide>(zp)) * scale;
 }
 
 // What QuantizeLinear and DequantizeLinear share: opset and axis, and a channels-last input
@@ -226,7 +209,7 @@ public:
                 });
                 return;
             }
-            forEachBlock(p, [&](int64_t start, int64_t count, int64_t c) {
+            forEachChannelRun(x.shape(), p.axis, [&](int64_t start, int64_t count, int64_t c) {
                 const float s = p.scale[c];
                 const float z = static_cast<float>(p.zp[c]);
                 for (int64_t i = start; i < start + count; ++i) {
@@ -261,15 +244,12 @@ public:
             const Q *src = x.data<Q>();
             if (p.channels == 1) {
                 elementwise::parallelRange(x.numel(), [&](int64_t begin, int64_t end) {
-                    dequantizeRange<Q>(src + begin, dst + begin, end - begin, p.scale[0], p.zp[0]);
+                    dequantizeValues(src + begin, dst + begin, end - begin, p.scale[0], p.zp[0]);
                 });
                 return;
             }
-            forEachBlock(p, [&](int64_t start, int64_t count, int64_t c) {
-                const float s = p.scale[c];
-                const int64_t z = p.zp[c];
-                for (int64_t i = start; i < start + count; ++i)
-                    dst[i] = static_cast<float>(static_cast<int64_t>(src[i]) - z) * s;
+            forEachChannelRun(x.shape(), p.axis, [&](int64_t start, int64_t count, int64_t c) {
+                dequantizeValues(src + start, dst + start, count, p.scale[c], p.zp[c]);
             });
         });
         return Status::ok();
