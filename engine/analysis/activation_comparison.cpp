@@ -126,8 +126,9 @@ struct CumulativeComparison::Impl {
     std::vector<int64_t> floatTop1, quantTop1;  // first output's argmax per row
     ActivationComparisonResult result;
 
+    // With a sweep, the comparisons its pass can serve join it; the others run at once.
     Status compareLayer(size_t matchIndex, bool isQuantizedTensor, const Tensor &value,
-                        const Tensor &floatValue);
+                        const Tensor &floatValue, ValueSweep *sweep = nullptr);
     Status compareLayer(size_t matchIndex, bool isQuantizedTensor, const Tensor &value,
                         const std::map<std::string, Tensor> &floatValues);
     void countBatch(const std::map<std::string, Tensor> &inputs,
@@ -234,7 +235,8 @@ Status CumulativeComparison::Impl::compareLayer(size_t matchIndex, bool isQuanti
 }
 
 Status CumulativeComparison::Impl::compareLayer(size_t matchIndex, bool isQuantizedTensor,
-                                                const Tensor &value, const Tensor &floatValue) {
+                                                const Tensor &value, const Tensor &floatValue,
+                                                ValueSweep *sweep) {
     const LayerMatch &match = matches.matches[matchIndex];
     const std::string what = "layer '" + match.floatNode + "'";
     if (floatValue.shape() != value.shape())
@@ -248,6 +250,16 @@ Status CumulativeComparison::Impl::compareLayer(size_t matchIndex, bool isQuanti
     const float *px = x.data<float>();
     const int64_t n = x.numel(), samples = sampleCount(x);
     const bool perTensor = t.scale.size() == 1 && t.scale[0] > 0.0f;
+    const bool eightBit = y.dtype() == DataType::UInt8 || y.dtype() == DataType::Int8;
+    const bool sweepable = sweep && sameLayout && x.dtype() == DataType::Float;
+    if (sweepable && !isQuantizedTensor && y.dtype() == DataType::Float) {
+        sweep->compare(acc, y);
+        return Status::ok();
+    }
+    if (sweepable && isQuantizedTensor && perTensor && eightBit) {
+        sweep->compare(acc, y, t.scale[0], t.zeroPoint[0]);
+        return Status::ok();
+    }
     if (!isQuantizedTensor) {
         if (y.dtype() == DataType::Float)
             return acc.add(px, y.data<float>(), n, samples).withContext(what);
@@ -364,15 +376,22 @@ Status CumulativeComparison::runQuantizedPass(const std::map<std::string, Tensor
 }
 
 Status CumulativeComparison::addFloatValue(const std::string &name, const Tensor &value) {
+    ValueSweep sweep;
+    QL_RETURN_IF_ERROR(addFloatValue(name, value, sweep));
+    return sweep.run(value).withContext("float value '" + name + "'");
+}
+
+Status CumulativeComparison::addFloatValue(const std::string &name, const Tensor &value,
+                                           ValueSweep &sweep) {
     Impl &d = *m_impl;
     auto it = d.byFloatValue.find(name);
     if (it == d.byFloatValue.end()) return Status::ok();
     for (size_t matchIndex : it->second) {
         Impl::PendingValue &p = d.pending[matchIndex];
         if (!p.value.defined()) continue;  // not produced by the quantized pass
-        QL_RETURN_IF_ERROR(d.compareLayer(matchIndex, p.dequantize, p.value, value));
+        QL_RETURN_IF_ERROR(d.compareLayer(matchIndex, p.dequantize, p.value, value, &sweep));
         d.result.layers[matchIndex].observed = true;
-        p = {};  // its buffer goes back to the quantized plan
+        p = {};  // its buffer goes back to the quantized plan once compared
     }
     return Status::ok();
 }

@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "analysis/comparison_metrics.h"
+#include "analysis/value_sweep.h"
 #include "analysis/layer_matching.h"
 #include "core/status.h"
 #include "ir/graph.h"
@@ -109,6 +110,9 @@ public:
     Status runQuantizedPass(const std::map<std::string, Tensor> &inputs,
                             const TapCallback &everyValue = {});
     Status addFloatValue(const std::string &name, const Tensor &value);
+    // The same, with the comparisons added to `sweep` (run by the caller, with the other uses
+    // of the value) where the value's pass can serve them.
+    Status addFloatValue(const std::string &name, const Tensor &value, ValueSweep &sweep);
     Status finishBatch(const std::map<std::string, Tensor> &inputs,
                        const std::vector<Tensor> &floatOutputs);
 

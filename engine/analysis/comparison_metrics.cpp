@@ -6,6 +6,8 @@
 #include <limits>
 #include <string>
 
+#include "ir/channel_runs.h"
+
 namespace ql::analysis {
 
 namespace {
@@ -237,28 +239,26 @@ QL_SUM_CLONES BlockSums sumInt8Block(const float *x, QuantizedValues<int8_t> y, 
 #undef QL_SUM_CLONES
 #pragma GCC pop_options
 
-// One name for the three clones, for sumRange.
-BlockSums sumBlock(const float *x, const FloatValues &y, int64_t first, int64_t n, float lo,
+// One block of one comparison, by the type of its y.
+BlockSums sumBlock(const float *x, const SweepComparison &c, int64_t first, int64_t n, float lo,
                    float hi) {
-    return sumFloatBlock(x, y, first, n, lo, hi);
-}
-BlockSums sumBlock(const float *x, const QuantizedValues<uint8_t> &y, int64_t first, int64_t n,
-                   float lo, float hi) {
-    return sumUint8Block(x, y, first, n, lo, hi);
-}
-BlockSums sumBlock(const float *x, const QuantizedValues<int8_t> &y, int64_t first, int64_t n,
-                   float lo, float hi) {
-    return sumInt8Block(x, y, first, n, lo, hi);
+    switch (c.type) {
+        case DataType::UInt8:
+            return sumUint8Block(x, {static_cast<const uint8_t *>(c.y), c.scale, c.zeroPoint},
+                                 first, n, lo, hi);
+        case DataType::Int8:
+            return sumInt8Block(x, {static_cast<const int8_t *>(c.y), c.scale, c.zeroPoint}, first,
+                                n, lo, hi);
+        default:
+            return sumFloatBlock(x, {static_cast<const float *>(c.y)}, first, n, lo, hi);
+    }
 }
 
-// Elements [first, first + n) block by block.
-template <class Y>
-void sumRange(const float *x, const Y &y, int64_t first, int64_t n, float lo, float hi,
-              RangeSums &sums) {
-    for (int64_t start = first; start < first + n; start += kBlockLength) {
-        const int64_t length = std::min(first + n - start, kBlockLength);
-        sums.add(sumBlock(x, y, start, length, lo, hi));
-    }
+void quantizeBlock(const float *x, const SweepQuantization &q, int64_t first, int64_t n) {
+    if (q.type == DataType::Int8)
+        quantizeValues(x + first, static_cast<int8_t *>(q.out) + first, n, q.scale, q.zeroPoint);
+    else
+        quantizeValues(x + first, static_cast<uint8_t *>(q.out) + first, n, q.scale, q.zeroPoint);
 }
 
 // For float x: x < v exactly when x < floatAtLeast(v), and x > v exactly when x > floatAtMost(v).
@@ -323,55 +323,77 @@ void CompensatedSum::merge(const CompensatedSum &other) {
 ComparisonAccumulator::ComparisonAccumulator(int64_t sampleCapacity)
     : m_sampleCapacity(std::max<int64_t>(0, sampleCapacity)) {}
 
-template <class Y>
-void ComparisonAccumulator::addSamples(const float *x, const Y &y, int64_t n, int64_t samples) {
+Status sweepValue(const float *x, int64_t n, int64_t samples,
+                  const std::vector<SweepComparison> &comparisons,
+                  const std::vector<SweepQuantization> &quantizations) {
+    QL_RETURN_IF_ERROR(checkSplit(n, samples));
+    for (const SweepComparison &c : comparisons)
+        if (c.type != DataType::Float && c.type != DataType::UInt8 && c.type != DataType::Int8)
+            return Status::internal("comparison with a " + dataTypeName(c.type) + " value");
+    for (const SweepQuantization &q : quantizations)
+        if (q.type != DataType::UInt8 && q.type != DataType::Int8)
+            return Status::internal("quantization to " + dataTypeName(q.type));
+    if (n == 0) return Status::ok();
     const int64_t sampleSize = n / samples;
     const int64_t chunks = std::max<int64_t>(1, (sampleSize + kChunkLength - 1) / kChunkLength);
+    const int64_t tasks = samples * chunks;
     // Chunks are summed in parallel, then merged in order: the figures do not depend on the
-    // thread count.
-    std::vector<RangeSums> parts(static_cast<size_t>(samples * chunks));
-    const float lo = m_clipLow, hi = m_clipHigh;
+    // thread count. Within a chunk every use takes a block in turn while it is in cache.
+    std::vector<RangeSums> parts(comparisons.size() * static_cast<size_t>(tasks));
 #pragma omp parallel for schedule(dynamic, 1) if (n >= 65536)
-    for (int64_t t = 0; t < samples * chunks; ++t) {
+    for (int64_t t = 0; t < tasks; ++t) {
         const int64_t s = t / chunks, c = t % chunks;
         const int64_t first = s * sampleSize + c * kChunkLength;
-        sumRange(x, y, first, std::min(kChunkLength, sampleSize - c * kChunkLength), lo, hi,
-                 parts[static_cast<size_t>(t)]);
+        const int64_t end = first + std::min(kChunkLength, sampleSize - c * kChunkLength);
+        for (int64_t start = first; start < end; start += kBlockLength) {
+            const int64_t length = std::min(end - start, kBlockLength);
+            for (size_t j = 0; j < comparisons.size(); ++j) {
+                const ComparisonAccumulator &acc = *comparisons[j].into;
+                parts[j * static_cast<size_t>(tasks) + static_cast<size_t>(t)].add(sumBlock(
+                    x, comparisons[j], start, length, acc.m_clipLow, acc.m_clipHigh));
+            }
+            for (const SweepQuantization &q : quantizations) quantizeBlock(x, q, start, length);
+        }
     }
-    for (int64_t s = 0; s < samples; ++s) {
-        RangeSums sums = parts[static_cast<size_t>(s * chunks)];
-        for (int64_t c = 1; c < chunks; ++c) sums.merge(parts[static_cast<size_t>(s * chunks + c)]);
-        m_sumXX.merge(sums.xx);
-        m_sumYY.merge(sums.yy);
-        m_sumEE.merge(sums.ee);
-        m_maxAbsError = maxPropagatingNaN(m_maxAbsError, sums.maxAbsError);
-        if (m_clipping) m_saturatedValues += sums.clipped;
-        storeSample(sqnrDb(sums.xx.value(), sums.ee.value()), static_cast<float>(sums.xMin),
-                    static_cast<float>(sums.xMax));
+    for (size_t j = 0; j < comparisons.size(); ++j) {
+        ComparisonAccumulator &acc = *comparisons[j].into;
+        const RangeSums *mine = parts.data() + j * static_cast<size_t>(tasks);
+        for (int64_t s = 0; s < samples; ++s) {
+            RangeSums sums = mine[s * chunks];
+            for (int64_t c = 1; c < chunks; ++c) sums.merge(mine[s * chunks + c]);
+            acc.addSample(sums.xx, sums.yy, sums.ee, sums.maxAbsError, sums.xMin, sums.xMax,
+                          sums.clipped);
+        }
+        if (acc.m_clipping) acc.m_quantizedValues += n;
+        acc.m_samples += samples;
+        acc.m_elements += n;
     }
-    if (m_clipping) m_quantizedValues += n;
-    m_samples += samples;
-    m_elements += n;
+    return Status::ok();
+}
+
+void ComparisonAccumulator::addSample(const CompensatedSum &xx, const CompensatedSum &yy,
+                                      const CompensatedSum &ee, double maxAbsError, double xMin,
+                                      double xMax, int64_t clipped) {
+    m_sumXX.merge(xx);
+    m_sumYY.merge(yy);
+    m_sumEE.merge(ee);
+    m_maxAbsError = maxPropagatingNaN(m_maxAbsError, maxAbsError);
+    if (m_clipping) m_saturatedValues += clipped;
+    storeSample(sqnrDb(xx.value(), ee.value()), static_cast<float>(xMin), static_cast<float>(xMax));
 }
 
 Status ComparisonAccumulator::add(const float *x, const float *y, int64_t n, int64_t samples) {
-    QL_RETURN_IF_ERROR(checkSplit(n, samples));
-    if (n > 0) addSamples(x, FloatValues{y}, n, samples);
-    return Status::ok();
+    return sweepValue(x, n, samples, {{this, DataType::Float, y}}, {});
 }
 
 Status ComparisonAccumulator::addDequantized(const float *x, const uint8_t *q, int64_t n,
                                              int64_t samples, float scale, int32_t zeroPoint) {
-    QL_RETURN_IF_ERROR(checkSplit(n, samples));
-    if (n > 0) addSamples(x, QuantizedValues<uint8_t>{q, scale, zeroPoint}, n, samples);
-    return Status::ok();
+    return sweepValue(x, n, samples, {{this, DataType::UInt8, q, scale, zeroPoint}}, {});
 }
 
 Status ComparisonAccumulator::addDequantized(const float *x, const int8_t *q, int64_t n,
                                              int64_t samples, float scale, int32_t zeroPoint) {
-    QL_RETURN_IF_ERROR(checkSplit(n, samples));
-    if (n > 0) addSamples(x, QuantizedValues<int8_t>{q, scale, zeroPoint}, n, samples);
-    return Status::ok();
+    return sweepValue(x, n, samples, {{this, DataType::Int8, q, scale, zeroPoint}}, {});
 }
 
 void ComparisonAccumulator::setQuantizer(float scale, int32_t zeroPoint, int32_t qmin,

@@ -35,6 +35,7 @@
 
 #include "analysis/sample_ranges.h"
 #include "core/status.h"
+#include "ir/tensor.h"
 
 namespace ql::analysis {
 
@@ -76,6 +77,33 @@ struct ComparisonMetrics {
     std::vector<double> sampleSqnrValues;         // the stored per-sample SQNRs, in sample order
 };
 
+class ComparisonAccumulator;
+
+// The uses of one float value x that one pass over it serves (sweepValue).
+// A comparison of x with y: float, or 8-bit read as (q − zeroPoint)·scale (DequantizeLinear).
+struct SweepComparison {
+    ComparisonAccumulator *into = nullptr;
+    DataType type = DataType::Float;  // of y: Float, UInt8 or Int8
+    const void *y = nullptr;
+    float scale = 1.0f;
+    int32_t zeroPoint = 0;
+};
+// A quantization of x into `out` (UInt8 or Int8), as QuantizeLinear with these parameters.
+struct SweepQuantization {
+    DataType type = DataType::UInt8;
+    void *out = nullptr;
+    float scale = 1.0f;
+    int32_t zeroPoint = 0;
+};
+
+// One pass over x (n elements in `samples` equal samples; every y and out holds n elements in
+// x's element order) for all of them, block by block, so that x comes from memory once however
+// many uses it has. Each accumulator gets exactly the figures its own add / addDequantized gives
+// (the same blocks summed in the same order); each output exactly QuantizeLinear's values.
+Status sweepValue(const float *x, int64_t n, int64_t samples,
+                  const std::vector<SweepComparison> &comparisons,
+                  const std::vector<SweepQuantization> &quantizations);
+
 class ComparisonAccumulator {
 public:
     static constexpr int64_t kDefaultSampleCapacity = 65536;  // 512 KB of per-sample SQNR
@@ -115,8 +143,11 @@ public:
     int64_t sampleCapacity() const { return m_sampleCapacity; }
 
 private:
-    template <class Y>
-    void addSamples(const float *x, const Y &y, int64_t n, int64_t samples);
+    friend Status sweepValue(const float *, int64_t, int64_t, const std::vector<SweepComparison> &,
+                             const std::vector<SweepQuantization> &);
+    // One sample's sums from sweepValue.
+    void addSample(const CompensatedSum &xx, const CompensatedSum &yy, const CompensatedSum &ee,
+                   double maxAbsError, double xMin, double xMax, int64_t clipped);
     void storeSample(double sqnrDb, float referenceMin, float referenceMax);
 
     int64_t m_sampleCapacity;

@@ -5,6 +5,7 @@
 #include <map>
 
 #include "analysis/isolated_layer_graph.h"
+#include "ir/channel_runs.h"
 #include "core/stop_token.h"
 #include "passes/precision.h"
 #include "runtime/buffer_pool.h"
@@ -48,12 +49,21 @@ struct IntegerSqnr {
     }
 };
 
-// One isolated layer: its plans, the float values it waits for, and its accumulators.
+// One input of an isolated layer.
+struct LayerInput {
+    std::string graphInput;  // the layer graph's input
+    std::string floatValue;  // the float value that feeds it
+    // Fed quantized (feedQuantized): the float value's sweep quantizes it.
+    std::optional<QuantizedFeed> quantized;
+};
+
+// One isolated layer: its plans, its accumulators, and this batch's values as they arrive. It
+// runs as soon as its inputs are there; its output waits for the float output, so that the float
+// output's pass (ValueSweep) makes the comparison.
 struct LayerRun {
-    bool active = false;                                      // has plans and has not failed
-    std::vector<std::pair<std::string, std::string>> inputs;  // layer-graph input -> float value
+    bool active = false;  // has plans and has not failed
+    std::vector<LayerInput> inputs;
     std::string floatOutput;
-    std::vector<std::string> needs;  // distinct float values: inputs and the float output
     bool outputQuantized =
         false;  // the plans output the quantized tensor (per-tensor params below)
     std::optional<float> outputScale;
@@ -61,21 +71,27 @@ struct LayerRun {
     std::unique_ptr<ExecutionPlan> int8Plan, referencePlan;
     ComparisonAccumulator isolated, kernel;  // kernel: float outputs only
     IntegerSqnr kernelIntegers;              // kernel: quantized outputs
-    int pending = 0;
-    bool ran = false;
+    // This batch.
+    std::map<std::string, Tensor> feeds;  // graph input -> value
+    int missingInputs = 0;
+    Tensor output;       // the int8 plan's, until compared
+    Tensor earlyFloatOutput;  // when it came before the layer ran
+    bool ran = false, compared = false;
 };
 
 }  // namespace
 
 struct IsolatedComparator::Impl {
     IsolatedComparisonOptions options;
+    std::shared_ptr<BufferPool> pool;
     std::vector<LayerIsolatedComparison> layers;
     std::vector<LayerRun> runs;
     std::set<std::string> needed;
-    std::map<std::string, std::vector<int>> users;  // float value -> layers that need it
-    std::map<std::string, Tensor> held;             // this batch's float values still needed
-    std::map<std::string, int> remaining;           // float value -> layers that have not run yet
-    std::set<std::string> delivered;                // float values handed over this batch
+    std::map<std::string, std::vector<std::pair<int, size_t>>>
+        inputUsers;                                       // float value -> (layer, input)
+    std::map<std::string, std::vector<int>> outputUsers;  // float value -> layers compared with it
+    std::set<std::string> delivered;                      // float values handed over this batch
+    std::vector<int> ready;  // layers whose inputs are all there, to run after the sweep
     int64_t samples = 0;
     int64_t kernelCheckSamples = 0;  // samples the kernel check has covered
     int batches = 0;
@@ -84,6 +100,8 @@ struct IsolatedComparator::Impl {
         layers[index].note = why;
     }
     void runLayer(int index);
+    void compareOutput(int index, const Tensor &floatOutput, ValueSweep *sweep);
+    Tensor quantizedFeed(const Tensor &value, const QuantizedFeed &feed, ValueSweep &sweep);
     // How many of this batch's first samples the kernel check still covers.
     int64_t kernelCheckSamplesOf(int64_t batchSamples) const {
         if (options.kernelCheckSamples <= 0) return batchSamples;
@@ -107,8 +125,8 @@ Result<std::unique_ptr<IsolatedComparator>> IsolatedComparator::create(
     planOptions.threads = options.threads;
     // The layer plans run one after the other: one pool serves them all, so memory holds the
     // largest layer's buffers, not every layer's.
-    planOptions.bufferPool =
-        options.bufferPool ? options.bufferPool : std::make_shared<BufferPool>();
+    p.pool = options.bufferPool ? options.bufferPool : std::make_shared<BufferPool>();
+    planOptions.bufferPool = p.pool;
 
     for (size_t i = 0; i < matching.matches.size(); ++i) {
         IsolatedLayerGraph &cut = (*extracted)[i];
@@ -117,7 +135,11 @@ Result<std::unique_ptr<IsolatedComparator>> IsolatedComparator::create(
         layer.note = cut.note;
         LayerRun &run = p.runs[i];
         if (cut.usable) {
-            run.inputs = cut.inputs;
+            for (const auto &[graphInput, floatValue] : cut.inputs) {
+                LayerInput in{graphInput, floatValue, feedQuantized(cut.graph, graphInput)};
+                if (in.quantized) in.graphInput = in.quantized->input;
+                run.inputs.push_back(std::move(in));
+            }
             run.floatOutput = cut.floatOutput;
             run.outputQuantized = cut.outputQuantized;
             run.outputScale = cut.outputScale;
@@ -157,14 +179,12 @@ Result<std::unique_ptr<IsolatedComparator>> IsolatedComparator::create(
             }
             if (prepared) {
                 run.active = true;
-                std::set<std::string> needs;
-                for (const auto &in : cut.inputs) needs.insert(in.second);
-                needs.insert(cut.floatOutput);
-                run.needs.assign(needs.begin(), needs.end());
-                for (const std::string &name : run.needs) {
-                    p.users[name].push_back(int(i));
-                    p.needed.insert(name);
+                for (size_t k = 0; k < run.inputs.size(); ++k) {
+                    p.inputUsers[run.inputs[k].floatValue].push_back({int(i), k});
+                    p.needed.insert(run.inputs[k].floatValue);
                 }
+                p.outputUsers[run.floatOutput].push_back(int(i));
+                p.needed.insert(run.floatOutput);
             } else {
                 layer.note = "the isolated layer cannot run: " + prepared.message();
             }
@@ -182,13 +202,13 @@ const std::set<std::string> &IsolatedComparator::floatValuesNeeded() const {
 
 void IsolatedComparator::beginBatch() {
     Impl &p = *m_impl;
-    p.held.clear();
     p.delivered.clear();
-    p.remaining.clear();
-    for (const auto &[name, layers] : p.users) p.remaining[name] = int(layers.size());
+    p.ready.clear();
     for (LayerRun &run : p.runs) {
-        run.pending = int(run.needs.size());
-        run.ran = false;
+        run.feeds.clear();
+        run.missingInputs = int(run.inputs.size());
+        run.output = run.earlyFloatOutput = Tensor();
+        run.ran = run.compared = false;
     }
 }
 
@@ -248,21 +268,13 @@ std::map<std::string, Tensor> firstSamples(const std::map<std::string, Tensor> &
 void IsolatedComparator::Impl::runLayer(int index) {
     LayerRun &run = runs[index];
     run.ran = true;
+    const std::map<std::string, Tensor> feeds = std::move(run.feeds);
+    run.feeds.clear();
     if (!run.active) return;
-    std::map<std::string, Tensor> feeds;
-    for (const auto &[input, floatName] : run.inputs) feeds[input] = held.at(floatName);
     Tensor y;
     Status status = runPlan(*run.int8Plan, feeds, y);
     if (!status) return fail(index, "the isolated layer failed: " + status.message());
-    Tensor x = asFloat(held.at(run.floatOutput));
-    if (x.shape() != y.shape())
-        return fail(index, "the float output " + shapeToString(x.shape()) +
-                               " and the isolated output " + shapeToString(y.shape()) +
-                               " have different shapes");
-    sameLayout(x, y);
-    const int64_t samples = sampleCount(x);
-    status = compareWith(run.isolated, run, x.data<float>(), y, samples);
-    if (!status) return fail(index, status.message());
+    const int64_t samples = sampleCount(y);
     const int64_t checked = kernelCheckSamplesOf(samples);
     if (run.referencePlan && checked > 0) {
         // The reference runs on the checked samples alone where it can: it costs a float pass.
@@ -274,57 +286,147 @@ void IsolatedComparator::Impl::runLayer(int index) {
         if (!expected.empty()) expected[0] = referenceSamples;
         if (r.shape() != expected || (referenceSamples != samples && referenceSamples != checked))
             return fail(index, "the reference and int8 outputs have different shapes");
-        sameLayout(r, y);
+        Tensor yr = y;
+        sameLayout(r, yr);
         // The first `checked` samples: the sample dim is outermost in every layout we store.
         const int64_t n = referenceSamples > 0 ? r.numel() / referenceSamples * checked : r.numel();
         // The reference path is the reference here. Both outputs quantized with the same
         // parameters: the SQNR of their dequantized values is that of (q - zp), exactly in
         // integers.
-        if (run.outputQuantized && r.dtype() == y.dtype() && r.dtype() == DataType::UInt8) {
-            run.kernelIntegers.add(r.data<uint8_t>(), y.data<uint8_t>(), n, run.outputZeroPoint);
-        } else if (run.outputQuantized && r.dtype() == y.dtype() && r.dtype() == DataType::Int8) {
-            run.kernelIntegers.add(r.data<int8_t>(), y.data<int8_t>(), n, run.outputZeroPoint);
+        if (run.outputQuantized && r.dtype() == yr.dtype() && r.dtype() == DataType::UInt8) {
+            run.kernelIntegers.add(r.data<uint8_t>(), yr.data<uint8_t>(), n, run.outputZeroPoint);
+        } else if (run.outputQuantized && r.dtype() == yr.dtype() && r.dtype() == DataType::Int8) {
+            run.kernelIntegers.add(r.data<int8_t>(), yr.data<int8_t>(), n, run.outputZeroPoint);
         } else if (!run.outputQuantized && r.dtype() == DataType::Float &&
-                   y.dtype() == DataType::Float) {
-            status = run.kernel.add(r.data<float>(), y.data<float>(), n, checked);
+                   yr.dtype() == DataType::Float) {
+            status = run.kernel.add(r.data<float>(), yr.data<float>(), n, checked);
             if (!status) return fail(index, status.message());
         } else {
             return fail(index, "the reference output has an unexpected type");
         }
     }
+    run.output = y;
+    if (run.earlyFloatOutput.defined()) {
+        const Tensor x = std::move(run.earlyFloatOutput);
+        run.earlyFloatOutput = Tensor();
+        compareOutput(index, x, nullptr);
+    }
+}
+
+void IsolatedComparator::Impl::compareOutput(int index, const Tensor &floatOutput,
+                                             ValueSweep *sweep) {
+    LayerRun &run = runs[index];
+    run.compared = true;
+    Tensor y = std::move(run.output);
+    run.output = Tensor();
+    if (!run.active) return;
+    if (floatOutput.shape() != y.shape())
+        return fail(index, "the float output " + shapeToString(floatOutput.shape()) +
+                               " and the isolated output " + shapeToString(y.shape()) +
+                               " have different shapes");
+    const bool eightBit = y.dtype() == DataType::UInt8 || y.dtype() == DataType::Int8;
+    if (sweep && floatOutput.dtype() == DataType::Float && floatOutput.layout() == y.layout()) {
+        if (!run.outputQuantized && y.dtype() == DataType::Float) return sweep->compare(run.isolated, y);
+        if (run.outputQuantized && eightBit)
+            return sweep->compare(run.isolated, y, *run.outputScale, run.outputZeroPoint);
+    }
+    Tensor x = asFloat(floatOutput);
+    sameLayout(x, y);
+    const Status status = compareWith(run.isolated, run, x.data<float>(), y, sampleCount(x));
+    if (!status) fail(index, status.message());
+}
+
+Tensor IsolatedComparator::Impl::quantizedFeed(const Tensor &value, const QuantizedFeed &feed,
+                                               ValueSweep &sweep) {
+    // From the plans' pool: the buffer is free again once the layers that read it have run.
+    Tensor out(feed.type, value.shape(), pool->acquire(static_cast<size_t>(value.numel())),
+               value.layout());
+    if (value.dtype() == DataType::Float) {
+        sweep.quantizeInto(out, feed.scale, feed.zeroPoint);
+        return out;
+    }
+    const Tensor x = asFloat(value.toPlain());
+    out = Tensor(feed.type, value.shape(), pool->acquire(static_cast<size_t>(value.numel())));
+    if (feed.type == DataType::Int8)
+        quantizeValues(x.data<float>(), out.data<int8_t>(), x.numel(), feed.scale, feed.zeroPoint);
+    else
+        quantizeValues(x.data<float>(), out.data<uint8_t>(), x.numel(), feed.scale,
+                       feed.zeroPoint);
+    return out;
+}
+
+Status IsolatedComparator::addFloatValue(const std::string &name, const Tensor &value,
+                                         ValueSweep &sweep) {
+    Impl &p = *m_impl;
+    // Each value counts once per batch, even when handed over twice (e.g. a graph input that is
+    // both in the batch and among the captured float values).
+    if (!p.needed.count(name) || !p.delivered.insert(name).second) return Status::ok();
+    auto outputs = p.outputUsers.find(name);
+    if (outputs != p.outputUsers.end())
+        for (int index : outputs->second) {
+            LayerRun &run = p.runs[index];
+            if (!run.ran && run.missingInputs == 0) p.runLayer(index);  // a layer without inputs
+            if (run.ran)
+                p.compareOutput(index, value, &sweep);
+            else
+                run.earlyFloatOutput = value;
+        }
+    auto inputs = p.inputUsers.find(name);
+    if (inputs == p.inputUsers.end()) return Status::ok();
+    std::vector<std::pair<const QuantizedFeed *, Tensor>> quantized;  // one per parameters
+    for (const auto &[index, k] : inputs->second) {
+        LayerRun &run = p.runs[index];
+        const LayerInput &in = run.inputs[k];
+        Tensor feed = value;
+        if (in.quantized) {
+            auto same = std::find_if(quantized.begin(), quantized.end(), [&](const auto &q) {
+                return q.first->type == in.quantized->type &&
+                       q.first->scale == in.quantized->scale &&
+                       q.first->zeroPoint == in.quantized->zeroPoint;
+            });
+            if (same == quantized.end()) {
+                quantized.emplace_back(&*in.quantized, p.quantizedFeed(value, *in.quantized, sweep));
+                same = quantized.end() - 1;
+            }
+            feed = same->second;
+        }
+        run.feeds[in.graphInput] = feed;
+        if (--run.missingInputs == 0) p.ready.push_back(index);
+    }
+    return Status::ok();
+}
+
+Status IsolatedComparator::runReadyLayers() {
+    Impl &p = *m_impl;
+    const std::vector<int> ready = std::move(p.ready);
+    p.ready.clear();
+    for (int index : ready) p.runLayer(index);
+    // Layer failures become notes; a Cancel that stopped a layer's plan must stop the analysis.
+    return stopRequested() ? stoppedStatus() : Status::ok();
 }
 
 Status IsolatedComparator::addFloatValue(const std::string &name, const Tensor &value) {
-    Impl &p = *m_impl;
-    auto users = p.users.find(name);
-    // Each value counts once per batch, even when handed over twice (e.g. a graph input that is
-    // both in the batch and among the captured float values).
-    if (users == p.users.end() || !p.delivered.insert(name).second) return Status::ok();
-    p.held[name] = value;
-    for (int index : users->second) {
-        LayerRun &run = p.runs[index];
-        if (--run.pending > 0) continue;
-        p.runLayer(index);
-        for (const std::string &need : run.needs)
-            if (--p.remaining[need] == 0) p.held.erase(need);
-    }
-    // Layer failures become notes; a Cancel that stopped a layer's plan must stop the analysis.
-    return stopRequested() ? stoppedStatus() : Status::ok();
+    ValueSweep sweep;
+    QL_RETURN_IF_ERROR(addFloatValue(name, value, sweep));
+    QL_RETURN_IF_ERROR(sweep.run(value).withContext("float value '" + name + "'"));
+    return runReadyLayers();
 }
 
 Status IsolatedComparator::endBatch(int64_t samples) {
     Impl &p = *m_impl;
     for (size_t i = 0; i < p.runs.size(); ++i) {
         const LayerRun &run = p.runs[i];
-        if (!run.active || run.ran) continue;
+        if (!run.active || (run.ran && run.compared)) continue;
         std::string missing;
-        for (const std::string &need : run.needs)
-            if (!p.held.count(need)) missing += (missing.empty() ? "'" : ", '") + need + "'";
-        p.held.clear();
+        for (const LayerInput &in : run.inputs)
+            if (!p.delivered.count(in.floatValue))
+                missing += (missing.empty() ? "'" : ", '") + in.floatValue + "'";
+        if (!p.delivered.count(run.floatOutput))
+            missing += (missing.empty() ? "'" : ", '") + run.floatOutput + "'";
+        beginBatch();  // drops what is left
         return Status::internal("isolated comparison: layer '" + p.layers[i].match.floatNode +
                                 "' did not get the float value(s) " + missing);
     }
-    p.held.clear();
     p.kernelCheckSamples += p.kernelCheckSamplesOf(samples);
     p.samples += samples;
     ++p.batches;

@@ -8,11 +8,12 @@
 // How: every layer is cut out as a small graph of its own (analysis/isolated_layer_graph.h),
 // lowered to int8 exactly as the full model would be, and built into its own execution plan
 // (and a reference plan). Per batch the float model runs once; its tap hands the values the
-// layers need to the IsolatedComparator, which runs a layer as soon as its float inputs and
-// float output of this batch are there, then drops every float value no pending layer still
-// needs. So the isolated work costs about one int8 pass (plus one reference pass for the kernel
-// check), and memory holds only the float values between a layer's input and its output, not
-// the batch's whole float activation set, and never grows with the number of samples.
+// layers need to the IsolatedComparator. An input the layer quantizes first (per tensor) is fed
+// already quantized, made in the pass over the float value that the comparisons make anyway
+// (ValueSweep); a layer runs as soon as its inputs are there, and its output waits for the float
+// output, whose pass compares them. So the isolated work costs about one int8 pass (plus one
+// reference pass for the kernel check), and memory holds a layer's quantized inputs and output
+// for a moment, not the batch's float activations, and never grows with the number of samples.
 //
 // Sharing the float pass: a caller that already runs the float model (the cumulative
 // comparison) can drive an IsolatedComparator from its own float tap: beginBatch, hand every
@@ -30,6 +31,7 @@
 #include "analysis/activation_comparison.h"
 #include "analysis/comparison_metrics.h"
 #include "analysis/layer_matching.h"
+#include "analysis/value_sweep.h"
 #include "core/status.h"
 #include "ir/graph.h"
 #include "ir/tensor.h"
@@ -97,6 +99,11 @@ public:
     // plan's buffer pool does not reuse storage that is still referenced) until no layer needs it.
     // Layers whose values are all there run at once. Names not needed are ignored.
     Status addFloatValue(const std::string &name, const Tensor &value);
+    // The same in two steps, for a caller that sweeps the value for other uses too: the
+    // comparisons and quantizations the value's pass serves join `sweep`; after the caller ran
+    // it, runReadyLayers runs the layers whose inputs are now all there.
+    Status addFloatValue(const std::string &name, const Tensor &value, ValueSweep &sweep);
+    Status runReadyLayers();
     // Fails when a layer did not get all its values this batch; drops what is left.
     Status endBatch(int64_t samples);
     // All of one batch at once: beginBatch, addFloatValue for every input and float value,

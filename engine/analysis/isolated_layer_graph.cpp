@@ -1,5 +1,6 @@
 #include "analysis/isolated_layer_graph.h"
 
+#include <cmath>
 #include <functional>
 #include <map>
 #include <set>
@@ -265,6 +266,44 @@ Result<std::vector<IsolatedLayerGraph>> extractIsolatedLayers(const Graph &float
         layer.usable = true;
     }
     return layers;
+}
+
+std::optional<QuantizedFeed> feedQuantized(Graph &graph, const std::string &input) {
+    int quantize = -1;
+    for (size_t n = 0; n < graph.nodes.size(); ++n)
+        for (const std::string &in : graph.nodes[n].inputs)
+            if (in == input) {
+                if (quantize >= 0 || in != graph.nodes[n].inputs[0]) return std::nullopt;
+                quantize = static_cast<int>(n);
+            }
+    if (quantize < 0) return std::nullopt;
+    const Node &node = graph.nodes[static_cast<size_t>(quantize)];
+    if (!qdq::isOp(node, "QuantizeLinear") || node.outputs.size() != 1 || node.inputs.size() < 2)
+        return std::nullopt;
+    for (const ValueInfo &out : graph.outputs)
+        if (out.name == node.outputs[0] || out.name == input) return std::nullopt;
+    auto scale = graph.initializers.find(node.inputs[1]);
+    if (scale == graph.initializers.end() || scale->second.numel() != 1 ||
+        scale->second.dtype() != DataType::Float)
+        return std::nullopt;
+    QuantizedFeed feed;
+    feed.input = node.outputs[0];
+    feed.scale = scale->second.data<float>()[0];
+    if (node.inputs.size() > 2 && !node.inputs[2].empty()) {
+        auto zero = graph.initializers.find(node.inputs[2]);
+        if (zero == graph.initializers.end() || zero->second.numel() != 1) return std::nullopt;
+        feed.type = zero->second.dtype();
+        if (feed.type != DataType::UInt8 && feed.type != DataType::Int8) return std::nullopt;
+        feed.zeroPoint = static_cast<int32_t>(zero->second.valueAsDouble(0));
+    }
+    if (!(feed.scale > 0.0f) || !std::isfinite(feed.scale)) return std::nullopt;
+    for (ValueInfo &in : graph.inputs)
+        if (in.name == input) {
+            in.name = node.outputs[0];
+            in.dtype = feed.type;
+        }
+    graph.nodes.erase(graph.nodes.begin() + quantize);
+    return feed;
 }
 
 }  // namespace ql::analysis

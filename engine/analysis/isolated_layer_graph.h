@@ -45,6 +45,20 @@ struct IsolatedLayerGraph {
     int32_t outputQmin = 0, outputQmax = 255;
 };
 
+// How a layer-graph input is fed quantized: as QuantizeLinear with these parameters would.
+struct QuantizedFeed {
+    std::string input;                // the graph input's new name
+    DataType type = DataType::UInt8;  // UInt8 or Int8
+    float scale = 1.0f;
+    int32_t zeroPoint = 0;
+};
+
+// When the graph input `input` feeds nothing but one QuantizeLinear with one constant scale and
+// zero point, the input is fed already quantized: it becomes that node's output (8-bit) and the
+// node goes. The caller then quantizes the float value itself, in a pass it makes anyway
+// (analysis/value_sweep.h). Returns the parameters, or nullopt (graph unchanged).
+std::optional<QuantizedFeed> feedQuantized(Graph &graph, const std::string &input);
+
 // One entry per match, in matching.matches order. Fails only when the quantized graph cannot
 // be brought into QDQ form (constant folding or QOperator expansion errors).
 Result<std::vector<IsolatedLayerGraph>> extractIsolatedLayers(const Graph &floatGraph,

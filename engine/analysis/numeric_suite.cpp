@@ -122,10 +122,18 @@ Result<NumericSuiteReport> runNumericSuite(const Graph &floatGraph, const Graph 
         streamed.names.insert(isolated->floatValuesNeeded().begin(),
                               isolated->floatValuesNeeded().end());
     Status compared;  // a comparison's own error, reported as it is (not as the float model's)
+    // Every use of a float value (comparisons, quantizations for the isolated layers' inputs)
+    // is served by one pass over it: a large activation comes from memory once.
+    ValueSweep sweep;
     streamed.consume = [&](const std::string &name, const Tensor &value) -> Status {
-        compared = (*cumulative)->addFloatValue(name, value);
+        compared = (*cumulative)->addFloatValue(name, value, sweep);
         if (compared && isolated)
-            compared = isolated->addFloatValue(name, value).withContext("isolated comparison");
+            compared =
+                isolated->addFloatValue(name, value, sweep).withContext("isolated comparison");
+        const Status swept = sweep.run(value).withContext("float value '" + name + "'");
+        if (compared) compared = swept;
+        if (compared && isolated)
+            compared = isolated->runReadyLayers().withContext("isolated comparison");
         return compared;
     };
     const std::set<std::string> kept = observer ? streamed.names : std::set<std::string>{};

@@ -1,5 +1,7 @@
 #include "ir/channel_runs.h"
 
+#include <limits>
+
 namespace ql {
 namespace {
 
@@ -8,6 +10,16 @@ __attribute__((always_inline)) inline void dequantizeLoop(const Q *src, float *d
                                                           float scale, int32_t zeroPoint) {
     for (int64_t i = 0; i < n; ++i)
         dst[i] = static_cast<float>(static_cast<Wide>(src[i]) - static_cast<Wide>(zeroPoint)) * scale;
+}
+
+template <class Q>
+__attribute__((always_inline)) inline void quantizeLoop(const float *src, Q *dst, int64_t n,
+                                                        float scale, int32_t zeroPoint) {
+    const float z = static_cast<float>(zeroPoint);
+    const float lo = static_cast<float>(std::numeric_limits<Q>::min()) - z;
+    const float hi = static_cast<float>(std::numeric_limits<Q>::max()) - z;
+    for (int64_t i = 0; i < n; ++i)
+        dst[i] = static_cast<Q>(static_cast<int32_t>(clampRound(src[i] / scale, lo, hi)) + zeroPoint);
 }
 
 }  // namespace
@@ -29,6 +41,14 @@ QL_DEQUANTIZE_CLONES void dequantizeValues(const int8_t *q, float *dst, int64_t 
 QL_DEQUANTIZE_CLONES void dequantizeValues(const int32_t *q, float *dst, int64_t n, float scale,
                                            int32_t zeroPoint) {
     dequantizeLoop<int64_t>(q, dst, n, scale, zeroPoint);
+}
+QL_DEQUANTIZE_CLONES void quantizeValues(const float *src, uint8_t *dst, int64_t n, float scale,
+                                         int32_t zeroPoint) {
+    quantizeLoop(src, dst, n, scale, zeroPoint);
+}
+QL_DEQUANTIZE_CLONES void quantizeValues(const float *src, int8_t *dst, int64_t n, float scale,
+                                         int32_t zeroPoint) {
+    quantizeLoop(src, dst, n, scale, zeroPoint);
 }
 #undef QL_DEQUANTIZE_CLONES
 

@@ -28,6 +28,25 @@ void forEachChannelRun(const Shape &shape, int64_t axis, Fn &&fn) {
         fn(start, inner, run % channels);
 }
 
+// Round half to even for |v| < 2^22 by the float-addition trick: unlike nearbyint it
+// vectorises. Callers clamp v to the 8-bit range first.
+inline float roundHalfEvenSmall(float v) {
+    constexpr float kMagic = 12582912.0f;  // 1.5 * 2^23
+    return (v + kMagic) - kMagic;
+}
+
+// Clamps to [lo, hi] (NaN goes to lo, as saturateTo does) and rounds half to even.
+inline float clampRound(float v, float lo, float hi) {
+    v = v >= lo ? v : lo;
+    v = v <= hi ? v : hi;
+    return roundHalfEvenSmall(v);
+}
+
+// QuantizeLinear's saturate(round_half_even(v / scale) + zero point) of n float values into the
+// 8-bit type, vectorised (clamping before rounding changes nothing; NaN goes to the low end).
+void quantizeValues(const float *src, uint8_t *dst, int64_t n, float scale, int32_t zeroPoint);
+void quantizeValues(const float *src, int8_t *dst, int64_t n, float scale, int32_t zeroPoint);
+
 // DequantizeLinear's (q − zero point)·scale of n values, vectorised: integer difference (exact in
 // int32 for 8-bit values, int64 for int32 ones), then one float multiply.
 void dequantizeValues(const uint8_t *q, float *dst, int64_t n, float scale, int32_t zeroPoint);

@@ -9,6 +9,7 @@
 #include <type_traits>
 
 #include "core/status.h"
+#include "ir/channel_runs.h"
 #include "ir/tensor.h"
 #include "kernels/kernel.h"
 
@@ -32,20 +33,6 @@ Status readScalarQParams(const KernelContext &ctx, size_t scaleIndex, size_t zer
 
 // Unsupported unless `type` is uint8 or int8; `what` names the tensor.
 Status checkEightBit(DataType type, const std::string &what);
-
-// Round half to even for |v| < 2^22 by the float-addition trick: unlike nearbyint it
-// vectorises. Callers clamp v to the 8-bit range first.
-inline float roundHalfEvenSmall(float v) {
-    constexpr float kMagic = 12582912.0f;  // 1.5 * 2^23
-    return (v + kMagic) - kMagic;
-}
-
-// Clamps to [lo, hi] (NaN goes to lo, as saturateTo does) and rounds half to even.
-inline float clampRound(float v, float lo, float hi) {
-    v = v >= lo ? v : lo;
-    v = v <= hi ? v : hi;
-    return roundHalfEvenSmall(v);
-}
 
 // 256-entry table of y = q(f(dequantize(x))) for every 8-bit x, indexed by x's bit pattern.
 template <class T, class Fn>

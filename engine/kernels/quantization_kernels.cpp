@@ -151,16 +151,6 @@ static bool hasConstantScalarScale(const KernelBuildInfo &info) {
     return scale && scale->numel() == 1;
 }
 
-// Per-tensor float -> 8-bit: one vectorisable loop, parallel for large tensors. Same results as
-// saturate(round_half_even(v / s) + z): clamping to the integer bounds before rounding changes
-// nothing, and NaN still goes to the low end.
-template <class Q>
-QL_SIMD_CLONES static void quantizeRange(const float *src, Q *dst, int64_t n, float scale,
-                                         int32_t zp, float lo, float hi) {
-    for (int64_t i = 0; i < n; ++i)
-        dst[i] = static_cast<Q>(static_cast<int32_t>(clampRound(src[i] / scale, lo, hi)) + zp);
-}
-
 // What QuantizeLinear and DequantizeLinear share: opset and axis, and a channels-last input
 // allowed when the scale is one constant value.
 class AxisQdqKernel : public Kernel {
@@ -201,11 +191,9 @@ public:
             using Q = decltype(tag);
             Q *dst = y.data<Q>();
             if (p.channels == 1 && x.dtype() == DataType::Float) {
-                const float z = static_cast<float>(p.zp[0]);
                 const float *src = x.data<float>();
                 elementwise::parallelRange(x.numel(), [&](int64_t begin, int64_t end) {
-                    quantizeRange<Q>(src + begin, dst + begin, end - begin, p.scale[0], p.zp[0],
-                                     static_cast<float>(lo) - z, static_cast<float>(hi) - z);
+                    quantizeValues(src + begin, dst + begin, end - begin, p.scale[0], p.zp[0]);
                 });
                 return;
             }

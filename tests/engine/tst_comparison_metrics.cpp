@@ -193,6 +193,61 @@ TEST(ComparisonMetrics, DequantizedOnTheFlyEqualsADequantizedCopy) {
     EXPECT_FALSE(bad.addDequantized(x.data(), qu.data(), 10, 3, 0.1f, 0).isOk());
 }
 
+// One pass over x for several uses gives what each use gives on its own: the same figures (the
+// same blocks summed in the same order) and the quantized values ONNX defines.
+TEST(ComparisonMetrics, OneSweepServesEveryUseAsSeparatePassesWould) {
+    const int64_t samples = 3, size = 70000;  // large enough for the parallel path
+    const std::vector<float> x = randomVector(samples * size, 5, -3, 3);
+    const std::vector<float> y = randomVector(samples * size, 6, -3, 3);
+    std::vector<uint8_t> qu(x.size());
+    for (size_t i = 0; i < x.size(); ++i) qu[i] = static_cast<uint8_t>((i * 37) % 256);
+    ComparisonAccumulator floatAlone, floatSwept, quantAlone, quantSwept;
+    for (ComparisonAccumulator *acc : {&quantAlone, &quantSwept}) acc->setQuantizer(0.02f, 120, 0, 255);
+    ASSERT_TRUE(floatAlone.add(x.data(), y.data(), x.size(), samples).isOk());
+    ASSERT_TRUE(quantAlone.addDequantized(x.data(), qu.data(), x.size(), samples, 0.02f, 120).isOk());
+    std::vector<uint8_t> outU(x.size());
+    std::vector<int8_t> outS(x.size());
+    ASSERT_TRUE(sweepValue(x.data(), x.size(), samples,
+                           {{&floatSwept, ql::DataType::Float, y.data()},
+                            {&quantSwept, ql::DataType::UInt8, qu.data(), 0.02f, 120}},
+                           {{ql::DataType::UInt8, outU.data(), 0.02f, 120},
+                            {ql::DataType::Int8, outS.data(), 0.0125f, -5}})
+                    .isOk());
+    for (auto [alone, swept] : {std::pair{&floatAlone, &floatSwept}, {&quantAlone, &quantSwept}}) {
+        const ComparisonMetrics a = alone->result(), b = swept->result();
+        EXPECT_EQ(a.sqnrDb, b.sqnrDb);
+        EXPECT_EQ(a.mse, b.mse);
+        EXPECT_EQ(a.cosine, b.cosine);
+        EXPECT_EQ(a.maxAbsError, b.maxAbsError);
+        EXPECT_EQ(a.saturationPct, b.saturationPct);
+        EXPECT_EQ(a.sampleSqnrValues, b.sampleSqnrValues);
+        EXPECT_EQ(alone->sampleRanges().min, swept->sampleRanges().min);
+    }
+    EXPECT_GT(*quantSwept.result().saturationPct, 0.0);  // the quantizer clips some of [-3, 3]
+    // saturate(round_half_even(x / scale) + zero point), written out with nearbyint.
+    auto quantize = [](float v, float scale, int zeroPoint, int lo, int hi) {
+        const float q = std::nearbyint(v / scale) + static_cast<float>(zeroPoint);
+        return static_cast<int>(std::clamp(q, static_cast<float>(lo), static_cast<float>(hi)));
+    };
+    int mismatches = 0;
+    for (size_t i = 0; i < x.size(); ++i) {
+        mismatches += outU[i] != quantize(x[i], 0.02f, 120, 0, 255);
+        mismatches += outS[i] != quantize(x[i], 0.0125f, -5, -128, 127);
+    }
+    EXPECT_EQ(mismatches, 0);
+    // Ties round to even; NaN goes to the low end, infinities saturate.
+    const std::vector<float> special = {0.25f * 2.5f, 0.25f * 3.5f, -0.25f * 2.5f,
+                                        std::numeric_limits<float>::quiet_NaN(),
+                                        std::numeric_limits<float>::infinity(),
+                                        -std::numeric_limits<float>::infinity()};
+    std::vector<uint8_t> out(special.size());
+    ASSERT_TRUE(sweepValue(special.data(), special.size(), 1, {},
+                           {{ql::DataType::UInt8, out.data(), 0.25f, 10}})
+                    .isOk());
+    EXPECT_EQ(out, (std::vector<uint8_t>{12, 14, 8, 0, 255, 0}));
+    EXPECT_FALSE(sweepValue(x.data(), 10, 3, {}, {{ql::DataType::UInt8, outU.data(), 1.0f, 0}}).isOk());
+}
+
 TEST(ComparisonMetrics, IdenticalInputsGiveInfiniteSqnrAndZeroErrors) {
     const std::vector<float> x = randomVector(60, 7, -2, 2);
     ComparisonAccumulator acc;

@@ -11,6 +11,7 @@
 #include <cstring>
 
 #include "analysis/isolated_comparison.h"
+#include "analysis/isolated_layer_graph.h"
 #include "fx_fixture.h"
 #include "conv_reference.h"
 #include "onnx_io/model_loader.h"
@@ -579,4 +580,41 @@ TEST(IsolatedComparison, KernelMismatchFollowsTheThreshold) {
     EXPECT_GT(*conv2->kernelVsReferenceSqnrDb, 40.0);
     EXPECT_TRUE(conv2->kernelMismatch);
     EXPECT_GE(flagged, 1);
+}
+
+// An input that only feeds a per-tensor QuantizeLinear is fed quantized: the graph input becomes
+// the QuantizeLinear's 8-bit output. Any other reader of the input keeps the graph as it is.
+TEST(IsolatedComparison, InputBehindOneQuantizeLinearIsFedQuantized) {
+    Graph g;
+    g.inputs.push_back({"x", DataType::Float});
+    g.initializers["s"] = Tensor::scalar<float>(0.05f);
+    g.initializers["z"] = Tensor::scalar<int8_t>(-3);
+    Node quantize{"q", "QuantizeLinear", "", {"x", "s", "z"}, {"xq"}, {}};
+    Node dequantize{"dq", "DequantizeLinear", "", {"xq", "s", "z"}, {"y"}, {}};
+    g.nodes = {quantize, dequantize};
+    g.outputs.push_back({"y", DataType::Float});
+
+    Graph shared = g;
+    shared.nodes.push_back({"relu", "Relu", "", {"x"}, {"r"}, {}});
+    EXPECT_FALSE(feedQuantized(shared, "x"));
+    EXPECT_EQ(shared.nodes.size(), 3u);
+    EXPECT_EQ(shared.inputs[0].name, "x");
+
+    const auto feed = feedQuantized(g, "x");
+    ASSERT_TRUE(feed);
+    EXPECT_EQ(feed->input, "xq");
+    EXPECT_EQ(feed->type, DataType::Int8);
+    EXPECT_EQ(feed->scale, 0.05f);
+    EXPECT_EQ(feed->zeroPoint, -3);
+    ASSERT_EQ(g.inputs.size(), 1u);
+    EXPECT_EQ(g.inputs[0].name, "xq");
+    EXPECT_EQ(g.inputs[0].dtype, DataType::Int8);
+    ASSERT_EQ(g.nodes.size(), 1u);
+    EXPECT_EQ(g.nodes[0].name, "dq");
+    // The cut graph computes what the whole one did from the quantized feed.
+    const Tensor q = Tensor::fromVector<int8_t>({3}, {-3, 17, -128});
+    const std::vector<Tensor> out = run(g, {{"xq", q}});
+    ASSERT_EQ(out.size(), 1u);
+    EXPECT_EQ(out[0].data<float>()[1], 20 * 0.05f);
+    EXPECT_EQ(out[0].data<float>()[2], -125 * 0.05f);
 }
