@@ -14,7 +14,6 @@
 #include "cli_report.h"
 #include "cli_support.h"
 #include "gui_launcher.h"
-#include "openmp_spin.h"
 
 namespace {
 
@@ -37,7 +36,6 @@ bool asksForReport(int argc, char *argv[]) {
 }  // namespace
 
 int main(int argc, char *argv[]) {
-    ql::ui::useShortOpenMpSpin(argv);
     // Tensors of 1 MiB and more get pages of their own, returned when freed. glibc otherwise
     // raises its mmap threshold after the first large free and serves later tensors from a heap
     // that fragments: analyze's peak RSS grew 488 -> 545 MB from 64 to 512 samples (470 MB flat

@@ -7,24 +7,44 @@
 //
 // libgomp reads GOMP_SPINCOUNT when it is loaded, before main(), and glibc resets the environment
 // after .preinit_array functions run, so the only way in is to run the program again with the
-// variable set (about 10 ms).
-#include "openmp_spin.h"
-
+// variable set. It is done from .preinit_array, before any library's constructor has run: the
+// first run costs the dynamic loading only. Nothing calls this file: linking it into the
+// executable is enough (.preinit_array works in executables only).
+#include <alloca.h>
 #include <unistd.h>
-
-#include <cstdlib>
 
 namespace ql::ui {
 
 namespace {
-constexpr const char *kSpinCount = "10000";  // iterations, about 10 µs
+
+constexpr const char *kSpinSetting = "GOMP_SPINCOUNT=10000";  // iterations, about 10 µs
+
+bool startsWith(const char *text, const char *prefix) {
+    for (; *prefix; ++text, ++prefix)
+        if (*text != *prefix) return false;
+    return true;
 }
 
-void useShortOpenMpSpin(char *argv[]) {
-    if (std::getenv("OMP_WAIT_POLICY") || std::getenv("GOMP_SPINCOUNT")) return;
-    if (setenv("GOMP_SPINCOUNT", kSpinCount, 1) != 0) return;
-    execv("/proc/self/exe", argv);
-    unsetenv("GOMP_SPINCOUNT");  // the re-run failed: go on with libgomp's default
+// glibc calls .preinit_array functions with the program's arguments and environment, before
+// the C library and every other library are initialised (sanitizer runtimes included): plain
+// loops and one system call only.
+void runAgainWithShortSpin(int, char **argv, char **envp) {
+    int count = 0;
+    for (; envp[count]; ++count)
+        if (startsWith(envp[count], "OMP_WAIT_POLICY=") ||
+            startsWith(envp[count], "GOMP_SPINCOUNT="))
+            return;  // the user's choice
+    auto **withSpin = static_cast<char **>(alloca(sizeof(char *) * size_t(count + 2)));
+    for (int i = 0; i < count; ++i) withSpin[i] = envp[i];
+    withSpin[count] = const_cast<char *>(kSpinSetting);
+    withSpin[count + 1] = nullptr;
+    execve("/proc/self/exe", argv, withSpin);
+    // The re-run could not start: go on with libgomp's default.
 }
+
+__attribute__((section(".preinit_array"), used)) void (*const kRunAgain)(int, char **, char **) =
+    runAgainWithShortSpin;
+
+}  // namespace
 
 }  // namespace ql::ui
