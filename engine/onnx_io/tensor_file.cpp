@@ -155,7 +155,8 @@ Result<NpyHeader> parseNpyHeader(const NpyReader &read, uint64_t fileSize,
 
 // Rows [first, first + count) of the data `header` describes.
 Result<Tensor> readNpyData(const NpyReader &read, const NpyHeader &header, int64_t first,
-                           int64_t count, const std::string &name) {
+                           int64_t count, const std::string &name,
+                           std::shared_ptr<Storage> *reuse = nullptr) {
     Shape shape = header.shape;
     if (shape.empty()) {
         if (first != 0 || count != 1) return Status::badInput(name + ": a scalar .npy has one row");
@@ -170,7 +171,13 @@ Result<Tensor> readNpyData(const NpyReader &read, const NpyHeader &header, int64
     const uint64_t rowBytes = static_cast<uint64_t>(shapeElementCount(rowShape)) * dataTypeSize(header.dtype);
     Tensor tensor;
     try {
-        tensor = Tensor(header.dtype, shape);
+        // Not zeroed: the read fills every byte.
+        const size_t bytes = checkedByteSize(header.dtype, shape);
+        const bool reusable = reuse && *reuse && reuse->use_count() == 1 &&
+                              (*reuse)->capacity() >= bytes;
+        auto storage = reusable ? *reuse : std::make_shared<Storage>(bytes);
+        if (reuse) *reuse = storage;
+        tensor = Tensor(header.dtype, shape, std::move(storage));
     } catch (const TensorTooLarge &e) {
         return Status::badInput(name + ": " + e.what());
     }
@@ -190,10 +197,10 @@ Result<NpyHeader> readNpyHeader(const std::string &path) {
 }
 
 Result<Tensor> readNpyRows(const std::string &path, const NpyHeader &header, int64_t first,
-                           int64_t count) {
+                           int64_t count, std::shared_ptr<Storage> *reuse) {
     std::ifstream in(path, std::ios::binary);
     if (!in) return Status::badInput(path + ": cannot open file");
-    return readNpyData(fileReader(in), header, first, count, path);
+    return readNpyData(fileReader(in), header, first, count, path, reuse);
 }
 
 Result<Tensor> readNpy(const std::string &path) {

@@ -4,6 +4,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <string>
 
 #include "core/status.h"
@@ -23,8 +24,12 @@ struct NpyHeader {
     uint64_t dataOffset = 0;
 };
 Result<NpyHeader> readNpyHeader(const std::string &path);
-// Rows [first, first + count) along dim 0 (a scalar file: first 0, count 1).
-Result<Tensor> readNpyRows(const std::string &path, const NpyHeader &header, int64_t first, int64_t count);
+// Rows [first, first + count) along dim 0 (a scalar file: first 0, count 1). With `reuse`, the
+// rows are read into *reuse when it is large enough and no tensor refers to it any more, and
+// *reuse then holds the buffer read into: a caller reading batch after batch touches no fresh
+// memory once the first batch is freed.
+Result<Tensor> readNpyRows(const std::string &path, const NpyHeader &header, int64_t first,
+                           int64_t count, std::shared_ptr<Storage> *reuse = nullptr);
 // A whole .npy file already in memory (an .npz member); messages start with `name`.
 Result<Tensor> readNpyFromMemory(const void *bytes, size_t size, const std::string &name);
 Result<Tensor> readTensorProtoFile(const std::string &path);

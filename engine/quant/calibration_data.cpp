@@ -86,12 +86,13 @@ bool isSingleSample(size_t rank, const ValueInfo &input) {
 
 // Rows [first, first + count) of the file as stored (count < 0: all), read without loading the
 // rest of a .npy file.
-Result<Tensor> readRows(const std::string &path, const ValueInfo &input, int64_t first, int64_t count) {
+Result<Tensor> readRows(const std::string &path, const ValueInfo &input, int64_t first, int64_t count,
+                        std::shared_ptr<Storage> *reuse) {
     if (isNpy(path)) {
         auto header = readNpyHeader(path);
         if (!header) return header.status();
         if (header->shape.empty() || isSingleSample(header->shape.size(), input)) return readNpy(path);
-        return readNpyRows(path, *header, first, count < 0 ? header->shape[0] - first : count);
+        return readNpyRows(path, *header, first, count < 0 ? header->shape[0] - first : count, reuse);
     }
     auto read = readTensorFile(path);
     if (!read) return read.status();
@@ -117,8 +118,9 @@ Result<int64_t> countCalibrationSamples(const std::string &path, const ValueInfo
     return shape[0];
 }
 
-Result<Tensor> readCalibrationTensor(const std::string &path, const ValueInfo &input, int64_t first, int64_t count) {
-    auto read = readRows(path, input, first, count);
+Result<Tensor> readCalibrationTensor(const std::string &path, const ValueInfo &input, int64_t first, int64_t count,
+                                     std::shared_ptr<Storage> *reuse) {
+    auto read = readRows(path, input, first, count, reuse);
     if (!read) return read.status();
     return fitToInput(read.value(), input, path);
 }
@@ -236,6 +238,7 @@ Result<BatchSource> inputBatchSource(const ValueInfo &input, std::vector<std::st
         size_t nextFile = 0;
         std::string currentPath;  // the file being read, "" between files
         int64_t samples = 0, offset = 0;
+        std::shared_ptr<Storage> buffer;  // the last batch's, read into again once it is free
     };
     auto state = std::make_shared<State>();
     state->input = input;
@@ -269,7 +272,8 @@ Result<BatchSource> inputBatchSource(const ValueInfo &input, std::vector<std::st
                 }
             }
             const int64_t take = wanted <= 0 ? s.samples : std::min(wanted - collected, s.samples - s.offset);
-            auto part = readCalibrationTensor(s.currentPath, s.input, s.offset, take);
+            auto part = readCalibrationTensor(s.currentPath, s.input, s.offset, take,
+                                              wanted > 0 && take == wanted ? &s.buffer : nullptr);
             if (!part) return part.status();
             parts.push_back(std::move(*part));
             collected += take;

@@ -23,9 +23,9 @@ Result<std::vector<std::string>> listCalibrationFiles(const std::vector<std::str
 // the input's float32. BadInput naming the file for NaN / Inf values, another rank, or a shape
 // that does not match the input.
 // first / count: a range of the file's samples (count < 0: to the end); a .npy file is read only
-// that far, so memory does not grow with the file.
+// that far, so memory does not grow with the file; into *reuse when it is free (readNpyRows).
 Result<Tensor> readCalibrationTensor(const std::string &path, const ValueInfo &input, int64_t first = 0,
-                                     int64_t count = -1);
+                                     int64_t count = -1, std::shared_ptr<Storage> *reuse = nullptr);
 // How many samples the file holds for `input` (a .npy file: from its header alone).
 Result<int64_t> countCalibrationSamples(const std::string &path, const ValueInfo &input);
 

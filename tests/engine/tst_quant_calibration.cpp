@@ -307,6 +307,35 @@ TEST(CalibrationData, RegroupsSamplesOfAllFilesIntoBatchesInOrder) {
     EXPECT_EQ(seen, all);
 }
 
+TEST(CalibrationData, BatchesOfANpyFileReuseTheBufferOnceItIsFree) {
+    // Batch after batch from one .npy file: a freed batch's buffer is read into again; one the
+    // caller still holds is left alone.
+    TempDir dir("ql_calib_reuse");
+    const Tensor a = test::randomTensor({12, 1, 4, 4}, 7);
+    ASSERT_TRUE(writeNpy(dir.file("a.npy"), a).isOk());
+    auto source = fileBatchSource(convReluGraph(), {dir.file("a.npy")}, 4);
+    ASSERT_TRUE(source.isOk());
+    std::map<std::string, Tensor> batch;
+    auto next = [&] {
+        auto more = source.value()(batch);
+        return more.isOk() && *more;
+    };
+    ASSERT_TRUE(next());
+    const void *first = batch.at("x").rawData();
+    batch.clear();
+    ASSERT_TRUE(next());
+    EXPECT_EQ(batch.at("x").rawData(), first);  // the freed buffer again
+    EXPECT_TRUE(std::equal(batch.at("x").data<float>(), batch.at("x").data<float>() + 64,
+                           a.data<float>() + 64));
+    const Tensor kept = batch.at("x");
+    batch.clear();
+    ASSERT_TRUE(next());
+    EXPECT_NE(batch.at("x").rawData(), kept.rawData());
+    EXPECT_TRUE(std::equal(kept.data<float>(), kept.data<float>() + 64, a.data<float>() + 64));
+    EXPECT_TRUE(std::equal(batch.at("x").data<float>(), batch.at("x").data<float>() + 64,
+                           a.data<float>() + 128));
+}
+
 TEST(CalibrationData, RejectsNanWrongShapeAndMissingFiles) {
     TempDir dir("ql_calib_bad");
     Tensor nan = test::randomTensor({1, 1, 4, 4}, 3);
