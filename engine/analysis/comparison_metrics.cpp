@@ -113,75 +113,154 @@ constexpr int64_t kFloatRun = 16;
 // outside this range is summed again in double.
 constexpr double kFloatSafeMax = 1e18, kFloatSafeMin = 1e-15;
 
-// One block's sums, lane by lane, combined in a fixed order. The arithmetic is the same for every
-// instruction set the clones target (no reassociation, and no fused multiply-add: see the
-// pragma), so figures do not depend on the CPU. Squares and differences are float, as the values
-// are (x − y is exact when the two are within a factor of two, the case that decides the SQNR);
-// the sums widen to double every kFloatRun elements per lane, or throughout with `exact`. A NaN
-// anywhere makes ee NaN, and then maxAbs too; a NaN in x makes xx NaN, and then xMin and xMax
-// too. Values below `lo` or above `hi` count as clipped (NaN does not).
+// One use of x in a block: the values y compared with it, and the bounds of the quantizer whose
+// clipping it counts (kClip; without a quantizer the bounds are infinite and nothing is counted).
+template <bool kClip, class Y>
+struct BlockUse {
+    static constexpr bool clip = kClip;
+    const Y &y;
+    float lo, hi;
+};
+
+// What else a block's pass does with x: nothing, or quantize it as QuantizeLinear does (the same
+// arithmetic as quantizeValues, so the same values), while the division of one vector overlaps
+// the comparisons of the next.
+struct NoSink {
+    __attribute__((always_inline)) void apply(const Float16 &, int64_t) const {}
+    __attribute__((always_inline)) void applyAt(float, int64_t) const {}
+};
+template <class Q>
+struct QuantizeSink {
+    typedef Q Q16 __attribute__((vector_size(16)));
+    Q *out;
+    float scale;
+    int32_t zeroPoint;
+    float lo, hi;  // the integer range, less the zero point
+    QuantizeSink(void *o, float s, int32_t z)
+        : out(static_cast<Q *>(o)),
+          scale(s),
+          zeroPoint(z),
+          lo(static_cast<float>(std::numeric_limits<Q>::min()) - static_cast<float>(z)),
+          hi(static_cast<float>(std::numeric_limits<Q>::max()) - static_cast<float>(z)) {}
+    __attribute__((always_inline)) void apply(const Float16 &xf, int64_t index) const {
+        const Float16 zero = {}, low = zero + lo, high = zero + hi, magic = zero + 12582912.0f;
+        Float16 v = xf / scale;
+        v = v >= low ? v : low;
+        v = v <= high ? v : high;
+        v = (v + magic) - magic;
+        const Int16x32 q = __builtin_convertvector(v, Int16x32) + zeroPoint;
+        const Q16 narrow = __builtin_convertvector(q, Q16);
+        std::memcpy(out + index, &narrow, sizeof narrow);
+    }
+    __attribute__((always_inline)) void applyAt(float x, int64_t index) const {
+        out[index] =
+            static_cast<Q>(static_cast<int32_t>(clampRound(x / scale, lo, hi)) + zeroPoint);
+    }
+};
+
+// What one use adds up, lane by lane: float lanes for a run, double lanes across runs.
+struct UseLanes {
+    Double16 yy = {}, ee = {}, mx = {};
+    Float16 fyy = {}, fee = {}, fmx = {};
+    Int16x32 clipped = {};
+};
+
+// One block's sums for every use of x, lane by lane, combined in a fixed order: what depends on
+// x alone (Σx², its range) once, the rest per use, so each use gets exactly the sums it would
+// get alone. The arithmetic is the same for every instruction set the clones target (no
+// reassociation, and no fused multiply-add: see the pragma), so figures do not depend on the
+// CPU. Squares and differences are float, as the values are (x − y is exact when the two are
+// within a factor of two, the case that decides the SQNR); the sums widen to double every
+// kFloatRun elements per lane, or throughout with `exact`. A NaN anywhere makes ee NaN, and then
+// maxAbs too; a NaN in x makes xx NaN, and then xMin and xMax too. Values below a use's `lo` or
+// above its `hi` count as clipped (NaN does not).
 #pragma GCC push_options
 #pragma GCC optimize("fp-contract=off")
-template <bool exact, bool clipping, class Y>
-__attribute__((always_inline)) inline BlockSums sumBlockOf(const float *x, const Y &y,
-                                                           int64_t first, int64_t n, float lo,
-                                                           float hi) {
+template <bool exact, class Use>
+__attribute__((always_inline)) inline void addUse(UseLanes &l, const Float16 &xf, const Use &use,
+                                                  int64_t index) {
+    const Float16 yf = use.y.load(index);
+    if constexpr (exact) {
+        const Double16 xv = __builtin_convertvector(xf, Double16);
+        const Double16 yv = __builtin_convertvector(yf, Double16);
+        const Double16 e = xv - yv, a = e < 0.0 ? -e : e;
+        l.yy += yv * yv;
+        l.ee += e * e;
+        l.mx = a > l.mx ? a : l.mx;
+    } else {
+        const Float16 zero = {};
+        const Float16 e = xf - yf, a = e < zero ? -e : e;
+        l.fyy += yf * yf;
+        l.fee += e * e;
+        l.fmx = a > l.fmx ? a : l.fmx;
+    }
+    if constexpr (Use::clip) {
+        const Int16x32 none = {}, one = none + 1;
+        const Float16 zero = {}, low = zero + use.lo, high = zero + use.hi;
+        l.clipped += xf < low ? one : none;
+        l.clipped += xf > high ? one : none;
+    }
+}
+
+template <class Use>
+__attribute__((always_inline)) inline void addUseAt(UseLanes &l, float x, const Use &use,
+                                                    int64_t index, int lane) {
+    const double xv = x, yv = use.y.at(index), e = xv - yv;
+    l.yy[lane] += yv * yv;
+    l.ee[lane] += e * e;
+    const double a = e < 0 ? -e : e;
+    l.mx[lane] = a > l.mx[lane] ? a : l.mx[lane];
+    l.clipped[lane] += (x < use.lo) | (x > use.hi);
+}
+
+template <bool exact, class Sink, class... Uses>
+__attribute__((always_inline)) inline void sumBlockOf(const float *x, int64_t first, int64_t n,
+                                                      BlockSums *out, const Sink &sink,
+                                                      const Uses &...uses) {
     x += first;
-    Double16 xx = {}, yy = {}, ee = {}, mx = {};
+    Double16 xx = {};
     Float16 mn = {}, mxx = {};  // the range of x, in float: exact
     mn += std::numeric_limits<float>::infinity();
     mxx -= std::numeric_limits<float>::infinity();
-    Int16x32 clipped = {};
-    const Int16x32 none = {}, one = none + 1;
-    const Float16 zero = {}, low = zero + lo, high = zero + hi;
+    UseLanes lanes[sizeof...(Uses)];
     int64_t i = 0;
     while (i + kLanes <= n) {
         const int64_t runEnd = exact ? n : std::min(n, i + kFloatRun * kLanes);
-        Float16 fxx = {}, fyy = {}, fee = {}, fmx = {};
+        Float16 fxx = {};
+        for (UseLanes &l : lanes) l.fyy = l.fee = l.fmx = Float16{};
         for (; i + kLanes <= runEnd; i += kLanes) {
             Float16 xf;
             std::memcpy(&xf, x + i, sizeof xf);
-            const Float16 yf = y.load(first + i);
             if constexpr (exact) {
                 const Double16 xv = __builtin_convertvector(xf, Double16);
-                const Double16 yv = __builtin_convertvector(yf, Double16);
-                const Double16 e = xv - yv, a = e < 0.0 ? -e : e;
                 xx += xv * xv;
-                yy += yv * yv;
-                ee += e * e;
-                mx = a > mx ? a : mx;
             } else {
-                const Float16 e = xf - yf, a = e < zero ? -e : e;
                 fxx += xf * xf;
-                fyy += yf * yf;
-                fee += e * e;
-                fmx = a > fmx ? a : fmx;
             }
             mn = xf < mn ? xf : mn;
             mxx = xf > mxx ? xf : mxx;
-            if constexpr (clipping) {
-                clipped += xf < low ? one : none;
-                clipped += xf > high ? one : none;
-            }
+            sink.apply(xf, first + i);
+            size_t u = 0;
+            (addUse<exact>(lanes[u++], xf, uses, first + i), ...);
         }
         if constexpr (!exact) {
             xx += __builtin_convertvector(fxx, Double16);
-            yy += __builtin_convertvector(fyy, Double16);
-            ee += __builtin_convertvector(fee, Double16);
-            const Double16 a = __builtin_convertvector(fmx, Double16);
-            mx = a > mx ? a : mx;
+            for (UseLanes &l : lanes) {
+                l.yy += __builtin_convertvector(l.fyy, Double16);
+                l.ee += __builtin_convertvector(l.fee, Double16);
+                const Double16 a = __builtin_convertvector(l.fmx, Double16);
+                l.mx = a > l.mx ? a : l.mx;
+            }
         }
     }
     for (int l = 0; i < n; ++i, ++l) {
-        const double xv = x[i], yv = y.at(first + i), e = xv - yv;
+        const double xv = x[i];
         xx[l] += xv * xv;
-        yy[l] += yv * yv;
-        ee[l] += e * e;
-        const double a = e < 0 ? -e : e;
-        mx[l] = a > mx[l] ? a : mx[l];
         mn[l] = x[i] < mn[l] ? x[i] : mn[l];
         mxx[l] = x[i] > mxx[l] ? x[i] : mxx[l];
-        clipped[l] += (x[i] < lo) | (x[i] > hi);
+        sink.applyAt(x[i], first + i);
+        size_t u = 0;
+        (addUseAt(lanes[u++], x[i], uses, first + i, l), ...);
     }
     auto sum16 = [](const Double16 &v) {
         double half[2];
@@ -191,16 +270,23 @@ __attribute__((always_inline)) inline BlockSums sumBlockOf(const float *x, const
         }
         return half[0] + half[1];
     };
-    BlockSums sums{sum16(xx), sum16(yy), sum16(ee), mx[0], mn[0], mxx[0], 0};
+    double xMin = mn[0], xMax = mxx[0];
     for (int l = 0; l < kLanes; ++l) {
-        sums.maxAbs = std::max(sums.maxAbs, mx[l]);
-        sums.xMin = std::min(sums.xMin, double(mn[l]));
-        sums.xMax = std::max(sums.xMax, double(mxx[l]));
-        sums.clipped += clipped[l];
+        xMin = std::min(xMin, double(mn[l]));
+        xMax = std::max(xMax, double(mxx[l]));
     }
-    if (std::isnan(sums.ee)) sums.maxAbs = sums.ee;
-    if (std::isnan(sums.xx)) sums.xMin = sums.xMax = sums.xx;
-    return sums;
+    const double xxSum = sum16(xx);
+    if (std::isnan(xxSum)) xMin = xMax = xxSum;
+    for (size_t u = 0; u < sizeof...(Uses); ++u) {
+        const UseLanes &l = lanes[u];
+        BlockSums sums{xxSum, sum16(l.yy), sum16(l.ee), l.mx[0], xMin, xMax, 0};
+        for (int lane = 0; lane < kLanes; ++lane) {
+            sums.maxAbs = std::max(sums.maxAbs, l.mx[lane]);
+            sums.clipped += l.clipped[lane];
+        }
+        if (std::isnan(sums.ee)) sums.maxAbs = sums.ee;
+        out[u] = sums;
+    }
 }
 
 // Whether a block summed in float lanes may have overflowed or underflowed.
@@ -210,17 +296,59 @@ bool outsideFloatRange(const BlockSums &b) {
     return risky(xAbs) || risky(b.maxAbs) || std::isinf(b.yy);
 }
 
+bool clips(float lo, float hi) {
+    return lo > -std::numeric_limits<float>::infinity() ||
+           hi < std::numeric_limits<float>::infinity();
+}
+
 template <class Y>
 __attribute__((always_inline)) inline BlockSums sumBlockChecked(const float *x, const Y &y,
                                                                 int64_t first, int64_t n, float lo,
                                                                 float hi) {
-    // Without a quantizer nothing is clipped: the bounds are infinite.
-    const bool clipping =
-        lo > -std::numeric_limits<float>::infinity() || hi < std::numeric_limits<float>::infinity();
-    const BlockSums sums = clipping ? sumBlockOf<false, true>(x, y, first, n, lo, hi)
-                                    : sumBlockOf<false, false>(x, y, first, n, lo, hi);
-    if (!outsideFloatRange(sums)) return sums;
-    return sumBlockOf<true, true>(x, y, first, n, lo, hi);
+    BlockSums sums;
+    if (clips(lo, hi))
+        sumBlockOf<false>(x, first, n, &sums, NoSink{}, BlockUse<true, Y>{y, lo, hi});
+    else
+        sumBlockOf<false>(x, first, n, &sums, NoSink{}, BlockUse<false, Y>{y, lo, hi});
+    if (outsideFloatRange(sums))
+        sumBlockOf<true>(x, first, n, &sums, NoSink{}, BlockUse<true, Y>{y, lo, hi});
+    return sums;
+}
+
+// Two uses of x with values of the same type in one pass, quantizing x on the way when `sink`
+// is a QuantizeSink: the cumulative and the isolated comparison of a layer output, and the
+// next layers' isolated input. The first use may clip, the second usually not.
+template <class Y, class Sink>
+__attribute__((always_inline)) inline void sumBlockPairChecked(const float *x, const Y &y1,
+                                                               float lo1, float hi1, const Y &y2,
+                                                               float lo2, float hi2, int64_t first,
+                                                               int64_t n, BlockSums *out,
+                                                               const Sink &sink) {
+    if (clips(lo2, hi2))
+        sumBlockOf<false>(x, first, n, out, sink, BlockUse<true, Y>{y1, lo1, hi1},
+                          BlockUse<true, Y>{y2, lo2, hi2});
+    else
+        sumBlockOf<false>(x, first, n, out, sink, BlockUse<true, Y>{y1, lo1, hi1},
+                          BlockUse<false, Y>{y2, lo2, hi2});
+    if (outsideFloatRange(out[0]))
+        sumBlockOf<true>(x, first, n, &out[0], NoSink{}, BlockUse<true, Y>{y1, lo1, hi1});
+    if (outsideFloatRange(out[1]))
+        sumBlockOf<true>(x, first, n, &out[1], NoSink{}, BlockUse<true, Y>{y2, lo2, hi2});
+}
+
+// The pair with the quantization `q` (nullptr: none) as a sink.
+template <class Y>
+__attribute__((always_inline)) inline void sumBlockPairQuantizing(
+    const float *x, const Y &y1, float lo1, float hi1, const Y &y2, float lo2, float hi2,
+    int64_t first, int64_t n, BlockSums *out, const SweepQuantization *q) {
+    if (!q)
+        sumBlockPairChecked(x, y1, lo1, hi1, y2, lo2, hi2, first, n, out, NoSink{});
+    else if (q->type == DataType::Int8)
+        sumBlockPairChecked(x, y1, lo1, hi1, y2, lo2, hi2, first, n, out,
+                            QuantizeSink<int8_t>(q->out, q->scale, q->zeroPoint));
+    else
+        sumBlockPairChecked(x, y1, lo1, hi1, y2, lo2, hi2, first, n, out,
+                            QuantizeSink<uint8_t>(q->out, q->scale, q->zeroPoint));
 }
 
 #define QL_SUM_CLONES __attribute__((target_clones("arch=x86-64-v4", "avx2", "default")))
@@ -235,6 +363,16 @@ QL_SUM_CLONES BlockSums sumUint8Block(const float *x, QuantizedValues<uint8_t> y
 QL_SUM_CLONES BlockSums sumInt8Block(const float *x, QuantizedValues<int8_t> y, int64_t first,
                                      int64_t n, float lo, float hi) {
     return sumBlockChecked(x, y, first, n, lo, hi);
+}
+QL_SUM_CLONES void sumUint8Pair(const float *x, QuantizedValues<uint8_t> y1, float lo1, float hi1,
+                                QuantizedValues<uint8_t> y2, float lo2, float hi2, int64_t first,
+                                int64_t n, BlockSums *out, const SweepQuantization *q) {
+    sumBlockPairQuantizing(x, y1, lo1, hi1, y2, lo2, hi2, first, n, out, q);
+}
+QL_SUM_CLONES void sumInt8Pair(const float *x, QuantizedValues<int8_t> y1, float lo1, float hi1,
+                               QuantizedValues<int8_t> y2, float lo2, float hi2, int64_t first,
+                               int64_t n, BlockSums *out, const SweepQuantization *q) {
+    sumBlockPairQuantizing(x, y1, lo1, hi1, y2, lo2, hi2, first, n, out, q);
 }
 #undef QL_SUM_CLONES
 #pragma GCC pop_options
@@ -252,6 +390,28 @@ BlockSums sumBlock(const float *x, const SweepComparison &c, int64_t first, int6
         default:
             return sumFloatBlock(x, {static_cast<const float *>(c.y)}, first, n, lo, hi);
     }
+}
+
+// Two comparisons with values of one 8-bit type in one pass; false (nothing done) otherwise.
+// Two comparisons with values of one 8-bit type in one pass, which also makes the quantization
+// `q` when not null; false (nothing done) for other types.
+bool sumBlockPair(const float *x, const SweepComparison &a, float loA, float hiA,
+                  const SweepComparison &b, float loB, float hiB, int64_t first, int64_t n,
+                  BlockSums *out, const SweepQuantization *q) {
+    if (a.type != b.type) return false;
+    if (a.type == DataType::UInt8) {
+        sumUint8Pair(x, {static_cast<const uint8_t *>(a.y), a.scale, a.zeroPoint}, loA, hiA,
+                     {static_cast<const uint8_t *>(b.y), b.scale, b.zeroPoint}, loB, hiB, first, n,
+                     out, q);
+        return true;
+    }
+    if (a.type == DataType::Int8) {
+        sumInt8Pair(x, {static_cast<const int8_t *>(a.y), a.scale, a.zeroPoint}, loA, hiA,
+                    {static_cast<const int8_t *>(b.y), b.scale, b.zeroPoint}, loB, hiB, first, n,
+                    out, q);
+        return true;
+    }
+    return false;
 }
 
 void quantizeBlock(const float *x, const SweepQuantization &q, int64_t first, int64_t n) {
@@ -347,12 +507,30 @@ Status sweepValue(const float *x, int64_t n, int64_t samples,
         const int64_t end = first + std::min(kChunkLength, sampleSize - c * kChunkLength);
         for (int64_t start = first; start < end; start += kBlockLength) {
             const int64_t length = std::min(end - start, kBlockLength);
-            for (size_t j = 0; j < comparisons.size(); ++j) {
-                const ComparisonAccumulator &acc = *comparisons[j].into;
-                parts[j * static_cast<size_t>(tasks) + static_cast<size_t>(t)].add(sumBlock(
-                    x, comparisons[j], start, length, acc.m_clipLow, acc.m_clipHigh));
+            auto part = [&](size_t j) -> RangeSums & {
+                return parts[j * static_cast<size_t>(tasks) + static_cast<size_t>(t)];
+            };
+            // The first quantization rides along with the first pair of comparisons, if any.
+            const SweepQuantization *riding = quantizations.empty() ? nullptr : &quantizations[0];
+            for (size_t j = 0; j < comparisons.size();) {
+                const ComparisonAccumulator &a = *comparisons[j].into;
+                BlockSums two[2];
+                if (j + 1 < comparisons.size() &&
+                    sumBlockPair(x, comparisons[j], a.m_clipLow, a.m_clipHigh, comparisons[j + 1],
+                                 comparisons[j + 1].into->m_clipLow,
+                                 comparisons[j + 1].into->m_clipHigh, start, length, two, riding)) {
+                    part(j).add(two[0]);
+                    part(j + 1).add(two[1]);
+                    riding = nullptr;
+                    j += 2;
+                } else {
+                    part(j).add(
+                        sumBlock(x, comparisons[j], start, length, a.m_clipLow, a.m_clipHigh));
+                    j += 1;
+                }
             }
-            for (const SweepQuantization &q : quantizations) quantizeBlock(x, q, start, length);
+            for (const SweepQuantization &q : quantizations)
+                if (&q != &quantizations[0] || riding) quantizeBlock(x, q, start, length);
         }
     }
     for (size_t j = 0; j < comparisons.size(); ++j) {
