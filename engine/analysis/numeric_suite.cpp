@@ -7,6 +7,7 @@
 #include "analysis/layer_matching.h"
 #include "analysis/report_rows.h"
 #include "analysis/weight_comparison.h"
+#include "core/background_release.h"
 #include "core/stop_token.h"
 #include "runtime/buffer_pool.h"
 #include "runtime/execution_plan.h"
@@ -202,6 +203,15 @@ Result<NumericSuiteReport> runNumericSuite(const Graph &floatGraph, const Graph 
     }
     report.outputs = outputReports(activations);
     report.unmatched = unmatchedLayers(floatGraph, quantGraph, *matching);
+    // The plans and their buffers go back on a helper thread while the caller writes the report.
+    struct Built {
+        std::unique_ptr<ExecutionPlan> floatPlan;
+        std::unique_ptr<IsolatedComparator> isolated;
+        std::unique_ptr<CumulativeComparison> cumulative;
+        std::shared_ptr<BufferPool> pool;
+    };
+    releaseInBackground(std::make_shared<Built>(
+        Built{std::move(*floatPlan), std::move(isolated), std::move(*cumulative), pool}));
     return report;
 }
 
