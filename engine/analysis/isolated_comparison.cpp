@@ -339,14 +339,15 @@ void IsolatedComparator::Impl::compareOutput(int index, const Tensor &floatOutpu
 Tensor IsolatedComparator::Impl::quantizedFeed(const Tensor &value, const QuantizedFeed &feed,
                                                ValueSweep &sweep) {
     // From the plans' pool: the buffer is free again once the layers that read it have run.
-    Tensor out(feed.type, value.shape(), pool->acquire(static_cast<size_t>(value.numel())),
-               value.layout());
+    const auto storage = pool->acquire(static_cast<size_t>(value.numel()));
     if (value.dtype() == DataType::Float) {
+        Tensor out(feed.type, value.shape(), storage, value.layout());
         sweep.quantizeInto(out, feed.scale, feed.zeroPoint);
         return out;
     }
+    // Another numeric type (rare): a plain float copy, quantized here.
     const Tensor x = asFloat(value.toPlain());
-    out = Tensor(feed.type, value.shape(), pool->acquire(static_cast<size_t>(value.numel())));
+    Tensor out(feed.type, value.shape(), storage);
     if (feed.type == DataType::Int8)
         quantizeValues(x.data<float>(), out.data<int8_t>(), x.numel(), feed.scale, feed.zeroPoint);
     else
