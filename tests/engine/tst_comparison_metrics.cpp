@@ -248,6 +248,69 @@ TEST(ComparisonMetrics, OneSweepServesEveryUseAsSeparatePassesWould) {
     EXPECT_FALSE(sweepValue(x.data(), 10, 3, {}, {{ql::DataType::UInt8, outU.data(), 1.0f, 0}}).isOk());
 }
 
+// The pass's common case: a layer output against two 8-bit values (the quantized pass's and the
+// isolated layer's: one kernel for both) while it is quantized for the next layers (in the same
+// kernel) and once more with other parameters (on its own). uint8 and int8 alike; an odd length
+// so that the scalar tail takes part.
+TEST(ComparisonMetrics, PairedComparisonsAndTheirQuantizationEqualSeparatePasses) {
+    const int64_t samples = 3, size = 70001;
+    const std::vector<float> x = randomVector(samples * size, 8, -3, 3);
+    auto quantize = [](float v, float scale, int zeroPoint, int lo, int hi) {
+        const float q = std::nearbyint(v / scale) + static_cast<float>(zeroPoint);
+        return static_cast<int>(std::clamp(q, static_cast<float>(lo), static_cast<float>(hi)));
+    };
+    for (const bool isSigned : {false, true}) {
+        SCOPED_TRACE(isSigned ? "int8" : "uint8");
+        const ql::DataType type = isSigned ? ql::DataType::Int8 : ql::DataType::UInt8;
+        const int lo = isSigned ? -128 : 0, hi = isSigned ? 127 : 255, zp = isSigned ? -4 : 120;
+        // Two quantized views of x, one of them off by a step here and there.
+        std::vector<uint8_t> a(x.size()), b(x.size());
+        for (size_t i = 0; i < x.size(); ++i) {
+            const int q = quantize(x[i], 0.02f, zp, lo, hi);
+            const int r = std::clamp(q + int(i % 7 == 0) - int(i % 11 == 0), lo, hi);
+            a[i] = static_cast<uint8_t>(q);  // the bit patterns of the 8-bit values
+            b[i] = static_cast<uint8_t>(r);
+        }
+        ComparisonAccumulator firstAlone, secondAlone, firstSwept, secondSwept;
+        for (ComparisonAccumulator *acc : {&firstAlone, &firstSwept}) acc->setQuantizer(0.02f, zp, lo, hi);
+        if (isSigned) {
+            const auto *as = reinterpret_cast<const int8_t *>(a.data());
+            const auto *bs = reinterpret_cast<const int8_t *>(b.data());
+            ASSERT_TRUE(firstAlone.addDequantized(x.data(), as, x.size(), samples, 0.02f, zp).isOk());
+            ASSERT_TRUE(secondAlone.addDequantized(x.data(), bs, x.size(), samples, 0.02f, zp).isOk());
+        } else {
+            ASSERT_TRUE(firstAlone.addDequantized(x.data(), a.data(), x.size(), samples, 0.02f, zp).isOk());
+            ASSERT_TRUE(secondAlone.addDequantized(x.data(), b.data(), x.size(), samples, 0.02f, zp).isOk());
+        }
+        std::vector<uint8_t> riding(x.size()), alone(x.size());
+        ASSERT_TRUE(sweepValue(x.data(), x.size(), samples,
+                               {{&firstSwept, type, a.data(), 0.02f, zp},
+                                {&secondSwept, type, b.data(), 0.02f, zp}},
+                               {{type, riding.data(), 0.0173f, zp}, {type, alone.data(), 0.031f, zp}})
+                        .isOk());
+        for (auto [one, swept] : {std::pair{&firstAlone, &firstSwept}, {&secondAlone, &secondSwept}}) {
+            const ComparisonMetrics m = one->result(), n = swept->result();
+            EXPECT_EQ(m.sqnrDb, n.sqnrDb);
+            EXPECT_EQ(m.mse, n.mse);
+            EXPECT_EQ(m.cosine, n.cosine);
+            EXPECT_EQ(m.maxAbsError, n.maxAbsError);
+            EXPECT_EQ(m.saturationPct, n.saturationPct);
+            EXPECT_EQ(m.sampleSqnrValues, n.sampleSqnrValues);
+            EXPECT_EQ(one->sampleRanges().max, swept->sampleRanges().max);
+        }
+        EXPECT_GT(*firstSwept.result().saturationPct, 0.0);
+        EXPECT_FALSE(secondSwept.result().saturationPct);  // no quantizer given: not counted
+        int mismatches = 0;
+        for (size_t i = 0; i < x.size(); ++i) {
+            const int r = isSigned ? int(int8_t(riding[i])) : int(riding[i]);
+            const int o = isSigned ? int(int8_t(alone[i])) : int(alone[i]);
+            mismatches += r != quantize(x[i], 0.0173f, zp, lo, hi);
+            mismatches += o != quantize(x[i], 0.031f, zp, lo, hi);
+        }
+        EXPECT_EQ(mismatches, 0);
+    }
+}
+
 TEST(ComparisonMetrics, IdenticalInputsGiveInfiniteSqnrAndZeroErrors) {
     const std::vector<float> x = randomVector(60, 7, -2, 2);
     ComparisonAccumulator acc;
