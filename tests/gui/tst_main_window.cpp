@@ -100,7 +100,11 @@ void TestMainWindow::opensDemo() {
     QCOMPARE(table->model()->rowCount(), m_demoNodes);
     QCOMPARE(table->model()->index(0, ql::ui::LayerTableModel::OpTypeColumn).data().toString(),
              QString("Conv"));
-    QVERIFY(table->isVisible());
+    // The demo's analysis starts with the load and, once done, takes over the window: the
+    // layer table shows until then (on a fast machine the analysis may already have finished).
+    const QString page = window.findChild<QStackedWidget *>()->currentWidget()->objectName();
+    QVERIFY2(page == "analysisPage" || (page == "modelPage" && table->isVisible()),
+             qPrintable(page));
     const QString summary = window.summary()->summaryText();
     QVERIFY2(summary.contains("fashion_cnn.onnx"), qPrintable(summary));
     QVERIFY2(summary.contains("Opset: 13"), qPrintable(summary));
