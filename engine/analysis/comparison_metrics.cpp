@@ -152,10 +152,7 @@ struct QuantizeSink {
         const Q16 narrow = __builtin_convertvector(q, Q16);
         std::memcpy(out + index, &narrow, sizeof narrow);
     }
-    __attribute__((always_inline)) void applyAt(float x, int64_t index) const {
-        out[index] =
-            static_cast<Q>(static_cast<int32_t>(clampRound(x / scale, lo, hi)) + zeroPoint);
-    }
+    void applyAt(float x, int64_t index) const { quantizeValues(&x, out + index, 1, scale, zeroPoint); }
 };
 
 // What one use adds up, lane by lane: float lanes for a run, double lanes across runs.
@@ -392,7 +389,6 @@ BlockSums sumBlock(const float *x, const SweepComparison &c, int64_t first, int6
     }
 }
 
-// Two comparisons with values of one 8-bit type in one pass; false (nothing done) otherwise.
 // Two comparisons with values of one 8-bit type in one pass, which also makes the quantization
 // `q` when not null; false (nothing done) for other types.
 bool sumBlockPair(const float *x, const SweepComparison &a, float loA, float hiA,

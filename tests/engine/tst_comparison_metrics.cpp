@@ -193,6 +193,25 @@ TEST(ComparisonMetrics, DequantizedOnTheFlyEqualsADequantizedCopy) {
     EXPECT_FALSE(bad.addDequantized(x.data(), qu.data(), 10, 3, 0.1f, 0).isOk());
 }
 
+// What a use of a sweep must give: exactly the figures of the same comparison made on its own.
+void expectSameFigures(const ComparisonAccumulator &alone, const ComparisonAccumulator &swept) {
+    const ComparisonMetrics a = alone.result(), b = swept.result();
+    EXPECT_EQ(a.sqnrDb, b.sqnrDb);
+    EXPECT_EQ(a.mse, b.mse);
+    EXPECT_EQ(a.cosine, b.cosine);
+    EXPECT_EQ(a.maxAbsError, b.maxAbsError);
+    EXPECT_EQ(a.saturationPct, b.saturationPct);
+    EXPECT_EQ(a.sampleSqnrValues, b.sampleSqnrValues);
+    EXPECT_EQ(alone.sampleRanges().min, swept.sampleRanges().min);
+    EXPECT_EQ(alone.sampleRanges().max, swept.sampleRanges().max);
+}
+
+// ONNX QuantizeLinear written out with nearbyint: saturate(round_half_even(v / scale) + zp).
+int onnxQuantize(float v, float scale, int zeroPoint, int lo, int hi) {
+    const float q = std::nearbyint(v / scale) + static_cast<float>(zeroPoint);
+    return static_cast<int>(std::clamp(q, static_cast<float>(lo), static_cast<float>(hi)));
+}
+
 // One pass over x for several uses gives what each use gives on its own: the same figures (the
 // same blocks summed in the same order) and the quantized values ONNX defines.
 TEST(ComparisonMetrics, OneSweepServesEveryUseAsSeparatePassesWould) {
@@ -213,26 +232,13 @@ TEST(ComparisonMetrics, OneSweepServesEveryUseAsSeparatePassesWould) {
                            {{ql::DataType::UInt8, outU.data(), 0.02f, 120},
                             {ql::DataType::Int8, outS.data(), 0.0125f, -5}})
                     .isOk());
-    for (auto [alone, swept] : {std::pair{&floatAlone, &floatSwept}, {&quantAlone, &quantSwept}}) {
-        const ComparisonMetrics a = alone->result(), b = swept->result();
-        EXPECT_EQ(a.sqnrDb, b.sqnrDb);
-        EXPECT_EQ(a.mse, b.mse);
-        EXPECT_EQ(a.cosine, b.cosine);
-        EXPECT_EQ(a.maxAbsError, b.maxAbsError);
-        EXPECT_EQ(a.saturationPct, b.saturationPct);
-        EXPECT_EQ(a.sampleSqnrValues, b.sampleSqnrValues);
-        EXPECT_EQ(alone->sampleRanges().min, swept->sampleRanges().min);
-    }
+    expectSameFigures(floatAlone, floatSwept);
+    expectSameFigures(quantAlone, quantSwept);
     EXPECT_GT(*quantSwept.result().saturationPct, 0.0);  // the quantizer clips some of [-3, 3]
-    // saturate(round_half_even(x / scale) + zero point), written out with nearbyint.
-    auto quantize = [](float v, float scale, int zeroPoint, int lo, int hi) {
-        const float q = std::nearbyint(v / scale) + static_cast<float>(zeroPoint);
-        return static_cast<int>(std::clamp(q, static_cast<float>(lo), static_cast<float>(hi)));
-    };
     int mismatches = 0;
     for (size_t i = 0; i < x.size(); ++i) {
-        mismatches += outU[i] != quantize(x[i], 0.02f, 120, 0, 255);
-        mismatches += outS[i] != quantize(x[i], 0.0125f, -5, -128, 127);
+        mismatches += outU[i] != onnxQuantize(x[i], 0.02f, 120, 0, 255);
+        mismatches += outS[i] != onnxQuantize(x[i], 0.0125f, -5, -128, 127);
     }
     EXPECT_EQ(mismatches, 0);
     // Ties round to even; NaN goes to the low end, infinities saturate.
@@ -255,10 +261,6 @@ TEST(ComparisonMetrics, OneSweepServesEveryUseAsSeparatePassesWould) {
 TEST(ComparisonMetrics, PairedComparisonsAndTheirQuantizationEqualSeparatePasses) {
     const int64_t samples = 3, size = 70001;
     const std::vector<float> x = randomVector(samples * size, 8, -3, 3);
-    auto quantize = [](float v, float scale, int zeroPoint, int lo, int hi) {
-        const float q = std::nearbyint(v / scale) + static_cast<float>(zeroPoint);
-        return static_cast<int>(std::clamp(q, static_cast<float>(lo), static_cast<float>(hi)));
-    };
     for (const bool isSigned : {false, true}) {
         SCOPED_TRACE(isSigned ? "int8" : "uint8");
         const ql::DataType type = isSigned ? ql::DataType::Int8 : ql::DataType::UInt8;
@@ -266,7 +268,7 @@ TEST(ComparisonMetrics, PairedComparisonsAndTheirQuantizationEqualSeparatePasses
         // Two quantized views of x, one of them off by a step here and there.
         std::vector<uint8_t> a(x.size()), b(x.size());
         for (size_t i = 0; i < x.size(); ++i) {
-            const int q = quantize(x[i], 0.02f, zp, lo, hi);
+            const int q = onnxQuantize(x[i], 0.02f, zp, lo, hi);
             const int r = std::clamp(q + int(i % 7 == 0) - int(i % 11 == 0), lo, hi);
             a[i] = static_cast<uint8_t>(q);  // the bit patterns of the 8-bit values
             b[i] = static_cast<uint8_t>(r);
@@ -288,24 +290,16 @@ TEST(ComparisonMetrics, PairedComparisonsAndTheirQuantizationEqualSeparatePasses
                                 {&secondSwept, type, b.data(), 0.02f, zp}},
                                {{type, riding.data(), 0.0173f, zp}, {type, alone.data(), 0.031f, zp}})
                         .isOk());
-        for (auto [one, swept] : {std::pair{&firstAlone, &firstSwept}, {&secondAlone, &secondSwept}}) {
-            const ComparisonMetrics m = one->result(), n = swept->result();
-            EXPECT_EQ(m.sqnrDb, n.sqnrDb);
-            EXPECT_EQ(m.mse, n.mse);
-            EXPECT_EQ(m.cosine, n.cosine);
-            EXPECT_EQ(m.maxAbsError, n.maxAbsError);
-            EXPECT_EQ(m.saturationPct, n.saturationPct);
-            EXPECT_EQ(m.sampleSqnrValues, n.sampleSqnrValues);
-            EXPECT_EQ(one->sampleRanges().max, swept->sampleRanges().max);
-        }
+        expectSameFigures(firstAlone, firstSwept);
+        expectSameFigures(secondAlone, secondSwept);
         EXPECT_GT(*firstSwept.result().saturationPct, 0.0);
         EXPECT_FALSE(secondSwept.result().saturationPct);  // no quantizer given: not counted
         int mismatches = 0;
         for (size_t i = 0; i < x.size(); ++i) {
             const int r = isSigned ? int(int8_t(riding[i])) : int(riding[i]);
             const int o = isSigned ? int(int8_t(alone[i])) : int(alone[i]);
-            mismatches += r != quantize(x[i], 0.0173f, zp, lo, hi);
-            mismatches += o != quantize(x[i], 0.031f, zp, lo, hi);
+            mismatches += r != onnxQuantize(x[i], 0.0173f, zp, lo, hi);
+            mismatches += o != onnxQuantize(x[i], 0.031f, zp, lo, hi);
         }
         EXPECT_EQ(mismatches, 0);
     }
