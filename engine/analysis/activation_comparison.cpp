@@ -111,13 +111,17 @@ struct CumulativeComparison::Impl {
     std::map<std::string, std::vector<std::pair<size_t, bool>>>
         quantWanted;  // value -> (match, dequantize)
     std::map<std::string, std::vector<size_t>> byFloatValue;  // float value -> observable matches
-    // Quantized pass first (runQuantizedPass): per match, the value it waits to compare.
+    // The quantized pass (startQuantizedPass): per match, the value it waits to compare.
     struct PendingValue {
         Tensor value;
         bool dequantize = false;
     };
     std::vector<PendingValue> pending;
     std::vector<Tensor> quantOutputs;
+    bool quantPassDone = true;  // the quantized pass of this batch has run to its end
+    // Steps the quantized pass until match `matchIndex` has its value or the pass has ended.
+    Status advanceQuantizedPassTo(size_t matchIndex);
+    Status finishQuantizedPass();  // runs the rest of the pass, keeps its outputs
     std::vector<ComparisonAccumulator> accumulators;
     std::vector<ComparisonAccumulator> outputAccumulators;
     std::vector<int64_t> rows, agreements;
@@ -363,16 +367,44 @@ void CumulativeComparison::Impl::countBatch(const std::map<std::string, Tensor> 
     ++result.batches;
 }
 
-Status CumulativeComparison::runQuantizedPass(const std::map<std::string, Tensor> &inputs,
-                                              const TapCallback &everyValue) {
+Status CumulativeComparison::startQuantizedPass(const std::map<std::string, Tensor> &inputs,
+                                                const TapCallback &everyValue) {
     Impl &d = *m_impl;
     for (auto &p : d.pending) p = {};
+    d.quantOutputs.clear();
     // Kept as stored and shared: the plan does not reuse a buffer while it is referenced.
     const RunOptions quantRun = d.quantRunOptions(
-        everyValue, [&](size_t matchIndex, bool needsDequantize, const Tensor &value) {
-            d.pending[matchIndex] = {value, needsDequantize};
+        everyValue,
+        [pending = &d.pending](size_t matchIndex, bool needsDequantize, const Tensor &value) {
+            (*pending)[matchIndex] = {value, needsDequantize};
         });
-    return d.quantPlan->run(inputs, d.quantOutputs, quantRun).withContext("quantized model");
+    QL_RETURN_IF_ERROR(d.quantPlan->start(inputs, quantRun).withContext("quantized model"));
+    d.quantPassDone = false;
+    return Status::ok();
+}
+
+Status CumulativeComparison::runQuantizedPass(const std::map<std::string, Tensor> &inputs,
+                                              const TapCallback &everyValue) {
+    QL_RETURN_IF_ERROR(startQuantizedPass(inputs, everyValue));
+    return m_impl->finishQuantizedPass();
+}
+
+Status CumulativeComparison::Impl::finishQuantizedPass() {
+    if (quantPassDone) return Status::ok();
+    quantPassDone = true;
+    return quantPlan->finish(quantOutputs).withContext("quantized model");
+}
+
+Status CumulativeComparison::Impl::advanceQuantizedPassTo(size_t matchIndex) {
+    while (!quantPassDone && !pending[matchIndex].value.defined()) {
+        auto stepped = quantPlan->step();
+        if (!stepped) {
+            quantPassDone = true;  // a failed step ends the plan's run
+            return stepped.status().withContext("quantized model");
+        }
+        if (!*stepped) return finishQuantizedPass();
+    }
+    return Status::ok();
 }
 
 Status CumulativeComparison::addFloatValue(const std::string &name, const Tensor &value) {
@@ -387,6 +419,7 @@ Status CumulativeComparison::addFloatValue(const std::string &name, const Tensor
     auto it = d.byFloatValue.find(name);
     if (it == d.byFloatValue.end()) return Status::ok();
     for (size_t matchIndex : it->second) {
+        QL_RETURN_IF_ERROR(d.advanceQuantizedPassTo(matchIndex));
         Impl::PendingValue &p = d.pending[matchIndex];
         if (!p.value.defined()) continue;  // not produced by the quantized pass
         QL_RETURN_IF_ERROR(d.compareLayer(matchIndex, p.dequantize, p.value, value, &sweep));
@@ -399,6 +432,7 @@ Status CumulativeComparison::addFloatValue(const std::string &name, const Tensor
 Status CumulativeComparison::finishBatch(const std::map<std::string, Tensor> &inputs,
                                          const std::vector<Tensor> &floatOutputs) {
     Impl &d = *m_impl;
+    QL_RETURN_IF_ERROR(d.finishQuantizedPass());
     for (size_t i = 0; i < d.pending.size(); ++i)
         if (d.pending[i].value.defined()) {
             const std::string name = d.matches.matches[i].floatOutput;

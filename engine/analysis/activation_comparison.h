@@ -102,11 +102,16 @@ public:
                     const std::vector<Tensor> &floatOutputs, const TapCallback &everyValue = {});
     ActivationComparisonResult result() const;
 
-    // The same with the quantized pass first: the float values are then compared as the float
-    // pass makes them (the larger ones still in cache), and the batch holds the quantized values
-    // it compares, a quarter of the bytes, instead of the float ones. Per batch:
-    // runQuantizedPass, addFloatValue for each value of floatValuesNeeded() (graph inputs too),
+    // The same with the quantized pass alongside the float one: the float values are compared
+    // as the float pass makes them (the larger ones still in cache), and the batch holds the
+    // quantized values it compares, a quarter of the bytes, instead of the float ones. Per batch:
+    // startQuantizedPass, addFloatValue for each value of floatValuesNeeded() (graph inputs too),
     // finishBatch with the float outputs. Same figures as addBatch.
+    // The quantized pass advances node by node, only as far as the value addFloatValue compares
+    // next, so it holds few values at a time, and those still in cache when compared;
+    // finishBatch runs the rest. runQuantizedPass runs the whole pass at once instead.
+    Status startQuantizedPass(const std::map<std::string, Tensor> &inputs,
+                              const TapCallback &everyValue = {});
     Status runQuantizedPass(const std::map<std::string, Tensor> &inputs,
                             const TapCallback &everyValue = {});
     Status addFloatValue(const std::string &name, const Tensor &value);

@@ -112,10 +112,10 @@ Result<NumericSuiteReport> runNumericSuite(const Graph &floatGraph, const Graph 
         isolated = std::move(*created);
     }
 
-    // Per batch the quantized pass runs first and keeps the values it compares; then one float
-    // pass serves every comparison as it makes the values: the cumulative ones and the isolated
-    // layers, while the values are fresh (still in cache for the smaller ones). Nothing of the
-    // float pass is kept but what an observer caches.
+    // Per batch one float pass serves every comparison as it makes the values: the cumulative
+    // ones and the isolated layers, while the values are fresh (still in cache for the smaller
+    // ones). The quantized pass advances alongside, just far enough to make the value compared
+    // next. Nothing of the float pass is kept but what an observer caches.
     const std::set<std::string> &cumulativeNeeds = (*cumulative)->floatValuesNeeded();
     StreamedValues streamed;
     streamed.names = cumulativeNeeds;
@@ -161,7 +161,7 @@ Result<NumericSuiteReport> runNumericSuite(const Graph &floatGraph, const Graph 
             everyValue = [observer](const Node &node, size_t index, const Tensor &value) {
                 observer->quantValue(node, index, value);
             };
-        QL_RETURN_IF_ERROR((*cumulative)->runQuantizedPass(batch, everyValue));
+        QL_RETURN_IF_ERROR((*cumulative)->startQuantizedPass(batch, everyValue));
         if (isolated) isolated->beginBatch();
         const Status ran =
             runAndCapture(**floatPlan, batch, kept, floatValues, floatOutputs, &streamed);

@@ -89,7 +89,11 @@ struct ExecutionPlan::Impl {
         valueIds.emplace(name, id);
         return id;
     }
-    Status runNodes(const RunOptions &options);
+    // The open run (start() .. finish()): its options and the next node; next < 0: none.
+    RunOptions runOptions;
+    int next = -1;
+    Status runNode(int n);
+    void endRun();
 };
 
 ExecutionPlan::ExecutionPlan() : m_impl(std::make_unique<Impl>()) {}
@@ -204,85 +208,126 @@ Status checkInputMatches(const ValueInfo &declared, const Tensor &given) {
 
 Status ExecutionPlan::run(const std::map<std::string, Tensor> &inputs, std::vector<Tensor> &outputs,
                           const RunOptions &options) {
+    QL_RETURN_IF_ERROR(start(inputs, options));
+    return finish(outputs);
+}
+
+Status ExecutionPlan::start(const std::map<std::string, Tensor> &inputs,
+                            const RunOptions &options) {
     Impl &p = *m_impl;
+    p.endRun();
     for (size_t i = 0; i < p.graph.inputs.size(); ++i) {
         const ValueInfo &declared = p.graph.inputs[i];
         auto it = inputs.find(declared.name);
         if (it == inputs.end()) return Status::badInput("missing input '" + declared.name + "'");
         QL_RETURN_IF_ERROR(checkInputMatches(declared, it->second));
-        p.values[p.graphInputIds[i]] = it->second;
     }
     for (const auto &[name, tensor] : inputs) {
         if (!p.valueIds.count(name) || p.isConstant[p.valueIds[name]])
             return Status::badInput("model has no input named '" + name + "'");
     }
+    for (size_t i = 0; i < p.graph.inputs.size(); ++i)
+        p.values[p.graphInputIds[i]] = inputs.at(p.graph.inputs[i].name);
     for (size_t id = 0; id < p.values.size(); ++id)
         if (p.isConstant[id]) p.values[id] = p.constants[id];
+    p.runOptions = options;
+    p.timings.clear();
+    p.next = 0;
+    return Status::ok();
+}
 
-    omp_set_num_threads(p.threads);
+Result<bool> ExecutionPlan::step() {
+    Impl &p = *m_impl;
+    if (p.next < 0 || p.next >= static_cast<int>(p.nodes.size())) return false;
+    omp_set_num_threads(p.threads);  // per call: another plan may have run on this thread since
     Status status;
     try {
-        status = p.runNodes(options);
+        status = p.runNode(p.next);
     } catch (const std::exception &e) {
         status = Status::internal(e.what());
     }
-    if (status.isOk()) {
-        outputs.clear();
-        for (int id : p.graphOutputIds) {
-            const Tensor &value = p.values[id];
-            if (options.outputsAsStored) outputs.push_back(value);  // shared; the pool skips it while held
-            else outputs.push_back(value.layout() == Layout::Plain ? value.clone() : value.toPlain());
-        }
+    if (!status.isOk()) {
+        p.endRun();
+        return status;
     }
-    for (Tensor &value : p.values) value = Tensor();  // buffers go back to the pool
-    return status;
+    ++p.next;
+    return true;
 }
 
-Status ExecutionPlan::Impl::runNodes(const RunOptions &options) {
+Status ExecutionPlan::finish(std::vector<Tensor> &outputs) {
+    Impl &p = *m_impl;
+    if (p.next < 0) return Status::internal("the plan has no run to finish");
+    for (;;) {
+        auto more = step();
+        if (!more) return more.status();
+        if (!*more) break;
+    }
+    const int total = static_cast<int>(p.nodes.size());
+    if (p.runOptions.progress) p.runOptions.progress(total, total);
+    outputs.clear();
+    for (int id : p.graphOutputIds) {
+        const Tensor &value = p.values[id];
+        if (p.runOptions.outputsAsStored)
+            outputs.push_back(value);  // shared; the pool skips it while held
+        else
+            outputs.push_back(value.layout() == Layout::Plain ? value.clone() : value.toPlain());
+    }
+    p.endRun();
+    return Status::ok();
+}
+
+void ExecutionPlan::Impl::endRun() {
+    for (Tensor &value : values) value = Tensor();  // buffers go back to the pool
+    runOptions = RunOptions();
+    next = -1;
+}
+
+Status ExecutionPlan::Impl::runNode(int n) {
     using Clock = std::chrono::steady_clock;
-    timings.clear();
+    const RunOptions &options = runOptions;
     const int total = static_cast<int>(nodes.size());
-    for (int n = 0; n < total; ++n) {
-        PlannedNode &planned = nodes[n];
-        if (stopRequested() || (options.progress && !options.progress(n, total)))
-            return stoppedStatus();
-        const auto start = Clock::now();  // layout conversions count towards the consumer
-        for (size_t i = 0; i < planned.inputs.size(); ++i) {
-            const int id = planned.inputs[i];
-            if (id != kNoValue && values[id].layout() != Layout::Plain && !planned.kernel->acceptsChannelsLast(i))
-                values[id] = values[id].toPlain();
-        }
-        PlanKernelContext ctx(values, *pool, planned, threads);
-        Status status;
-        try {
-            status = planned.kernel->run(ctx);
-        } catch (const TensorTooLarge &e) {
-            status = Status::badInput(e.what());
-        } catch (const std::bad_alloc &) {
-            status = Status::badInput("out of memory for its output (a shape too large to run)");
-        } catch (const std::exception &e) {
-            status = Status::internal(e.what());
-        }
-        if (!status.isOk()) return status.withContext(planned.node->describe());
+    PlannedNode &planned = nodes[n];
+    if (stopRequested() || (options.progress && !options.progress(n, total)))
+        return stoppedStatus();
+    const auto start = Clock::now();  // layout conversions count towards the consumer
+    for (size_t i = 0; i < planned.inputs.size(); ++i) {
+        const int id = planned.inputs[i];
+        if (id != kNoValue && values[id].layout() != Layout::Plain &&
+            !planned.kernel->acceptsChannelsLast(i))
+            values[id] = values[id].toPlain();
+    }
+    PlanKernelContext ctx(values, *pool, planned, threads);
+    Status status;
+    try {
+        status = planned.kernel->run(ctx);
+    } catch (const TensorTooLarge &e) {
+        status = Status::badInput(e.what());
+    } catch (const std::bad_alloc &) {
+        status = Status::badInput("out of memory for its output (a shape too large to run)");
+    } catch (const std::exception &e) {
+        status = Status::internal(e.what());
+    }
+    if (!status.isOk()) return status.withContext(planned.node->describe());
+    for (size_t o = 0; o < planned.outputs.size(); ++o) {
+        const int id = planned.outputs[o];
+        if (id != kNoValue && !values[id].defined())
+            return Status::internal(planned.node->describe() + ": output " + std::to_string(o) +
+                                    " was not produced");
+    }
+    if (timingEnabled) {
+        timings.push_back(
+            {planned.node->name, planned.node->opType,
+             std::chrono::duration<double, std::milli>(Clock::now() - start).count()});
+    }
+    if (options.tap && (!options.tapFilter || options.tapFilter(*planned.node))) {
         for (size_t o = 0; o < planned.outputs.size(); ++o) {
             const int id = planned.outputs[o];
-            if (id != kNoValue && !values[id].defined())
-                return Status::internal(planned.node->describe() + ": output " + std::to_string(o) + " was not produced");
+            if (id != kNoValue)
+                options.tap(*planned.node, o,
+                            options.tapStoredLayout ? values[id] : values[id].toPlain());
         }
-        if (timingEnabled) {
-            timings.push_back({planned.node->name, planned.node->opType,
-                               std::chrono::duration<double, std::milli>(Clock::now() - start).count()});
-        }
-        if (options.tap && (!options.tapFilter || options.tapFilter(*planned.node))) {
-            for (size_t o = 0; o < planned.outputs.size(); ++o) {
-                const int id = planned.outputs[o];
-                if (id != kNoValue)
-                    options.tap(*planned.node, o, options.tapStoredLayout ? values[id] : values[id].toPlain());
-            }
-        }
-        for (int id : planned.releaseAfter) values[id] = Tensor();
     }
-    if (options.progress) options.progress(total, total);
+    for (int id : planned.releaseAfter) values[id] = Tensor();
     return Status::ok();
 }
 

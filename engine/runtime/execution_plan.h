@@ -84,6 +84,14 @@ public:
     Status run(const std::map<std::string, Tensor> &inputs, std::vector<Tensor> &outputs,
                const RunOptions &options = {});
 
+    // The same run node by node, so that two plans on one thread can advance in lockstep (the
+    // analysis runs the quantized plan just far enough to make the value it compares next):
+    // start() (it abandons a run still open), step() until it returns false, finish(). A failed
+    // step ends the run. run() is start() and finish().
+    Status start(const std::map<std::string, Tensor> &inputs, const RunOptions &options = {});
+    Result<bool> step();  // ran the next node; false when none is left or no run is open
+    Status finish(std::vector<Tensor> &outputs);  // runs the nodes left, hands out the outputs
+
     const Graph &graph() const;
     // Per-node wall time of the last run when timing is enabled.
     void setTimingEnabled(bool enabled);

@@ -126,10 +126,14 @@ TEST(ActivationComparison, CancelStopsAfterFirstBatch) {
     EXPECT_EQ(r.status().kind(), ErrorKind::Cancelled);
 }
 
-// The quantized pass first, the float values compared as the float pass streams them: the same
-// figures as addBatch (the same sums of the same values), bit for bit; and a float value that
-// never comes is an error at the end of the batch, not a silently unobserved layer.
-TEST(ActivationComparison, QuantizedPassFirstGivesAddBatchFigures) {
+// The quantized pass first, or alongside (advanced node by node only as far as the value compared
+// next), the float values compared as the float pass streams them: the same figures as addBatch
+// (the same sums of the same values), bit for bit; and a float value that never comes is an
+// error at the end of the batch, not a silently unobserved layer.
+class QuantizedPassOrder : public ::testing::TestWithParam<bool> {};
+
+TEST_P(QuantizedPassOrder, GivesAddBatchFigures) {
+    const bool alongside = GetParam();
     Fixture f;
     ASSERT_TRUE(loadFixture(f));
     ActivationComparisonOptions options;
@@ -141,10 +145,19 @@ TEST(ActivationComparison, QuantizedPassFirstGivesAddBatchFigures) {
     const std::set<std::string> &needed = (*quantFirst)->floatValuesNeeded();
     auto plan = createFloatPlan(f.floatGraph, 1, needed);
     ASSERT_TRUE(plan);
+    // Quantized-pass node outputs made so far, and how many there were when the first float
+    // value was compared.
+    int quantValues = 0, quantValuesAtFirstCompare = -1;
+    const TapCallback countQuantValues = [&](const Node &, size_t, const Tensor &) {
+        ++quantValues;
+    };
     StreamedValues streamed;
     streamed.names = needed;
     streamed.consume = [&](const std::string &name, const Tensor &value) {
-        return (*quantFirst)->addFloatValue(name, value);
+        const Status s = (*quantFirst)->addFloatValue(name, value);
+        if (quantValuesAtFirstCompare < 0 && quantValues > 0)
+            quantValuesAtFirstCompare = quantValues;
+        return s;
     };
     auto source = slicer(f, 16);
     std::map<std::string, Tensor> batch, values, none;
@@ -156,10 +169,24 @@ TEST(ActivationComparison, QuantizedPassFirstGivesAddBatchFigures) {
         if (!*more) break;
         ASSERT_TRUE(runAndCapture(**plan, batch, needed, values, outputs).isOk());
         ASSERT_TRUE((*viaAddBatch)->addBatch(batch, values, outputs).isOk());
-        ASSERT_TRUE((*quantFirst)->runQuantizedPass(batch).isOk());
+        quantValues = 0;
+        quantValuesAtFirstCompare = -1;
+        if (alongside)
+            ASSERT_TRUE((*quantFirst)->startQuantizedPass(batch, countQuantValues).isOk());
+        else
+            ASSERT_TRUE((*quantFirst)->runQuantizedPass(batch, countQuantValues).isOk());
         ASSERT_TRUE(runAndCapture(**plan, batch, {}, none, outputs, &streamed).isOk());
         EXPECT_TRUE(none.empty());  // nothing kept
+        const int beforeFinish = quantValues;
         ASSERT_TRUE((*quantFirst)->finishBatch(batch, outputs).isOk());
+        // Alongside, the first comparison came while most of the pass was still to run.
+        ASSERT_GT(quantValues, 10);
+        if (alongside) {
+            EXPECT_LT(quantValuesAtFirstCompare, quantValues / 4);
+        } else {
+            EXPECT_EQ(quantValuesAtFirstCompare, quantValues);
+            EXPECT_EQ(beforeFinish, quantValues);
+        }
     }
     const ActivationComparisonResult a = (*viaAddBatch)->result(), b = (*quantFirst)->result();
     EXPECT_EQ(a.samples, 64);
@@ -187,8 +214,15 @@ TEST(ActivationComparison, QuantizedPassFirstGivesAddBatchFigures) {
     source = slicer(f, 16);
     batch.clear();
     ASSERT_TRUE(source(batch));
-    ASSERT_TRUE((*quantFirst)->runQuantizedPass(batch).isOk());
+    ASSERT_TRUE((alongside ? (*quantFirst)->startQuantizedPass(batch)
+                           : (*quantFirst)->runQuantizedPass(batch))
+                    .isOk());
     const Status missing = (*quantFirst)->finishBatch(batch, outputs);
     ASSERT_FALSE(missing.isOk());
     EXPECT_NE(missing.message().find("was not produced"), std::string::npos) << missing.message();
 }
+
+INSTANTIATE_TEST_SUITE_P(ActivationComparison, QuantizedPassOrder, ::testing::Bool(),
+                         [](const ::testing::TestParamInfo<bool> &info) {
+                             return std::string(info.param ? "Alongside" : "First");
+                         });

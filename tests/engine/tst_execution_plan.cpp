@@ -103,6 +103,69 @@ TEST(ExecutionPlan, TapsSeeEveryNodeOutputInOrder) {
     EXPECT_EQ(seen, (std::vector<std::string>{"neg:0"}));
 }
 
+// Node by node: one node per step, taps as the nodes run, the outputs of run(); two plans
+// interleave on one thread; a failed step ends the run; start() abandons a run left open.
+TEST(ExecutionPlan, StepsRunOneNodeAtATimeAndInterleave) {
+    auto first = ExecutionPlan::create(chainGraph());
+    auto second = ExecutionPlan::create(chainGraph());
+    ASSERT_TRUE(first && second);
+    const Tensor x = test::randomTensor({3, 4}, 7), other = test::randomTensor({3, 4}, 8);
+    std::vector<Tensor> expected, expectedOther;
+    ASSERT_TRUE((*first)->run({{"x", x}}, expected).isOk());
+    ASSERT_TRUE((*first)->run({{"x", other}}, expectedOther).isOk());
+
+    std::vector<std::string> seen;
+    RunOptions options;
+    options.tap = [&](const Node &node, size_t, const Tensor &) { seen.push_back(node.name); };
+    ASSERT_TRUE((*first)->start({{"x", x}}, options).isOk());
+    ASSERT_TRUE((*second)->start({{"x", other}}).isOk());
+    const std::vector<std::string> order{"relu", "neg", "add"};
+    for (size_t n = 0; n < order.size(); ++n) {
+        auto stepped = (*first)->step();
+        ASSERT_TRUE(stepped && *stepped);
+        EXPECT_EQ(seen, std::vector<std::string>(order.begin(), order.begin() + n + 1));
+        ASSERT_TRUE((*second)->step().isOk());  // the other plan in between
+    }
+    auto done = (*first)->step();
+    ASSERT_TRUE(done);
+    EXPECT_FALSE(*done);
+    std::vector<Tensor> outputs, outputsOther;
+    ASSERT_TRUE((*first)->finish(outputs).isOk());
+    ASSERT_TRUE((*second)->finish(outputsOther).isOk());
+    EXPECT_EQ(seen, order);
+    ASSERT_EQ(outputs.size(), 1u);
+    ASSERT_EQ(outputsOther.size(), 1u);
+    for (int64_t i = 0; i < x.numel(); ++i) {
+        EXPECT_EQ(outputs[0].data<float>()[i], expected[0].data<float>()[i]);
+        EXPECT_EQ(outputsOther[0].data<float>()[i], expectedOther[0].data<float>()[i]);
+    }
+
+    // No run open: nothing to step, nothing to finish.
+    auto idle = (*first)->step();
+    ASSERT_TRUE(idle);
+    EXPECT_FALSE(*idle);
+    EXPECT_FALSE((*first)->finish(outputs).isOk());
+
+    // A failed step (Cancel) ends the run; a new start() runs from the first node again.
+    std::atomic<bool> stop{true};
+    {
+        StopScope scope(&stop);
+        ASSERT_TRUE((*first)->start({{"x", x}}).isOk());
+        auto cancelled = (*first)->step();
+        ASSERT_FALSE(cancelled);
+        EXPECT_EQ(cancelled.status().kind(), ErrorKind::Cancelled);
+        EXPECT_FALSE((*first)->finish(outputs).isOk());
+    }
+    seen.clear();
+    ASSERT_TRUE((*first)->start({{"x", other}}, options).isOk());
+    ASSERT_TRUE((*first)->step().isOk());
+    ASSERT_TRUE((*first)->start({{"x", x}}, options).isOk());  // abandons the open run
+    ASSERT_TRUE((*first)->finish(outputs).isOk());
+    EXPECT_EQ(seen, (std::vector<std::string>{"relu", "relu", "neg", "add"}));
+    for (int64_t i = 0; i < x.numel(); ++i)
+        EXPECT_EQ(outputs[0].data<float>()[i], expected[0].data<float>()[i]);
+}
+
 TEST(ExecutionPlan, ProgressCanCancel) {
     auto plan = ExecutionPlan::create(chainGraph());
     ASSERT_TRUE(plan.isOk());
