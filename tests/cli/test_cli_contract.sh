@@ -76,8 +76,9 @@ expect "broken project, screenshot" 2 "broken.qlproj: not a QuantLens project" -
 expect "screenshot into a missing folder" 3 "cannot write the PNG" -- \
     "${nodisplay[@]}" timeout 60 "$quantlens" gui "$relu/model.onnx" --screenshot "$work/none/b.png"
 
-# OpenMP threads spin briefly at barriers (app/openmp_spin.cpp): libgomp's settings as it read
-# them, in the run that does the work (the last one printed); a user's own setting wins.
+# OpenMP threads spin briefly at barriers (app/launcher/quantlens_launcher.cpp): libgomp's
+# settings as it read them, in the run that does the work (the last one printed); a user's own
+# setting wins.
 omp=(env -u GOMP_SPINCOUNT -u OMP_WAIT_POLICY OMP_DISPLAY_ENV=verbose)
 expect "short OpenMP spin" 0 "" -- "${omp[@]}" "$quantlens" --version
 if grep "GOMP_SPINCOUNT = " "$work/err" | tail -1 | grep -qF "'10000'"; then passed=$((passed + 1)); else
