@@ -104,8 +104,13 @@ Side makeSide(const GraphLayers &layers, bool isFloat) {
         const Unit &unit = layers.units[u];
         side.unitOfNode[unit.head] = int(u);
         if (unit.bn >= 0) side.unitOfNode[unit.bn] = int(u);
-        side.weights.push_back(isFoldTarget(unit.op) ? layerWeightEvidence(g, g.nodes[unit.head])
-                                                     : std::nullopt);
+    }
+    // In parallel: on the quantized side each layer's weights are dequantized.
+    side.weights.resize(layers.units.size());
+#pragma omp parallel for schedule(dynamic, 1)
+    for (size_t u = 0; u < layers.units.size(); ++u) {
+        const Unit &unit = layers.units[u];
+        if (isFoldTarget(unit.op)) side.weights[u] = layerWeightEvidence(g, g.nodes[unit.head]);
     }
     // Canonical order: depth, op type, what follows, file order (independent branches stored in
     // another order line up).
@@ -147,7 +152,9 @@ public:
     void pairByWeights() {
         const size_t nf = f.layers->units.size(), nq = q.layers->units.size();
         std::vector<std::vector<double>> score(nf, std::vector<double>(nq, -1.0));
-        for (size_t a = 0; a < nf && !stopRequested(); ++a)  // pairUnits reports the stop
+        if (stopRequested()) return;  // pairUnits reports the stop
+#pragma omp parallel for schedule(dynamic, 1)
+        for (size_t a = 0; a < nf; ++a)
             for (size_t b = 0; b < nq; ++b)
                 if (auto c = correlation(f, int(a), q, int(b))) score[a][b] = *c;
         auto bestOf = [](const std::vector<double> &row, int *best) {
