@@ -87,5 +87,13 @@ expect "user's OpenMP spin" 0 "GOMP_SPINCOUNT = '300'" -- "${omp[@]}" GOMP_SPINC
 if ! grep -qF "'10000'" "$work/err"; then passed=$((passed + 1)); else
     failed=$((failed + 1)); echo "FAIL user's OpenMP spin overridden"; fi
 
+# The launcher: argv[0] passes through (usage names the command as typed); without the
+# application beside it or in ../libexec/quantlens/ it says where it looked.
+expect "usage names the command as typed" 0 "Usage: $quantlens [options]" -- "$quantlens" infer --help
+mkdir -p "$work/lonely"
+cp "$quantlens" "$work/lonely/quantlens"
+expect "launcher without the application" 127 "quantlens-main is missing beside $work/lonely/" -- \
+    "$work/lonely/quantlens" --version
+
 echo "cli contract: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]
