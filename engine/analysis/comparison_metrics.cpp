@@ -298,6 +298,15 @@ bool clips(float lo, float hi) {
            hi < std::numeric_limits<float>::infinity();
 }
 
+// A use's block sums again in double when its float lanes may have overflowed or underflowed.
+template <class Y>
+__attribute__((always_inline)) inline void recheckInDouble(const float *x, const Y &y, float lo,
+                                                           float hi, int64_t first, int64_t n,
+                                                           BlockSums &sums) {
+    if (outsideFloatRange(sums))
+        sumBlockOf<true>(x, first, n, &sums, NoSink{}, BlockUse<true, Y>{y, lo, hi});
+}
+
 template <class Y>
 __attribute__((always_inline)) inline BlockSums sumBlockChecked(const float *x, const Y &y,
                                                                 int64_t first, int64_t n, float lo,
@@ -307,8 +316,7 @@ __attribute__((always_inline)) inline BlockSums sumBlockChecked(const float *x, 
         sumBlockOf<false>(x, first, n, &sums, NoSink{}, BlockUse<true, Y>{y, lo, hi});
     else
         sumBlockOf<false>(x, first, n, &sums, NoSink{}, BlockUse<false, Y>{y, lo, hi});
-    if (outsideFloatRange(sums))
-        sumBlockOf<true>(x, first, n, &sums, NoSink{}, BlockUse<true, Y>{y, lo, hi});
+    recheckInDouble(x, y, lo, hi, first, n, sums);
     return sums;
 }
 
@@ -327,10 +335,8 @@ __attribute__((always_inline)) inline void sumBlockPairChecked(const float *x, c
     else
         sumBlockOf<false>(x, first, n, out, sink, BlockUse<true, Y>{y1, lo1, hi1},
                           BlockUse<false, Y>{y2, lo2, hi2});
-    if (outsideFloatRange(out[0]))
-        sumBlockOf<true>(x, first, n, &out[0], NoSink{}, BlockUse<true, Y>{y1, lo1, hi1});
-    if (outsideFloatRange(out[1]))
-        sumBlockOf<true>(x, first, n, &out[1], NoSink{}, BlockUse<true, Y>{y2, lo2, hi2});
+    recheckInDouble(x, y1, lo1, hi1, first, n, out[0]);
+    recheckInDouble(x, y2, lo2, hi2, first, n, out[1]);
 }
 
 // The pair with the quantization `q` (nullptr: none) as a sink.
