@@ -59,7 +59,12 @@ Storage::Storage(size_t bytes) : m_capacity(bytes) {
     if (!m_data) throw std::bad_alloc();
 }
 
-Storage::~Storage() { std::free(m_data); }
+Storage::Storage(std::unique_ptr<std::string> bytes)
+    : m_data(bytes->data()), m_capacity(bytes->size()), m_adopted(std::move(bytes)) {}
+
+Storage::~Storage() {
+    if (!m_adopted) std::free(m_data);
+}
 
 Tensor::Tensor(DataType type, Shape shape, Layout layout)
     : m_type(type), m_shape(std::move(shape)), m_layout(layout) {

@@ -1,5 +1,6 @@
 #pragma once
-// A typed n-dimensional array with shared, 64-byte aligned storage.
+// A typed n-dimensional array with shared storage, 64-byte aligned (16 for bytes taken over from
+// a model file).
 // Shapes are always logical (ONNX order, NCHW for images). A rank-4 tensor may be stored
 // channels-last (NHWC) between layout-aware kernels: that is a storage detail, and
 // Tensor::toPlain() gives the ONNX-order copy anyone outside the kernels should see.
@@ -40,6 +41,9 @@ enum class Layout { Plain, ChannelsLast };
 class Storage {
 public:
     explicit Storage(size_t bytes);
+    // Takes over `bytes` without copying them (an initializer's raw data as the file parser read
+    // it): aligned as malloc aligns, to 16 bytes, which no kernel depends on.
+    explicit Storage(std::unique_ptr<std::string> bytes);
     ~Storage();
     Storage(const Storage &) = delete;
     Storage &operator=(const Storage &) = delete;
@@ -49,6 +53,7 @@ public:
 private:
     void *m_data = nullptr;
     size_t m_capacity = 0;
+    std::unique_ptr<std::string> m_adopted;  // owns m_data when set
 };
 
 class Tensor {

@@ -1,12 +1,17 @@
 #include "onnx_io/model_loader.h"
 
 #include <algorithm>
+#include <cerrno>
+#include <cstring>
 #include <filesystem>
-#include <fstream>
 #include <new>
 #include <set>
 
+#include <fcntl.h>
+
 #include <google/protobuf/io/coded_stream.h>
+#include <google/protobuf/io/zero_copy_stream_impl.h>
+#include <google/protobuf/io/zero_copy_stream_impl_lite.h>
 #include <onnx/checker.h>
 #include <onnx/shape_inference/implementation.h>
 
@@ -115,12 +120,14 @@ Result<Graph> convertModel(onnx::ModelProto &model, const std::string &file) {
         graph.domainOpsets[domain] = opset.version();
         if (domain.empty()) graph.opsetVersion = opset.version();
     }
-    const auto &g = model.graph();
-    for (const auto &init : g.initializer()) {
-        auto t = tensorFromProto(init, "initializer '" + init.name() + "'", true);
+    // The initializers' bytes move from the parsed file into the graph: a model's weights are
+    // in memory once, not twice (fresh memory costs a page fault per 4 KB).
+    for (auto &init : *model.mutable_graph()->mutable_initializer()) {
+        auto t = takeTensorFromProto(init, "initializer '" + init.name() + "'", true);
         if (!t) return t.status();
-        graph.initializers[init.name()] = t.value();
+        graph.initializers[init.name()] = std::move(*t);
     }
+    const auto &g = model.graph();
     for (const auto &input : g.input()) {
         if (graph.isInitializer(input.name())) continue;
         QL_RETURN_IF_ERROR(requireTensorType(input, "graph input"));
@@ -198,23 +205,25 @@ Status checkAndInferShapes(onnx::ModelProto &model, int64_t opset, bool runCheck
     return Status::ok();
 }
 
-}  // namespace
+// Parses `input` (a whole file) into `model`; false when it is not a protobuf message.
+bool parseModel(google::protobuf::io::ZeroCopyInputStream &input, const LoadOptions &options,
+                onnx::ModelProto &model) {
+    google::protobuf::io::CodedInputStream stream(&input);
+    stream.SetTotalBytesLimit(
+        static_cast<int>(std::min<uint64_t>(options.maxFileBytes, INT32_MAX)));
+    return model.ParseFromCodedStream(&stream) && stream.ConsumedEntireMessage();
+}
 
-Result<Graph> loadModelFromBytes(const std::string &bytes, const std::string &file,
-                                 const std::string &baseDir, const LoadOptions &options) {
-    auto fail = [&](ErrorKind kind, const std::string &why) { return Status::error(kind, file + ": " + why); };
-    if (bytes.empty()) return fail(ErrorKind::BadInput, "file is empty");
-    if (bytes.size() > options.maxFileBytes) {
-        return fail(ErrorKind::BadInput, "model is too large (" + std::to_string(bytes.size()) + " bytes, limit " +
-                                             std::to_string(options.maxFileBytes) + ")");
-    }
+constexpr const char *kNotParsed =
+    "not an ONNX model, or the file is truncated (protobuf parse failed)";
 
-    onnx::ModelProto model;
-    google::protobuf::io::CodedInputStream stream(reinterpret_cast<const uint8_t *>(bytes.data()),
-                                                  static_cast<int>(bytes.size()));
-    stream.SetTotalBytesLimit(static_cast<int>(std::min<uint64_t>(options.maxFileBytes, INT32_MAX)));
-    if (!model.ParseFromCodedStream(&stream) || !stream.ConsumedEntireMessage())
-        return fail(ErrorKind::BadInput, "not an ONNX model, or the file is truncated (protobuf parse failed)");
+// The parsed model on to the Graph: opset checks, external data, upgrade, checker, shape
+// inference, conversion, sorting and folding.
+Result<Graph> graphFromModel(onnx::ModelProto &model, const std::string &file,
+                             const std::string &baseDir, const LoadOptions &options) {
+    auto fail = [&](ErrorKind kind, const std::string &why) {
+        return Status::error(kind, file + ": " + why);
+    };
     if (model.ir_version() <= 0 || !model.has_graph())
         return fail(ErrorKind::BadInput, "not an ONNX model (no IR version or no graph)");
     if (stopRequested()) return stoppedStatus();  // between the steps that take long on big models
@@ -265,6 +274,22 @@ Result<Graph> loadModelFromBytes(const std::string &bytes, const std::string &fi
     }
 }
 
+}  // namespace
+
+Result<Graph> loadModelFromBytes(const std::string &bytes, const std::string &file,
+                                 const std::string &baseDir, const LoadOptions &options) {
+    auto fail = [&](const std::string &why) { return Status::badInput(file + ": " + why); };
+    if (bytes.empty()) return fail("file is empty");
+    if (bytes.size() > options.maxFileBytes) {
+        return fail("model is too large (" + std::to_string(bytes.size()) + " bytes, limit " +
+                    std::to_string(options.maxFileBytes) + ")");
+    }
+    onnx::ModelProto model;
+    google::protobuf::io::ArrayInputStream input(bytes.data(), static_cast<int>(bytes.size()));
+    if (!parseModel(input, options, model)) return fail(kNotParsed);
+    return graphFromModel(model, file, baseDir, options);
+}
+
 Result<Graph> loadModel(const std::string &path, const LoadOptions &options) {
     std::error_code ec;
     if (!fs::exists(path, ec)) return Status::badInput(path + ": no such file");
@@ -278,13 +303,25 @@ Result<Graph> loadModel(const std::string &path, const LoadOptions &options) {
                                 (protobufLimit ? "; models over 2 GiB must keep their weights in external data files"
                                                : ""));
     }
-    std::ifstream in(path, std::ios::binary);
-    if (!in) return Status::badInput(path + ": cannot open file");
-    std::string bytes(static_cast<size_t>(size), '\0');
-    in.read(bytes.data(), static_cast<std::streamsize>(size));
-    if (!in) return Status::badInput(path + ": cannot read file");
+    if (size == 0) return Status::badInput(path + ": file is empty");
+    // Parsed straight from the file through a small buffer: the file's bytes are never all in
+    // memory besides the parsed model.
+    const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return Status::badInput(path + ": cannot open file: " + std::strerror(errno));
+    onnx::ModelProto model;
+    bool parsed = false;
+    int readError = 0;
+    {
+        google::protobuf::io::FileInputStream input(fd, 1 << 18);
+        input.SetCloseOnDelete(true);
+        parsed = parseModel(input, options, model);
+        readError = input.GetErrno();
+    }
+    if (readError)
+        return Status::badInput(path + ": cannot read file: " + std::strerror(readError));
+    if (!parsed) return Status::badInput(path + ": " + kNotParsed);
     const std::string baseDir = fs::absolute(path).parent_path().string();
-    return loadModelFromBytes(bytes, path, baseDir, options);
+    return graphFromModel(model, path, baseDir, options);
 }
 
 }  // namespace ql

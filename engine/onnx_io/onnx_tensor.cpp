@@ -32,44 +32,81 @@ Tensor halfToFloatTensor(const Tensor &half, bool bfloat) {
     return out;
 }
 
-}  // namespace
+// What a TensorProto holds, checked against its shape before anything is allocated: a corrupt
+// file must not trigger a huge allocation.
+struct ProtoLayout {
+    DataType type = DataType::Undefined;
+    Shape shape;
+    int64_t count = 0;
+    size_t bytes = 0;
+};
 
-Result<Tensor> tensorFromProto(const onnx::TensorProto &proto, const std::string &what,
-                               bool convertHalfToFloat) {
-    const auto type = static_cast<DataType>(proto.data_type());
+Result<ProtoLayout> checkProto(const onnx::TensorProto &proto, const std::string &what) {
+    ProtoLayout layout;
+    layout.type = static_cast<DataType>(proto.data_type());
+    const DataType type = layout.type;
     if (type == DataType::String) return Status::unsupported(what + ": string tensors are not supported");
     if (dataTypeSize(type) == 0)
         return Status::unsupported(what + ": unsupported tensor data type " + std::to_string(proto.data_type()));
     if (proto.data_location() == onnx::TensorProto::EXTERNAL)
         return Status::internal(what + ": external data was not resolved");
-    Shape shape(proto.dims().begin(), proto.dims().end());
+    layout.shape.assign(proto.dims().begin(), proto.dims().end());
+    const Shape &shape = layout.shape;
     for (int64_t d : shape)
         if (d < 0) return Status::badInput(what + ": negative dimension in " + shapeToString(shape));
-    // Validate sizes before allocating: a corrupt file must not trigger a huge allocation.
-    const int64_t count = checkedElementCount(shape, dataTypeSize(type));
-    if (count < 0)
+    layout.count = checkedElementCount(shape, dataTypeSize(type));
+    if (layout.count < 0)
         return Status::badInput(what + ": shape " + shapeToString(shape) + " is impossibly large");
-    const size_t bytes = static_cast<size_t>(count) * dataTypeSize(type);
+    layout.bytes = static_cast<size_t>(layout.count) * dataTypeSize(type);
     if (proto.has_raw_data()) {
-        if (proto.raw_data().size() != bytes) {
-            return Status::badInput(what + ": raw data holds " + std::to_string(proto.raw_data().size()) +
-                                    " bytes, shape " + shapeToString(shape) + " of " + dataTypeName(type) +
-                                    " needs " + std::to_string(bytes));
+        if (proto.raw_data().size() != layout.bytes) {
+            return Status::badInput(what + ": raw data holds " +
+                                    std::to_string(proto.raw_data().size()) + " bytes, shape " +
+                                    shapeToString(shape) + " of " + dataTypeName(type) + " needs " +
+                                    std::to_string(layout.bytes));
         }
-    } else {
-        int64_t available = 0;
-        switch (type) {
-            case DataType::Float: available = proto.float_data_size(); break;
-            case DataType::Double: available = proto.double_data_size(); break;
-            case DataType::Int64: available = proto.int64_data_size(); break;
-            case DataType::UInt32: case DataType::UInt64: available = proto.uint64_data_size(); break;
-            default: available = proto.int32_data_size(); break;
-        }
-        if (available != count) {
-            return Status::badInput(what + ": holds " + std::to_string(available) + " values, shape " +
-                                    shapeToString(shape) + " needs " + std::to_string(count));
-        }
+        return layout;
     }
+    int64_t available = 0;
+    switch (type) {
+        case DataType::Float:
+            available = proto.float_data_size();
+            break;
+        case DataType::Double:
+            available = proto.double_data_size();
+            break;
+        case DataType::Int64:
+            available = proto.int64_data_size();
+            break;
+        case DataType::UInt32:
+        case DataType::UInt64:
+            available = proto.uint64_data_size();
+            break;
+        default:
+            available = proto.int32_data_size();
+            break;
+    }
+    if (available != layout.count) {
+        return Status::badInput(what + ": holds " + std::to_string(available) + " values, shape " +
+                                shapeToString(shape) + " needs " + std::to_string(layout.count));
+    }
+    return layout;
+}
+
+Result<Tensor> halfToFloatIfAsked(Tensor tensor, bool convertHalfToFloat) {
+    const DataType type = tensor.dtype();
+    if (convertHalfToFloat && (type == DataType::Float16 || type == DataType::BFloat16))
+        return halfToFloatTensor(tensor, type == DataType::BFloat16);
+    return tensor;
+}
+
+}  // namespace
+
+Result<Tensor> tensorFromProto(const onnx::TensorProto &proto, const std::string &what,
+                               bool convertHalfToFloat) {
+    auto layout = checkProto(proto, what);
+    if (!layout) return layout.status();
+    const auto &[type, shape, count, bytes] = *layout;
     Tensor tensor(type, shape, std::make_shared<Storage>(bytes));  // every byte is written below
     if (proto.has_raw_data()) {
         if (bytes) std::memcpy(tensor.rawData(), proto.raw_data().data(), bytes);
@@ -92,9 +129,17 @@ Result<Tensor> tensorFromProto(const onnx::TensorProto &proto, const std::string
             default: return Status::unsupported(what + ": unsupported data type " + dataTypeName(type));
         }
     }
-    if (convertHalfToFloat && (type == DataType::Float16 || type == DataType::BFloat16))
-        return halfToFloatTensor(tensor, type == DataType::BFloat16);
-    return tensor;
+    return halfToFloatIfAsked(std::move(tensor), convertHalfToFloat);
+}
+
+Result<Tensor> takeTensorFromProto(onnx::TensorProto &proto, const std::string &what,
+                                   bool convertHalfToFloat) {
+    if (!proto.has_raw_data()) return tensorFromProto(proto, what, convertHalfToFloat);
+    auto layout = checkProto(proto, what);
+    if (!layout) return layout.status();
+    std::unique_ptr<std::string> bytes(proto.release_raw_data());
+    Tensor tensor(layout->type, layout->shape, std::make_shared<Storage>(std::move(bytes)));
+    return halfToFloatIfAsked(std::move(tensor), convertHalfToFloat);
 }
 
 void tensorToProto(const Tensor &tensor, const std::string &name, onnx::TensorProto *proto) {

@@ -15,6 +15,9 @@ namespace ql {
 // fp16 and bf16 become float32 when convertHalfToFloat is set (initializers); kept otherwise.
 Result<Tensor> tensorFromProto(const onnx::TensorProto &proto, const std::string &what,
                                bool convertHalfToFloat);
+// Same, taking over the proto's raw data instead of copying it (the proto loses it).
+Result<Tensor> takeTensorFromProto(onnx::TensorProto &proto, const std::string &what,
+                                   bool convertHalfToFloat);
 void tensorToProto(const Tensor &tensor, const std::string &name, onnx::TensorProto *proto);
 
 }  // namespace ql

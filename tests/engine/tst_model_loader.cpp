@@ -188,6 +188,48 @@ TEST_F(ModelLoaderTest, LoadsValidModel) {
     EXPECT_EQ(graph->outputs[0].name, "y");
 }
 
+// The loader parses the file through a 256 KB buffer and the graph takes the initializers'
+// bytes over from the parsed file: a weight spanning several buffers, one that fits in a string
+// object's own bytes and one stored as float_data all arrive intact, and both paths agree.
+TEST_F(ModelLoaderTest, LoadsInitializersSpanningReadBuffers) {
+    onnx::ModelProto model = makeModel();
+    auto *g = model.mutable_graph();
+    setTensorType(g->add_input(), "x", onnx::TensorProto::FLOAT, {3});
+    setTensorType(g->add_output(), "y", onnx::TensorProto::FLOAT, {3});
+    addNode(g, "Add", {"x", "small"}, {"y"});
+    std::vector<float> large(300'001);  // 1.2 MB: five read buffers
+    for (size_t i = 0; i < large.size(); ++i) large[i] = 0.5f * static_cast<float>(i) - 7.0f;
+    setFloats(g->add_initializer(), "large", {int64_t(large.size())}, large);
+    setFloats(g->add_initializer(), "small", {3}, {1.0f, -2.0f, 3.5f});  // 12 bytes
+    auto *listed = g->add_initializer();
+    listed->set_name("listed");
+    listed->set_data_type(onnx::TensorProto::FLOAT);
+    listed->add_dims(2);
+    listed->add_float_data(4.25f);
+    listed->add_float_data(-8.0f);
+    const std::string bytes = model.SerializeAsString();
+    const std::string path = writeBytes("weights.onnx", bytes);
+    LoadOptions options;
+    options.foldConstants = false;
+    for (Result<Graph> graph :
+         {loadModel(path, options), loadModelFromBytes(bytes, path, "", options)}) {
+        ASSERT_TRUE(graph.isOk()) << graph.status().message();
+        const Tensor &loaded = graph->initializers.at("large");
+        ASSERT_EQ(loaded.numel(), int64_t(large.size()));
+        EXPECT_EQ(std::memcmp(loaded.data<float>(), large.data(), large.size() * sizeof(float)), 0);
+        EXPECT_EQ(graph->initializers.at("small").toFloatVector(),
+                  (std::vector<float>{1.0f, -2.0f, 3.5f}));
+        EXPECT_EQ(graph->initializers.at("listed").toFloatVector(),
+                  (std::vector<float>{4.25f, -8.0f}));
+        auto plan = ExecutionPlan::create(graph.value());
+        ASSERT_TRUE(plan.isOk()) << plan.status().message();
+        std::vector<Tensor> outputs;
+        const Tensor x = Tensor::fromVector<float>({3}, {1.0f, 1.0f, 1.0f});
+        ASSERT_TRUE(plan.value()->run({{"x", x}}, outputs).isOk());
+        EXPECT_EQ(outputs[0].toFloatVector(), (std::vector<float>{2.0f, -1.0f, 4.5f}));
+    }
+}
+
 TEST_F(ModelLoaderTest, GivesEveryNodeADistinctName) {
     onnx::ModelProto model = makeModel();
     auto *g = model.mutable_graph();
