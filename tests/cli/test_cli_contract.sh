@@ -95,18 +95,20 @@ cp "$quantlens" "$work/lonely/quantlens"
 expect "launcher without the application" 127 "quantlens-main is missing beside $work/lonely/" -- \
     "$work/lonely/quantlens" --version
 
-# The launcher asks glibc's malloc for transparent huge pages, keeping the user's tunables; their
-# own hugetlb setting wins. An application that prints its environment stands in for the real one.
+# The launcher tunes glibc's malloc (transparent huge pages, a 64 MB heap pad), keeping the user's
+# tunables; their own setting of either wins. An application that prints its environment stands in for the real one.
 mkdir -p "$work/env"
 cp "$quantlens" "$work/env/quantlens"
 printf '#!/bin/sh\necho "tunables [$GLIBC_TUNABLES]"\n' >"$work/env/quantlens-main"
 chmod +x "$work/env/quantlens-main"
-expect "huge pages asked for" 0 "tunables [glibc.malloc.hugetlb=1]" -- \
+expect "huge pages asked for" 0 "tunables [glibc.malloc.hugetlb=1:glibc.malloc.top_pad=67108864]" -- \
     env -u GLIBC_TUNABLES "$work/env/quantlens"
-expect "user's tunables kept" 0 "tunables [glibc.malloc.arena_max=2:glibc.malloc.hugetlb=1]" -- \
+expect "user's tunables kept" 0 "tunables [glibc.malloc.arena_max=2:glibc.malloc.hugetlb=1:glibc.malloc.top_pad=67108864]" -- \
     env GLIBC_TUNABLES=glibc.malloc.arena_max=2 "$work/env/quantlens"
-expect "user's huge page setting wins" 0 "tunables [glibc.malloc.hugetlb=0]" -- \
+expect "user's huge page setting wins" 0 "tunables [glibc.malloc.hugetlb=0:glibc.malloc.top_pad=67108864]" -- \
     env GLIBC_TUNABLES=glibc.malloc.hugetlb=0 "$work/env/quantlens"
+expect "user's heap pad wins" 0 "tunables [glibc.malloc.top_pad=0:glibc.malloc.hugetlb=1]" -- \
+    env GLIBC_TUNABLES=glibc.malloc.top_pad=0 "$work/env/quantlens"
 
 echo "cli contract: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]
