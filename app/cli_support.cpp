@@ -68,6 +68,7 @@ ql::PlanOptions planOptions(int threads, bool fuse) {
     ql::PlanOptions options;
     options.threads = threads;
     options.fuseOperators = fuse;
+    options.foldBatchNorms = fuse;
     return options;
 }
 

@@ -24,6 +24,7 @@ Result<double> medianPassMs(Graph graph, const PlanOptions &planOptions, const B
     count = std::clamp<size_t>(count, 1, batches.size());
     PlanOptions deployed = planOptions;
     deployed.fuseOperators = true;  // timed as `bench` and a deployment run it
+    deployed.foldBatchNorms = true;
     auto plan = ExecutionPlan::create(std::move(graph), deployed);
     if (!plan) return plan.status();
     std::vector<Tensor> outputs;

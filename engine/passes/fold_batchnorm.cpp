@@ -167,7 +167,8 @@ std::string foldOne(Graph &graph, size_t bnIndex, int producerIndex) {
 
 }  // namespace
 
-Status foldBatchNorms(Graph &graph, BatchNormFoldReport *report) {
+Status foldBatchNorms(Graph &graph, BatchNormFoldReport *report,
+                      const std::set<std::string> &keepVisible) {
     BatchNormFoldReport local;
     BatchNormFoldReport &r = report ? *report : local;
     for (size_t i = 0; i < graph.nodes.size();) {
@@ -185,9 +186,13 @@ Status foldBatchNorms(Graph &graph, BatchNormFoldReport *report) {
             const bool candidate = producer.domain.empty() && (producer.opType == "Conv" ||
                                                                producer.opType == "ConvTranspose" ||
                                                                producer.opType == "Gemm");
-            why = candidate ? foldOne(graph, i, producerIndex)
-                            : "its input comes from " + producer.describe() +
-                                  ", not a Conv/ConvTranspose/Gemm";
+            if (!candidate)
+                why = "its input comes from " + producer.describe() +
+                      ", not a Conv/ConvTranspose/Gemm";
+            else if (keepVisible.count(producer.outputs[0]))
+                why = "the " + producer.opType + " output must stay visible";
+            else
+                why = foldOne(graph, i, producerIndex);
         }
         if (!why.empty()) {
             r.kept.push_back({graph.nodes[i].name, why});

@@ -8,6 +8,7 @@
 // output) and all parameters are float constants; other BNs stay for the plan to quantize or
 // leave in fp32.
 
+#include <set>
 #include <string>
 #include <vector>
 
@@ -34,7 +35,9 @@ struct BatchNormFoldReport {
 
 // Rewrites the graph in place. The producer keeps its name and takes over the BN's output value,
 // so consumers and graph outputs are untouched. Weight initializers shared with other nodes are
-// copied under a new name instead of being changed.
-Status foldBatchNorms(Graph &graph, BatchNormFoldReport *report = nullptr);
+// copied under a new name instead of being changed. A producer whose output is in `keepVisible`
+// (a value a caller taps) keeps its BN.
+Status foldBatchNorms(Graph &graph, BatchNormFoldReport *report = nullptr,
+                      const std::set<std::string> &keepVisible = {});
 
 }  // namespace ql

@@ -9,6 +9,7 @@
 
 #include "core/stop_token.h"
 #include "kernels/kernel.h"
+#include "passes/fold_batchnorm.h"
 #include "passes/fuse_activations.h"
 #include "runtime/buffer_pool.h"
 
@@ -109,6 +110,8 @@ Result<std::unique_ptr<ExecutionPlan>> ExecutionPlan::create(Graph graph, const 
     Impl &p = *plan->m_impl;
     p.graph = std::move(graph);
     p.pool = options.bufferPool ? options.bufferPool : std::make_shared<BufferPool>();
+    if (options.fuseOperators && options.foldBatchNorms)
+        QL_RETURN_IF_ERROR(foldBatchNorms(p.graph, nullptr, options.keepVisible));
     if (options.fuseOperators)
         QL_RETURN_IF_ERROR(fuseForInference(p.graph, nullptr, options.keepVisible));
     p.threads = options.threads > 0 ? options.threads

@@ -36,6 +36,12 @@ struct PlanOptions {
     bool fuseOperators = false;
     // With fuseOperators: values that must stay visible to taps (fusion stops at them).
     std::set<std::string> keepVisible;
+    // With fuseOperators: first fold inference BatchNormalization into the Conv, ConvTranspose or
+    // Gemm before it (passes/fold_batchnorm.h), as ONNX Runtime does; exports in PyTorch's
+    // training or PRESERVE mode leave BN unfused, and the fold lets the activation after it fuse
+    // too. It changes results by rounding, so the analyses, which compare against the model's own
+    // arithmetic, leave it off; deployment-style runs (bench, infer, latency) turn it on.
+    bool foldBatchNorms = false;
     // Buffers for the plan's values. Plans that never run at the same time (e.g. many small
     // plans run one after the other on one thread) can share one pool so that their buffers are
     // reused across plans; nullptr: the plan's own pool.

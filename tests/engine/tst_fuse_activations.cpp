@@ -6,6 +6,7 @@
 
 #include "conv_reference.h"
 #include "kernels/kernel.h"
+#include "passes/fold_batchnorm.h"
 #include "passes/fuse_activations.h"
 #include "runtime/execution_plan.h"
 #include "test_support.h"
@@ -70,7 +71,9 @@ struct GraphBuilder {
         g.outputs.push_back(v);
     }
     std::vector<Tensor> run(bool fuse, Status *status = nullptr) {
-        auto plan = ExecutionPlan::create(g, PlanOptions{2, fuse});
+        PlanOptions options{2, fuse};
+        options.foldBatchNorms = fuse;
+        auto plan = ExecutionPlan::create(g, options);
         std::vector<Tensor> outs;
         Status s = plan ? plan.value()->run(feeds, outs) : plan.status();
         if (status) *status = s;
@@ -129,6 +132,57 @@ TEST(FuseActivations, ConvReluBecomesOneNode) {
     EXPECT_EQ(report.fusedActivations, 1);
     checkFusedAgainst(b,
                       {mapValues(b.convRef("x", "c"), [](float v) { return std::max(v, 0.0f); })});
+}
+
+// Exports in PyTorch's training or PRESERVE mode leave BatchNormalization after each Conv: a plan
+// with foldBatchNorms folds it into the Conv's weights first, so the ReLU after it fuses too. A
+// tapped Conv output keeps its BN; a tapped BN output is kept by the folded Conv.
+TEST(FuseActivations, BatchNormFoldsSoTheActivationAfterItFuses) {
+    GraphBuilder b;
+    b.input("x", randomTensor(kInput, 6));
+    b.conv("x", "c", 60);
+    const Tensor gamma = randomTensor({6}, 61), beta = randomTensor({6}, 62),
+                 mean = randomTensor({6}, 63);
+    Tensor var = randomTensor({6}, 64);
+    for (int64_t i = 0; i < 6; ++i) var.data<float>()[i] = 0.5f + std::abs(var.data<float>()[i]);
+    b.g.initializers["gamma"] = gamma;
+    b.g.initializers["beta"] = beta;
+    b.g.initializers["mean"] = mean;
+    b.g.initializers["var"] = var;
+    b.node("BatchNormalization", {"c", "gamma", "beta", "mean", "var"}, {"n"});
+    b.shape("n", kConvOut);
+    b.node("Relu", {"n"}, {"y"});
+    b.output("y");
+    const float epsilon = 1e-5f;  // BatchNormalization's default
+    Tensor expected = b.convRef("x", "c");
+    const int64_t plane = kConvOut[2] * kConvOut[3];
+    for (int64_t i = 0; i < expected.numel(); ++i) {
+        const int64_t c = i / plane % 6;
+        float &v = expected.data<float>()[i];
+        v = (v - mean.data<float>()[c]) / std::sqrt(var.data<float>()[c] + epsilon) *
+                gamma.data<float>()[c] +
+            beta.data<float>()[c];
+        v = std::max(v, 0.0f);
+    }
+    for (const auto &[kept, nodes] :
+         std::vector<std::pair<std::string, size_t>>{{"", 1u}, {"c", 3u}, {"n", 2u}}) {
+        SCOPED_TRACE("kept '" + kept + "'");
+        Graph g = b.g;
+        FusionReport report;
+        const std::set<std::string> visible =
+            kept.empty() ? std::set<std::string>{} : std::set<std::string>{kept};
+        ASSERT_TRUE(foldBatchNorms(g, nullptr, visible).isOk());
+        ASSERT_TRUE(fuseForInference(g, &report, visible).isOk());
+        EXPECT_EQ(g.nodes.size(), nodes);
+        EXPECT_EQ(g.nodes[0].opType, "Conv");
+        EXPECT_EQ(report.fusedActivations, kept.empty() ? 1 : 0);
+    }
+    checkFusedAgainst(b, {expected});
+    // Without foldBatchNorms (the analyses' plans) the BN stays: their taps see the model's own
+    // arithmetic.
+    auto plan = ExecutionPlan::create(b.g, PlanOptions{2, true});
+    ASSERT_TRUE(plan.isOk());
+    EXPECT_NE((*plan)->graph().findNode("BatchNormalization_1"), nullptr);
 }
 
 TEST(FuseActivations, EveryActivationKind) {
