@@ -45,6 +45,7 @@ constexpr const char *kTunables[][2] = {{"glibc.malloc.hugetlb", "1"},
 void tuneMalloc() {
     const char *users = std::getenv("GLIBC_TUNABLES");
     char tunables[4096];
+    if (users && std::strlen(users) + 64 > sizeof tunables) return;  // never cut the user's own
     std::snprintf(tunables, sizeof tunables, "%s", users ? users : "");
     for (const auto &[name, value] : kTunables) {
         if (std::strstr(tunables, name)) continue;
