@@ -479,7 +479,7 @@ void TestAnalysisWindow::guiThreadNeverBlocked() {
     // measured), a layer is toggled and the toggle undone. Two figures per gap between ticks:
     // wall time (includes the OS running other processes: this machine's load) and the GUI
     // thread's own CPU time (what our code on the GUI thread costs). The CPU figure must stay
-    // under 50 ms; the wall figure is reported and bounded loosely.
+    // under 50 ms (100 under AddressSanitizer); the wall figure is reported and bounded loosely.
     MainWindow window(m_options);
     window.show();
     QTest::qWait(200);  // first paint, fonts
@@ -510,7 +510,14 @@ void TestAnalysisWindow::guiThreadNeverBlocked() {
     watchdog.stop();
     qInfo("largest gap between 5 ms watchdog ticks: %lld ms wall, %.1f ms GUI-thread CPU",
           static_cast<long long>(worst), worstCpu);
-    QVERIFY2(worstCpu < 50.0, qPrintable(QString("GUI thread busy %1 ms").arg(worstCpu)));
+    // AddressSanitizer makes every instruction and allocation dearer (about 2x here): the 50 ms
+    // bar is for the code as shipped.
+#if defined(__SANITIZE_ADDRESS__)
+    const double budgetMs = 100.0;
+#else
+    const double budgetMs = 50.0;
+#endif
+    QVERIFY2(worstCpu < budgetMs, qPrintable(QString("GUI thread busy %1 ms").arg(worstCpu)));
     QVERIFY2(worst < 250, qPrintable(QString("GUI thread stalled %1 ms").arg(worst)));
 }
 
