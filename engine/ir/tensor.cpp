@@ -60,10 +60,13 @@ Storage::Storage(size_t bytes) : m_capacity(bytes) {
 }
 
 Storage::Storage(std::unique_ptr<std::string> bytes)
-    : m_data(bytes->data()), m_capacity(bytes->size()), m_adopted(std::move(bytes)) {}
+    : m_data(bytes->data()), m_capacity(bytes->size()), m_owner(std::move(bytes)) {}
+
+Storage::Storage(void *data, size_t capacity, std::shared_ptr<const void> owner)
+    : m_data(data), m_capacity(capacity), m_owner(std::move(owner)) {}
 
 Storage::~Storage() {
-    if (!m_adopted) std::free(m_data);
+    if (!m_owner) std::free(m_data);
 }
 
 Tensor::Tensor(DataType type, Shape shape, Layout layout)

@@ -44,6 +44,8 @@ public:
     // Takes over `bytes` without copying them (an initializer's raw data as the file parser read
     // it): aligned as malloc aligns, to 16 bytes, which no kernel depends on.
     explicit Storage(std::unique_ptr<std::string> bytes);
+    // Views `capacity` bytes at `data` that `owner` keeps alive (a buffer pool's arena).
+    Storage(void *data, size_t capacity, std::shared_ptr<const void> owner);
     ~Storage();
     Storage(const Storage &) = delete;
     Storage &operator=(const Storage &) = delete;
@@ -53,7 +55,7 @@ public:
 private:
     void *m_data = nullptr;
     size_t m_capacity = 0;
-    std::unique_ptr<std::string> m_adopted;  // owns m_data when set
+    std::shared_ptr<const void> m_owner;  // owns m_data when set; else m_data is ours to free
 };
 
 class Tensor {

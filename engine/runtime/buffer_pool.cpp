@@ -1,34 +1,83 @@
 #include "runtime/buffer_pool.h"
 
+#include <unistd.h>
+
+#include <algorithm>
+
+#include "runtime/buffer_arena.h"
+
 namespace ql {
+namespace {
+
+// Buffers from this size on come from the arena; smaller ones are cheap to allocate and their
+// waste is small.
+constexpr size_t kArenaMinBytes = size_t(1) << 20;
+
+// A pool never holds more than the machine's memory; the address space costs nothing.
+size_t arenaReservation() {
+    const long pages = sysconf(_SC_PHYS_PAGES), pageBytes = sysconf(_SC_PAGESIZE);
+    constexpr size_t kFallback = size_t(64) << 30;
+    if (pages <= 0 || pageBytes <= 0) return kFallback;
+    return size_t(pages) * size_t(pageBytes);
+}
+
+}  // namespace
+
+BufferPool::BufferPool() = default;
+BufferPool::~BufferPool() = default;
 
 std::shared_ptr<Storage> BufferPool::acquire(size_t bytes) {
-    std::shared_ptr<Storage> *best = nullptr;
-    for (auto &buffer : m_buffers) {
-        if (buffer.use_count() != 1 || buffer->capacity() < bytes) continue;
-        if (!best || buffer->capacity() < (*best)->capacity()) best = &buffer;
+    const Buffer *best = nullptr;
+    for (const Buffer &buffer : m_buffers) {
+        if (!buffer.isFree() || buffer.storage->capacity() < bytes) continue;
+        if (!best || buffer.storage->capacity() < best->storage->capacity()) best = &buffer;
     }
-    if (best) return *best;
-    m_buffers.push_back(std::make_shared<Storage>(bytes));
-    return m_buffers.back();
+    if (best) return best->storage;
+    return newBuffer(bytes);
+}
+
+std::shared_ptr<Storage> BufferPool::newBuffer(size_t bytes) {
+    if (bytes >= kArenaMinBytes && !m_arenaRefused) {
+        if (!m_arena) {
+            m_arena = BufferArena::reserve(arenaReservation());
+            m_arenaRefused = !m_arena;
+        } else {
+            dropFree(true);  // none fits alone: merged, their ranges may
+        }
+        if (m_arena) {
+            if (const std::optional<size_t> offset = m_arena->take(bytes)) {
+                auto storage = std::make_shared<Storage>(m_arena->at(*offset), bytes, m_arena);
+                m_buffers.push_back({storage, offset});
+                return storage;
+            }
+        }
+    }
+    auto storage = std::make_shared<Storage>(bytes);
+    m_buffers.push_back({storage, std::nullopt});
+    return storage;
+}
+
+size_t BufferPool::dropFree(bool arenaOnly) {
+    size_t freed = 0;
+    auto dropped = [&](const Buffer &buffer) {
+        if (!buffer.isFree() || (arenaOnly && !buffer.arenaOffset)) return false;
+        freed += buffer.storage->capacity();
+        if (buffer.arenaOffset) m_arena->giveBack(*buffer.arenaOffset, buffer.storage->capacity());
+        return true;
+    };
+    m_buffers.erase(std::remove_if(m_buffers.begin(), m_buffers.end(), dropped), m_buffers.end());
+    return freed;
 }
 
 size_t BufferPool::totalBytes() const {
     size_t total = 0;
-    for (const auto &buffer : m_buffers) total += buffer->capacity();
+    for (const Buffer &buffer : m_buffers) total += buffer.storage->capacity();
     return total;
 }
 
 size_t BufferPool::releaseUnused() {
-    size_t freed = 0;
-    std::vector<std::shared_ptr<Storage>> kept;
-    for (auto &buffer : m_buffers) {
-        if (buffer.use_count() == 1)
-            freed += buffer->capacity();
-        else
-            kept.push_back(std::move(buffer));
-    }
-    m_buffers = std::move(kept);
+    const size_t freed = dropFree(false);
+    if (m_arena) m_arena->releaseFreePages();
     return freed;
 }
 

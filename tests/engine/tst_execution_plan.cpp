@@ -315,19 +315,6 @@ TEST(ExecutionPlan, OutputsAsStoredAreNotCopiedNorOverwritten) {
     }
 }
 
-TEST(BufferPool, ReleaseUnusedFreesOnlyUnreferencedBuffers) {
-    BufferPool pool;
-    auto held = pool.acquire(1000);
-    (void)pool.acquire(3000);  // given back at once
-    ASSERT_EQ(pool.totalBytes(), held->capacity() + 3000u);
-    EXPECT_EQ(pool.releaseUnused(), 3000u);
-    EXPECT_EQ(pool.totalBytes(), held->capacity());
-    EXPECT_EQ(pool.releaseUnused(), 0u);
-    held.reset();
-    EXPECT_EQ(pool.releaseUnused(), 1000u);
-    EXPECT_EQ(pool.totalBytes(), 0u);
-}
-
 // A shape input asking for far more than the memory budget: a bad-input error naming the node,
 // before anything is allocated.
 TEST(ExecutionPlan, HugeOutputIsBadInputNamingTheNode) {
