@@ -1,5 +1,6 @@
 #include "runtime/buffer_pool.h"
 
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -13,12 +14,16 @@ namespace {
 // waste is small.
 constexpr size_t kArenaMinBytes = size_t(1) << 20;
 
-// A pool never holds more than the machine's memory; the address space costs nothing.
+// A pool never holds more than the machine's memory, and the address space costs nothing unless
+// the process has a limit on it (ulimit -v): then a pool takes at most a quarter of that.
 size_t arenaReservation() {
     const long pages = sysconf(_SC_PHYS_PAGES), pageBytes = sysconf(_SC_PAGESIZE);
-    constexpr size_t kFallback = size_t(64) << 30;
-    if (pages <= 0 || pageBytes <= 0) return kFallback;
-    return size_t(pages) * size_t(pageBytes);
+    size_t bytes =
+        pages > 0 && pageBytes > 0 ? size_t(pages) * size_t(pageBytes) : size_t(64) << 30;
+    rlimit limit{};
+    if (getrlimit(RLIMIT_AS, &limit) == 0 && limit.rlim_cur != RLIM_INFINITY)
+        bytes = std::min<size_t>(bytes, limit.rlim_cur / 4);
+    return bytes;
 }
 
 }  // namespace

@@ -87,3 +87,13 @@ TEST(BufferPool, BufferOutlivesItsPool) {
     std::memset(kept->data(), 3, kept->capacity());
     EXPECT_EQ(static_cast<const unsigned char *>(kept->data())[kept->capacity() - 1], 3);
 }
+
+#if defined(__SANITIZE_ADDRESS__)
+// Under AddressSanitizer a write just past an arena buffer is caught, as past a malloc'd one.
+TEST(BufferPoolDeathTest, OverrunIsCaughtUnderAddressSanitizer) {
+    BufferPool pool;
+    auto buffer = pool.acquire(2 * kMB);
+    volatile char *bytes = static_cast<char *>(buffer->data());
+    EXPECT_DEATH(bytes[2 * kMB] = 1, "AddressSanitizer");
+}
+#endif
