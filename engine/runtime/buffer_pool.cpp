@@ -42,7 +42,8 @@ std::shared_ptr<Storage> BufferPool::acquire(size_t bytes) {
 }
 
 std::shared_ptr<Storage> BufferPool::newBuffer(size_t bytes) {
-    if (bytes >= kArenaMinBytes && !m_arenaRefused) {
+    // Over the tensor limit, Storage's constructor below throws TensorTooLarge.
+    if (bytes >= kArenaMinBytes && bytes <= maxTensorBytes() && !m_arenaRefused) {
         if (!m_arena) {
             m_arena = BufferArena::reserve(arenaReservation());
             m_arenaRefused = !m_arena;

@@ -76,6 +76,13 @@ TEST(BufferPool, LargeBufferReusesTheMemoryOfFreedSmallerOnes) {
     EXPECT_EQ(pool.totalBytes(), 2 * kMB);
 }
 
+// The arena has room for more than one tensor may take; the limit holds all the same.
+TEST(BufferPool, BufferOverTheTensorLimitThrows) {
+    BufferPool pool;
+    EXPECT_THROW((void)pool.acquire(maxTensorBytes() + 1), TensorTooLarge);
+    EXPECT_EQ(pool.totalBytes(), 0u);
+}
+
 // A tensor may hold a buffer after its pool is gone (a plan's output): the memory stays valid.
 TEST(BufferPool, BufferOutlivesItsPool) {
     std::shared_ptr<Storage> kept;
