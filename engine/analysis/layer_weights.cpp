@@ -71,10 +71,8 @@ quant::QParams qparamsFrom(const Tensor &q, const Tensor &scale, const Tensor *z
 
 }  // namespace
 
-// The dequantized weight of a quantized layer at input `inputIndex` (QDQ form), or from the
-// QOperator weight inputs; nullopt with a reason otherwise.
-std::optional<Tensor> dequantizedWeight(const Graph &graph, const Node &node, int inputIndex,
-                                        std::string *why) {
+std::optional<QuantizedWeight> quantizedWeight(const Graph &graph, const Node &node, int inputIndex,
+                                               std::string *why) {
     const bool qoperator =
         node.opType == "QLinearConv" || node.opType == "QLinearMatMul" || node.opType == "QGemm";
     if (qoperator) {
@@ -94,7 +92,7 @@ std::optional<Tensor> dequantizedWeight(const Graph &graph, const Node &node, in
         int64_t axis = 0;
         if (node.opType == "QLinearMatMul") axis = base == 0 ? -1 : w->rank() - 1;
         if (node.opType == "QGemm") axis = node.attrInt("transB", 0) ? 0 : 1;
-        return quant::dequantizeTensor(*w, qparamsFrom(*w, *s, zp, axis));
+        return QuantizedWeight{*w, qparamsFrom(*w, *s, zp, axis)};
     }
     if (!node.hasInput(static_cast<size_t>(inputIndex))) {
         *why = "no weight input";
@@ -118,13 +116,20 @@ std::optional<Tensor> dequantizedWeight(const Graph &graph, const Node &node, in
                 *why = "DequantizeLinear '" + p.name + "' of a non-constant or non-8-bit tensor";
                 return std::nullopt;
             }
-            return quant::dequantizeTensor(*q, qparamsFrom(*q, *s, zp, p.attrInt("axis", 1)));
+            return QuantizedWeight{*q, qparamsFrom(*q, *s, zp, p.attrInt("axis", 1))};
         }
         if ((p.opType != "Identity" && p.opType != "Cast") || !p.hasInput(0)) break;
         value = p.inputs[0];
     }
     *why = "weight does not come from a DequantizeLinear of a constant";
     return std::nullopt;
+}
+
+std::optional<Tensor> dequantizedWeight(const Graph &graph, const Node &node, int inputIndex,
+                                        std::string *why) {
+    auto q = quantizedWeight(graph, node, inputIndex, why);
+    if (!q) return std::nullopt;
+    return quant::dequantizeTensor(q->values, q->params);
 }
 
 Result<LayerWeightsLookup> findLayerWeights(const Graph &floatFolded, const Graph &quantCleaned,

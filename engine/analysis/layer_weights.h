@@ -12,6 +12,7 @@
 #include "core/status.h"
 #include "ir/graph.h"
 #include "ir/tensor.h"
+#include "quant/qparams.h"
 
 namespace ql::analysis {
 
@@ -23,9 +24,18 @@ const Tensor *constantBehind(const Graph &graph, std::string value);
 // operand) and its output-channel axis (-1: none), or -1 when it has no weight.
 int floatWeightInput(const Graph &graph, const Node &node, int64_t *channelAxis);
 
-// The dequantized weight of a quantized layer at input `inputIndex` (QDQ form: DequantizeLinear
+struct QuantizedWeight {
+    Tensor values;  // the constant integers, shared with the graph
+    quant::QParams params;
+};
+
+// The quantized weight of a quantized layer at input `inputIndex` (QDQ form: DequantizeLinear
 // of a constant), or from the QOperator weight inputs (QLinearConv, QLinearMatMul, QGemm);
 // nullopt with the reason in `why` otherwise.
+std::optional<QuantizedWeight> quantizedWeight(const Graph &graph, const Node &node, int inputIndex,
+                                               std::string *why);
+
+// quantizedWeight() dequantized to float.
 std::optional<Tensor> dequantizedWeight(const Graph &graph, const Node &node, int inputIndex,
                                         std::string *why);
 

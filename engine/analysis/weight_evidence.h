@@ -9,16 +9,22 @@
 
 #include "ir/graph.h"
 #include "ir/tensor.h"
+#include "quant/qparams.h"
 
 namespace ql::analysis {
 
 struct WeightEvidence {
-    Tensor weight;             // float, plain layout
+    // Plain layout: float, or a quantized layer's 8-bit integers as stored. They are dequantized
+    // channel by channel as they are compared: dequantizing every weight up front, on every
+    // matching (each toggle of a session), cost most of the matching in fresh memory.
+    Tensor weight;
+    std::optional<quant::QParams> quantization;  // set when `weight` holds integers
     int64_t channelAxis = -1;  // output-channel axis; -1: the whole tensor is one channel
 };
 
-// The weight a compute node multiplies by, as float: for a float layer its constant weight, for a
-// quantized layer (QDQ or QOperator form) its dequantized weight. nullopt when it has none.
+// The weight a compute node multiplies by: for a float layer its constant weight, for a quantized
+// layer (QDQ or QOperator form) its quantized weight and how it dequantizes. nullopt when it has
+// none.
 std::optional<WeightEvidence> layerWeightEvidence(const Graph &graph, const Node &node);
 
 // The mean over output channels of |Pearson correlation| between the two weights (the absolute
