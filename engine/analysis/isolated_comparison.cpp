@@ -134,7 +134,9 @@ Result<std::unique_ptr<IsolatedComparator>> IsolatedComparator::create(
         layer.match = matching.matches[i];
         layer.note = cut.note;
         LayerRun &run = p.runs[i];
-        if (cut.usable) {
+        if (!options.onlyLayers.empty() && !options.onlyLayers.count(layer.match.floatNode))
+            layer.note = "not compared";
+        else if (cut.usable) {
             for (const auto &[graphInput, floatValue] : cut.inputs) {
                 LayerInput in{graphInput, floatValue, feedQuantized(cut.graph, graphInput)};
                 if (in.quantized) in.graphInput = in.quantized->input;

@@ -53,6 +53,9 @@ struct IsolatedComparisonOptions {
     // to save a pass over every output (rmse/scale is given either way).
     bool saturation = false;
     int threads = 0;          // plan threads; 0: all
+    // The layers (float node names) to compare; empty: every matched layer. The matching's
+    // other layers only tell the layer graphs where their inputs come from, and get no figures.
+    std::set<std::string> onlyLayers;
     // Buffers of the layer plans; nullptr: one pool of their own. A caller that runs the layers
     // inside its float pass may share its plans' pool: a buffer is reused only once no tensor
     // refers to it.

@@ -343,6 +343,38 @@ TEST(IsolatedComparison, KernelCheckCanBeTurnedOff) {
     }
 }
 
+// Only the named layers run (a session's update re-compares the changed layers, with their
+// producers in the matching): their figures are those of a run over every layer; the others
+// have none.
+TEST(IsolatedComparison, OnlyTheNamedLayersAreCompared) {
+    Fixture f;
+    ASSERT_TRUE(loadFixture(f));
+    ASSERT_GE(f.matching.matches.size(), 3u);
+    const auto source = [&] { return slicer(f.inputs, f.floatGraph.inputs[0].name, 32); };
+    IsolatedComparisonOptions options;
+    options.threads = 1;
+    auto all = compareIsolated(f.floatGraph, f.quantGraph, f.matching, source(), options);
+    ASSERT_TRUE(all) << all.status().message();
+    const std::string chosen = f.matching.matches[1].floatNode;
+    options.onlyLayers = {chosen};
+    auto one = compareIsolated(f.floatGraph, f.quantGraph, f.matching, source(), options);
+    ASSERT_TRUE(one) << one.status().message();
+    ASSERT_EQ(one->layers.size(), all->layers.size());
+    for (size_t i = 0; i < one->layers.size(); ++i) {
+        const auto &a = all->layers[i], &b = one->layers[i];
+        SCOPED_TRACE(a.match.floatNode);
+        if (a.match.floatNode != chosen) {
+            EXPECT_FALSE(b.metrics);
+            EXPECT_FALSE(b.kernelVsReferenceSqnrDb);
+            continue;
+        }
+        ASSERT_TRUE(a.metrics && b.metrics);
+        EXPECT_EQ(b.metrics->sqnrDb, a.metrics->sqnrDb);
+        ASSERT_TRUE(a.kernelVsReferenceSqnrDb && b.kernelVsReferenceSqnrDb);
+        EXPECT_EQ(*b.kernelVsReferenceSqnrDb, *a.kernelVsReferenceSqnrDb);
+    }
+}
+
 // The kernel check limited to the first 16 samples: same verdicts, from 16 of the 64 samples,
 // whatever the batch size (batches of 16 and of 7: the 7-sample batches are cut at sample 16).
 TEST(IsolatedComparison, KernelCheckOnTheFirstSamplesOnly) {
