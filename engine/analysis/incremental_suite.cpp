@@ -14,6 +14,7 @@
 #include "analysis/layer_matching.h"
 #include "analysis/report_rows.h"
 #include "analysis/weight_comparison.h"
+#include "analysis/weight_evidence.h"
 #include "passes/precision.h"
 #include "runtime/buffer_pool.h"
 #include "runtime/execution_plan.h"
@@ -201,6 +202,7 @@ struct IncrementalSuite::Impl {
     // fresh pages (a page fault costs microseconds; a toggle of an early layer re-runs hundreds
     // of megabytes).
     std::shared_ptr<BufferPool> updateBuffers = std::make_shared<BufferPool>();
+    WeightCorrelationMemo correlations;  // every update matches the models again
 };
 
 IncrementalSuite::IncrementalSuite() : m_impl(std::make_unique<Impl>()) {}
@@ -312,7 +314,7 @@ Result<NumericSuiteReport> IncrementalSuite::update(const Graph &quantGraph,
     Impl &d = *m_impl;
     const Graph &floatGraph = *d.floatGraph;
     Trace trace;
-    auto matching = matchLayers(floatGraph, quantGraph);
+    auto matching = matchLayers(floatGraph, quantGraph, &d.correlations);
     if (!matching) return matching.status();
     auto comparison =
         CumulativeComparison::create(floatGraph, quantGraph, *matching, comparisonOptions(options));

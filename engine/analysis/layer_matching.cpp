@@ -161,12 +161,13 @@ std::string canonicalOpType(const Node &node) {
     return it == quantizedOpCanon().end() ? node.opType : it->second;
 }
 
-Result<LayerMatching> matchLayers(const Graph &floatGraph, const Graph &quantGraph) {
+Result<LayerMatching> matchLayers(const Graph &floatGraph, const Graph &quantGraph,
+                                  WeightCorrelationMemo *memo) {
     if (Status s = checkInputs(floatGraph, quantGraph); !s) return s;
     const GraphLayers fl = collectLayers(floatGraph);
     const GraphLayers ql = collectLayers(quantGraph);
     if (stopRequested()) return stoppedStatus();
-    auto pairing = pairUnits(fl, ql);
+    auto pairing = pairUnits(fl, ql, memo);
     if (!pairing) return pairing.status();
     const auto &pairs = pairing->pairs;
 

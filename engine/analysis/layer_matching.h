@@ -47,6 +47,8 @@
 
 namespace ql::analysis {
 
+class WeightCorrelationMemo;
+
 struct LayerMatch {
     std::string floatNode, quantNode;
     // The values to compare: the float layer's output (after folded nodes), and the quantized
@@ -76,7 +78,9 @@ std::string canonicalOpType(const Node &node);
 
 // Both graphs must have topologically sorted nodes (as loadModel leaves them). Errors: different
 // graph inputs (count, element type or known shape), weighted layers that cannot be paired (see
-// above), or no compute layer matches at all.
-Result<LayerMatching> matchLayers(const Graph &floatGraph, const Graph &quantGraph);
+// above), or no compute layer matches at all. `memo` (may be null): weight correlations
+// remembered from earlier matchings of the same weights (weight_evidence.h).
+Result<LayerMatching> matchLayers(const Graph &floatGraph, const Graph &quantGraph,
+                                  WeightCorrelationMemo *memo = nullptr);
 
 }  // namespace ql::analysis

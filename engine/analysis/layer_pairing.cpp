@@ -126,20 +126,25 @@ Side makeSide(const GraphLayers &layers, bool isFloat) {
     return side;
 }
 
-std::optional<double> correlation(const Side &f, int fu, const Side &q, int qu) {
+std::optional<double> correlation(const Side &f, int fu, const Side &q, int qu,
+                                  WeightCorrelationMemo *memo) {
     if (!f.weights[fu] || !q.weights[qu]) return std::nullopt;
     if (weightFamily(f.unit(fu).op) != weightFamily(q.unit(qu).op)) return std::nullopt;
+    auto correlate = [&](int64_t maxChannels) {
+        const WeightEvidence &a = *f.weights[fu], &b = *q.weights[qu];
+        return memo ? memo->correlation(a, b, maxChannels) : weightCorrelation(a, b, maxChannels);
+    };
     // Many layers share a weight shape (a transformer's 768x768 projections): the first
     // channels rule out a stranger at a fraction of the cost.
-    const auto first = weightCorrelation(*f.weights[fu], *q.weights[qu], 8);
+    const auto first = correlate(8);
     if (first && *first < 0.9) return first;
-    return weightCorrelation(*f.weights[fu], *q.weights[qu]);
+    return correlate(0);
 }
 
 class Pairer {
 public:
-    Pairer(const GraphLayers &fl, const GraphLayers &ql)
-        : f(makeSide(fl, true)), q(makeSide(ql, false)) {}
+    Pairer(const GraphLayers &fl, const GraphLayers &ql, WeightCorrelationMemo *memo)
+        : f(makeSide(fl, true)), q(makeSide(ql, false)), memo(memo) {}
 
     void pair(int fu, int qu, const std::string &how, double confidence) {
         f.partner[fu] = qu;
@@ -156,7 +161,7 @@ public:
 #pragma omp parallel for schedule(dynamic, 1)
         for (size_t a = 0; a < nf; ++a)
             for (size_t b = 0; b < nq; ++b)
-                if (auto c = correlation(f, int(a), q, int(b))) score[a][b] = *c;
+                if (auto c = correlation(f, int(a), q, int(b), memo)) score[a][b] = *c;
         auto bestOf = [](const std::vector<double> &row, int *best) {
             double first = -1.0, second = -1.0;
             for (size_t k = 0; k < row.size(); ++k) {
@@ -231,6 +236,7 @@ public:
                                        const char *otherModel) const;
 
     Side f, q;
+    WeightCorrelationMemo *memo;  // may be null
     std::vector<UnitPair> pairs;
 
 private:
@@ -250,7 +256,7 @@ private:
         };
         std::vector<Rank> ranks;
         for (int qu : candidates) {
-            const auto c = correlation(f, fu, q, qu);
+            const auto c = correlation(f, fu, q, qu, memo);
             const bool shape = f.weights[fu] && q.weights[qu] &&
                                f.weights[fu]->weight.shape() == q.weights[qu]->weight.shape();
             ranks.push_back({qu, c && *c >= kWeightEvidence ? *c : -1.0, shape,
@@ -432,8 +438,9 @@ GraphLayers collectLayers(const Graph &graph) {
     return layers;
 }
 
-Result<Pairing> pairUnits(const GraphLayers &floatLayers, const GraphLayers &quantLayers) {
-    Pairer pairer(floatLayers, quantLayers);
+Result<Pairing> pairUnits(const GraphLayers &floatLayers, const GraphLayers &quantLayers,
+                          WeightCorrelationMemo *memo) {
+    Pairer pairer(floatLayers, quantLayers, memo);
     pairer.pairByWeights();
     if (stopRequested()) return stoppedStatus();
     pairer.pairByStructure();

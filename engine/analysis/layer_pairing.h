@@ -10,6 +10,10 @@
 #include "core/status.h"
 #include "ir/graph.h"
 
+namespace ql::analysis {
+class WeightCorrelationMemo;
+}
+
 namespace ql::analysis::pairing {
 
 // BatchNormalization, Relu, Clip: a quantized model may fold or fuse them away.
@@ -46,6 +50,8 @@ struct Pairing {
 
 // Errors (BadInput): the graphs cannot be a float / quantized pair: their weighted layers differ
 // and one of them finds no partner of the same weight shape; the message names it.
-Result<Pairing> pairUnits(const GraphLayers &floatLayers, const GraphLayers &quantLayers);
+// `memo` (may be null) remembers weight correlations across calls.
+Result<Pairing> pairUnits(const GraphLayers &floatLayers, const GraphLayers &quantLayers,
+                          WeightCorrelationMemo *memo = nullptr);
 
 }  // namespace ql::analysis::pairing

@@ -181,4 +181,38 @@ std::optional<double> weightCorrelation(const WeightEvidence &a, const WeightEvi
     return sum / double(counted);
 }
 
+WeightCorrelationMemo::Side WeightCorrelationMemo::sideOf(const WeightEvidence &e) {
+    uint64_t hash = 14695981039346656037ull;  // FNV-1a over the quantization parameters
+    auto mix = [&](const void *data, size_t bytes) {
+        for (size_t i = 0; i < bytes; ++i)
+            hash = (hash ^ static_cast<const unsigned char *>(data)[i]) * 1099511628211ull;
+    };
+    if (e.quantization) {
+        const quant::QParams &q = *e.quantization;
+        mix(q.scale.data(), q.scale.size() * sizeof(float));
+        mix(q.zeroPoint.data(), q.zeroPoint.size() * sizeof(int32_t));
+        mix(&q.axis, sizeof q.axis);
+    }
+    return {e.weight.rawData(), e.weight.dtype(), e.channelAxis, hash};
+}
+
+std::optional<double> WeightCorrelationMemo::correlation(const WeightEvidence &a,
+                                                         const WeightEvidence &b,
+                                                         int64_t maxChannels) {
+    // Weights of different shapes do not correlate: no need to remember it.
+    if (a.weight.shape() != b.weight.shape()) return std::nullopt;
+    auto key = std::make_tuple(sideOf(a), sideOf(b), a.weight.shape(), maxChannels);
+    {
+        std::lock_guard<std::mutex> lock(m_mutex);
+        auto known = m_known.find(key);
+        if (known != m_known.end()) return known->second;
+    }
+    const std::optional<double> value = weightCorrelation(a, b, maxChannels);
+    std::lock_guard<std::mutex> lock(m_mutex);
+    m_kept.emplace(a.weight.rawData(), a.weight);
+    m_kept.emplace(b.weight.rawData(), b.weight);
+    m_known.emplace(std::move(key), value);
+    return value;
+}
+
 }  // namespace ql::analysis

@@ -4,8 +4,13 @@
 // quantized model folded a BatchNormalization, a factor per output channel). Their correlation
 // per output channel tells which quantized layer a float layer became, whatever the node names.
 
+#include <cstdint>
+#include <map>
+#include <mutex>
 #include <optional>
 #include <string>
+#include <tuple>
+#include <vector>
 
 #include "ir/graph.h"
 #include "ir/tensor.h"
@@ -33,5 +38,23 @@ std::optional<WeightEvidence> layerWeightEvidence(const Graph &graph, const Node
 // `maxChannels` > 0 looks at the first channels only: a cheap first test before the full one.
 std::optional<double> weightCorrelation(const WeightEvidence &a, const WeightEvidence &b,
                                         int64_t maxChannels = 0);
+
+// weightCorrelation, remembered by the two weights' memory (copies of a graph share their
+// initializers): a session matches its models again after every toggle, when every weight but
+// the toggled layer's is one it has correlated before. Safe to call from several threads.
+class WeightCorrelationMemo {
+public:
+    std::optional<double> correlation(const WeightEvidence &a, const WeightEvidence &b,
+                                      int64_t maxChannels);
+
+private:
+    // A weight by its memory, type, channel axis and a hash of how it dequantizes.
+    using Side = std::tuple<const void *, DataType, int64_t, uint64_t>;
+    static Side sideOf(const WeightEvidence &e);
+    std::mutex m_mutex;
+    std::map<std::tuple<Side, Side, Shape, int64_t>, std::optional<double>> m_known;
+    // The weights remembered, kept alive so that their memory cannot come back as another's.
+    std::map<const void *, Tensor> m_kept;
+};
 
 }  // namespace ql::analysis

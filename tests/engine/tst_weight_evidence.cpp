@@ -146,3 +146,43 @@ TEST(WeightEvidence, FirstChannelsAreTheFirstColumns) {
     ASSERT_TRUE(all);
     EXPECT_LT(*all, 0.9);
 }
+
+TEST(WeightEvidence, MemoRemembersByMemoryAndQuantization) {
+    // Per tensor first, then per row (axis 0) across the correlation's single channel, where the
+    // scales change the result.
+    Tensor q = Tensor::fromVector<int8_t>({2, 3}, {1, 5, -3, 7, 2, -6});
+    quant::QParams perTensor;
+    perTensor.type = DataType::Int8;
+    perTensor.scale = {0.5f};
+    perTensor.zeroPoint = {0};
+    WeightEvidence quantized{q, perTensor, -1};
+    const WeightEvidence other{
+        Tensor::fromVector<float>({2, 3}, {0.4f, 2.6f, -1.4f, 1.0f, 0.3f, -0.8f}), std::nullopt,
+        -1};
+    WeightCorrelationMemo memo;
+    const auto direct = weightCorrelation(quantized, other);
+    ASSERT_TRUE(direct);
+    EXPECT_EQ(memo.correlation(quantized, other, 0), direct);
+
+    // The same memory with other values: the memo answers from memory (a graph's weights do
+    // not change in place), where a direct call sees the change.
+    q.data<int8_t>()[0] = -9;
+    const auto changed = weightCorrelation(quantized, other);
+    ASSERT_TRUE(changed);
+    EXPECT_NE(*changed, *direct);
+    EXPECT_EQ(memo.correlation(quantized, other, 0), direct);
+
+    // Other scales make another weight: computed afresh.
+    quant::QParams perRow = perTensor;
+    perRow.scale = {0.5f, 0.05f};
+    perRow.zeroPoint = {0, 0};
+    perRow.axis = 0;
+    quantized.quantization = perRow;
+    const auto rows = weightCorrelation(quantized, other);
+    ASSERT_TRUE(rows);
+    EXPECT_NE(*rows, *changed);
+    EXPECT_EQ(memo.correlation(quantized, other, 0), rows);
+    // Weights of other shapes correlate to nothing.
+    const WeightEvidence flat{Tensor::fromVector<float>({6}, {1, 2, 3, 4, 5, 6}), std::nullopt, -1};
+    EXPECT_FALSE(memo.correlation(quantized, flat, 0));
+}
