@@ -130,6 +130,10 @@ std::optional<WeightEvidence> layerWeightEvidence(const Graph &graph, const Node
         std::string why;
         auto q = quantizedWeight(graph, node, input, &why);
         if (!q) continue;
+        const quant::QParams &p = q->params;
+        if (p.perChannel() && (p.axis >= q->values.rank() ||
+                               int64_t(p.scale.size()) != q->values.shape()[size_t(p.axis)]))
+            continue;  // scales that do not fit the weight: no evidence
         const int64_t channelAxis = quantChannelAxis(node, q->values, input);
         const DataType type = q->values.dtype();
         if (type == DataType::Int8 || type == DataType::UInt8)

@@ -186,3 +186,11 @@ TEST(WeightEvidence, MemoRemembersByMemoryAndQuantization) {
     const WeightEvidence flat{Tensor::fromVector<float>({6}, {1, 2, 3, 4, 5, 6}), std::nullopt, -1};
     EXPECT_FALSE(memo.correlation(quantized, flat, 0));
 }
+
+TEST(WeightEvidence, ScalesThatDoNotFitTheWeightGiveNoEvidence) {
+    // Three scales along axis 0 of a weight with two output channels (a malformed model).
+    const Graph g = quantizedLayer("Conv", Tensor::fromVector<int8_t>({2, 1, 1, 1}, {3, -4}),
+                                   Tensor::fromVector<float>({3}, {0.1f, 0.2f, 0.3f}),
+                                   Tensor::fromVector<int8_t>({3}, {0, 0, 0}), 0);
+    EXPECT_FALSE(layerWeightEvidence(g, g.nodes.back()));
+}
