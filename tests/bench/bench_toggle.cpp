@@ -4,7 +4,9 @@
 //   FullInt8Pass: one pass of the int8 plan over all samples;
 //   ToggleEachLayer: every layer toggled to fp32 and back, one at a time; the counters give the
 //   median time of a toggle (and of the way back) and its ratio to the full int8 pass.
-// Target: median toggle / full pass <= 0.6.
+// Target: median toggle / full pass <= 0.6. The application runs with the launcher's malloc
+// tunables and OpenMP spin (app/launcher); to measure as it runs, set them here too:
+//   GLIBC_TUNABLES=glibc.malloc.hugetlb=1:glibc.malloc.top_pad=67108864 GOMP_SPINCOUNT=10000
 //
 // Measured 2026-11-23 on the quiet 2-core machine (nothing else running; full pass 728 ms; each
 // toggle against a full pass timed just before it), resnet18 PyTorch FX QDQ, 32 random samples,
