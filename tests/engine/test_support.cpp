@@ -58,6 +58,16 @@ Node makeNode(const std::string &op, std::map<std::string, Attribute> attributes
     return n;
 }
 
+void addNode(Graph &g, const std::string &op, const std::string &name,
+             std::vector<std::string> inputs, std::vector<std::string> outputs,
+             std::map<std::string, Attribute> attributes) {
+    Node n = makeNode(op, std::move(attributes));
+    n.name = name;
+    n.inputs = std::move(inputs);
+    n.outputs = std::move(outputs);
+    g.nodes.push_back(std::move(n));
+}
+
 Attribute intAttr(int64_t v) { Attribute a; a.kind = Attribute::Kind::Int; a.i = v; return a; }
 Attribute floatAttr(float v) { Attribute a; a.kind = Attribute::Kind::Float; a.f = v; return a; }
 Attribute intsAttr(std::vector<int64_t> v) { Attribute a; a.kind = Attribute::Kind::Ints; a.ints = std::move(v); return a; }

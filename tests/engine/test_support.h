@@ -23,6 +23,10 @@ SingleNodeRun runSingleNode(const Node &node, const std::vector<Tensor> &inputs,
 
 // A node of `op` with these attributes; inputs and outputs are named by whoever runs it.
 Node makeNode(const std::string &op, std::map<std::string, Attribute> attributes = {});
+// Appends a node `name` of `op` to a hand-built graph.
+void addNode(Graph &g, const std::string &op, const std::string &name,
+             std::vector<std::string> inputs, std::vector<std::string> outputs,
+             std::map<std::string, Attribute> attributes = {});
 
 Attribute intAttr(int64_t v);
 Attribute floatAttr(float v);

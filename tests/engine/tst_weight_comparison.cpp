@@ -18,17 +18,6 @@ using namespace ql::test;
 
 namespace {
 
-void add(Graph &g, const std::string &op, const std::string &name, std::vector<std::string> inputs,
-         std::vector<std::string> outputs, std::map<std::string, Attribute> attrs = {}) {
-    Node n;
-    n.opType = op;
-    n.name = name;
-    n.inputs = std::move(inputs);
-    n.outputs = std::move(outputs);
-    n.attributes = std::move(attrs);
-    g.nodes.push_back(std::move(n));
-}
-
 // "weight_sqnr_db": {"conv2": 43.93..., ...} from numeric_suite.json, which PyTorch wrote.
 double jsonWeightSqnr(const std::string &json, const std::string &layer) {
     const size_t section = json.find("\"weight_sqnr_db\"");
@@ -130,15 +119,15 @@ TEST(WeightComparison, PerTensorDequantizeLinearAndLayerWithoutWeights) {
     // -> [0.5, -1.3]. SQNR = 10·log10((0.25 + 1.5876) / 0.0016) = 30.6062.
     Graph f, q;
     f.initializers["w"] = Tensor::fromVector<float>({2, 1, 1, 1}, {0.5f, -1.26f});
-    add(f, "Conv", "conv", {"x", "w"}, {"c"});
-    add(f, "Relu", "relu", {"c"}, {"y"});
+    addNode(f, "Conv", "conv", {"x", "w"}, {"c"});
+    addNode(f, "Relu", "relu", {"c"}, {"y"});
     q.initializers["wq"] = Tensor::fromVector<int8_t>({2, 1, 1, 1}, {5, -13});
     q.initializers["s"] = Tensor::scalar<float>(0.1f);
     q.initializers["zp"] = Tensor::scalar<int8_t>(0);
-    add(q, "DequantizeLinear", "dq_w", {"wq", "s", "zp"}, {"w_deq"});
-    add(q, "Identity", "id_w", {"w_deq"}, {"w_id"});  // exporter noise between DQ and Conv
-    add(q, "Conv", "conv_q", {"x", "w_id"}, {"c"});
-    add(q, "Relu", "relu_q", {"c"}, {"y"});
+    addNode(q, "DequantizeLinear", "dq_w", {"wq", "s", "zp"}, {"w_deq"});
+    addNode(q, "Identity", "id_w", {"w_deq"}, {"w_id"});  // exporter noise between DQ and Conv
+    addNode(q, "Conv", "conv_q", {"x", "w_id"}, {"c"});
+    addNode(q, "Relu", "relu_q", {"c"}, {"y"});
     LayerMatching m;
     m.matches.push_back({"conv", "conv_q", "c", "c", {}, "structure"});
     m.matches.push_back({"relu", "relu_q", "y", "y", {}, "structure"});
@@ -170,13 +159,14 @@ TEST(WeightComparison, BatchNormFoldingAppliedOrNot) {
     f.initializers["beta"] = Tensor::fromVector<float>({2}, {0, 0});
     f.initializers["mean"] = Tensor::fromVector<float>({2}, {0, 0});
     f.initializers["var"] = Tensor::fromVector<float>({2}, {3, 0});
-    add(f, "Conv", "conv", {"x", "w"}, {"c"});
-    add(f, "BatchNormalization", "bn", {"c", "gamma", "beta", "mean", "var"}, {"y"}, {{"epsilon", floatAttr(1.0f)}});
+    addNode(f, "Conv", "conv", {"x", "w"}, {"c"});
+    addNode(f, "BatchNormalization", "bn", {"c", "gamma", "beta", "mean", "var"}, {"y"},
+            {{"epsilon", floatAttr(1.0f)}});
     q.initializers["wq"] = Tensor::fromVector<int8_t>({2, 1, 1, 1}, {1, 3});
     q.initializers["s"] = Tensor::fromVector<float>({2}, {1, 2});
     q.initializers["zp"] = Tensor::fromVector<int8_t>({2}, {0, 0});
-    add(q, "DequantizeLinear", "dq_w", {"wq", "s", "zp"}, {"w_deq"}, {{"axis", intAttr(0)}});
-    add(q, "Conv", "conv_q", {"x", "w_deq"}, {"y"});
+    addNode(q, "DequantizeLinear", "dq_w", {"wq", "s", "zp"}, {"w_deq"}, {{"axis", intAttr(0)}});
+    addNode(q, "Conv", "conv_q", {"x", "w_deq"}, {"y"});
 
     LayerMatching folded;
     folded.matches.push_back({"conv", "conv_q", "y", "y", {"bn"}, "name"});
@@ -208,11 +198,11 @@ TEST(WeightComparison, QLinearConvConstantWeight) {
     // scale 0.5 -> [1, -4]; float [1, -4.2] -> 10·log10((1 + 17.64) / 0.04) = 26.6745.
     Graph f, q;
     f.initializers["w"] = Tensor::fromVector<float>({2, 1, 1, 1}, {1, -4.2f});
-    add(f, "Conv", "conv", {"x", "w"}, {"y"});
+    addNode(f, "Conv", "conv", {"x", "w"}, {"y"});
     q.initializers["wq"] = Tensor::fromVector<uint8_t>({2, 1, 1, 1}, {130, 120});
     q.initializers["ws"] = Tensor::scalar<float>(0.5f);
     q.initializers["wzp"] = Tensor::scalar<uint8_t>(128);
-    add(q, "QLinearConv", "qconv", {"xq", "xs", "xzp", "wq", "ws", "wzp", "ys", "yzp"}, {"yq"});
+    addNode(q, "QLinearConv", "qconv", {"xq", "xs", "xzp", "wq", "ws", "wzp", "ys", "yzp"}, {"yq"});
     LayerMatching m;
     m.matches.push_back({"conv", "qconv", "y", "yq", {}, "structure"});
     auto result = compareWeights(f, q, m);
@@ -228,12 +218,12 @@ TEST(WeightComparison, MatMulConstantWeightPerColumn) {
     Graph f, q;
     f.inputs.push_back(floatValueInfo("x", {1, 2}));
     f.initializers["b"] = Tensor::fromVector<float>({2, 2}, {1, 1.1f, 2, 3});
-    add(f, "MatMul", "mm", {"x", "b"}, {"y"});
+    addNode(f, "MatMul", "mm", {"x", "b"}, {"y"});
     q.initializers["bq"] = Tensor::fromVector<int8_t>({2, 2}, {10, 1, 20, 3});
     q.initializers["s"] = Tensor::fromVector<float>({2}, {0.1f, 1.0f});
     q.initializers["zp"] = Tensor::fromVector<int8_t>({2}, {0, 0});
-    add(q, "DequantizeLinear", "dq_b", {"bq", "s", "zp"}, {"b_deq"}, {{"axis", intAttr(1)}});
-    add(q, "MatMul", "mm_q", {"x", "b_deq"}, {"y"});
+    addNode(q, "DequantizeLinear", "dq_b", {"bq", "s", "zp"}, {"b_deq"}, {{"axis", intAttr(1)}});
+    addNode(q, "MatMul", "mm_q", {"x", "b_deq"}, {"y"});
     LayerMatching m;
     m.matches.push_back({"mm", "mm_q", "y", "y", {}, "name"});
     auto result = compareWeights(f, q, m);

@@ -16,17 +16,6 @@ using namespace ql::test;
 
 namespace {
 
-void add(Graph &g, const std::string &op, const std::string &name, std::vector<std::string> inputs,
-         std::vector<std::string> outputs, std::map<std::string, Attribute> attrs = {}) {
-    Node n;
-    n.opType = op;
-    n.name = name;
-    n.inputs = std::move(inputs);
-    n.outputs = std::move(outputs);
-    n.attributes = std::move(attrs);
-    g.nodes.push_back(std::move(n));
-}
-
 std::vector<float> randomValues(size_t n, unsigned seed) {
     std::mt19937 rng(seed);
     std::normal_distribution<float> normal(0.0f, 1.0f);
@@ -43,8 +32,8 @@ Graph quantizedLayer(const std::string &op, const Tensor &q, const Tensor &scale
     g.initializers["wq"] = q;
     g.initializers["s"] = scale;
     g.initializers["zp"] = zeroPoint;
-    add(g, "DequantizeLinear", "dq_w", {"wq", "s", "zp"}, {"w"}, {{"axis", intAttr(axis)}});
-    add(g, op, "layer", {"x", "w"}, {"y"});
+    addNode(g, "DequantizeLinear", "dq_w", {"wq", "s", "zp"}, {"w"}, {{"axis", intAttr(axis)}});
+    addNode(g, op, "layer", {"x", "w"}, {"y"});
     return g;
 }
 
