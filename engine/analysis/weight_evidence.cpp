@@ -78,12 +78,11 @@ typedef double Double8 __attribute__((vector_size(64)));
 #pragma GCC push_options
 #pragma GCC optimize("fp-contract=off")
 #if defined(__clang__)
-__attribute__((noinline))
+#define QL_MOMENTS_CLONES
 #else
-__attribute__((target_clones("arch=x86-64-v4", "avx2", "default")))
+#define QL_MOMENTS_CLONES __attribute__((target_clones("arch=x86-64-v4", "avx2", "default")))
 #endif
-Moments
-moments(const float *x, const float *y, int64_t n) {
+QL_MOMENTS_CLONES Moments moments(const float *x, const float *y, int64_t n) {
     Double8 sx = {}, sy = {}, sxx = {}, syy = {}, sxy = {};
     int64_t i = 0;
     for (; i + 8 <= n; i += 8) {
@@ -103,6 +102,7 @@ moments(const float *x, const float *y, int64_t n) {
         m.x += sx[l], m.y += sy[l], m.xx += sxx[l], m.yy += syy[l], m.xy += sxy[l];
     return m;
 }
+#undef QL_MOMENTS_CLONES
 #pragma GCC pop_options
 
 }  // namespace
