@@ -143,11 +143,11 @@ struct QuantizeSink {
           lo(static_cast<float>(std::numeric_limits<Q>::min()) - static_cast<float>(z)),
           hi(static_cast<float>(std::numeric_limits<Q>::max()) - static_cast<float>(z)) {}
     __attribute__((always_inline)) void apply(const Float16 &xf, int64_t index) const {
-        const Float16 zero = {}, low = zero + lo, high = zero + hi, magic = zero + 12582912.0f;
+        const Float16 zero = {}, low = zero + lo, high = zero + hi;
         Float16 v = xf / scale;
         v = v >= low ? v : low;
         v = v <= high ? v : high;
-        v = (v + magic) - magic;
+        v = (v + kRoundingMagic) - kRoundingMagic;
         const Int16x32 q = __builtin_convertvector(v, Int16x32) + zeroPoint;
         const Q16 narrow = __builtin_convertvector(q, Q16);
         std::memcpy(out + index, &narrow, sizeof narrow);
@@ -260,12 +260,11 @@ __attribute__((always_inline)) inline void sumBlockOf(const float *x, int64_t fi
         (addUseAt(lanes[u++], x[i], uses, first + i, l), ...);
     }
     auto sum16 = [](const Double16 &v) {
-        double half[2];
-        for (int h = 0; h < 2; ++h) {
-            const double *w = &v[0] + 8 * h;
-            half[h] = ((w[0] + w[1]) + (w[2] + w[3])) + ((w[4] + w[5]) + (w[6] + w[7]));
-        }
-        return half[0] + half[1];
+        auto sum8 = [&v](int b) {
+            return ((v[b] + v[b + 1]) + (v[b + 2] + v[b + 3])) +
+                   ((v[b + 4] + v[b + 5]) + (v[b + 6] + v[b + 7]));
+        };
+        return sum8(0) + sum8(8);
     };
     double xMin = mn[0], xMax = mxx[0];
     for (int l = 0; l < kLanes; ++l) {

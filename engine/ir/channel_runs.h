@@ -28,11 +28,15 @@ void forEachChannelRun(const Shape &shape, int64_t axis, Fn &&fn) {
         fn(start, inner, run % channels);
 }
 
-// Round half to even for |v| < 2^22 by the float-addition trick: unlike nearbyint it
-// vectorises. Callers clamp v to the 8-bit range first.
+// Adding and then subtracting 1.5 * 2^23 rounds a float with |v| < 2^22 to an integer, half to
+// even (the default rounding mode): unlike nearbyint it vectorises. Vector-extension code writes
+// (v + kRoundingMagic) - kRoundingMagic itself, since a vector passed by value to a function
+// compiled for the baseline would change the ABI in the AVX-512 clones.
+constexpr float kRoundingMagic = 12582912.0f;
+
+// Round half to even for |v| < 2^22; callers clamp v to the 8-bit range first.
 inline float roundHalfEvenSmall(float v) {
-    constexpr float kMagic = 12582912.0f;  // 1.5 * 2^23
-    return (v + kMagic) - kMagic;
+    return (v + kRoundingMagic) - kRoundingMagic;
 }
 
 // Clamps to [lo, hi] (NaN goes to lo, as saturateTo does) and rounds half to even.

@@ -120,8 +120,7 @@ QL_ALWAYS_INLINE void combine16(const T *a, const T *b, T *y, const AddCoefficie
     const Float16 lo = zero + c.lo, hi = zero + c.hi;
     v = v >= lo ? v : lo;
     v = v <= hi ? v : hi;
-    const Float16 magic = zero + 12582912.0f;  // as roundHalfEvenSmall
-    v = (v + magic) - magic;
+    v = (v + kRoundingMagic) - kRoundingMagic;
     const Bytes out = __builtin_convertvector(__builtin_convertvector(v, Int32x16) + c.zc, Bytes);
     std::memcpy(y, &out, sizeof out);
 }

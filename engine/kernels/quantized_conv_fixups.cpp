@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cstdlib>
 
+#include "ir/channel_runs.h"
+
 namespace ql::quant {
 
 bool splitSaturatingPairs(const int8_t *w, int64_t outChannels, int64_t channelsPerGroup,
@@ -75,15 +77,15 @@ int64_t fixupPlaneSize(const FixupGeometry &g) {
 void requantizeRow(const int32_t *acc, int64_t count, const float *mult, float zeroPoint,
                    float lo, float hi, DataType outType, void *y) {
     // Clamping before rounding to [lo - zp, hi - zp] (integers) gives the same result as after,
-    // and keeps |v| < 2^22 so that adding and subtracting 1.5 * 2^23 rounds half to even (the
-    // default rounding mode), like std::nearbyint, in a loop the compiler can vectorise.
-    const float vlo = lo - zeroPoint, vhi = hi - zeroPoint, magic = 12582912.0f;
+    // and keeps |v| < 2^22, as roundHalfEvenSmall (std::nearbyint in a loop the compiler can
+    // vectorise) needs.
+    const float vlo = lo - zeroPoint, vhi = hi - zeroPoint;
     if (outType == DataType::UInt8) {
         auto *out = static_cast<uint8_t *>(y);
         for (int64_t c = 0; c < count; ++c) {
             float v = static_cast<float>(acc[c]) * mult[c];
             v = std::min(std::max(v, vlo), vhi);
-            v = (v + magic) - magic;
+            v = roundHalfEvenSmall(v);
             out[c] = static_cast<uint8_t>(static_cast<int32_t>(v + zeroPoint));
         }
     } else {
@@ -91,7 +93,7 @@ void requantizeRow(const int32_t *acc, int64_t count, const float *mult, float z
         for (int64_t c = 0; c < count; ++c) {
             float v = static_cast<float>(acc[c]) * mult[c];
             v = std::min(std::max(v, vlo), vhi);
-            v = (v + magic) - magic;
+            v = roundHalfEvenSmall(v);
             out[c] = static_cast<int8_t>(static_cast<int32_t>(v + zeroPoint));
         }
     }
