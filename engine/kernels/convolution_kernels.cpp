@@ -5,6 +5,7 @@
 
 #include "kernels/convolution_common.h"
 #include "kernels/convolution_transpose.h"
+#include "kernels/dnnl_scratchpad.h"
 #include "kernels/dnnl_support.h"
 #include "kernels/kernel.h"
 #include "kernels/kernel_families.h"
@@ -59,7 +60,7 @@ Status ConvKernel::build(const Tensor &x, const Tensor &w, bool hasBias, Entry &
     const memory::desc weightsAny(convWeightDims(g, w.shape()), f32, memory::format_tag::any);
     const memory::desc biasDesc =
         hasBias ? memory::desc({g.outChannels}, f32, memory::format_tag::a) : memory::desc();
-    dnnl::primitive_attr attr;
+    dnnl::primitive_attr attr = ds::ownScratchpad();
     if (!m_fused.ops.empty()) attr.set_post_ops(makePostOps(m_fused));
 
     auto makePd = [&](const memory::desc &srcDesc) {
@@ -95,7 +96,7 @@ Status ConvKernel::build(const Tensor &x, const Tensor &w, bool hasBias, Entry &
                                        ds::plainTag(w.rank() + (g.group > 1)));
         e.weights.init(userWeights, pd.weights_desc());
         if (hasBias) e.bias = memory(biasDesc, ds::cpuEngine(), nullptr);
-        if (e.reorderSrc) e.srcReorder = dnnl::reorder(e.src, e.srcNhwc);
+        if (e.reorderSrc) e.srcReorder = ds::makeReorder(e.src, e.srcNhwc);
     } catch (const dnnl::error &err) {
         return ds::dnnlFailure("Conv with input " + shapeToString(x.shape()) + " and weights " +
                                    shapeToString(w.shape()),
@@ -142,10 +143,10 @@ Status ConvKernel::run(KernelContext &ctx) {
     return ds::runOnStream("Conv", [&](dnnl::stream &stream) {
         std::unordered_map<int, memory> args = e.bind(ctx, out.value(), stream, constWeights);
         if (e.reorderSrc) {
-            e.srcReorder.execute(stream, e.src, e.srcNhwc);
+            ds::execute(e.srcReorder, stream, e.src, e.srcNhwc);
             args[DNNL_ARG_SRC] = e.srcNhwc;
         }
-        e.primitive.execute(stream, args);
+        ds::execute(e.primitive, stream, args);
     });
 }
 

@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "kernels/convolution_common.h"
+#include "kernels/dnnl_scratchpad.h"
 #include "kernels/dnnl_support.h"
 
 namespace ql::conv {
@@ -78,7 +79,7 @@ Status ConvTransposeKernel::build(const Tensor &x, const Tensor &w, bool hasBias
             dnnl::prop_kind::forward_inference, dnnl::algorithm::deconvolution_direct, srcDesc,
             weightsAny, biasDesc, dstDesc, ds::toDims(g.strides), oneDnnDilations(g),
             ds::toDims(g.padBegin), ds::toDims(g.padEnd));
-        dnnl::deconvolution_forward::primitive_desc pd(desc, ds::cpuEngine());
+        dnnl::deconvolution_forward::primitive_desc pd(desc, ds::ownScratchpad(), ds::cpuEngine());
         e.primitive = dnnl::deconvolution_forward(pd);
         e.src = memory(srcDesc, ds::cpuEngine(), nullptr);
         e.dst = memory(pd.dst_desc(), ds::cpuEngine(), nullptr);
@@ -103,7 +104,7 @@ Status ConvTransposeKernel::run(KernelContext &ctx) {
                                      e.dstChannelsLast ? Layout::ChannelsLast : Layout::Plain);
     const bool constWeights = m_constWeights.defined() && w.storage() == m_constWeights.storage();
     return ds::runOnStream("ConvTranspose", [&](dnnl::stream &stream) {
-        e.primitive.execute(stream, e.bind(ctx, out.rawData(), stream, constWeights));
+        ds::execute(e.primitive, stream, e.bind(ctx, out.rawData(), stream, constWeights));
     });
 }
 

@@ -1,5 +1,7 @@
 #include "kernels/dnnl_support.h"
 
+#include "kernels/dnnl_scratchpad.h"
+
 namespace ql::dnnl_support {
 
 using tag = dnnl::memory::format_tag;
@@ -51,7 +53,7 @@ void PackedWeights::init(const dnnl::memory::desc &user, const dnnl::memory::des
     m_ready = false;
     if (m_needsReorder) {
         m_packed = dnnl::memory(wanted, cpuEngine());
-        m_reorder = dnnl::reorder(m_user, m_packed);
+        m_reorder = makeReorder(m_user, m_packed);
     }
 }
 
@@ -59,7 +61,7 @@ const dnnl::memory &PackedWeights::prepare(dnnl::stream &stream, const void *dat
     m_user.set_data_handle(const_cast<void *>(data));
     if (!m_needsReorder) return m_user;
     if (!constant || !m_ready) {
-        m_reorder.execute(stream, m_user, m_packed);
+        execute(m_reorder, stream, m_user, m_packed);
         m_ready = constant;
     }
     return m_packed;

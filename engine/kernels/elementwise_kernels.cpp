@@ -6,6 +6,7 @@
 #include <limits>
 #include <type_traits>
 
+#include "kernels/dnnl_scratchpad.h"
 #include "kernels/dnnl_support.h"
 #include "kernels/elementwise_unary.h"
 #include "kernels/kernel_families.h"
@@ -22,14 +23,14 @@ Status EltwiseRunner::run(const Tensor &input, Tensor &output) {
                 dnnl::memory::desc({n}, dnnl::memory::data_type::f32, dnnl::memory::format_tag::a);
             dnnl::eltwise_forward::desc desc(dnnl::prop_kind::forward_inference, m_op.algorithm,
                                              m_desc, m_op.alpha, m_op.beta);
-            m_primitive = dnnl::eltwise_forward(
-                dnnl::eltwise_forward::primitive_desc(desc, dnnl_support::cpuEngine()));
+            m_primitive = dnnl::eltwise_forward(dnnl::eltwise_forward::primitive_desc(
+                desc, dnnl_support::ownScratchpad(), dnnl_support::cpuEngine()));
             m_elements = n;
         }
         dnnl::memory src(m_desc, dnnl_support::cpuEngine(), const_cast<void *>(input.rawData()));
         dnnl::memory dst(m_desc, dnnl_support::cpuEngine(), output.rawData());
         dnnl::stream &stream = dnnl_support::threadStream();
-        m_primitive.execute(stream, {{DNNL_ARG_SRC, src}, {DNNL_ARG_DST, dst}});
+        dnnl_support::execute(m_primitive, stream, {{DNNL_ARG_SRC, src}, {DNNL_ARG_DST, dst}});
         stream.wait();
     } catch (const dnnl::error &e) {
         m_elements = -1;

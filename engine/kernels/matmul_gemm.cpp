@@ -3,6 +3,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "kernels/dnnl_scratchpad.h"
 #include "kernels/dnnl_support.h"
 #include "kernels/matmul_common.h"
 
@@ -68,7 +69,7 @@ Status GemmKernel::build(int64_t m, int64_t k, int64_t n, const Shape &cShape, b
         biasDims(cShape, m, n, rows, cols);
         biasDesc = memory::desc({rows, cols}, f32, memory::format_tag::ab);
     }
-    dnnl::primitive_attr attr;
+    dnnl::primitive_attr attr = ds::ownScratchpad();
     if (m_alpha != 1.0f) {
         dnnl::post_ops ops;
         ops.append_eltwise(1.0f, dnnl::algorithm::eltwise_linear, m_alpha, 0.0f);
@@ -180,7 +181,7 @@ Status GemmKernel::run(KernelContext &ctx) {
             }
             args[DNNL_ARG_BIAS] = e.bias;
         }
-        e.primitive.execute(stream, args);
+        ds::execute(e.primitive, stream, args);
     });
 }
 

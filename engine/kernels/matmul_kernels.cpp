@@ -3,6 +3,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "kernels/dnnl_scratchpad.h"
 #include "kernels/dnnl_support.h"
 #include "kernels/kernel.h"
 #include "kernels/kernel_families.h"
@@ -151,7 +152,7 @@ void MatMulKernel::build(const MatMulShapes &shapes, bool constantB, Entry &e) c
                 ? memory::desc(ds::toDims(s.b), memory::data_type::f32, memory::format_tag::any)
                 : userWeights;
         dnnl::matmul::primitive_desc pd(dnnl::matmul::desc(srcDesc, weightsDesc, dstDesc),
-                                        ds::cpuEngine());
+                                        ds::ownScratchpad(), ds::cpuEngine());
         e.primitive = dnnl::matmul(pd);
         e.src = memory(srcDesc, ds::cpuEngine(), nullptr);
         e.dst = memory(dstDesc, ds::cpuEngine(), nullptr);
@@ -187,8 +188,8 @@ Status MatMulKernel::run(KernelContext &ctx) {
             return ds::runOnStream("MatMul", [&](dnnl::stream &stream) {
                 e.src.set_data_handle(const_cast<void *>(a.rawData()));
                 e.dst.set_data_handle(out.rawData());
-                e.primitive.execute(
-                    stream, {{DNNL_ARG_SRC, e.src},
+                ds::execute(e.primitive, stream,
+                            {{DNNL_ARG_SRC, e.src},
                              {DNNL_ARG_WEIGHTS, e.weights.prepare(stream, b.rawData(), constantB)},
                              {DNNL_ARG_DST, e.dst}});
             });

@@ -6,6 +6,7 @@
 
 #include <string>
 
+#include "kernels/dnnl_scratchpad.h"
 #include "kernels/dnnl_support.h"
 #include "kernels/kernel.h"
 #include "kernels/kernel_families.h"
@@ -51,7 +52,7 @@ public:
             dnnl::memory src = ds::wrap(x, m_srcDesc);
             dnnl::memory dst = ds::wrap(y, m_dstDesc);
             dnnl::stream &stream = ds::threadStream();
-            m_primitive.execute(stream, {{DNNL_ARG_SRC, src}, {DNNL_ARG_DST, dst}});
+            ds::execute(m_primitive, stream, {{DNNL_ARG_SRC, src}, {DNNL_ARG_DST, dst}});
             stream.wait();
             return Status::ok();
         }
@@ -98,8 +99,8 @@ private:
                                             : dnnl::algorithm::pooling_avg_exclude_padding;
             dnnl::pooling_v2_forward::desc desc(dnnl::prop_kind::forward_inference, alg, m_srcDesc,
                                                 m_dstDesc, strides, kernel, dilation, padL, padR);
-            m_primitive = dnnl::pooling_v2_forward(
-                dnnl::pooling_v2_forward::primitive_desc(desc, ds::cpuEngine()));
+            m_primitive = dnnl::pooling_v2_forward(dnnl::pooling_v2_forward::primitive_desc(
+                desc, ds::ownScratchpad(), ds::cpuEngine()));
             m_primitiveOk = true;
         } catch (const dnnl::error &) {
             m_primitiveOk = false;  // e.g. padding wider than the window: the plain loop handles it

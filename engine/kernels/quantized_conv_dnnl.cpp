@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "kernels/convolution_common.h"
+#include "kernels/dnnl_scratchpad.h"
 #include "kernels/dnnl_support.h"
 #include "kernels/quantized_conv_fixups.h"
 #include "kernels/quantized_dnnl_common.h"
@@ -179,7 +180,7 @@ Status QLinearConvDnnl::build(const KernelContext &ctx, const ConvQuantKey &key,
     };
     try {
         auto &eng = ds::cpuEngine();
-        dnnl::primitive_attr fusedAttr;
+        dnnl::primitive_attr fusedAttr = ds::ownScratchpad();
         fusedAttr.set_output_scales(1 << 1, mult);
         if (e.srcZpValue != 0) fusedAttr.set_zero_points(DNNL_ARG_SRC, 0, {DNNL_RUNTIME_S32_VAL});
         if (e.dstZpValue != 0) fusedAttr.set_zero_points(DNNL_ARG_DST, 0, {DNNL_RUNTIME_S32_VAL});
@@ -201,7 +202,7 @@ Status QLinearConvDnnl::build(const KernelContext &ctx, const ConvQuantKey &key,
             } else if (adjacentPairsMayOverflow(w.data<int8_t>(), w.dim(0), w.dim(1), taps)) {
                 e.split = true;
                 if (rank == 4) {  // one pass on the safe weights + sparse fix-ups
-                    dnnl::primitive_attr attr;
+                    dnnl::primitive_attr attr = ds::ownScratchpad();
                     if (e.srcZpValue != 0)
                         attr.set_zero_points(DNNL_ARG_SRC, 0, {DNNL_RUNTIME_S32_VAL});
                     auto pdAcc = makePd(dt::s32, attr, key.hasBias);
@@ -267,7 +268,7 @@ Status QLinearConvDnnl::build(const KernelContext &ctx, const ConvQuantKey &key,
         e.src = memory(srcUser, eng, nullptr);
         if (e.reorderSrc) {
             e.srcCl = memory(srcDesc, eng);
-            e.srcReorder = dnnl::reorder(e.src, e.srcCl);
+            e.srcReorder = ds::makeReorder(e.src, e.srcCl);
         }
         if (e.flipSrc) e.flipped.resize(static_cast<size_t>(x.numel()));
         const memory::desc dstCl(dstDims, dnnlType(key.yType),
@@ -278,7 +279,7 @@ Status QLinearConvDnnl::build(const KernelContext &ctx, const ConvQuantKey &key,
                 const memory::desc dstPlain(dstDims, dnnlType(key.yType),
                                             conv::activationTag(g.spatialRank, false));
                 e.dstPlain = memory(dstPlain, eng, nullptr);
-                e.dstReorder = dnnl::reorder(e.dst, e.dstPlain);
+                e.dstReorder = ds::makeReorder(e.dst, e.dstPlain);
             } else {
                 e.dst = memory(dstCl, eng, nullptr);
             }
@@ -312,7 +313,7 @@ Status QLinearConvDnnl::execute(KernelContext &ctx, Entry &e) {
         e.src.set_data_handle(const_cast<void *>(srcData));
         memory src = e.src;
         if (e.reorderSrc) {
-            e.srcReorder.execute(stream, e.src, e.srcCl);
+            ds::execute(e.srcReorder, stream, e.src, e.srcCl);
             src = e.srcCl;
         }
         std::unordered_map<int, memory> args{{DNNL_ARG_SRC, src}};
@@ -326,7 +327,7 @@ Status QLinearConvDnnl::execute(KernelContext &ctx, Entry &e) {
         if (e.sparse) {
             args[DNNL_ARG_WEIGHTS] = e.weights.prepare(stream, e.wA.data(), true);
             args[DNNL_ARG_DST] = e.acc;
-            e.first.execute(stream, args);
+            ds::execute(e.first, stream, args);
             stream.wait();
             const auto *xCl = static_cast<const uint8_t *>(e.reorderSrc ? e.srcCl.get_data_handle()
                                                                         : srcData);
@@ -341,19 +342,19 @@ Status QLinearConvDnnl::execute(KernelContext &ctx, Entry &e) {
             if (e.dstZpValue != 0) args[DNNL_ARG_ATTR_ZERO_POINTS | DNNL_ARG_DST] = e.dstZp;
             if (!e.dstTemp) e.dst.set_data_handle(y.rawData());
             args[DNNL_ARG_DST] = e.dst;
-            e.first.execute(stream, args);
+            ds::execute(e.first, stream, args);
             if (e.dstTemp) {
                 e.dstPlain.set_data_handle(y.rawData());
-                e.dstReorder.execute(stream, e.dst, e.dstPlain);
+                ds::execute(e.dstReorder, stream, e.dst, e.dstPlain);
             }
             return;
         }
         args[DNNL_ARG_WEIGHTS] = e.weights.prepare(stream, e.wA.data(), constWeights);
         args[DNNL_ARG_DST] = e.acc;
-        e.first.execute(stream, args);
+        ds::execute(e.first, stream, args);
         args.erase(DNNL_ARG_BIAS);
         args[DNNL_ARG_WEIGHTS] = e.weightsB.prepare(stream, e.wB.data(), constWeights);
-        e.second.execute(stream, args);
+        ds::execute(e.second, stream, args);
         stream.wait();
         // acc is [N][pixels][M]; y is channels-last for 4-D, else plain [N][M][pixels].
         const int64_t n = g.outputShape[0], m = g.outChannels;

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "kernels/dnnl_scratchpad.h"
 #include "kernels/quantized_conv_fixups.h"
 
 namespace ql::quant {
@@ -96,7 +97,7 @@ void Requantizer::run(const int32_t *acc, int64_t outer, int64_t channels, DataT
 }
 
 SplitPassAttributes makeSplitPassAttributes(bool hasSrcZeroPoint) {
-    SplitPassAttributes attrs;
+    SplitPassAttributes attrs{dnnl_support::ownScratchpad(), dnnl_support::ownScratchpad()};
     if (hasSrcZeroPoint) {
         attrs.first.set_zero_points(DNNL_ARG_SRC, 0, {DNNL_RUNTIME_S32_VAL});
         attrs.second.set_zero_points(DNNL_ARG_SRC, 0, {DNNL_RUNTIME_S32_VAL});

@@ -8,6 +8,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "kernels/dnnl_scratchpad.h"
 #include "kernels/dnnl_support.h"
 #include "kernels/quantized_dnnl_common.h"
 #include "kernels/type_dispatch.h"
@@ -209,7 +210,7 @@ Status QuantMatMulDnnl::build(const MatMulKey &key, bool constantB, Entry &e) co
             return dnnl::matmul::primitive_desc(desc, attr, eng);
         };
         if (!e.split) {
-            dnnl::primitive_attr attr;
+            dnnl::primitive_attr attr = ds::ownScratchpad();
             attr.set_output_scales(scaleMask, key.mult);
             if (e.srcZpValue != 0) attr.set_zero_points(DNNL_ARG_SRC, 0, {DNNL_RUNTIME_S32_VAL});
             if (e.dstZpValue != 0) attr.set_zero_points(DNNL_ARG_DST, 0, {DNNL_RUNTIME_S32_VAL});
@@ -283,12 +284,12 @@ Status QuantMatMulDnnl::execute(KernelContext &ctx, Entry &e, const Shape &outSh
             if (e.dstZpValue != 0) args[DNNL_ARG_ATTR_ZERO_POINTS | DNNL_ARG_DST] = e.dstZp;
             e.dst.set_data_handle(y.rawData());
             args[DNNL_ARG_DST] = e.dst;
-            e.first.execute(stream, args);
+            ds::execute(e.first, stream, args);
             return;
         }
         args[DNNL_ARG_WEIGHTS] = e.weights.prepare(stream, e.wA.data(), constB);
         args[DNNL_ARG_DST] = e.acc;
-        e.first.execute(stream, args);
+        ds::execute(e.first, stream, args);
         if (e.sparse) {
             stream.wait();
             // acc[i][n] += value * (a[i][k] - a_zp) for every fix-up (k, n, value).
@@ -305,7 +306,7 @@ Status QuantMatMulDnnl::execute(KernelContext &ctx, Entry &e, const Shape &outSh
         } else {
             args.erase(DNNL_ARG_BIAS);
             args[DNNL_ARG_WEIGHTS] = e.weightsB.prepare(stream, e.wB.data(), constB);
-            e.second.execute(stream, args);
+            ds::execute(e.second, stream, args);
             stream.wait();
         }
         if (k.yType != DataType::Float) {

@@ -6,6 +6,7 @@
 #include <limits>
 #include <vector>
 
+#include "kernels/dnnl_scratchpad.h"
 #include "kernels/dnnl_support.h"
 #include "kernels/kernel.h"
 #include "kernels/reduction_common.h"
@@ -102,8 +103,8 @@ private:
                     m_isLog ? dnnl::algorithm::softmax_log : dnnl::algorithm::softmax_accurate;
                 dnnl::softmax_v2_forward::desc desc(dnnl::prop_kind::forward_inference, alg, m_desc,
                                                     m_desc, 1);
-                m_primitive = dnnl::softmax_v2_forward(
-                    dnnl::softmax_v2_forward::primitive_desc(desc, ds::cpuEngine()));
+                m_primitive = dnnl::softmax_v2_forward(dnnl::softmax_v2_forward::primitive_desc(
+                    desc, ds::ownScratchpad(), ds::cpuEngine()));
                 m_primitiveOk = true;
             } catch (const dnnl::error &) {
                 m_primitiveOk = false;
@@ -113,7 +114,7 @@ private:
         dnnl::memory src = ds::wrap(x, m_desc);
         dnnl::memory dst = ds::wrap(y, m_desc);
         dnnl::stream &stream = ds::threadStream();
-        m_primitive.execute(stream, {{DNNL_ARG_SRC, src}, {DNNL_ARG_DST, dst}});
+        ds::execute(m_primitive, stream, {{DNNL_ARG_SRC, src}, {DNNL_ARG_DST, dst}});
         stream.wait();
         return true;
     }

@@ -2,8 +2,9 @@
 // Build once, run many: the plan orders the graph, instantiates one kernel per node, and
 // reuses value buffers across nodes and runs. Kernels cache their oneDNN primitives, so a
 // second run with the same input shapes costs only the kernels.
-// A plan runs on one thread at a time (kernels keep per-shape caches); plans on different
-// threads are independent.
+// A plan runs on one thread at a time (kernels keep per-shape caches), not necessarily the one
+// that built it; plans on different threads are independent (oneDNN primitives take their
+// scratchpad from the thread running them: kernels/dnnl_scratchpad.h).
 
 #include <functional>
 #include <map>

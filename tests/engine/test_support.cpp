@@ -1,12 +1,31 @@
 #include "test_support.h"
 
+#include <gtest/gtest.h>
+
 #include <cmath>
 #include <random>
 #include <sstream>
 
+#include "kernels/dnnl_scratchpad.h"
 #include "runtime/execution_plan.h"
 
 namespace ql::test {
+
+namespace {
+
+// Every oneDNN primitive takes its scratchpad from the thread running it
+// (kernels/dnnl_scratchpad.h); one run with the library's fails the test program.
+class ScratchpadModeCheck : public ::testing::Environment {
+    void TearDown() override {
+        EXPECT_EQ(dnnl_support::libraryScratchpadRuns(), 0)
+            << "oneDNN primitives ran with the library's scratchpad, which crashes on a thread "
+               "other than the one that created them";
+    }
+};
+[[maybe_unused]] ::testing::Environment *const kScratchpadModeCheck =
+    ::testing::AddGlobalTestEnvironment(new ScratchpadModeCheck);
+
+}  // namespace
 
 SingleNodeRun runSingleNode(const Node &node, const std::vector<Tensor> &inputs, size_t outputCount,
                             const std::vector<bool> &constants, int64_t opset) {
