@@ -99,10 +99,12 @@ Result<quant::BatchSource> DataReader::open(const Graph &graph, const DataFiles 
         if (!source) return source.status().withContext("input '" + input.name + "'");
         sources.emplace_back(input.name, std::move(*source));
     }
-    for (const auto &[name, files] : listed.inputFiles)
+    for (const auto &listedInput : listed.inputFiles) {
+        const std::string &name = listedInput.first;
         if (std::none_of(graph.inputs.begin(), graph.inputs.end(),
                          [&](const ValueInfo &input) { return input.name == name; }))
             return Status::badInput(graph.sourcePath + ": the model has no input '" + name + "'");
+    }
     return zipSources(std::move(sources));
 }
 

@@ -271,8 +271,8 @@ TEST(BinaryKernels, ComparisonsGiveBool) {
                 std::string why;
                 EXPECT_TRUE(allClose(run.outputs[0],
                                      reference({a, b}, DataType::Bool,
-                                               [&](const std::vector<double> &v) {
-                                                   return f(v[0], v[1]) ? 1.0 : 0.0;
+                                               [&compare = f](const std::vector<double> &v) {
+                                                   return compare(v[0], v[1]) ? 1.0 : 0.0;
                                                }),
                                      0, 0, &why))
                     << op << " " << shapeToString(sa) << " " << shapeToString(sb) << ": " << why;
