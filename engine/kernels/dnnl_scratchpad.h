@@ -21,8 +21,8 @@ dnnl::primitive_attr ownScratchpad(dnnl::primitive_attr attr = dnnl::primitive_a
 dnnl::reorder makeReorder(const dnnl::memory &from, const dnnl::memory &to);
 
 // Runs `primitive` on `stream` with its scratchpad in a buffer owned by the calling thread (grown
-// as needed, kept for the thread's life). A primitive is not run by two threads at once (a plan
-// runs on one thread at a time), so the buffer is never shared.
+// as needed, kept for the thread's life). A CPU stream on the OpenMP runtime runs each primitive
+// to the end before execute returns, so consecutive runs on one thread may reuse the buffer.
 void execute(const dnnl::primitive &primitive, dnnl::stream &stream,
              std::unordered_map<int, dnnl::memory> args);
 void execute(const dnnl::reorder &reorder, dnnl::stream &stream, const dnnl::memory &from,
