@@ -5,6 +5,7 @@
 #include <cstring>
 
 #include "analysis/layer_weights.h"
+#include "core/fnv_hash.h"
 #include "ir/channel_runs.h"
 
 namespace ql::analysis {
@@ -186,16 +187,12 @@ std::optional<double> weightCorrelation(const WeightEvidence &a, const WeightEvi
 }
 
 WeightCorrelationMemo::Side WeightCorrelationMemo::sideOf(const WeightEvidence &e) {
-    uint64_t hash = 14695981039346656037ull;  // FNV-1a over the quantization parameters
-    auto mix = [&](const void *data, size_t bytes) {
-        for (size_t i = 0; i < bytes; ++i)
-            hash = (hash ^ static_cast<const unsigned char *>(data)[i]) * 1099511628211ull;
-    };
+    uint64_t hash = kFnvOffsetBasis;  // over the quantization parameters
     if (e.quantization) {
         const quant::QParams &q = *e.quantization;
-        mix(q.scale.data(), q.scale.size() * sizeof(float));
-        mix(q.zeroPoint.data(), q.zeroPoint.size() * sizeof(int32_t));
-        mix(&q.axis, sizeof q.axis);
+        hash = fnv1a(q.scale.data(), q.scale.size() * sizeof(float), hash);
+        hash = fnv1a(q.zeroPoint.data(), q.zeroPoint.size() * sizeof(int32_t), hash);
+        hash = fnv1a(&q.axis, sizeof q.axis, hash);
     }
     return {e.weight.rawData(), e.weight.dtype(), e.channelAxis, hash};
 }

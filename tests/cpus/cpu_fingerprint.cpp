@@ -13,6 +13,7 @@
 
 #include "analysis/comparison_metrics.h"
 #include "analysis/weight_evidence.h"
+#include "core/fnv_hash.h"
 #include "ir/channel_runs.h"
 #include "qlinear_test_support.h"
 
@@ -41,13 +42,6 @@ Tensor randomIntegers(const Shape &shape, unsigned seed) {
     std::vector<T> v(size_t(shapeElementCount(shape)));
     for (T &x : v) x = static_cast<T>(uniform(rng));
     return Tensor::fromVector<T>(shape, v);
-}
-
-uint64_t fnv1a(const void *data, size_t bytes) {
-    uint64_t h = 1469598103934665603ull;
-    for (size_t i = 0; i < bytes; ++i)
-        h = (h ^ static_cast<const uint8_t *>(data)[i]) * 1099511628211ull;
-    return h;
 }
 
 void printMetrics(const std::string &label, const ComparisonAccumulator &acc) {
