@@ -12,7 +12,7 @@
 #include <set>
 #include <string>
 
-#include "analysis/skip_list_dialects.h"
+#include "analysis/search/skip_list_dialects.h"
 #include "analysis_job.h"
 #include "analysis_report.h"
 #include "analysis_setup.h"
@@ -70,7 +70,7 @@ public:
 
     // Exports; false with a one-line message.
     QJsonObject skipListJson() const;
-    // The fp32 layers as a skip-list for a toolchain (analysis/skip_list_dialects.h); quantlens is
+    // The fp32 layers as a skip-list for a toolchain (analysis/search/skip_list_dialects.h); quantlens is
     // skipListJson().
     bool exportSkipList(const QString &path, ql::analysis::SkipListDialect dialect,
                         QString &error) const;

@@ -14,11 +14,11 @@
 #include <string>
 #include <vector>
 
-#include "analysis/analysis_session.h"
-#include "analysis/keep_layers_fp32.h"
-#include "analysis/numeric_suite.h"
-#include "analysis/pair_batch.h"
-#include "analysis/pass_latency.h"
+#include "analysis/session/analysis_session.h"
+#include "analysis/session/keep_layers_fp32.h"
+#include "analysis/suite/numeric_suite.h"
+#include "analysis/data/pair_batch.h"
+#include "analysis/session/pass_latency.h"
 #include "analysis_job.h"
 #include "analysis_report_format.h"
 #include "analysis_setup.h"

@@ -1,5 +1,5 @@
 // `quantlens calib-lab`: many calibrations of one float model evaluated on the same data, with
-// confidence intervals and paired tests (engine/analysis/calibration_lab.h), as JSON and a table.
+// confidence intervals and paired tests (engine/analysis/calibration_lab/calibration_lab.h), as JSON and a table.
 #include <QCommandLineParser>
 #include <QDir>
 #include <QFile>
@@ -11,8 +11,8 @@
 #include <cmath>
 #include <cstdio>
 
-#include "analysis/analysis_session.h"
-#include "analysis/calibration_lab.h"
+#include "analysis/session/analysis_session.h"
+#include "analysis/calibration_lab/calibration_lab.h"
 #include "calibration_lab_format.h"
 #include "cli_commands.h"
 #include "cli_data.h"

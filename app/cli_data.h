@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "analysis/data_reader.h"
+#include "analysis/data/data_reader.h"
 #include "core/status.h"
 #include "image_data_reader.h"
 #include "ir/graph.h"

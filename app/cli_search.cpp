@@ -11,9 +11,9 @@
 #include <optional>
 #include <set>
 
-#include "analysis/fp32_search.h"
-#include "analysis/session_inputs.h"
-#include "analysis/skip_list_dialects.h"
+#include "analysis/search/fp32_search.h"
+#include "analysis/data/session_inputs.h"
+#include "analysis/search/skip_list_dialects.h"
 #include "cli_commands.h"
 #include "cli_data.h"
 #include "cli_quantizer_options.h"

@@ -4,7 +4,7 @@
 #include <chrono>
 #include <mutex>
 
-#include "analysis/worst_samples.h"
+#include "analysis/suite/worst_samples.h"
 #include "core/stop_token.h"
 #include "worker_pool.h"
 #include "worst_sample_strip.h"

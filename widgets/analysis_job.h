@@ -1,5 +1,5 @@
 #pragma once
-// Runs an interactive analysis (analysis/analysis_session.h) off the GUI thread: loading the two
+// Runs an interactive analysis (analysis/session/analysis_session.h) off the GUI thread: loading the two
 // models and the evaluation data, the first numeric-suite run, fp32 toggles, the latency
 // measurement and the export of the re-quantized model. One operation runs at a time on a
 // QtConcurrent worker; the session is never touched by the GUI thread while it runs. Toggle
@@ -20,10 +20,10 @@
 #include <string>
 #include <vector>
 
-#include "analysis/analysis_session.h"
-#include "analysis/fp32_search.h"
-#include "analysis/layer_matching.h"
-#include "analysis/session_inputs.h"
+#include "analysis/session/analysis_session.h"
+#include "analysis/search/fp32_search.h"
+#include "analysis/pairing/layer_matching.h"
+#include "analysis/data/session_inputs.h"
 #include "analysis_report.h"
 #include "core/status.h"
 
@@ -43,7 +43,7 @@ struct AnalysisRequest : analysis::SessionSources {
     int threads = 0;  // engine threads; 0: all cores
 };
 
-// The session's worst samples (analysis/worst_samples.h), with the files (image data) or input
+// The session's worst samples (analysis/suite/worst_samples.h), with the files (image data) or input
 // rows (tensors) their thumbnails are made from; null when the report has no per-sample figures.
 std::shared_ptr<const SampleStripData> worstSampleData(const analysis::AnalysisSession &session);
 // The same from a report alone (no tensors: a streamed analysis does not keep them).
@@ -57,7 +57,7 @@ std::shared_ptr<SampleStripData> worstSampleData(const analysis::NumericSuiteRep
 Result<std::unique_ptr<analysis::AnalysisSession>> createAnalysisSession(
     const AnalysisRequest &request, const analysis::SessionProgress &progress = {});
 
-// An fp32 search (analysis/fp32_search.h) asked for from the GUI. Without a holdout it runs on
+// An fp32 search (analysis/search/fp32_search.h) asked for from the GUI. Without a holdout it runs on
 // the live session, which afterwards goes back to the user's fp32 layers; with one, on a session
 // of its own made from the last request's sources, the last batches held out.
 struct SearchRequest {

@@ -8,7 +8,7 @@
 #include <memory>
 #include <optional>
 
-#include "analysis/numeric_suite.h"
+#include "analysis/suite/numeric_suite.h"
 
 namespace ql::ui {
 

@@ -6,7 +6,7 @@
 #include <cmath>
 #include <optional>
 
-#include "analysis/worst_samples.h"
+#include "analysis/suite/worst_samples.h"
 
 namespace ql::ui {
 namespace {

@@ -11,7 +11,7 @@
 #include <QJsonObject>
 #include <QString>
 
-#include "analysis/numeric_suite.h"
+#include "analysis/suite/numeric_suite.h"
 
 namespace ql::ui {
 

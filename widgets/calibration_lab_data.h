@@ -14,7 +14,7 @@
 #include <memory>
 #include <optional>
 
-#include "analysis/statistics.h"
+#include "analysis/metrics/statistics.h"
 
 namespace ql::ui {
 

@@ -5,7 +5,7 @@
 #include <QJsonObject>
 #include <QString>
 
-#include "analysis/calibration_lab.h"
+#include "analysis/calibration_lab/calibration_lab.h"
 
 namespace ql::ui {
 

@@ -4,7 +4,7 @@
 #include <chrono>
 #include <mutex>
 
-#include "analysis/analysis_session.h"  // readLabelsFile
+#include "analysis/session/analysis_session.h"  // readLabelsFile
 #include "calibration_lab_format.h"
 #include "core/stop_token.h"
 #include "onnx_io/model_loader.h"

@@ -1,5 +1,5 @@
 #pragma once
-// Runs a calibration lab (analysis/calibration_lab.h) off the GUI thread: loads the float model,
+// Runs a calibration lab (analysis/calibration_lab/calibration_lab.h) off the GUI thread: loads the float model,
 // lists the pool and evaluation folders, reads the labels, creates the lab (the float passes over
 // the pool and the evaluation set) and runs every planned calibration. Progress (stage, done of
 // total, an estimate of the time left) is polled from a shared state, as in AnalysisJob, so no
@@ -16,7 +16,7 @@
 
 #include <memory>
 
-#include "analysis/calibration_lab.h"
+#include "analysis/calibration_lab/calibration_lab.h"
 #include "calibration_lab_settings.h"
 #include "core/status.h"
 

@@ -14,7 +14,7 @@
 #include <mutex>
 #include <string>
 
-#include "analysis/layer_capture.h"
+#include "analysis/explain/layer_capture.h"
 #include "core/status.h"
 #include "ir/graph.h"
 #include "ir/tensor.h"

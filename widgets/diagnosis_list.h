@@ -1,5 +1,5 @@
 #pragma once
-// The diagnosis list: the engine's findings (analysis/diagnosis.h) as plain-language lines with
+// The diagnosis list: the engine's findings (analysis/suite/diagnosis.h) as plain-language lines with
 // the numbers behind them, an icon per severity, errors first. Activating a line that names a
 // layer emits layerActivated(index into the report's layers), so the chart, table and inspector
 // can select it.
@@ -8,7 +8,7 @@
 
 #include <vector>
 
-#include "analysis/diagnosis.h"
+#include "analysis/suite/diagnosis.h"
 #include "analysis_report.h"
 
 namespace ql::ui {

@@ -12,7 +12,7 @@
 #include <optional>
 #include <vector>
 
-#include "analysis/element_explanation.h"
+#include "analysis/explain/element_explanation.h"
 
 class QLabel;
 class QLineEdit;

@@ -15,7 +15,7 @@
 #include <memory>
 #include <vector>
 
-#include "analysis/diagnosis.h"
+#include "analysis/suite/diagnosis.h"
 #include "analysis_report.h"
 #include "graph_layout.h"
 #include "graph_outline.h"

@@ -25,9 +25,9 @@
 #include <string>
 #include <vector>
 
-#include "analysis/layer_inspection.h"
-#include "analysis/layer_matching.h"
-#include "analysis/numeric_suite.h"
+#include "analysis/explain/layer_inspection.h"
+#include "analysis/pairing/layer_matching.h"
+#include "analysis/suite/numeric_suite.h"
 #include "capture_runners.h"
 #include "ir/graph.h"
 #include "ir/tensor.h"

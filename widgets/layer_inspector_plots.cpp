@@ -5,7 +5,7 @@
 #include <algorithm>
 #include <cmath>
 
-#include "analysis/comparison_metrics.h"
+#include "analysis/metrics/comparison_metrics.h"
 #include "layer_inspector.h"
 
 namespace ql::ui {

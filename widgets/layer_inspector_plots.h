@@ -9,9 +9,9 @@
 
 #include <vector>
 
-#include "analysis/layer_inspection.h"
-#include "analysis/numeric_suite.h"
-#include "analysis/sample_ranges.h"
+#include "analysis/explain/layer_inspection.h"
+#include "analysis/suite/numeric_suite.h"
+#include "analysis/metrics/sample_ranges.h"
 
 class QCustomPlot;
 

@@ -9,8 +9,8 @@
 #include <algorithm>
 #include <cmath>
 
-#include "analysis/layer_capture.h"
-#include "analysis/layer_matching.h"
+#include "analysis/explain/layer_capture.h"
+#include "analysis/pairing/layer_matching.h"
 #include "runtime/cpu_info.h"
 #include "sample_thumbnail.h"
 

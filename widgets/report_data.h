@@ -20,7 +20,7 @@
 #include <utility>
 #include <vector>
 
-#include "analysis/diagnosis.h"
+#include "analysis/suite/diagnosis.h"
 #include "analysis_report.h"
 #include "analysis_report_format.h"
 #include "core/status.h"

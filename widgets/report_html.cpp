@@ -10,7 +10,7 @@
 #include <algorithm>
 #include <cmath>
 
-#include "analysis/statistics.h"
+#include "analysis/metrics/statistics.h"
 #include "diagnosis_list.h"
 #include "display_format.h"
 #include "report_figures.h"

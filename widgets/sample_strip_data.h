@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "analysis/worst_samples.h"
+#include "analysis/suite/worst_samples.h"
 #include "ir/tensor.h"
 
 namespace ql::ui {

@@ -7,7 +7,7 @@
 
 #include <optional>
 
-#include "analysis/worst_samples.h"
+#include "analysis/suite/worst_samples.h"
 
 class QLabel;
 class QPushButton;

@@ -1,5 +1,5 @@
 #pragma once
-// The worst samples (analysis/worst_samples.h) as one short, horizontally scrolling row of tiles:
+// The worst samples (analysis/suite/worst_samples.h) as one short, horizontally scrolling row of tiles:
 // a thumbnail (the picture itself for image data, a heat map of the input tensor otherwise), the
 // sample's index and output SQNR, for a classifier both predictions with a flip's int8 class in
 // the chart's red, and the label when known. Clicking a tile or pressing Enter on it emits

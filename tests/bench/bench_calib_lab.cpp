@@ -13,9 +13,9 @@
 #include <cstdlib>
 #include <string>
 
-#include "analysis/analysis_session.h"
-#include "analysis/calibration_lab.h"
-#include "analysis/numeric_suite.h"
+#include "analysis/session/analysis_session.h"
+#include "analysis/calibration_lab/calibration_lab.h"
+#include "analysis/suite/numeric_suite.h"
 #include "onnx_io/model_loader.h"
 #include "quant/calibration_data.h"
 

@@ -51,11 +51,11 @@
 #include <string>
 #include <vector>
 
-#include "analysis/analysis_session.h"
-#include "analysis/keep_layers_fp32.h"
-#include "analysis/layer_capture.h"
-#include "analysis/layer_inspection.h"
-#include "analysis/layer_matching.h"
+#include "analysis/session/analysis_session.h"
+#include "analysis/session/keep_layers_fp32.h"
+#include "analysis/explain/layer_capture.h"
+#include "analysis/explain/layer_inspection.h"
+#include "analysis/pairing/layer_matching.h"
 #include "onnx_io/model_loader.h"
 
 #include "bench_support.h"

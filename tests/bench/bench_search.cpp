@@ -22,8 +22,8 @@
 #include <string>
 #include <vector>
 
-#include "analysis/analysis_session.h"
-#include "analysis/fp32_search.h"
+#include "analysis/session/analysis_session.h"
+#include "analysis/search/fp32_search.h"
 #include "onnx_io/model_loader.h"
 #include "passes/int8_kernel_mode.h"
 #include "passes/precision.h"

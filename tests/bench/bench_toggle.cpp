@@ -32,10 +32,10 @@
 #include <string>
 #include <vector>
 
-#include "analysis/analysis_session.h"
-#include "analysis/keep_layers_fp32.h"
-#include "analysis/layer_matching.h"
-#include "analysis/weight_comparison.h"
+#include "analysis/session/analysis_session.h"
+#include "analysis/session/keep_layers_fp32.h"
+#include "analysis/pairing/layer_matching.h"
+#include "analysis/suite/weight_comparison.h"
 #include "onnx_io/model_loader.h"
 #include "passes/int8_kernel_mode.h"
 #include "passes/precision.h"

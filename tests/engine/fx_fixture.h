@@ -12,8 +12,8 @@
 #include <memory>
 #include <string>
 
-#include "analysis/activation_comparison.h"
-#include "analysis/layer_matching.h"
+#include "analysis/suite/activation_comparison.h"
+#include "analysis/pairing/layer_matching.h"
 #include "onnx_io/model_loader.h"
 #include "onnx_io/tensor_file.h"
 

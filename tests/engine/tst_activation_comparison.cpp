@@ -8,7 +8,7 @@
 #include <cstdlib>
 #include <cstring>
 
-#include "analysis/activation_comparison.h"
+#include "analysis/suite/activation_comparison.h"
 #include "fx_fixture.h"
 
 using namespace ql;

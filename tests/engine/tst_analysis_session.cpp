@@ -10,8 +10,8 @@
 #include <cmath>
 #include <cstdio>
 
-#include "analysis/analysis_session.h"
-#include "analysis/keep_layers_fp32.h"
+#include "analysis/session/analysis_session.h"
+#include "analysis/session/keep_layers_fp32.h"
 #include "core/stop_token.h"
 #include "fx_fixture.h"
 #include "onnx_io/model_loader.h"

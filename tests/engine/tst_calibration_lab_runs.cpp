@@ -10,8 +10,8 @@
 #include <map>
 #include <set>
 
-#include "analysis/analysis_session.h"
-#include "analysis/calibration_lab.h"
+#include "analysis/session/analysis_session.h"
+#include "analysis/calibration_lab/calibration_lab.h"
 #include "core/stop_token.h"
 #include "onnx_io/model_loader.h"
 #include "onnx_io/tensor_file.h"

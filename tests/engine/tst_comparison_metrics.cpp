@@ -10,7 +10,7 @@
 #include <random>
 #include <vector>
 
-#include "analysis/comparison_metrics.h"
+#include "analysis/metrics/comparison_metrics.h"
 
 using namespace ql::analysis;
 

@@ -5,7 +5,7 @@
 #include <cmath>
 #include <limits>
 
-#include "analysis/diagnosis.h"
+#include "analysis/suite/diagnosis.h"
 #include "test_support.h"
 
 using namespace ql;

@@ -7,7 +7,7 @@
 #include <cstdlib>
 #include <set>
 
-#include "analysis/fp32_search.h"
+#include "analysis/search/fp32_search.h"
 #include "onnx_io/model_loader.h"
 
 using namespace ql;

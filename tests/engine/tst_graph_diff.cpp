@@ -3,7 +3,7 @@
 // graph computes.
 #include <gtest/gtest.h>
 
-#include "analysis/graph_diff.h"
+#include "analysis/session/graph_diff.h"
 #include "qdq_test_graphs.h"
 
 using namespace ql;

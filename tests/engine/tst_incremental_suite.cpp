@@ -5,8 +5,8 @@
 
 #include <cmath>
 
-#include "analysis/incremental_suite.h"
-#include "analysis/keep_layers_fp32.h"
+#include "analysis/session/incremental_suite.h"
+#include "analysis/session/keep_layers_fp32.h"
 #include "fx_fixture.h"
 
 using namespace ql;

@@ -10,8 +10,8 @@
 #include <cstdlib>
 #include <cstring>
 
-#include "analysis/isolated_comparison.h"
-#include "analysis/isolated_layer_graph.h"
+#include "analysis/suite/isolated_comparison.h"
+#include "analysis/suite/isolated_layer_graph.h"
 #include "fx_fixture.h"
 #include "conv_reference.h"
 #include "onnx_io/model_loader.h"

@@ -5,8 +5,8 @@
 
 #include <cmath>
 
-#include "analysis/keep_layers_fp32.h"
-#include "analysis/layer_matching.h"
+#include "analysis/session/keep_layers_fp32.h"
+#include "analysis/pairing/layer_matching.h"
 #include "fx_fixture.h"
 #include "passes/precision.h"
 #include "qdq_test_graphs.h"

@@ -9,8 +9,8 @@
 #include <optional>
 #include <thread>
 
-#include "analysis/keep_layers_fp32.h"
-#include "analysis/layer_capture.h"
+#include "analysis/session/keep_layers_fp32.h"
+#include "analysis/explain/layer_capture.h"
 #include "fx_fixture.h"
 
 using namespace ql;

@@ -9,8 +9,8 @@
 #include <cstring>
 #include <numeric>
 
-#include "analysis/layer_inspection.h"
-#include "analysis/quant_value.h"
+#include "analysis/explain/layer_inspection.h"
+#include "analysis/pairing/quant_value.h"
 #include "fx_fixture.h"
 #include "passes/constant_folding.h"
 #include "passes/precision.h"

@@ -9,7 +9,7 @@
 #include <set>
 #include <tuple>
 
-#include "analysis/layer_matching.h"
+#include "analysis/pairing/layer_matching.h"
 #include "onnx_io/model_loader.h"
 #include "test_support.h"
 

@@ -7,10 +7,10 @@
 #include <algorithm>
 #include <cmath>
 
-#include "analysis/diagnosis.h"
-#include "analysis/isolated_comparison.h"
-#include "analysis/numeric_suite.h"
-#include "analysis/weight_comparison.h"
+#include "analysis/suite/diagnosis.h"
+#include "analysis/suite/isolated_comparison.h"
+#include "analysis/suite/numeric_suite.h"
+#include "analysis/suite/weight_comparison.h"
 #include "fx_fixture.h"
 #include "runtime/execution_plan.h"
 

@@ -5,7 +5,7 @@
 #include <cmath>
 #include <limits>
 
-#include "analysis/sample_ranges.h"
+#include "analysis/metrics/sample_ranges.h"
 
 using namespace ql::analysis;
 

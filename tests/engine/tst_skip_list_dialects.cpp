@@ -5,7 +5,7 @@
 
 #include <cstdlib>
 
-#include "analysis/skip_list_dialects.h"
+#include "analysis/search/skip_list_dialects.h"
 #include "onnx_io/model_loader.h"
 
 using namespace ql;

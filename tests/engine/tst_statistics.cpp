@@ -6,7 +6,7 @@
 #include <cmath>
 #include <vector>
 
-#include "analysis/statistics.h"
+#include "analysis/metrics/statistics.h"
 
 using namespace ql::analysis;
 

@@ -8,7 +8,7 @@
 #include <fstream>
 #include <sstream>
 
-#include "analysis/weight_comparison.h"
+#include "analysis/suite/weight_comparison.h"
 #include "onnx_io/model_loader.h"
 #include "test_support.h"
 

@@ -6,8 +6,8 @@
 #include <cmath>
 #include <random>
 
-#include "analysis/layer_weights.h"
-#include "analysis/weight_evidence.h"
+#include "analysis/pairing/layer_weights.h"
+#include "analysis/pairing/weight_evidence.h"
 #include "test_support.h"
 
 using namespace ql;

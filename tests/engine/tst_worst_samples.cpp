@@ -6,7 +6,7 @@
 #include <cmath>
 #include <limits>
 
-#include "analysis/worst_samples.h"
+#include "analysis/suite/worst_samples.h"
 
 using namespace ql::analysis;
 

@@ -29,7 +29,7 @@
 #include <ctime>
 
 #include <QRadioButton>
-#include "analysis/analysis_session.h"
+#include "analysis/session/analysis_session.h"
 #include "analysis_controller.h"
 #include "analysis_headline.h"
 #include "analysis_job.h"

@@ -21,7 +21,7 @@
 #include <QThread>
 #include <QUndoStack>
 
-#include "analysis/fp32_search.h"
+#include "analysis/search/fp32_search.h"
 #include "analysis_controller.h"
 #include "analysis_job.h"
 #include "fp32_pareto_chart.h"

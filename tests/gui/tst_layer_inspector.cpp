@@ -17,9 +17,9 @@
 #include <cstring>
 #include <memory>
 
-#include "analysis/keep_layers_fp32.h"
-#include "analysis/layer_inspection.h"
-#include "analysis/numeric_suite.h"
+#include "analysis/session/keep_layers_fp32.h"
+#include "analysis/explain/layer_inspection.h"
+#include "analysis/suite/numeric_suite.h"
 #include "element_explanation_view.h"
 #include "layer_inspector.h"
 #include "onnx_io/model_loader.h"

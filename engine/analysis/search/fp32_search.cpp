@@ -1,0 +1,386 @@
+#include "analysis/search/fp32_search.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <limits>
+#include <map>
+#include <set>
+
+namespace ql::analysis {
+
+namespace {
+
+constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+
+// Measures sets of fp32 layers on the session, each set once, within the budget.
+class Evaluator {
+public:
+    Evaluator(AnalysisSession &session, const SearchOptions &options, SearchResult &result)
+        : m_session(session), m_options(options), m_result(result) {}
+
+    // The figure of `set` (indices into the candidates), measured once. Past the budget it sets
+    // result.budgetExhausted and fails with Cancelled; the search keeps its best set so far.
+    Result<double> figure(const std::vector<size_t> &set) {
+        std::vector<size_t> key = set;
+        std::sort(key.begin(), key.end());
+        auto known = m_known.find(key);
+        if (known != m_known.end()) return known->second;
+        if (static_cast<int>(m_result.evaluations.size()) >= m_options.maxEvaluations) {
+            m_result.budgetExhausted = true;
+            return Status::error(ErrorKind::Cancelled, "evaluation budget");
+        }
+        std::set<std::string> layers;
+        for (size_t i : key) layers.insert(m_result.candidates[i]);
+        const auto start = std::chrono::steady_clock::now();
+        auto report = m_session.setFp32Layers(layers);
+        if (!report) return report.status();
+        const double value = searchMetricValue(*report, m_options.target.metric);
+        SearchEvaluation e;
+        for (size_t i : key) e.fp32Layers.push_back(m_result.candidates[i]);
+        e.figure = value;
+        e.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+        m_result.evaluations.push_back(std::move(e));
+        m_known.emplace(key, value);
+        if (meetsTarget(value, m_options.target) &&
+            (std::isnan(m_bestMeeting) ||
+             betterFigure(value, m_bestMeeting, m_options.target.metric)))
+            m_bestMeeting = value;
+        if (m_options.progress &&
+            !m_options.progress(static_cast<int>(m_result.evaluations.size()), m_bestMeeting))
+            return Status::error(ErrorKind::Cancelled, "fp32 search cancelled");
+        return value;
+    }
+
+    bool meets(double value) const { return meetsTarget(value, m_options.target); }
+    bool better(double a, double b) const { return betterFigure(a, b, m_options.target.metric); }
+
+private:
+    AnalysisSession &m_session;
+    const SearchOptions &m_options;
+    SearchResult &m_result;
+    std::map<std::vector<size_t>, double> m_known;
+    double m_bestMeeting = kNaN;
+};
+
+void keep(SearchResult &result, const std::vector<size_t> &set, double figure) {
+    std::vector<size_t> sorted = set;
+    std::sort(sorted.begin(), sorted.end());  // candidates are in report (execution) order
+    result.fp32Layers.clear();
+    for (size_t i : sorted) result.fp32Layers.push_back(result.candidates[i]);
+    result.figure = figure;
+}
+
+// Every set by increasing size; the first size with a set meeting the target is minimal, and
+// the best of that size wins.
+Status searchExhaustively(Evaluator &evaluate, size_t n, SearchResult &result) {
+    for (size_t k = 1; k < n; ++k) {
+        std::vector<bool> chosen(n, false);
+        std::fill(chosen.end() - static_cast<std::ptrdiff_t>(k), chosen.end(), true);
+        bool found = false;
+        do {
+            std::vector<size_t> set;
+            for (size_t i = 0; i < n; ++i)
+                if (chosen[i]) set.push_back(i);
+            auto f = evaluate.figure(set);
+            if (!f) return f.status();
+            if (evaluate.meets(*f) && (!found || evaluate.better(*f, result.figure))) {
+                keep(result, set, *f);
+                found = true;
+            }
+        } while (std::next_permutation(chosen.begin(), chosen.end()));
+        if (found) return Status::ok();
+    }
+    return Status::ok();  // only all-fp32 meets the target (kept by the caller)
+}
+
+Status searchGreedily(Evaluator &evaluate, size_t n, int rerank, SearchResult &result) {
+    // Sensitivity: each layer alone.
+    std::vector<double> known(n);
+    for (size_t i = 0; i < n; ++i) {
+        auto f = evaluate.figure({i});
+        if (!f) return f.status();
+        known[i] = *f;
+    }
+    std::vector<double> single = known;
+    std::vector<size_t> current;
+    double figure = kNaN;
+    while (current.empty() || !evaluate.meets(figure)) {
+        std::vector<size_t> remaining;
+        for (size_t i = 0; i < n; ++i)
+            if (std::find(current.begin(), current.end(), i) == current.end())
+                remaining.push_back(i);
+        if (remaining.empty()) break;
+        std::stable_sort(remaining.begin(), remaining.end(),
+                         [&](size_t a, size_t b) { return evaluate.better(known[a], known[b]); });
+        size_t best = remaining.front();
+        double bestFigure = kNaN;
+        for (size_t r = 0; r < remaining.size() && r < static_cast<size_t>(std::max(rerank, 1));
+             ++r) {
+            std::vector<size_t> tried = current;
+            tried.push_back(remaining[r]);
+            auto f = evaluate.figure(tried);
+            if (!f) return f.status();
+            known[remaining[r]] = *f;
+            if (std::isnan(bestFigure) || evaluate.better(*f, bestFigure))
+                best = remaining[r], bestFigure = *f;
+        }
+        current.push_back(best);
+        figure = bestFigure;
+    }
+    // Pruning: the least useful alone first.
+    std::vector<size_t> order = current;
+    std::stable_sort(order.begin(), order.end(),
+                     [&](size_t a, size_t b) { return evaluate.better(single[b], single[a]); });
+    for (size_t layer : order) {
+        if (current.size() <= 1) break;
+        std::vector<size_t> without;
+        for (size_t i : current)
+            if (i != layer) without.push_back(i);
+        auto f = evaluate.figure(without);
+        if (!f) return f.status();
+        if (evaluate.meets(*f)) current = without, figure = *f;
+    }
+    if (evaluate.meets(figure)) keep(result, current, figure);
+    return Status::ok();
+}
+
+// Whether a is at least as good as b in every respect and better in one.
+bool dominates(const ParetoPoint &a, const ParetoPoint &b, SearchMetric metric) {
+    const bool noWorse = a.fp32Layers.size() <= b.fp32Layers.size() && a.latencyMs <= b.latencyMs &&
+                         !betterFigure(b.figure, a.figure, metric);
+    const bool better = a.fp32Layers.size() < b.fp32Layers.size() || a.latencyMs < b.latencyMs ||
+                        betterFigure(a.figure, b.figure, metric);
+    return noWorse && better;
+}
+
+// The measured sets whose int8 plans are timed (see the header), each once.
+std::vector<const SearchEvaluation *> setsToTime(const SearchOptions &options,
+                                                 const SearchResult &result) {
+    const SearchMetric metric = options.target.metric;
+    std::vector<const SearchEvaluation *> sets;
+    auto add = [&](const SearchEvaluation *e) {
+        for (const SearchEvaluation *s : sets)
+            if (s->fp32Layers == e->fp32Layers) return;
+        sets.push_back(e);
+    };
+    std::map<size_t, const SearchEvaluation *> bestOfSize;
+    for (const SearchEvaluation &e : result.evaluations) {
+        const SearchEvaluation *&best = bestOfSize[e.fp32Layers.size()];
+        if (!best || betterFigure(e.figure, best->figure, metric)) best = &e;
+    }
+    double bestSmaller = kNaN;
+    for (const auto &[size, e] : bestOfSize)
+        if (std::isnan(bestSmaller) || betterFigure(e->figure, bestSmaller, metric)) {
+            add(e);
+            bestSmaller = e->figure;
+        }
+    for (const SearchEvaluation &e : result.evaluations)
+        if (e.fp32Layers == result.fp32Layers) add(&e);
+    if (options.objective != SearchObjective::Latency) return sets;
+    std::vector<const SearchEvaluation *> meeting;
+    for (const SearchEvaluation &e : result.evaluations)
+        if (meetsTarget(e.figure, options.target)) meeting.push_back(&e);
+    std::stable_sort(meeting.begin(), meeting.end(), [&](const auto *a, const auto *b) {
+        if (a->fp32Layers.size() != b->fp32Layers.size())
+            return a->fp32Layers.size() < b->fp32Layers.size();
+        return betterFigure(a->figure, b->figure, metric);
+    });
+    for (const SearchEvaluation *e : meeting) {
+        if (static_cast<int>(sets.size()) >= options.latencyCandidates) break;
+        add(e);
+    }
+    return sets;
+}
+
+// Times the int8 plans of setsToTime, keeps their Pareto front and, with the latency objective,
+// makes the fastest set meeting the target the result. Leaves the session on the result's set.
+Status timeSets(AnalysisSession &session, const SearchOptions &options, SearchResult &result) {
+    const SearchMetric metric = options.target.metric;
+    std::vector<ParetoPoint> points;
+    for (const SearchEvaluation *e : setsToTime(options, result)) {
+        const std::set<std::string> layers(e->fp32Layers.begin(), e->fp32Layers.end());
+        QL_RETURN_IF_ERROR(session.setFp32Layers(layers).status());
+        auto ms = session.measureInt8BatchLatencyMs(options.latencyRuns, options.latencyBatches);
+        if (!ms) return ms.status();
+        points.push_back({e->fp32Layers, e->figure, *ms, meetsTarget(e->figure, options.target)});
+        if (options.progress && !options.progress(static_cast<int>(result.evaluations.size()),
+                                                  result.reached ? result.figure : kNaN))
+            return Status::error(ErrorKind::Cancelled, "fp32 search cancelled");
+    }
+    if (options.objective == SearchObjective::Latency) {
+        double fastest = kNaN;
+        for (const ParetoPoint &p : points)
+            if (p.meetsTarget && !(p.latencyMs >= fastest)) fastest = p.latencyMs;
+        const ParetoPoint *pick = nullptr;
+        for (const ParetoPoint &p : points) {
+            if (!p.meetsTarget || p.latencyMs > fastest * (1.0 + options.latencyTies)) continue;
+            if (!pick || p.fp32Layers.size() < pick->fp32Layers.size() ||
+                (p.fp32Layers.size() == pick->fp32Layers.size() &&
+                 betterFigure(p.figure, pick->figure, metric)))
+                pick = &p;
+        }
+        if (pick) {
+            result.fp32Layers = pick->fp32Layers;
+            result.figure = pick->figure;
+        }
+    }
+    for (const ParetoPoint &p : points) {
+        if (p.fp32Layers == result.fp32Layers) result.latencyMs = p.latencyMs;
+        bool dominated = false;
+        for (const ParetoPoint &q : points) dominated = dominated || dominates(q, p, metric);
+        if (!dominated) result.pareto.push_back(p);
+    }
+    std::stable_sort(result.pareto.begin(), result.pareto.end(), [](const auto &a, const auto &b) {
+        if (a.fp32Layers.size() != b.fp32Layers.size())
+            return a.fp32Layers.size() < b.fp32Layers.size();
+        return a.latencyMs < b.latencyMs;
+    });
+    const auto &batch = session.data().batches.front();
+    result.latencyBatchSamples = batch.empty() || batch.begin()->second.rank() == 0
+                                     ? 0
+                                     : static_cast<int>(batch.begin()->second.dim(0));
+    const std::set<std::string> found(result.fp32Layers.begin(), result.fp32Layers.end());
+    return session.setFp32Layers(found).status();
+}
+
+}  // namespace
+
+Result<SearchTarget> parseSearchTarget(const std::string &text) {
+    const size_t colon = text.find(':');
+    const std::string name = text.substr(0, colon),
+                      value = colon == std::string::npos ? "" : text.substr(colon + 1);
+    SearchTarget target;
+    if (name == "sqnr")
+        target.metric = SearchMetric::Sqnr;
+    else if (name == "agreement")
+        target.metric = SearchMetric::Agreement;
+    else if (name == "accuracy-drop")
+        target.metric = SearchMetric::AccuracyDrop;
+    else
+        return Status::badInput("unknown target '" + text +
+                                "' (expected sqnr:DB, agreement:PERCENT or accuracy-drop:POINTS)");
+    char *end = nullptr;
+    target.value = std::strtod(value.c_str(), &end);
+    if (value.empty() || *end != '\0' || !std::isfinite(target.value))
+        return Status::badInput("target '" + text + "': '" + value + "' is not a number");
+    if (target.metric == SearchMetric::Agreement && !(target.value >= 0.0 && target.value <= 100.0))
+        return Status::badInput("target '" + text + "': agreement is a percentage in [0, 100]");
+    if (target.metric == SearchMetric::AccuracyDrop && target.value < 0.0)
+        return Status::badInput("target '" + text + "': the accuracy drop must be >= 0 points");
+    return target;
+}
+
+bool parseSearchObjective(const std::string &text, SearchObjective &objective) {
+    if (text == "layers")
+        objective = SearchObjective::Layers;
+    else if (text == "latency")
+        objective = SearchObjective::Latency;
+    else
+        return false;
+    return true;
+}
+
+std::string searchTargetName(const SearchTarget &target) {
+    const char *name = target.metric == SearchMetric::Sqnr        ? "sqnr"
+                       : target.metric == SearchMetric::Agreement ? "agreement"
+                                                                  : "accuracy-drop";
+    char text[64];
+    std::snprintf(text, sizeof text, "%s:%g", name, target.value);
+    return text;
+}
+
+double searchMetricValue(const NumericSuiteReport &report, SearchMetric metric) {
+    if (report.outputs.empty()) return kNaN;
+    const OutputReport &out = report.outputs.front();
+    switch (metric) {
+        case SearchMetric::Sqnr:
+            return out.sqnrDb;
+        case SearchMetric::Agreement:
+            return 100.0 * out.top1Agreement;
+        case SearchMetric::AccuracyDrop:
+            return out.floatAccuracy && out.quantAccuracy
+                       ? 100.0 * (*out.floatAccuracy - *out.quantAccuracy)
+                       : kNaN;
+    }
+    return kNaN;
+}
+
+bool meetsTarget(double value, const SearchTarget &target) {
+    if (std::isnan(value)) return false;
+    return target.metric == SearchMetric::AccuracyDrop ? value <= target.value
+                                                       : value >= target.value;
+}
+
+bool betterFigure(double a, double b, SearchMetric metric) {
+    if (std::isnan(b)) return !std::isnan(a);
+    if (std::isnan(a)) return false;
+    return metric == SearchMetric::AccuracyDrop ? a < b : a > b;
+}
+
+Result<SearchResult> searchFp32Layers(AnalysisSession &session, const SearchOptions &options) {
+    if (options.target.metric == SearchMetric::AccuracyDrop && session.data().labels.empty())
+        return Status::badInput("fp32 search: an accuracy-drop target needs labels");
+    SearchResult result;
+    auto start = session.setFp32Layers({});
+    if (!start) return start.status();
+    for (const LayerReport &layer : start->layers)
+        if (layer.precision == "int8") result.candidates.push_back(layer.name);
+    Evaluator evaluate(session, options, result);
+    const size_t n = result.candidates.size();
+    std::vector<size_t> all(n);
+    for (size_t i = 0; i < n; ++i) all[i] = i;
+
+    auto none = evaluate.figure({});
+    if (!none) return none.status();
+    keep(result, {}, *none);
+    if (evaluate.meets(*none) || n == 0) {
+        result.reached = evaluate.meets(*none);
+        result.exhaustive = true;
+        result.allFp32Figure = *none;
+        QL_RETURN_IF_ERROR(timeSets(session, options, result));
+        return result;
+    }
+    auto allFp32 = evaluate.figure(all);
+    if (!allFp32) return allFp32.status();
+    result.allFp32Figure = *allFp32;
+    keep(result, all, *allFp32);  // unreached: the best reachable, nothing quantized kept
+    if (evaluate.meets(*allFp32)) {
+        const bool exhaustive = static_cast<int>(n) <= options.exhaustiveUpTo;
+        Status searched = exhaustive ? searchExhaustively(evaluate, n, result)
+                                     : searchGreedily(evaluate, n, options.rerank, result);
+        if (!searched && !result.budgetExhausted) return searched;
+        result.reached = evaluate.meets(result.figure);
+        result.exhaustive = exhaustive && !result.budgetExhausted;
+    }
+    QL_RETURN_IF_ERROR(timeSets(session, options, result));
+    return result;
+}
+
+SessionOptions searchSessionOptions(SessionOptions options) {
+    options.suite.isolated = false;
+    options.suite.kernelCheck = false;
+    return options;
+}
+
+Result<HoldoutFigure> measureOnHoldout(const Graph &floatGraph,
+                                       const std::optional<Graph> &quantGraph, EvaluationData held,
+                                       const SessionOptions &options,
+                                       const std::vector<std::string> &fp32Layers,
+                                       const SearchTarget &target,
+                                       const SessionProgress &progress) {
+    HoldoutFigure out;
+    out.samples = held.samples;
+    auto session =
+        AnalysisSession::create(floatGraph, quantGraph, std::move(held), options, progress);
+    if (!session) return session.status();
+    auto report = (*session)->setFp32Layers({fp32Layers.begin(), fp32Layers.end()}, progress);
+    if (!report) return report.status();
+    out.figure = searchMetricValue(*report, target.metric);
+    out.met = meetsTarget(out.figure, target);
+    return out;
+}
+
+}  // namespace ql::analysis

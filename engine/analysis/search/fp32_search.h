@@ -1,0 +1,125 @@
+#pragma once
+// The fp32 search: the smallest set of layers to keep in fp32 so that the quantized model
+// reaches a target (output SQNR, top-1 agreement with the float model, or accuracy drop), every
+// candidate set measured on the session's data (never estimated), re-quantized incrementally by
+// the interactive session (only what a toggle affects re-runs).
+//
+// Candidates are the layers of the session's report that run int8. With at most
+// `exhaustiveUpTo` of them the search tries every set by increasing size, so the answer is
+// provably minimal (and, among the minimal sets, the one with the best figure). Above that:
+//   1. sensitivity: every single-layer toggle is measured;
+//   2. build-up: the layer whose addition gives the best measured figure joins the set, trying
+//      the `rerank` best-ranked candidates (by their last measured figure) at each step, until
+//      the target is met;
+//   3. pruning: every layer whose removal still meets the target leaves the set (least useful
+//      first).
+// All-fp32 is measured first: when even that misses the target the search stops at once.
+//
+// Latency: after the search, the int8 plan of a few measured sets is timed (the median of
+// `latencyRuns` passes over the first `latencyBatches` batches, per batch) and the Pareto front
+// of (fp32 layer count, latency, figure) is kept. The timed sets are the best measured set of
+// each size that beats every smaller size (the layer-count front), the set found and, with the
+// latency objective, the measured sets meeting the target (fewest layers first, up to
+// `latencyCandidates`); with that objective the fastest of them meeting the target wins (sets
+// within `latencyTies` of the fastest count as equally fast: then fewer layers, then the better
+// figure).
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "analysis/session/analysis_session.h"
+#include "core/status.h"
+
+namespace ql::analysis {
+
+enum class SearchMetric { Sqnr, Agreement, AccuracyDrop };
+
+struct SearchTarget {
+    SearchMetric metric = SearchMetric::Sqnr;
+    double value = 0.0;  // dB; percent agreement; accuracy points lost
+};
+
+// "sqnr:35", "agreement:99.0", "accuracy-drop:0.5"; BadInput naming the text otherwise.
+Result<SearchTarget> parseSearchTarget(const std::string &text);
+std::string searchTargetName(const SearchTarget &target);
+
+// The report's figure for a metric (first output): SQNR dB, agreement %, accuracy drop in
+// points (NaN without labels).
+double searchMetricValue(const NumericSuiteReport &report, SearchMetric metric);
+bool meetsTarget(double value, const SearchTarget &target);
+// Whether figure a is better than b for the metric (higher SQNR / agreement, smaller drop).
+bool betterFigure(double a, double b, SearchMetric metric);
+
+enum class SearchObjective { Layers, Latency };
+// "layers", "latency"; false otherwise.
+bool parseSearchObjective(const std::string &text, SearchObjective &objective);
+
+struct SearchOptions {
+    SearchTarget target;
+    SearchObjective objective = SearchObjective::Layers;
+    int maxEvaluations = 2000;
+    int exhaustiveUpTo = 14;
+    int rerank = 6;
+    int latencyRuns = 5;
+    int latencyBatches = 2;
+    int latencyCandidates = 48;
+    double latencyTies = 0.03;  // relative
+    // After each evaluation: evaluations so far and the best figure of a set meeting the target
+    // (NaN while none does). Return false to cancel (ErrorKind::Cancelled).
+    std::function<bool(int evaluations, double bestFigure)> progress;
+};
+
+struct SearchEvaluation {
+    std::vector<std::string> fp32Layers;  // float node names, in report order
+    double figure = 0.0;
+    double seconds = 0.0;
+};
+
+struct ParetoPoint {
+    std::vector<std::string> fp32Layers;
+    double figure = 0.0;
+    double latencyMs = 0.0;  // one batch through the int8 plan
+    bool meetsTarget = false;
+};
+
+struct SearchResult {
+    bool reached = false;                 // a set meeting the target was found
+    std::vector<std::string> fp32Layers;  // the set found (the best set tried when not reached)
+    double figure = 0.0;                  // its figure
+    double allFp32Figure = 0.0;           // every candidate in fp32
+    bool exhaustive = false;              // every smaller set was measured: the size is minimal
+    bool budgetExhausted = false;         // stopped by maxEvaluations
+    std::vector<std::string> candidates;  // the int8 layers the search chose from
+    std::vector<SearchEvaluation> evaluations;
+    double latencyMs = 0.0;           // of the set found (one batch through its int8 plan)
+    int latencyBatchSamples = 0;      // samples in the timed batches
+    std::vector<ParetoPoint> pareto;  // non-dominated timed sets, by layer count then latency
+};
+
+// Runs the search on `session` (which it leaves with the found set toggled to fp32). BadInput
+// for an accuracy-drop target without labels.
+Result<SearchResult> searchFp32Layers(AnalysisSession &session, const SearchOptions &options);
+
+// The search reads only the output figures: a session made for it alone skips the isolated
+// comparison and the kernel check, which cost about as much again per evaluation.
+SessionOptions searchSessionOptions(SessionOptions options);
+
+struct HoldoutFigure {
+    int64_t samples = 0;
+    double figure = 0.0;
+    bool met = false;
+};
+
+// The target's figure of `fp32Layers` on held-out data, in a session of its own made like the
+// search's (same models and options).
+Result<HoldoutFigure> measureOnHoldout(const Graph &floatGraph,
+                                       const std::optional<Graph> &quantGraph, EvaluationData held,
+                                       const SessionOptions &options,
+                                       const std::vector<std::string> &fp32Layers,
+                                       const SearchTarget &target,
+                                       const SessionProgress &progress = {});
+
+}  // namespace ql::analysis

@@ -1,0 +1,263 @@
+#include "analysis/session/analysis_session.h"
+
+#include <algorithm>
+#include <chrono>
+
+#include "analysis/session/incremental_suite.h"
+#include "analysis/session/keep_layers_fp32.h"
+#include "analysis/pairing/layer_matching.h"
+#include "analysis/session/pass_latency.h"
+#include "onnx_io/model_writer.h"
+#include "passes/int8_kernel_mode.h"
+#include "passes/precision.h"
+#include "passes/qoperator_to_qdq.h"
+#include "quant/calibration.h"
+#include "quant/qdq_builder.h"
+#include "runtime/execution_plan.h"
+
+namespace ql::analysis {
+namespace {
+
+BatchSourceFactory batchesOf(const EvaluationData &data) {
+    const auto *batches = &data.batches;
+    return [batches]() -> Result<ActivationBatchSource> {
+        auto next = std::make_shared<size_t>(0);
+        return ActivationBatchSource(
+            [batches, next](std::map<std::string, Tensor> &batch) -> Result<bool> {
+                if (*next >= batches->size()) return false;
+                batch = (*batches)[(*next)++];
+                return true;
+            });
+    };
+}
+
+// Marks the user's toggles. One the lowering still runs int8 (a weightless layer whose int8
+// neighbours quantize its inputs and output) says so, so that the user sees why its figures
+// barely move.
+void markUserToggles(NumericSuiteReport &report, const std::set<std::string> &layers) {
+    for (auto &row : report.layers) {
+        row.fp32Requested = layers.count(row.name) != 0;
+        if (row.fp32Requested && row.precision == "int8")
+            row.notes.push_back(
+                "kept in fp32 by the user, but its output stays quantized for the int8 layers "
+                "that read it, so it still runs int8");
+    }
+}
+
+
+}  // namespace
+
+struct AnalysisSession::Impl {
+    Graph floatGraph;
+    Graph loadedQuant;  // as loaded (or the first in-app quantization)
+    Graph qdqBase;      // loadedQuant in QDQ form: where toggles of a model file are applied
+    Graph current;      // the quantized model with the toggles applied
+    bool inApp = false;
+    std::unique_ptr<quant::CalibrationStatistics> stats;
+    EvaluationData data;
+    SessionOptions options;
+    NumericSuiteReport report;
+    std::set<std::string> fp32;
+    std::set<std::string> layerNames;  // report rows at creation: the names toggles may use
+    LayerMatching baseMatching;        // float vs qdqBase
+    std::unique_ptr<IncrementalSuite> incremental;  // null: every toggle re-runs the whole suite
+
+    // The quantized model as it now stands, prepared to run int8 with the session's kernels.
+    Result<Graph> int8Plan() const {
+        Graph quant = current;
+        QL_RETURN_IF_ERROR(preparePrecision(quant, Precision::Int8));
+        applyInt8Kernels(quant, options.suite.int8Kernels);
+        return quant;
+    }
+
+    // runNumericSuite on `quant`; its own float and quantized passes fill the caches of the
+    // incremental re-runs (`caches`: null when disabled or over the budget).
+    Result<NumericSuiteReport> runSuite(const Graph &quant, const SessionProgress &progress,
+                                        std::unique_ptr<IncrementalSuite> &caches) const {
+        std::optional<IncrementalCacheRecorder> recorder;
+        if (options.incremental) recorder.emplace(options.cacheBudgetBytes);
+        auto report = runNumericSuite(floatGraph, quant, batchesOf(data), suiteOptions(progress),
+                                      recorder ? &*recorder : nullptr);
+        if (!report) return report;
+        caches.reset();
+        if (!recorder) return report;
+        auto created = IncrementalSuite::create(floatGraph, quant, data.batches, *report,
+                                                std::move(*recorder));
+        if (created)
+            caches = std::move(*created);
+        else if (created.status().kind() != ErrorKind::Unsupported)
+            return created.status();
+        return report;
+    }
+
+    NumericSuiteOptions suiteOptions(const SessionProgress &progress) const {
+        NumericSuiteOptions suite = options.suite;
+        suite.labels = data.labels;
+        suite.expectedBatches = static_cast<int>(data.batches.size());
+        if (progress) suite.progress = progress;
+        return suite;
+    }
+    Result<Graph> quantGraphFor(const std::set<std::string> &layers) const;
+};
+
+Result<Graph> AnalysisSession::Impl::quantGraphFor(const std::set<std::string> &layers) const {
+    if (inApp) {
+        quant::QuantizationOptions q = options.quantizer;
+        for (const auto &name : layers) {
+            if (std::find(q.excludedNodes.begin(), q.excludedNodes.end(), name) ==
+                q.excludedNodes.end())
+                q.excludedNodes.push_back(name);
+            q.exclusionReasons[name] = "kept in fp32 by the user";
+        }
+        auto quantized = quant::quantizeGraph(floatGraph, *stats, q);
+        if (!quantized) return quantized.status();
+        return std::move(quantized->model);
+    }
+    if (layers.empty()) return loadedQuant;
+    auto matches = matchesOfLayers(baseMatching, floatGraph, layers);
+    if (!matches) return matches.status();
+    Graph g = qdqBase;
+    QL_RETURN_IF_ERROR(keepLayersFp32(g, floatGraph, *matches));
+    return g;
+}
+
+AnalysisSession::AnalysisSession() : m_impl(std::make_unique<Impl>()) {}
+AnalysisSession::~AnalysisSession() = default;
+
+Result<std::unique_ptr<AnalysisSession>> AnalysisSession::create(Graph floatGraph,
+                                                                 std::optional<Graph> quantGraph,
+                                                                 EvaluationData data,
+                                                                 SessionOptions options,
+                                                                 const SessionProgress &progress) {
+    if (data.batches.empty()) return Status::badInput("analysis session: no evaluation samples");
+    std::unique_ptr<AnalysisSession> self(new AnalysisSession());
+    Impl &d = *self->m_impl;
+    d.floatGraph = std::move(floatGraph);
+    d.data = std::move(data);
+    d.options = std::move(options);
+    d.inApp = !quantGraph.has_value();
+    if (d.inApp) {
+        quant::CalibrationOptions calibration;
+        calibration.threads = d.options.suite.threads;
+        d.stats = std::make_unique<quant::CalibrationStatistics>(calibration);
+        const auto &batches =
+            d.options.calibrationBatches.empty() ? d.data.batches : d.options.calibrationBatches;
+        ProgressCallback calibrationProgress;
+        if (progress)
+            calibrationProgress = [&progress](int done, int total) {
+                return progress("calibration", done, total);
+            };
+        QL_RETURN_IF_ERROR(quant::calibrate(d.floatGraph, batches, *d.stats, calibrationProgress));
+        d.options.calibrationBatches.clear();  // the statistics are all a re-plan needs
+        auto quantized = quant::quantizeGraph(d.floatGraph, *d.stats, d.options.quantizer);
+        if (!quantized) return quantized.status();
+        d.loadedQuant = std::move(quantized->model);
+    } else {
+        d.loadedQuant = std::move(*quantGraph);
+        if (!isQuantizedModel(d.loadedQuant))
+            return Status::badInput(d.loadedQuant.sourcePath + ": has no quantized nodes");
+        d.qdqBase = d.loadedQuant;
+        if (hasQOperators(d.qdqBase)) QL_RETURN_IF_ERROR(expandQOperatorsToQdq(d.qdqBase));
+        auto matching = matchLayers(d.floatGraph, d.qdqBase);
+        if (!matching) return matching.status();
+        d.baseMatching = std::move(*matching);
+    }
+    d.current = d.loadedQuant;
+    auto report = d.runSuite(d.current, progress, d.incremental);
+    if (!report) return report.status();
+    d.report = std::move(*report);
+    for (const auto &row : d.report.layers) d.layerNames.insert(row.name);
+    return self;
+}
+
+const NumericSuiteReport &AnalysisSession::report() const {
+    return m_impl->report;
+}
+bool AnalysisSession::quantizedInApp() const {
+    return m_impl->inApp;
+}
+const Graph &AnalysisSession::floatGraph() const {
+    return m_impl->floatGraph;
+}
+const Graph &AnalysisSession::quantGraph() const {
+    return m_impl->current;
+}
+const EvaluationData &AnalysisSession::data() const {
+    return m_impl->data;
+}
+const std::set<std::string> &AnalysisSession::fp32Layers() const {
+    return m_impl->fp32;
+}
+
+Result<NumericSuiteReport> AnalysisSession::setFp32Layers(const std::set<std::string> &layers,
+                                                          const SessionProgress &progress) {
+    Impl &d = *m_impl;
+    for (const auto &name : layers)
+        if (!d.layerNames.count(name))
+            return Status::badInput("keep in fp32: '" + name + "' is not a layer of the analysis");
+    if (layers == d.fp32) return d.report;
+    auto graph = d.quantGraphFor(layers);
+    if (!graph) return graph.status();
+    if (d.incremental) {
+        auto report = d.incremental->update(*graph, d.suiteOptions(progress));
+        if (report) {
+            d.current = std::move(*graph);
+            d.report = std::move(*report);
+            d.fp32 = layers;
+            markUserToggles(d.report, layers);
+            return d.report;
+        }
+        if (report.status().kind() != ErrorKind::Unsupported) return report.status();
+    }
+    // The whole suite again (no caches, or the layers changed), then new caches for this model.
+    // The caches hold pointers to d.floatGraph and d.data, which stay; the model is copied in.
+    std::unique_ptr<IncrementalSuite> caches;
+    auto report = d.runSuite(*graph, progress, caches);
+    if (!report) return report.status();
+    d.incremental = std::move(caches);
+    d.current = std::move(*graph);
+    d.report = std::move(*report);
+    d.fp32 = layers;
+    markUserToggles(d.report, layers);
+    return d.report;
+}
+
+AnalysisSession::State AnalysisSession::state() const {
+    return {m_impl->current, m_impl->report, m_impl->fp32};
+}
+
+void AnalysisSession::restoreState(State state) {
+    m_impl->current = std::move(state.quantGraph);
+    m_impl->report = std::move(state.report);
+    m_impl->fp32 = std::move(state.fp32Layers);
+}
+
+Result<std::pair<double, double>> AnalysisSession::measureLatencyMs(int runs) {
+    Impl &d = *m_impl;
+    PlanOptions planOptions;
+    planOptions.threads = d.options.suite.threads;
+    return measureModelsLatencyMs(d.current, d.floatGraph, d.options.suite.int8Kernels,
+                                  planOptions, d.data.batches, runs);
+}
+
+Result<double> AnalysisSession::measureInt8BatchLatencyMs(int runs, int batches) {
+    Impl &d = *m_impl;
+    PlanOptions planOptions;
+    planOptions.threads = d.options.suite.threads;
+    auto quant = d.int8Plan();
+    if (!quant) return quant.status();
+    const size_t count = std::clamp<size_t>(std::max(batches, 1), 1, d.data.batches.size());
+    auto passMs = medianPassMs(std::move(*quant), planOptions, d.data.batches, count, runs);
+    if (!passMs) return passMs.status();
+    return *passMs / static_cast<double>(count);
+}
+
+size_t AnalysisSession::cachedBytes() const {
+    return m_impl->incremental ? m_impl->incremental->cachedBytes() : 0;
+}
+
+Status AnalysisSession::writeQuantizedModel(const std::string &path) const {
+    return writeModel(m_impl->current, path);
+}
+
+}  // namespace ql::analysis

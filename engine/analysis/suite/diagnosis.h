@@ -1,0 +1,103 @@
+#pragma once
+// Diagnosis: the numeric suite's report read the way an engineer reads it, as structured
+// findings (kind, layer, the numbers behind it). No prose here: the GUI words each finding in
+// the user's language (widgets/diagnosis_list.h).
+//
+// Findings, with the figures they carry (NaN / -1 / "" where a field does not apply):
+//   UnfoldedBatchNorm     a BatchNormalization that was not folded into a Conv and runs int8.
+//                         value = cumulative SQNR, reference = isolated SQNR, related = the node
+//                         whose output it normalises (float model), e.g. "/b1/Add".
+//   FirstLowSqnr          the first layer (float topological order) whose cumulative SQNR is
+//                         below the threshold: where the error starts. value = its SQNR,
+//                         reference = the previous layer's cumulative SQNR, extra = threshold.
+//   SqnrJump              a later layer under the threshold whose cumulative SQNR falls by at
+//                         least jumpDb from the previous layer's. value, reference as above.
+//   LowIsolatedSqnr       the layer's own (isolated) SQNR is under the threshold: its error is
+//                         intrinsic. value = isolated SQNR, extra = threshold.
+//   DataSensitive         per-sample SQNR spread: median − min above dataSensitiveSpreadDb: a few
+//                         inputs have much larger error (outliers, unrepresentative calibration).
+//                         value = min, reference = median, extra = 5th percentile.
+//   ActivationRangeVaries the float output's per-sample range (max − min, sample_ranges.h) varies
+//                         by at least rangeRatio between samples: one scale cannot fit them all.
+//                         value = largest / smallest range, reference = smallest, extra = largest
+//                         range. Samples whose range is degenerate (all zero, constant) are left
+//                         out (sample_ranges.h). When the per-sample SQNR spread of DataSensitive
+//                         fires on the same layer, it is folded into this finding (sampleSqnr)
+//                         instead of a second finding: same cause, one line.
+//   HighSaturation        more than saturationPct % of the float values fall outside the
+//                         output quantizer's range. value = saturation %.
+//   KernelMismatch        int8 kernel vs reference path below kKernelMismatchDb: implementation
+//                         error. value = kernel-vs-reference SQNR.
+//   LowWeightSqnr         weight SQNR below weightThresholdDb. value = weight SQNR,
+//                         reference = median channel SQNR, extra = worst channel's, channel.
+//   WeightChannelOutlier  weight SQNR fine overall but some channels much worse: the worst
+//                         channel under weightThresholdDb and channelSpreadDb below the median.
+//                         Same fields as LowWeightSqnr.
+//   OutputAgreementDrop   top-1 agreement of the models below 1 − agreementDrop (layer -1).
+//                         value = agreement (0..1), reference = output SQNR.
+//   AccuracyDrop          with labels: quantized accuracy more than accuracyDrop below float.
+//                         value = quantized accuracy, reference = float accuracy (0..1).
+
+#include <cstdint>
+#include <limits>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "analysis/suite/numeric_suite.h"
+#include "ir/graph.h"
+
+namespace ql::analysis {
+
+enum class FindingKind {
+    UnfoldedBatchNorm,
+    FirstLowSqnr,
+    SqnrJump,
+    LowIsolatedSqnr,
+    DataSensitive,
+    ActivationRangeVaries,
+    HighSaturation,
+    KernelMismatch,
+    LowWeightSqnr,
+    WeightChannelOutlier,
+    OutputAgreementDrop,
+    AccuracyDrop,
+};
+
+enum class Severity { Info, Warning, Error };
+
+const char *findingKindName(FindingKind kind);  // "unfolded_batch_norm", ... (JSON, tests)
+
+struct Finding {
+    FindingKind kind = FindingKind::FirstLowSqnr;
+    Severity severity = Severity::Warning;
+    int layer = -1;  // index into report.layers; -1: the whole model
+    std::string layerName, opType;
+    std::string related;  // another node the finding names (see the kinds above)
+    double value = std::numeric_limits<double>::quiet_NaN();
+    double reference = std::numeric_limits<double>::quiet_NaN();
+    double extra = std::numeric_limits<double>::quiet_NaN();
+    int64_t channel = -1;
+    // ActivationRangeVaries only: the per-sample SQNR spread when it is data-sensitive too.
+    std::optional<SampleSqnrSummary> sampleSqnr;
+};
+
+struct DiagnosisOptions {
+    double sqnrThresholdDb = 30.0;
+    double jumpDb = 6.0;
+    double dataSensitiveSpreadDb = 10.0;
+    double rangeRatio = 10.0;  // largest / smallest per-sample range of a layer's float output
+    double saturationPct = 1.0;
+    double kernelMismatchDb = kKernelMismatchDb;
+    double weightThresholdDb = 30.0;
+    double channelSpreadDb = 10.0;
+    double agreementDrop = 0.01;  // share of samples
+    double accuracyDrop = 0.01;   // 1 percentage point
+};
+
+// Findings ordered by severity (errors first), then model-wide before layers, then layer order.
+// `floatGraph` (optional) names the node a BatchNormalization follows.
+std::vector<Finding> diagnose(const NumericSuiteReport &report, const Graph *floatGraph = nullptr,
+                              const DiagnosisOptions &options = {});
+
+}  // namespace ql::analysis
