@@ -9,7 +9,7 @@
 #include <QVector>
 #include <QWidget>
 
-#include "analysis/fp32_search.h"
+#include "analysis/search/fp32_search.h"
 
 class QCustomPlot;
 class QCPGraph;

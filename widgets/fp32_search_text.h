@@ -4,7 +4,7 @@
 
 #include <QString>
 
-#include "analysis/fp32_search.h"
+#include "analysis/search/fp32_search.h"
 
 namespace ql::ui {
 

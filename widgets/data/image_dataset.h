@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "analysis/data_reader.h"
+#include "analysis/data/data_reader.h"
 #include "core/status.h"
 #include "ir/graph.h"
 #include "quant/calibration.h"

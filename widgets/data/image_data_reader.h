@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "analysis/data_reader.h"
+#include "analysis/data/data_reader.h"
 #include "quant/image_preprocess.h"
 
 namespace ql::ui {

@@ -18,7 +18,7 @@
 #include <sstream>
 #include <thread>
 
-#include "analysis/analysis_session.h"
+#include "analysis/session/analysis_session.h"
 #include "core/text.h"
 
 namespace ql::ui {
