@@ -232,9 +232,9 @@ Result<Graph> graphFromModel(onnx::ModelProto &model, const std::string &file,
     for (const auto &imp : model.opset_import())
         if (imp.domain().empty() || imp.domain() == "ai.onnx") opset = imp.version();
     if (opset < 0) return fail(ErrorKind::BadInput, "model imports no default ONNX opset");
-    if (opset < options.minOpset || opset > kMaxOpset) {
+    if (opset < kMinOpset || opset > kMaxOpset) {
         return fail(ErrorKind::Unsupported, "opset " + std::to_string(opset) + " is not supported (supported: " +
-                                                std::to_string(options.minOpset) + " to " +
+                                                std::to_string(kMinOpset) + " to " +
                                                 std::to_string(kMaxOpset) + ")");
     }
 

@@ -1,8 +1,13 @@
 #include "conformance_case.h"
 
+#include <fcntl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
+#include <fstream>
 #include <map>
 #include <memory>
 #include <sstream>
@@ -19,6 +24,7 @@ namespace {
 
 struct DataSet {
     std::string name;  // "test_data_set_0"
+    fs::path dir;
     std::vector<Tensor> inputs;
     std::vector<Tensor> expected;
 };
@@ -79,6 +85,7 @@ Result<std::vector<DataSet>> readDataSets(const fs::path &caseDir) {
     for (const auto &[index, dir] : dirs) {
         DataSet set;
         set.name = dir.filename().string();
+        set.dir = dir;
         QL_RETURN_IF_ERROR(readNumbered(dir, "input", &set.inputs));
         QL_RETURN_IF_ERROR(readNumbered(dir, "output", &set.expected));
         sets.push_back(std::move(set));
@@ -153,7 +160,6 @@ std::string compare(const Tensor &actual, const Tensor &expected) {
 CaseResult runCase(const std::string &caseDirText, const CaseOptions &caseOptions) {
     const fs::path caseDir(caseDirText);
     LoadOptions options;
-    options.minOpset = 1;  // pytorch-converted and pytorch-operator cases are opset 6-9: upgraded
     options.foldConstants = caseOptions.foldConstants;
     Result<Graph> loaded = loadModel((caseDir / "model.onnx").string(), options);
     if (!loaded) return fromStatus(loaded.status(), "load: ");
@@ -222,6 +228,83 @@ CaseResult runCase(const std::string &caseDirText, const CaseOptions &caseOption
         }
     }
     result.outcome = Outcome::Pass;
+    return result;
+}
+
+}  // namespace ql::conformance
+
+namespace ql::conformance {
+
+namespace {
+
+// Runs `argv` with stdout and stderr to `log`; the exit code, or -1 when it could not run.
+int runLogged(const std::vector<std::string> &argv, const fs::path &log) {
+    std::vector<char *> args;
+    for (const std::string &arg : argv) args.push_back(const_cast<char *>(arg.c_str()));
+    args.push_back(nullptr);
+    const pid_t pid = fork();
+    if (pid < 0) return -1;
+    if (pid == 0) {
+        const int fd = open(log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+        if (fd >= 0) {
+            dup2(fd, STDOUT_FILENO);
+            dup2(fd, STDERR_FILENO);
+        }
+        execv(args[0], args.data());
+        _exit(127);
+    }
+    int status = 0;
+    if (waitpid(pid, &status, 0) != pid) return -1;
+    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+std::string firstLine(const fs::path &file) {
+    std::ifstream in(file);
+    std::string line;
+    std::getline(in, line);
+    return line;
+}
+
+}  // namespace
+
+CaseResult runCaseThroughCli(const std::string &caseDirText, const std::string &quantlens) {
+    const fs::path caseDir(caseDirText);
+    Result<std::vector<DataSet>> sets = readDataSets(caseDir);
+    if (!sets) return fromStatus(sets.status(), "test data: ");
+    std::string scratch = (fs::temp_directory_path() / "ql_conformance_cli_XXXXXX").string();
+    if (!mkdtemp(scratch.data())) return failed(Outcome::Fail, "cannot make a temporary folder");
+    const fs::path outDir(scratch);
+    CaseResult result;
+    result.outcome = Outcome::Pass;
+    for (const DataSet &set : sets.value()) {
+        const fs::path log = outDir / "log.txt";
+        const int rc = runLogged({quantlens, "infer", (caseDir / "model.onnx").string(),
+                                  "--inputs-dir", set.dir.string(), "--output-dir",
+                                  outDir.string(), "--threads", "2"},
+                                 log);
+        if (rc != 0) {
+            result = failed(rc == 3 ? Outcome::Unsupported : Outcome::Fail,
+                            set.name + ": quantlens infer exited " + std::to_string(rc) + ": " +
+                                firstLine(log));
+            break;
+        }
+        for (size_t k = 0; k < set.expected.size() && result.outcome == Outcome::Pass; ++k) {
+            const std::string file = (outDir / ("output_" + std::to_string(k) + ".npy")).string();
+            Result<Tensor> actual = readTensorFile(file);
+            if (!actual) {
+                result = fromStatus(actual.status(), set.name + ": ");
+                break;
+            }
+            const std::string mismatch =
+                compare(actual.value(), asDeclaredHalf(set.expected[k], actual->dtype()));
+            if (!mismatch.empty())
+                result = failed(Outcome::Fail, set.name + " output " + std::to_string(k) + ": " +
+                                                   mismatch);
+        }
+        if (result.outcome != Outcome::Pass) break;
+    }
+    std::error_code ignored;
+    fs::remove_all(outDir, ignored);
     return result;
 }
 

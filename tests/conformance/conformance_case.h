@@ -26,4 +26,8 @@ struct CaseOptions {
 // `caseDir` holds model.onnx and test_data_set_N folders.
 CaseResult runCase(const std::string &caseDir, const CaseOptions &options = {});
 
+// The same case as a user runs it: `quantlens infer model.onnx --inputs-dir test_data_set_N`
+// (the command line's own loading and defaults, fusion included), outputs read back from .npy.
+CaseResult runCaseThroughCli(const std::string &caseDir, const std::string &quantlens);
+
 }  // namespace ql::conformance

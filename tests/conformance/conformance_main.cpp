@@ -4,9 +4,13 @@
 // failure instead of ending the whole run.
 //
 // usage: onnx_conformance [--filter SUBSTRING] [--verbose] [--ops FILE] [--timeout SECONDS]
-//                         [--fuse] [--no-fold] [--no-fork] [DATA_DIR]
+//                         [--fuse] [--no-fold] [--no-fork] [--max-opset N] [--cli QUANTLENS]
+//                         [DATA_DIR]
 // --fuse builds plans with operator fusion; --no-fold loads without constant folding, so the
-// Constant and Shape kernels run too; --no-fork runs cases in-process (for a debugger).
+// Constant and Shape kernels run too; --no-fork runs cases in-process (for a debugger);
+// --max-opset takes only cases whose model imports default opset N or lower; --cli also runs
+// every case that passes through `QUANTLENS infer`, and fails the case when the command line
+// does not pass it too (what users get must be what this runner checks).
 
 #include <poll.h>
 #include <signal.h>
@@ -20,6 +24,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <limits>
 #include <map>
 #include <set>
 #include <sstream>
@@ -43,6 +48,8 @@ struct Options {
     std::string dataDir = "/usr/share/libonnx-testdata/data";
     std::string opsFile = QL_CONFORMANCE_OPS_FILE;
     std::string filter;
+    std::string cli;  // quantlens binary; empty: in-process only
+    int64_t maxOpset = std::numeric_limits<int64_t>::max();
     bool verbose = false;
     bool fork = true;
     ql::conformance::CaseOptions caseOptions;
@@ -52,8 +59,10 @@ struct Options {
 struct Case {
     std::string id;  // "node/test_abs"
     fs::path dir;
+    int64_t opset = 0;             // default-domain opset the model imports
     std::vector<std::string> ops;  // distinct op types in first-use order
     std::string unlistedOp;        // first op not in the list, if any
+    std::string skipReason;        // why a listed case was left out
     CaseResult result;
     double seconds = 0.0;
 };
@@ -77,6 +86,11 @@ bool parseArgs(int argc, char **argv, Options *options) {
             options->fork = false;
         else if (arg == "--filter") {
             if (!value(&options->filter)) return false;
+        } else if (arg == "--cli") {
+            if (!value(&options->cli)) return false;
+        } else if (arg == "--max-opset") {
+            if (!value(&number)) return false;
+            options->maxOpset = std::atoll(number.c_str());
         } else if (arg == "--ops") {
             if (!value(&options->opsFile)) return false;
         } else if (arg == "--timeout") {
@@ -119,6 +133,8 @@ bool readCaseOps(Case *c, const std::set<std::string> &listed) {
     std::ifstream in(c->dir / "model.onnx", std::ios::binary);
     onnx::ModelProto model;
     if (!in || !model.ParseFromIstream(&in)) return false;
+    for (const auto &imp : model.opset_import())
+        if (imp.domain().empty() || imp.domain() == "ai.onnx") c->opset = imp.version();
     collectOps(model.graph(), &c->ops);
     for (const std::string &op : c->ops) {
         if (!listed.count(op)) {
@@ -268,11 +284,22 @@ int main(int argc, char **argv) {
         if (!readCaseOps(&c, listed)) {
             c.result = {Outcome::Fail, "cannot parse model.onnx", {}};
         } else if (!c.unlistedOp.empty()) {
+            c.skipReason = "unlisted op " + c.unlistedOp;
+            ++skipped;
+            continue;
+        } else if (c.opset > options.maxOpset) {
+            c.skipReason = "opset " + std::to_string(c.opset) + " above --max-opset";
             ++skipped;
             continue;
         } else {
             const auto caseStart = std::chrono::steady_clock::now();
             c.result = runIsolated(c, options);
+            if (!options.cli.empty() && c.result.outcome == Outcome::Pass) {
+                CaseResult viaCli = ql::conformance::runCaseThroughCli(c.dir.string(), options.cli);
+                if (viaCli.outcome != Outcome::Pass)
+                    c.result = {Outcome::Fail, "passes in-process, not through the command line: " +
+                                                   viaCli.message, c.result.notes};
+            }
             c.seconds =
                 std::chrono::duration<double>(std::chrono::steady_clock::now() - caseStart).count();
         }
@@ -299,14 +326,13 @@ int main(int argc, char **argv) {
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 
     for (const Case &c : cases)
-        if (!c.unlistedOp.empty())
-            std::cout << "skip " << c.id << ": unlisted op " << c.unlistedOp << "\n";
+        if (!c.skipReason.empty()) std::cout << "skip " << c.id << ": " << c.skipReason << "\n";
     for (const Case &c : cases)
-        if (c.unlistedOp.empty() && c.result.outcome == Outcome::Unsupported)
+        if (c.skipReason.empty() && c.result.outcome == Outcome::Unsupported)
             std::cout << "unsupported " << c.id << ": " << c.result.message << "\n";
     std::map<std::string, std::vector<const Case *>> failuresByOps;
     for (const Case &c : cases)
-        if (c.unlistedOp.empty() && c.result.outcome == Outcome::Fail)
+        if (c.skipReason.empty() && c.result.outcome == Outcome::Fail)
             failuresByOps[groupKey(c)].push_back(&c);
     if (!failuresByOps.empty()) std::cout << "\nFailures by op:\n";
     for (const auto &[key, group] : failuresByOps) {
@@ -316,19 +342,21 @@ int main(int argc, char **argv) {
     }
 
     const int listedCases = passed + unsupported + failed;
+    const bool subset =
+        !options.filter.empty() || options.maxOpset != std::numeric_limits<int64_t>::max();
     const double percent = listedCases ? 100.0 * passed / listedCases : 0.0;
     char percentText[32];
     std::snprintf(percentText, sizeof percentText, "%.1f%%", percent);
     std::cout << "\n"
               << listedCases << " listed cases: " << passed << " passed, " << unsupported
               << " unsupported, " << failed << " failed, " << skipped
-              << " skipped (unlisted ops)\n";
+              << " skipped (unlisted ops" << (options.maxOpset != std::numeric_limits<int64_t>::max() ? ", newer opsets" : "") << ")\n";
     std::cout << "pass rate: " << percentText << " of listed cases (required "
               << kRequiredPassPercent << "%"
-              << (options.filter.empty() ? "" : ", not applied with --filter") << "), "
+              << (subset ? ", not applied to a subset" : "") << "), "
               << static_cast<int>(seconds) << " s\n";
     std::cout << "conformance: " << passed << " passed, " << failed << " failed\n";
 
-    const bool rateOk = !options.filter.empty() || percent >= kRequiredPassPercent;
+    const bool rateOk = subset || percent >= kRequiredPassPercent;
     return failed == 0 && rateOk && listedCases > 0 ? 0 : 1;
 }

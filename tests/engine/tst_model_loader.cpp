@@ -294,19 +294,42 @@ TEST_F(ModelLoaderTest, RefusesOversizedFile) {
     EXPECT_TRUE(loadModel(path, options).isOk());
 }
 
-TEST_F(ModelLoaderTest, RefusesOpsetOutOfRange) {
+// Opsets 1-10 are upgraded to 11 (old model-zoo entries are opset 3-8); only opsets that do not
+// exist yet, or opset 0, are refused.
+TEST_F(ModelLoaderTest, UpgradesOldOpsetsAndRefusesUnknownOnes) {
     const std::string old = writeModel("opset6.onnx", reluModel(6));
-    expectError(loadModel(old), ErrorKind::Unsupported, old,
-                "opset 6 is not supported (supported: 7 to 18)");
-    const std::string future = writeModel("opset19.onnx", reluModel(19));
-    expectError(loadModel(future), ErrorKind::Unsupported, future, "opset 19 is not supported");
-
-    LoadOptions legacy;
-    legacy.minOpset = 1;  // as the conformance runner does for opset 1-6 test cases
-    Result<Graph> graph = loadModel(old, legacy);
+    Result<Graph> graph = loadModel(old);
     ASSERT_TRUE(graph.isOk()) << graph.status().message();
     EXPECT_EQ(graph->opsetVersion, kUpgradeTargetOpset);
-    expectError(loadModel(future, legacy), ErrorKind::Unsupported, future, "opset 19");
+    const std::string first = writeModel("opset1.onnx", reluModel(1));
+    ASSERT_TRUE(loadModel(first).isOk()) << loadModel(first).status().message();
+
+    const std::string zero = writeModel("opset0.onnx", reluModel(0));
+    expectError(loadModel(zero), ErrorKind::Unsupported, zero,
+                "opset 0 is not supported (supported: 1 to 18)");
+    const std::string future = writeModel("opset19.onnx", reluModel(19));
+    expectError(loadModel(future), ErrorKind::Unsupported, future, "opset 19 is not supported");
+}
+
+// An op whose semantics changed at an opset step ONNX's converter has no adapter for (Cast 5 -> 6:
+// `to` became an enum) is refused in one line naming the node, the op and the opset step.
+TEST_F(ModelLoaderTest, OldOpsetWithoutAdapterNamesNodeAndOpset) {
+    onnx::ModelProto model = makeModel(5);
+    auto *g = model.mutable_graph();
+    setTensorType(g->add_input(), "x", onnx::TensorProto::FLOAT, {2});
+    setTensorType(g->add_output(), "y", onnx::TensorProto::FLOAT, {2});
+    auto *cast = addNode(g, "Cast", {"x"}, {"y"});
+    cast->set_name("/to_float/Cast");
+    auto *to = cast->add_attribute();
+    to->set_name("to");
+    to->set_type(onnx::AttributeProto::STRING);
+    to->set_s("FLOAT");
+    const std::string path = writeModel("cast_opset5.onnx", model);
+    Result<Graph> graph = loadModel(path);
+    expectError(graph, ErrorKind::Unsupported, path,
+                "node '/to_float/Cast' (Cast): ONNX's version converter has no adapter for Cast "
+                "from opset 5 to 6");
+    EXPECT_EQ(graph.status().message().find('\n'), std::string::npos) << graph.status().message();
 }
 
 // torch.onnx.export at opset 9: ONNX's version converter carries the model to opset 11 (Upsample
