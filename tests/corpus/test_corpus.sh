@@ -3,7 +3,10 @@
 # tests/tools/make_pytorch_corpus.py): for every pair, at the default command line (no --batch),
 # once with quant.onnx as exported and once with quant_noname.onnx (every node name cleared), the
 # per-layer weight SQNR within 0.1 dB and cumulative activation SQNR within 1 dB of the pair's
-# reference.json (PyTorch Numeric Suite, keyed by float.onnx node names), see check_corpus.py.
+# reference.json (PyTorch Numeric Suite, keyed by float.onnx node names), see check_corpus.py;
+# and the two runs of a pair must report the same rows and figures (check_names_irrelevant.py):
+# bridge_fx's quant.onnx carries the float model's own node names, fx_seresnet's PyTorch's
+# colliding ones, and quant_noname.onnx none.
 # Usage: test_corpus.sh QUANTLENS REPO [PAIR ...]
 set -u
 quantlens=$1
@@ -44,6 +47,14 @@ for pair in "${pairs[@]}"; do
             failed=$((failed + 1))
         fi
     done
+    if [ -f "$work/$pair.quant.json" ] && [ -f "$work/$pair.quant_noname.json" ]; then
+        if python3 "$repo/tests/corpus/check_names_irrelevant.py" "$work/$pair.quant.json" \
+            "$work/$pair.quant_noname.json" "$pair"; then
+            passed=$((passed + 1))
+        else
+            failed=$((failed + 1))
+        fi
+    fi
 done
 echo "pytorch corpus: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]
