@@ -11,8 +11,8 @@
 #include <string>
 #include <vector>
 
-#include "analysis/comparison_metrics.h"
-#include "analysis/weight_evidence.h"
+#include "analysis/metrics/comparison_metrics.h"
+#include "analysis/pairing/weight_evidence.h"
 #include "core/fnv_hash.h"
 #include "ir/channel_runs.h"
 #include "qlinear_test_support.h"

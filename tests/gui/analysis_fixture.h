@@ -12,7 +12,7 @@
 #include <random>
 #include <string>
 
-#include "analysis/numeric_suite.h"
+#include "analysis/suite/numeric_suite.h"
 
 namespace fixture {
 
