@@ -155,6 +155,34 @@ std::string compare(const Tensor &actual, const Tensor &expected) {
     return msg.str();
 }
 
+// Runs `argv` with stdout and stderr to `log`; the exit code, or -1 when it could not run.
+int runLogged(const std::vector<std::string> &argv, const fs::path &log) {
+    std::vector<char *> args;
+    for (const std::string &arg : argv) args.push_back(const_cast<char *>(arg.c_str()));
+    args.push_back(nullptr);
+    const pid_t pid = fork();
+    if (pid < 0) return -1;
+    if (pid == 0) {
+        const int fd = open(log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+        if (fd >= 0) {
+            dup2(fd, STDOUT_FILENO);
+            dup2(fd, STDERR_FILENO);
+        }
+        execv(args[0], args.data());
+        _exit(127);
+    }
+    int status = 0;
+    if (waitpid(pid, &status, 0) != pid) return -1;
+    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+std::string firstLine(const fs::path &file) {
+    std::ifstream in(file);
+    std::string line;
+    std::getline(in, line);
+    return line;
+}
+
 }  // namespace
 
 CaseResult runCase(const std::string &caseDirText, const CaseOptions &caseOptions) {
@@ -230,42 +258,6 @@ CaseResult runCase(const std::string &caseDirText, const CaseOptions &caseOption
     result.outcome = Outcome::Pass;
     return result;
 }
-
-}  // namespace ql::conformance
-
-namespace ql::conformance {
-
-namespace {
-
-// Runs `argv` with stdout and stderr to `log`; the exit code, or -1 when it could not run.
-int runLogged(const std::vector<std::string> &argv, const fs::path &log) {
-    std::vector<char *> args;
-    for (const std::string &arg : argv) args.push_back(const_cast<char *>(arg.c_str()));
-    args.push_back(nullptr);
-    const pid_t pid = fork();
-    if (pid < 0) return -1;
-    if (pid == 0) {
-        const int fd = open(log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-        if (fd >= 0) {
-            dup2(fd, STDOUT_FILENO);
-            dup2(fd, STDERR_FILENO);
-        }
-        execv(args[0], args.data());
-        _exit(127);
-    }
-    int status = 0;
-    if (waitpid(pid, &status, 0) != pid) return -1;
-    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-}
-
-std::string firstLine(const fs::path &file) {
-    std::ifstream in(file);
-    std::string line;
-    std::getline(in, line);
-    return line;
-}
-
-}  // namespace
 
 CaseResult runCaseThroughCli(const std::string &caseDirText, const std::string &quantlens) {
     const fs::path caseDir(caseDirText);
