@@ -10,6 +10,16 @@
 
 namespace ql::matmul {
 
+// Shapes of one MatMul call (numpy semantics), with 1-D operands promoted to matrices.
+struct MatMulShapes {
+    Shape a, b;    // rank >= 2, batch dims padded with leading 1s to the same rank
+    Shape batch;   // broadcast batch dims
+    Shape output;  // the ONNX output shape (promoted dims removed)
+    int64_t m = 0, k = 0, n = 0;
+};
+// BadInput when the inner dimensions differ or the batch dimensions do not broadcast.
+Status resolveShapes(const Shape &a, const Shape &b, MatMulShapes &s);
+
 Result<KernelPtr> makeGemmKernel(const KernelBuildInfo &info);
 
 // One matrix product c[M,N] = sum_k a(m,k) * b(k,n) with element strides for a and b, so

@@ -29,45 +29,6 @@ memory::desc plainDesc(const memory::dims &dims) {
     return memory::desc(dims, memory::data_type::f32, rowMajorStrides(dims));
 }
 
-// Shapes of one MatMul call, with 1-D operands promoted to matrices.
-struct MatMulShapes {
-    Shape a, b;    // rank >= 2, batch dims padded with leading 1s to the same rank
-    Shape batch;   // broadcast batch dims
-    Shape output;  // the ONNX output shape (promoted dims removed)
-    int64_t m = 0, k = 0, n = 0;
-};
-
-Status resolveShapes(const Shape &aIn, const Shape &bIn, MatMulShapes &s) {
-    if (aIn.empty() || bIn.empty()) return Status::badInput("MatMul operands must have rank >= 1");
-    Shape a = aIn, b = bIn;
-    if (a.size() == 1) a.insert(a.begin(), 1);
-    if (b.size() == 1) b.push_back(1);
-    s.m = a[a.size() - 2];
-    s.k = a.back();
-    s.n = b.back();
-    if (b[b.size() - 2] != s.k) {
-        return Status::badInput("MatMul inner dimensions differ: " + shapeToString(aIn) + " x " +
-                                shapeToString(bIn));
-    }
-    const size_t batchRank = std::max(a.size(), b.size()) - 2;
-    a.insert(a.begin(), batchRank + 2 - a.size(), 1);
-    b.insert(b.begin(), batchRank + 2 - b.size(), 1);
-    s.batch.clear();
-    for (size_t i = 0; i < batchRank; ++i) {
-        if (a[i] != b[i] && a[i] != 1 && b[i] != 1) {
-            return Status::badInput("MatMul batch dimensions do not broadcast: " +
-                                    shapeToString(aIn) + " x " + shapeToString(bIn));
-        }
-        s.batch.push_back(a[i] == 1 ? b[i] : a[i]);
-    }
-    s.a = a;
-    s.b = b;
-    s.output = s.batch;
-    if (aIn.size() > 1) s.output.push_back(s.m);
-    if (bIn.size() > 1) s.output.push_back(s.n);
-    return Status::ok();
-}
-
 template <class T>
 void naiveBatchedMatMul(const MatMulShapes &s, const T *a, const T *b, T *out) {
     const size_t rank = s.batch.size();
@@ -207,5 +168,40 @@ void registerMatMulKernels(KernelRegistry &registry) {
     registry.add("MatMul", makeFactory<MatMulKernel>());
     registry.add("Gemm", matmul::makeGemmKernel);
 }
+
+namespace matmul {
+
+Status resolveShapes(const Shape &aIn, const Shape &bIn, MatMulShapes &s) {
+    if (aIn.empty() || bIn.empty()) return Status::badInput("MatMul operands must have rank >= 1");
+    Shape a = aIn, b = bIn;
+    if (a.size() == 1) a.insert(a.begin(), 1);
+    if (b.size() == 1) b.push_back(1);
+    s.m = a[a.size() - 2];
+    s.k = a.back();
+    s.n = b.back();
+    if (b[b.size() - 2] != s.k) {
+        return Status::badInput("MatMul inner dimensions differ: " + shapeToString(aIn) + " x " +
+                                shapeToString(bIn));
+    }
+    const size_t batchRank = std::max(a.size(), b.size()) - 2;
+    a.insert(a.begin(), batchRank + 2 - a.size(), 1);
+    b.insert(b.begin(), batchRank + 2 - b.size(), 1);
+    s.batch.clear();
+    for (size_t i = 0; i < batchRank; ++i) {
+        if (a[i] != b[i] && a[i] != 1 && b[i] != 1) {
+            return Status::badInput("MatMul batch dimensions do not broadcast: " +
+                                    shapeToString(aIn) + " x " + shapeToString(bIn));
+        }
+        s.batch.push_back(a[i] == 1 ? b[i] : a[i]);
+    }
+    s.a = a;
+    s.b = b;
+    s.output = s.batch;
+    if (aIn.size() > 1) s.output.push_back(s.m);
+    if (bIn.size() > 1) s.output.push_back(s.n);
+    return Status::ok();
+}
+
+}  // namespace matmul
 
 }  // namespace ql

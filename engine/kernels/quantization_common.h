@@ -25,6 +25,8 @@ Result<KernelPtr> makeQLinearConvReference(const KernelBuildInfo &info);
 Result<KernelPtr> makeQLinearMatMulReference(const KernelBuildInfo &info);
 Result<KernelPtr> makeQGemmReference(const KernelBuildInfo &info);
 Result<KernelPtr> makeConvInteger(const KernelBuildInfo &info);
+Result<KernelPtr> makeMatMulIntegerReference(const KernelBuildInfo &info);
+// MatMulInteger on oneDNN (quantized_batched_matmul_dnnl.cpp), the reference where it cannot.
 Result<KernelPtr> makeMatMulInteger(const KernelBuildInfo &info);
 
 // Node attribute (int, default 0): 1 lets QLinearConv / QLinearMatMul / QGemm run as one oneDNN

@@ -402,7 +402,7 @@ Result<KernelPtr> makeConvInteger(const KernelBuildInfo &info) {
 Result<KernelPtr> makeQLinearMatMulReference(const KernelBuildInfo &info) {
     return KernelPtr(new IntegerMatMulKernel(info, true));
 }
-Result<KernelPtr> makeMatMulInteger(const KernelBuildInfo &info) {
+Result<KernelPtr> makeMatMulIntegerReference(const KernelBuildInfo &info) {
     return KernelPtr(new IntegerMatMulKernel(info, false));
 }
 

@@ -56,6 +56,11 @@ struct SplitPassAttributes {
 };
 SplitPassAttributes makeSplitPassAttributes(bool hasSrcZeroPoint);
 
+// QLinearMatMul with any batch dims, broadcasting, activation or uint8 B and nonzero B zero
+// points, as one batched oneDNN matmul; the exact reference where it cannot
+// (quantized_batched_matmul_dnnl.cpp). The 2-D QLinearMatMul kernel hands it what it does not take.
+Result<KernelPtr> makeBatchedQLinearMatMul(const KernelBuildInfo &info);
+
 // Forwards to another context with some inputs replaced (e.g. a plain copy of a channels-last
 // input for the reference kernel, which only reads plain tensors).
 class SubstitutedInputs : public KernelContext {

@@ -1,6 +1,7 @@
 // QLinearMatMul and com.microsoft QGemm on oneDNN int8 matmul, plus the exact QGemm reference.
 // oneDNN takes the common case: per-tensor A parameters, s8 B (2-D, per-tensor or per-column
-// scale, zero zero point), a bias that is per column at most; the rest runs on the references.
+// scale, zero zero point), a bias that is per column at most. QLinearMatMul hands the rest to the
+// batched kernel (quantized_batched_matmul_dnnl.cpp), QGemm to its exact reference.
 // QGemm (ONNX Runtime's contrib op): Y = alpha * a_scale * b_scale[n] * (A'B' + C), then
 // quantized with y_scale / y_zero_point, or float32 when y_scale is absent.
 
@@ -51,8 +52,8 @@ bool scalarFloat(const KernelContext &ctx, size_t i, float &out) {
 
 class QuantMatMulDnnl : public Kernel {
 public:
-    QuantMatMulDnnl(const KernelBuildInfo &info, KernelPtr reference, bool gemm)
-        : m_reference(std::move(reference)), m_gemm(gemm) {
+    QuantMatMulDnnl(const KernelBuildInfo &info, KernelPtr fallback, bool gemm)
+        : m_fallback(std::move(fallback)), m_gemm(gemm) {
         m_status = readQuantActivation(info.node, m_act);
         if (const Tensor *b = info.constantInput(3)) m_constB = *b;
         if (gemm) {
@@ -89,7 +90,7 @@ private:
     Status build(const MatMulKey &key, bool constantB, Entry &e) const;
     Status execute(KernelContext &ctx, Entry &e, const Shape &outShape);
 
-    KernelPtr m_reference;
+    KernelPtr m_fallback;
     bool m_gemm;
     Inputs m_in;
     bool m_transA = false, m_transB = false;
@@ -323,7 +324,7 @@ Status QuantMatMulDnnl::execute(KernelContext &ctx, Entry &e, const Shape &outSh
 Status QuantMatMulDnnl::run(KernelContext &ctx) {
     QL_RETURN_IF_ERROR(m_status);
     MatMulKey key;
-    if (!readKey(ctx, key)) return runReferenceOnPlain(*m_reference, ctx);
+    if (!readKey(ctx, key)) return runReferenceOnPlain(*m_fallback, ctx);
     const Tensor &a = ctx.input(0), &b = ctx.input(3);
     Shape outShape = {key.m, key.n};
     if (!m_gemm) {
@@ -333,7 +334,7 @@ Status QuantMatMulDnnl::run(KernelContext &ctx) {
     const bool constB = m_constB.defined() && b.storage() == m_constB.storage();
     Result<Entry *> entry = m_cache.findOrBuild([&](const Entry &e) { return e.key == key; },
                                                 [&](Entry &e) { return build(key, constB, e); });
-    if (!entry) return runReferenceOnPlain(*m_reference, ctx);
+    if (!entry) return runReferenceOnPlain(*m_fallback, ctx);
     return execute(ctx, *entry.value(), outShape);
 }
 
@@ -444,11 +445,11 @@ Result<KernelPtr> makeQGemmReference(const KernelBuildInfo &info) {
 }
 
 Result<KernelPtr> makeQLinearMatMul(const KernelBuildInfo &info) {
-    Result<KernelPtr> reference = makeQLinearMatMulReference(info);
-    if (!reference) return reference;
+    Result<KernelPtr> general = makeBatchedQLinearMatMul(info);
+    if (!general) return general;
     const Tensor *b = info.constantInput(3);
-    if (b && b->dtype() != DataType::Int8) return reference;  // oneDNN has no u8 weights
-    return KernelPtr(new QuantMatMulDnnl(info, std::move(reference.value()), false));
+    if (b && (b->dtype() != DataType::Int8 || b->rank() != 2)) return general;
+    return KernelPtr(new QuantMatMulDnnl(info, std::move(general.value()), false));
 }
 
 Result<KernelPtr> makeQGemm(const KernelBuildInfo &info) {
