@@ -2,6 +2,7 @@
 // QLinearLeakyRelu. These sit between int8 convolutions of residual networks, so they keep a
 // channels-last input channels-last and the same-shape case is one vectorised loop.
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <sstream>
@@ -106,8 +107,21 @@ QL_ALWAYS_INLINE void widen(const Bytes &q, Float16 &out) {
 // combine() of 16 neighbours at once, in explicit 16-lane vectors: the loop vectoriser kept
 // the AVX-512 clone at 256-bit registers, and the residual adds of a ResNet were about an
 // eighth of its int8 time. Element for element the arithmetic of combine().
-template <class T>
-QL_ALWAYS_INLINE void combine16(const T *a, const T *b, T *y, const AddCoefficients &c) {
+// (The result comes back through a reference: returning a 64-byte vector by value changes the
+// ABI outside the AVX-512 clone.)
+QL_ALWAYS_INLINE void apply16(const Float16 &fa, const Float16 &fb, const AddCoefficients &c,
+                              Float16 &v) {
+    const Float16 zero = {};
+    v = (zero + c.ra) * fa + (zero + c.rb) * fb + (zero + c.bias);
+}
+QL_ALWAYS_INLINE void apply16(const Float16 &fa, const Float16 &fb, const MulCoefficients &c,
+                              Float16 &v) {
+    const Float16 zero = {};
+    v = (zero + c.k) * (fa - c.za) * (fb - c.zb);
+}
+
+template <class T, class Coefficients>
+QL_ALWAYS_INLINE void combine16(const T *a, const T *b, T *y, const Coefficients &c) {
     using Bytes = typename Bytes16<T>::type;
     Bytes qa, qb;
     std::memcpy(&qa, a, sizeof qa);
@@ -116,7 +130,8 @@ QL_ALWAYS_INLINE void combine16(const T *a, const T *b, T *y, const AddCoefficie
     Float16 fa, fb;
     widen(qa, fa);
     widen(qb, fb);
-    Float16 v = (zero + c.ra) * fa + (zero + c.rb) * fb + (zero + c.bias);
+    Float16 v;
+    apply16(fa, fb, c, v);
     const Float16 lo = zero + c.lo, hi = zero + c.hi;
     v = v >= lo ? v : lo;
     v = v <= hi ? v : hi;
@@ -125,7 +140,8 @@ QL_ALWAYS_INLINE void combine16(const T *a, const T *b, T *y, const AddCoefficie
     std::memcpy(y, &out, sizeof out);
 }
 
-// Contiguous rows; strideA/strideB are 1 (same shape) or 0 (a broadcast scalar along the row).
+// Contiguous rows; strideA/strideB are 1 (same shape) or 0 (a broadcast scalar along the row,
+// fed to combine16 as 16 copies).
 // Coefficients (AddCoefficients or MulCoefficients) picks the operation at compile time. No
 // fused multiply-add (see the pragma): the AVX-512 clone computes what the others do.
 #pragma GCC push_options
@@ -138,11 +154,14 @@ QL_ALWAYS_INLINE void combine16(const T *a, const T *b, T *y, const AddCoefficie
 template <class T, class Coefficients>
 QL_COMBINE_CLONES void combineRow(const T *a, int64_t strideA, const T *b, int64_t strideB, T *y,
                                   int64_t n, Coefficients c) {
-    if (strideA == 1 && strideB == 1) {
+    if ((strideA == 0 || strideA == 1) && (strideB == 0 || strideB == 1)) {
+        T copiesA[16], copiesB[16];
+        std::fill(copiesA, copiesA + 16, a[0]);
+        std::fill(copiesB, copiesB + 16, b[0]);
         int64_t i = 0;
-        if constexpr (std::is_same_v<Coefficients, AddCoefficients>)
-            for (; i + 16 <= n; i += 16) combine16(a + i, b + i, y + i, c);
-        for (; i < n; ++i) y[i] = combine(a[i], b[i], c);
+        for (; i + 16 <= n; i += 16)
+            combine16(strideA ? a + i : copiesA, strideB ? b + i : copiesB, y + i, c);
+        for (; i < n; ++i) y[i] = combine(a[i * strideA], b[i * strideB], c);
     } else {
         for (int64_t i = 0; i < n; ++i) y[i] = combine(a[i * strideA], b[i * strideB], c);
     }

@@ -150,6 +150,10 @@ TEST(QLinearAdd, MatchesReferenceSameShapeAndBroadcast) {
     checkBinaryAgainstReference<uint8_t>(false, {2, 3, 4, 5}, {3, 1, 1}, 5);
     checkBinaryAgainstReference<int8_t>(false, {1, 5}, {4, 1}, 7);
     checkBinaryAgainstReference<uint8_t>(false, {3, 7}, {1}, 9);
+    // The 16-lane path with a broadcast scalar on either side, and rows with a tail.
+    checkBinaryAgainstReference<uint8_t>(false, {4, 100}, {1}, 31);
+    checkBinaryAgainstReference<int8_t>(false, {1}, {4, 100}, 33);
+    checkBinaryAgainstReference<uint8_t>(false, {3, 8, 40}, {40}, 35);  // LayerNorm's beta
 }
 
 TEST(QLinearMul, MatchesReferenceSameShapeAndBroadcast) {
@@ -157,6 +161,9 @@ TEST(QLinearMul, MatchesReferenceSameShapeAndBroadcast) {
     checkBinaryAgainstReference<int8_t>(true, {5, 6}, {5, 6}, 13);
     checkBinaryAgainstReference<int8_t>(true, {2, 3, 4, 5}, {1, 3, 1, 1}, 15);
     checkBinaryAgainstReference<uint8_t>(true, {6}, {2, 1}, 17);
+    checkBinaryAgainstReference<int8_t>(true, {4, 100}, {1}, 37);  // GELU's 0.5
+    checkBinaryAgainstReference<uint8_t>(true, {1}, {4, 100}, 39);
+    checkBinaryAgainstReference<int8_t>(true, {3, 8, 40}, {40}, 41);  // LayerNorm's gamma
 }
 
 TEST(QLinearAdd, KeepsChannelsLast) {
