@@ -1,12 +1,17 @@
-// `quantlens`: starts the application (quantlens-main) with a short OpenMP spin and with malloc
-// tuned to take fresh memory in few page faults.
+// `quantlens`: starts the application (quantlens-main) with an OpenMP spin chosen for the work
+// and with malloc tuned to take fresh memory in few page faults.
 //
 // libgomp (the OpenMP runtime of oneDNN and of our own loops) lets a thread waiting at a barrier
-// spin for 300,000 iterations by default. When another process takes one of the cores, the
-// thread a barrier waits for is descheduled while its partner spins through its time slice, and
-// every parallel region costs a slice: `analyze` of mobilenet_v2 on 8 samples took 6.8 s instead
-// of 0.6 s on a 2-core machine with one core busy elsewhere. A short spin keeps a quiet machine's
-// barriers fast and hands the core back under load.
+// spin for 300,000 iterations (about 0.3 ms) before it sleeps. Which spin is right depends on the
+// work, measured on a 2-core VM (2026-11-28, README "Threads"):
+// - one model run on all cores (`bench`, `infer`): the long spin. With a busy neighbour
+//   (`stress-ng --cpu 1`) a short spin makes every barrier wait for the sleeping thread to be
+//   scheduled again: resnet18 fp32 28.7 ms against 23.4 ms, the encoder 69 against 31 ms
+//   (ONNX Runtime, whose pool spins too: 23.8 and 29.8 ms); quiet, the two are equal.
+// - everything else (analyses, search, calibration lab, the GUI): 10,000 iterations. These
+//   interleave several plans and comparisons, and there the long spin burns the slices of the
+//   threads it waits for: `analyze` of mobilenet_v2 (8 samples) took 1.5 s against 1.2 s beside
+//   stress-ng, and two analyses side by side 2.1-6.4 s against 1.3-1.4 s each.
 //
 // An analysis touches a few hundred MB of fresh memory, most of it in its first batch
 // (activations, reordered weights), and each 4 KB page costs a fault, which on virtual machines
@@ -58,8 +63,14 @@ void tuneMalloc() {
 
 }  // namespace
 
-int main(int, char **argv) {
-    if (!std::getenv("OMP_WAIT_POLICY") && !std::getenv("GOMP_SPINCOUNT"))
+// True for the subcommands that run one model on all cores, which keep libgomp's long spin.
+bool runsOneModel(const char *subcommand) {
+    return subcommand && (std::strcmp(subcommand, "bench") == 0 || std::strcmp(subcommand, "infer") == 0);
+}
+
+int main(int argc, char **argv) {
+    const bool userSpin = std::getenv("OMP_WAIT_POLICY") || std::getenv("GOMP_SPINCOUNT");
+    if (!userSpin && !runsOneModel(argc > 1 ? argv[1] : nullptr))
         setenv("GOMP_SPINCOUNT", "10000", 0);  // about 10 µs; a user's own setting wins
     tuneMalloc();
     char self[PATH_MAX];

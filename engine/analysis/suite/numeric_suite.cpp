@@ -1,5 +1,7 @@
 #include "analysis/suite/numeric_suite.h"
 
+#include <omp.h>
+
 #include <future>
 #include <map>
 
@@ -76,10 +78,13 @@ Result<NumericSuiteReport> runNumericSuite(const Graph &floatGraph, const Graph 
     auto matching = matchLayers(floatGraph, quantGraph);
     if (!matching) return matching.status();
     // The weight comparison only reads the models: it runs on a thread of its own while this one
-    // builds the plans (the future joins it on every return).
+    // builds the plans (the future joins it on every return). Its loops stay on that one thread:
+    // a second OpenMP team would put four threads on two cores beside the float pass, and
+    // threads spinning at a barrier then burn the slices of those they wait for.
     std::future<Result<std::vector<LayerWeightComparison>>> weightsDone =
         std::async(std::launch::async, [&, stop = currentStopFlag()] {
             StopScope scope(stop);
+            omp_set_num_threads(1);
             return compareWeights(floatGraph, quantGraph, *matching);
         });
 
