@@ -255,13 +255,20 @@ public:
                                        " is not supported");
         const float *src = x.data<float>();
         const int64_t n = x.numel();
-        // The range always includes 0 so that 0 is exactly representable.
+        // The range always includes 0 so that 0 is exactly representable. One vectorised pass
+        // (NaN fails both comparisons and is counted instead) split over the threads.
         float lo = 0.0f, hi = 0.0f;
+        int64_t nans = 0;
+#pragma omp parallel for reduction(min : lo) reduction(max : hi) reduction(+ : nans) if (n > (1 << 16))
         for (int64_t i = 0; i < n; ++i) {
-            if (std::isnan(src[i]))
-                return Status::badInput("input holds NaN at index " + std::to_string(i));
-            lo = std::min(lo, src[i]);
-            hi = std::max(hi, src[i]);
+            const float v = src[i];
+            nans += v != v;
+            lo = v < lo ? v : lo;
+            hi = v > hi ? v : hi;
+        }
+        if (nans > 0) {
+            const int64_t at = std::find_if(src, src + n, [](float v) { return std::isnan(v); }) - src;
+            return Status::badInput("input holds NaN at index " + std::to_string(at));
         }
         if (!std::isfinite(lo) || !std::isfinite(hi))
             return Status::badInput("input holds an infinite value");
@@ -271,9 +278,13 @@ public:
                                       : 0.0f;
         Tensor &y = ctx.allocateOutput(0, DataType::UInt8, x.shape());
         uint8_t *dst = y.data<uint8_t>();
-        for (int64_t i = 0; i < n; ++i)
-            dst[i] = scale > 0.0f ? saturateTo<uint8_t>(roundHalfEven(src[i] / scale) + zp, 0, 255)
-                                  : static_cast<uint8_t>(zp);
+        if (scale > 0.0f) {
+            elementwise::parallelRange(n, [&](int64_t begin, int64_t end) {
+                quantizeValues(src + begin, dst + begin, end - begin, scale, static_cast<int32_t>(zp));
+            });
+        } else {
+            std::fill(dst, dst + n, static_cast<uint8_t>(zp));
+        }
         if (ctx.outputCount() > 1) ctx.allocateOutput(1, DataType::Float, {}).data<float>()[0] = scale;
         if (ctx.outputCount() > 2)
             ctx.allocateOutput(2, DataType::UInt8, {}).data<uint8_t>()[0] = static_cast<uint8_t>(zp);

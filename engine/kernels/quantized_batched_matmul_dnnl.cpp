@@ -39,6 +39,7 @@ constexpr Positions kInteger{1, 2, 3};
 // Everything a primitive depends on: shapes, types and quantization parameters.
 struct Key {
     Shape a, b, batch;  // padded to one rank
+    Shape output;       // the ONNX output shape
     int64_t m = 0, k = 0, n = 0;
     DataType aType = DataType::UInt8, bType = DataType::Int8, yType = DataType::Int32;
     int32_t aZp = 0, yZp = 0;
@@ -46,7 +47,7 @@ struct Key {
     std::vector<int32_t> bZp;  // 1 or N values, in B's own type
     std::vector<float> mult;   // 1 or N values: a_scale * b_scale / y_scale
     bool operator==(const Key &o) const {
-        return a == o.a && b == o.b && aType == o.aType && bType == o.bType && yType == o.yType &&
+        return a == o.a && b == o.b && output == o.output && aType == o.aType && bType == o.bType && yType == o.yType &&
                aZp == o.aZp && yZp == o.yZp && yScale == o.yScale && bZp == o.bZp &&
                mult == o.mult;
     }
@@ -111,9 +112,18 @@ bool BatchedQuantMatMul::readKey(const KernelContext &ctx, Key &key) const {
     matmul::MatMulShapes s;
     if (!matmul::resolveShapes(a.shape(), b.shape(), s).isOk() || s.a.size() > kMaxDnnlRank)
         return false;
+    key.output = s.output;
     key.a = s.a;
     key.b = s.b;
     key.batch = s.batch;
+    // One B for every batch (a weight): A's batches are more rows of one product, not many
+    // small ones ([128, 1, 512] x [512, 1536] is one 128-row GEMM, not 128 GEMVs).
+    if (std::all_of(s.b.begin(), s.b.end() - 2, [](int64_t d) { return d == 1; })) {
+        s.m = a.numel() / s.k;
+        key.a = {s.m, s.k};
+        key.b = {s.k, s.n};
+        key.batch.clear();
+    }
     key.m = s.m;
     key.k = s.k;
     key.n = s.n;
@@ -281,7 +291,7 @@ void BatchedQuantMatMul::subtractZeroPointTerm(Entry &e, const Tensor &a, int32_
 Status BatchedQuantMatMul::execute(KernelContext &ctx, Entry &e, bool constantB) {
     const Tensor &a = ctx.input(0), &b = ctx.input(m_in.b);
     const Key &k = e.key;
-    Tensor &y = ctx.allocateOutput(0, k.yType, Shape(withRows(k.batch, k.m, k.n)));
+    Tensor &y = ctx.allocateOutput(0, k.yType, k.output);
     const void *aData = a.rawData();
     if (e.flipA) {
         e.aFlipped.resize(static_cast<size_t>(a.numel()));

@@ -103,6 +103,8 @@ TEST(QuantizedBatchedMatMul, BroadcastBatchesMatchReference) {
         {"b_broadcast_leading", {u8, {2, 3, 10, 12}, 9}, {s8, {3, 12, 9}, -5, -128, 127}},
         {"a_broadcast", {u8, {1, 6, 20}, 200}, {u8, {4, 20, 8}, 30}},
         {"both_broadcast", {u8, {2, 1, 7, 13}, 50}, {u8, {1, 3, 13, 5}, 77}},
+        // Sequence-first activations times a weight: A's batches fold into rows of one product.
+        {"seq_first_weight", {u8, {6, 1, 24}, 40}, {u8, {24, 10}, 120}, u8, 128, true},
         {"rank5", {u8, {1, 2, 2, 6, 8}, 1}, {s8, {2, 1, 2, 8, 6}, 2, -128, 127}},
     };
     unsigned seed = 800;

@@ -509,3 +509,41 @@ TEST(QuantizeLinear, PerTensorFastPathRoundsHalfToEvenAndSaturates) {
 }
 
 }  // namespace
+
+namespace {
+
+// DynamicQuantizeLinear over a large input (the parallel, vectorised path): the range includes
+// 0, scale = (max - min) / 255, zero point and values as the ONNX formula gives them.
+TEST(DynamicQuantizeLinear, LargeInputMatchesFormula) {
+    Tensor x(DataType::Float, {3, 200, 257});
+    std::mt19937 rng(5);
+    std::uniform_real_distribution<float> dist(-1.5f, 4.0f);
+    for (int64_t i = 0; i < x.numel(); ++i) x.data<float>()[i] = dist(rng);
+    x.data<float>()[12345] = -2.25f;  // the minimum, far into the array
+    auto run = runSingleNode(test::makeNode("DynamicQuantizeLinear"), {x}, 3);
+    ASSERT_TRUE(run.status.isOk()) << run.status.message();
+    float hi = 0.0f;
+    for (int64_t i = 0; i < x.numel(); ++i) hi = std::max(hi, x.data<float>()[i]);
+    const float scale = (hi + 2.25f) / 255.0f;
+    const float zp = std::nearbyint(2.25f / scale);
+    EXPECT_FLOAT_EQ(run.outputs[1].data<float>()[0], scale);
+    EXPECT_EQ(run.outputs[2].data<uint8_t>()[0], static_cast<uint8_t>(zp));
+    int64_t differing = 0;
+    for (int64_t i = 0; i < x.numel(); ++i) {
+        const float q = std::min(255.0f, std::max(0.0f, std::nearbyint(x.data<float>()[i] / scale) + zp));
+        differing += run.outputs[0].data<uint8_t>()[i] != static_cast<uint8_t>(q);
+    }
+    EXPECT_EQ(differing, 0);
+}
+
+TEST(DynamicQuantizeLinear, NaNIsNamedByIndex) {
+    Tensor x(DataType::Float, {100000});
+    for (int64_t i = 0; i < x.numel(); ++i) x.data<float>()[i] = 0.001f * float(i % 997);
+    x.data<float>()[77777] = std::nanf("");
+    auto run = runSingleNode(test::makeNode("DynamicQuantizeLinear"), {x}, 3);
+    ASSERT_FALSE(run.status.isOk());
+    EXPECT_NE(run.status.message().find("NaN at index 77777"), std::string::npos)
+        << run.status.message();
+}
+
+}  // namespace
