@@ -21,11 +21,12 @@ ValueStatistics::ValueStatistics(const CalibrationOptions &options)
     : movingAverage(options.averagingConstant), histogram(histogramOptions(options)) {}
 
 void ValueStatistics::observe(const float *data, int64_t n) {
-    minMax.observe(data, n);
+    const FiniteSummary summary = summarizeFinite(data, n);  // one pass serves all three
+    minMax.observe(summary, n);
     // A batch without finite values is no batch for the moving average either (it skips it).
-    if (std::none_of(data, data + n, [](float v) { return std::isfinite(v); })) return;
-    movingAverage.observe(data, n);
-    histogram.observe(data, n);
+    if (summary.finite == 0) return;
+    movingAverage.observe(summary, n);
+    histogram.observe(data, n, summary);
     ++batches;
 }
 

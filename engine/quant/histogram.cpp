@@ -69,30 +69,31 @@ int Histogram::binOf(float v) const {
            m_negativeBins;
 }
 
-void Histogram::add(const float *data, int64_t n) {
-    float lo = std::numeric_limits<float>::max(), hi = std::numeric_limits<float>::lowest();
-    int64_t finite = 0;
-    for (int64_t i = 0; i < n; ++i) {
-        const float v = data[i];
-        if (!std::isfinite(v)) continue;
-        lo = std::min(lo, v);
-        hi = std::max(hi, v);
-        ++finite;
-    }
-    m_nonFinite += n - finite;
-    if (!finite) return;
-    m_min = m_total ? std::min(m_min, lo) : lo;
-    m_max = m_total ? std::max(m_max, hi) : hi;
+void Histogram::add(const float *data, int64_t n) { add(data, n, summarizeFinite(data, n)); }
+
+void Histogram::add(const float *data, int64_t n, const FiniteSummary &summary) {
+    m_nonFinite += n - summary.finite;
+    if (!summary.finite) return;
+    m_min = m_total ? std::min(m_min, summary.lo) : summary.lo;
+    m_max = m_total ? std::max(m_max, summary.hi) : summary.hi;
     regrid(std::min(m_min, 0.0f), std::max(m_max, 0.0f));
-    int64_t zeros = 0;
-    for (int64_t i = 0; i < n; ++i) {
-        const float v = data[i];
-        if (!std::isfinite(v)) continue;
-        zeros += v == 0.0f;
-        if (m_width > 0.0) ++m_counts[static_cast<size_t>(binOf(v))];
+    m_zeros += summary.zeros;  // after regrid(): it moves only the zeros of earlier batches
+    m_total += summary.finite;
+    if (m_width == 0.0) return;  // all zeros so far: only counted in m_zeros
+    // Counts are integers, so splitting the data over threads with a histogram each and adding
+    // them up gives the same counts in any order.
+    const size_t bins = m_counts.size();
+#pragma omp parallel if (n > (1 << 16))
+    {
+        std::vector<int64_t> local(bins, 0);
+#pragma omp for nowait
+        for (int64_t i = 0; i < n; ++i) {
+            const float v = data[i];
+            if (std::fabs(v) <= std::numeric_limits<float>::max()) ++local[static_cast<size_t>(binOf(v))];
+        }
+#pragma omp critical(ql_histogram_add)
+        for (size_t b = 0; b < bins; ++b) m_counts[b] += local[b];
     }
-    m_zeros += zeros;  // after regrid(): it moves only the zeros of earlier batches
-    m_total += finite;
 }
 
 void Histogram::merge(const Histogram &other) {

@@ -19,6 +19,8 @@
 #include <cstdint>
 #include <vector>
 
+#include "quant/finite_summary.h"
+
 namespace ql::quant {
 
 class Histogram {
@@ -27,6 +29,8 @@ public:
 
     // Adds the finite values; NaN and +-Inf are skipped and counted in nonFiniteCount().
     void add(const float *data, int64_t n);
+    // The same, with the data's summary already made (summarizeFinite(data, n)).
+    void add(const float *data, int64_t n, const FiniteSummary &summary);
     // Adds everything `other` saw; the result equals one histogram fed both streams. Both must
     // have the same number of bins.
     void merge(const Histogram &other);

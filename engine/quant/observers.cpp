@@ -8,26 +8,6 @@
 
 namespace ql::quant {
 
-namespace {
-
-// Min and max of the finite values; false when there is none.
-bool finiteMinMax(const float *data, int64_t n, float &lo, float &hi, int64_t &nonFinite) {
-    bool any = false;
-    for (int64_t i = 0; i < n; ++i) {
-        const float v = data[i];
-        if (!std::isfinite(v)) {
-            ++nonFinite;
-            continue;
-        }
-        if (!any) lo = hi = v, any = true;
-        lo = std::min(lo, v);
-        hi = std::max(hi, v);
-    }
-    return any;
-}
-
-}  // namespace
-
 const char *rangeMethodName(RangeMethod method) {
     switch (method) {
     case RangeMethod::MinMax: return "minmax";
@@ -51,11 +31,13 @@ bool parseRangeMethod(const std::string &text, RangeMethod &out) {
     return true;
 }
 
-void MinMaxObserver::observe(const float *data, int64_t n) {
-    float lo = 0.0f, hi = 0.0f;
-    if (!finiteMinMax(data, n, lo, hi, m_nonFinite)) return;
-    m_min = m_seen ? std::min(m_min, lo) : lo;
-    m_max = m_seen ? std::max(m_max, hi) : hi;
+void MinMaxObserver::observe(const float *data, int64_t n) { observe(summarizeFinite(data, n), n); }
+
+void MinMaxObserver::observe(const FiniteSummary &summary, int64_t n) {
+    m_nonFinite += n - summary.finite;
+    if (!summary.finite) return;
+    m_min = m_seen ? std::min(m_min, summary.lo) : summary.lo;
+    m_max = m_seen ? std::max(m_max, summary.hi) : summary.hi;
     m_seen = true;
 }
 
@@ -70,9 +52,12 @@ void MinMaxObserver::merge(const MinMaxObserver &other) {
 }
 
 void MovingAverageMinMaxObserver::observe(const float *data, int64_t n) {
-    float lo = 0.0f, hi = 0.0f;
-    if (!finiteMinMax(data, n, lo, hi, m_nonFinite)) return;
-    observeRange(lo, hi);
+    observe(summarizeFinite(data, n), n);
+}
+
+void MovingAverageMinMaxObserver::observe(const FiniteSummary &summary, int64_t n) {
+    m_nonFinite += n - summary.finite;
+    if (summary.finite) observeRange(summary.lo, summary.hi);
 }
 
 void MovingAverageMinMaxObserver::observeRange(float lo, float hi) {

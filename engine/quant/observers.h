@@ -49,6 +49,8 @@ public:
 class MinMaxObserver : public Observer {
 public:
     void observe(const float *data, int64_t n) override;
+    // One batch of n values given by its summary.
+    void observe(const FiniteSummary &summary, int64_t n);
     // Adds what `other` saw (min of mins, max of maxes).
     void merge(const MinMaxObserver &other);
     std::pair<float, float> range() const override;
@@ -66,6 +68,7 @@ class MovingAverageMinMaxObserver : public Observer {
 public:
     explicit MovingAverageMinMaxObserver(double averagingConstant = 0.01) : m_constant(averagingConstant) {}
     void observe(const float *data, int64_t n) override;
+    void observe(const FiniteSummary &summary, int64_t n);
     // One batch given by its finite min and max (a batch assembled from parts observed apart).
     void observeRange(float lo, float hi);
     std::pair<float, float> range() const override;
@@ -86,6 +89,9 @@ class HistogramObserver : public Observer {
 public:
     explicit HistogramObserver(const ObserverOptions &options = {});
     void observe(const float *data, int64_t n) override { m_histogram.add(data, n); }
+    void observe(const float *data, int64_t n, const FiniteSummary &summary) {
+        m_histogram.add(data, n, summary);
+    }
     void merge(const HistogramObserver &other) { m_histogram.merge(other.m_histogram); }
     std::pair<float, float> range() const override { return rangeFor(m_options); }
     // The range another method / percentile / target would choose from the same histogram

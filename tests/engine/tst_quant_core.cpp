@@ -323,6 +323,36 @@ TEST(Histogram, DependsOnTheValuesNotOnBatchingOrOrder) {
     EXPECT_EQ(oneBatch.counts(), directCounts(oneBatch, all));
 }
 
+// A large batch takes the threaded pass (summary and bins split over the threads); it must give
+// the counts a serial feed of the same values in small batches gives, non-finite values included.
+TEST(Histogram, ThreadedLargeBatchEqualsSmallBatches) {
+    std::mt19937 rng(17);
+    std::normal_distribution<float> dist(0.3f, 2.0f);
+    std::vector<float> all(400000);
+    for (size_t i = 0; i < all.size(); ++i) all[i] = i % 9 == 0 ? 0.0f : dist(rng);
+    all[1234] = std::nanf("");
+    all[300001] = INFINITY;
+    all[399999] = -INFINITY;
+    all[250000] = -11.5f;  // the minimum, far from the start
+    Histogram large(2048), small(2048);
+    large.add(all.data(), static_cast<int64_t>(all.size()));
+    for (size_t s = 0; s < all.size(); s += 1000) small.add(all.data() + s, 1000);
+    EXPECT_EQ(large.counts(), small.counts());
+    EXPECT_EQ(large.binWidth(), small.binWidth());
+    EXPECT_EQ(large.zeroCount(), small.zeroCount());
+    EXPECT_EQ(large.total(), int64_t(all.size()) - 3);
+    EXPECT_EQ(large.nonFiniteCount(), 3);
+    EXPECT_EQ(large.observedMin(), -11.5f);
+    std::vector<float> finite;
+    std::copy_if(all.begin(), all.end(), std::back_inserter(finite), [](float v) { return std::isfinite(v); });
+    EXPECT_EQ(large.counts(), directCounts(large, finite));
+    const FiniteSummary summary = summarizeFinite(all.data(), static_cast<int64_t>(all.size()));
+    EXPECT_EQ(summary.finite, large.total());
+    EXPECT_EQ(summary.zeros, large.zeroCount());
+    EXPECT_EQ(summary.lo, -11.5f);
+    EXPECT_EQ(summary.hi, large.observedMax());
+}
+
 TEST(Histogram, MergingOnlyZerosAndEmptyHistograms) {
     Histogram zeros(16), data(16), empty(16);
     const std::vector<float> z(5, 0.0f), d = {-1.0f, 2.0f};
