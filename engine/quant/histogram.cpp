@@ -82,14 +82,23 @@ void Histogram::add(const float *data, int64_t n, const FiniteSummary &summary) 
     if (m_width == 0.0) return;  // all zeros so far: only counted in m_zeros
     // Counts are integers, so splitting the data over threads with a histogram each and adding
     // them up gives the same counts in any order.
+    // binOf() without its division and libm floor: 1 / w is exact (w is a power of two), and
+    // clamping to the integer bin bounds before the floor gives the same bin as after it.
     const size_t bins = m_counts.size();
+    const double inverse = 1.0 / m_width;
+    const double first = -m_negativeBins, last = positiveBins() - 1;
 #pragma omp parallel if (n > (1 << 16))
     {
         std::vector<int64_t> local(bins, 0);
 #pragma omp for nowait
         for (int64_t i = 0; i < n; ++i) {
             const float v = data[i];
-            if (std::fabs(v) <= std::numeric_limits<float>::max()) ++local[static_cast<size_t>(binOf(v))];
+            if (!(std::fabs(v) <= std::numeric_limits<float>::max())) continue;
+            double x = static_cast<double>(v) * inverse;
+            x = x < first ? first : (x > last ? last : x);
+            int64_t j = static_cast<int64_t>(x);
+            j -= static_cast<double>(j) > x;  // floor for negative x
+            ++local[static_cast<size_t>(j + m_negativeBins)];
         }
 #pragma omp critical(ql_histogram_add)
         for (size_t b = 0; b < bins; ++b) m_counts[b] += local[b];

@@ -15,6 +15,14 @@ std::pair<int32_t, int32_t> fullTypeRange(DataType type) {
     return type == DataType::Int8 ? std::make_pair(-128, 127) : std::make_pair(0, 255);
 }
 
+// A plain tensor's values as float: its own storage when it is float32 (a weight can be hundreds
+// of MB; no copy), else converted into `converted`.
+const float *floatValues(const Tensor &plain, std::vector<float> &converted) {
+    if (plain.dtype() == DataType::Float) return plain.data<float>();
+    converted = plain.toFloatVector();
+    return converted.data();
+}
+
 }  // namespace
 
 std::pair<int32_t, int32_t> quantizedRange(const QRangeOptions &options) {
@@ -61,15 +69,15 @@ QParams qparamsFromRange(float min, float max, const QRangeOptions &options) {
 
 QParams weightQParams(const Tensor &weight, int64_t axis, bool perChannel, const QRangeOptions &options) {
     const Tensor plain = weight.toPlain();
-    const std::vector<float> values = plain.dtype() == DataType::Float
-                                          ? std::vector<float>(plain.data<float>(), plain.data<float>() + plain.numel())
-                                          : plain.toFloatVector();
+    std::vector<float> converted;
+    const float *values = floatValues(plain, converted);
     const int rank = plain.rank();
     if (axis < 0) axis += rank;
     const bool channelwise = perChannel && axis >= 0 && axis < rank;
     if (!channelwise) {
         float lo = 0.0f, hi = 0.0f;
-        for (float v : values) {
+        for (int64_t i = 0; i < plain.numel(); ++i) {
+            const float v = values[i];
             if (std::isnan(v)) continue;
             lo = std::min(lo, v);
             hi = std::max(hi, v);
@@ -80,7 +88,7 @@ QParams weightQParams(const Tensor &weight, int64_t axis, bool perChannel, const
     std::vector<float> lo(static_cast<size_t>(channels), 0.0f), hi(static_cast<size_t>(channels), 0.0f);
     forEachChannelRun(plain.shape(), axis, [&](int64_t start, int64_t count, int64_t c) {
         for (int64_t i = start; i < start + count; ++i) {
-            const float v = values[static_cast<size_t>(i)];
+            const float v = values[i];
             if (std::isnan(v)) continue;
             lo[c] = std::min(lo[c], v);
             hi[c] = std::max(hi[c], v);
@@ -99,9 +107,8 @@ QParams weightQParams(const Tensor &weight, int64_t axis, bool perChannel, const
 
 Tensor quantizeTensor(const Tensor &x, const QParams &params) {
     const Tensor plain = x.toPlain();
-    const std::vector<float> values = plain.dtype() == DataType::Float
-                                          ? std::vector<float>(plain.data<float>(), plain.data<float>() + plain.numel())
-                                          : plain.toFloatVector();
+    std::vector<float> converted;
+    const float *values = floatValues(plain, converted);
     const DataType type = params.type == DataType::Int8 ? DataType::Int8 : DataType::UInt8;
     // Plain variables, not a structured binding: C++17 lambdas cannot capture those (clang).
     const auto range = fullTypeRange(type);
@@ -113,7 +120,7 @@ Tensor quantizeTensor(const Tensor &x, const QParams &params) {
                           const int32_t z = params.zeroPoint[static_cast<size_t>(c)];
                           for (int64_t i = start; i < start + count; ++i) {
                               const int32_t q =
-                                  quantizeValue(values[static_cast<size_t>(i)], s, z, qmin, qmax);
+                                  quantizeValue(values[i], s, z, qmin, qmax);
                               if (type == DataType::Int8)
                                   out.data<int8_t>()[i] = static_cast<int8_t>(q);
                               else
