@@ -68,4 +68,11 @@ Status preparePrecision(Graph &graph, Precision precision, PrecisionReport *repo
     return Status::ok();
 }
 
+Status prepareReferenceWithQuantizedWeights(Graph &graph) {
+    if (!isQuantizedModel(graph)) return Status::ok();
+    QL_RETURN_IF_ERROR(cleanupQdqNoise(graph));
+    QL_RETURN_IF_ERROR(qdq::checkAllQdqParams(graph));
+    return expandQOperatorsToQdq(graph);
+}
+
 }  // namespace ql

@@ -32,4 +32,9 @@ Precision defaultPrecision(const Graph &graph);
 // other precisions only its `precision` field is set ("fp32" for a float model, whatever was asked).
 Status preparePrecision(Graph &graph, Precision precision, PrecisionReport *report = nullptr);
 
+// Precision::Reference with the DequantizeLinear of constant weights left in the graph, run on
+// every pass: the plan holds the 8-bit weights only, not a float copy plus oneDNN's packed copy
+// of it (0.7 GB for vit_b_16's kernel check). For plans run on a few samples.
+Status prepareReferenceWithQuantizedWeights(Graph &graph);
+
 }  // namespace ql

@@ -170,7 +170,7 @@ Result<std::unique_ptr<IsolatedComparator>> IsolatedComparator::create(
             }
             if (prepared && options.kernelCheck && layer.int8) {
                 Graph referenceGraph = std::move(cut.graph);
-                prepared = preparePrecision(referenceGraph, Precision::Reference);
+                prepared = prepareReferenceWithQuantizedWeights(referenceGraph);
                 if (prepared) {
                     auto plan = ExecutionPlan::create(std::move(referenceGraph), planOptions);
                     if (plan)
