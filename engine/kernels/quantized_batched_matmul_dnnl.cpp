@@ -13,6 +13,7 @@
 // anything else runs on the exact reference the factory was given.
 
 #include <algorithm>
+#include <memory>
 #include <unordered_map>
 #include <vector>
 
@@ -82,7 +83,7 @@ private:
         std::vector<uint8_t> aFlipped;
         std::vector<int8_t> b8, wA, wB;  // B as s8; its two halves when split
         bool bReady = false;             // b8 / wA / wB hold the constant B already
-        std::vector<int32_t> accBuffer, rowSum;
+        std::vector<int32_t> rowSum;
         std::vector<int64_t> aBatchOf;  // per output batch, A's batch index
         int32_t srcZpValue = 0, dstZpValue = 0;
         Requantizer requant;
@@ -102,6 +103,20 @@ private:
     std::string m_name;
     ds::ShapeCache<Entry> m_cache;
 };
+
+// The int32 accumulators of a call: one buffer per thread, reused by every call on it (no zero
+// fill, no fresh pages after the first call). One per kernel and shape kept 15 MB for each
+// attention product of a vit_b_16 analysis at batch 8, in the suite's plan and again in each
+// layer's isolated plan.
+int32_t *threadAccumulators(int64_t count) {
+    thread_local std::unique_ptr<int32_t[]> buffer;
+    thread_local int64_t capacity = 0;
+    if (count > capacity) {
+        buffer.reset(new int32_t[static_cast<size_t>(count)]);
+        capacity = count;
+    }
+    return buffer.get();
+}
 
 bool is8Bit(DataType t) { return t == DataType::UInt8 || t == DataType::Int8; }
 
@@ -226,8 +241,6 @@ Status BatchedQuantMatMul::build(const Key &key, bool constantB, Entry &e) const
                 e.second = dnnl::matmul(pd2);
                 e.weightsB.init(weiUser, pd2.weights_desc());
             }
-            if (m_qlinear)  // MatMulInteger accumulates in its output
-                e.accBuffer.resize(static_cast<size_t>(shapeElementCount(key.batch) * key.m * key.n));
             e.acc = memory(pd1.dst_desc(), eng, nullptr);
         }
         e.src = memory(srcDesc, eng, nullptr);
@@ -312,7 +325,8 @@ Status BatchedQuantMatMul::execute(KernelContext &ctx, Entry &e, bool constantB)
         splitWeights(b8, b.numel(), e.wA.data(), e.wB.data());
     }
     e.bReady = constantB;
-    int32_t *acc = k.yType == DataType::Int32 ? y.data<int32_t>() : e.accBuffer.data();
+    // MatMulInteger accumulates in its output.
+    int32_t *acc = k.yType == DataType::Int32 ? y.data<int32_t>() : threadAccumulators(y.numel());
     QL_RETURN_IF_ERROR(ds::runOnStream(m_name, [&](dnnl::stream &stream) {
         e.src.set_data_handle(const_cast<void *>(aData));
         std::unordered_map<int, memory> args{{DNNL_ARG_SRC, e.src}};
