@@ -11,6 +11,7 @@
 #include "kernels/kernel.h"
 #include "passes/fold_batchnorm.h"
 #include "passes/fuse_activations.h"
+#include "passes/fuse_layer_norm.h"
 #include "runtime/buffer_pool.h"
 
 namespace ql {
@@ -112,8 +113,10 @@ Result<std::unique_ptr<ExecutionPlan>> ExecutionPlan::create(Graph graph, const 
     p.pool = options.bufferPool ? options.bufferPool : std::make_shared<BufferPool>();
     if (options.fuseOperators && options.foldBatchNorms)
         QL_RETURN_IF_ERROR(foldBatchNorms(p.graph, nullptr, options.keepVisible));
-    if (options.fuseOperators)
+    if (options.fuseOperators) {
         QL_RETURN_IF_ERROR(fuseForInference(p.graph, nullptr, options.keepVisible));
+        fuseLayerNorms(p.graph, options.keepVisible);
+    }
     p.threads = options.threads > 0 ? options.threads
                                     : std::max(1u, std::thread::hardware_concurrency());
 

@@ -1,0 +1,184 @@
+#include "passes/fuse_layer_norm.h"
+
+#include <map>
+#include <optional>
+#include <vector>
+
+#include "passes/qdq_graph_utils.h"
+
+namespace ql {
+
+namespace {
+
+// The graph's nodes with who reads each value, for walking a chain forward.
+class ChainWalker {
+public:
+    ChainWalker(const Graph &graph, const std::set<std::string> &keepVisible)
+        : m_graph(graph), m_keepVisible(keepVisible) {
+        for (size_t i = 0; i < graph.nodes.size(); ++i)
+            for (const std::string &in : graph.nodes[i].inputs)
+                if (!in.empty()) m_readers[in].push_back(i);
+    }
+
+    // The one node reading `value` when it has op type `op` in the default domain and the value
+    // is hidden (read by nothing else, not a graph output, not tapped).
+    std::optional<size_t> onlyReader(const std::string &value, const char *op) const {
+        auto it = m_readers.find(value);
+        if (it == m_readers.end() || it->second.size() != 1 || !hidden(value)) return std::nullopt;
+        const Node &n = m_graph.nodes[it->second[0]];
+        if (n.opType != op || !n.domain.empty() || n.outputs.size() != 1) return std::nullopt;
+        return it->second[0];
+    }
+    const std::vector<size_t> &readers(const std::string &value) const {
+        static const std::vector<size_t> none;
+        auto it = m_readers.find(value);
+        return it == m_readers.end() ? none : it->second;
+    }
+    bool hidden(const std::string &value) const {
+        return !m_graph.isGraphOutput(value) && !m_keepVisible.count(value);
+    }
+
+private:
+    const Graph &m_graph;
+    const std::set<std::string> &m_keepVisible;
+    std::map<std::string, std::vector<size_t>> m_readers;
+};
+
+int64_t opsetOf(const Graph &graph, const Node &node) {
+    auto it = graph.domainOpsets.find(node.domain);
+    return it != graph.domainOpsets.end() ? it->second : graph.opsetVersion;
+}
+
+// ReduceMean over the last axis only, keeping it (axes as attribute, or as a constant input
+// from opset 18).
+bool meanOverLastAxis(const Graph &graph, const Node &node) {
+    if (node.attrInt("keepdims", 1) != 1) return false;
+    std::vector<int64_t> axes;
+    if (opsetOf(graph, node) >= 18) {
+        const Tensor *t = node.hasInput(1) ? graph.initializer(node.inputs[1]) : nullptr;
+        if (!t || t->dtype() != DataType::Int64) return false;
+        axes.assign(t->data<int64_t>(), t->data<int64_t>() + t->numel());
+    } else {
+        axes = node.attrInts("axes");
+    }
+    if (axes.size() != 1) return false;
+    if (axes[0] == -1) return true;
+    auto info = graph.valueInfo.find(node.inputs[0]);
+    return info != graph.valueInfo.end() && info->second.hasShape &&
+           axes[0] == int64_t(info->second.shape.size()) - 1;
+}
+
+bool scalarConstant(const Graph &graph, const std::string &value, float &out) {
+    const Tensor *t = graph.initializer(value);
+    if (!t || t->dtype() != DataType::Float || t->numel() != 1) return false;
+    out = t->data<float>()[0];
+    return true;
+}
+
+// The operand of a binary node that is not `value`, when `value` is one of the two.
+std::optional<std::string> otherOperand(const Node &node, const std::string &value) {
+    if (node.inputs.size() != 2) return std::nullopt;
+    if (node.inputs[0] == value) return node.inputs[1];
+    if (node.inputs[1] == value) return node.inputs[0];
+    return std::nullopt;
+}
+
+bool vectorConstant(const Graph &graph, const std::string &value) {
+    const Tensor *t = graph.initializer(value);
+    return t && t->dtype() == DataType::Float && t->rank() == 1;
+}
+
+struct Match {
+    std::vector<size_t> chain;  // the nine nodes, the last one last
+    std::string x, gamma, beta, y;
+    float epsilon = 0.0f;
+};
+
+std::optional<Match> matchAt(const Graph &graph, const ChainWalker &walk, size_t first) {
+    const Node &mean = graph.nodes[first];
+    if (mean.opType != "ReduceMean" || !mean.domain.empty() || !meanOverLastAxis(graph, mean))
+        return std::nullopt;
+    Match m;
+    m.x = mean.inputs[0];
+    const auto sub = walk.onlyReader(mean.outputs[0], "Sub");
+    if (!sub || graph.nodes[*sub].inputs != std::vector<std::string>{m.x, mean.outputs[0]})
+        return std::nullopt;
+    const std::string &d = graph.nodes[*sub].outputs[0];
+    // d is read by the Pow and by the Div, nothing else.
+    const std::vector<size_t> &readsD = walk.readers(d);
+    if (readsD.size() != 2 || !walk.hidden(d)) return std::nullopt;
+    std::optional<size_t> pow, div;
+    for (size_t r : readsD) {
+        const Node &n = graph.nodes[r];
+        if (n.opType == "Pow" && n.inputs.size() == 2 && n.inputs[0] == d) pow = r;
+        if (n.opType == "Div" && n.inputs.size() == 2 && n.inputs[0] == d) div = r;
+    }
+    float exponent = 0.0f;
+    if (!pow || !div || !scalarConstant(graph, graph.nodes[*pow].inputs[1], exponent) ||
+        exponent != 2.0f)
+        return std::nullopt;
+    const auto variance = walk.onlyReader(graph.nodes[*pow].outputs[0], "ReduceMean");
+    if (!variance || !meanOverLastAxis(graph, graph.nodes[*variance])) return std::nullopt;
+    const auto addEps = walk.onlyReader(graph.nodes[*variance].outputs[0], "Add");
+    if (!addEps) return std::nullopt;
+    const auto eps = otherOperand(graph.nodes[*addEps], graph.nodes[*variance].outputs[0]);
+    if (!eps || !scalarConstant(graph, *eps, m.epsilon) || !(m.epsilon >= 0.0f))
+        return std::nullopt;
+    const auto sqrt = walk.onlyReader(graph.nodes[*addEps].outputs[0], "Sqrt");
+    if (!sqrt || walk.readers(graph.nodes[*sqrt].outputs[0]) != std::vector<size_t>{*div} ||
+        graph.nodes[*div].inputs[1] != graph.nodes[*sqrt].outputs[0] ||
+        !walk.hidden(graph.nodes[*sqrt].outputs[0]))
+        return std::nullopt;
+    const auto scale = walk.onlyReader(graph.nodes[*div].outputs[0], "Mul");
+    if (!scale) return std::nullopt;
+    const auto gamma = otherOperand(graph.nodes[*scale], graph.nodes[*div].outputs[0]);
+    if (!gamma || !vectorConstant(graph, *gamma)) return std::nullopt;
+    const auto shift = walk.onlyReader(graph.nodes[*scale].outputs[0], "Add");
+    if (!shift) return std::nullopt;
+    const auto beta = otherOperand(graph.nodes[*shift], graph.nodes[*scale].outputs[0]);
+    if (!beta || !vectorConstant(graph, *beta) ||
+        graph.initializer(*beta)->numel() != graph.initializer(*gamma)->numel())
+        return std::nullopt;
+    m.gamma = *gamma;
+    m.beta = *beta;
+    m.y = graph.nodes[*shift].outputs[0];
+    m.chain = {first, *sub, *pow, *variance, *addEps, *sqrt, *div, *scale, *shift};
+    return m;
+}
+
+}  // namespace
+
+int fuseLayerNorms(Graph &graph, const std::set<std::string> &keepVisible) {
+    const ChainWalker walk(graph, keepVisible);
+    std::vector<bool> removed(graph.nodes.size(), false);
+    std::map<size_t, Node> replacements;  // position of a chain's last node -> LayerNormalization
+    for (size_t i = 0; i < graph.nodes.size(); ++i) {
+        if (removed[i]) continue;
+        const std::optional<Match> m = matchAt(graph, walk, i);
+        if (!m) continue;
+        size_t last = 0;
+        for (size_t c : m->chain) last = std::max(last, c);
+        Node fused;
+        fused.name = graph.nodes[m->chain.back()].name;
+        fused.opType = "LayerNormalization";
+        fused.inputs = {m->x, m->gamma, m->beta};
+        fused.outputs = {m->y};
+        fused.attributes["axis"] = qdq::intAttribute(-1);
+        fused.attributes["epsilon"] = qdq::floatAttribute(m->epsilon);
+        for (size_t c : m->chain) removed[c] = true;
+        replacements[last] = std::move(fused);
+    }
+    std::vector<Node> nodes;
+    nodes.reserve(graph.nodes.size());
+    for (size_t i = 0; i < graph.nodes.size(); ++i) {
+        auto it = replacements.find(i);
+        if (it != replacements.end())
+            nodes.push_back(std::move(it->second));
+        else if (!removed[i])
+            nodes.push_back(std::move(graph.nodes[i]));
+    }
+    graph.nodes = std::move(nodes);
+    return static_cast<int>(replacements.size());
+}
+
+}  // namespace ql
