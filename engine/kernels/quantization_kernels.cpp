@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "ir/channel_runs.h"
+#include "quant/finite_summary.h"
 #include "kernels/elementwise_support.h"
 #include "kernels/kernel.h"
 #include "kernels/kernel_families.h"
@@ -256,22 +257,15 @@ public:
         const float *src = x.data<float>();
         const int64_t n = x.numel();
         // The range always includes 0 so that 0 is exactly representable. One vectorised pass
-        // (NaN fails both comparisons and is counted instead) split over the threads.
-        float lo = 0.0f, hi = 0.0f;
-        int64_t nans = 0;
-#pragma omp parallel for reduction(min : lo) reduction(max : hi) reduction(+ : nans) if (n > (1 << 16))
-        for (int64_t i = 0; i < n; ++i) {
-            const float v = src[i];
-            nans += v != v;
-            lo = v < lo ? v : lo;
-            hi = v > hi ? v : hi;
-        }
-        if (nans > 0) {
-            const int64_t at = std::find_if(src, src + n, [](float v) { return std::isnan(v); }) - src;
-            return Status::badInput("input holds NaN at index " + std::to_string(at));
-        }
-        if (!std::isfinite(lo) || !std::isfinite(hi))
+        // over the threads (quant/finite_summary.h); a NaN or an infinity is then looked for.
+        const quant::FiniteSummary summary = quant::summarizeFinite(src, n);
+        if (summary.finite < n) {
+            const float *nan = std::find_if(src, src + n, [](float v) { return std::isnan(v); });
+            if (nan != src + n)
+                return Status::badInput("input holds NaN at index " + std::to_string(nan - src));
             return Status::badInput("input holds an infinite value");
+        }
+        const float lo = std::min(0.0f, summary.lo), hi = std::max(0.0f, summary.hi);
         const float scale = (hi - lo) / 255.0f;
         // All zeros: any scale works; 0 keeps y == 0 and matches ONNX Runtime.
         const float zp = scale > 0.0f ? saturateTo<float>(roundHalfEven((0.0f - lo) / scale), 0, 255)
