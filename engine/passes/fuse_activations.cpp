@@ -5,6 +5,8 @@
 #include <map>
 #include <set>
 
+#include "passes/node_replacement.h"
+
 namespace ql {
 
 namespace {
@@ -195,16 +197,7 @@ Status fuseForInference(Graph &graph, FusionReport *report,
         replacements[chain.back()] = std::move(fusedNode);
     }
 
-    std::vector<Node> nodes;
-    nodes.reserve(graph.nodes.size());
-    for (size_t i = 0; i < graph.nodes.size(); ++i) {
-        auto it = replacements.find(i);
-        if (it != replacements.end())
-            nodes.push_back(std::move(it->second));
-        else if (!removed[i])
-            nodes.push_back(std::move(graph.nodes[i]));
-    }
-    graph.nodes = std::move(nodes);
+    replaceNodes(graph, removed, std::move(replacements));
     return Status::ok();
 }
 

@@ -4,6 +4,7 @@
 #include <optional>
 #include <vector>
 
+#include "passes/node_replacement.h"
 #include "passes/qdq_graph_utils.h"
 
 namespace ql {
@@ -168,17 +169,9 @@ int fuseLayerNorms(Graph &graph, const std::set<std::string> &keepVisible) {
         for (size_t c : m->chain) removed[c] = true;
         replacements[last] = std::move(fused);
     }
-    std::vector<Node> nodes;
-    nodes.reserve(graph.nodes.size());
-    for (size_t i = 0; i < graph.nodes.size(); ++i) {
-        auto it = replacements.find(i);
-        if (it != replacements.end())
-            nodes.push_back(std::move(it->second));
-        else if (!removed[i])
-            nodes.push_back(std::move(graph.nodes[i]));
-    }
-    graph.nodes = std::move(nodes);
-    return static_cast<int>(replacements.size());
+    const int fused = static_cast<int>(replacements.size());
+    replaceNodes(graph, removed, std::move(replacements));
+    return fused;
 }
 
 }  // namespace ql
