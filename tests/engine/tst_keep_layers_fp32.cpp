@@ -179,6 +179,31 @@ TEST(KeepLayersFp32, AllLayersGiveTheFloatModelsOutput) {
     EXPECT_TRUE(allClose(got[0], want[0], 1e-5, 1e-5));
 }
 
+// A search toggles hundreds of sets: each toggled model must read the constants made once, not
+// copies (the layer matching remembers weights by their memory and keeps what it has seen, so
+// a copy per toggle grew a resnet50 search by ~40 MB per set until it ran out of memory).
+TEST(KeepLayersFp32, ToggledModelsShareTheFloatConstants) {
+    Pair p = makePair();
+    auto constants = fp32LayerConstants(p.floatModel.g);
+    ASSERT_TRUE(constants) << constants.status().message();
+    const void *folded[2] = {nullptr, nullptr};
+    for (int round = 0; round < 2; ++round) {
+        Graph toggled = p.quantModel.g;
+        ASSERT_TRUE(keepLayersFp32(toggled, p.floatModel.g, *constants,
+                                   matchesFor(p.floatModel.g, toggled, {"conv1", "conv2"}))
+                        .isOk());
+        const Node *conv1 = toggled.findNode("conv1");
+        const Node *conv2 = toggled.findNode("conv2");
+        ASSERT_TRUE(conv1 && conv2);
+        folded[round] = toggled.initializer(conv1->inputs[1])->rawData();
+        // conv2 has no BN: the float model's own tensor.
+        EXPECT_EQ(toggled.initializer(conv2->inputs[1])->rawData(),
+                  p.floatModel.g.initializer("w2")->rawData());
+    }
+    EXPECT_EQ(folded[0], folded[1]);
+    EXPECT_NE(folded[0], p.floatModel.g.initializer("w1")->rawData());  // BN folded: a new tensor
+}
+
 TEST(KeepLayersFp32, FxFixtureKeepsSharedQuantizersForTheInt8Add) {
     Fixture f;
     ASSERT_TRUE(loadFixture(f));

@@ -60,6 +60,8 @@ struct AnalysisSession::Impl {
     std::set<std::string> fp32;
     std::set<std::string> layerNames;  // report rows at creation: the names toggles may use
     LayerMatching baseMatching;        // float vs qdqBase
+    // The float constants toggled layers read, folded at the first toggle of a model file.
+    mutable std::optional<Fp32LayerConstants> fp32Constants;
     std::unique_ptr<IncrementalSuite> incremental;  // null: every toggle re-runs the whole suite
 
     // The quantized model as it now stands, prepared to run int8 with the session's kernels.
@@ -116,8 +118,13 @@ Result<Graph> AnalysisSession::Impl::quantGraphFor(const std::set<std::string> &
     if (layers.empty()) return loadedQuant;
     auto matches = matchesOfLayers(baseMatching, floatGraph, layers);
     if (!matches) return matches.status();
+    if (!fp32Constants) {
+        auto constants = fp32LayerConstants(floatGraph);
+        if (!constants) return constants.status();
+        fp32Constants = std::move(*constants);
+    }
     Graph g = qdqBase;
-    QL_RETURN_IF_ERROR(keepLayersFp32(g, floatGraph, *matches));
+    QL_RETURN_IF_ERROR(keepLayersFp32(g, floatGraph, *fp32Constants, *matches));
     return g;
 }
 

@@ -133,15 +133,29 @@ void dropOutputQdq(Graph &graph, const std::string &lastNode) {
 
 }  // namespace
 
+Result<Fp32LayerConstants> fp32LayerConstants(const Graph &floatGraph) {
+    // The producer of a folded BN keeps its name, so a folded match finds its folded weights
+    // under the float node's name.
+    Fp32LayerConstants constants;
+    constants.plain = floatGraph;
+    QL_RETURN_IF_ERROR(foldConstants(constants.plain));
+    constants.folded = constants.plain;
+    QL_RETURN_IF_ERROR(foldBatchNorms(constants.folded));
+    return constants;
+}
+
 Status keepLayersFp32(Graph &quantGraph, const Graph &floatGraph,
                       const std::vector<LayerMatch> &layers) {
     if (layers.empty()) return Status::ok();
-    // Float constants as the float model computes them, and with BNs folded (the producer keeps
-    // its name, so a folded match finds its folded weights under the float node's name).
-    Graph floatPlain = floatGraph;
-    QL_RETURN_IF_ERROR(foldConstants(floatPlain));
-    Graph floatFolded = floatPlain;
-    QL_RETURN_IF_ERROR(foldBatchNorms(floatFolded));
+    auto constants = fp32LayerConstants(floatGraph);
+    if (!constants) return constants.status();
+    return keepLayersFp32(quantGraph, floatGraph, *constants, layers);
+}
+
+Status keepLayersFp32(Graph &quantGraph, const Graph &floatGraph,
+                      const Fp32LayerConstants &constants, const std::vector<LayerMatch> &layers) {
+    if (layers.empty()) return Status::ok();
+    const Graph &floatPlain = constants.plain, &floatFolded = constants.folded;
     qdq::NameSource names(quantGraph);
 
     std::set<std::string> toggled;
@@ -176,7 +190,8 @@ Status keepLayersFp32(Graph &quantGraph, const Graph &floatGraph,
         for (size_t i = 0; i < count; ++i) {
             if (fn->hasInput(i) && source.isInitializer(fn->inputs[i])) {
                 const std::string name = names.make(qn.name + "_fp32_input" + std::to_string(i));
-                quantGraph.initializers[name] = source.initializers.at(fn->inputs[i]).clone();
+                // Shared, not copied: initializers are never written in place.
+                quantGraph.initializers[name] = source.initializers.at(fn->inputs[i]);
                 inputs[i] = name;
                 continue;
             }

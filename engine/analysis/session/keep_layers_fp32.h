@@ -22,9 +22,21 @@
 
 namespace ql::analysis {
 
+// The float model's constants as fp32 layers read them: folded as the float model computes
+// them, and with BatchNormalizations folded into their producers. Made once per float model and
+// shared by every toggled model, whose fp32 layers then hold the same tensors (no copy per
+// toggle: a search tries hundreds of sets, and the layer matching remembers weights by memory).
+struct Fp32LayerConstants {
+    Graph plain, folded;
+};
+Result<Fp32LayerConstants> fp32LayerConstants(const Graph &floatGraph);
+
 // `quantGraph` (QDQ, topologically sorted) is rewritten in place; `layers` are matches of
-// (floatGraph, quantGraph). BadInput naming the layer when its quantized node's op type differs
-// from the float one or a float constant is missing.
+// (floatGraph, quantGraph); `constants` are floatGraph's. BadInput naming the layer when its
+// quantized node's op type differs from the float one or a float constant is missing.
+Status keepLayersFp32(Graph &quantGraph, const Graph &floatGraph,
+                      const Fp32LayerConstants &constants, const std::vector<LayerMatch> &layers);
+// The same, with floatGraph's constants folded for this call alone.
 Status keepLayersFp32(Graph &quantGraph, const Graph &floatGraph,
                       const std::vector<LayerMatch> &layers);
 
