@@ -106,6 +106,11 @@ int runSearch(const QStringList &arguments) {
     parser.addOption({"max-evaluations", "Measured sets at most (default 2000).", "N", "2000"});
     parser.addOption({"batch", "Samples per batch (default 8; a fixed batch dim wins).", "N", "8"});
     parser.addOption({"threads", "Threads (default: all cores).", "N"});
+    parser.addOption({"cache-mb",
+                      "Memory for cached activations, in MiB (default: a 32nd of RAM, 256 to "
+                      "4096). Batches that do not fit re-run whole at every evaluation: the "
+                      "search's memory does not grow with the samples.",
+                      "MIB"});
     parser.addOption(
         {"json", "Write the search (set, figures, every evaluation) as JSON.", "OUT.json"});
     parser.addOption({"skip-list", "Write the set as a skip-list (see --format).", "OUT"});
@@ -147,6 +152,9 @@ int runSearch(const QStringList &arguments) {
     const int threads = parser.isSet("threads") ? parser.value("threads").toInt(&ok) : 0;
     if (!ok || threads < 0) return usageError("search: --threads expects a positive number");
 
+    const qlonglong cacheMb = parser.isSet("cache-mb") ? parser.value("cache-mb").toLongLong(&ok) : 0;
+    if (!ok || cacheMb < 0) return usageError("search: --cache-mb expects a number of MiB");
+
     const double holdout = parser.isSet("holdout") ? parser.value("holdout").toDouble(&ok) : 0.0;
     if (!ok || (parser.isSet("holdout") && !(holdout > 0.0 && holdout < 1.0)))
         return usageError("search: --holdout expects a fraction in (0, 1), got '" +
@@ -165,6 +173,7 @@ int runSearch(const QStringList &arguments) {
     sources.reader = *reader;
     ql::analysis::SessionOptions session;
     session.suite.threads = threads;
+    if (parser.isSet("cache-mb")) session.cacheBudgetBytes = size_t(cacheMb) << 20;
     if (parser.isSet("calib")) {
         if (ql::Status read =
                 readQuantizerOptions(parser, "search", floatPath, session.quantizer, false);
@@ -197,6 +206,13 @@ int runSearch(const QStringList &arguments) {
         std::move(inputs->floatGraph), std::move(inputs->quantGraph), std::move(inputs->data),
         ql::analysis::searchSessionOptions(std::move(session)));
     if (!created) return reportFailure(created.status());
+    const size_t batches = (*created)->data().batches.size(),
+                 whole = (*created)->wholeCachedBatches();
+    std::fprintf(stderr, "search: %zu of %zu batches cached whole (%.0f of %.0f MiB)%s\n", whole,
+                 batches, double((*created)->cachedBytes()) / 1048576.0,
+                 double(sessionCopy.cacheBudgetBytes) / 1048576.0,
+                 whole < batches ? "; the others re-run whole at every evaluation (--cache-mb)"
+                                 : "");
     search.progress = [](int evaluations, double) {
         if (evaluations % 50 == 0) std::fprintf(stderr, "search: %d sets measured\n", evaluations);
         return true;

@@ -487,10 +487,10 @@ TEST(AnalysisSession, WithoutCachesTogglesGiveTheSameReports) {
     ASSERT_TRUE(s.open());
     EXPECT_GT(s.session->cachedBytes(), 0u);
     SessionOptions options = sessionOptions();
-    options.cacheBudgetBytes = 1000;  // too small: every toggle re-runs the whole suite
+    options.cacheBudgetBytes = 1000;  // too small: every toggle re-runs every batch whole
     auto plain = AnalysisSession::create(s.f.floatGraph, s.f.quantGraph, s.data, options);
     ASSERT_TRUE(plain) << plain.status().message();
-    EXPECT_EQ((*plain)->cachedBytes(), 0u);
+    EXPECT_LE((*plain)->cachedBytes(), 1000u);
     for (const std::set<std::string> &layers :
          {std::set<std::string>{"/conv3/Conv"}, std::set<std::string>{"/conv1/Conv", "/Add"},
           std::set<std::string>{}}) {

@@ -143,15 +143,81 @@ TEST(IncrementalSuite, RerunsOnlyDownstreamOfTheChange) {
     expectEqualFigures(*same, *back);
 }
 
-TEST(IncrementalSuite, CancelKeepsTheStateAndBudgetIsUnsupported) {
+// Over the budget the caches keep what fits, batch by batch; the batches left out re-run whole
+// (the float model too where its values or outputs were not kept), with the same figures.
+TEST(IncrementalSuite, BatchesOverTheBudgetReRunWholeWithTheSameFigures) {
+    SuiteSetup s;
+    ASSERT_TRUE(s.load());
+    ASSERT_GE(s.batches.size(), 3u);
+    const NumericSuiteReport initial = s.full(s.f.quantGraph);
+    auto all = IncrementalSuite::create(s.f.floatGraph, s.f.quantGraph, s.batches, initial,
+                                        s.options, size_t(1) << 30);
+    ASSERT_TRUE(all) << all.status().message();
+    EXPECT_EQ((*all)->wholeBatches(), s.batches.size());
+    const size_t allBytes = (*all)->cachedBytes();
+    for (size_t budget : {allBytes / 2, size_t(1000), size_t(0)}) {
+        SCOPED_TRACE(budget);
+        auto suite = IncrementalSuite::create(s.f.floatGraph, s.f.quantGraph, s.batches, initial,
+                                              s.options, budget);
+        ASSERT_TRUE(suite) << suite.status().message();
+        EXPECT_LE((*suite)->cachedBytes(), budget);
+        if (budget == allBytes / 2) {
+            EXPECT_GT((*suite)->wholeBatches(), 0u);
+            EXPECT_LT((*suite)->wholeBatches(), s.batches.size());
+        } else {
+            EXPECT_EQ((*suite)->wholeBatches(), 0u);
+        }
+        for (const std::set<std::string> &layers :
+             {std::set<std::string>{"/conv2/Conv"},
+              std::set<std::string>{"/conv1/Conv", "/fc/Gemm"}, std::set<std::string>{}}) {
+            const Graph g = s.toggled(layers);
+            auto r = (*suite)->update(g, s.options);
+            ASSERT_TRUE(r) << r.status().message();
+            expectEqualFigures(*r, s.full(g));
+        }
+    }
+}
+
+// The fp32 search's sessions compare the outputs alone: the caches hold no float activation,
+// and the output figures equal the full suite's.
+TEST(IncrementalSuite, OutputsOnlyCachesNoFloatActivations) {
+    SuiteSetup s;
+    ASSERT_TRUE(s.load());
+    NumericSuiteOptions outputsOnly = s.options;
+    outputsOnly.compareLayers = false;
+    outputsOnly.isolated = outputsOnly.kernelCheck = false;
+    auto initial = runNumericSuite(s.f.floatGraph, s.f.quantGraph, s.factory(), outputsOnly);
+    ASSERT_TRUE(initial) << initial.status().message();
+    for (const LayerReport &row : initial->layers) {
+        EXPECT_FALSE(row.cumulative.has_value());
+        ASSERT_FALSE(row.notes.empty());
+        EXPECT_NE(row.notes.front().find("compares the outputs only"), std::string::npos);
+    }
+    auto all = IncrementalSuite::create(s.f.floatGraph, s.f.quantGraph, s.batches, s.full(s.f.quantGraph),
+                                        s.options, size_t(1) << 30);
+    auto suite = IncrementalSuite::create(s.f.floatGraph, s.f.quantGraph, s.batches, *initial,
+                                          outputsOnly, size_t(1) << 30);
+    ASSERT_TRUE(all && suite);
+    EXPECT_EQ((*suite)->wholeBatches(), s.batches.size());
+    EXPECT_LT((*suite)->cachedBytes(), (*all)->cachedBytes());
+    for (const std::set<std::string> &layers :
+         {std::set<std::string>{"/conv2/Conv"}, std::set<std::string>{"/conv1/Conv", "/fc/Gemm"}}) {
+        const Graph g = s.toggled(layers);
+        auto r = (*suite)->update(g, outputsOnly);
+        ASSERT_TRUE(r) << r.status().message();
+        const NumericSuiteReport want = s.full(g);
+        ASSERT_EQ(r->outputs.size(), want.outputs.size());
+        EXPECT_TRUE(close(r->outputs[0].sqnrDb, want.outputs[0].sqnrDb));
+        EXPECT_EQ(r->outputs[0].top1Agreement, want.outputs[0].top1Agreement);
+        EXPECT_EQ(r->outputs[0].quantAccuracy, want.outputs[0].quantAccuracy);
+        EXPECT_EQ(r->int8Layers, want.int8Layers);
+    }
+}
+
+TEST(IncrementalSuite, CancelKeepsTheState) {
     SuiteSetup s;
     ASSERT_TRUE(s.load());
     const NumericSuiteReport initial = s.full(s.f.quantGraph);
-    auto tooSmall = IncrementalSuite::create(s.f.floatGraph, s.f.quantGraph, s.batches, initial,
-                                             s.options, 1000);
-    ASSERT_FALSE(tooSmall);
-    EXPECT_EQ(tooSmall.status().kind(), ErrorKind::Unsupported);
-
     auto suite = IncrementalSuite::create(s.f.floatGraph, s.f.quantGraph, s.batches, initial,
                                           s.options, size_t(1) << 30);
     ASSERT_TRUE(suite);
@@ -222,7 +288,7 @@ TEST(IncrementalSuite, RecordedFromTheSuitesPassesEqualsItsOwnPasses) {
     const size_t ownBytes = (*own)->cachedBytes();
 
     auto recordWithBudget = [&](size_t budget, NumericSuiteReport &report) {
-        IncrementalCacheRecorder recorder(budget);
+        IncrementalCacheRecorder recorder(budget, s.batches.size());
         auto r = runNumericSuite(s.f.floatGraph, s.f.quantGraph, s.factory(), s.options, &recorder);
         EXPECT_TRUE(r) << r.status().message();
         if (r) report = *r;
@@ -235,11 +301,17 @@ TEST(IncrementalSuite, RecordedFromTheSuitesPassesEqualsItsOwnPasses) {
     expectEqualFigures(recordedReport, initial);
     EXPECT_EQ((*recorded)->cachedBytes(), ownBytes);
 
+    // A byte less: the last batch keeps its float outputs alone, in both.
     NumericSuiteReport overReport;
     auto over = recordWithBudget(ownBytes - 1, overReport);
-    ASSERT_FALSE(over);
-    EXPECT_EQ(over.status().kind(), ErrorKind::Unsupported);
-    expectEqualFigures(overReport, initial);  // the suite itself goes on without caches
+    ASSERT_TRUE(over) << over.status().message();
+    expectEqualFigures(overReport, initial);
+    auto ownOver = IncrementalSuite::create(s.f.floatGraph, s.f.quantGraph, s.batches, initial,
+                                            s.options, ownBytes - 1);
+    ASSERT_TRUE(ownOver) << ownOver.status().message();
+    EXPECT_EQ((*over)->wholeBatches(), s.batches.size() - 1);
+    EXPECT_EQ((*ownOver)->wholeBatches(), s.batches.size() - 1);
+    EXPECT_EQ((*over)->cachedBytes(), (*ownOver)->cachedBytes());
 
     for (const std::set<std::string> &layers :
          {std::set<std::string>{"/conv2/Conv"}, std::set<std::string>{"/conv1/Conv", "/fc/Gemm"},

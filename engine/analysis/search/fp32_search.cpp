@@ -362,6 +362,7 @@ Result<SearchResult> searchFp32Layers(AnalysisSession &session, const SearchOpti
 SessionOptions searchSessionOptions(SessionOptions options) {
     options.suite.isolated = false;
     options.suite.kernelCheck = false;
+    options.suite.compareLayers = false;
     return options;
 }
 

@@ -103,8 +103,10 @@ struct SearchResult {
 // for an accuracy-drop target without labels.
 Result<SearchResult> searchFp32Layers(AnalysisSession &session, const SearchOptions &options);
 
-// The search reads only the output figures: a session made for it alone skips the isolated
-// comparison and the kernel check, which cost about as much again per evaluation.
+// The search reads only the output figures: a session made for it alone compares the outputs
+// only, without the layers' cumulative and isolated figures and the kernel check (these cost
+// about as much again per evaluation, and the float activations a layer comparison reads would
+// fill the session's cache).
 SessionOptions searchSessionOptions(SessionOptions options);
 
 struct HoldoutFigure {

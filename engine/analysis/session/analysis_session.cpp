@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <chrono>
 
+#include <unistd.h>
+
 #include "analysis/session/incremental_suite.h"
 #include "analysis/session/keep_layers_fp32.h"
 #include "analysis/pairing/layer_matching.h"
@@ -47,6 +49,12 @@ void markUserToggles(NumericSuiteReport &report, const std::set<std::string> &la
 
 }  // namespace
 
+size_t defaultCacheBudgetBytes() {
+    const long pages = sysconf(_SC_PHYS_PAGES), pageSize = sysconf(_SC_PAGE_SIZE);
+    const size_t ram = pages > 0 && pageSize > 0 ? size_t(pages) * size_t(pageSize) : 0;
+    return std::clamp<size_t>(ram / 32, size_t(256) << 20, size_t(4) << 30);
+}
+
 struct AnalysisSession::Impl {
     Graph floatGraph;
     Graph loadedQuant;  // as loaded (or the first in-app quantization)
@@ -77,7 +85,7 @@ struct AnalysisSession::Impl {
     Result<NumericSuiteReport> runSuite(const Graph &quant, const SessionProgress &progress,
                                         std::unique_ptr<IncrementalSuite> &caches) const {
         std::optional<IncrementalCacheRecorder> recorder;
-        if (options.incremental) recorder.emplace(options.cacheBudgetBytes);
+        if (options.incremental) recorder.emplace(options.cacheBudgetBytes, data.batches.size());
         auto report = runNumericSuite(floatGraph, quant, batchesOf(data), suiteOptions(progress),
                                       recorder ? &*recorder : nullptr);
         if (!report) return report;
@@ -261,6 +269,10 @@ Result<double> AnalysisSession::measureInt8BatchLatencyMs(int runs, int batches)
 
 size_t AnalysisSession::cachedBytes() const {
     return m_impl->incremental ? m_impl->incremental->cachedBytes() : 0;
+}
+
+size_t AnalysisSession::wholeCachedBatches() const {
+    return m_impl->incremental ? m_impl->incremental->wholeBatches() : 0;
 }
 
 Status AnalysisSession::writeQuantizedModel(const std::string &path) const {

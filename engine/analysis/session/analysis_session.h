@@ -78,6 +78,11 @@ Result<std::vector<int64_t>> readLabelsFile(const std::string &path);
 Result<EvaluationData> randomEvaluationData(const Graph &floatGraph, int64_t samples, uint64_t seed,
                                             int64_t batchSize);
 
+// The default memory for a session's caches: a thirty-second of the machine's RAM, within 256 MiB
+// and 4 GiB (750 MiB on 24 GB). Enough for a few dozen samples of a CNN held whole; the rest
+// re-run (incremental_suite.h), so that the session's memory does not grow with the samples.
+size_t defaultCacheBudgetBytes();
+
 struct SessionOptions {
     NumericSuiteOptions suite;  // kernels, isolated, kernel check, threads (labels: from data)
     // In-app quantization only: quantizer options and calibration inputs (the evaluation data
@@ -85,10 +90,11 @@ struct SessionOptions {
     quant::QuantizationOptions quantizer;
     std::vector<std::map<std::string, Tensor>> calibrationBatches;
     // Toggles re-run only what they affect, from activations cached at creation (the float
-    // model's compared values, every value of the quantized model). Above this budget, or with
-    // incremental = false, every toggle re-runs the whole suite.
+    // model's compared values, every value of the quantized model) for the batches that fit in
+    // cacheBudgetBytes; the other batches re-run whole. With incremental = false every toggle
+    // re-runs the whole suite.
     bool incremental = true;
-    size_t cacheBudgetBytes = size_t(2) << 30;
+    size_t cacheBudgetBytes = defaultCacheBudgetBytes();
 };
 
 using SessionProgress = std::function<bool(const std::string &stage, int done, int total)>;
@@ -140,6 +146,8 @@ public:
     Result<double> measureInt8BatchLatencyMs(int runs, int batches);
     // Bytes of activations cached for incremental toggles (0: every toggle re-runs the suite).
     size_t cachedBytes() const;
+    // Evaluation batches whose values the caches hold whole; a toggle re-runs the others whole.
+    size_t wholeCachedBatches() const;
     // Writes the current quantized model (toggles applied) as ONNX.
     Status writeQuantizedModel(const std::string &path) const;
 

@@ -18,6 +18,12 @@
 //     whose quantizer changed), from the cached float values; the output figures from the new
 //     outputs; weight figures only of layers whose quantized node or weight changed;
 //   * takes every other figure from the base report or the previous one.
+// Memory: the caches take what fits in a budget, batch by batch in order: a batch is held whole
+// (its float values and outputs and every value of the base model) while the budget allows,
+// keeping room for the float outputs of the batches after it; later batches keep their float
+// outputs alone, and past the budget nothing. Each update re-runs the whole quantized model on a
+// batch that is not held whole, and the float model where it needs float values it has not
+// kept: the memory stays bounded whatever the number of samples, and the figures are the same.
 // The figures equal a full runNumericSuite on the new model: the same kernels see the same
 // inputs, and every accumulator is fed the same batches in the same order. Isolated and
 // kernel-check figures depend only on the layer's own unit and quantizers: only layers whose
@@ -38,11 +44,11 @@ namespace ql::analysis {
 
 // Records the caches from runNumericSuite's own passes (pass it as the suite's observer), so
 // that one float and one quantized pass per batch serve both the report and the caches; then
-// IncrementalSuite::create(..., recorder) takes them over. Over its budget it drops what it
-// holds and records nothing more.
+// IncrementalSuite::create(..., recorder) takes them over. It keeps what fits in its budget (see
+// above) of the `batches` batches the passes will run.
 class IncrementalCacheRecorder : public SuitePassObserver {
 public:
-    explicit IncrementalCacheRecorder(size_t budgetBytes);
+    IncrementalCacheRecorder(size_t budgetBytes, size_t batches);
     ~IncrementalCacheRecorder() override;
     void begin(const LayerMatching &matching, const CumulativeComparison &comparison) override;
     bool wantsQuantValues() const override;
@@ -59,15 +65,13 @@ private:
 class IncrementalSuite {
 public:
     // `floatGraph` and `batches` must outlive the object. `report` is runNumericSuite's report on
-    // quantGraph with these options. Fails with ErrorKind::Unsupported when the caches would
-    // exceed budgetBytes (callers then re-run the whole suite per change).
+    // quantGraph with these options; the caches keep what fits in budgetBytes.
     static Result<std::unique_ptr<IncrementalSuite>> create(
         const Graph &floatGraph, const Graph &quantGraph,
         const std::vector<std::map<std::string, Tensor>> &batches, NumericSuiteReport report,
         const NumericSuiteOptions &options, size_t budgetBytes);
     // The same from a recording: `report` is runNumericSuite's report on quantGraph with
-    // `recorded` as its observer, over `batches`. Unsupported when the recording went over its
-    // budget.
+    // `recorded` as its observer, over `batches`.
     static Result<std::unique_ptr<IncrementalSuite>> create(
         const Graph &floatGraph, const Graph &quantGraph,
         const std::vector<std::map<std::string, Tensor>> &batches, NumericSuiteReport report,
@@ -82,6 +86,8 @@ public:
     Result<NumericSuiteReport> update(const Graph &quantGraph, const NumericSuiteOptions &options);
 
     size_t cachedBytes() const;
+    // Batches held whole; the others re-run the whole quantized model at every update.
+    size_t wholeBatches() const;
     // Nodes of the lowered model re-run by the last update (for tests and benchmarks).
     int lastRerunNodes() const;
 

@@ -184,10 +184,11 @@ Result<std::unique_ptr<CumulativeComparison>> CumulativeComparison::create(
         LayerActivationComparison layer;
         layer.match = matching.matches[i];
         const QuantTarget &t = d.targets[i];
-        if (quantValues.count(t.floatName)) {
+        layer.compared = options.compareLayers;
+        if (layer.compared && quantValues.count(t.floatName)) {
             layer.quantValueSeen = t.floatName;
             d.quantWanted[t.floatName].push_back({i, false});
-        } else {
+        } else if (layer.compared) {
             for (const auto &name : t.quantizedNames)
                 if (quantValues.count(name)) {
                     layer.quantValueSeen = name;
@@ -452,6 +453,11 @@ const Graph &CumulativeComparison::quantPlanGraph() const {
 
 const std::string &CumulativeComparison::quantValueRead(size_t index) const {
     return m_impl->result.layers.at(index).quantValueSeen;
+}
+
+Status CumulativeComparison::runQuantPlan(const std::map<std::string, Tensor> &inputs,
+                                          std::vector<Tensor> &outputs, const RunOptions &run) {
+    return m_impl->quantPlan->run(inputs, outputs, run).withContext("quantized model");
 }
 
 Status CumulativeComparison::addQuantValue(const std::string &name, const Tensor &value,

@@ -40,6 +40,9 @@ struct ActivationComparisonOptions {
     Precision precision = Precision::Int8;  // how the quantized model runs (Int8 or Reference)
     Int8Kernels int8Kernels = Int8Kernels::Exact;
     int threads = 0;  // plan threads; 0: all
+    // false: the outputs alone, no layer (the fp32 search reads nothing else; its caches then
+    // hold no float activations).
+    bool compareLayers = true;
     // Buffers of the quantized plan; comparisons that never run at the same time (the calibration
     // lab's runs) share one so that each run does not allocate afresh. nullptr: the plan's own.
     std::shared_ptr<BufferPool> bufferPool;
@@ -55,6 +58,7 @@ struct ActivationComparisonOptions {
 struct LayerActivationComparison {
     LayerMatch match;
     bool observed = false;       // the quantized value was seen in the quantized plan
+    bool compared = true;        // false: the comparison was asked for the outputs only
     std::string quantValueSeen;  // the plan value that was compared (DQ output or quantized tensor)
     ComparisonMetrics metrics;
     // The float layer output's min and max per sample (sample_ranges.h), found in the pass that
@@ -128,6 +132,10 @@ public:
     const Graph &quantPlanGraph() const;
     // The plan value match `index` reads ("" when the match cannot be observed).
     const std::string &quantValueRead(size_t index) const;
+    // Runs the whole quantized plan (quantPlanGraph()) on one batch, for such a caller when it
+    // holds none of the batch's values.
+    Status runQuantPlan(const std::map<std::string, Tensor> &inputs, std::vector<Tensor> &outputs,
+                        const RunOptions &run);
     // Compares `value` (a quantized-plan value, plain layout) with the float values of the
     // matches in `matches` that read it.
     Status addQuantValue(const std::string &name, const Tensor &value,

@@ -97,6 +97,7 @@ Result<NumericSuiteReport> runNumericSuite(const Graph &floatGraph, const Graph 
     cumulativeOptions.int8Kernels = options.int8Kernels;
     cumulativeOptions.threads = options.threads;
     cumulativeOptions.labels = options.labels;
+    cumulativeOptions.compareLayers = options.compareLayers;
     cumulativeOptions.bufferPool = pool;
     auto cumulative =
         CumulativeComparison::create(floatGraph, quantGraph, *matching, cumulativeOptions);

@@ -90,6 +90,9 @@ struct NumericSuiteOptions {
     Int8Kernels int8Kernels = Int8Kernels::Exact;
     bool isolated = true;     // the shadow comparison (about one more int8 pass)
     bool kernelCheck = true;  // int8 vs reference per layer (about one more fp32 pass per batch)
+    // The cumulative figures of every layer; false: of the outputs only (what the fp32 search
+    // reads), so that nothing of the float pass but its outputs needs keeping.
+    bool compareLayers = true;
     // Samples the kernel check runs on (0: all): the first ones, whatever the batch size. It
     // tests the kernels, not the data: two samples suffice (the second catches a kernel that
     // gets the batch stride wrong) and the rest of the analysis does not pay for it (the

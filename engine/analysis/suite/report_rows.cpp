@@ -71,7 +71,9 @@ void setCumulativeFigures(LayerReport &row, const LayerActivationComparison &com
         row.cumulative.reset();
         row.sampleRanges = {};
         notes.push_back(kCumulativeNote + compared.match.quantOutput +
-                        "' does not exist when the model runs " + quantPrecision);
+                        (compared.compared
+                             ? "' does not exist when the model runs " + quantPrecision
+                             : "' was not compared: this analysis compares the outputs only"));
     }
     replaceNotes(row, notes, kCumulativeNote);
 }
