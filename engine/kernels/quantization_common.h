@@ -26,8 +26,12 @@ Result<KernelPtr> makeQLinearMatMulReference(const KernelBuildInfo &info);
 Result<KernelPtr> makeQGemmReference(const KernelBuildInfo &info);
 Result<KernelPtr> makeConvInteger(const KernelBuildInfo &info);
 Result<KernelPtr> makeMatMulIntegerReference(const KernelBuildInfo &info);
-// MatMulInteger on oneDNN (quantized_batched_matmul_dnnl.cpp), the reference where it cannot.
+Result<KernelPtr> makeMatMulIntegerToFloatReference(const KernelBuildInfo &info);
+// MatMulInteger and com.microsoft MatMulIntegerToFloat (ONNX Runtime's fusion of MatMulInteger,
+// Cast, the scale Mul and the bias Add) on oneDNN (quantized_batched_matmul_dnnl.cpp), the
+// reference where it cannot.
 Result<KernelPtr> makeMatMulInteger(const KernelBuildInfo &info);
+Result<KernelPtr> makeMatMulIntegerToFloat(const KernelBuildInfo &info);
 
 // Node attribute (int, default 0): 1 lets QLinearConv / QLinearMatMul / QGemm run as one oneDNN
 // primitive even where int16 pair saturation is possible (no VNNI), like ONNX Runtime's U8S8

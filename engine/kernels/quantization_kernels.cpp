@@ -297,6 +297,7 @@ void registerQuantizationKernels(KernelRegistry &registry) {
     registry.add("QLinearMatMul", quant::makeQLinearMatMul);
     registry.add("MatMulInteger", quant::makeMatMulInteger);
     registry.add("QGemm", quant::makeQGemm, "com.microsoft");
+    registry.add("MatMulIntegerToFloat", quant::makeMatMulIntegerToFloat, "com.microsoft");
 }
 
 }  // namespace ql

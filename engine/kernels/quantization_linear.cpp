@@ -267,18 +267,23 @@ Status readLineParams(const Tensor *t, const Shape &operand, bool rowOperand,
     }
 }
 
-// Shared by QLinearMatMul (inputs a, as, azp, b, bs, bzp, ys, yzp) and MatMulInteger
-// (a, b, azp, bzp).
+enum class IntegerMatMulKind { QLinear, Integer, ToFloat };
+
+// Shared by QLinearMatMul (inputs a, as, azp, b, bs, bzp, ys, yzp), MatMulInteger (a, b, azp,
+// bzp) and com.microsoft MatMulIntegerToFloat (a, b, as, bs, azp, bzp, bias: float output
+// (a - azp)(b - bzp) * as * bs + bias).
 class IntegerMatMulKernel : public Kernel {
 public:
-    IntegerMatMulKernel(const KernelBuildInfo &info, bool qlinear) : m_qlinear(qlinear) {
+    IntegerMatMulKernel(const KernelBuildInfo &info, IntegerMatMulKind kind)
+        : m_qlinear(kind == IntegerMatMulKind::QLinear), m_toFloat(kind == IntegerMatMulKind::ToFloat) {
         m_actStatus = readQuantActivation(info.node, m_act);
     }
 
     Status run(KernelContext &ctx) override {
         QL_RETURN_IF_ERROR(m_actStatus);
-        const std::string op = m_qlinear ? "QLinearMatMul" : "MatMulInteger";
-        const size_t ai = 0, bi = m_qlinear ? 3 : 1, azi = 2, bzi = m_qlinear ? 5 : 3;
+        const std::string op = m_qlinear ? "QLinearMatMul" : m_toFloat ? "MatMulIntegerToFloat" : "MatMulInteger";
+        const size_t ai = 0, bi = m_qlinear ? 3 : 1, azi = m_toFloat ? 4 : 2,
+                     bzi = m_qlinear ? 5 : m_toFloat ? 5 : 3;
         const Tensor &a = ctx.input(ai), &b = ctx.input(bi);
         QL_RETURN_IF_ERROR(check8Bit(op, "A", a));
         QL_RETURN_IF_ERROR(check8Bit(op, "B", b));
@@ -308,8 +313,19 @@ public:
                 QL_RETURN_IF_ERROR(readZeroPoints(ctx.input(7), outType, yzp).withContext("y zero point"));
             }
         }
+        std::vector<float> bias;
+        if (m_toFloat) {
+            QL_RETURN_IF_ERROR(readLineParams(opt(2), a.shape(), true, "a scale", a.dtype(), as));
+            QL_RETURN_IF_ERROR(readLineParams(opt(3), b.shape(), false, "b scale", b.dtype(), bs));
+            if (const Tensor *t = opt(6)) {
+                if (t->dtype() != DataType::Float || t->numel() != s.n)
+                    return Status::badInput(op + ": bias must be float with one value per column");
+                bias = t->toFloatVector();
+            }
+            outType = DataType::Float;
+        }
         int64_t lo = 0, hi = 0;
-        QL_RETURN_IF_ERROR(integerRange(outType, lo, hi));
+        if (!m_toFloat) QL_RETURN_IF_ERROR(integerRange(outType, lo, hi));
         if (m_qlinear) narrowToActivation(m_act, ys[0], yzp[0], lo, hi);
         Tensor &y = ctx.allocateOutput(0, outType, s.outShape);
         const int64_t batches = static_cast<int64_t>(s.aBatchOf.size());
@@ -332,6 +348,12 @@ public:
                                 acc += (static_cast<int32_t>(am[i * s.k + p]) - za) *
                                        (static_cast<int32_t>(bm[p * s.n + j]) - zb);
                             const int64_t o = (q * s.m + i) * s.n + j;
+                            if (m_toFloat) {
+                                y.data<float>()[o] = static_cast<float>(acc) * as.at(ab, i) *
+                                                         bs.at(bb, j) +
+                                                     (bias.empty() ? 0.0f : bias[j]);
+                                continue;
+                            }
                             if (!m_qlinear) {
                                 y.data<int32_t>()[o] = acc;
                                 continue;
@@ -352,7 +374,7 @@ public:
     }
 
 private:
-    bool m_qlinear;
+    bool m_qlinear, m_toFloat;
     QuantActivation m_act;
     Status m_actStatus;
 };
@@ -400,10 +422,13 @@ Result<KernelPtr> makeConvInteger(const KernelBuildInfo &info) {
     return KernelPtr(new IntegerConvKernel(info, false));
 }
 Result<KernelPtr> makeQLinearMatMulReference(const KernelBuildInfo &info) {
-    return KernelPtr(new IntegerMatMulKernel(info, true));
+    return KernelPtr(new IntegerMatMulKernel(info, IntegerMatMulKind::QLinear));
 }
 Result<KernelPtr> makeMatMulIntegerReference(const KernelBuildInfo &info) {
-    return KernelPtr(new IntegerMatMulKernel(info, false));
+    return KernelPtr(new IntegerMatMulKernel(info, IntegerMatMulKind::Integer));
+}
+Result<KernelPtr> makeMatMulIntegerToFloatReference(const KernelBuildInfo &info) {
+    return KernelPtr(new IntegerMatMulKernel(info, IntegerMatMulKind::ToFloat));
 }
 
 }  // namespace ql::quant

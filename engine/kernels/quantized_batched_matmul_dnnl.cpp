@@ -9,8 +9,10 @@
 // VNNI in two passes of split B, as the 2-D kernel does); one pass here subtracts the zero-point
 // term and requantizes (or stores int32 for MatMulInteger). When B's zero point is 0 and the
 // dot product is exact, the whole node is one oneDNN call with scales, zero point and the fused
-// activation as attributes. Per-tensor A parameters and per-tensor or per-column B parameters;
-// anything else runs on the exact reference the factory was given.
+// activation as attributes. com.microsoft MatMulIntegerToFloat (scales known only at run time,
+// from DynamicQuantizeLinear) accumulates the same way and writes float in that one pass:
+// acc * a_scale * b_scale + bias. Per-tensor A parameters and per-tensor or per-column B
+// parameters; anything else runs on the exact reference the factory was given.
 
 #include <algorithm>
 #include <memory>
@@ -30,12 +32,19 @@ namespace ds = dnnl_support;
 
 constexpr size_t kMaxDnnlRank = 12;
 
-// Input positions of the two ops.
+enum class Kind { QLinear, Integer, ToFloat };
+
+// Input positions of the three ops.
 struct Positions {
-    size_t b, aZp, bZp, aScale = 0, bScale = 0, yScale = 0, yZp = 0;  // 0: absent (never input 0)
+    size_t b, aZp, bZp, aScale = 0, bScale = 0, yScale = 0, yZp = 0, bias = 0;  // 0: absent
 };
 constexpr Positions kQLinear{3, 2, 5, 1, 4, 6, 7};
 constexpr Positions kInteger{1, 2, 3};
+constexpr Positions kToFloat{1, 4, 5, 2, 3, 0, 0, 6};
+
+Positions positionsOf(Kind kind) {
+    return kind == Kind::QLinear ? kQLinear : kind == Kind::Integer ? kInteger : kToFloat;
+}
 
 // Everything a primitive depends on: shapes, types and quantization parameters.
 struct Key {
@@ -63,8 +72,9 @@ memory::dims withRows(const Shape &batch, int64_t rows, int64_t cols) {
 
 class BatchedQuantMatMul : public Kernel {
 public:
-    BatchedQuantMatMul(const KernelBuildInfo &info, KernelPtr reference, bool qlinear)
-        : m_reference(std::move(reference)), m_qlinear(qlinear), m_in(qlinear ? kQLinear : kInteger) {
+    BatchedQuantMatMul(const KernelBuildInfo &info, KernelPtr reference, Kind kind)
+        : m_reference(std::move(reference)), m_qlinear(kind == Kind::QLinear),
+          m_toFloat(kind == Kind::ToFloat), m_in(positionsOf(kind)) {
         m_status = readQuantActivation(info.node, m_act);
         if (const Tensor *b = info.constantInput(m_in.b)) m_constB = *b;
         m_allowSaturation = info.node.attrInt(kAllowSaturationAttr, 0) != 0;
@@ -92,9 +102,12 @@ private:
     Status build(const Key &key, bool constantB, Entry &e) const;
     Status execute(KernelContext &ctx, Entry &e, bool constantB);
     void subtractZeroPointTerm(Entry &e, const Tensor &a, int32_t *acc) const;
+    // MatMulIntegerToFloat's output: acc * a_scale * b_scale + bias; false when its scales or
+    // bias are not what readKey assumed (the reference then runs).
+    bool writeFloat(KernelContext &ctx, const Entry &e, const int32_t *acc, Tensor &y) const;
 
     KernelPtr m_reference;
-    bool m_qlinear;
+    bool m_qlinear, m_toFloat;
     Positions m_in;
     QuantActivation m_act;
     bool m_allowSaturation = false;
@@ -159,6 +172,11 @@ bool BatchedQuantMatMul::readKey(const KernelContext &ctx, Key &key) const {
     if (ctx.hasInput(m_in.bZp)) {
         const Tensor &z = ctx.input(m_in.bZp);
         if (!perColumnOk(z) || !readZeroPoints(z, b.dtype(), key.bZp).isOk()) return false;
+    }
+    if (m_toFloat) {  // scales and bias are read per run (a_scale changes with every input)
+        key.yType = DataType::Float;
+        return ctx.input(m_in.aScale).numel() == 1 && perColumnOk(ctx.input(m_in.bScale)) &&
+               (!ctx.hasInput(m_in.bias) || ctx.input(m_in.bias).numel() == key.n);
     }
     if (!m_qlinear) {
         key.yType = DataType::Int32;
@@ -266,6 +284,33 @@ Status BatchedQuantMatMul::build(const Key &key, bool constantB, Entry &e) const
     return Status::ok();
 }
 
+bool BatchedQuantMatMul::writeFloat(KernelContext &ctx, const Entry &e, const int32_t *acc,
+                                    Tensor &y) const {
+    const Key &k = e.key;
+    std::vector<float> as, bs;
+    if (!readScales(ctx.input(m_in.aScale), as).isOk() ||
+        !readScales(ctx.input(m_in.bScale), bs).isOk() || as.size() != 1)
+        return false;
+    std::vector<float> scale(static_cast<size_t>(k.n)), bias(static_cast<size_t>(k.n), 0.0f);
+    for (int64_t j = 0; j < k.n; ++j)
+        scale[j] = as[0] * bs[bs.size() == 1 ? 0 : static_cast<size_t>(j)];  // as the reference
+    if (ctx.hasInput(m_in.bias)) {
+        const Tensor &b = ctx.input(m_in.bias);
+        if (b.dtype() != DataType::Float) return false;
+        std::copy(b.data<float>(), b.data<float>() + k.n, bias.begin());
+    }
+    const int64_t rows = shapeElementCount(k.batch) * k.m;
+    float *out = y.data<float>();
+#pragma omp parallel for if (rows * k.n > (1 << 15))
+    for (int64_t r = 0; r < rows; ++r) {
+        const int32_t *in = acc + r * k.n;
+        float *row = out + r * k.n;
+        for (int64_t j = 0; j < k.n; ++j)
+            row[j] = static_cast<float>(in[j]) * scale[j] + bias[j];
+    }
+    return true;
+}
+
 // acc[q][i][n] -= zb'[n] * sum_k (a[i][k] - za), the B zero-point term oneDNN did not apply.
 void BatchedQuantMatMul::subtractZeroPointTerm(Entry &e, const Tensor &a, int32_t *acc) const {
     const Key &k = e.key;
@@ -352,6 +397,8 @@ Status BatchedQuantMatMul::execute(KernelContext &ctx, Entry &e, bool constantB)
     }));
     if (e.direct) return Status::ok();
     if (e.bZpNonZero) subtractZeroPointTerm(e, a, acc);
+    if (m_toFloat)
+        return writeFloat(ctx, e, acc, y) ? Status::ok() : runReferenceOnPlain(*m_reference, ctx);
     if (k.yType != DataType::Int32)
         e.requant.run(acc, shapeElementCount(k.batch) * k.m, k.n, k.yType, y.rawData(), k.n, 1);
     return Status::ok();
@@ -374,13 +421,19 @@ Status BatchedQuantMatMul::run(KernelContext &ctx) {
 Result<KernelPtr> makeBatchedQLinearMatMul(const KernelBuildInfo &info) {
     Result<KernelPtr> reference = makeQLinearMatMulReference(info);
     if (!reference) return reference;
-    return KernelPtr(new BatchedQuantMatMul(info, std::move(reference.value()), true));
+    return KernelPtr(new BatchedQuantMatMul(info, std::move(reference.value()), Kind::QLinear));
 }
 
 Result<KernelPtr> makeMatMulInteger(const KernelBuildInfo &info) {
     Result<KernelPtr> reference = makeMatMulIntegerReference(info);
     if (!reference) return reference;
-    return KernelPtr(new BatchedQuantMatMul(info, std::move(reference.value()), false));
+    return KernelPtr(new BatchedQuantMatMul(info, std::move(reference.value()), Kind::Integer));
+}
+
+Result<KernelPtr> makeMatMulIntegerToFloat(const KernelBuildInfo &info) {
+    Result<KernelPtr> reference = makeMatMulIntegerToFloatReference(info);
+    if (!reference) return reference;
+    return KernelPtr(new BatchedQuantMatMul(info, std::move(reference.value()), Kind::ToFloat));
 }
 
 }  // namespace ql::quant

@@ -4,46 +4,13 @@
 #include <optional>
 #include <vector>
 
+#include "passes/fusion_matching.h"
 #include "passes/node_replacement.h"
 #include "passes/qdq_graph_utils.h"
 
 namespace ql {
 
 namespace {
-
-// The graph's nodes with who reads each value, for walking a chain forward.
-class ChainWalker {
-public:
-    ChainWalker(const Graph &graph, const std::set<std::string> &keepVisible)
-        : m_graph(graph), m_keepVisible(keepVisible) {
-        for (size_t i = 0; i < graph.nodes.size(); ++i)
-            for (const std::string &in : graph.nodes[i].inputs)
-                if (!in.empty()) m_readers[in].push_back(i);
-    }
-
-    // The one node reading `value` when it has op type `op` in the default domain and the value
-    // is hidden (read by nothing else, not a graph output, not tapped).
-    std::optional<size_t> onlyReader(const std::string &value, const char *op) const {
-        auto it = m_readers.find(value);
-        if (it == m_readers.end() || it->second.size() != 1 || !hidden(value)) return std::nullopt;
-        const Node &n = m_graph.nodes[it->second[0]];
-        if (n.opType != op || !n.domain.empty() || n.outputs.size() != 1) return std::nullopt;
-        return it->second[0];
-    }
-    const std::vector<size_t> &readers(const std::string &value) const {
-        static const std::vector<size_t> none;
-        auto it = m_readers.find(value);
-        return it == m_readers.end() ? none : it->second;
-    }
-    bool hidden(const std::string &value) const {
-        return !m_graph.isGraphOutput(value) && !m_keepVisible.count(value);
-    }
-
-private:
-    const Graph &m_graph;
-    const std::set<std::string> &m_keepVisible;
-    std::map<std::string, std::vector<size_t>> m_readers;
-};
 
 int64_t opsetOf(const Graph &graph, const Node &node) {
     auto it = graph.domainOpsets.find(node.domain);
@@ -67,21 +34,6 @@ bool meanOverLastAxis(const Graph &graph, const Node &node) {
     auto info = graph.valueInfo.find(node.inputs[0]);
     return info != graph.valueInfo.end() && info->second.hasShape &&
            axes[0] == int64_t(info->second.shape.size()) - 1;
-}
-
-bool scalarConstant(const Graph &graph, const std::string &value, float &out) {
-    const Tensor *t = graph.initializer(value);
-    if (!t || t->dtype() != DataType::Float || t->numel() != 1) return false;
-    out = t->data<float>()[0];
-    return true;
-}
-
-// The operand of a binary node that is not `value`, when `value` is one of the two.
-std::optional<std::string> otherOperand(const Node &node, const std::string &value) {
-    if (node.inputs.size() != 2) return std::nullopt;
-    if (node.inputs[0] == value) return node.inputs[1];
-    if (node.inputs[1] == value) return node.inputs[0];
-    return std::nullopt;
 }
 
 bool vectorConstant(const Graph &graph, const std::string &value) {

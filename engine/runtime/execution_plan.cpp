@@ -11,7 +11,9 @@
 #include "kernels/kernel.h"
 #include "passes/fold_batchnorm.h"
 #include "passes/fuse_activations.h"
+#include "passes/fuse_gelu.h"
 #include "passes/fuse_layer_norm.h"
+#include "passes/fuse_matmul_integer.h"
 #include "runtime/buffer_pool.h"
 
 namespace ql {
@@ -116,6 +118,8 @@ Result<std::unique_ptr<ExecutionPlan>> ExecutionPlan::create(Graph graph, const 
     if (options.fuseOperators) {
         QL_RETURN_IF_ERROR(fuseForInference(p.graph, nullptr, options.keepVisible));
         fuseLayerNorms(p.graph, options.keepVisible);
+        fuseGelus(p.graph, options.keepVisible);
+        fuseMatMulIntegerToFloat(p.graph, options.keepVisible);
     }
     p.threads = options.threads > 0 ? options.threads
                                     : std::max(1u, std::thread::hardware_concurrency());

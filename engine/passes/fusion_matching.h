@@ -1,0 +1,37 @@
+#pragma once
+// What the fusion passes (fuse_layer_norm.h, fuse_gelu.h, fuse_matmul_integer.h) share to match
+// a chain of nodes: who reads each value, and small constant checks.
+
+#include <map>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "ir/graph.h"
+
+namespace ql {
+
+// The graph's nodes with who reads each value, for walking a chain forward.
+class ChainWalker {
+public:
+    ChainWalker(const Graph &graph, const std::set<std::string> &keepVisible);
+    // The one node reading `value` when it has op type `op` in the default domain, one output,
+    // and the value is hidden.
+    std::optional<size_t> onlyReader(const std::string &value, const char *op) const;
+    const std::vector<size_t> &readers(const std::string &value) const;
+    // Not a graph output and not in keepVisible: a fusion may make it disappear.
+    bool hidden(const std::string &value) const;
+
+private:
+    const Graph &m_graph;
+    const std::set<std::string> &m_keepVisible;
+    std::map<std::string, std::vector<size_t>> m_readers;
+};
+
+// The operand of a binary node that is not `value`, when `value` is one of the two.
+std::optional<std::string> otherOperand(const Node &node, const std::string &value);
+// A float constant of one element, and its value.
+bool scalarConstant(const Graph &graph, const std::string &value, float &out);
+
+}  // namespace ql
