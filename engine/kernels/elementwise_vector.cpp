@@ -59,6 +59,14 @@ QL_INLINE void erfV(FloatV &x) {
     x = ax < 0.5f ? small : (FloatV)((IntV)large | sign);
 }
 
+// GELU as exporters write it, x * (1 + erf(x / sqrt(2))) * 0.5, with the erf above: the same
+// figures as the unfused chain (passes/fuse_gelu.h) to an ulp.
+QL_INLINE void geluV(FloatV &x) {
+    FloatV e = x * 0.70710678118654752f;
+    erfV(e);
+    x = x * (1.0f + e) * 0.5f;
+}
+
 QL_INLINE void sigmoidV(FloatV &x) {
     FloatV e = -x;
     expV(e);
@@ -110,6 +118,9 @@ QL_CLONES void expFloat(const float *in, float *out, int64_t n) {
 }
 QL_CLONES void erfFloat(const float *in, float *out, int64_t n) {
     bulk<erfV>(in, out, n);
+}
+QL_CLONES void geluFloat(const float *in, float *out, int64_t n) {
+    bulk<geluV>(in, out, n);
 }
 QL_CLONES void sigmoidFloat(const float *in, float *out, int64_t n) {
     bulk<sigmoidV>(in, out, n);

@@ -11,6 +11,7 @@ using FloatBulkFn = void (*)(const float *in, float *out, int64_t n);
 
 void expFloat(const float *in, float *out, int64_t n);
 void erfFloat(const float *in, float *out, int64_t n);
+void geluFloat(const float *in, float *out, int64_t n);  // the erf form
 void sigmoidFloat(const float *in, float *out, int64_t n);
 void tanhFloat(const float *in, float *out, int64_t n);
 
