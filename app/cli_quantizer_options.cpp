@@ -80,6 +80,8 @@ ql::Result<ql::quant::QuantizeResult> quantizeFromFiles(
     if (!source) return source.status();
     ql::quant::CalibrationOptions calibrationOptions;
     calibrationOptions.threads = threads;
+    calibrationOptions.histograms = options.method != ql::quant::RangeMethod::MinMax &&
+                                    options.method != ql::quant::RangeMethod::MovingAverageMinMax;
     ql::quant::CalibrationStatistics stats(calibrationOptions);
     QL_RETURN_IF_ERROR(ql::quant::calibrate(floatGraph, source.value(), stats).withContext(floatGraph.sourcePath));
     for (const auto &[value, count] : stats.nonFiniteValues())

@@ -18,7 +18,8 @@ ObserverOptions histogramOptions(const CalibrationOptions &options) {
 }  // namespace
 
 ValueStatistics::ValueStatistics(const CalibrationOptions &options)
-    : movingAverage(options.averagingConstant), histogram(histogramOptions(options)) {}
+    : movingAverage(options.averagingConstant), histogram(histogramOptions(options)),
+      histogramsObserved(options.histograms) {}
 
 void ValueStatistics::observe(const float *data, int64_t n) {
     const FiniteSummary summary = summarizeFinite(data, n);  // one pass serves all three
@@ -26,7 +27,7 @@ void ValueStatistics::observe(const float *data, int64_t n) {
     // A batch without finite values is no batch for the moving average either (it skips it).
     if (summary.finite == 0) return;
     movingAverage.observe(summary, n);
-    histogram.observe(data, n, summary);
+    if (histogramsObserved) histogram.observe(data, n, summary);
     ++batches;
 }
 
@@ -51,6 +52,7 @@ std::pair<float, float> ValueStatistics::range(const ObserverOptions &query) con
     case RangeMethod::Entropy:
     case RangeMethod::Mse: break;
     }
+    if (!histogramsObserved) return {0.0f, 0.0f};  // as for a value never observed
     return histogram.rangeFor(query);
 }
 

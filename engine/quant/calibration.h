@@ -23,6 +23,10 @@ namespace ql::quant {
 
 struct CalibrationOptions {
     int histogramBins = 2048;
+    // false: no histograms, only what min/max and the moving average need (a quantize with
+    // either reads nothing else; the histograms were a fifth of vit_b_16's calibration). The
+    // histogram methods then give no range.
+    bool histograms = true;
     double averagingConstant = 0.01;  // moving-average min/max, per batch (PyTorch default)
     int threads = 0;                  // of the execution plan; 0: all hardware threads
     // Which values to observe (by value name); every float graph input and node output when empty.
@@ -34,6 +38,7 @@ struct ValueStatistics {
     MinMaxObserver minMax;
     MovingAverageMinMaxObserver movingAverage;
     HistogramObserver histogram;
+    bool histogramsObserved = true;
     int64_t batches = 0;  // observe() calls that had finite data
 
     explicit ValueStatistics(const CalibrationOptions &options);

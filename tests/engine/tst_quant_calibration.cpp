@@ -195,6 +195,29 @@ TEST(Calibration, MovingAverageIsPerBatchAndRangesAreReDerivable) {
     EXPECT_EQ(s8.zeroPoint[0], 0);
 }
 
+// quantize with min/max or the moving average skips the histograms: the same ranges, no
+// histogram, and the histogram methods give none.
+TEST(Calibration, WithoutHistogramsTheMinMaxRangesStay) {
+    Graph g = convReluGraph();
+    std::vector<std::map<std::string, Tensor>> batches;
+    for (unsigned b = 0; b < 3; ++b) batches.push_back({{"x", test::randomTensor({1, 1, 4, 4}, 20 + b)}});
+    CalibrationStatistics all;
+    CalibrationOptions options;
+    options.histograms = false;
+    CalibrationStatistics lean(options);
+    ASSERT_TRUE(calibrate(g, batches, all).isOk());
+    ASSERT_TRUE(calibrate(g, batches, lean).isOk());
+    for (const std::string &value : {"x", "y"}) {
+        SCOPED_TRACE(value);
+        EXPECT_EQ(lean.range(value, RangeMethod::MinMax), all.range(value, RangeMethod::MinMax));
+        EXPECT_EQ(lean.range(value, RangeMethod::MovingAverageMinMax),
+                  all.range(value, RangeMethod::MovingAverageMinMax));
+        EXPECT_GT(all.find(value)->histogram.histogram().total(), 0);
+        EXPECT_EQ(lean.find(value)->histogram.histogram().total(), 0);
+        EXPECT_EQ(lean.range(value, RangeMethod::Percentile), std::make_pair(0.0f, 0.0f));
+    }
+}
+
 TEST(Calibration, FilterAndCancellation) {
     CalibrationOptions options;
     options.valueFilter = [](const std::string &v) { return v == "y"; };
