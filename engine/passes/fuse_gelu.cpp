@@ -6,7 +6,6 @@
 #include <vector>
 
 #include "passes/fusion_matching.h"
-#include "passes/node_replacement.h"
 
 namespace ql {
 
@@ -66,25 +65,15 @@ std::optional<Match> matchAt(const Graph &graph, const ChainWalker &walk, size_t
 
 int fuseGelus(Graph &graph, const std::set<std::string> &keepVisible) {
     const ChainWalker walk(graph, keepVisible);
-    std::vector<bool> removed(graph.nodes.size(), false);
-    std::map<size_t, Node> replacements;  // position of a chain's last node -> Gelu
-    for (size_t i = 0; i < graph.nodes.size(); ++i) {
-        if (removed[i]) continue;
-        const std::optional<Match> m = matchAt(graph, walk, i);
-        if (!m) continue;
-        size_t last = 0;
-        for (size_t c : m->chain) last = std::max(last, c);
-        Node fused;
-        fused.name = graph.nodes[m->chain.back()].name;
-        fused.opType = "Gelu";
-        fused.inputs = {m->x};
-        fused.outputs = {m->y};
-        for (size_t c : m->chain) removed[c] = true;
-        replacements[last] = std::move(fused);
-    }
-    const int fused = static_cast<int>(replacements.size());
-    replaceNodes(graph, removed, std::move(replacements));
-    return fused;
+    return fuseChains(graph, [&](size_t first) -> std::optional<FusedChain> {
+        const std::optional<Match> m = matchAt(graph, walk, first);
+        if (!m) return std::nullopt;
+        FusedChain chain{m->chain, {}};
+        chain.fused.opType = "Gelu";
+        chain.fused.inputs = {m->x};
+        chain.fused.outputs = {m->y};
+        return chain;
+    });
 }
 
 }  // namespace ql

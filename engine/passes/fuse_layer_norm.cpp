@@ -5,7 +5,6 @@
 #include <vector>
 
 #include "passes/fusion_matching.h"
-#include "passes/node_replacement.h"
 #include "passes/qdq_graph_utils.h"
 
 namespace ql {
@@ -103,27 +102,17 @@ std::optional<Match> matchAt(const Graph &graph, const ChainWalker &walk, size_t
 
 int fuseLayerNorms(Graph &graph, const std::set<std::string> &keepVisible) {
     const ChainWalker walk(graph, keepVisible);
-    std::vector<bool> removed(graph.nodes.size(), false);
-    std::map<size_t, Node> replacements;  // position of a chain's last node -> LayerNormalization
-    for (size_t i = 0; i < graph.nodes.size(); ++i) {
-        if (removed[i]) continue;
-        const std::optional<Match> m = matchAt(graph, walk, i);
-        if (!m) continue;
-        size_t last = 0;
-        for (size_t c : m->chain) last = std::max(last, c);
-        Node fused;
-        fused.name = graph.nodes[m->chain.back()].name;
-        fused.opType = "LayerNormalization";
-        fused.inputs = {m->x, m->gamma, m->beta};
-        fused.outputs = {m->y};
-        fused.attributes["axis"] = qdq::intAttribute(-1);
-        fused.attributes["epsilon"] = qdq::floatAttribute(m->epsilon);
-        for (size_t c : m->chain) removed[c] = true;
-        replacements[last] = std::move(fused);
-    }
-    const int fused = static_cast<int>(replacements.size());
-    replaceNodes(graph, removed, std::move(replacements));
-    return fused;
+    return fuseChains(graph, [&](size_t first) -> std::optional<FusedChain> {
+        const std::optional<Match> m = matchAt(graph, walk, first);
+        if (!m) return std::nullopt;
+        FusedChain chain{m->chain, {}};
+        chain.fused.opType = "LayerNormalization";
+        chain.fused.inputs = {m->x, m->gamma, m->beta};
+        chain.fused.outputs = {m->y};
+        chain.fused.attributes["axis"] = qdq::intAttribute(-1);
+        chain.fused.attributes["epsilon"] = qdq::floatAttribute(m->epsilon);
+        return chain;
+    });
 }
 
 }  // namespace ql

@@ -1,5 +1,9 @@
 #include "passes/fusion_matching.h"
 
+#include <algorithm>
+
+#include "passes/node_replacement.h"
+
 namespace ql {
 
 ChainWalker::ChainWalker(const Graph &graph, const std::set<std::string> &keepVisible)
@@ -39,6 +43,25 @@ bool scalarConstant(const Graph &graph, const std::string &value, float &out) {
     if (!t || t->dtype() != DataType::Float || t->numel() != 1) return false;
     out = t->data<float>()[0];
     return true;
+}
+
+int fuseChains(Graph &graph, const std::function<std::optional<FusedChain>(size_t first)> &match) {
+    std::vector<bool> removed(graph.nodes.size(), false);
+    std::map<size_t, Node> replacements;  // position of a chain's last node -> the fused node
+    for (size_t i = 0; i < graph.nodes.size(); ++i) {
+        if (removed[i]) continue;
+        std::optional<FusedChain> chain = match(i);
+        if (!chain || chain->nodes.empty() ||
+            std::any_of(chain->nodes.begin(), chain->nodes.end(), [&](size_t n) { return removed[n]; }))
+            continue;
+        chain->fused.name = graph.nodes[chain->nodes.back()].name;
+        for (size_t n : chain->nodes) removed[n] = true;
+        replacements[*std::max_element(chain->nodes.begin(), chain->nodes.end())] =
+            std::move(chain->fused);
+    }
+    const int fused = static_cast<int>(replacements.size());
+    replaceNodes(graph, removed, std::move(replacements));
+    return fused;
 }
 
 }  // namespace ql

@@ -2,6 +2,7 @@
 // What the fusion passes (fuse_layer_norm.h, fuse_gelu.h, fuse_matmul_integer.h) share to match
 // a chain of nodes: who reads each value, and small constant checks.
 
+#include <functional>
 #include <map>
 #include <optional>
 #include <set>
@@ -33,5 +34,15 @@ private:
 std::optional<std::string> otherOperand(const Node &node, const std::string &value);
 // A float constant of one element, and its value.
 bool scalarConstant(const Graph &graph, const std::string &value, float &out);
+
+// A chain of nodes a fusion replaces by one node, which takes the name of the last node listed
+// and the place of the chain's last node in execution order.
+struct FusedChain {
+    std::vector<size_t> nodes;
+    Node fused;
+};
+// Tries `match` at every node not yet fused (nullopt: no chain starts there), then rewrites the
+// graph (node order stays topological); returns how many chains were fused.
+int fuseChains(Graph &graph, const std::function<std::optional<FusedChain>(size_t first)> &match);
 
 }  // namespace ql

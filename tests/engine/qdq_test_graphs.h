@@ -84,8 +84,9 @@ struct QdqBuilder {
     }
 };
 
-inline std::vector<Tensor> run(Graph g, const std::map<std::string, Tensor> &feeds) {
-    auto plan = ExecutionPlan::create(std::move(g), PlanOptions{1});
+inline std::vector<Tensor> run(Graph g, const std::map<std::string, Tensor> &feeds,
+                               const PlanOptions &options = PlanOptions{1}) {
+    auto plan = ExecutionPlan::create(std::move(g), options);
     EXPECT_TRUE(plan.isOk()) << plan.status().message();
     std::vector<Tensor> outputs;
     if (!plan) return outputs;

@@ -19,14 +19,7 @@ using namespace ql::test;
 namespace {
 
 std::vector<Tensor> run(const Graph &g, bool fuse, const std::map<std::string, Tensor> &feeds) {
-    PlanOptions options{2, fuse};
-    auto plan = ExecutionPlan::create(g, options);
-    EXPECT_TRUE(plan.isOk()) << plan.status().message();
-    std::vector<Tensor> outs;
-    if (!plan) return outs;
-    const Status s = plan.value()->run(feeds, outs);
-    EXPECT_TRUE(s.isOk()) << s.message();
-    return outs;
+    return ql::test::run(g, feeds, PlanOptions{2, fuse});
 }
 
 int count(const Graph &g, const std::string &op) {

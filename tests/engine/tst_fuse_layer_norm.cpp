@@ -5,6 +5,7 @@
 #include <cmath>
 
 #include "passes/fuse_layer_norm.h"
+#include "qdq_test_graphs.h"
 #include "runtime/execution_plan.h"
 #include "test_support.h"
 
@@ -92,14 +93,7 @@ Graph layerNormChain(const Options &o) {
 }
 
 std::vector<Tensor> run(const Graph &g, bool fuse, const std::map<std::string, Tensor> &feeds) {
-    PlanOptions options{2, fuse};
-    auto plan = ExecutionPlan::create(g, options);
-    EXPECT_TRUE(plan.isOk()) << plan.status().message();
-    std::vector<Tensor> outs;
-    if (!plan) return outs;
-    const Status s = plan.value()->run(feeds, outs);
-    EXPECT_TRUE(s.isOk()) << s.message();
-    return outs;
+    return ql::test::run(g, feeds, PlanOptions{2, fuse});
 }
 
 void expectFusedAndEqual(const Options &o) {
