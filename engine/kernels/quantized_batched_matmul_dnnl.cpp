@@ -418,22 +418,28 @@ Status BatchedQuantMatMul::run(KernelContext &ctx) {
 
 }  // namespace
 
-Result<KernelPtr> makeBatchedQLinearMatMul(const KernelBuildInfo &info) {
-    Result<KernelPtr> reference = makeQLinearMatMulReference(info);
+namespace {
+
+// The batched kernel of `kind`, with the exact reference `makeReference` builds for its fallback.
+Result<KernelPtr> makeBatched(const KernelBuildInfo &info,
+                              Result<KernelPtr> (*makeReference)(const KernelBuildInfo &), Kind kind) {
+    Result<KernelPtr> reference = makeReference(info);
     if (!reference) return reference;
-    return KernelPtr(new BatchedQuantMatMul(info, std::move(reference.value()), Kind::QLinear));
+    return KernelPtr(new BatchedQuantMatMul(info, std::move(reference.value()), kind));
+}
+
+}  // namespace
+
+Result<KernelPtr> makeBatchedQLinearMatMul(const KernelBuildInfo &info) {
+    return makeBatched(info, makeQLinearMatMulReference, Kind::QLinear);
 }
 
 Result<KernelPtr> makeMatMulInteger(const KernelBuildInfo &info) {
-    Result<KernelPtr> reference = makeMatMulIntegerReference(info);
-    if (!reference) return reference;
-    return KernelPtr(new BatchedQuantMatMul(info, std::move(reference.value()), Kind::Integer));
+    return makeBatched(info, makeMatMulIntegerReference, Kind::Integer);
 }
 
 Result<KernelPtr> makeMatMulIntegerToFloat(const KernelBuildInfo &info) {
-    Result<KernelPtr> reference = makeMatMulIntegerToFloatReference(info);
-    if (!reference) return reference;
-    return KernelPtr(new BatchedQuantMatMul(info, std::move(reference.value()), Kind::ToFloat));
+    return makeBatched(info, makeMatMulIntegerToFloatReference, Kind::ToFloat);
 }
 
 }  // namespace ql::quant
