@@ -1,5 +1,6 @@
 #include "ir/channel_runs.h"
 
+#include <algorithm>
 #include <limits>
 
 namespace ql {
@@ -10,6 +11,16 @@ __attribute__((always_inline)) inline void dequantizeLoop(const Q *src, float *d
                                                           float scale, int32_t zeroPoint) {
     for (int64_t i = 0; i < n; ++i)
         dst[i] = static_cast<float>(static_cast<Wide>(src[i]) - static_cast<Wide>(zeroPoint)) * scale;
+}
+
+// One scale and zero point per element: consecutive channels of an innermost channel axis.
+template <class Wide, class Q>
+__attribute__((always_inline)) inline void dequantizeChannelLoop(const Q *src, float *dst,
+                                                                 int64_t n, const float *scale,
+                                                                 const int32_t *zeroPoint) {
+    for (int64_t i = 0; i < n; ++i)
+        dst[i] = static_cast<float>(static_cast<Wide>(src[i]) - static_cast<Wide>(zeroPoint[i])) *
+                 scale[i];
 }
 
 template <class Q>
@@ -50,33 +61,97 @@ QL_DEQUANTIZE_CLONES void quantizeValues(const float *src, int8_t *dst, int64_t 
                                          int32_t zeroPoint) {
     quantizeLoop(src, dst, n, scale, zeroPoint);
 }
+
+QL_DEQUANTIZE_CLONES void dequantizeChannels(const uint8_t *q, float *dst, int64_t n,
+                                             const float *scale, const int32_t *zeroPoint) {
+    dequantizeChannelLoop<int32_t>(q, dst, n, scale, zeroPoint);
+}
+QL_DEQUANTIZE_CLONES void dequantizeChannels(const int8_t *q, float *dst, int64_t n,
+                                             const float *scale, const int32_t *zeroPoint) {
+    dequantizeChannelLoop<int32_t>(q, dst, n, scale, zeroPoint);
+}
+QL_DEQUANTIZE_CLONES void dequantizeChannels(const int32_t *q, float *dst, int64_t n,
+                                             const float *scale, const int32_t *zeroPoint) {
+    dequantizeChannelLoop<int64_t>(q, dst, n, scale, zeroPoint);
+}
 #undef QL_DEQUANTIZE_CLONES
+
+namespace {
+
+// Elements [start, start + count) with one scale and zero point, into dst.
+void dequantizeRun(const Tensor &q, int64_t start, int64_t count, float scale, int32_t zeroPoint,
+                   float *dst) {
+    switch (q.dtype()) {
+        case DataType::UInt8:
+            return dequantizeValues(q.data<uint8_t>() + start, dst, count, scale, zeroPoint);
+        case DataType::Int8:
+            return dequantizeValues(q.data<int8_t>() + start, dst, count, scale, zeroPoint);
+        case DataType::Int32:
+            return dequantizeValues(q.data<int32_t>() + start, dst, count, scale, zeroPoint);
+        default:
+            for (int64_t i = 0; i < count; ++i)
+                dst[i] = static_cast<float>(static_cast<int64_t>(q.valueAsDouble(start + i)) -
+                                            zeroPoint) *
+                         scale;
+    }
+}
+
+// Elements [start, start + count), the k-th with scale[k] and zeroPoint[k], into dst.
+void dequantizeChannelRun(const Tensor &q, int64_t start, int64_t count, const float *scale,
+                          const int32_t *zeroPoint, float *dst) {
+    switch (q.dtype()) {
+        case DataType::UInt8:
+            return dequantizeChannels(q.data<uint8_t>() + start, dst, count, scale, zeroPoint);
+        case DataType::Int8:
+            return dequantizeChannels(q.data<int8_t>() + start, dst, count, scale, zeroPoint);
+        case DataType::Int32:
+            return dequantizeChannels(q.data<int32_t>() + start, dst, count, scale, zeroPoint);
+        default:
+            for (int64_t i = 0; i < count; ++i)
+                dst[i] = static_cast<float>(static_cast<int64_t>(q.valueAsDouble(start + i)) -
+                                            zeroPoint[i]) *
+                         scale[i];
+    }
+}
+
+}  // namespace
+
+void dequantizeSpan(const Tensor &q, const std::vector<float> &scale,
+                    const std::vector<int32_t> &zeroPoint, int64_t axis, int64_t start,
+                    int64_t count, float *dst) {
+    const Shape &shape = q.shape();
+    if (scale.size() <= 1 || axis < 0 || axis >= static_cast<int64_t>(shape.size())) {
+        if (count > 0) dequantizeRun(q, start, count, scale.at(0), zeroPoint.at(0), dst);
+        return;
+    }
+    const int64_t channels = shape[static_cast<size_t>(axis)];
+    int64_t inner = 1;
+    for (size_t d = static_cast<size_t>(axis) + 1; d < shape.size(); ++d) inner *= shape[d];
+    if (channels <= 0 || inner <= 0) return;
+    if (inner == 1) {
+        // A row at a time: from channel start % channels to the row's end.
+        while (count > 0) {
+            const int64_t c = start % channels;
+            const int64_t run = std::min(count, channels - c);
+            dequantizeChannelRun(q, start, run, scale.data() + c, zeroPoint.data() + c, dst);
+            start += run, dst += run, count -= run;
+        }
+        return;
+    }
+    while (count > 0) {
+        const size_t c = static_cast<size_t>((start / inner) % channels);
+        const int64_t run = std::min(count, inner - start % inner);
+        dequantizeRun(q, start, run, scale[c], zeroPoint[c], dst);
+        start += run, dst += run, count -= run;
+    }
+}
 
 Tensor dequantizeToFloat(const Tensor &quantized, const std::vector<float> &scale,
                          const std::vector<int32_t> &zeroPoint, int64_t axis) {
     const Tensor q = quantized.toPlain();
-    Tensor out(DataType::Float, q.shape());
-    float *dst = out.data<float>();
-    forEachChannelRun(
-        q.shape(), scale.size() > 1 ? axis : -1, [&](int64_t start, int64_t count, int64_t c) {
-            const float s = scale[static_cast<size_t>(c)];
-            const int32_t z = zeroPoint[static_cast<size_t>(c)];
-            switch (q.dtype()) {
-                case DataType::UInt8:
-                    return dequantizeValues(q.data<uint8_t>() + start, dst + start, count, s,
-                                                  z);
-                case DataType::Int8:
-                    return dequantizeValues(q.data<int8_t>() + start, dst + start, count, s,
-                                                  z);
-                case DataType::Int32:
-                    return dequantizeValues(q.data<int32_t>() + start, dst + start, count, s,
-                                                  z);
-                default:
-                    for (int64_t i = start; i < start + count; ++i)
-                        dst[i] =
-                            static_cast<float>(static_cast<int64_t>(q.valueAsDouble(i)) - z) * s;
-            }
-        });
+    Tensor out = Tensor::uninitialized(DataType::Float, q.shape());
+    dequantizeSpan(q, scale, zeroPoint, scale.size() > 1 ? axis : -1, 0, q.numel(),
+                   out.data<float>());
     return out;
 }
 

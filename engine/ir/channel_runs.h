@@ -56,6 +56,21 @@ void quantizeValues(const float *src, int8_t *dst, int64_t n, float scale, int32
 void dequantizeValues(const uint8_t *q, float *dst, int64_t n, float scale, int32_t zeroPoint);
 void dequantizeValues(const int8_t *q, float *dst, int64_t n, float scale, int32_t zeroPoint);
 void dequantizeValues(const int32_t *q, float *dst, int64_t n, float scale, int32_t zeroPoint);
+// The same with scale[i] and zeroPoint[i] for value i (consecutive channels).
+void dequantizeChannels(const uint8_t *q, float *dst, int64_t n, const float *scale,
+                        const int32_t *zeroPoint);
+void dequantizeChannels(const int8_t *q, float *dst, int64_t n, const float *scale,
+                        const int32_t *zeroPoint);
+void dequantizeChannels(const int32_t *q, float *dst, int64_t n, const float *scale,
+                        const int32_t *zeroPoint);
+
+// Elements [start, start + count) of the plain 8-bit or int32 tensor `quantized` dequantized
+// into dst, with one scale and zero point or one per channel along `axis`. Where the channel
+// axis is the innermost (a MatMul weight's output columns) a row of channels is one vectorised
+// loop rather than one call per element.
+void dequantizeSpan(const Tensor &quantized, const std::vector<float> &scale,
+                    const std::vector<int32_t> &zeroPoint, int64_t axis, int64_t start,
+                    int64_t count, float *dst);
 
 // DequantizeLinear's (q − zero point)·scale of an 8-bit or int32 tensor with one scale and zero
 // point, or one per channel along `axis`, as a plain float tensor.

@@ -75,6 +75,11 @@ Tensor::Tensor(DataType type, Shape shape, Layout layout)
     std::memset(m_storage->data(), 0, byteSize());
 }
 
+Tensor Tensor::uninitialized(DataType type, Shape shape, Layout layout) {
+    auto storage = std::make_shared<Storage>(checkedByteSize(type, shape));
+    return Tensor(type, std::move(shape), std::move(storage), layout);
+}
+
 Tensor::Tensor(DataType type, Shape shape, std::shared_ptr<Storage> storage, Layout layout)
     : m_type(type), m_shape(std::move(shape)), m_layout(layout), m_storage(std::move(storage)) {
     assert(m_storage && m_storage->capacity() >= byteSize());
@@ -86,14 +91,14 @@ Tensor Tensor::reshaped(const Shape &shape) const {
 }
 
 Tensor Tensor::clone() const {
-    Tensor copy(m_type, m_shape, m_layout);
+    Tensor copy = uninitialized(m_type, m_shape, m_layout);
     if (byteSize()) std::memcpy(copy.rawData(), rawData(), byteSize());
     return copy;
 }
 
 Tensor Tensor::toPlain() const {
     if (m_layout == Layout::Plain) return *this;
-    Tensor plain(m_type, m_shape, Layout::Plain);
+    Tensor plain = uninitialized(m_type, m_shape, Layout::Plain);
     nhwcToNchw(rawData(), plain.rawData(), m_shape, dataTypeSize(m_type));
     return plain;
 }
@@ -101,7 +106,7 @@ Tensor Tensor::toPlain() const {
 Tensor Tensor::toChannelsLast() const {
     assert(rank() == 4);
     if (m_layout == Layout::ChannelsLast) return *this;
-    Tensor cl(m_type, m_shape, Layout::ChannelsLast);
+    Tensor cl = uninitialized(m_type, m_shape, Layout::ChannelsLast);
     nchwToNhwc(rawData(), cl.rawData(), m_shape, dataTypeSize(m_type));
     return cl;
 }

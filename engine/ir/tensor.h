@@ -66,6 +66,9 @@ public:
     // Views existing storage (must hold at least byteSize() bytes).
     Tensor(DataType type, Shape shape, std::shared_ptr<Storage> storage,
            Layout layout = Layout::Plain);
+    // Allocates storage left as it comes, for a caller that writes every element: zeroing a
+    // large tensor first costs a pass over fresh memory.
+    static Tensor uninitialized(DataType type, Shape shape, Layout layout = Layout::Plain);
 
     template <class T>
     static Tensor fromVector(const Shape &shape, const std::vector<T> &values);

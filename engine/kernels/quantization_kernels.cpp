@@ -228,18 +228,11 @@ public:
         if (p.channels != 1) x = x.toPlain();
         Tensor &y = ctx.allocateOutput(0, DataType::Float, x.shape(), x.layout());
         float *dst = y.data<float>();
-        dispatchAmong<uint8_t, int8_t, int32_t>(x.dtype(), [&](auto tag) {
-            using Q = decltype(tag);
-            const Q *src = x.data<Q>();
-            if (p.channels == 1) {
-                elementwise::parallelRange(x.numel(), [&](int64_t begin, int64_t end) {
-                    dequantizeValues(src + begin, dst + begin, end - begin, p.scale[0], p.zp[0]);
-                });
-                return;
-            }
-            forEachChannelRun(x.shape(), p.axis, [&](int64_t start, int64_t count, int64_t c) {
-                dequantizeValues(src + start, dst + start, count, p.scale[c], p.zp[c]);
-            });
+        // Per channel too in threads and in vectorised rows (a MatMul weight's channels are its
+        // innermost axis: one value per channel run).
+        const int64_t axis = p.channels == 1 ? -1 : p.axis;
+        elementwise::parallelRange(x.numel(), [&](int64_t begin, int64_t end) {
+            dequantizeSpan(x, p.scale, p.zp, axis, begin, end - begin, dst + begin);
         });
         return Status::ok();
     }

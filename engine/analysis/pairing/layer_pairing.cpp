@@ -5,6 +5,7 @@
 #include <optional>
 #include <set>
 #include <tuple>
+#include <unordered_map>
 
 #include "analysis/pairing/layer_matching.h"
 #include "analysis/pairing/weight_evidence.h"
@@ -47,6 +48,7 @@ struct Side {
     std::vector<int> partner;                            // unit -> other side's unit, or -1
     std::vector<int> position;                           // unit -> canonical position
     std::map<std::string, int> inputPosition;
+    std::unordered_map<std::string, int> producer;  // value -> node index (the graph is fixed)
     bool isFloat = true;
 
     const Graph &graph() const { return *layers->graph; }
@@ -60,8 +62,9 @@ struct Side {
             if (auto in = inputPosition.find(value); in != inputPosition.end())
                 return {Origin::Input, in->second, ""};
             if (g.initializer(value)) return {};
-            const int p = g.producerIndex(value);
-            if (p < 0) return {};
+            const auto produced = producer.find(value);
+            if (produced == producer.end()) return {};
+            const int p = produced->second;
             const Node &node = g.nodes[p];
             const int u = unitOfNode[p];
             if (u >= 0 && partner[u] >= 0) return {Origin::Paired, pairId(u), ""};
@@ -100,6 +103,9 @@ Side makeSide(const GraphLayers &layers, bool isFloat) {
     side.unitOfNode.assign(g.nodes.size(), -1);
     side.partner.assign(layers.units.size(), -1);
     for (size_t i = 0; i < g.inputs.size(); ++i) side.inputPosition[g.inputs[i].name] = int(i);
+    for (size_t n = 0; n < g.nodes.size(); ++n)
+        for (const std::string &out : g.nodes[n].outputs)
+            if (!out.empty()) side.producer.emplace(out, int(n));
     for (size_t u = 0; u < layers.units.size(); ++u) {
         const Unit &unit = layers.units[u];
         side.unitOfNode[unit.head] = int(u);

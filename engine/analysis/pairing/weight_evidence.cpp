@@ -24,49 +24,28 @@ int64_t quantChannelAxis(const Node &node, const Tensor &weight, int input) {
     return input == 0 ? -1 : weight.rank() - 1;  // MatMul, QLinearMatMul, MatMulInteger
 }
 
-// Dequantizes `count` integers of `q` from element `start` into `dst`, one run per quantization
-// channel.
-template <class Q>
-void dequantizeRange(const Q *q, const Shape &shape, const quant::QParams &params, int64_t start,
-                     int64_t count, float *dst) {
-    if (!params.perChannel()) {
-        dequantizeValues(q + start, dst, count, params.scale[0], params.zeroPoint[0]);
-        return;
-    }
-    int64_t inner = 1;
-    for (size_t d = size_t(params.axis) + 1; d < shape.size(); ++d) inner *= shape[d];
-    const int64_t channels = shape[size_t(params.axis)];
-    while (count > 0) {
-        const size_t k = size_t((start / inner) % channels);
-        const int64_t run = std::min(count, inner - start % inner);
-        dequantizeValues(q + start, dst, run, params.scale[k], params.zeroPoint[k]);
-        start += run, dst += run, count -= run;
-    }
-}
-
-// Channel `c` of the weight seen as [outer, channels, inner], as `outer * inner` floats: the
-// weight's own memory when it is float and contiguous, else dequantized or gathered into
-// `scratch`.
-const float *channelValues(const WeightEvidence &e, int64_t outer, int64_t channels, int64_t inner,
-                           int64_t c, std::vector<float> &scratch) {
-    const Tensor &w = e.weight;
-    if (!e.quantization && outer == 1) return w.data<float>() + c * inner;
-    scratch.resize(size_t(outer * inner));
-    for (int64_t o = 0; o < outer; ++o) {
-        const int64_t start = (o * channels + c) * inner;
-        float *dst = scratch.data() + o * inner;
-        if (!e.quantization)
-            std::copy_n(w.data<float>() + start, inner, dst);
-        else if (w.dtype() == DataType::Int8)
-            dequantizeRange(w.data<int8_t>(), w.shape(), *e.quantization, start, inner, dst);
-        else
-            dequantizeRange(w.data<uint8_t>(), w.shape(), *e.quantization, start, inner, dst);
-    }
+// Elements [start, start + count) of the weight as floats: its own memory when it is float, else
+// dequantized into `scratch`.
+const float *weightValues(const WeightEvidence &e, int64_t start, int64_t count,
+                          std::vector<float> &scratch) {
+    if (!e.quantization) return e.weight.data<float>() + start;
+    scratch.resize(size_t(count));
+    const quant::QParams &p = *e.quantization;
+    dequantizeSpan(e.weight, p.scale, p.zeroPoint, p.perChannel() ? p.axis : -1, start, count,
+                   scratch.data());
     return scratch.data();
 }
 
 struct Moments {
     double x = 0, y = 0, xx = 0, yy = 0, xy = 0;
+};
+
+// The moments of many channels at once, one array per moment.
+struct ChannelMoments {
+    explicit ChannelMoments(size_t channels)
+        : x(channels), y(channels), xx(channels), yy(channels), xy(channels) {}
+    std::vector<double> x, y, xx, yy, xy;
+    Moments of(size_t c) const { return {x[c], y[c], xx[c], yy[c], xy[c]}; }
 };
 
 typedef float Float8 __attribute__((vector_size(32)));
@@ -102,6 +81,27 @@ QL_MOMENTS_CLONES Moments moments(const float *x, const float *y, int64_t n) {
     for (int l = 0; l < 8; ++l)
         m.x += sx[l], m.y += sy[l], m.xx += sxx[l], m.yy += syy[l], m.xy += sxy[l];
     return m;
+}
+
+// Adds one row of `channels` × `inner` values to each channel's moments, channel by channel in
+// element order (a fixed order again). With one value per channel (a MatMul weight's columns)
+// the loop runs across channels and vectorises without reassociating any sum.
+QL_MOMENTS_CLONES void addRow(const float *x, const float *y, int64_t channels, int64_t inner,
+                              ChannelMoments &m) {
+    double *sx = m.x.data(), *sy = m.y.data(), *sxx = m.xx.data(), *syy = m.yy.data(),
+           *sxy = m.xy.data();
+    if (inner == 1) {
+        for (int64_t c = 0; c < channels; ++c) {
+            const double u = x[c], v = y[c];
+            sx[c] += u, sy[c] += v, sxx[c] += u * u, syy[c] += v * v, sxy[c] += u * v;
+        }
+        return;
+    }
+    for (int64_t c = 0; c < channels; ++c)
+        for (int64_t i = c * inner; i < (c + 1) * inner; ++i) {
+            const double u = x[i], v = y[i];
+            sx[c] += u, sy[c] += v, sxx[c] += u * u, syy[c] += v * v, sxy[c] += u * v;
+        }
 }
 #undef QL_MOMENTS_CLONES
 #pragma GCC pop_options
@@ -169,14 +169,25 @@ std::optional<double> weightCorrelation(const WeightEvidence &a, const WeightEvi
         inner = a.weight.numel();
     }
     std::vector<float> xScratch, yScratch;
-    double sum = 0.0;
-    int64_t counted = 0;
     const int64_t visited = maxChannels > 0 ? std::min(channels, maxChannels) : channels;
     const int64_t n = outer * inner;
-    for (int64_t c = 0; c < visited; ++c) {
-        const float *x = channelValues(a, outer, channels, inner, c, xScratch);
-        const float *y = channelValues(b, outer, channels, inner, c, yScratch);
-        const Moments m = moments(x, y, n);
+    std::vector<Moments> perChannel(size_t(visited), Moments{});
+    if (outer == 1) {  // each channel one contiguous run
+        for (int64_t c = 0; c < visited; ++c)
+            perChannel[size_t(c)] = moments(weightValues(a, c * inner, inner, xScratch),
+                                            weightValues(b, c * inner, inner, yScratch), n);
+    } else {  // a channel's values strided: all channels a row at a time
+        ChannelMoments sums{size_t(visited)};
+        for (int64_t o = 0; o < outer; ++o) {
+            const int64_t start = o * channels * inner, count = visited * inner;
+            addRow(weightValues(a, start, count, xScratch), weightValues(b, start, count, yScratch),
+                   visited, inner, sums);
+        }
+        for (int64_t c = 0; c < visited; ++c) perChannel[size_t(c)] = sums.of(size_t(c));
+    }
+    double sum = 0.0;
+    int64_t counted = 0;
+    for (const Moments &m : perChannel) {
         const double vx = m.xx - m.x * m.x / double(n), vy = m.yy - m.y * m.y / double(n);
         if (!(vx > 0.0) || !(vy > 0.0)) continue;  // a constant channel: no evidence either way
         sum += std::abs(m.xy - m.x * m.y / double(n)) / std::sqrt(vx * vy);

@@ -28,25 +28,56 @@ Result<WeightStats> compareWeightTensors(const Tensor &floatWeight, const Tensor
     stats.channelMin.assign(channels, INFINITY);
     stats.channelMax.assign(channels, -INFINITY);
     const float *xs = x.data<float>(), *ys = y.data<float>();
-    // Plain double sums over pieces of a channel's contiguous runs, compensated across pieces.
+    // Plain double sums over pieces of at most kPiece elements of a channel, compensated across
+    // pieces.
     constexpr int64_t kPiece = 4096;
-    forEachChannelRun(shape, channelAxis, [&](int64_t start, int64_t count, int64_t c) {
-        float lo = stats.channelMin[c], hi = stats.channelMax[c];
-        for (int64_t piece = start; piece < start + count; piece += kPiece) {
-            double s = 0.0, e = 0.0;
-            for (int64_t i = piece; i < std::min(start + count, piece + kPiece); ++i) {
-                const double a = xs[i], d = a - ys[i];
-                s += a * a;
-                e += d * d;
-                lo = std::fmin(lo, xs[i]);
-                hi = std::fmax(hi, xs[i]);
+    int64_t outer = 1, inner = 1;
+    for (int64_t d = 0; d < static_cast<int64_t>(shape.size()); ++d) {
+        if (d < channelAxis) outer *= shape[d];
+        if (d > channelAxis) inner *= shape[d];
+    }
+    if (channelAxis < 0 || inner >= kPiece / 16) {  // long contiguous runs: one channel at a time
+        forEachChannelRun(shape, channelAxis, [&](int64_t start, int64_t count, int64_t c) {
+            float lo = stats.channelMin[c], hi = stats.channelMax[c];
+            for (int64_t piece = start; piece < start + count; piece += kPiece) {
+                double s = 0.0, e = 0.0;
+                for (int64_t i = piece; i < std::min(start + count, piece + kPiece); ++i) {
+                    const double a = xs[i], d = a - ys[i];
+                    s += a * a;
+                    e += d * d;
+                    lo = xs[i] < lo ? xs[i] : lo;  // NaN ignored, as fmin does, but inlined
+                    hi = xs[i] > hi ? xs[i] : hi;
+                }
+                signal[c].add(s);
+                noise[c].add(e);
             }
-            signal[c].add(s);
-            noise[c].add(e);
+            stats.channelMin[c] = lo;
+            stats.channelMax[c] = hi;
+        });
+    } else {  // short runs (a MatMul weight's columns): every channel a row at a time
+        std::vector<double> s(static_cast<size_t>(channels)), e(static_cast<size_t>(channels));
+        const int64_t rowsPerPiece = std::max<int64_t>(1, kPiece / inner);
+        for (int64_t o0 = 0; o0 < outer; o0 += rowsPerPiece) {
+            std::fill(s.begin(), s.end(), 0.0);
+            std::fill(e.begin(), e.end(), 0.0);
+            for (int64_t o = o0; o < std::min(outer, o0 + rowsPerPiece); ++o) {
+                const float *xr = xs + o * channels * inner, *yr = ys + o * channels * inner;
+                for (int64_t c = 0; c < channels; ++c)
+                    for (int64_t i = c * inner; i < (c + 1) * inner; ++i) {
+                        const double a = xr[i], d = a - yr[i];
+                        s[c] += a * a;
+                        e[c] += d * d;
+                        float &lo = stats.channelMin[c], &hi = stats.channelMax[c];
+                        lo = xr[i] < lo ? xr[i] : lo;
+                        hi = xr[i] > hi ? xr[i] : hi;
+                    }
+            }
+            for (int64_t c = 0; c < channels; ++c) {
+                signal[c].add(s[c]);
+                noise[c].add(e[c]);
+            }
         }
-        stats.channelMin[c] = lo;
-        stats.channelMax[c] = hi;
-    });
+    }
     CompensatedSum totalSignal, totalNoise;
     for (int64_t c = 0; c < channels; ++c) {
         stats.channelSqnrDb.push_back(sqnrDb(signal[c].value(), noise[c].value()));
