@@ -292,7 +292,7 @@ Status ConvEntry::checkBias(const KernelContext &ctx) const {
 std::unordered_map<int, dnnl::memory> ConvEntry::bind(const KernelContext &ctx, void *out,
                                                       dnnl::stream &stream, bool constantWeights) {
     std::unordered_map<int, dnnl::memory> args{
-        {DNNL_ARG_WEIGHTS, weights.prepare(stream, ctx.input(1).rawData(), constantWeights)}};
+        {DNNL_ARG_WEIGHTS, weights.prepare(stream, ctx.input(1).rawData(), constantWeights, &ctx.input(1))}};
     src.set_data_handle(const_cast<void *>(ctx.input(0).rawData()));
     dst.set_data_handle(out);
     args[DNNL_ARG_SRC] = src;

@@ -4,6 +4,7 @@
 
 #include <dnnl.hpp>
 
+#include <memory>
 #include <string>
 #include <utility>
 #include <vector>
@@ -47,20 +48,31 @@ Status runOnStream(const std::string &what, Body &&body) {
 
 // Weights as a primitive wants them: the caller's buffer as it is, or a reordered copy when the
 // primitive picked another format. Constant weights are reordered once, others on every run.
+// A constant passed with its tensor is packed once per process: every plan over the same model
+// (an analysis builds the cumulative one, the isolated layers' and the kernel check's; a session
+// one per toggle) shares that copy, since packing writes fresh memory, dear on a VM.
 class PackedWeights {
 public:
     // `user` describes the caller's buffer, `wanted` is the primitive's weights_desc().
     // Throws dnnl::error like the primitive constructors.
     void init(const dnnl::memory::desc &user, const dnnl::memory::desc &wanted);
     // The memory to pass as DNNL_ARG_WEIGHTS for weights at `data`; may throw dnnl::error.
-    const dnnl::memory &prepare(dnnl::stream &stream, const void *data, bool constant);
+    // `source`, when given, is the constant tensor whose storage `data` is: its packed copy is
+    // shared with every other kernel packing that storage the same way.
+    const dnnl::memory &prepare(dnnl::stream &stream, const void *data, bool constant,
+                                const Tensor *source = nullptr);
 
 private:
     dnnl::memory m_user, m_packed;
+    dnnl::memory::desc m_wanted;
     dnnl::reorder m_reorder;
+    std::shared_ptr<const dnnl::memory> m_shared;  // the process-wide copy, once found
     bool m_needsReorder = false;
     bool m_ready = false;  // m_packed holds the constant weights already
 };
+
+// How many constants have been packed into the shared copies so far (for tests).
+int64_t sharedPackings();
 
 // What a kernel keeps per distinct input shape (primitives, packed weights); beyond
 // kMaxEntries the oldest entry goes.

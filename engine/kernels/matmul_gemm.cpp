@@ -162,7 +162,7 @@ Status GemmKernel::run(KernelContext &ctx) {
         e.dst.set_data_handle(out.rawData());
         std::unordered_map<int, memory> args{
             {DNNL_ARG_SRC, e.src},
-            {DNNL_ARG_WEIGHTS, e.weights.prepare(stream, b.rawData(), constantB)},
+            {DNNL_ARG_WEIGHTS, e.weights.prepare(stream, b.rawData(), constantB, &b)},
             {DNNL_ARG_DST, e.dst}};
         if (useBias) {
             // The post-op scales the bias by alpha too, so the bias carries beta / alpha.

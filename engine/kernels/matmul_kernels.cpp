@@ -151,7 +151,8 @@ Status MatMulKernel::run(KernelContext &ctx) {
                 e.dst.set_data_handle(out.rawData());
                 ds::execute(e.primitive, stream,
                             {{DNNL_ARG_SRC, e.src},
-                             {DNNL_ARG_WEIGHTS, e.weights.prepare(stream, b.rawData(), constantB)},
+                             {DNNL_ARG_WEIGHTS,
+                              e.weights.prepare(stream, b.rawData(), constantB, &b)},
                              {DNNL_ARG_DST, e.dst}});
             });
         }

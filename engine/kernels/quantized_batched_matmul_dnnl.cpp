@@ -379,7 +379,7 @@ Status BatchedQuantMatMul::execute(KernelContext &ctx, Entry &e, bool constantB)
         e.dstZp.set_data_handle(&e.dstZpValue);
         if (e.srcZpValue != 0) args[DNNL_ARG_ATTR_ZERO_POINTS | DNNL_ARG_SRC] = e.srcZp;
         if (e.direct) {
-            args[DNNL_ARG_WEIGHTS] = e.weights.prepare(stream, b8, constantB);
+            args[DNNL_ARG_WEIGHTS] = e.weights.prepare(stream, b8, constantB, &b);
             if (e.dstZpValue != 0) args[DNNL_ARG_ATTR_ZERO_POINTS | DNNL_ARG_DST] = e.dstZp;
             e.dst.set_data_handle(y.rawData());
             args[DNNL_ARG_DST] = e.dst;
@@ -388,7 +388,7 @@ Status BatchedQuantMatMul::execute(KernelContext &ctx, Entry &e, bool constantB)
         }
         e.acc.set_data_handle(acc);
         args[DNNL_ARG_DST] = e.acc;
-        args[DNNL_ARG_WEIGHTS] = e.weights.prepare(stream, e.split ? e.wA.data() : b8, constantB);
+        args[DNNL_ARG_WEIGHTS] = e.weights.prepare(stream, e.split ? e.wA.data() : b8, constantB, &b);
         ds::execute(e.first, stream, args);
         if (e.split) {
             args[DNNL_ARG_WEIGHTS] = e.weightsB.prepare(stream, e.wB.data(), constantB);

@@ -338,7 +338,7 @@ Status QLinearConvDnnl::execute(KernelContext &ctx, Entry &e) {
             return;
         }
         if (!e.split) {
-            args[DNNL_ARG_WEIGHTS] = e.weights.prepare(stream, w.rawData(), constWeights);
+            args[DNNL_ARG_WEIGHTS] = e.weights.prepare(stream, w.rawData(), constWeights, &w);
             if (e.dstZpValue != 0) args[DNNL_ARG_ATTR_ZERO_POINTS | DNNL_ARG_DST] = e.dstZp;
             if (!e.dstTemp) e.dst.set_data_handle(y.rawData());
             args[DNNL_ARG_DST] = e.dst;

@@ -281,7 +281,7 @@ Status QuantMatMulDnnl::execute(KernelContext &ctx, Entry &e, const Shape &outSh
             args[DNNL_ARG_BIAS] = e.bias;
         }
         if (!e.split) {
-            args[DNNL_ARG_WEIGHTS] = e.weights.prepare(stream, b.rawData(), constB);
+            args[DNNL_ARG_WEIGHTS] = e.weights.prepare(stream, b.rawData(), constB, &b);
             if (e.dstZpValue != 0) args[DNNL_ARG_ATTR_ZERO_POINTS | DNNL_ARG_DST] = e.dstZp;
             e.dst.set_data_handle(y.rawData());
             args[DNNL_ARG_DST] = e.dst;

@@ -1,0 +1,132 @@
+// Constant weights are packed once per process, not once per plan: an analysis builds several
+// plans over one model (cumulative, isolated layers, kernel check), a session one per toggle, and
+// each packing writes fresh memory. A plan over a graph sharing the constant reuses the copy; a
+// constant with other storage, or one packed after every user of the copy is gone, is packed
+// anew; the results are the plain products either way.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <optional>
+
+#include "kernels/dnnl_support.h"
+#include "qdq_test_graphs.h"
+#include "runtime/execution_plan.h"
+#include "test_support.h"
+
+using namespace ql;
+using namespace ql::test;
+
+namespace {
+
+const int64_t kRows = 6, kK = 96, kN = 80;
+
+// y = x · W with a constant float W.
+QdqBuilder floatMatMul(const Tensor &w) {
+    QdqBuilder b;
+    b.input("x", randomTensor({kRows, kK}, 1));
+    b.init("w", w);
+    b.node("MatMul", "mm", {"x", "w"}, {"y"});
+    b.output("y");
+    return b;
+}
+
+// y = MatMulInteger(xq, Wq) with constant int8 Wq: exact integer accumulators.
+QdqBuilder integerMatMul(const Tensor &w) {
+    QdqBuilder b;
+    Tensor x(DataType::UInt8, {kRows, kK});
+    for (int64_t i = 0; i < x.numel(); ++i) x.data<uint8_t>()[i] = uint8_t((i * 29 + 3) % 256);
+    b.input("x", x);
+    b.init("w", w);
+    b.init("xz", Tensor::scalar<uint8_t>(100));
+    b.node("MatMulInteger", "mm", {"x", "w", "xz"}, {"y"});
+    b.output("y");
+    return b;
+}
+
+Tensor int8Weight() {
+    Tensor w(DataType::Int8, {kK, kN});
+    for (int64_t i = 0; i < w.numel(); ++i) w.data<int8_t>()[i] = int8_t((i * 37 + 11) % 255 - 127);
+    return w;
+}
+
+std::vector<Tensor> runPlan(ExecutionPlan &plan, const std::map<std::string, Tensor> &feeds) {
+    std::vector<Tensor> out;
+    const Status s = plan.run(feeds, out);
+    EXPECT_TRUE(s.isOk()) << s.message();
+    return out;
+}
+
+std::unique_ptr<ExecutionPlan> makePlan(const Graph &g) {
+    auto plan = ExecutionPlan::create(g, PlanOptions{2});
+    EXPECT_TRUE(plan.isOk()) << plan.status().message();
+    return plan ? std::move(*plan) : nullptr;
+}
+
+void expectFloatProduct(const QdqBuilder &b, const Tensor &y) {
+    const Tensor &x = b.feeds.at("x"), &w = b.g.initializers.at("w");
+    ASSERT_EQ(y.shape(), (Shape{kRows, kN}));
+    for (int64_t r = 0; r < kRows; ++r)
+        for (int64_t j = 0; j < kN; ++j) {
+            double want = 0.0, magnitude = 0.0;
+            for (int64_t k = 0; k < kK; ++k) {
+                const double term = double(x.data<float>()[r * kK + k]) * w.data<float>()[k * kN + j];
+                want += term;
+                magnitude += std::fabs(term);
+            }
+            // float accumulation over K terms: a few ulps of the terms' magnitude
+            EXPECT_NEAR(y.data<float>()[r * kN + j], want, 1e-6 * magnitude + 1e-7);
+        }
+}
+
+void expectIntegerProduct(const QdqBuilder &b, const Tensor &y) {
+    const Tensor &x = b.feeds.at("x"), &w = b.g.initializers.at("w");
+    ASSERT_EQ(y.shape(), (Shape{kRows, kN}));
+    for (int64_t r = 0; r < kRows; ++r)
+        for (int64_t j = 0; j < kN; ++j) {
+            int32_t want = 0;
+            for (int64_t k = 0; k < kK; ++k)
+                want += (int32_t(x.data<uint8_t>()[r * kK + k]) - 100) * w.data<int8_t>()[k * kN + j];
+            ASSERT_EQ(y.data<int32_t>()[r * kN + j], want) << r << "," << j;
+        }
+}
+
+template <class Build, class Check>
+void expectPackedOnceWhileShared(const Tensor &weight, Build build, Check check) {
+    const int64_t before = dnnl_support::sharedPackings();
+    int64_t packs = 0;
+    {
+        const QdqBuilder b = build(weight);
+        auto first = makePlan(b.g);
+        auto second = makePlan(b.g);  // another plan over a copy of the same graph
+        ASSERT_TRUE(first && second);
+        check(b, runPlan(*first, b.feeds).at(0));
+        packs = dnnl_support::sharedPackings() - before;
+        EXPECT_LE(packs, 1);  // 0 where the primitive takes the weight as stored
+        check(b, runPlan(*second, b.feeds).at(0));
+        check(b, runPlan(*first, b.feeds).at(0));
+        EXPECT_EQ(dnnl_support::sharedPackings() - before, packs) << "the second plan repacked";
+
+        // The same values in other storage: packed for themselves.
+        const QdqBuilder other = build(weight.clone());
+        auto third = makePlan(other.g);
+        ASSERT_TRUE(third);
+        check(other, runPlan(*third, other.feeds).at(0));
+        EXPECT_EQ(dnnl_support::sharedPackings() - before, 2 * packs);
+    }
+    // Every plan gone: the copies are freed, and a new plan over the same weight packs again.
+    const QdqBuilder b = build(weight);
+    auto again = makePlan(b.g);
+    ASSERT_TRUE(again);
+    check(b, runPlan(*again, b.feeds).at(0));
+    EXPECT_EQ(dnnl_support::sharedPackings() - before, 3 * packs);
+}
+
+TEST(SharedPackedWeights, FloatMatMulPacksItsConstantOnce) {
+    expectPackedOnceWhileShared(randomTensor({kK, kN}, 2), floatMatMul, expectFloatProduct);
+}
+
+TEST(SharedPackedWeights, Int8MatMulPacksItsConstantOnce) {
+    expectPackedOnceWhileShared(int8Weight(), integerMatMul, expectIntegerProduct);
+}
+
+}  // namespace
