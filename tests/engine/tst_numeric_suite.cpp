@@ -270,5 +270,5 @@ TEST(NumericSuite, CancelStopsWithCancelled) {
     auto report = runNumericSuite(f.floatGraph, f.quantGraph, batches(f, 8), options);
     ASSERT_FALSE(report);
     EXPECT_EQ(report.status().kind(), ErrorKind::Cancelled);
-    EXPECT_EQ(calls, 3);  // weights started, weights done, the first batch
+    EXPECT_EQ(calls, 2);  // weights started, the first batch (the weights finish after the passes)
 }

@@ -78,7 +78,8 @@ Result<NumericSuiteReport> runNumericSuite(const Graph &floatGraph, const Graph 
     auto matching = matchLayers(floatGraph, quantGraph);
     if (!matching) return matching.status();
     // The weight comparison only reads the models: it runs on a thread of its own while this one
-    // builds the plans (the future joins it on every return). Its loops stay on that one thread:
+    // builds the plans and runs the passes (the future joins it on every return; waiting for it
+    // before the passes left a core idle). Its loops stay on that one thread:
     // a second OpenMP team would put four threads on two cores beside the float pass, and
     // threads spinning at a barrier then burn the slices of those they wait for.
     std::future<Result<std::vector<LayerWeightComparison>>> weightsDone =
@@ -146,11 +147,6 @@ Result<NumericSuiteReport> runNumericSuite(const Graph &floatGraph, const Graph 
     const std::set<std::string> kept = observer ? streamed.names : std::set<std::string>{};
     auto floatPlan = createFloatPlan(floatGraph, options.threads, streamed.names, pool);
     if (!floatPlan) return floatPlan.status();
-    auto weights = weightsDone.get();
-    if (!weights) return weights.status().withContext("weight comparison");
-    if (options.progress && !options.progress("weights", 1, 1))
-        return Status::error(ErrorKind::Cancelled, "analysis cancelled");
-
     if (observer) observer->begin(*matching, **cumulative);
 
     auto source = inputs();
@@ -181,6 +177,10 @@ Result<NumericSuiteReport> runNumericSuite(const Graph &floatGraph, const Graph 
         if (options.progress && !options.progress("cumulative", done, options.expectedBatches))
             return Status::error(ErrorKind::Cancelled, "analysis cancelled");
     }
+    auto weights = weightsDone.get();
+    if (!weights) return weights.status().withContext("weight comparison");
+    if (options.progress && !options.progress("weights", 1, 1))
+        return Status::error(ErrorKind::Cancelled, "analysis cancelled");
     const ActivationComparisonResult activations = (*cumulative)->result();
     if (activations.samples == 0)
         return Status::badInput("numeric suite: the inputs hold no samples");
