@@ -7,6 +7,7 @@
 
 #include <set>
 #include <string>
+#include <vector>
 
 #include "ir/graph.h"
 
@@ -14,5 +15,8 @@ namespace ql {
 
 // Rewrites the graph in place (node order stays topological); returns how many were fused.
 int fuseGelus(Graph &graph, const std::set<std::string> &keepVisible = {});
+// The chains fuseGelus would fuse, each as its nodes' indices (the last node last); the graph is
+// not changed.
+std::vector<std::vector<size_t>> decomposedGelus(const Graph &graph);
 
 }  // namespace ql

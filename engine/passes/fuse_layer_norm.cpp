@@ -98,11 +98,9 @@ std::optional<Match> matchAt(const Graph &graph, const ChainWalker &walk, size_t
     return m;
 }
 
-}  // namespace
-
-int fuseLayerNorms(Graph &graph, const std::set<std::string> &keepVisible) {
-    const ChainWalker walk(graph, keepVisible);
-    return fuseChains(graph, [&](size_t first) -> std::optional<FusedChain> {
+// The chains this fusion replaces, each with its fused node.
+ChainMatcher matcher(const Graph &graph, const ChainWalker &walk) {
+    return [&graph, &walk](size_t first) -> std::optional<FusedChain> {
         const std::optional<Match> m = matchAt(graph, walk, first);
         if (!m) return std::nullopt;
         FusedChain chain{m->chain, {}};
@@ -112,7 +110,20 @@ int fuseLayerNorms(Graph &graph, const std::set<std::string> &keepVisible) {
         chain.fused.attributes["axis"] = qdq::intAttribute(-1);
         chain.fused.attributes["epsilon"] = qdq::floatAttribute(m->epsilon);
         return chain;
-    });
+    };
+}
+
+}  // namespace
+
+int fuseLayerNorms(Graph &graph, const std::set<std::string> &keepVisible) {
+    const ChainWalker walk(graph, keepVisible);
+    return fuseChains(graph, matcher(graph, walk));
+}
+
+std::vector<std::vector<size_t>> decomposedLayerNorms(const Graph &graph) {
+    const std::set<std::string> nothingVisible;
+    const ChainWalker walk(graph, nothingVisible);
+    return chainNodes(findChains(graph, matcher(graph, walk)));
 }
 
 }  // namespace ql

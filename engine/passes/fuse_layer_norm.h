@@ -10,6 +10,7 @@
 
 #include <set>
 #include <string>
+#include <vector>
 
 #include "core/status.h"
 #include "ir/graph.h"
@@ -18,5 +19,8 @@ namespace ql {
 
 // Rewrites the graph in place (node order stays topological); returns how many were fused.
 int fuseLayerNorms(Graph &graph, const std::set<std::string> &keepVisible = {});
+// The chains fuseLayerNorms would fuse, each as its nodes' indices (the last node last); the
+// graph is not changed.
+std::vector<std::vector<size_t>> decomposedLayerNorms(const Graph &graph);
 
 }  // namespace ql

@@ -45,23 +45,40 @@ bool scalarConstant(const Graph &graph, const std::string &value, float &out) {
     return true;
 }
 
-int fuseChains(Graph &graph, const std::function<std::optional<FusedChain>(size_t first)> &match) {
-    std::vector<bool> removed(graph.nodes.size(), false);
-    std::map<size_t, Node> replacements;  // position of a chain's last node -> the fused node
+std::vector<FusedChain> findChains(const Graph &graph, const ChainMatcher &match) {
+    std::vector<bool> taken(graph.nodes.size(), false);
+    std::vector<FusedChain> chains;
     for (size_t i = 0; i < graph.nodes.size(); ++i) {
-        if (removed[i]) continue;
+        if (taken[i]) continue;
         std::optional<FusedChain> chain = match(i);
         if (!chain || chain->nodes.empty() ||
-            std::any_of(chain->nodes.begin(), chain->nodes.end(), [&](size_t n) { return removed[n]; }))
+            std::any_of(chain->nodes.begin(), chain->nodes.end(), [&](size_t n) { return taken[n]; }))
             continue;
         chain->fused.name = graph.nodes[chain->nodes.back()].name;
-        for (size_t n : chain->nodes) removed[n] = true;
-        replacements[*std::max_element(chain->nodes.begin(), chain->nodes.end())] =
-            std::move(chain->fused);
+        for (size_t n : chain->nodes) taken[n] = true;
+        chains.push_back(std::move(*chain));
+    }
+    return chains;
+}
+
+int fuseChains(Graph &graph, const ChainMatcher &match) {
+    std::vector<FusedChain> chains = findChains(graph, match);
+    std::vector<bool> removed(graph.nodes.size(), false);
+    std::map<size_t, Node> replacements;  // position of a chain's last node -> the fused node
+    for (FusedChain &chain : chains) {
+        for (size_t n : chain.nodes) removed[n] = true;
+        replacements[*std::max_element(chain.nodes.begin(), chain.nodes.end())] =
+            std::move(chain.fused);
     }
     const int fused = static_cast<int>(replacements.size());
     replaceNodes(graph, removed, std::move(replacements));
     return fused;
+}
+
+std::vector<std::vector<size_t>> chainNodes(const std::vector<FusedChain> &chains) {
+    std::vector<std::vector<size_t>> nodes;
+    for (const FusedChain &chain : chains) nodes.push_back(chain.nodes);
+    return nodes;
 }
 
 }  // namespace ql

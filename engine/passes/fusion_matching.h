@@ -41,8 +41,15 @@ struct FusedChain {
     std::vector<size_t> nodes;
     Node fused;
 };
-// Tries `match` at every node not yet fused (nullopt: no chain starts there), then rewrites the
-// graph (node order stays topological); returns how many chains were fused.
-int fuseChains(Graph &graph, const std::function<std::optional<FusedChain>(size_t first)> &match);
+// Tries a chain starting at node `first`; nullopt when none starts there.
+using ChainMatcher = std::function<std::optional<FusedChain>(size_t first)>;
+// The chains `match` finds at the nodes in order, none sharing a node with an earlier one; each
+// fused node is named after its chain's last node. The graph is not changed.
+std::vector<FusedChain> findChains(const Graph &graph, const ChainMatcher &match);
+// The same chains, then the graph rewritten (node order stays topological); returns how many
+// chains were fused.
+int fuseChains(Graph &graph, const ChainMatcher &match);
+// The node indices of each chain found, for callers that only need to know where they are.
+std::vector<std::vector<size_t>> chainNodes(const std::vector<FusedChain> &chains);
 
 }  // namespace ql

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "passes/fuse_gelu.h"
+#include "passes/fuse_layer_norm.h"
 #include "passes/qdq_graph_utils.h"
 #include "quant/calibration.h"
 
@@ -64,6 +66,17 @@ public:
           m_excluded(options.excludedNodes.begin(), options.excludedNodes.end()),
           m_index(graph) {
         m_plan.options = options;
+        // LayerNorm and GELU as exporters write them before opsets 17 and 20 stay float inside:
+        // each runs as one fused node, and a Q/DQ on an inner value (the variance, the erf)
+        // would cost accuracy and keep it unfused.
+        for (const auto &chain : decomposedLayerNorms(graph))
+            for (size_t n : chain)
+                m_insideFloatPattern[n] = "part of a LayerNorm (" + graph.nodes[chain.back()].describe() +
+                                          " ends it): runs in float as one LayerNormalization";
+        for (const auto &chain : decomposedGelus(graph))
+            for (size_t n : chain)
+                m_insideFloatPattern[n] = "part of a GELU (" + graph.nodes[chain.back()].describe() +
+                                          " ends it): runs in float as one Gelu";
     }
 
     QuantizationPlan run() {
@@ -132,6 +145,8 @@ private:
                                        ? " (" + note->second + ")"
                                        : std::string()));
         }
+        if (auto inside = m_insideFloatPattern.find(i); inside != m_insideFloatPattern.end())
+            return fp32(node, inside->second);
         if (!node.domain.empty())
             return fp32(node, "op not quantizable (domain " + node.domain + ")");
         if (node.outputs.empty() || node.outputs[0].empty() ||
@@ -310,6 +325,7 @@ private:
     std::map<size_t, std::string> m_absorbedBy;  // activation node index -> unit head name
     std::set<std::string> m_clampAdopted;  // Relu / Clip whose range their producer's output took
     std::map<size_t, std::string> m_followsExcluded;  // activation index -> its excluded head
+    std::map<size_t, std::string> m_insideFloatPattern;  // node index -> why it stays float
     QuantizationPlan m_plan;
 };
 

@@ -17,6 +17,9 @@
 //    qparams and are int8 only when their input is already quantized.
 //  * Constant inputs of Add / Mul / Concat / MatMul (activation-side) are quantized per tensor with
 //    the activation scheme from their own values.
+//  * LayerNorm and GELU written out node by node (exports before opsets 17 and 20) are float
+//    units: no Q/DQ inside them (the variance or the erf in 8 bits cost accuracy), so the int8
+//    plan runs each as one fused LayerNormalization / Gelu between a DQ and a Q.
 
 #include <functional>
 #include <map>
