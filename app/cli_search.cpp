@@ -40,7 +40,9 @@ QJsonObject resultJson(const ql::analysis::SearchResult &r,
     for (const auto &e : r.evaluations)
         steps.append(QJsonObject{{"fp32_layers", names(e.fp32Layers)},
                                  {"metric", number(e.figure)},
-                                 {"seconds", e.seconds}});
+                                 {"seconds", e.seconds},
+                                 {"stopped_early", e.stoppedEarly},
+                                 {"best_reachable", e.stoppedEarly ? number(e.bound) : QJsonValue()}});
     QJsonArray pareto;
     for (const auto &p : r.pareto)
         pareto.append(QJsonObject{{"fp32_layers", names(p.fp32Layers)},
@@ -60,6 +62,7 @@ QJsonObject resultJson(const ql::analysis::SearchResult &r,
         {"budget_exhausted", r.budgetExhausted},
         {"candidates", names(r.candidates)},
         {"evaluations", static_cast<int>(r.evaluations.size())},
+        {"stopped_early", r.stoppedEarly},
         {"steps", steps},
         {"latency_ms", number(r.latencyMs)},
         {"latency_batch_samples", r.latencyBatchSamples},
@@ -104,6 +107,9 @@ int runSearch(const QStringList &arguments) {
                       "target's figure on them for the set found.",
                       "F"});
     parser.addOption({"max-evaluations", "Measured sets at most (default 2000).", "N", "2000"});
+    parser.addOption({"no-early-stop",
+                      "Measure every set over all the data, also where the target is already out "
+                      "of reach (same answers; slower)."});
     parser.addOption({"batch", "Samples per batch (default 8; a fixed batch dim wins).", "N", "8"});
     parser.addOption({"threads", "Threads (default: all cores).", "N"});
     parser.addOption({"cache-mb",
@@ -144,6 +150,7 @@ int runSearch(const QStringList &arguments) {
                                             search.objective))
         return usageError("search: --objective expects layers or latency, got '" +
                           parser.value("objective") + "'");
+    search.earlyStop = !parser.isSet("no-early-stop");
     search.maxEvaluations = parser.value("max-evaluations").toInt(&ok);
     if (!ok || search.maxEvaluations < 1)
         return usageError("search: --max-evaluations expects a positive number");
@@ -234,10 +241,10 @@ int runSearch(const QStringList &arguments) {
                                            : "greedy build-up and pruning";
     std::printf(
         "target %s: %s with %zu of %zu int8 layer(s) in fp32 (%s), %.2f; all in fp32: %.2f; "
-        "%zu evaluations\n",
+        "%zu evaluations (%d stopped once out of reach)\n",
         ql::analysis::searchTargetName(*target).c_str(), result->reached ? "met" : "NOT met",
         result->fp32Layers.size(), result->candidates.size(), how, result->figure,
-        result->allFp32Figure, result->evaluations.size());
+        result->allFp32Figure, result->evaluations.size(), result->stoppedEarly);
     for (const std::string &name : result->fp32Layers) std::printf("fp32 %s\n", name.c_str());
     std::printf(
         "int8 plan of the set: %.2f ms per batch of %d; Pareto front (fp32 layers, ms, "

@@ -186,3 +186,52 @@ TEST(Fp32Search, ParetoFrontAndLatencyObjective) {
     EXPECT_TRUE(parseSearchObjective("latency", fastest.objective));
     EXPECT_FALSE(parseSearchObjective("speed", fastest.objective));
 }
+
+// Where only "does this set meet the target" matters (the exhaustive sizes, the pruning), an
+// evaluation stops once the target is out of reach. The answers are those of the search that
+// measures every set in full, and every stopped set, measured in full, misses the target by at
+// least what the bound said.
+TEST(Fp32Search, EarlyStopGivesTheSameAnswers) {
+    struct Case {
+        const char *target;
+        bool labels;
+        int exhaustiveUpTo;
+    };
+    int stoppedInAll = 0;
+    for (const Case &c : {Case{"sqnr:35", false, 14}, Case{"sqnr:40", false, 0},
+                          Case{"agreement:100", false, 14}, Case{"accuracy-drop:0", true, 14}}) {
+        auto session = demoSession(c.labels);
+        ASSERT_TRUE(session);
+        SearchOptions full = target(c.target, c.exhaustiveUpTo);
+        full.earlyStop = false;
+        auto measured = searchFp32Layers(*session, full);
+        ASSERT_TRUE(measured.isOk()) << measured.status().message();
+        EXPECT_EQ(measured->stoppedEarly, 0);
+
+        auto fresh = demoSession(c.labels);
+        ASSERT_TRUE(fresh);
+        auto stopping = searchFp32Layers(*fresh, target(c.target, c.exhaustiveUpTo));
+        ASSERT_TRUE(stopping.isOk()) << stopping.status().message();
+        EXPECT_EQ(stopping->reached, measured->reached) << c.target;
+        EXPECT_EQ(stopping->fp32Layers, measured->fp32Layers) << c.target;
+        EXPECT_DOUBLE_EQ(stopping->figure, measured->figure) << c.target;
+        EXPECT_EQ(stopping->evaluations.size(), measured->evaluations.size()) << c.target;
+        stoppedInAll += stopping->stoppedEarly;
+
+        const SearchTarget t = parseSearchTarget(c.target).value();
+        for (const SearchEvaluation &e : stopping->evaluations) {
+            if (!e.stoppedEarly) continue;
+            EXPECT_TRUE(std::isnan(e.figure));
+            EXPECT_FALSE(meetsTarget(e.bound, t)) << c.target;
+            auto report = fresh->setFp32Layers({e.fp32Layers.begin(), e.fp32Layers.end()});
+            ASSERT_TRUE(report.isOk());
+            const double figure = searchMetricValue(*report, t.metric);
+            EXPECT_FALSE(meetsTarget(figure, t)) << c.target;
+            // The bound is the best the rest could give: the full figure is no better.
+            EXPECT_FALSE(betterFigure(figure, e.bound + (t.metric == SearchMetric::AccuracyDrop ? -1e-9 : 1e-9),
+                                      t.metric))
+                << c.target << ": " << figure << " against the bound " << e.bound;
+        }
+    }
+    EXPECT_GT(stoppedInAll, 0);  // the demo's searches do stop some evaluations
+}

@@ -140,6 +140,9 @@ public:
 
     int64_t samples() const { return m_samples; }
     int64_t elements() const { return m_elements; }
+    // Σx² and Σ(x − y)² so far: the SQNR's numerator and denominator.
+    double signalEnergy() const { return m_sumXX.value(); }
+    double noiseEnergy() const { return m_sumEE.value(); }
     int64_t sampleCapacity() const { return m_sampleCapacity; }
 
 private:

@@ -15,6 +15,33 @@ namespace {
 
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 
+// The first output's totals over all the session's data, learned from the first evaluation that
+// runs to the end: the float side does not depend on the set (its signal, its correct rows).
+struct OutputTotals {
+    bool known = false;
+    double signal = 0.0;
+    int64_t rows = 0, floatCorrect = 0;
+};
+
+// The best figure the whole evaluation can still give after `sofar`: the batches not yet run add
+// noise (never less than none), agree on every row and classify every row correctly at best.
+double bestReachable(const OutputTally &sofar, const OutputTotals &totals, SearchMetric metric) {
+    const int64_t rest = totals.rows - sofar.rows;
+    switch (metric) {
+        case SearchMetric::Sqnr:
+            return sqnrDb(totals.signal, sofar.noise);
+        case SearchMetric::Agreement:
+            return totals.rows > 0 ? 100.0 * double(sofar.agreements + rest) / double(totals.rows)
+                                   : kNaN;
+        case SearchMetric::AccuracyDrop:
+            return totals.rows > 0 ? 100.0 * double(totals.floatCorrect -
+                                                   (sofar.quantCorrect + rest)) /
+                                         double(totals.rows)
+                                   : kNaN;
+    }
+    return kNaN;
+}
+
 // Measures sets of fp32 layers on the session, each set once, within the budget.
 class Evaluator {
 public:
@@ -24,10 +51,33 @@ public:
     // The figure of `set` (indices into the candidates), measured once. Past the budget it sets
     // result.budgetExhausted and fails with Cancelled; the search keeps its best set so far.
     Result<double> figure(const std::vector<size_t> &set) {
+        auto measured = measure(set, false);
+        if (!measured) return measured.status();
+        return **measured;
+    }
+
+    // The figure of `set` when it meets the target, else nullopt. The evaluation stops at the
+    // first batch after which even the best outcome of the rest would miss the target (with
+    // SearchOptions::earlyStop), and a set stopped so is measured in full if its figure is asked
+    // for later.
+    Result<std::optional<double>> figureIfMet(const std::vector<size_t> &set) {
+        auto measured = measure(set, m_options.earlyStop);
+        if (!measured) return measured.status();
+        if (!*measured || !meets(**measured)) return std::optional<double>();
+        return *measured;
+    }
+
+    bool meets(double value) const { return meetsTarget(value, m_options.target); }
+    bool better(double a, double b) const { return betterFigure(a, b, m_options.target.metric); }
+
+private:
+    // nullopt: stopped early (only when `mayStop`).
+    Result<std::optional<double>> measure(const std::vector<size_t> &set, bool mayStop) {
         std::vector<size_t> key = set;
         std::sort(key.begin(), key.end());
         auto known = m_known.find(key);
-        if (known != m_known.end()) return known->second;
+        if (known != m_known.end()) return std::optional<double>(known->second);
+        if (mayStop && m_missed.count(key)) return std::optional<double>();
         if (static_cast<int>(m_result.evaluations.size()) >= m_options.maxEvaluations) {
             m_result.budgetExhausted = true;
             return Status::error(ErrorKind::Cancelled, "evaluation budget");
@@ -35,33 +85,51 @@ public:
         std::set<std::string> layers;
         for (size_t i : key) layers.insert(m_result.candidates[i]);
         const auto start = std::chrono::steady_clock::now();
-        auto report = m_session.setFp32Layers(layers);
+        double bound = kNaN;
+        auto report = m_session.tryFp32Layers(
+            layers, [&](const OutputTally &sofar, int done, int total) {
+                if (done == total && !m_totals.known)
+                    m_totals = {true, sofar.signal, sofar.rows, sofar.floatCorrect};
+                if (!mayStop || !m_totals.known || done == total) return true;
+                bound = bestReachable(sofar, m_totals, m_options.target.metric);
+                // A margin for rounding: the totals and the bound are the same sums.
+                const double margin = 1e-9 * (1.0 + std::fabs(m_options.target.value));
+                return m_options.target.metric == SearchMetric::AccuracyDrop
+                           ? !(bound > m_options.target.value + margin)
+                           : !(bound < m_options.target.value - margin);
+            });
         if (!report) return report.status();
-        const double value = searchMetricValue(*report, m_options.target.metric);
         SearchEvaluation e;
         for (size_t i : key) e.fp32Layers.push_back(m_result.candidates[i]);
-        e.figure = value;
         e.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+        std::optional<double> value;
+        if (*report) {
+            value = searchMetricValue(**report, m_options.target.metric);
+            e.figure = *value;
+            m_known.emplace(key, *value);
+        } else {
+            e.figure = kNaN;
+            e.stoppedEarly = true;
+            e.bound = bound;
+            m_missed.insert(key);
+            ++m_result.stoppedEarly;
+        }
         m_result.evaluations.push_back(std::move(e));
-        m_known.emplace(key, value);
-        if (meetsTarget(value, m_options.target) &&
-            (std::isnan(m_bestMeeting) ||
-             betterFigure(value, m_bestMeeting, m_options.target.metric)))
-            m_bestMeeting = value;
+        if (value && meets(*value) &&
+            (std::isnan(m_bestMeeting) || better(*value, m_bestMeeting)))
+            m_bestMeeting = *value;
         if (m_options.progress &&
             !m_options.progress(static_cast<int>(m_result.evaluations.size()), m_bestMeeting))
             return Status::error(ErrorKind::Cancelled, "fp32 search cancelled");
         return value;
     }
 
-    bool meets(double value) const { return meetsTarget(value, m_options.target); }
-    bool better(double a, double b) const { return betterFigure(a, b, m_options.target.metric); }
-
-private:
     AnalysisSession &m_session;
     const SearchOptions &m_options;
     SearchResult &m_result;
     std::map<std::vector<size_t>, double> m_known;
+    std::set<std::vector<size_t>> m_missed;  // stopped early: cannot meet the target
+    OutputTotals m_totals;
     double m_bestMeeting = kNaN;
 };
 
@@ -84,10 +152,10 @@ Status searchExhaustively(Evaluator &evaluate, size_t n, SearchResult &result) {
             std::vector<size_t> set;
             for (size_t i = 0; i < n; ++i)
                 if (chosen[i]) set.push_back(i);
-            auto f = evaluate.figure(set);
+            auto f = evaluate.figureIfMet(set);
             if (!f) return f.status();
-            if (evaluate.meets(*f) && (!found || evaluate.better(*f, result.figure))) {
-                keep(result, set, *f);
+            if (*f && (!found || evaluate.better(**f, result.figure))) {
+                keep(result, set, **f);
                 found = true;
             }
         } while (std::next_permutation(chosen.begin(), chosen.end()));
@@ -139,9 +207,9 @@ Status searchGreedily(Evaluator &evaluate, size_t n, int rerank, SearchResult &r
         std::vector<size_t> without;
         for (size_t i : current)
             if (i != layer) without.push_back(i);
-        auto f = evaluate.figure(without);
+        auto f = evaluate.figureIfMet(without);
         if (!f) return f.status();
-        if (evaluate.meets(*f)) current = without, figure = *f;
+        if (*f) current = without, figure = **f;
     }
     if (evaluate.meets(figure)) keep(result, current, figure);
     return Status::ok();
@@ -168,6 +236,7 @@ std::vector<const SearchEvaluation *> setsToTime(const SearchOptions &options,
     };
     std::map<size_t, const SearchEvaluation *> bestOfSize;
     for (const SearchEvaluation &e : result.evaluations) {
+        if (e.stoppedEarly) continue;  // no figure: it missed the target
         const SearchEvaluation *&best = bestOfSize[e.fp32Layers.size()];
         if (!best || betterFigure(e.figure, best->figure, metric)) best = &e;
     }

@@ -67,6 +67,11 @@ struct SearchOptions {
     int latencyBatches = 2;
     int latencyCandidates = 48;
     double latencyTies = 0.03;  // relative
+    // Where only "does this set meet the target" matters (the exhaustive sizes, the pruning), an
+    // evaluation stops at the first batch after which the target is out of reach: SQNR with the
+    // output's whole signal and the noise so far, agreement and accuracy with every remaining row
+    // right.
+    bool earlyStop = true;
     // After each evaluation: evaluations so far and the best figure of a set meeting the target
     // (NaN while none does). Return false to cancel (ErrorKind::Cancelled).
     std::function<bool(int evaluations, double bestFigure)> progress;
@@ -74,8 +79,12 @@ struct SearchOptions {
 
 struct SearchEvaluation {
     std::vector<std::string> fp32Layers;  // float node names, in report order
-    double figure = 0.0;
+    double figure = 0.0;                  // NaN when stopped early
     double seconds = 0.0;
+    // Stopped after the batch where even the best outcome of the rest missed the target; `bound`
+    // is that best outcome (SearchOptions::earlyStop).
+    bool stoppedEarly = false;
+    double bound = 0.0;
 };
 
 struct ParetoPoint {
@@ -92,6 +101,7 @@ struct SearchResult {
     double allFp32Figure = 0.0;           // every candidate in fp32
     bool exhaustive = false;              // every smaller set was measured: the size is minimal
     bool budgetExhausted = false;         // stopped by maxEvaluations
+    int stoppedEarly = 0;                 // evaluations stopped once the target was out of reach
     std::vector<std::string> candidates;  // the int8 layers the search chose from
     std::vector<SearchEvaluation> evaluations;
     double latencyMs = 0.0;           // of the set found (one batch through its int8 plan)

@@ -206,22 +206,44 @@ const std::set<std::string> &AnalysisSession::fp32Layers() const {
 
 Result<NumericSuiteReport> AnalysisSession::setFp32Layers(const std::set<std::string> &layers,
                                                           const SessionProgress &progress) {
+    auto report = updateFp32Layers(layers, progress, {});
+    if (!report) return report.status();
+    return std::move(**report);
+}
+
+Result<std::optional<NumericSuiteReport>> AnalysisSession::tryFp32Layers(
+    const std::set<std::string> &layers, const KeepGoing &keepGoing) {
+    return updateFp32Layers(layers, {}, keepGoing);
+}
+
+Result<std::optional<NumericSuiteReport>> AnalysisSession::updateFp32Layers(
+    const std::set<std::string> &layers, const SessionProgress &progress,
+    const KeepGoing &keepGoing) {
     Impl &d = *m_impl;
     for (const auto &name : layers)
         if (!d.layerNames.count(name))
             return Status::badInput("keep in fp32: '" + name + "' is not a layer of the analysis");
-    if (layers == d.fp32) return d.report;
+    using Report = std::optional<NumericSuiteReport>;
+    if (layers == d.fp32) return Report(d.report);
     auto graph = d.quantGraphFor(layers);
     if (!graph) return graph.status();
     if (d.incremental) {
-        auto report = d.incremental->update(*graph, d.suiteOptions(progress));
+        NumericSuiteOptions options = d.suiteOptions(progress);
+        bool stopped = false;
+        if (keepGoing)
+            options.keepGoing = [&](const OutputTally &sofar, int done, int total) {
+                stopped = !keepGoing(sofar, done, total);
+                return !stopped;
+            };
+        auto report = d.incremental->update(*graph, options);
         if (report) {
             d.current = std::move(*graph);
             d.report = std::move(*report);
             d.fp32 = layers;
             markUserToggles(d.report, layers);
-            return d.report;
+            return Report(d.report);
         }
+        if (stopped) return Report();
         if (report.status().kind() != ErrorKind::Unsupported) return report.status();
     }
     // The whole suite again (no caches, or the layers changed), then new caches for this model.
@@ -234,7 +256,7 @@ Result<NumericSuiteReport> AnalysisSession::setFp32Layers(const std::set<std::st
     d.report = std::move(*report);
     d.fp32 = layers;
     markUserToggles(d.report, layers);
-    return d.report;
+    return Report(d.report);
 }
 
 AnalysisSession::State AnalysisSession::state() const {

@@ -124,6 +124,13 @@ public:
     // not a layer of the report.
     Result<NumericSuiteReport> setFp32Layers(const std::set<std::string> &layers,
                                              const SessionProgress &progress = {});
+    // The same for a caller that only needs to know whether a figure is reached: after each
+    // batch of an incremental update, `keepGoing` sees the first output's figures so far; when
+    // it returns false the update stops, the session stays as it was and nullopt comes back.
+    // (A whole suite run, when the change cannot be incremental, always runs to the end.)
+    using KeepGoing = std::function<bool(const OutputTally &sofar, int done, int total)>;
+    Result<std::optional<NumericSuiteReport>> tryFp32Layers(const std::set<std::string> &layers,
+                                                            const KeepGoing &keepGoing);
 
     // What the session stands on: the quantized model, its report and the user's fp32 layers.
     // restoreState() comes back to a state taken earlier without re-running anything (the fp32
@@ -153,6 +160,9 @@ public:
 
 private:
     AnalysisSession();
+    Result<std::optional<NumericSuiteReport>> updateFp32Layers(const std::set<std::string> &layers,
+                                                               const SessionProgress &progress,
+                                                               const KeepGoing &keepGoing);
     struct Impl;
     std::unique_ptr<Impl> m_impl;
 };

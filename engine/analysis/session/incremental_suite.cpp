@@ -22,6 +22,8 @@
 namespace ql::analysis {
 namespace {
 
+constexpr const char *kStoppedEarly = "incremental analysis: stopped early, as the caller asked";
+
 // What the budget let a batch keep: everything (whole), the float outputs alone, or nothing.
 struct BatchCache {
     bool whole = false, outputs = false;
@@ -593,6 +595,9 @@ Result<NumericSuiteReport> IncrementalSuite::update(const Graph &quantGraph,
             }
         }
         QL_RETURN_IF_ERROR(cmp.addOutputs(inputs, *floatOutputs, quantOutputs));
+        if (options.keepGoing && !options.keepGoing(cmp.firstOutputTally(), static_cast<int>(b + 1),
+                                                    static_cast<int>(d.cache.size())))
+            return Status::error(ErrorKind::Cancelled, kStoppedEarly);
         if (options.progress && !options.progress("cumulative", static_cast<int>(b + 1),
                                                   static_cast<int>(d.cache.size())))
             return Status::error(ErrorKind::Cancelled, "analysis cancelled");

@@ -447,6 +447,19 @@ Status CumulativeComparison::finishBatch(const std::map<std::string, Tensor> &in
     return Status::ok();
 }
 
+OutputTally CumulativeComparison::firstOutputTally() const {
+    const Impl &d = *m_impl;
+    OutputTally t;
+    if (d.outputAccumulators.empty()) return t;
+    t.signal = d.outputAccumulators[0].signalEnergy();
+    t.noise = d.outputAccumulators[0].noiseEnergy();
+    t.rows = d.rows[0];
+    t.agreements = d.agreements[0];
+    t.floatCorrect = d.floatCorrect;
+    t.quantCorrect = d.quantCorrect;
+    return t;
+}
+
 const Graph &CumulativeComparison::quantPlanGraph() const {
     return m_impl->quantPlan->graph();
 }

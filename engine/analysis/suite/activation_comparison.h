@@ -80,6 +80,15 @@ struct OutputComparison {
     std::vector<int64_t> floatTop1, quantTop1;
 };
 
+// The first output's running figures over the batches compared so far: enough to bound what a
+// whole evaluation can still give, for a caller that only needs to know whether a target is met
+// (the fp32 search).
+struct OutputTally {
+    double signal = 0.0, noise = 0.0;    // Σx² and Σ(x − y)² of the float and quantized output
+    int64_t rows = 0, agreements = 0;    // argmax rows compared, and those agreeing
+    int64_t floatCorrect = 0, quantCorrect = 0;  // rows matching their label (with labels)
+};
+
 struct ActivationComparisonResult {
     int64_t samples = 0;
     int batches = 0;
@@ -145,6 +154,8 @@ public:
     Status addOutputs(const std::map<std::string, Tensor> &inputs,
                       const std::vector<Tensor> &floatOutputs,
                       const std::vector<Tensor> &quantOutputs);
+    // The first output's figures over the batches so far.
+    OutputTally firstOutputTally() const;
 
 private:
     CumulativeComparison();

@@ -106,6 +106,10 @@ struct NumericSuiteOptions {
     // Called after each batch of each pass; return false to cancel (ErrorKind::Cancelled).
     // stage: "weights", "cumulative", "isolated".
     std::function<bool(const std::string &stage, int done, int total)> progress;
+    // Incremental updates only (IncrementalSuite::update): called after each batch with the
+    // first output's figures so far; false stops the update (ErrorKind::Cancelled, nothing of it
+    // kept), for a caller that sees the figure can no longer matter.
+    std::function<bool(const OutputTally &sofar, int done, int total)> keepGoing;
 };
 
 // Report pieces shared by runNumericSuite and the interactive session's incremental re-runs.
