@@ -2,6 +2,7 @@
 
 #include <atomic>
 #include <mutex>
+#include <utility>
 
 #include "kernels/dnnl_scratchpad.h"
 
@@ -104,9 +105,22 @@ void PackedWeights::init(const dnnl::memory::desc &user, const dnnl::memory::des
     m_user = dnnl::memory(user, cpuEngine(), nullptr);
     m_wanted = wanted;
     m_needsReorder = wanted != user;
-    m_ready = false;
+    m_ready = m_seen = false;
     m_shared.reset();
     if (m_needsReorder) m_reorder = makeReorder(m_user, dnnl::memory(wanted, cpuEngine(), nullptr));
+}
+
+bool PackedWeights::packNow(const void *data, bool constant, const Tensor *source) {
+    const bool seen = std::exchange(m_seen, true);
+    if (!m_needsReorder || !constant || seen || m_shared || m_ready) return true;
+    // Packed by another plan already: use that copy at once.
+    return source && source->rawData() == data && source->storage() &&
+           PackedWeightStore::instance().find(source->storage(), m_user.get_desc(), m_wanted);
+}
+
+const dnnl::memory &PackedWeights::plain(const void *data) {
+    m_user.set_data_handle(const_cast<void *>(data));
+    return m_user;
 }
 
 int64_t sharedPackings() {

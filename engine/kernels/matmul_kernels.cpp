@@ -1,5 +1,6 @@
 // MatMul (numpy semantics: 1-D operands, broadcast batch dims) on oneDNN matmul for float32,
-// with constant right-hand sides pre-packed once; plain loops for the other numeric types.
+// with constant right-hand sides packed once, on their second run; plain loops for the other numeric types.
+#include <optional>
 #include <unordered_map>
 #include <vector>
 
@@ -68,6 +69,8 @@ private:
         Shape aShape, bShape;
         bool fallback = false;  // oneDNN refused: use the loop
         dnnl::matmul primitive;
+        // A constant right-hand side's first run reads it as it is (PackedWeights::packNow).
+        std::optional<dnnl::matmul> plainPrimitive;
         memory src, dst;
         ds::PackedWeights weights;
     };
@@ -118,6 +121,10 @@ void MatMulKernel::build(const MatMulShapes &shapes, bool constantB, Entry &e) c
         e.src = memory(srcDesc, ds::cpuEngine(), nullptr);
         e.dst = memory(dstDesc, ds::cpuEngine(), nullptr);
         e.weights.init(userWeights, pd.weights_desc());
+        if (pd.weights_desc() != userWeights)
+            e.plainPrimitive = dnnl::matmul(dnnl::matmul::primitive_desc(
+                dnnl::matmul::desc(srcDesc, userWeights, dstDesc), ds::ownScratchpad(),
+                ds::cpuEngine()));
     } catch (const dnnl::error &) {
         e.fallback = true;  // e.g. a broadcast pattern this oneDNN build does not implement
     }
@@ -149,10 +156,13 @@ Status MatMulKernel::run(KernelContext &ctx) {
             return ds::runOnStream("MatMul", [&](dnnl::stream &stream) {
                 e.src.set_data_handle(const_cast<void *>(a.rawData()));
                 e.dst.set_data_handle(out.rawData());
-                ds::execute(e.primitive, stream,
+                const bool packed =
+                    !e.plainPrimitive || e.weights.packNow(b.rawData(), constantB, &b);
+                ds::execute(packed ? e.primitive : *e.plainPrimitive, stream,
                             {{DNNL_ARG_SRC, e.src},
                              {DNNL_ARG_WEIGHTS,
-                              e.weights.prepare(stream, b.rawData(), constantB, &b)},
+                              packed ? e.weights.prepare(stream, b.rawData(), constantB, &b)
+                                     : e.weights.plain(b.rawData())},
                              {DNNL_ARG_DST, e.dst}});
             });
         }

@@ -2,7 +2,7 @@
 // plans over one model (cumulative, isolated layers, kernel check), a session one per toggle, and
 // each packing writes fresh memory. A plan over a graph sharing the constant reuses the copy; a
 // constant with other storage, or one packed after every user of the copy is gone, is packed
-// anew; the results are the plain products either way.
+// anew; the results are the plain products either way. A float MatMul packs on its second run.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -90,6 +90,14 @@ void expectIntegerProduct(const QdqBuilder &b, const Tensor &y) {
         }
 }
 
+// Runs `plan` twice, checking both results: a float MatMul reads its constant as it is on its
+// first run and packs it on the second (PackedWeights::packNow).
+template <class Check>
+void runTwice(ExecutionPlan &plan, const QdqBuilder &b, Check check) {
+    check(b, runPlan(plan, b.feeds).at(0));
+    check(b, runPlan(plan, b.feeds).at(0));
+}
+
 template <class Build, class Check>
 void expectPackedOnceWhileShared(const Tensor &weight, Build build, Check check) {
     const int64_t before = dnnl_support::sharedPackings();
@@ -99,10 +107,10 @@ void expectPackedOnceWhileShared(const Tensor &weight, Build build, Check check)
         auto first = makePlan(b.g);
         auto second = makePlan(b.g);  // another plan over a copy of the same graph
         ASSERT_TRUE(first && second);
-        check(b, runPlan(*first, b.feeds).at(0));
+        runTwice(*first, b, check);
         packs = dnnl_support::sharedPackings() - before;
         EXPECT_LE(packs, 1);  // 0 where the primitive takes the weight as stored
-        check(b, runPlan(*second, b.feeds).at(0));
+        runTwice(*second, b, check);
         check(b, runPlan(*first, b.feeds).at(0));
         EXPECT_EQ(dnnl_support::sharedPackings() - before, packs) << "the second plan repacked";
 
@@ -110,19 +118,39 @@ void expectPackedOnceWhileShared(const Tensor &weight, Build build, Check check)
         const QdqBuilder other = build(weight.clone());
         auto third = makePlan(other.g);
         ASSERT_TRUE(third);
-        check(other, runPlan(*third, other.feeds).at(0));
+        runTwice(*third, other, check);
         EXPECT_EQ(dnnl_support::sharedPackings() - before, 2 * packs);
     }
     // Every plan gone: the copies are freed, and a new plan over the same weight packs again.
     const QdqBuilder b = build(weight);
     auto again = makePlan(b.g);
     ASSERT_TRUE(again);
-    check(b, runPlan(*again, b.feeds).at(0));
+    runTwice(*again, b, check);
     EXPECT_EQ(dnnl_support::sharedPackings() - before, 3 * packs);
 }
 
 TEST(SharedPackedWeights, FloatMatMulPacksItsConstantOnce) {
     expectPackedOnceWhileShared(randomTensor({kK, kN}, 2), floatMatMul, expectFloatProduct);
+}
+
+// One run (an analysis of one batch) does not pay for packing: the first run reads the float
+// weight as stored, with the same products; the second packs it, and a plan over the same
+// weight made after that uses the packed copy from its first run.
+TEST(SharedPackedWeights, FloatMatMulPacksItsConstantOnTheSecondRun) {
+    const int64_t before = dnnl_support::sharedPackings();
+    const QdqBuilder b = floatMatMul(randomTensor({kK, kN}, 3));
+    auto first = makePlan(b.g);
+    ASSERT_TRUE(first);
+    expectFloatProduct(b, runPlan(*first, b.feeds).at(0));
+    EXPECT_EQ(dnnl_support::sharedPackings() - before, 0) << "packed on the first run";
+    expectFloatProduct(b, runPlan(*first, b.feeds).at(0));
+    const int64_t packs = dnnl_support::sharedPackings() - before;
+    EXPECT_LE(packs, 1);
+    auto later = makePlan(b.g);
+    ASSERT_TRUE(later);
+    expectFloatProduct(b, runPlan(*later, b.feeds).at(0));
+    expectFloatProduct(b, runPlan(*later, b.feeds).at(0));
+    EXPECT_EQ(dnnl_support::sharedPackings() - before, packs) << "the later plan repacked";
 }
 
 TEST(SharedPackedWeights, Int8MatMulPacksItsConstantOnce) {

@@ -237,3 +237,46 @@ TEST(WeightComparison, MatMulConstantWeightPerColumn) {
     EXPECT_FLOAT_EQ(mm.stats->channelMin[1], 1.1f);
     EXPECT_FLOAT_EQ(mm.stats->channelMax[1], 3.0f);
 }
+
+// compareWeights reads the quantized weight a piece at a time instead of a dequantized copy:
+// the figures are those of the dequantized tensor, for long channel runs (a Conv's), short ones
+// (a MatMul's columns, several rows per piece) and one channel, with zero points and with pieces
+// that end mid-row.
+TEST(WeightComparison, QuantizedPiecesGiveTheDequantizedFigures) {
+    struct Case {
+        Shape shape;
+        int64_t axis;
+        DataType type;
+    };
+    for (const Case &c : {Case{{24, 8, 7, 7}, 0, DataType::Int8}, Case{{300, 70}, 1, DataType::UInt8},
+                          Case{{5, 4099}, -1, DataType::Int8}, Case{{3, 33, 130}, 2, DataType::UInt8}}) {
+        const Tensor x = randomTensor(c.shape, 7);
+        Tensor q(c.type, c.shape);
+        for (int64_t i = 0; i < q.numel(); ++i) {
+            const int v = int((i * 2654435761u) % 256);
+            if (c.type == DataType::Int8) q.data<int8_t>()[i] = int8_t(v - 128);
+            else q.data<uint8_t>()[i] = uint8_t(v);
+        }
+        quant::QParams params;
+        params.type = c.type;
+        params.axis = c.axis;
+        const int64_t channels = c.axis < 0 ? 1 : c.shape[c.axis];
+        for (int64_t ch = 0; ch < channels; ++ch) {
+            params.scale.push_back(0.001f * float(1 + ch % 5));
+            params.zeroPoint.push_back(c.type == DataType::Int8 ? 0 : int32_t(100 + ch % 7));
+        }
+        const QuantizedWeight quantized{q, params};
+        auto pieces = compareWeightTensors(x, quantized, c.axis);
+        auto whole = compareWeightTensors(x, quant::dequantizeTensor(q, params), c.axis);
+        ASSERT_TRUE(pieces && whole) << shapeToString(c.shape);
+        ASSERT_EQ(pieces->channelSqnrDb.size(), size_t(channels));
+        EXPECT_DOUBLE_EQ(pieces->sqnrDb, whole->sqnrDb) << shapeToString(c.shape);
+        for (int64_t ch = 0; ch < channels; ++ch) {
+            EXPECT_DOUBLE_EQ(pieces->channelSqnrDb[ch], whole->channelSqnrDb[ch]) << ch;
+            EXPECT_EQ(pieces->channelMin[ch], whole->channelMin[ch]);
+            EXPECT_EQ(pieces->channelMax[ch], whole->channelMax[ch]);
+        }
+    }
+    const QuantizedWeight wrongShape{Tensor(DataType::Int8, {4}), quant::QParams{}};
+    EXPECT_FALSE(compareWeightTensors(randomTensor({2, 2}, 1), wrongShape, 0));
+}

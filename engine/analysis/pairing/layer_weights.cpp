@@ -133,7 +133,7 @@ std::optional<Tensor> dequantizedWeight(const Graph &graph, const Node &node, in
 }
 
 Result<LayerWeightsLookup> findLayerWeights(const Graph &floatFolded, const Graph &quantCleaned,
-                                            const LayerMatch &match) {
+                                            const LayerMatch &match, bool dequantize) {
     LayerWeightsLookup out;
     const Node *fnode = floatFolded.findNode(match.floatNode);
     const Node *qnode = quantCleaned.findNode(match.quantNode);
@@ -171,12 +171,13 @@ Result<LayerWeightsLookup> findLayerWeights(const Graph &floatFolded, const Grap
         w.batchNormFolded = true;
     }
     std::string why;
-    auto dq = dequantizedWeight(quantCleaned, *qnode, input, &why);
-    if (!dq) {
+    auto quantized = quantizedWeight(quantCleaned, *qnode, input, &why);
+    if (!quantized) {
         out.note = why;
         return out;
     }
-    w.dequantWeight = *dq;
+    if (dequantize) w.dequantWeight = quant::dequantizeTensor(quantized->values, quantized->params);
+    w.quantWeight = std::move(*quantized);
     w.channelAxis = axis;
     out.weights = std::move(w);
     return out;

@@ -41,7 +41,8 @@ std::optional<Tensor> dequantizedWeight(const Graph &graph, const Node &node, in
 
 struct LayerWeights {
     Tensor floatWeight;        // float, plain, BN folded when batchNormFolded
-    Tensor dequantWeight;      // same shape
+    QuantizedWeight quantWeight;
+    Tensor dequantWeight;      // quantWeight dequantized, same shape; empty unless asked for
     int64_t channelAxis = -1;  // output-channel axis, -1: the whole tensor is one channel
     bool batchNormFolded = false;
     int weightInput = 1;  // input index of the weight on the float node
@@ -55,8 +56,9 @@ struct LayerWeightsLookup {
 
 // floatFolded: the float graph with constants folded; quantCleaned: the quantized graph after
 // cleanupQdqNoise. Errors only for matched nodes that do not exist or a BN that cannot fold.
+// `dequantize` false leaves dequantWeight empty, for a caller that reads quantWeight in pieces.
 Result<LayerWeightsLookup> findLayerWeights(const Graph &floatFolded, const Graph &quantCleaned,
-                                            const LayerMatch &match);
+                                            const LayerMatch &match, bool dequantize = true);
 
 // The float layer's bias per output channel as the float model computes it (Conv input 2; Gemm
 // beta·C when C is a vector or scalar), with the folded BatchNormalization applied:

@@ -12,14 +12,14 @@
 
 namespace ql::analysis {
 
-Result<WeightStats> compareWeightTensors(const Tensor &floatWeight, const Tensor &dequantWeight,
-                                         int64_t channelAxis) {
-    if (floatWeight.dtype() != DataType::Float || dequantWeight.dtype() != DataType::Float)
-        return Status::badInput("weight comparison needs float tensors");
-    if (floatWeight.shape() != dequantWeight.shape())
-        return Status::badInput("weight shapes differ: float " + shapeToString(floatWeight.shape()) +
-                                ", dequantized " + shapeToString(dequantWeight.shape()));
-    const Tensor x = floatWeight.toPlain(), y = dequantWeight.toPlain();
+namespace {
+
+// Σx², Σ(x − y)² and the range of x per output channel, where `compared(start, count)` gives
+// the compared weight's values [start, start + count) of the plain tensor as floats.
+template <class ComparedSpan>
+Result<WeightStats> compareWithSpans(const Tensor &floatWeight, int64_t channelAxis,
+                                     ComparedSpan &&compared) {
+    const Tensor x = floatWeight.toPlain();
     const Shape &shape = x.shape();
     if (channelAxis >= static_cast<int64_t>(shape.size())) return Status::badInput("channel axis out of range");
     const int64_t channels = channelAxis < 0 ? 1 : shape[channelAxis];
@@ -27,7 +27,7 @@ Result<WeightStats> compareWeightTensors(const Tensor &floatWeight, const Tensor
     WeightStats stats;
     stats.channelMin.assign(channels, INFINITY);
     stats.channelMax.assign(channels, -INFINITY);
-    const float *xs = x.data<float>(), *ys = y.data<float>();
+    const float *xs = x.data<float>();
     // Plain double sums over pieces of at most kPiece elements of a channel, compensated across
     // pieces.
     constexpr int64_t kPiece = 4096;
@@ -40,13 +40,15 @@ Result<WeightStats> compareWeightTensors(const Tensor &floatWeight, const Tensor
         forEachChannelRun(shape, channelAxis, [&](int64_t start, int64_t count, int64_t c) {
             float lo = stats.channelMin[c], hi = stats.channelMax[c];
             for (int64_t piece = start; piece < start + count; piece += kPiece) {
+                const int64_t n = std::min(start + count, piece + kPiece) - piece;
+                const float *xp = xs + piece, *yp = compared(piece, n);
                 double s = 0.0, e = 0.0;
-                for (int64_t i = piece; i < std::min(start + count, piece + kPiece); ++i) {
-                    const double a = xs[i], d = a - ys[i];
+                for (int64_t i = 0; i < n; ++i) {
+                    const double a = xp[i], d = a - yp[i];
                     s += a * a;
                     e += d * d;
-                    lo = xs[i] < lo ? xs[i] : lo;  // NaN ignored, as fmin does, but inlined
-                    hi = xs[i] > hi ? xs[i] : hi;
+                    lo = xp[i] < lo ? xp[i] : lo;  // NaN ignored, as fmin does, but inlined
+                    hi = xp[i] > hi ? xp[i] : hi;
                 }
                 signal[c].add(s);
                 noise[c].add(e);
@@ -56,12 +58,14 @@ Result<WeightStats> compareWeightTensors(const Tensor &floatWeight, const Tensor
         });
     } else {  // short runs (a MatMul weight's columns): every channel a row at a time
         std::vector<double> s(static_cast<size_t>(channels)), e(static_cast<size_t>(channels));
-        const int64_t rowsPerPiece = std::max<int64_t>(1, kPiece / inner);
+        const int64_t rowsPerPiece = std::max<int64_t>(1, kPiece / inner), row = channels * inner;
         for (int64_t o0 = 0; o0 < outer; o0 += rowsPerPiece) {
             std::fill(s.begin(), s.end(), 0.0);
             std::fill(e.begin(), e.end(), 0.0);
-            for (int64_t o = o0; o < std::min(outer, o0 + rowsPerPiece); ++o) {
-                const float *xr = xs + o * channels * inner, *yr = ys + o * channels * inner;
+            const int64_t rows = std::min(outer, o0 + rowsPerPiece) - o0;
+            const float *ys = compared(o0 * row, rows * row);
+            for (int64_t o = 0; o < rows; ++o) {
+                const float *xr = xs + (o0 + o) * row, *yr = ys + o * row;
                 for (int64_t c = 0; c < channels; ++c)
                     for (int64_t i = c * inner; i < (c + 1) * inner; ++i) {
                         const double a = xr[i], d = a - yr[i];
@@ -86,6 +90,42 @@ Result<WeightStats> compareWeightTensors(const Tensor &floatWeight, const Tensor
     }
     stats.sqnrDb = sqnrDb(totalSignal.value(), totalNoise.value());
     return stats;
+}
+
+Status checkSameShape(const Tensor &floatWeight, const Shape &compared) {
+    if (floatWeight.dtype() != DataType::Float)
+        return Status::badInput("weight comparison needs a float weight");
+    if (floatWeight.shape() != compared)
+        return Status::badInput("weight shapes differ: float " + shapeToString(floatWeight.shape()) +
+                                ", dequantized " + shapeToString(compared));
+    return Status::ok();
+}
+
+}  // namespace
+
+Result<WeightStats> compareWeightTensors(const Tensor &floatWeight, const Tensor &dequantWeight,
+                                         int64_t channelAxis) {
+    if (dequantWeight.dtype() != DataType::Float)
+        return Status::badInput("weight comparison needs float tensors");
+    QL_RETURN_IF_ERROR(checkSameShape(floatWeight, dequantWeight.shape()));
+    const Tensor y = dequantWeight.toPlain();
+    const float *ys = y.data<float>();
+    return compareWithSpans(floatWeight, channelAxis,
+                            [ys](int64_t start, int64_t) { return ys + start; });
+}
+
+Result<WeightStats> compareWeightTensors(const Tensor &floatWeight, const QuantizedWeight &quantWeight,
+                                         int64_t channelAxis) {
+    QL_RETURN_IF_ERROR(checkSameShape(floatWeight, quantWeight.values.shape()));
+    const Tensor q = quantWeight.values.toPlain();
+    const quant::QParams &p = quantWeight.params;
+    std::vector<float> piece;
+    return compareWithSpans(floatWeight, channelAxis, [&](int64_t start, int64_t count) {
+        piece.resize(static_cast<size_t>(count));
+        dequantizeSpan(q, p.scale, p.zeroPoint, p.scale.size() > 1 ? p.axis : -1, start, count,
+                       piece.data());
+        return static_cast<const float *>(piece.data());
+    });
 }
 
 Result<Tensor> foldBatchNormIntoWeight(const Tensor &weight, int64_t channelAxis, const Tensor &gamma,
@@ -122,7 +162,7 @@ Result<std::vector<LayerWeightComparison>> compareWeights(const Graph &floatGrap
         LayerWeightComparison cmp;
         cmp.floatNode = match.floatNode;
         cmp.quantNode = match.quantNode;
-        auto found = findLayerWeights(floatCopy, quantCopy, match);
+        auto found = findLayerWeights(floatCopy, quantCopy, match, /*dequantize=*/false);
         if (!found) return found.status();
         cmp.opType = found->opType;
         if (!found->weights) {
@@ -132,7 +172,7 @@ Result<std::vector<LayerWeightComparison>> compareWeights(const Graph &floatGrap
         }
         const LayerWeights &w = *found->weights;
         cmp.batchNormFolded = w.batchNormFolded;
-        auto stats = compareWeightTensors(w.floatWeight, w.dequantWeight, w.channelAxis);
+        auto stats = compareWeightTensors(w.floatWeight, w.quantWeight, w.channelAxis);
         if (!stats) {
             cmp.note = stats.status().message();
             out.push_back(std::move(cmp));

@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "analysis/pairing/layer_matching.h"
+#include "analysis/pairing/layer_weights.h"
 #include "core/status.h"
 #include "ir/graph.h"
 #include "ir/tensor.h"
@@ -41,6 +42,10 @@ struct LayerWeightComparison {
 // Compares two weights of the same shape; channelAxis < 0 gives one "channel" (the whole tensor).
 // Errors: shape mismatch or non-float tensors.
 Result<WeightStats> compareWeightTensors(const Tensor &floatWeight, const Tensor &dequantWeight,
+                                         int64_t channelAxis);
+// The same against a quantized weight, dequantized a piece at a time: no dequantized copy of the
+// whole weight (ViT-B's 330 MB of them were fresh memory, slow to fault in on virtual machines).
+Result<WeightStats> compareWeightTensors(const Tensor &floatWeight, const QuantizedWeight &quantWeight,
                                          int64_t channelAxis);
 
 // W * gamma / sqrt(var + eps) along channelAxis (all BN parameters of length dim(channelAxis)).
