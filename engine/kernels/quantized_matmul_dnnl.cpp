@@ -6,6 +6,7 @@
 // quantized with y_scale / y_zero_point, or float32 when y_scale is absent.
 
 #include <cmath>
+#include <optional>
 #include <unordered_map>
 #include <vector>
 
@@ -77,6 +78,7 @@ private:
         bool sparse = false;
         std::vector<int32_t> fixK, fixN, fixValue;
         dnnl::matmul first, second;
+        std::optional<dnnl::matmul> firstPlain;  // `first` on B as stored
         memory src, dst, bias, srcZp, dstZp, acc;
         std::vector<uint8_t> flipped;
         std::vector<int32_t> accBuffer;
@@ -204,9 +206,10 @@ Status QuantMatMulDnnl::build(const MatMulKey &key, bool constantB, Entry &e) co
     const int scaleMask = key.mult.size() > 1 ? 1 << 1 : 0;
     try {
         auto &eng = ds::cpuEngine();
-        auto makePd = [&](dt dstType, const dnnl::primitive_attr &attr, bool withBias) {
+        auto makePd = [&](dt dstType, const dnnl::primitive_attr &attr, bool withBias,
+                          const memory::desc &weights) {
             const memory::desc dstDesc({key.m, key.n}, dstType, tag::ab);
-            dnnl::matmul::desc desc(srcDesc, wWanted, withBias ? biasDesc : memory::desc(),
+            dnnl::matmul::desc desc(srcDesc, weights, withBias ? biasDesc : memory::desc(),
                                     dstDesc);
             return dnnl::matmul::primitive_desc(desc, attr, eng);
         };
@@ -218,17 +221,21 @@ Status QuantMatMulDnnl::build(const MatMulKey &key, bool constantB, Entry &e) co
             dnnl::post_ops ops;
             if (key.yType != DataType::Float) appendActivation(ops, m_act, key.yScale);
             attr.set_post_ops(ops);
-            auto pd = makePd(dnnlType(key.yType), attr, key.hasBias);
+            auto pd = makePd(dnnlType(key.yType), attr, key.hasBias, wWanted);
             e.first = dnnl::matmul(pd);
             e.weights.init(wUser, pd.weights_desc());
+            // Exact products are the same from plain weights: a constant's first run reads it
+            // as stored (PackedWeights::packNow). Saturating ones could pair B differently.
+            if (constantB && exactDot && pd.weights_desc() != wUser)
+                e.firstPlain = dnnl::matmul(makePd(dnnlType(key.yType), attr, key.hasBias, wUser));
             e.dst = memory(pd.dst_desc(), eng, nullptr);
         } else {
             const SplitPassAttributes attrs = makeSplitPassAttributes(e.srcZpValue != 0);
-            auto pd1 = makePd(dt::s32, attrs.first, key.hasBias);
+            auto pd1 = makePd(dt::s32, attrs.first, key.hasBias, wWanted);
             e.first = dnnl::matmul(pd1);
             e.weights.init(wUser, pd1.weights_desc());
             if (!e.sparse) {
-                auto pd2 = makePd(dt::s32, attrs.second, false);
+                auto pd2 = makePd(dt::s32, attrs.second, false, wWanted);
                 e.second = dnnl::matmul(pd2);
                 e.weightsB.init(wUser, pd2.weights_desc());
                 e.wA.resize(static_cast<size_t>(key.k * key.n));
@@ -281,11 +288,13 @@ Status QuantMatMulDnnl::execute(KernelContext &ctx, Entry &e, const Shape &outSh
             args[DNNL_ARG_BIAS] = e.bias;
         }
         if (!e.split) {
-            args[DNNL_ARG_WEIGHTS] = e.weights.prepare(stream, b.rawData(), constB, &b);
+            const bool packed = !e.firstPlain || e.weights.packNow(b.rawData(), constB, &b);
+            args[DNNL_ARG_WEIGHTS] = packed ? e.weights.prepare(stream, b.rawData(), constB, &b)
+                                            : e.weights.plain(b.rawData());
             if (e.dstZpValue != 0) args[DNNL_ARG_ATTR_ZERO_POINTS | DNNL_ARG_DST] = e.dstZp;
             e.dst.set_data_handle(y.rawData());
             args[DNNL_ARG_DST] = e.dst;
-            ds::execute(e.first, stream, args);
+            ds::execute(packed ? e.first : *e.firstPlain, stream, args);
             return;
         }
         args[DNNL_ARG_WEIGHTS] = e.weights.prepare(stream, e.wA.data(), constB);

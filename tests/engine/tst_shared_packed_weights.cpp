@@ -5,10 +5,12 @@
 // anew; the results are the plain products either way. A float MatMul packs on its second run.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <optional>
 
 #include "kernels/dnnl_support.h"
+#include "kernels/quantization_common.h"
 #include "qdq_test_graphs.h"
 #include "runtime/execution_plan.h"
 #include "test_support.h"
@@ -151,6 +153,47 @@ TEST(SharedPackedWeights, FloatMatMulPacksItsConstantOnTheSecondRun) {
     expectFloatProduct(b, runPlan(*later, b.feeds).at(0));
     expectFloatProduct(b, runPlan(*later, b.feeds).at(0));
     EXPECT_EQ(dnnl_support::sharedPackings() - before, packs) << "the later plan repacked";
+}
+
+// QLinearMatMul with a constant int8 weight where products are exact (VNNI): the first run
+// reads the weight as stored, the second packs it; both give the requantized product to
+// rounding (one step). Without VNNI the weight is packed from the first run.
+TEST(SharedPackedWeights, QLinearMatMulPacksItsConstantOnTheSecondRunWhereExact) {
+    const float xScale = 0.02f, wScale = 0.01f, yScale = 0.5f;
+    const int xZp = 120, yZp = 128;
+    QdqBuilder b;
+    Tensor x(DataType::UInt8, {kRows, kK});
+    for (int64_t i = 0; i < x.numel(); ++i) x.data<uint8_t>()[i] = uint8_t((i * 53 + 7) % 256);
+    b.input("x", x);
+    b.init("w", int8Weight());
+    b.init("xs", Tensor::scalar<float>(xScale));
+    b.init("xz", Tensor::scalar<uint8_t>(uint8_t(xZp)));
+    b.init("ws", Tensor::scalar<float>(wScale));
+    b.init("wz", Tensor::scalar<int8_t>(0));
+    b.init("ys", Tensor::scalar<float>(yScale));
+    b.init("yz", Tensor::scalar<uint8_t>(uint8_t(yZp)));
+    b.node("QLinearMatMul", "qmm", {"x", "xs", "xz", "w", "ws", "wz", "ys", "yz"}, {"y"});
+    b.output("y");
+    auto check = [&](const Tensor &y) {
+        ASSERT_EQ(y.shape(), (Shape{kRows, kN}));
+        const Tensor &w = b.g.initializers.at("w");
+        for (int64_t r = 0; r < kRows; ++r)
+            for (int64_t j = 0; j < kN; ++j) {
+                int64_t acc = 0;
+                for (int64_t k = 0; k < kK; ++k)
+                    acc += (int64_t(x.data<uint8_t>()[r * kK + k]) - xZp) * w.data<int8_t>()[k * kN + j];
+                const double want = std::clamp(double(acc) * xScale * wScale / yScale + yZp, 0.0, 255.0);
+                EXPECT_NEAR(y.data<uint8_t>()[r * kN + j], want, 1.0) << r << "," << j;
+            }
+    };
+    const int64_t before = dnnl_support::sharedPackings();
+    auto plan = makePlan(b.g);
+    ASSERT_TRUE(plan);
+    check(runPlan(*plan, b.feeds).at(0));
+    const int64_t afterFirst = dnnl_support::sharedPackings() - before;
+    if (quant::cpuHasExactInt8Dot()) EXPECT_EQ(afterFirst, 0) << "packed on the first run";
+    check(runPlan(*plan, b.feeds).at(0));
+    EXPECT_LE(dnnl_support::sharedPackings() - before, 1);
 }
 
 TEST(SharedPackedWeights, Int8MatMulPacksItsConstantOnce) {
