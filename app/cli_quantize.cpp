@@ -13,6 +13,7 @@
 #include "cli_commands.h"
 #include "cli_data.h"
 #include "cli_quantizer_options.h"
+#include "cli_remedies.h"
 #include "cli_support.h"
 #include "onnx_io/model_loader.h"
 #include "onnx_io/model_writer.h"
@@ -26,7 +27,7 @@ namespace {
 // The plan as JSON; "fp32_nodes" (the nodes the user excluded) and "reason" follow the skip-list
 // format, so the report can be edited and passed back with --skip-list.
 QJsonObject planReport(const ql::quant::QuantizeResult &result, const QString &model,
-                       const QString &out, int64_t samples) {
+                       const QString &out, int64_t samples, const QJsonArray &remedies) {
     const ql::quant::QuantizationOptions &o = result.plan.options;
     QJsonArray nodes, fp32, folded;
     QJsonObject reasons;
@@ -64,6 +65,7 @@ QJsonObject planReport(const ql::quant::QuantizeResult &result, const QString &m
                        {"options", options},
                        {"nodes", nodes},
                        {"folded_batch_norms", folded},
+                       {"remedies", remedies},
                        {"warnings", warnings},
                        {"fp32_nodes", fp32},
                        {"reason", reasons}};
@@ -101,6 +103,7 @@ int runQuantize(const QStringList &arguments) {
     addPreprocessOption(parser);
     parser.addOption({"out", "The quantized QDQ model to write.", "QUANT.onnx"});
     addQuantizerOptions(parser);
+    addRemedyOptions(parser);
     parser.addOption({"threads", "Threads for the calibration run (default: all cores).", "N"});
     parser.addOption(
         {"report",
@@ -131,18 +134,33 @@ int runQuantize(const QStringList &arguments) {
     if (!calibBatch) return reportFailure(calibBatch.status());
     auto graph = ql::loadModel(modelPath.toStdString());
     if (!graph) return reportFailure(graph.status());
-    const ql::Graph &floatGraph = graph.value();
+    // Remedies change the float model before calibration: it is calibrated and quantized as
+    // remedied (BatchNorm folded already, so the plan's folding report is the remedies').
+    auto remedies = applyRemedies(parser, "quantize", graph.value(), options.foldBatchNorm);
+    if (!remedies) return reportFailure(remedies.status());
+    if (*remedies) printRemedies(**remedies);
+    const ql::Graph &floatGraph = *remedies ? (*remedies)->model : graph.value();
     int64_t samples = 0;
     auto result = quantizeFromFiles(floatGraph, parser, options, threads, *calibBatch, samples);
     if (!result) return reportFailure(result.status());
+    if (*remedies) result->folding = (*remedies)->folding;
     const QString out = parser.value("out");
     const QString outDir = QFileInfo(out).absolutePath();
     if (!QDir().mkpath(outDir)) return usageError(outDir + ": cannot create folder");
     ql::Status written = ql::writeModel(result.value().model, out.toStdString());
     if (!written) return reportFailure(written);
+    if (parser.isSet("out-float")) {
+        const QString outFloat = parser.value("out-float");
+        if (!QDir().mkpath(QFileInfo(outFloat).absolutePath()))
+            return usageError(outFloat + ": cannot create its folder");
+        if (ql::Status s = ql::writeModel((*remedies)->model, outFloat.toStdString()); !s)
+            return reportFailure(s);
+    }
     if (parser.isSet("report")) {
         const QByteArray report =
-            QJsonDocument(planReport(result.value(), modelPath, out, samples)).toJson();
+            QJsonDocument(planReport(result.value(), modelPath, out, samples,
+                                     *remedies ? remediesJson(**remedies) : QJsonArray()))
+                .toJson();
         if (ql::Status s = ql::ui::saveFile(parser.value("report"), report); !s)
             return reportFailure(s);
     }
