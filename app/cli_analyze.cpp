@@ -4,6 +4,7 @@
 #include <QDir>
 #include <QFile>
 #include <QFileInfo>
+#include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
 
@@ -26,8 +27,10 @@
 #include "cli_data.h"
 #include "cli_quantizer_options.h"
 #include "cli_report.h"
+#include "cli_remedies.h"
 #include "cli_support.h"
 #include "onnx_io/model_loader.h"
+#include "onnx_io/model_writer.h"
 #include "onnx_io/tensor_file.h"
 #include "project_controller.h"
 #include "report_export.h"
@@ -120,6 +123,7 @@ int runAnalyze(const QStringList &arguments) {
          "below.",
          "DIR_OR_FILES"});
     addQuantizerOptions(parser);
+    addRemedyOptions(parser);
     parser.addOption({"data", dataOptionHelp("Evaluation inputs"), "DIR_OR_FILES"});
     parser.addOption(
         {"labels",
@@ -152,6 +156,10 @@ int runAnalyze(const QStringList &arguments) {
     if (parser.isSet("quant") == parser.isSet("calib"))
         return usageError("analyze: give either --quant QUANT.onnx or --calib DIR_OR_FILES");
     if (!parser.isSet("data")) return usageError("analyze: --data is required");
+    if (parser.isSet("remedy") && !parser.isSet("calib"))
+        return usageError("analyze: --remedy needs --calib (it changes the float model before quantizing it)");
+    if (parser.isSet("remedy") && wantsReport(parser))
+        return usageError("analyze: --remedy does not go into HTML/PDF reports yet; use --json or --csv");
     bool ok = true;
     const int threads = parser.isSet("threads") ? parser.value("threads").toInt(&ok) : 0;
     if (!ok || threads < 0) return usageError("analyze: --threads expects a positive number");
@@ -178,6 +186,7 @@ int runAnalyze(const QStringList &arguments) {
     auto floatGraph = ql::loadModel(floatPath.toStdString());
     if (!floatGraph) return reportFailure(floatGraph.status());
     ql::Graph quantGraph;
+    QJsonArray remedies;  // what --remedy did, for the JSON
     ql::ui::AnalysisModels models;
     models.floatModel = floatPath;
     // With --quant: only the skip-list (excludedNodes); with --calib: everything.
@@ -208,6 +217,18 @@ int runAnalyze(const QStringList &arguments) {
         auto calibBatch = readCalibrationBatch(parser, "analyze");
         if (!calibBatch) return reportFailure(calibBatch.status());
         calibrationBatch = static_cast<int>(*calibBatch);
+        // With --remedy the remedied float model (same outputs) is quantized and is the float
+        // side of the comparison: its layers are the ones the int8 model approximates.
+        auto remedied = applyRemedies(parser, "analyze", *floatGraph, quantizer.foldBatchNorm);
+        if (!remedied) return reportFailure(remedied.status());
+        if (*remedied) {
+            printRemedies(**remedied);
+            remedies = remediesJson(**remedied);
+            *floatGraph = std::move((*remedied)->model);
+            if (parser.isSet("out-float"))
+                if (ql::Status s = ql::writeModel(*floatGraph, parser.value("out-float").toStdString()); !s)
+                    return reportFailure(s);
+        }
         int64_t calibrated = 0;
         auto quantized = quantizeFromFiles(*floatGraph, parser, quantizer, threads, *calibBatch,
                                            calibrated, false);
@@ -244,6 +265,7 @@ int runAnalyze(const QStringList &arguments) {
         if (!report->outputs.empty())
             object.insert("worst_samples", ql::ui::worstSamplesJson(report->outputs[0],
                                                                     options.labels, data->files));
+        if (!remedies.isEmpty()) object.insert("remedies", remedies);
         const QByteArray json = QJsonDocument(object).toJson();
         if (ql::Status s = writeTextFile(parser.value("json"), json); !s) return reportFailure(s);
     }

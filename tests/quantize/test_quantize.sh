@@ -95,6 +95,14 @@ expect "naive per-tensor block below 10 dB" 1 "" -- $sqnr "$work/block_float/out
 expect "cle per-tensor block above 30 dB" 0 "SQNR" -- $sqnr "$work/block_float/output_0.npy" "$work/block_cle/output_0.npy" --min 30
 expect "remedied float model: same outputs" 0 "SQNR" -- \
     $sqnr "$work/block_float/output_0.npy" "$work/block_cle_float/output_0.npy" --min 100
+# analyze --calib --remedy cle: the remedied float model is quantized and is the float side.
+expect "analyze with cle" 0 "cross-layer equalization: 2 pair(s)" -- "$quantlens" analyze --float "$block" --calib "$inputs" \
+    --per-tensor --remedy cle --data "$inputs" --json "$work/block_analysis.json" --no-kernel-check
+expect "analysis JSON records cle" 0 '"remedy": "cle"' -- cat "$work/block_analysis.json"
+expect "analysis with cle above 30 dB" 0 "" -- python3 -c \
+    "import json, sys; sys.exit(json.load(open(sys.argv[1]))['outputs'][0]['sqnr_db'] < 30)" "$work/block_analysis.json"
+expect "analyze --remedy needs --calib" 2 "--remedy needs --calib" -- "$quantlens" analyze --float "$block" \
+    --quant "$work/block_cle.onnx" --remedy cle --data "$inputs"
 expect "unknown remedy" 2 "--remedy 'adaround' is not one QuantLens has; available: cle" -- \
     "$quantlens" quantize "$block" --calib "$inputs" --remedy adaround --out "$work/x.onnx"
 expect "--out-float without --remedy" 2 "--out-float needs --remedy" -- \
