@@ -15,19 +15,19 @@
 #include <string>
 #include <vector>
 
+#include "analysis/data/pair_batch.h"
 #include "analysis/session/analysis_session.h"
 #include "analysis/session/keep_layers_fp32.h"
-#include "analysis/suite/numeric_suite.h"
-#include "analysis/data/pair_batch.h"
 #include "analysis/session/pass_latency.h"
+#include "analysis/suite/numeric_suite.h"
 #include "analysis_job.h"
 #include "analysis_report_format.h"
 #include "analysis_setup.h"
 #include "cli_commands.h"
 #include "cli_data.h"
 #include "cli_quantizer_options.h"
-#include "cli_report.h"
 #include "cli_remedies.h"
+#include "cli_report.h"
 #include "cli_support.h"
 #include "onnx_io/model_loader.h"
 #include "onnx_io/model_writer.h"
@@ -157,9 +157,11 @@ int runAnalyze(const QStringList &arguments) {
         return usageError("analyze: give either --quant QUANT.onnx or --calib DIR_OR_FILES");
     if (!parser.isSet("data")) return usageError("analyze: --data is required");
     if (parser.isSet("remedy") && !parser.isSet("calib"))
-        return usageError("analyze: --remedy needs --calib (it changes the float model before quantizing it)");
+        return usageError(
+            "analyze: --remedy needs --calib (it changes the float model before quantizing it)");
     if (parser.isSet("remedy") && wantsReport(parser))
-        return usageError("analyze: --remedy does not go into HTML/PDF reports yet; use --json or --csv");
+        return usageError(
+            "analyze: --remedy does not go into HTML/PDF reports yet; use --json or --csv");
     bool ok = true;
     const int threads = parser.isSet("threads") ? parser.value("threads").toInt(&ok) : 0;
     if (!ok || threads < 0) return usageError("analyze: --threads expects a positive number");
@@ -226,7 +228,9 @@ int runAnalyze(const QStringList &arguments) {
             remedies = remediesJson(**remedied);
             *floatGraph = std::move((*remedied)->model);
             if (parser.isSet("out-float"))
-                if (ql::Status s = ql::writeModel(*floatGraph, parser.value("out-float").toStdString()); !s)
+                if (ql::Status s =
+                        ql::writeModel(*floatGraph, parser.value("out-float").toStdString());
+                    !s)
                     return reportFailure(s);
         }
         int64_t calibrated = 0;

@@ -21,9 +21,9 @@ void addRemedyOptions(QCommandLineParser &parser) {
 }
 
 ql::Result<std::optional<RemedyRun>> applyRemedies(const QCommandLineParser &parser,
-                                                    const QString &command,
-                                                    const ql::Graph &floatGraph,
-                                                    bool foldBatchNorm) {
+                                                   const QString &command,
+                                                   const ql::Graph &floatGraph,
+                                                   bool foldBatchNorm) {
     const QStringList asked = parser.values("remedy");
     if (asked.isEmpty()) {
         if (parser.isSet("out-float"))
@@ -34,7 +34,8 @@ ql::Result<std::optional<RemedyRun>> applyRemedies(const QCommandLineParser &par
     run.model = ql::quant::prepareFloatGraph(floatGraph, foldBatchNorm, &run.folding);
     for (const QString &remedy : asked) {
         if (remedy != "cle")
-            return ql::Status::badInput(command.toStdString() + ": --remedy '" + remedy.toStdString() +
+            return ql::Status::badInput(command.toStdString() + ": --remedy '" +
+                                        remedy.toStdString() +
                                         "' is not one QuantLens has; available: cle");
         if (run.equalization) continue;
         auto equalized = ql::quant::equalizeCrossLayer(run.model);

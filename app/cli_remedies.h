@@ -30,9 +30,8 @@ struct RemedyRun {
 // Applies the --remedy values to `floatGraph` (BatchNorm folded when `foldBatchNorm`); nullopt
 // when none was asked for. BadInput naming an unknown remedy.
 ql::Result<std::optional<RemedyRun>> applyRemedies(const QCommandLineParser &parser,
-                                                    const QString &command,
-                                                    const ql::Graph &floatGraph,
-                                                    bool foldBatchNorm);
+                                                   const QString &command,
+                                                   const ql::Graph &floatGraph, bool foldBatchNorm);
 
 // One line per remedy for stdout, and the "remedies" array of a JSON report.
 void printRemedies(const RemedyRun &run);

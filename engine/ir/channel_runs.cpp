@@ -78,39 +78,46 @@ QL_DEQUANTIZE_CLONES void dequantizeChannels(const int32_t *q, float *dst, int64
 
 namespace {
 
-// Elements [start, start + count) with one scale and zero point, into dst.
-void dequantizeRun(const Tensor &q, int64_t start, int64_t count, float scale, int32_t zeroPoint,
+// One scale and zero point for a whole run, or one per element (consecutive channels of an
+// innermost channel axis).
+struct OneScale {
+    float scale;
+    int32_t zeroPoint;
+    template <class Q>
+    void dequantize(const Q *q, float *dst, int64_t n) const {
+        dequantizeValues(q, dst, n, scale, zeroPoint);
+    }
+    float scaleAt(int64_t) const { return scale; }
+    int32_t zeroPointAt(int64_t) const { return zeroPoint; }
+};
+
+struct ScalePerElement {
+    const float *scale;
+    const int32_t *zeroPoint;
+    template <class Q>
+    void dequantize(const Q *q, float *dst, int64_t n) const {
+        dequantizeChannels(q, dst, n, scale, zeroPoint);
+    }
+    float scaleAt(int64_t i) const { return scale[i]; }
+    int32_t zeroPointAt(int64_t i) const { return zeroPoint[i]; }
+};
+
+// Elements [start, start + count) of q dequantized with `params` into dst.
+template <class Params>
+void dequantizeRun(const Tensor &q, int64_t start, int64_t count, const Params &params,
                    float *dst) {
     switch (q.dtype()) {
         case DataType::UInt8:
-            return dequantizeValues(q.data<uint8_t>() + start, dst, count, scale, zeroPoint);
+            return params.dequantize(q.data<uint8_t>() + start, dst, count);
         case DataType::Int8:
-            return dequantizeValues(q.data<int8_t>() + start, dst, count, scale, zeroPoint);
+            return params.dequantize(q.data<int8_t>() + start, dst, count);
         case DataType::Int32:
-            return dequantizeValues(q.data<int32_t>() + start, dst, count, scale, zeroPoint);
+            return params.dequantize(q.data<int32_t>() + start, dst, count);
         default:
             for (int64_t i = 0; i < count; ++i)
                 dst[i] = static_cast<float>(static_cast<int64_t>(q.valueAsDouble(start + i)) -
-                                            zeroPoint) *
-                         scale;
-    }
-}
-
-// Elements [start, start + count), the k-th with scale[k] and zeroPoint[k], into dst.
-void dequantizeChannelRun(const Tensor &q, int64_t start, int64_t count, const float *scale,
-                          const int32_t *zeroPoint, float *dst) {
-    switch (q.dtype()) {
-        case DataType::UInt8:
-            return dequantizeChannels(q.data<uint8_t>() + start, dst, count, scale, zeroPoint);
-        case DataType::Int8:
-            return dequantizeChannels(q.data<int8_t>() + start, dst, count, scale, zeroPoint);
-        case DataType::Int32:
-            return dequantizeChannels(q.data<int32_t>() + start, dst, count, scale, zeroPoint);
-        default:
-            for (int64_t i = 0; i < count; ++i)
-                dst[i] = static_cast<float>(static_cast<int64_t>(q.valueAsDouble(start + i)) -
-                                            zeroPoint[i]) *
-                         scale[i];
+                                            params.zeroPointAt(i)) *
+                         params.scaleAt(i);
     }
 }
 
@@ -121,7 +128,7 @@ void dequantizeSpan(const Tensor &q, const std::vector<float> &scale,
                     int64_t count, float *dst) {
     const Shape &shape = q.shape();
     if (scale.size() <= 1 || axis < 0 || axis >= static_cast<int64_t>(shape.size())) {
-        if (count > 0) dequantizeRun(q, start, count, scale.at(0), zeroPoint.at(0), dst);
+        if (count > 0) dequantizeRun(q, start, count, OneScale{scale.at(0), zeroPoint.at(0)}, dst);
         return;
     }
     const int64_t channels = shape[static_cast<size_t>(axis)];
@@ -133,7 +140,8 @@ void dequantizeSpan(const Tensor &q, const std::vector<float> &scale,
         while (count > 0) {
             const int64_t c = start % channels;
             const int64_t run = std::min(count, channels - c);
-            dequantizeChannelRun(q, start, run, scale.data() + c, zeroPoint.data() + c, dst);
+            dequantizeRun(q, start, run, ScalePerElement{scale.data() + c, zeroPoint.data() + c},
+                          dst);
             start += run, dst += run, count -= run;
         }
         return;
@@ -141,7 +149,7 @@ void dequantizeSpan(const Tensor &q, const std::vector<float> &scale,
     while (count > 0) {
         const size_t c = static_cast<size_t>((start / inner) % channels);
         const int64_t run = std::min(count, inner - start % inner);
-        dequantizeRun(q, start, run, scale[c], zeroPoint[c], dst);
+        dequantizeRun(q, start, run, OneScale{scale[c], zeroPoint[c]}, dst);
         start += run, dst += run, count -= run;
     }
 }

@@ -1,5 +1,6 @@
 // MatMul (numpy semantics: 1-D operands, broadcast batch dims) on oneDNN matmul for float32,
-// with constant right-hand sides packed once, on their second run; plain loops for the other numeric types.
+// with constant right-hand sides packed once, on their second run; plain loops for the other
+// numeric types.
 #include <optional>
 #include <unordered_map>
 #include <vector>
@@ -122,9 +123,9 @@ void MatMulKernel::build(const MatMulShapes &shapes, bool constantB, Entry &e) c
         e.dst = memory(dstDesc, ds::cpuEngine(), nullptr);
         e.weights.init(userWeights, pd.weights_desc());
         if (pd.weights_desc() != userWeights)
-            e.plainPrimitive = dnnl::matmul(dnnl::matmul::primitive_desc(
-                dnnl::matmul::desc(srcDesc, userWeights, dstDesc), ds::ownScratchpad(),
-                ds::cpuEngine()));
+            e.plainPrimitive = dnnl::matmul(
+                dnnl::matmul::primitive_desc(dnnl::matmul::desc(srcDesc, userWeights, dstDesc),
+                                             ds::ownScratchpad(), ds::cpuEngine()));
     } catch (const dnnl::error &) {
         e.fallback = true;  // e.g. a broadcast pattern this oneDNN build does not implement
     }

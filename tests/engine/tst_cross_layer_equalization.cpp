@@ -66,7 +66,8 @@ void expectSameFunction(const QdqBuilder &before, const Graph &after) {
     const Tensor y0 = run(before.g, before.feeds), y1 = run(after, before.feeds);
     ASSERT_EQ(y0.shape(), y1.shape());
     double scale = 0;
-    for (int64_t i = 0; i < y0.numel(); ++i) scale = std::max(scale, double(std::fabs(y0.data<float>()[i])));
+    for (int64_t i = 0; i < y0.numel(); ++i)
+        scale = std::max(scale, double(std::fabs(y0.data<float>()[i])));
     for (int64_t i = 0; i < y0.numel(); ++i)
         ASSERT_NEAR(y1.data<float>()[i], y0.data<float>()[i], 1e-4 * scale) << i;
 }
@@ -75,7 +76,8 @@ std::vector<double> outputRanges(const Tensor &w) {
     const int64_t inner = w.numel() / w.dim(0);
     std::vector<double> r(w.dim(0), 0.0);
     for (int64_t c = 0; c < w.dim(0); ++c)
-        for (int64_t i = 0; i < inner; ++i) r[c] = std::max(r[c], double(std::fabs(w.data<float>()[c * inner + i])));
+        for (int64_t i = 0; i < inner; ++i)
+            r[c] = std::max(r[c], double(std::fabs(w.data<float>()[c * inner + i])));
     return r;
 }
 
@@ -85,7 +87,8 @@ std::vector<double> inputRanges(const Tensor &w) {  // group 1
     for (int64_t o = 0; o < out; ++o)
         for (int64_t c = 0; c < in; ++c)
             for (int64_t k = 0; k < kernel; ++k)
-                r[c] = std::max(r[c], double(std::fabs(w.data<float>()[(o * in + c) * kernel + k])));
+                r[c] =
+                    std::max(r[c], double(std::fabs(w.data<float>()[(o * in + c) * kernel + k])));
     return r;
 }
 
@@ -129,7 +132,8 @@ TEST(CrossLayerEqualization, SinglePairScalesAreTheClosedForm) {
     EXPECT_EQ(pair.between, "Relu");
     EXPECT_TRUE(report->converged);
     ASSERT_EQ(pair.scales.size(), 6u);
-    const std::vector<double> e1 = outputRanges(g.initializers.at("a.w")), e2 = inputRanges(g.initializers.at("b.w"));
+    const std::vector<double> e1 = outputRanges(g.initializers.at("a.w")),
+                              e2 = inputRanges(g.initializers.at("b.w"));
     for (int c = 0; c < 6; ++c) {
         EXPECT_NEAR(pair.scales[c], std::sqrt(r1[c] / r2[c]), 1e-5 * pair.scales[c]) << c;
         EXPECT_NEAR(e1[c], std::sqrt(r1[c] * r2[c]), 1e-5 * e1[c]) << c;
@@ -164,7 +168,8 @@ TEST(CrossLayerEqualization, DepthwiseChainConvergesAndPerTensorInt8Recovers) {
     EXPECT_LT(report->pairs[1].firstSpreadAfter, 10.0);
 
     const double naive = perTensorWeightSqnr(b, b.g), equalized = perTensorWeightSqnr(b, g);
-    EXPECT_GT(equalized, naive + 10.0) << "naive " << naive << " dB, equalized " << equalized << " dB";
+    EXPECT_GT(equalized, naive + 10.0)
+        << "naive " << naive << " dB, equalized " << equalized << " dB";
     EXPECT_NE(describe(*report).find("2 pair(s)"), std::string::npos) << describe(*report);
 }
 
@@ -185,9 +190,12 @@ TEST(CrossLayerEqualization, LeavesWhatItCannotEqualizeExactly) {
     EXPECT_TRUE(report->pairs.empty());
     ASSERT_EQ(report->skipped.size(), 2u);
     EXPECT_EQ(report->skipped[0].first, "a");
-    EXPECT_NE(report->skipped[0].reason.find("Clip 'relu6'"), std::string::npos) << report->skipped[0].reason;
+    EXPECT_NE(report->skipped[0].reason.find("Clip 'relu6'"), std::string::npos)
+        << report->skipped[0].reason;
     EXPECT_EQ(report->skipped[1].first, "b");
-    EXPECT_NE(report->skipped[1].reason.find("shared"), std::string::npos) << report->skipped[1].reason;
+    EXPECT_NE(report->skipped[1].reason.find("shared"), std::string::npos)
+        << report->skipped[1].reason;
     for (const auto &[name, t] : b.g.initializers)
-        EXPECT_EQ(g.initializers.at(name).storage(), t.storage()) << name << " was copied or changed";
+        EXPECT_EQ(g.initializers.at(name).storage(), t.storage())
+            << name << " was copied or changed";
 }

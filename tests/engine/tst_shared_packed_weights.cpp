@@ -181,8 +181,10 @@ TEST(SharedPackedWeights, QLinearMatMulPacksItsConstantOnTheSecondRunWhereExact)
             for (int64_t j = 0; j < kN; ++j) {
                 int64_t acc = 0;
                 for (int64_t k = 0; k < kK; ++k)
-                    acc += (int64_t(x.data<uint8_t>()[r * kK + k]) - xZp) * w.data<int8_t>()[k * kN + j];
-                const double want = std::clamp(double(acc) * xScale * wScale / yScale + yZp, 0.0, 255.0);
+                    acc += (int64_t(x.data<uint8_t>()[r * kK + k]) - xZp) *
+                           w.data<int8_t>()[k * kN + j];
+                const double want =
+                    std::clamp(double(acc) * xScale * wScale / yScale + yZp, 0.0, 255.0);
                 EXPECT_NEAR(y.data<uint8_t>()[r * kN + j], want, 1.0) << r << "," << j;
             }
     };

@@ -248,14 +248,17 @@ TEST(WeightComparison, QuantizedPiecesGiveTheDequantizedFigures) {
         int64_t axis;
         DataType type;
     };
-    for (const Case &c : {Case{{24, 8, 7, 7}, 0, DataType::Int8}, Case{{300, 70}, 1, DataType::UInt8},
-                          Case{{5, 4099}, -1, DataType::Int8}, Case{{3, 33, 130}, 2, DataType::UInt8}}) {
+    for (const Case &c :
+         {Case{{24, 8, 7, 7}, 0, DataType::Int8}, Case{{300, 70}, 1, DataType::UInt8},
+          Case{{5, 4099}, -1, DataType::Int8}, Case{{3, 33, 130}, 2, DataType::UInt8}}) {
         const Tensor x = randomTensor(c.shape, 7);
         Tensor q(c.type, c.shape);
         for (int64_t i = 0; i < q.numel(); ++i) {
             const int v = int((i * 2654435761u) % 256);
-            if (c.type == DataType::Int8) q.data<int8_t>()[i] = int8_t(v - 128);
-            else q.data<uint8_t>()[i] = uint8_t(v);
+            if (c.type == DataType::Int8)
+                q.data<int8_t>()[i] = int8_t(v - 128);
+            else
+                q.data<uint8_t>()[i] = uint8_t(v);
         }
         quant::QParams params;
         params.type = c.type;

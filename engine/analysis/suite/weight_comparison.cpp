@@ -96,8 +96,9 @@ Status checkSameShape(const Tensor &floatWeight, const Shape &compared) {
     if (floatWeight.dtype() != DataType::Float)
         return Status::badInput("weight comparison needs a float weight");
     if (floatWeight.shape() != compared)
-        return Status::badInput("weight shapes differ: float " + shapeToString(floatWeight.shape()) +
-                                ", dequantized " + shapeToString(compared));
+        return Status::badInput("weight shapes differ: float " +
+                                shapeToString(floatWeight.shape()) + ", dequantized " +
+                                shapeToString(compared));
     return Status::ok();
 }
 
@@ -114,8 +115,8 @@ Result<WeightStats> compareWeightTensors(const Tensor &floatWeight, const Tensor
                             [ys](int64_t start, int64_t) { return ys + start; });
 }
 
-Result<WeightStats> compareWeightTensors(const Tensor &floatWeight, const QuantizedWeight &quantWeight,
-                                         int64_t channelAxis) {
+Result<WeightStats> compareWeightTensors(const Tensor &floatWeight,
+                                         const QuantizedWeight &quantWeight, int64_t channelAxis) {
     QL_RETURN_IF_ERROR(checkSameShape(floatWeight, quantWeight.values.shape()));
     const Tensor q = quantWeight.values.toPlain();
     const quant::QParams &p = quantWeight.params;

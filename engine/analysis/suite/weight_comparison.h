@@ -45,8 +45,8 @@ Result<WeightStats> compareWeightTensors(const Tensor &floatWeight, const Tensor
                                          int64_t channelAxis);
 // The same against a quantized weight, dequantized a piece at a time: no dequantized copy of the
 // whole weight (ViT-B's 330 MB of them were fresh memory, slow to fault in on virtual machines).
-Result<WeightStats> compareWeightTensors(const Tensor &floatWeight, const QuantizedWeight &quantWeight,
-                                         int64_t channelAxis);
+Result<WeightStats> compareWeightTensors(const Tensor &floatWeight,
+                                         const QuantizedWeight &quantWeight, int64_t channelAxis);
 
 // W * gamma / sqrt(var + eps) along channelAxis (all BN parameters of length dim(channelAxis)).
 Result<Tensor> foldBatchNormIntoWeight(const Tensor &weight, int64_t channelAxis, const Tensor &gamma,

@@ -33,7 +33,9 @@ int soleReader(const Graph &graph, const std::string &value) {
     return -1;
 }
 
-bool isConv(const Node &node) { return node.opType == "Conv" && node.domain.empty(); }
+bool isConv(const Node &node) {
+    return node.opType == "Conv" && node.domain.empty();
+}
 
 // Why `graph.nodes[first]` → `graph.nodes[second]` cannot be equalized, or "".
 std::string whyNot(const Graph &graph, const Node &a, const Node &b) {
@@ -70,7 +72,8 @@ std::vector<double> outputRanges(const Tensor &w) {
     std::vector<double> r(static_cast<size_t>(channels), 0.0);
     const float *v = w.data<float>();
     for (int64_t c = 0; c < channels; ++c)
-        for (int64_t i = 0; i < inner; ++i) r[c] = std::max(r[c], double(std::fabs(v[c * inner + i])));
+        for (int64_t i = 0; i < inner; ++i)
+            r[c] = std::max(r[c], double(std::fabs(v[c * inner + i])));
     return r;
 }
 
@@ -88,7 +91,8 @@ std::vector<double> inputRanges(const Tensor &w, int64_t groups) {
     std::vector<double> r(static_cast<size_t>(w.dim(1) * groups), 0.0);
     const float *v = w.data<float>();
     for (int64_t c = 0; c < static_cast<int64_t>(r.size()); ++c)
-        forInputChannel(w, groups, c, [&](int64_t i) { r[c] = std::max(r[c], double(std::fabs(v[i]))); });
+        forInputChannel(w, groups, c,
+                        [&](int64_t i) { r[c] = std::max(r[c], double(std::fabs(v[i]))); });
     return r;
 }
 
@@ -100,7 +104,8 @@ double equalize(Pair &p) {
     float *b1 = p.b1 ? p.b1->data<float>() : nullptr;
     double moved = 0;
     for (int64_t c = 0; c < p.channels; ++c) {
-        if (!(r1[c] > 0) || !(r2[c] > 0) || !std::isfinite(r1[c]) || !std::isfinite(r2[c])) continue;
+        if (!(r1[c] > 0) || !(r2[c] > 0) || !std::isfinite(r1[c]) || !std::isfinite(r2[c]))
+            continue;
         const double s = std::sqrt(r1[c] / r2[c]);
         moved = std::max(moved, std::fabs(s - 1.0));
         for (int64_t i = c * inner; i < (c + 1) * inner; ++i) w1[i] = float(w1[i] / s);
@@ -157,7 +162,8 @@ Result<CrossLayerEqualizationReport> equalizeCrossLayer(
     std::set<std::string> copied;
     auto writable = [&](const std::string &name) {
         Tensor &t = graph.initializers.at(name);
-        if (copied.insert(name).second) t = t.toPlain().clone();  // the caller's model keeps its values
+        if (copied.insert(name).second)
+            t = t.toPlain().clone();  // the caller's model keeps its values
         return &t;
     };
     for (Pair &p : pairs) {
@@ -198,7 +204,8 @@ std::string describe(const CrossLayerEqualizationReport &report) {
     std::ostringstream s;
     s << "cross-layer equalization: " << report.pairs.size() << " pair(s)";
     if (!report.pairs.empty())
-        s << " in " << report.iterations << " iteration(s)" << (report.converged ? "" : " (not converged)");
+        s << " in " << report.iterations << " iteration(s)"
+          << (report.converged ? "" : " (not converged)");
     double before = 1, after = 1;
     for (const EqualizedPair &p : report.pairs) {
         before = std::max({before, p.firstSpreadBefore, p.secondSpreadBefore});

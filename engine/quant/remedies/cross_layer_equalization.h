@@ -34,7 +34,8 @@ struct CrossLayerEqualizationOptions {
 struct EqualizedPair {
     std::string first, second;  // Conv node names: first's output channels feed second
     std::string between;        // "" or the op between them ("Relu")
-    std::vector<double> scales;  // s_i of all iterations multiplied: first's channel i was divided by it
+    std::vector<double>
+        scales;  // s_i of all iterations multiplied: first's channel i was divided by it
     // max / min over the channels of the per-channel weight range, before and after; the first
     // layer's output channels and the second layer's input channels.
     double firstSpreadBefore = 0, firstSpreadAfter = 0;
