@@ -33,6 +33,20 @@ __attribute__((always_inline)) inline void quantizeLoop(const float *src, Q *dst
         dst[i] = static_cast<Q>(static_cast<int32_t>(clampRound(src[i] / scale, lo, hi)) + zeroPoint);
 }
 
+// One scale and zero point per element.
+template <class Q>
+__attribute__((always_inline)) inline void quantizeChannelLoop(const float *src, Q *dst, int64_t n,
+                                                               const float *scale,
+                                                               const int32_t *zeroPoint) {
+    constexpr float qmin = static_cast<float>(std::numeric_limits<Q>::min());
+    constexpr float qmax = static_cast<float>(std::numeric_limits<Q>::max());
+    for (int64_t i = 0; i < n; ++i) {
+        const float z = static_cast<float>(zeroPoint[i]);
+        dst[i] = static_cast<Q>(static_cast<int32_t>(clampRound(src[i] / scale[i], qmin - z, qmax - z)) +
+                                zeroPoint[i]);
+    }
+}
+
 }  // namespace
 
 // Compiled for AVX-512, AVX2 and baseline x86-64 (clang, the fuzz build, cannot clone).
@@ -73,6 +87,14 @@ QL_DEQUANTIZE_CLONES void dequantizeChannels(const int8_t *q, float *dst, int64_
 QL_DEQUANTIZE_CLONES void dequantizeChannels(const int32_t *q, float *dst, int64_t n,
                                              const float *scale, const int32_t *zeroPoint) {
     dequantizeChannelLoop<int64_t>(q, dst, n, scale, zeroPoint);
+}
+QL_DEQUANTIZE_CLONES void quantizeChannels(const float *src, uint8_t *dst, int64_t n,
+                                           const float *scale, const int32_t *zeroPoint) {
+    quantizeChannelLoop(src, dst, n, scale, zeroPoint);
+}
+QL_DEQUANTIZE_CLONES void quantizeChannels(const float *src, int8_t *dst, int64_t n,
+                                           const float *scale, const int32_t *zeroPoint) {
+    quantizeChannelLoop(src, dst, n, scale, zeroPoint);
 }
 #undef QL_DEQUANTIZE_CLONES
 

@@ -28,6 +28,18 @@ void forEachChannelRun(const Shape &shape, int64_t axis, Fn &&fn) {
         fn(start, inner, run % channels);
 }
 
+// forEachChannelRun, except where the channel axis is the innermost one (a MatMul weight's
+// output columns): there rowFn(start, channels) is called once per row of channels 0, 1, ...
+// instead of runFn once per element.
+template <class RunFn, class RowFn>
+void forEachChannelRunOrRow(const Shape &shape, int64_t axis, RunFn &&runFn, RowFn &&rowFn) {
+    const bool innermost = axis >= 0 && axis == static_cast<int64_t>(shape.size()) - 1 && shape.size() > 1;
+    if (!innermost) return forEachChannelRun(shape, axis, runFn);
+    const int64_t channels = shape.back(), total = shapeElementCount(shape);
+    if (channels <= 0) return;
+    for (int64_t start = 0; start < total; start += channels) rowFn(start, channels);
+}
+
 // Adding and then subtracting 1.5 * 2^23 rounds a float with |v| < 2^22 to an integer, half to
 // even (the default rounding mode): unlike nearbyint it vectorises. Vector-extension code writes
 // (v + kRoundingMagic) - kRoundingMagic itself, since a vector passed by value to a function
@@ -50,6 +62,11 @@ inline float clampRound(float v, float lo, float hi) {
 // 8-bit type, vectorised (clamping before rounding changes nothing; NaN goes to the low end).
 void quantizeValues(const float *src, uint8_t *dst, int64_t n, float scale, int32_t zeroPoint);
 void quantizeValues(const float *src, int8_t *dst, int64_t n, float scale, int32_t zeroPoint);
+// The same with scale[i] and zeroPoint[i] for value i (consecutive channels).
+void quantizeChannels(const float *src, uint8_t *dst, int64_t n, const float *scale,
+                      const int32_t *zeroPoint);
+void quantizeChannels(const float *src, int8_t *dst, int64_t n, const float *scale,
+                      const int32_t *zeroPoint);
 
 // DequantizeLinear's (q − zero point)·scale of n values, vectorised: integer difference (exact in
 // int32 for 8-bit values, int64 for int32 ones), then one float multiply.

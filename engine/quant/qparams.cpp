@@ -11,10 +11,6 @@ namespace ql::quant {
 
 namespace {
 
-std::pair<int32_t, int32_t> fullTypeRange(DataType type) {
-    return type == DataType::Int8 ? std::make_pair(-128, 127) : std::make_pair(0, 255);
-}
-
 // A plain tensor's values as float: its own storage when it is float32 (a weight can be hundreds
 // of MB; no copy), else converted into `converted`.
 const float *floatValues(const Tensor &plain, std::vector<float> &converted) {
@@ -86,14 +82,22 @@ QParams weightQParams(const Tensor &weight, int64_t axis, bool perChannel, const
     }
     const int64_t channels = plain.shape()[static_cast<size_t>(axis)];
     std::vector<float> lo(static_cast<size_t>(channels), 0.0f), hi(static_cast<size_t>(channels), 0.0f);
-    forEachChannelRun(plain.shape(), axis, [&](int64_t start, int64_t count, int64_t c) {
-        for (int64_t i = start; i < start + count; ++i) {
-            const float v = values[i];
-            if (std::isnan(v)) continue;
-            lo[c] = std::min(lo[c], v);
-            hi[c] = std::max(hi[c], v);
-        }
-    });
+    // NaN compares false, so it changes neither bound.
+    forEachChannelRunOrRow(
+        plain.shape(), axis,
+        [&](int64_t start, int64_t count, int64_t c) {
+            for (int64_t i = start; i < start + count; ++i) {
+                lo[c] = values[i] < lo[c] ? values[i] : lo[c];
+                hi[c] = values[i] > hi[c] ? values[i] : hi[c];
+            }
+        },
+        [&](int64_t start, int64_t count) {
+            const float *row = values + start;
+            for (int64_t c = 0; c < count; ++c) {
+                lo[c] = row[c] < lo[c] ? row[c] : lo[c];
+                hi[c] = row[c] > hi[c] ? row[c] : hi[c];
+            }
+        });
     QParams out;
     out.axis = axis;
     for (int64_t c = 0; c < channels; ++c) {
@@ -110,23 +114,25 @@ Tensor quantizeTensor(const Tensor &x, const QParams &params) {
     std::vector<float> converted;
     const float *values = floatValues(plain, converted);
     const DataType type = params.type == DataType::Int8 ? DataType::Int8 : DataType::UInt8;
-    // Plain variables, not a structured binding: C++17 lambdas cannot capture those (clang).
-    const auto range = fullTypeRange(type);
-    const int32_t qmin = range.first, qmax = range.second;
-    Tensor out(type, plain.shape());
-    forEachChannelRun(plain.shape(), params.scale.size() > 1 ? params.axis : -1,
-                      [&](int64_t start, int64_t count, int64_t c) {
-                          const float s = params.scale[static_cast<size_t>(c)];
-                          const int32_t z = params.zeroPoint[static_cast<size_t>(c)];
-                          for (int64_t i = start; i < start + count; ++i) {
-                              const int32_t q =
-                                  quantizeValue(values[i], s, z, qmin, qmax);
-                              if (type == DataType::Int8)
-                                  out.data<int8_t>()[i] = static_cast<int8_t>(q);
-                              else
-                                  out.data<uint8_t>()[i] = static_cast<uint8_t>(q);
-                          }
-                      });
+    Tensor out = Tensor::uninitialized(type, plain.shape());
+    // Vectorised runs (a row of channels where the channel axis is innermost), the same
+    // saturate(round_half_even(x / scale) + zero point) as quantizeValue.
+    auto quantize = [&](auto *dst) {
+        forEachChannelRunOrRow(
+            plain.shape(), params.scale.size() > 1 ? params.axis : -1,
+            [&](int64_t start, int64_t count, int64_t c) {
+                quantizeValues(values + start, dst + start, count, params.scale[size_t(c)],
+                               params.zeroPoint[size_t(c)]);
+            },
+            [&](int64_t start, int64_t count) {
+                quantizeChannels(values + start, dst + start, count, params.scale.data(),
+                                 params.zeroPoint.data());
+            });
+    };
+    if (type == DataType::Int8)
+        quantize(out.data<int8_t>());
+    else
+        quantize(out.data<uint8_t>());
     return out;
 }
 

@@ -5,9 +5,11 @@
 // the same code in threads.
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <random>
 
 #include "ir/channel_runs.h"
+#include "quant/qparams.h"
 #include "qdq_test_graphs.h"
 #include "test_support.h"
 
@@ -116,3 +118,38 @@ TEST(DequantizeSpan, DequantizeLinearPerColumnInThreads) {
 }
 
 }  // namespace
+
+// quantizeTensor walks a row of channels at a time where the channel axis is innermost and a run
+// at a time elsewhere; every element is QuantizeLinear's saturate(round_half_even(x / s) + z),
+// as quantizeValue computes it one by one: ties, saturation both ways, NaN and infinities.
+TEST(QuantizeTensor, EveryLayoutAsQuantizeValue) {
+    std::mt19937 rng(35);
+    std::uniform_real_distribution<float> uniform(-3.0f, 3.0f);
+    for (const auto &[shape, axis] : std::vector<std::pair<Shape, int64_t>>{
+             {{7, 12}, 1}, {{3, 5, 9}, 2}, {{6, 4, 3, 3}, 0}, {{5, 8}, -1}}) {
+        for (DataType type : {DataType::Int8, DataType::UInt8}) {
+            Tensor x(DataType::Float, shape);
+            float *v = x.data<float>();
+            for (int64_t i = 0; i < x.numel(); ++i) v[i] = uniform(rng);
+            v[0] = NAN, v[1] = INFINITY, v[2] = -INFINITY, v[3] = 1e9f;
+            quant::QParams p;
+            p.type = type;
+            p.axis = axis;
+            const int64_t channels = axis < 0 ? 1 : shape[size_t(axis)];
+            for (int64_t c = 0; c < channels; ++c) {
+                p.scale.push_back(0.01f * float(1 + c % 4));
+                p.zeroPoint.push_back(type == DataType::Int8 ? int32_t(c % 3) - 1 : 128 + int32_t(c % 5));
+            }
+            v[4] = 0.5f * p.scale[0];  // a tie: rounds to even
+            const Tensor q = quant::quantizeTensor(x, p);
+            int64_t inner = 1;
+            for (size_t d = size_t(axis) + 1; axis >= 0 && d < shape.size(); ++d) inner *= shape[d];
+            const int32_t qmin = type == DataType::Int8 ? -128 : 0, qmax = type == DataType::Int8 ? 127 : 255;
+            for (int64_t i = 0; i < x.numel(); ++i) {
+                const size_t c = axis < 0 ? 0 : size_t((i / inner) % channels);
+                const int32_t want = quant::quantizeValue(v[i], p.scale[c], p.zeroPoint[c], qmin, qmax);
+                ASSERT_EQ(int32_t(q.valueAsDouble(i)), want) << shapeToString(shape) << " element " << i;
+            }
+        }
+    }
+}
