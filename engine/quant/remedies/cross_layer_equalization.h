@@ -54,8 +54,8 @@ struct CrossLayerEqualizationReport {
     bool converged = false;
 };
 
-// Equalizes every eligible pair of `graph` in place. Errors only for an inconsistent graph (a
-// weight whose shape does not fit its node).
+// Equalizes every eligible pair of `graph` in place; a pair that does not fit (shapes, types,
+// sharing) is left as it is with its reason in the report, so this does not fail today.
 Result<CrossLayerEqualizationReport> equalizeCrossLayer(
     Graph &graph, const CrossLayerEqualizationOptions &options = {});
 
