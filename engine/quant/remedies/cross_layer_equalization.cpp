@@ -17,16 +17,9 @@ struct Pair {
     std::vector<double> scales;
 };
 
-int readers(const Graph &graph, const std::string &value) {
-    int count = 0;
-    for (const Node &node : graph.nodes)
-        for (const std::string &input : node.inputs) count += input == value;
-    return count;
-}
-
 // The one node reading `value` (and not as a graph output), or -1.
 int soleReader(const Graph &graph, const std::string &value) {
-    if (graph.isGraphOutput(value) || graph.useCount(value) != 1) return -1;
+    if (graph.useCount(value) != 1) return -1;  // counts a graph output as a reader too
     for (size_t i = 0; i < graph.nodes.size(); ++i)
         for (const std::string &input : graph.nodes[i].inputs)
             if (input == value) return static_cast<int>(i);
@@ -45,13 +38,13 @@ std::string whyNot(const Graph &graph, const Node &a, const Node &b) {
     if (w1->dtype() != DataType::Float || w2->dtype() != DataType::Float)
         return "a weight is not float";
     if (w1->rank() < 3 || w2->rank() < 3) return "a weight is not a convolution kernel";
-    if (readers(graph, a.inputs[1]) != 1 || readers(graph, b.inputs[1]) != 1)
-        return "a weight is shared with other nodes";
+    if (graph.useCount(a.inputs[1]) != 1 || graph.useCount(b.inputs[1]) != 1)
+        return "a weight is shared with other nodes or is a graph output";
     if (a.hasInput(2)) {
         const Tensor *bias = graph.initializer(a.inputs[2]);
         if (!bias || bias->dtype() != DataType::Float || bias->numel() != w1->dim(0))
             return "the first layer's bias is not a float constant per channel";
-        if (readers(graph, a.inputs[2]) != 1) return "the first layer's bias is shared";
+        if (graph.useCount(a.inputs[2]) != 1) return "the first layer's bias is shared";
     }
     const int64_t groups = b.attrInt("group", 1);
     if (groups < 1 || w1->dim(0) != w2->dim(1) * groups || w2->dim(0) % groups != 0)
