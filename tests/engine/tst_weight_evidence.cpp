@@ -44,9 +44,10 @@ std::pair<WeightEvidence, WeightEvidence> evidenceAndDequantized(const Graph &g)
     EXPECT_TRUE(evidence);
     EXPECT_TRUE(evidence->quantization) << "the integers are kept";
     std::string why;
-    auto dq = dequantizedWeight(g, node, 1, &why);
-    EXPECT_TRUE(dq) << why;
-    return {*evidence, WeightEvidence{*dq, std::nullopt, evidence->channelAxis}};
+    auto q = quantizedWeight(g, node, 1, &why);
+    EXPECT_TRUE(q) << why;
+    return {*evidence, WeightEvidence{quant::dequantizeTensor(q->values, q->params), std::nullopt,
+                                      evidence->channelAxis}};
 }
 
 void expectSameCorrelation(const WeightEvidence &quantized, const WeightEvidence &dequantized,

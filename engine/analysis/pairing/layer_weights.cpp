@@ -125,13 +125,6 @@ std::optional<QuantizedWeight> quantizedWeight(const Graph &graph, const Node &n
     return std::nullopt;
 }
 
-std::optional<Tensor> dequantizedWeight(const Graph &graph, const Node &node, int inputIndex,
-                                        std::string *why) {
-    auto q = quantizedWeight(graph, node, inputIndex, why);
-    if (!q) return std::nullopt;
-    return quant::dequantizeTensor(q->values, q->params);
-}
-
 Result<LayerWeightsLookup> findLayerWeights(const Graph &floatFolded, const Graph &quantCleaned,
                                             const LayerMatch &match, bool dequantize) {
     LayerWeightsLookup out;

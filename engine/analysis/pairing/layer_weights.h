@@ -35,10 +35,6 @@ struct QuantizedWeight {
 std::optional<QuantizedWeight> quantizedWeight(const Graph &graph, const Node &node, int inputIndex,
                                                std::string *why);
 
-// quantizedWeight() dequantized to float.
-std::optional<Tensor> dequantizedWeight(const Graph &graph, const Node &node, int inputIndex,
-                                        std::string *why);
-
 struct LayerWeights {
     Tensor floatWeight;        // float, plain, BN folded when batchNormFolded
     QuantizedWeight quantWeight;
