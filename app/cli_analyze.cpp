@@ -225,8 +225,7 @@ int runAnalyze(const QStringList &arguments) {
         if (!remedied) return reportFailure(remedied.status());
         if (*remedied) {
             printRemedies(**remedied);
-            remedies = remediesJson(**remedied);
-            *floatGraph = std::move((*remedied)->model);
+            *floatGraph = (*remedied)->model;
             if (parser.isSet("out-float"))
                 if (ql::Status s =
                         ql::writeModel(*floatGraph, parser.value("out-float").toStdString());
@@ -234,9 +233,15 @@ int runAnalyze(const QStringList &arguments) {
                     return reportFailure(s);
         }
         int64_t calibrated = 0;
+        const AfterQuantize remedyResult = [&](ql::quant::QuantizeResult &result,
+                                               const ql::quant::BatchSourceOpener &calibration) {
+            return *remedied ? remedyQuantized(**remedied, result, calibration, threads)
+                             : ql::Status::ok();
+        };
         auto quantized = quantizeFromFiles(*floatGraph, parser, quantizer, threads, *calibBatch,
-                                           calibrated, false);
+                                           calibrated, false, remedyResult);
         if (!quantized) return reportFailure(quantized.status());
+        if (*remedied) remedies = remediesJson(**remedied);
         quantGraph = std::move(quantized->model);
         models.quantizedInApp = true;
         models.quantizerOptions = QJsonObject{{"method", ql::quant::rangeMethodName(quantizer.method)},

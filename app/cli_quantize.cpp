@@ -141,7 +141,13 @@ int runQuantize(const QStringList &arguments) {
     if (*remedies) printRemedies(**remedies);
     const ql::Graph &floatGraph = *remedies ? (*remedies)->model : graph.value();
     int64_t samples = 0;
-    auto result = quantizeFromFiles(floatGraph, parser, options, threads, *calibBatch, samples);
+    const AfterQuantize remedyResult = [&](ql::quant::QuantizeResult &quantized,
+                                           const ql::quant::BatchSourceOpener &calibration) {
+        return *remedies ? remedyQuantized(**remedies, quantized, calibration, threads)
+                         : ql::Status::ok();
+    };
+    auto result = quantizeFromFiles(floatGraph, parser, options, threads, *calibBatch, samples,
+                                    true, remedyResult);
     if (!result) return reportFailure(result.status());
     if (*remedies) result->folding = (*remedies)->folding;
     const QString out = parser.value("out");

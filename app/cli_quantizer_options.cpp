@@ -70,7 +70,7 @@ ql::Status readQuantizerOptions(const QCommandLineParser &parser, const QString 
 ql::Result<ql::quant::QuantizeResult> quantizeFromFiles(
     const ql::Graph &floatGraph, const QCommandLineParser &parser,
     const ql::quant::QuantizationOptions &options, int threads, int64_t calibBatch,
-    int64_t &samples, bool specNeedsImages) {
+    int64_t &samples, bool specNeedsImages, const AfterQuantize &afterQuantize) {
     QL_RETURN_IF_ERROR(ql::quant::validateExcludedNodes(floatGraph, options.excludedNodes).withContext(floatGraph.sourcePath));
     auto reader = dataReader(parser, threads);
     if (!reader) return reader.status();
@@ -96,6 +96,12 @@ ql::Result<ql::quant::QuantizeResult> quantizeFromFiles(
     samples = stats.sampleCount();
     auto result = ql::quant::quantizeGraph(floatGraph, stats, options);
     if (!result) return result.status().withContext(floatGraph.sourcePath);
+    if (afterQuantize) {
+        const ql::quant::BatchSourceOpener reopen = [&]() {
+            return (*reader)->open(floatGraph, data->listed, calibBatch);
+        };
+        QL_RETURN_IF_ERROR(afterQuantize(*result, reopen));
+    }
     return result;
 }
 

@@ -7,10 +7,12 @@
 #include <QStringList>
 
 #include <cstdint>
+#include <functional>
 
 #include "core/status.h"
 #include "ir/graph.h"
 #include "quant/qdq_builder.h"
+#include "quant/remedies/bias_correction.h"
 
 namespace cli {
 
@@ -28,10 +30,13 @@ ql::Result<int64_t> readCalibrationBatch(const QCommandLineParser &parser, const
 // Calibrates the float model on --calib (folders and files, comma-separated or repeated; images
 // with --preprocess; calibBatch samples per batch, 0: one batch per file) and quantizes it;
 // prints the calibration line and warnings. samples: calibrated count. specNeedsImages:
-// --preprocess is only for --calib (else it may be for another data option).
+// --preprocess is only for --calib (else it may be for another data option). afterQuantize, when
+// given, runs on the result with the calibration data opened again (remedies that need data).
+using AfterQuantize = std::function<ql::Status(ql::quant::QuantizeResult &result,
+                                               const ql::quant::BatchSourceOpener &calibration)>;
 ql::Result<ql::quant::QuantizeResult> quantizeFromFiles(
     const ql::Graph &floatGraph, const QCommandLineParser &parser,
     const ql::quant::QuantizationOptions &options, int threads, int64_t calibBatch,
-    int64_t &samples, bool specNeedsImages = true);
+    int64_t &samples, bool specNeedsImages = true, const AfterQuantize &afterQuantize = {});
 
 }  // namespace cli

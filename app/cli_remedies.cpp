@@ -2,6 +2,7 @@
 
 #include <QJsonObject>
 
+#include <unistd.h>
 #include <algorithm>
 #include <cstdio>
 
@@ -12,7 +13,9 @@ void addRemedyOptions(QCommandLineParser &parser) {
         {"remedy",
          "Fix the float model for int8 before calibrating; repeatable. cle: cross-layer "
          "equalization of Conv pairs joined directly or through Relu (BatchNorm folded first), "
-         "for per-channel weight ranges far apart, as depthwise convolutions have.",
+         "for per-channel weight ranges far apart, as depthwise convolutions have. "
+         "bias-correction: after quantizing, subtract from each int8 Conv/Gemm's bias the mean "
+         "output shift its quantization causes on the calibration data, layer by layer.",
          "REMEDY"});
     parser.addOption({"out-float",
                       "With --remedy: also write the remedied float model (the same outputs as "
@@ -33,16 +36,55 @@ ql::Result<std::optional<RemedyRun>> applyRemedies(const QCommandLineParser &par
     RemedyRun run;
     run.model = ql::quant::prepareFloatGraph(floatGraph, foldBatchNorm, &run.folding);
     for (const QString &remedy : asked) {
+        if (remedy == "bias-correction") {
+            run.correctBiases = true;
+            continue;
+        }
         if (remedy != "cle")
-            return ql::Status::badInput(command.toStdString() + ": --remedy '" +
-                                        remedy.toStdString() +
-                                        "' is not one QuantLens has; available: cle");
+            return ql::Status::badInput(
+                command.toStdString() + ": --remedy '" + remedy.toStdString() +
+                "' is not one QuantLens has; available: cle, bias-correction");
         if (run.equalization) continue;
         auto equalized = ql::quant::equalizeCrossLayer(run.model);
         if (!equalized) return equalized.status().withContext(floatGraph.sourcePath);
         run.equalization = std::move(*equalized);
     }
+    // A zero bias changes nothing in float; quantized, it becomes the int32 bias that the
+    // correction moves.
+    if (run.correctBiases) run.zeroBiasesAdded = ql::quant::addZeroBiases(run.model);
     return std::optional<RemedyRun>(std::move(run));
+}
+
+ql::Status remedyQuantized(RemedyRun &run, ql::quant::QuantizeResult &result,
+                           const ql::quant::BatchSourceOpener &calibration, int threads) {
+    if (!run.correctBiases) return ql::Status::ok();
+    ql::quant::BiasCorrectionOptions options;
+    options.threads = threads;
+    if (isatty(fileno(stderr)))
+        options.progress = [](int done, int total) {
+            std::fprintf(stderr, "\rbias correction: pass %d of %d", done, total);
+            if (done == total) std::fputc('\n', stderr);
+            return true;
+        };
+    ql::Graph corrected = run.model;
+    auto report = ql::quant::correctBiases(corrected, result.plan, calibration, options);
+    if (!report) return report.status();
+    auto rebuilt = ql::quant::buildQdqGraph(corrected, result.plan);
+    if (!rebuilt) return rebuilt.status().withContext(run.model.sourcePath);
+    result.model = std::move(*rebuilt);
+    report->biasesAdded = run.zeroBiasesAdded;
+    std::printf("%s\n", ql::quant::describe(*report).c_str());
+    for (const auto &l : report->layers)
+        std::printf(
+            "corrected %s '%s': %lld of %lld channels shifted (at most %.3g); mean error "
+            "per channel (RMS) %.3g -> %.3g, its noise %.3g; output RMS %.3g\n",
+            l.opType.c_str(), l.node.c_str(), static_cast<long long>(l.channelsShifted),
+            static_cast<long long>(l.channels), l.largestShift, l.meanErrorBefore, l.meanErrorAfter,
+            l.standardError, l.outputRms);
+    for (const auto &s : report->skipped)
+        std::printf("left     '%s': %s\n", s.node.c_str(), s.reason.c_str());
+    run.biasCorrection = std::move(*report);
+    return ql::Status::ok();
 }
 
 void printRemedies(const RemedyRun &run) {
@@ -59,10 +101,31 @@ void printRemedies(const RemedyRun &run) {
                     s.reason.c_str());
 }
 
-QJsonArray remediesJson(const RemedyRun &run) {
-    QJsonArray out;
-    if (!run.equalization) return out;
-    const auto &report = *run.equalization;
+namespace {
+
+QJsonObject biasCorrectionJson(const ql::quant::BiasCorrectionReport &report) {
+    QJsonArray layers, skipped, added;
+    for (const auto &l : report.layers)
+        layers.append(QJsonObject{{"node", QString::fromStdString(l.node)},
+                                  {"op", QString::fromStdString(l.opType)},
+                                  {"channels", static_cast<qint64>(l.channels)},
+                                  {"channels_shifted", static_cast<qint64>(l.channelsShifted)},
+                                  {"standard_error_rms", l.standardError},
+                                  {"mean_error_rms_before", l.meanErrorBefore},
+                                  {"mean_error_rms_after", l.meanErrorAfter},
+                                  {"largest_shift", l.largestShift},
+                                  {"output_rms", l.outputRms}});
+    for (const auto &s : report.skipped)
+        skipped.append(QJsonObject{{"node", QString::fromStdString(s.node)},
+                                   {"reason", QString::fromStdString(s.reason)}});
+    for (const auto &name : report.biasesAdded) added.append(QString::fromStdString(name));
+    return QJsonObject{
+        {"remedy", "bias-correction"}, {"samples", static_cast<qint64>(report.samples)},
+        {"passes", report.passes},     {"layers", layers},
+        {"zero_biases_added", added},  {"left_as_they_are", skipped}};
+}
+
+QJsonObject equalizationJson(const ql::quant::CrossLayerEqualizationReport &report) {
     QJsonArray pairs, skipped;
     for (const auto &p : report.pairs) {
         QJsonArray scales;
@@ -80,11 +143,20 @@ QJsonArray remediesJson(const RemedyRun &run) {
         skipped.append(QJsonObject{{"first", QString::fromStdString(s.first)},
                                    {"second", QString::fromStdString(s.second)},
                                    {"reason", QString::fromStdString(s.reason)}});
-    out.append(QJsonObject{{"remedy", "cle"},
-                           {"iterations", report.iterations},
-                           {"converged", report.converged},
-                           {"pairs", pairs},
-                           {"left_as_they_are", skipped}});
+    return QJsonObject{{"remedy", "cle"},
+                       {"iterations", report.iterations},
+                       {"converged", report.converged},
+                       {"pairs", pairs},
+                       {"left_as_they_are", skipped}};
+}
+
+}  // namespace
+
+// In the order they were applied.
+QJsonArray remediesJson(const RemedyRun &run) {
+    QJsonArray out;
+    if (run.equalization) out.append(equalizationJson(*run.equalization));
+    if (run.biasCorrection) out.append(biasCorrectionJson(*run.biasCorrection));
     return out;
 }
 

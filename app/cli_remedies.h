@@ -1,9 +1,12 @@
 #pragma once
-// `--remedy`: fixes applied to the float model before calibration so that more of it quantizes
-// well in int8 (issue 36). Available: cle (cross-layer equalization of Conv pairs, after
-// BatchNorm folding). The remedied float model computes the same outputs as the original; its
-// weights and the activations between equalized layers differ per channel, so it is the float
-// side to compare the quantized model with.
+// `--remedy`: fixes that make more of a model quantize well in int8 (issue 36).
+//   cle: cross-layer equalization of Conv pairs, on the float model after BatchNorm folding and
+//        before calibration. The remedied float model computes the same outputs as the original;
+//        its weights and the activations between equalized layers differ per channel, so it is
+//        the float side to compare the quantized model with.
+//   bias-correction: after quantizing, the biases of the int8 layers are corrected for the mean
+//        shift their quantization causes, measured on the calibration data (layers without a
+//        bias get a zero one before calibration). The float side stays as it was.
 
 #include <QCommandLineParser>
 #include <QJsonArray>
@@ -14,6 +17,7 @@
 #include "core/status.h"
 #include "ir/graph.h"
 #include "quant/qdq_builder.h"
+#include "quant/remedies/bias_correction.h"
 #include "quant/remedies/cross_layer_equalization.h"
 
 namespace cli {
@@ -25,6 +29,9 @@ struct RemedyRun {
     ql::Graph model;  // the float model with the remedies applied (BatchNorm folded first)
     ql::BatchNormFoldReport folding;
     std::optional<ql::quant::CrossLayerEqualizationReport> equalization;
+    bool correctBiases = false;
+    std::vector<std::string> zeroBiasesAdded;
+    std::optional<ql::quant::BiasCorrectionReport> biasCorrection;
 };
 
 // Applies the --remedy values to `floatGraph` (BatchNorm folded when `foldBatchNorm`); nullopt
@@ -33,7 +40,14 @@ ql::Result<std::optional<RemedyRun>> applyRemedies(const QCommandLineParser &par
                                                    const QString &command,
                                                    const ql::Graph &floatGraph, bool foldBatchNorm);
 
-// One line per remedy for stdout, and the "remedies" array of a JSON report.
+// The remedies that run on the quantized result (bias correction): corrects the biases of a copy
+// of run.model, rebuilds result.model from it and prints what it did. `calibration` reopens the
+// calibration data. A no-op when none was asked for.
+ql::Status remedyQuantized(RemedyRun &run, ql::quant::QuantizeResult &result,
+                           const ql::quant::BatchSourceOpener &calibration, int threads);
+
+// One line per remedy for stdout (those applied before calibration), and the "remedies" array of
+// a JSON report (all).
 void printRemedies(const RemedyRun &run);
 QJsonArray remediesJson(const RemedyRun &run);
 
