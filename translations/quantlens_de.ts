@@ -2275,6 +2275,10 @@ Unterbefehle: gui (Standard), infer, bench, quantize, analyze, calib-lab, search
         <source>Activation range of %1 varies %2x between samples (%3 to %4): one scale cannot fit them all; data-sensitive</source>
         <translation>Der Aktivierungsbereich von %1 schwankt zwischen den Samples um das %2-Fache (%3 bis %4): Eine Skala passt nicht zu allen; datenabhängig</translation>
     </message>
+    <message>
+        <source>; its channels&apos; weight ranges are %1x apart, too far for one int8 scale: cross-layer equalization (quantize --remedy cle) balances them</source>
+        <translation>; die Gewichtsbereiche seiner Kanäle liegen %1-fach auseinander, zu weit für eine int8-Skala: Cross-Layer-Equalization (quantize --remedy cle) gleicht sie an</translation>
+    </message>
 </context>
 <context>
     <name>ql::ui::ElementExplanationView</name>

@@ -33,6 +33,17 @@ QString layerName(const Finding &f) {
     return QString::fromStdString(f.layerName);
 }
 
+// "; channel ranges 1024x apart: try cross-layer equalization (--remedy cle)" when the finding
+// names a remedy, else "".
+QString remedySuggestion(const Finding &f) {
+    if (f.remedy != "cle") return QString();
+    return DiagnosisList::tr(
+               "; its channels' weight ranges are %1x apart, too far for one int8 "
+               "scale: cross-layer equalization (quantize --remedy cle) balances "
+               "them")
+        .arg(ratio(f.channelRangeSpread));
+}
+
 QStyle::StandardPixmap iconFor(Severity severity) {
     switch (severity) {
         case Severity::Error:
@@ -150,14 +161,16 @@ QString DiagnosisList::describe(const Finding &f) {
                 .arg(name, db(f.value), db(f.extra));
         case FindingKind::LowWeightSqnr:
             return tr("%1 has a weight SQNR of only %2 dB (worst channel %3: %4 dB)")
-                .arg(name, db(f.value))
-                .arg(f.channel)
-                .arg(db(f.extra));
+                       .arg(name, db(f.value))
+                       .arg(f.channel)
+                       .arg(db(f.extra)) +
+                   remedySuggestion(f);
         case FindingKind::WeightChannelOutlier:
             return tr("Weight channel %1 of %2 is much worse than the others: %3 dB against a "
                       "median of %4 dB")
-                .arg(f.channel)
-                .arg(name, db(f.extra), db(f.reference));
+                       .arg(f.channel)
+                       .arg(name, db(f.extra), db(f.reference)) +
+                   remedySuggestion(f);
         case FindingKind::OutputAgreementDrop:
             return tr("The models predict the same class for only %1 of the samples (output SQNR "
                       "%2 dB)")

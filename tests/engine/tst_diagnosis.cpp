@@ -156,6 +156,30 @@ TEST(Diagnosis, WeightChannelsGiveTheWorstChannel) {
     EXPECT_EQ(low[0].channel, 0);
 }
 
+TEST(Diagnosis, WeightChannelRangesFarApartSuggestEqualization) {
+    NumericSuiteReport r;
+    r.layers = {layer("dw", "Conv", 40.0), layer("pw", "Conv", 40.0)};
+    // dw: DFQ's depthwise case, channel ranges 0.01 .. 16 (1600x): channel 0 rounds to nothing.
+    r.layers[0].weightSqnrDb = 45.7;
+    r.layers[0].weightChannelSqnrDb = {-3.0, 44.0, 46.0, 45.0};
+    r.layers[0].weightChannelMin = {-0.01f, -16.0f, -3.0f, -1.0f};
+    r.layers[0].weightChannelMax = {0.005f, 12.0f, 4.0f, 2.0f};
+    // pw: a low weight SQNR with ranges 1 .. 4 apart: no equalization to suggest.
+    r.layers[1].weightSqnrDb = 22.0;
+    r.layers[1].weightChannelSqnrDb = {21.0, 23.0};
+    r.layers[1].weightChannelMin = {-1.0f, -4.0f};
+    r.layers[1].weightChannelMax = {0.5f, 3.0f};
+    const auto all = diagnose(r);
+    const auto outliers = ofKind(all, FindingKind::WeightChannelOutlier);
+    ASSERT_EQ(outliers.size(), 1u);
+    EXPECT_EQ(outliers[0].remedy, "cle");
+    EXPECT_NEAR(outliers[0].channelRangeSpread, 16.0 / 0.01, 1e-3);
+    const auto low = ofKind(all, FindingKind::LowWeightSqnr);
+    ASSERT_EQ(low.size(), 1u);
+    EXPECT_EQ(low[0].remedy, "");
+    EXPECT_NEAR(low[0].channelRangeSpread, 4.0, 1e-6);
+}
+
 TEST(Diagnosis, OutputAgreementAndAccuracy) {
     NumericSuiteReport r;
     OutputReport out;

@@ -1,6 +1,7 @@
 // DiagnosisList: one line per finding with its numbers, errors first with their icon, the
 // "no findings" line, clicking a layer's finding emits its index (a model-wide one does not),
 // and the threshold re-diagnoses the report.
+#include <QLocale>
 #include <QSignalSpy>
 #include <QtTest>
 
@@ -100,6 +101,13 @@ private slots:
         const QString text = DiagnosisList::describe(f);
         QVERIFY2(text.contains(QStringLiteral("7")) && text.contains(QStringLiteral("17.3")),
                  qPrintable(text));
+        QVERIFY2(!text.contains(QStringLiteral("--remedy")), qPrintable(text));
+        f.remedy = "cle";
+        f.channelRangeSpread = 1600.0;
+        const QString suggested = DiagnosisList::describe(f);
+        QVERIFY2(suggested.startsWith(text) && suggested.contains(QLocale().toString(1600)) &&
+                     suggested.contains(QStringLiteral("--remedy cle")),
+                 qPrintable(suggested));
     }
 
     void rangeFindingReadsItsNumbers() {

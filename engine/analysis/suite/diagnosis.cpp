@@ -60,6 +60,14 @@ void weightFindings(std::vector<Finding> &out, size_t i, const LayerReport &row,
     f.reference = median;
     f.extra = worst;
     f.channel = worstChannel;
+    double widest = 0, narrowest = INFINITY;
+    for (size_t c = 0; c < row.weightChannelMin.size() && c < row.weightChannelMax.size(); ++c) {
+        const double range =
+            std::max(std::fabs(row.weightChannelMin[c]), std::fabs(row.weightChannelMax[c]));
+        if (range > 0) widest = std::max(widest, range), narrowest = std::min(narrowest, range);
+    }
+    if (widest > 0) f.channelRangeSpread = widest / narrowest;
+    if (f.channelRangeSpread >= o.remedyRangeSpread) f.remedy = "cle";
     out.push_back(f);
 }
 

@@ -33,6 +33,10 @@
 //   WeightChannelOutlier  weight SQNR fine overall but some channels much worse: the worst
 //                         channel under weightThresholdDb and channelSpreadDb below the median.
 //                         Same fields as LowWeightSqnr.
+//                         Both weight findings carry channelRangeSpread (largest / smallest
+//                         per-channel max |w| of the float weight) and, when it is at least
+//                         remedyRangeSpread, the remedy "cle": one int8 scale cannot serve
+//                         channels that far apart, and cross-layer equalization balances them.
 //   OutputAgreementDrop   top-1 agreement of the models below 1 − agreementDrop (layer -1).
 //                         value = agreement (0..1), reference = output SQNR.
 //   AccuracyDrop          with labels: quantized accuracy more than accuracyDrop below float.
@@ -78,6 +82,8 @@ struct Finding {
     double reference = std::numeric_limits<double>::quiet_NaN();
     double extra = std::numeric_limits<double>::quiet_NaN();
     int64_t channel = -1;
+    double channelRangeSpread = std::numeric_limits<double>::quiet_NaN();  // weight findings
+    std::string remedy;  // "" or the --remedy that fits the finding ("cle")
     // ActivationRangeVaries only: the per-sample SQNR spread when it is data-sensitive too.
     std::optional<SampleSqnrSummary> sampleSqnr;
 };
@@ -91,6 +97,7 @@ struct DiagnosisOptions {
     double kernelMismatchDb = kKernelMismatchDb;
     double weightThresholdDb = 30.0;
     double channelSpreadDb = 10.0;
+    double remedyRangeSpread = 10.0;  // per-channel weight range spread that suggests CLE
     double agreementDrop = 0.01;  // share of samples
     double accuracyDrop = 0.01;   // 1 percentage point
 };

@@ -1,0 +1,57 @@
+#!/usr/bin/env bash
+# Data-Free Quantization's case on a trained network (issue 36's "done when"): the MobileNetV2-
+# style Fashion-MNIST net of tests/tools/make_dfq_fixture.py, BatchNorm folded at export, with
+# its depthwise channels 1/64 .. 16 apart (float-equivalent). Quantized with per-tensor weights
+# on 64 calibration images and analysed on 1,000 test images with labels:
+#   - naive int8 loses at least 3 points of accuracy or 10 dB of output SQNR against the same
+#     network with balanced ranges;
+#   - --remedy cle --remedy bias-correction brings it within 1 point of float accuracy and within
+#     3 dB of the balanced network's per-tensor output SQNR.
+set -u
+quantlens=$1
+repo=$2
+data="$repo/tests/data/remedies"
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+export OMP_NUM_THREADS=2
+source "$(dirname "$0")/../cli/expect.sh"
+
+# analyze_case NAME MODEL OPTIONS...: per-tensor int8 of MODEL, analysed on the test images.
+analyze_case() {
+    local name=$1 model=$2
+    shift 2
+    expect "analyze $name" 0 "output 'logits'" -- "$quantlens" analyze --float "$model" \
+        --calib "$data/fashion_calib.npy" --per-tensor --data "$data/fashion_test.npy" \
+        --labels "$data/fashion_test_labels.npy" --json "$work/$name.json" --no-kernel-check \
+        --no-isolated --threads 2 "$@"
+    cp "$work/out" "$work/$name.log"
+    python3 -c "import json, sys; o = json.load(open(sys.argv[1]))['outputs'][0]; \
+print(f\"$name: output SQNR {o['sqnr_db']:.2f} dB, accuracy float {o['float_accuracy']:.4f} int8 {o['quant_accuracy']:.4f}\")" \
+        "$work/$name.json"
+}
+analyze_case balanced "$data/fashion_mobilenet_balanced.onnx"
+analyze_case naive "$data/fashion_mobilenet.onnx"
+analyze_case remedied "$data/fashion_mobilenet.onnx" --remedy cle --remedy bias-correction
+expect "cle equalized the depthwise pairs" 0 "equalized Conv" -- cat "$work/remedied.log"
+expect "bias correction ran" 0 "bias correction: " -- cat "$work/remedied.log"
+
+# field FILE KEY: outputs[0][KEY] of an analysis.
+field() { python3 -c "import json, sys; print(json.load(open(sys.argv[1]))['outputs'][0][sys.argv[2]])" "$1" "$2"; }
+check() {  # check DESCRIPTION PYTHON_EXPRESSION (true passes)
+    expect "$1" 0 "" -- python3 -c "import sys; sys.exit(not ($2))"
+}
+balanced_db=$(field "$work/balanced.json" sqnr_db)
+naive_db=$(field "$work/naive.json" sqnr_db)
+remedied_db=$(field "$work/remedied.json" sqnr_db)
+float_acc=$(field "$work/naive.json" float_accuracy)
+naive_acc=$(field "$work/naive.json" quant_accuracy)
+remedied_acc=$(field "$work/remedied.json" quant_accuracy)
+check "naive int8 loses >= 3 points or >= 10 dB" \
+    "$float_acc - $naive_acc >= 0.03 or $balanced_db - $naive_db >= 10"
+check "remedied within 1 point of float accuracy" "$float_acc - $remedied_acc <= 0.01"
+check "remedied within 3 dB of the balanced network" "$remedied_db >= $balanced_db - 3"
+# The float side is the same function either way (the imbalance is float-equivalent).
+check "float accuracy is the balanced network's" "$float_acc == $(field "$work/balanced.json" float_accuracy)"
+
+echo "remedies on DFQ's case: $passed passed, $failed failed"
+[ "$failed" -eq 0 ]
