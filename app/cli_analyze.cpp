@@ -29,6 +29,7 @@
 #include "cli_remedies.h"
 #include "cli_report.h"
 #include "cli_support.h"
+#include "diagnosis_list.h"
 #include "onnx_io/model_loader.h"
 #include "onnx_io/model_writer.h"
 #include "onnx_io/tensor_file.h"
@@ -267,8 +268,14 @@ int runAnalyze(const QStringList &arguments) {
     auto report = ql::analysis::runNumericSuite(floatModel, quantGraph, inputs, options);
     if (!report) return reportFailure(report.status());
     printTable(*report);
+    // What the app's diagnosis list says, one line each, most serious first.
+    const std::vector<ql::analysis::Finding> findings =
+        ql::analysis::diagnose(*report, &floatModel);
+    for (const auto &f : findings)
+        std::printf("finding: %s\n", qPrintable(ql::ui::DiagnosisList::describe(f)));
     if (parser.isSet("json")) {
         QJsonObject object = ql::ui::analysisReportJson(*report, models);
+        object.insert("findings", ql::ui::findingsJson(findings));
         for (auto it = data->jsonFields.begin(); it != data->jsonFields.end(); ++it)
             object.insert(it.key(), it.value());
         if (!report->outputs.empty())

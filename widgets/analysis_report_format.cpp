@@ -7,6 +7,7 @@
 #include <optional>
 
 #include "analysis/suite/worst_samples.h"
+#include "diagnosis_list.h"
 
 namespace ql::ui {
 namespace {
@@ -228,6 +229,29 @@ QJsonArray worstSamplesJson(const analysis::OutputReport &output,
         worst.append(sample);
     }
     return worst;
+}
+
+QJsonArray findingsJson(const std::vector<analysis::Finding> &findings) {
+    QJsonArray out;
+    for (const analysis::Finding &f : findings) {
+        const char *severity = f.severity == analysis::Severity::Error     ? "error"
+                               : f.severity == analysis::Severity::Warning ? "warning"
+                                                                           : "info";
+        QJsonObject finding{{"kind", analysis::findingKindName(f.kind)},
+                            {"severity", severity},
+                            {"layer", f.layer},
+                            {"text", DiagnosisList::describe(f)}};
+        if (f.layer >= 0) finding.insert("layer_name", QString::fromStdString(f.layerName));
+        if (!f.related.empty()) finding.insert("related", QString::fromStdString(f.related));
+        for (const auto &[key, value] :
+             {std::pair{"value", f.value}, std::pair{"reference", f.reference},
+              std::pair{"extra", f.extra}, std::pair{"channel_range_spread", f.channelRangeSpread}})
+            if (!std::isnan(value)) finding.insert(key, number(value));
+        if (f.channel >= 0) finding.insert("channel", double(f.channel));
+        if (!f.remedy.empty()) finding.insert("remedy", QString::fromStdString(f.remedy));
+        out.append(finding);
+    }
+    return out;
 }
 
 }  // namespace ql::ui

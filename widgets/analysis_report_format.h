@@ -11,6 +11,7 @@
 #include <QJsonObject>
 #include <QString>
 
+#include "analysis/suite/diagnosis.h"
 #include "analysis/suite/numeric_suite.h"
 
 namespace ql::ui {
@@ -33,5 +34,8 @@ QJsonArray worstSamplesJson(const analysis::OutputReport &output,
                             const std::vector<int64_t> &labels,
                             const std::vector<std::string> &files, int lowest = 10,
                             int maxFlips = 100);
+// The diagnosis as JSON: per finding its kind (findingKindName), severity, layer index and name,
+// the numbers it carries, the remedy it suggests, and the sentence the app shows.
+QJsonArray findingsJson(const std::vector<analysis::Finding> &findings);
 
 }  // namespace ql::ui

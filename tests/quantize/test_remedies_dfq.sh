@@ -32,6 +32,11 @@ print(f\"$name: output SQNR {o['sqnr_db']:.2f} dB, accuracy float {o['float_accu
 analyze_case balanced "$data/fashion_mobilenet_balanced.onnx"
 analyze_case naive "$data/fashion_mobilenet.onnx"
 analyze_case remedied "$data/fashion_mobilenet.onnx" --remedy cle --remedy bias-correction
+# The diagnosis names the remedy: depthwise channel ranges thousands of times apart.
+expect "naive analysis suggests cle" 0 "cross-layer equalization (quantize --remedy cle)" -- cat "$work/naive.log"
+expect "naive JSON finding names the remedy" 0 "" -- python3 -c \
+    "import json, sys; sys.exit(not any(f.get('remedy') == 'cle' and f['channel_range_spread'] >= 1000 for f in json.load(open(sys.argv[1]))['findings']))" \
+    "$work/naive.json"
 expect "cle equalized the depthwise pairs" 0 "equalized Conv" -- cat "$work/remedied.log"
 expect "bias correction ran" 0 "bias correction: " -- cat "$work/remedied.log"
 
