@@ -10,6 +10,7 @@
 #include <cmath>
 
 #include "qdq_test_graphs.h"
+#include "remedy_test_graphs.h"
 #include "quant/qdq_builder.h"
 #include "quant/remedies/bias_correction.h"
 #include "runtime/execution_plan.h"
@@ -21,30 +22,16 @@ using namespace ql::test;
 
 namespace {
 
-void conv(QdqBuilder &b, const std::string &name, const std::string &in, const std::string &out,
-          Shape weightShape, unsigned seed, int64_t group = 1, bool bias = true) {
-    b.init(name + ".w", randomTensor(weightShape, seed));
-    std::vector<std::string> inputs = {in, name + ".w"};
-    if (bias) {
-        b.init(name + ".b", randomTensor({weightShape[0]}, seed + 100, -0.2f, 0.2f));
-        inputs.push_back(name + ".b");
-    }
-    Node &n = b.node("Conv", name, inputs, {out});
-    const int64_t k = weightShape[2];
-    n.attributes["pads"] = intsAttr({k / 2, k / 2, k / 2, k / 2});
-    n.attributes["group"] = intAttr(group);
-}
-
 // x → c1 → Relu → dw (depthwise, channels × 1/64 or 16) → Relu → pw (no bias) → y (an output)
 // → GlobalAveragePool → Flatten → fc (Gemm) → z.
 QdqBuilder network() {
     QdqBuilder b;
     b.input("x", randomTensor({8, 3, 12, 12}, 1, 0.0f, 1.0f));
-    conv(b, "c1", "x", "h1", {8, 3, 3, 3}, 2);
+    addConv(b, "c1", "x", "h1", {8, 3, 3, 3}, 2);
     b.node("Relu", "r1", {"h1"}, {"a1"});
-    conv(b, "dw", "a1", "h2", {8, 1, 3, 3}, 3, 8);
+    addConv(b, "dw", "a1", "h2", {8, 1, 3, 3}, 3, 8);
     b.node("Relu", "r2", {"h2"}, {"a2"});
-    conv(b, "pw", "a2", "y", {6, 8, 1, 1}, 4, 1, false);
+    addConv(b, "pw", "a2", "y", {6, 8, 1, 1}, 4, 1, false);
     b.node("GlobalAveragePool", "gap", {"y"}, {"g"});
     b.node("Flatten", "flat", {"g"}, {"f"});
     b.init("fc.w", randomTensor({4, 6}, 5));
@@ -52,14 +39,7 @@ QdqBuilder network() {
     b.node("Gemm", "fc", {"f", "fc.w", "fc.b"}, {"z"}).attributes["transB"] = intAttr(1);
     b.output("y");
     b.output("z");
-    const float factor[8] = {1.0f / 64, 16, 1, 1.0f / 64, 16, 1, 1, 16};
-    Tensor &dw = b.g.initializers.at("dw.w"), &dwb = b.g.initializers.at("dw.b");
-    Tensor &pw = b.g.initializers.at("pw.w");
-    for (int64_t c = 0; c < 8; ++c) {
-        for (int64_t i = 0; i < 9; ++i) dw.data<float>()[c * 9 + i] *= factor[c];
-        dwb.data<float>()[c] *= factor[c];
-        for (int64_t o = 0; o < 6; ++o) pw.data<float>()[o * 8 + c] /= factor[c];
-    }
+    unbalanceDepthwise(b, "dw", "pw");
     return b;
 }
 

@@ -10,6 +10,7 @@
 #include <cmath>
 
 #include "qdq_test_graphs.h"
+#include "remedy_test_graphs.h"
 #include "quant/qparams.h"
 #include "quant/remedies/cross_layer_equalization.h"
 #include "runtime/execution_plan.h"
@@ -21,36 +22,19 @@ using namespace ql::test;
 
 namespace {
 
-void conv(QdqBuilder &b, const std::string &name, const std::string &in, const std::string &out,
-          Shape weightShape, unsigned seed, int64_t group = 1) {
-    b.init(name + ".w", randomTensor(weightShape, seed));
-    b.init(name + ".b", randomTensor({weightShape[0]}, seed + 100, -0.2f, 0.2f));
-    Node &n = b.node("Conv", name, {in, name + ".w", name + ".b"}, {out});
-    const int64_t k = weightShape[2];
-    n.attributes["pads"] = intsAttr({k / 2, k / 2, k / 2, k / 2});
-    n.attributes["group"] = intAttr(group);
-}
-
 // x → c1 (3→8, 3×3) → Relu → dw (8, depthwise 3×3) → Relu → pw (8→6, 1×1) → y, with DFQ's
 // float-equivalent imbalance put in: dw's channels scaled by 1/64 or 16 and pw's matching input
 // columns by the inverse (Relu is positively homogeneous, so y does not change).
 QdqBuilder mobileBlock() {
     QdqBuilder b;
     b.input("x", randomTensor({2, 3, 12, 12}, 1));
-    conv(b, "c1", "x", "h1", {8, 3, 3, 3}, 2);
+    addConv(b, "c1", "x", "h1", {8, 3, 3, 3}, 2);
     b.node("Relu", "r1", {"h1"}, {"a1"});
-    conv(b, "dw", "a1", "h2", {8, 1, 3, 3}, 3, 8);
+    addConv(b, "dw", "a1", "h2", {8, 1, 3, 3}, 3, 8);
     b.node("Relu", "r2", {"h2"}, {"a2"});
-    conv(b, "pw", "a2", "y", {6, 8, 1, 1}, 4);
+    addConv(b, "pw", "a2", "y", {6, 8, 1, 1}, 4);
     b.output("y");
-    const float factor[8] = {1.0f / 64, 16, 1, 1.0f / 64, 16, 1, 1, 16};
-    Tensor &dw = b.g.initializers.at("dw.w"), &dwb = b.g.initializers.at("dw.b");
-    Tensor &pw = b.g.initializers.at("pw.w");
-    for (int64_t c = 0; c < 8; ++c) {
-        for (int64_t i = 0; i < 9; ++i) dw.data<float>()[c * 9 + i] *= factor[c];
-        dwb.data<float>()[c] *= factor[c];
-        for (int64_t o = 0; o < 6; ++o) pw.data<float>()[o * 8 + c] /= factor[c];
-    }
+    unbalanceDepthwise(b, "dw", "pw");
     return b;
 }
 
@@ -114,9 +98,9 @@ double perTensorWeightSqnr(const QdqBuilder &reference, const Graph &g) {
 TEST(CrossLayerEqualization, SinglePairScalesAreTheClosedForm) {
     QdqBuilder b;
     b.input("x", randomTensor({1, 4, 8, 8}, 5));
-    conv(b, "a", "x", "h", {6, 4, 3, 3}, 6);
+    addConv(b, "a", "x", "h", {6, 4, 3, 3}, 6);
     b.node("Relu", "r", {"h"}, {"ha"});
-    conv(b, "b", "ha", "y", {5, 6, 3, 3}, 7);
+    addConv(b, "b", "ha", "y", {5, 6, 3, 3}, 7);
     b.output("y");
     Tensor &wa = b.g.initializers.at("a.w");
     for (int64_t i = 0; i < 36; ++i) wa.data<float>()[2 * 36 + i] *= 40.0f;  // channel 2 far wider
@@ -176,11 +160,11 @@ TEST(CrossLayerEqualization, DepthwiseChainConvergesAndPerTensorInt8Recovers) {
 TEST(CrossLayerEqualization, LeavesWhatItCannotEqualizeExactly) {
     QdqBuilder b;
     b.input("x", randomTensor({1, 4, 6, 6}, 8));
-    conv(b, "a", "x", "h", {4, 4, 3, 3}, 9);
+    addConv(b, "a", "x", "h", {4, 4, 3, 3}, 9);
     b.init("lo", Tensor::scalar<float>(0.0f));
     b.init("hi", Tensor::scalar<float>(6.0f));
     b.node("Clip", "relu6", {"h", "lo", "hi"}, {"hc"});
-    conv(b, "b", "hc", "h2", {4, 4, 3, 3}, 10);
+    addConv(b, "b", "hc", "h2", {4, 4, 3, 3}, 10);
     // c reads b's weight too: b → c would change a weight another node reads.
     b.node("Conv", "c", {"h2", "b.w"}, {"y"}).attributes["pads"] = intsAttr({1, 1, 1, 1});
     b.output("y");

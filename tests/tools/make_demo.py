@@ -69,6 +69,27 @@ def evaluate(model, images, labels):
     return correct / len(images)
 
 
+def train(model, train_x, train_y, test_x, test_y, epochs):
+    """Adam with a one-cycle schedule, batches of 128; prints test accuracy per epoch."""
+    optimizer = torch.optim.Adam(model.parameters(), lr=2e-3)
+    steps = epochs * (len(train_x) // 128)
+    schedule = torch.optim.lr_scheduler.OneCycleLR(optimizer, max_lr=4e-3, total_steps=steps)
+    loss_fn = nn.CrossEntropyLoss()
+    start = time.time()
+    for epoch in range(epochs):
+        model.train()
+        order = torch.randperm(len(train_x))
+        for i in range(0, len(order) - 127, 128):
+            batch = order[i:i + 128]
+            optimizer.zero_grad()
+            loss = loss_fn(model(train_x[batch]), train_y[batch])
+            loss.backward()
+            optimizer.step()
+            schedule.step()
+        print(f"epoch {epoch + 1}: loss {loss.item():.3f}, test accuracy "
+              f"{evaluate(model, test_x, test_y):.4f} ({time.time() - start:.0f} s)")
+
+
 def main():
     root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -83,23 +104,7 @@ def main():
     test_x, test_y = load_split("t10k")
 
     model = FashionCnn()
-    optimizer = torch.optim.Adam(model.parameters(), lr=2e-3)
-    steps = args.epochs * (len(train_x) // 128)
-    schedule = torch.optim.lr_scheduler.OneCycleLR(optimizer, max_lr=4e-3, total_steps=steps)
-    loss_fn = nn.CrossEntropyLoss()
-    start = time.time()
-    for epoch in range(args.epochs):
-        model.train()
-        order = torch.randperm(len(train_x))
-        for i in range(0, len(order) - 127, 128):
-            batch = order[i:i + 128]
-            optimizer.zero_grad()
-            loss = loss_fn(model(train_x[batch]), train_y[batch])
-            loss.backward()
-            optimizer.step()
-            schedule.step()
-        print(f"epoch {epoch + 1}: loss {loss.item():.3f}, test accuracy "
-              f"{evaluate(model, test_x, test_y):.4f} ({time.time() - start:.0f} s)")
+    train(model, train_x, train_y, test_x, test_y, args.epochs)
 
     model.eval()
     accuracy = evaluate(model, test_x, test_y)

@@ -25,7 +25,6 @@ Run: /usr/bin/python3 tests/tools/make_dfq_fixture.py
 import argparse
 import os
 import sys
-import time
 
 import numpy as np
 import onnx
@@ -34,7 +33,7 @@ import torch.nn as nn
 from onnx import numpy_helper
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from make_demo import load_split  # noqa: E402  (reads the Debian package's IDX files)
+from make_demo import evaluate, load_split, train  # noqa: E402  (the demo's data and training)
 
 
 def conv_bn(cin, cout, kernel=1, stride=1, groups=1, relu=True):
@@ -73,13 +72,6 @@ class FashionMobileNet(nn.Module):
 
     def forward(self, x):
         return self.classifier(self.features(x).mean((2, 3)))
-
-
-def evaluate(model, images, labels):
-    model.eval()
-    with torch.no_grad():
-        return sum((model(images[i:i + 1000]).argmax(1) == labels[i:i + 1000]).sum().item()
-                   for i in range(0, len(images), 1000)) / len(images)
 
 
 def unbalance(model, seed):
@@ -128,23 +120,7 @@ def main():
     test_x, test_y = load_split("t10k")
 
     model = FashionMobileNet()
-    optimizer = torch.optim.Adam(model.parameters(), lr=2e-3)
-    steps = args.epochs * (len(train_x) // 128)
-    schedule = torch.optim.lr_scheduler.OneCycleLR(optimizer, max_lr=4e-3, total_steps=steps)
-    loss_fn = nn.CrossEntropyLoss()
-    start = time.time()
-    for epoch in range(args.epochs):
-        model.train()
-        order = torch.randperm(len(train_x))
-        for i in range(0, len(order) - 127, 128):
-            batch = order[i:i + 128]
-            optimizer.zero_grad()
-            loss = loss_fn(model(train_x[batch]), train_y[batch])
-            loss.backward()
-            optimizer.step()
-            schedule.step()
-        print(f"epoch {epoch + 1}: loss {loss.item():.3f}, test accuracy "
-              f"{evaluate(model, test_x, test_y):.4f} ({time.time() - start:.0f} s)")
+    train(model, train_x, train_y, test_x, test_y, args.epochs)
 
     model.eval()
     os.makedirs(args.out, exist_ok=True)

@@ -1,0 +1,43 @@
+#pragma once
+// Graph pieces the remedies' tests share: a Conv with random weights, and Data-Free
+// Quantization's imbalance put into a depthwise → Relu → pointwise pair.
+#include <string>
+#include <vector>
+
+#include "qdq_test_graphs.h"
+#include "test_support.h"
+
+namespace ql::test {
+
+// Conv `name` (weight `name`.w, bias `name`.b unless !bias) from `in` to `out`, "same" padding.
+inline void addConv(QdqBuilder &b, const std::string &name, const std::string &in,
+                    const std::string &out, Shape weightShape, unsigned seed, int64_t group = 1,
+                    bool bias = true) {
+    b.init(name + ".w", randomTensor(weightShape, seed));
+    std::vector<std::string> inputs = {in, name + ".w"};
+    if (bias) {
+        b.init(name + ".b", randomTensor({weightShape[0]}, seed + 100, -0.2f, 0.2f));
+        inputs.push_back(name + ".b");
+    }
+    Node &n = b.node("Conv", name, inputs, {out});
+    const int64_t k = weightShape[2];
+    n.attributes["pads"] = intsAttr({k / 2, k / 2, k / 2, k / 2});
+    n.attributes["group"] = intAttr(group);
+}
+
+// DFQ's float-equivalent imbalance: the 8 channels of depthwise Conv `dw` (3×3, with bias) scaled
+// by 1/64 or 16, the matching input columns of 1×1 Conv `pw` by the inverse. Relu between them
+// is positively homogeneous, so the graph's outputs do not change.
+inline void unbalanceDepthwise(QdqBuilder &b, const std::string &dw, const std::string &pw) {
+    const float factor[8] = {1.0f / 64, 16, 1, 1.0f / 64, 16, 1, 1, 16};
+    Tensor &w = b.g.initializers.at(dw + ".w"), &bias = b.g.initializers.at(dw + ".b");
+    Tensor &next = b.g.initializers.at(pw + ".w");
+    const int64_t outputs = next.dim(0);
+    for (int64_t c = 0; c < 8; ++c) {
+        for (int64_t i = 0; i < 9; ++i) w.data<float>()[c * 9 + i] *= factor[c];
+        bias.data<float>()[c] *= factor[c];
+        for (int64_t o = 0; o < outputs; ++o) next.data<float>()[o * 8 + c] /= factor[c];
+    }
+}
+
+}  // namespace ql::test
