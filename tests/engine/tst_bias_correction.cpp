@@ -10,9 +10,9 @@
 #include <cmath>
 
 #include "qdq_test_graphs.h"
-#include "remedy_test_graphs.h"
 #include "quant/qdq_builder.h"
 #include "quant/remedies/bias_correction.h"
+#include "remedy_test_graphs.h"
 #include "runtime/execution_plan.h"
 #include "test_support.h"
 

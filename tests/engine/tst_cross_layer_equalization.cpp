@@ -10,9 +10,9 @@
 #include <cmath>
 
 #include "qdq_test_graphs.h"
-#include "remedy_test_graphs.h"
 #include "quant/qparams.h"
 #include "quant/remedies/cross_layer_equalization.h"
+#include "remedy_test_graphs.h"
 #include "runtime/execution_plan.h"
 #include "test_support.h"
 
