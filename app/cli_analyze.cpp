@@ -276,6 +276,7 @@ int runAnalyze(const QStringList &arguments) {
     if (parser.isSet("json")) {
         QJsonObject object = ql::ui::analysisReportJson(*report, models);
         object.insert("findings", ql::ui::findingsJson(findings));
+        object.insert("command_line", commandLine("analyze", arguments));
         for (auto it = data->jsonFields.begin(); it != data->jsonFields.end(); ++it)
             object.insert(it.key(), it.value());
         if (!report->outputs.empty())

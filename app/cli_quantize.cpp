@@ -27,7 +27,8 @@ namespace {
 // The plan as JSON; "fp32_nodes" (the nodes the user excluded) and "reason" follow the skip-list
 // format, so the report can be edited and passed back with --skip-list.
 QJsonObject planReport(const ql::quant::QuantizeResult &result, const QString &model,
-                       const QString &out, int64_t samples, const QJsonArray &remedies) {
+                       const QString &out, int64_t samples, const QJsonArray &remedies,
+                       const QString &command) {
     const ql::quant::QuantizationOptions &o = result.plan.options;
     QJsonArray nodes, fp32, folded;
     QJsonObject reasons;
@@ -66,6 +67,7 @@ QJsonObject planReport(const ql::quant::QuantizeResult &result, const QString &m
                        {"nodes", nodes},
                        {"folded_batch_norms", folded},
                        {"remedies", remedies},
+                       {"command_line", command},
                        {"warnings", warnings},
                        {"fp32_nodes", fp32},
                        {"reason", reasons}};
@@ -165,7 +167,8 @@ int runQuantize(const QStringList &arguments) {
     if (parser.isSet("report")) {
         const QByteArray report =
             QJsonDocument(planReport(result.value(), modelPath, out, samples,
-                                     *remedies ? remediesJson(**remedies) : QJsonArray()))
+                                     *remedies ? remediesJson(**remedies) : QJsonArray(),
+                                     commandLine("quantize", arguments)))
                 .toJson();
         if (ql::Status s = ql::ui::saveFile(parser.value("report"), report); !s)
             return reportFailure(s);

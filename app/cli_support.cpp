@@ -3,6 +3,7 @@
 #include <QDir>
 #include <QFile>
 #include <QFileInfo>
+#include <QRegularExpression>
 
 #include <atomic>
 #include <csignal>
@@ -15,6 +16,17 @@
 #include "save_file.h"
 
 namespace cli {
+
+QString commandLine(const QString &subcommand, const QStringList &arguments) {
+    static const QRegularExpression plain(QStringLiteral("^[A-Za-z0-9_@%+=:,./-]+$"));
+    QStringList words{QStringLiteral("quantlens"), subcommand};
+    for (QString argument : arguments) {
+        if (!plain.match(argument).hasMatch())
+            argument = "'" + argument.replace("'", "'\\''") + "'";
+        words << argument;
+    }
+    return words.join(' ');
+}
 
 std::vector<std::string> splitPaths(const QStringList &arguments) {
     std::vector<std::string> paths;

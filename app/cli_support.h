@@ -21,6 +21,10 @@ namespace cli {
 // Path arguments, each repeatable and comma-separated ("a.npy,b.npy" or a folder), in order.
 std::vector<std::string> splitPaths(const QStringList &arguments);
 
+// "quantlens SUBCOMMAND ARG ..." as a POSIX shell reads it back (arguments with characters the
+// shell treats specially in single quotes): JSON reports record the command that made them.
+QString commandLine(const QString &subcommand, const QStringList &arguments);
+
 // Writes `bytes` to `path`, creating its folder; BadInput naming the path when it cannot.
 ql::Status writeTextFile(const QString &path, const QByteArray &bytes);
 

@@ -112,6 +112,14 @@ expect "bias correction names the depthwise layer" 0 "corrected Conv '/block/dep
 expect "bias correction in the report" 0 '"remedy": "bias-correction"' -- cat "$work/block_bc.json"
 "$quantlens" infer "$work/block_bc.onnx" --input "x=$inputs" --output-dir "$work/block_bc" --threads 2 >/dev/null
 expect "bias-corrected per-tensor block above 4 dB" 0 "SQNR" -- $sqnr "$work/block_float/output_0.npy" "$work/block_bc/output_0.npy" --min 4
+# The report's command line makes the same model again.
+recorded=$(python3 -c "import json, sys; print(json.load(open(sys.argv[1]))['command_line'])" "$work/block_bc.json")
+expect "command line recorded" 0 "" -- test "${recorded#quantlens quantize }" != "$recorded"
+mv "$work/block_bc.onnx" "$work/block_bc_first.onnx"
+expect "recorded command line runs" 0 "bias correction: 3 layers" -- bash -c "\"\$0\" ${recorded#quantlens }" "$quantlens"
+"$quantlens" infer "$work/block_bc.onnx" --input "x=$inputs" --output-dir "$work/block_bc_again" --threads 2 >/dev/null
+expect "recorded command line reproduces the model" 0 "SQNR" -- \
+    $sqnr "$work/block_bc/output_0.npy" "$work/block_bc_again/output_0.npy" --min 100
 expect "analyze with cle and bias correction" 0 "bias correction: 3 layers" -- "$quantlens" analyze --float "$block" \
     --calib "$inputs" --per-tensor --remedy cle --remedy bias-correction --data "$inputs" \
     --json "$work/block_cle_bc.json" --no-kernel-check

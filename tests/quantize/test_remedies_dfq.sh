@@ -39,6 +39,9 @@ expect "naive JSON finding names the remedy" 0 "" -- python3 -c \
     "$work/naive.json"
 expect "cle equalized the depthwise pairs" 0 "equalized Conv" -- cat "$work/remedied.log"
 expect "bias correction ran" 0 "bias correction: " -- cat "$work/remedied.log"
+expect "analysis JSON records its command line" 0 "" -- python3 -c \
+    "import json, sys; sys.exit('--per-tensor' not in (c := json.load(open(sys.argv[1]))['command_line']) or not c.endswith('--remedy cle --remedy bias-correction'))" \
+    "$work/remedied.json"
 
 # field FILE KEY: outputs[0][KEY] of an analysis.
 field() { python3 -c "import json, sys; print(json.load(open(sys.argv[1]))['outputs'][0][sys.argv[2]])" "$1" "$2"; }
