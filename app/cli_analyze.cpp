@@ -222,7 +222,11 @@ int runAnalyze(const QStringList &arguments) {
         calibrationBatch = static_cast<int>(*calibBatch);
         // With --remedy the remedied float model (same outputs) is quantized and is the float
         // side of the comparison: its layers are the ones the int8 model approximates.
-        auto remedied = applyRemedies(parser, "analyze", *floatGraph, quantizer.foldBatchNorm);
+        auto calibration = listCalibrationFiles(parser, *floatGraph, threads, *calibBatch, false);
+        if (!calibration) return reportFailure(calibration.status());
+        auto remedied = applyRemedies(
+            parser, "analyze", *floatGraph, quantizer.foldBatchNorm,
+            [&](const ql::Graph &g) { return calibration->opener(g); }, threads);
         if (!remedied) return reportFailure(remedied.status());
         if (*remedied) {
             printRemedies(**remedied);
@@ -239,8 +243,8 @@ int runAnalyze(const QStringList &arguments) {
             return *remedied ? remedyQuantized(**remedied, result, calibration, threads)
                              : ql::Status::ok();
         };
-        auto quantized = quantizeFromFiles(*floatGraph, parser, quantizer, threads, *calibBatch,
-                                           calibrated, false, remedyResult);
+        auto quantized = quantizeFromFiles(*floatGraph, *calibration, quantizer, threads,
+                                           calibrated, remedyResult);
         if (!quantized) return reportFailure(quantized.status());
         if (*remedied) remedies = remediesJson(**remedied);
         quantGraph = std::move(quantized->model);

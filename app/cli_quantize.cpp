@@ -138,7 +138,11 @@ int runQuantize(const QStringList &arguments) {
     if (!graph) return reportFailure(graph.status());
     // Remedies change the float model before calibration: it is calibrated and quantized as
     // remedied (BatchNorm folded already, so the plan's folding report is the remedies').
-    auto remedies = applyRemedies(parser, "quantize", graph.value(), options.foldBatchNorm);
+    auto calibration = listCalibrationFiles(parser, graph.value(), threads, *calibBatch);
+    if (!calibration) return reportFailure(calibration.status());
+    auto remedies = applyRemedies(
+        parser, "quantize", graph.value(), options.foldBatchNorm,
+        [&](const ql::Graph &g) { return calibration->opener(g); }, threads);
     if (!remedies) return reportFailure(remedies.status());
     if (*remedies) printRemedies(**remedies);
     const ql::Graph &floatGraph = *remedies ? (*remedies)->model : graph.value();
@@ -148,8 +152,8 @@ int runQuantize(const QStringList &arguments) {
         return *remedies ? remedyQuantized(**remedies, quantized, calibration, threads)
                          : ql::Status::ok();
     };
-    auto result = quantizeFromFiles(floatGraph, parser, options, threads, *calibBatch, samples,
-                                    true, remedyResult);
+    auto result =
+        quantizeFromFiles(floatGraph, *calibration, options, threads, samples, remedyResult);
     if (!result) return reportFailure(result.status());
     if (*remedies) result->folding = (*remedies)->folding;
     const QString out = parser.value("out");

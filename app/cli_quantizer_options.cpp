@@ -67,16 +67,28 @@ ql::Status readQuantizerOptions(const QCommandLineParser &parser, const QString 
     return ql::Status::ok();
 }
 
-ql::Result<ql::quant::QuantizeResult> quantizeFromFiles(
-    const ql::Graph &floatGraph, const QCommandLineParser &parser,
-    const ql::quant::QuantizationOptions &options, int threads, int64_t calibBatch,
-    int64_t &samples, bool specNeedsImages, const AfterQuantize &afterQuantize) {
-    QL_RETURN_IF_ERROR(ql::quant::validateExcludedNodes(floatGraph, options.excludedNodes).withContext(floatGraph.sourcePath));
+ql::quant::BatchSourceOpener CalibrationFiles::opener(const ql::Graph &graph) const {
+    return [this, &graph]() { return reader->open(graph, data.listed, batch); };
+}
+
+ql::Result<CalibrationFiles> listCalibrationFiles(const QCommandLineParser &parser,
+                                                  const ql::Graph &floatGraph, int threads,
+                                                  int64_t calibBatch, bool specNeedsImages) {
     auto reader = dataReader(parser, threads);
     if (!reader) return reader.status();
     auto data = listData(parser, "calib", **reader, floatGraph, QString(), specNeedsImages);
     if (!data) return data.status();
-    auto source = (*reader)->open(floatGraph, data->listed, calibBatch);
+    return CalibrationFiles{std::move(*reader), std::move(*data), calibBatch};
+}
+
+ql::Result<ql::quant::QuantizeResult> quantizeFromFiles(
+    const ql::Graph &floatGraph, const CalibrationFiles &calibration,
+    const ql::quant::QuantizationOptions &options, int threads, int64_t &samples,
+    const AfterQuantize &afterQuantize) {
+    QL_RETURN_IF_ERROR(ql::quant::validateExcludedNodes(floatGraph, options.excludedNodes)
+                           .withContext(floatGraph.sourcePath));
+    const ql::quant::BatchSourceOpener open = calibration.opener(floatGraph);
+    auto source = open();
     if (!source) return source.status();
     ql::quant::CalibrationOptions calibrationOptions;
     calibrationOptions.threads = threads;
@@ -88,7 +100,7 @@ ql::Result<ql::quant::QuantizeResult> quantizeFromFiles(
         std::fprintf(stderr, "quantlens: warning: %lld NaN/Inf values of '%s' were skipped during calibration\n",
                      static_cast<long long>(count), value.c_str());
     std::printf("calibrated on %lld samples from %zu file(s); activation range: %s%s\n",
-                static_cast<long long>(stats.sampleCount()), data->listed.fileCount(),
+                static_cast<long long>(stats.sampleCount()), calibration.data.listed.fileCount(),
                 ql::quant::rangeMethodName(options.method),
                 options.method == ql::quant::RangeMethod::Percentile
                     ? (" " + std::to_string(options.percentile)).c_str()
@@ -96,12 +108,7 @@ ql::Result<ql::quant::QuantizeResult> quantizeFromFiles(
     samples = stats.sampleCount();
     auto result = ql::quant::quantizeGraph(floatGraph, stats, options);
     if (!result) return result.status().withContext(floatGraph.sourcePath);
-    if (afterQuantize) {
-        const ql::quant::BatchSourceOpener reopen = [&]() {
-            return (*reader)->open(floatGraph, data->listed, calibBatch);
-        };
-        QL_RETURN_IF_ERROR(afterQuantize(*result, reopen));
-    }
+    if (afterQuantize) QL_RETURN_IF_ERROR(afterQuantize(*result, open));
     return result;
 }
 

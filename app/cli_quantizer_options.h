@@ -8,11 +8,13 @@
 
 #include <cstdint>
 #include <functional>
+#include <memory>
 
+#include "cli_data.h"
 #include "core/status.h"
 #include "ir/graph.h"
+#include "quant/calibration.h"
 #include "quant/qdq_builder.h"
-#include "quant/remedies/bias_correction.h"
 
 namespace cli {
 
@@ -27,16 +29,30 @@ ql::Status readQuantizerOptions(const QCommandLineParser &parser, const QString 
 // --calib-batch: samples per calibration batch, 0 (the default) for each file as one batch.
 ql::Result<int64_t> readCalibrationBatch(const QCommandLineParser &parser, const QString &command);
 
-// Calibrates the float model on --calib (folders and files, comma-separated or repeated; images
-// with --preprocess; calibBatch samples per batch, 0: one batch per file) and quantizes it;
-// prints the calibration line and warnings. samples: calibrated count. specNeedsImages:
-// --preprocess is only for --calib (else it may be for another data option). afterQuantize, when
-// given, runs on the result with the calibration data opened again (remedies that need data).
+// The --calib data (folders and files, comma-separated or repeated; images with --preprocess),
+// listed once and opened as often as the remedies and the calibration need it.
+struct CalibrationFiles {
+    std::shared_ptr<const ql::ui::ImageDataReader> reader;
+    ListedData data;
+    int64_t batch = 0;  // samples per batch; 0: one batch per file
+    // Opens the data for `graph` from its start; `graph` and this object must outlive it.
+    ql::quant::BatchSourceOpener opener(const ql::Graph &graph) const;
+};
+
+// Lists --calib for `floatGraph`. specNeedsImages: --preprocess is only for --calib (else it may
+// be for another data option). calibBatch: samples per batch, 0 for one batch per file.
+ql::Result<CalibrationFiles> listCalibrationFiles(const QCommandLineParser &parser,
+                                                  const ql::Graph &floatGraph, int threads,
+                                                  int64_t calibBatch, bool specNeedsImages = true);
+
+// Calibrates the float model on the listed data and quantizes it; prints the calibration line
+// and warnings. samples: calibrated count. afterQuantize, when given, runs on the result with the
+// calibration data opened again (remedies that need data).
 using AfterQuantize = std::function<ql::Status(ql::quant::QuantizeResult &result,
                                                const ql::quant::BatchSourceOpener &calibration)>;
 ql::Result<ql::quant::QuantizeResult> quantizeFromFiles(
-    const ql::Graph &floatGraph, const QCommandLineParser &parser,
-    const ql::quant::QuantizationOptions &options, int threads, int64_t calibBatch,
-    int64_t &samples, bool specNeedsImages = true, const AfterQuantize &afterQuantize = {});
+    const ql::Graph &floatGraph, const CalibrationFiles &calibration,
+    const ql::quant::QuantizationOptions &options, int threads, int64_t &samples,
+    const AfterQuantize &afterQuantize = {});
 
 }  // namespace cli

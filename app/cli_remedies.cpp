@@ -8,28 +8,49 @@
 
 namespace cli {
 
-void addRemedyOptions(QCommandLineParser &parser) {
+void addRemedyOptions(QCommandLineParser &parser, bool writesModels) {
     parser.addOption(
         {"remedy",
          "Fix the float model for int8 before calibrating; repeatable. cle: cross-layer "
          "equalization of Conv pairs joined directly or through Relu (BatchNorm folded first), "
          "for per-channel weight ranges far apart, as depthwise convolutions have. "
+         "smoothquant[=ALPHA]: for MatMul/Gemm/Conv inputs with outlier channels (transformers "
+         "after LayerNorm), move part of their range into the weights, s = max|X|^ALPHA / "
+         "max|W|^(1-ALPHA) per channel (ALPHA 0.5 by default). "
          "bias-correction: after quantizing, subtract from each int8 Conv/Gemm's bias the mean "
          "output shift its quantization causes on the calibration data, layer by layer.",
          "REMEDY"});
+    if (!writesModels) return;
     parser.addOption({"out-float",
                       "With --remedy: also write the remedied float model (the same outputs as "
                       "the input model): the float side to analyse the quantized model against.",
                       "FLOAT.onnx"});
 }
 
+namespace {
+
+// "smoothquant" or "smoothquant=0.6": its α, or nullopt when `remedy` is not smoothquant.
+ql::Result<std::optional<double>> smoothQuantAlpha(const QString &remedy, const QString &command) {
+    if (remedy != "smoothquant" && !remedy.startsWith("smoothquant="))
+        return std::optional<double>();
+    if (remedy == "smoothquant") return std::optional<double>(0.5);
+    bool ok = false;
+    const double alpha = remedy.mid(remedy.indexOf('=') + 1).toDouble(&ok);
+    if (!ok || !(alpha >= 0.0 && alpha <= 1.0))
+        return ql::Status::badInput(command.toStdString() + ": --remedy " + remedy.toStdString() +
+                                    ": ALPHA must be a number in [0, 1]");
+    return std::optional<double>(alpha);
+}
+
+}  // namespace
+
 ql::Result<std::optional<RemedyRun>> applyRemedies(const QCommandLineParser &parser,
                                                    const QString &command,
-                                                   const ql::Graph &floatGraph,
-                                                   bool foldBatchNorm) {
+                                                   const ql::Graph &floatGraph, bool foldBatchNorm,
+                                                   const CalibrationFor &calibration, int threads) {
     const QStringList asked = parser.values("remedy");
     if (asked.isEmpty()) {
-        if (parser.isSet("out-float"))
+        if (parser.optionNames().contains("out-float"))
             return ql::Status::badInput(command.toStdString() + ": --out-float needs --remedy");
         return std::optional<RemedyRun>();
     }
@@ -40,14 +61,28 @@ ql::Result<std::optional<RemedyRun>> applyRemedies(const QCommandLineParser &par
             run.correctBiases = true;
             continue;
         }
+        auto alpha = smoothQuantAlpha(remedy, command);
+        if (!alpha) return alpha.status();
+        if (*alpha) {
+            if (run.smoothing) continue;
+            ql::quant::SmoothQuantOptions options;
+            options.alpha = **alpha;
+            options.threads = threads;
+            auto smoothed = ql::quant::smoothQuant(run.model, calibration(run.model), options);
+            if (!smoothed) return smoothed.status().withContext(floatGraph.sourcePath);
+            run.smoothing = std::move(*smoothed);
+            run.applied.push_back("smoothquant");
+            continue;
+        }
         if (remedy != "cle")
             return ql::Status::badInput(
                 command.toStdString() + ": --remedy '" + remedy.toStdString() +
-                "' is not one QuantLens has; available: cle, bias-correction");
+                "' is not one QuantLens has; available: cle, smoothquant[=ALPHA], bias-correction");
         if (run.equalization) continue;
         auto equalized = ql::quant::equalizeCrossLayer(run.model);
         if (!equalized) return equalized.status().withContext(floatGraph.sourcePath);
         run.equalization = std::move(*equalized);
+        run.applied.push_back("cle");
     }
     // A zero bias changes nothing in float; quantized, it becomes the int32 bias that the
     // correction moves.
@@ -87,9 +122,15 @@ ql::Status remedyQuantized(RemedyRun &run, ql::quant::QuantizeResult &result,
     return ql::Status::ok();
 }
 
-void printRemedies(const RemedyRun &run) {
-    if (!run.equalization) return;
-    const auto &report = *run.equalization;
+namespace {
+
+QString quotedList(const std::vector<std::string> &names) {
+    QStringList quoted;
+    for (const std::string &n : names) quoted << "'" + QString::fromStdString(n) + "'";
+    return quoted.join(", ");
+}
+
+void printEqualization(const ql::quant::CrossLayerEqualizationReport &report) {
     std::printf("%s\n", ql::quant::describe(report).c_str());
     for (const auto &p : report.pairs)
         std::printf("equalized Conv '%s' -> %s'%s': channel range spread %.3gx -> %.3gx\n",
@@ -101,10 +142,39 @@ void printRemedies(const RemedyRun &run) {
                     s.reason.c_str());
 }
 
+void printSmoothing(const ql::quant::SmoothQuantReport &report) {
+    std::printf("%s\n", ql::quant::describe(report).c_str());
+    for (const auto &a : report.smoothed)
+        std::printf(
+            "smoothed '%s' for %s (alpha %.2g, into %s): activation channel spread "
+            "%.3gx -> %.3gx, weight rows %.3gx -> %.3gx\n",
+            a.value.c_str(), qPrintable(quotedList(a.layers)), a.alpha, a.foldedInto.c_str(),
+            a.activationSpreadBefore, a.activationSpreadAfter, a.weightSpreadBefore,
+            a.weightSpreadAfter);
+    for (const auto &s : report.skipped)
+        std::printf("left     '%s' for %s: %s\n", s.value.c_str(), qPrintable(quotedList(s.layers)),
+                    s.reason.c_str());
+}
+
+}  // namespace
+
+void printRemedies(const RemedyRun &run) {
+    for (const std::string &remedy : run.applied) {
+        if (remedy == "cle") printEqualization(*run.equalization);
+        if (remedy == "smoothquant") printSmoothing(*run.smoothing);
+    }
+}
+
 namespace {
 
+QJsonArray names(const std::vector<std::string> &list) {
+    QJsonArray out;
+    for (const std::string &n : list) out.append(QString::fromStdString(n));
+    return out;
+}
+
 QJsonObject biasCorrectionJson(const ql::quant::BiasCorrectionReport &report) {
-    QJsonArray layers, skipped, added;
+    QJsonArray layers, skipped;
     for (const auto &l : report.layers)
         layers.append(QJsonObject{{"node", QString::fromStdString(l.node)},
                                   {"op", QString::fromStdString(l.opType)},
@@ -118,11 +188,12 @@ QJsonObject biasCorrectionJson(const ql::quant::BiasCorrectionReport &report) {
     for (const auto &s : report.skipped)
         skipped.append(QJsonObject{{"node", QString::fromStdString(s.node)},
                                    {"reason", QString::fromStdString(s.reason)}});
-    for (const auto &name : report.biasesAdded) added.append(QString::fromStdString(name));
-    return QJsonObject{
-        {"remedy", "bias-correction"}, {"samples", static_cast<qint64>(report.samples)},
-        {"passes", report.passes},     {"layers", layers},
-        {"zero_biases_added", added},  {"left_as_they_are", skipped}};
+    return QJsonObject{{"remedy", "bias-correction"},
+                       {"samples", static_cast<qint64>(report.samples)},
+                       {"passes", report.passes},
+                       {"layers", layers},
+                       {"zero_biases_added", names(report.biasesAdded)},
+                       {"left_as_they_are", skipped}};
 }
 
 QJsonObject equalizationJson(const ql::quant::CrossLayerEqualizationReport &report) {
@@ -150,12 +221,40 @@ QJsonObject equalizationJson(const ql::quant::CrossLayerEqualizationReport &repo
                        {"left_as_they_are", skipped}};
 }
 
+QJsonObject smoothingJson(const ql::quant::SmoothQuantReport &report) {
+    QJsonArray smoothed, skipped;
+    for (const auto &a : report.smoothed) {
+        QJsonArray scales;
+        for (double s : a.scales) scales.append(s);
+        smoothed.append(QJsonObject{{"activation", QString::fromStdString(a.value)},
+                                    {"layers", names(a.layers)},
+                                    {"folded_into", QString::fromStdString(a.foldedInto)},
+                                    {"alpha", a.alpha},
+                                    {"scales", scales},
+                                    {"activation_spread_before", a.activationSpreadBefore},
+                                    {"activation_spread_after", a.activationSpreadAfter},
+                                    {"weight_spread_before", a.weightSpreadBefore},
+                                    {"weight_spread_after", a.weightSpreadAfter}});
+    }
+    for (const auto &s : report.skipped)
+        skipped.append(QJsonObject{{"activation", QString::fromStdString(s.value)},
+                                   {"layers", names(s.layers)},
+                                   {"reason", QString::fromStdString(s.reason)}});
+    return QJsonObject{{"remedy", "smoothquant"},
+                       {"samples", static_cast<qint64>(report.samples)},
+                       {"activations", smoothed},
+                       {"left_as_they_are", skipped}};
+}
+
 }  // namespace
 
 // In the order they were applied.
 QJsonArray remediesJson(const RemedyRun &run) {
     QJsonArray out;
-    if (run.equalization) out.append(equalizationJson(*run.equalization));
+    for (const std::string &remedy : run.applied) {
+        if (remedy == "cle") out.append(equalizationJson(*run.equalization));
+        if (remedy == "smoothquant") out.append(smoothingJson(*run.smoothing));
+    }
     if (run.biasCorrection) out.append(biasCorrectionJson(*run.biasCorrection));
     return out;
 }

@@ -4,6 +4,10 @@
 //        before calibration. The remedied float model computes the same outputs as the original;
 //        its weights and the activations between equalized layers differ per channel, so it is
 //        the float side to compare the quantized model with.
+//   smoothquant[=ALPHA]: for MatMul / Gemm / Conv layers whose input has outlier channels, part
+//        of the outliers' range moves into the weights (scales from one float pass over the
+//        calibration data, folded into the LayerNorm before them or an inserted Mul). Applied to
+//        the float model before calibration, like cle, and in the order given with it.
 //   bias-correction: after quantizing, the biases of the int8 layers are corrected for the mean
 //        shift their quantization causes, measured on the calibration data (layers without a
 //        bias get a zero one before calibration). The float side stays as it was.
@@ -12,33 +16,42 @@
 #include <QJsonArray>
 #include <QString>
 
+#include <functional>
 #include <optional>
 
+#include "cli_quantizer_options.h"
 #include "core/status.h"
 #include "ir/graph.h"
 #include "quant/qdq_builder.h"
 #include "quant/remedies/bias_correction.h"
 #include "quant/remedies/cross_layer_equalization.h"
+#include "quant/remedies/smooth_quant.h"
 
 namespace cli {
 
-// --remedy (repeatable) and --out-float.
-void addRemedyOptions(QCommandLineParser &parser);
+// --remedy (repeatable) and, for commands that write models, --out-float.
+void addRemedyOptions(QCommandLineParser &parser, bool writesModels = true);
 
 struct RemedyRun {
     ql::Graph model;  // the float model with the remedies applied (BatchNorm folded first)
     ql::BatchNormFoldReport folding;
+    std::vector<std::string> applied;  // the remedies applied before calibration, in order
     std::optional<ql::quant::CrossLayerEqualizationReport> equalization;
+    std::optional<ql::quant::SmoothQuantReport> smoothing;
     bool correctBiases = false;
     std::vector<std::string> zeroBiasesAdded;
     std::optional<ql::quant::BiasCorrectionReport> biasCorrection;
 };
 
 // Applies the --remedy values to `floatGraph` (BatchNorm folded when `foldBatchNorm`); nullopt
-// when none was asked for. BadInput naming an unknown remedy.
+// when none was asked for. BadInput naming an unknown remedy or a bad parameter; smoothquant
+// reads `calibration` once.
+// The calibration data for a graph (the remedied one, as it is at the time).
+using CalibrationFor = std::function<ql::quant::BatchSourceOpener(const ql::Graph &graph)>;
 ql::Result<std::optional<RemedyRun>> applyRemedies(const QCommandLineParser &parser,
                                                    const QString &command,
-                                                   const ql::Graph &floatGraph, bool foldBatchNorm);
+                                                   const ql::Graph &floatGraph, bool foldBatchNorm,
+                                                   const CalibrationFor &calibration, int threads);
 
 // The remedies that run on the quantized result (bias correction): corrects the biases of a copy
 // of run.model, rebuilds result.model from it and prints what it did. `calibration` reopens the

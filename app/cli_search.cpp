@@ -11,12 +11,13 @@
 #include <optional>
 #include <set>
 
-#include "analysis/search/fp32_search.h"
 #include "analysis/data/session_inputs.h"
+#include "analysis/search/fp32_search.h"
 #include "analysis/search/skip_list_dialects.h"
 #include "cli_commands.h"
 #include "cli_data.h"
 #include "cli_quantizer_options.h"
+#include "cli_remedies.h"
 #include "cli_support.h"
 
 namespace cli {
@@ -86,6 +87,7 @@ int runSearch(const QStringList &arguments) {
                       "(as --data).",
                       "DIR_OR_FILES"});
     addQuantizerOptions(parser, false);
+    addRemedyOptions(parser, false);
     parser.addOption({"data", dataOptionHelp("Evaluation inputs"), "DIR_OR_FILES"});
     parser.addOption({"labels",
                       "Class ids, needed for an accuracy-drop target: .npy of integers; for "
@@ -136,6 +138,13 @@ int runSearch(const QStringList &arguments) {
             return usageError(QString("search: --%1 is required").arg(required));
     if (parser.isSet("quant") == parser.isSet("calib"))
         return usageError("search: give either --quant QUANT.onnx or --calib DIR_OR_FILES");
+    if (parser.isSet("remedy") && !parser.isSet("calib"))
+        return usageError("search: --remedy needs --calib (the model is quantized in the app)");
+    if (parser.values("remedy").contains("bias-correction"))
+        return usageError(
+            "search: --remedy bias-correction is not available in search yet (it corrects each "
+            "quantized model after calibration); use cle or smoothquant here, and bias "
+            "correction with quantize or analyze --calib");
     ql::analysis::SkipListDialect dialect;
     if (!ql::analysis::parseSkipListDialect(parser.value("format").toStdString(), dialect))
         return usageError(
@@ -198,6 +207,17 @@ int runSearch(const QStringList &arguments) {
     if (!inputs->data.reading.empty())
         std::fprintf(stderr, "quantlens: --data %s\n", inputs->data.reading.c_str());
     session.calibrationBatches = std::move(inputs->calibrationBatches);
+    // Remedies first: they cost no latency, so the search measures fp32 layers on top of the
+    // remedied model, and a target that the remedies reach alone needs none.
+    auto remedied = applyRemedies(
+        parser, "search", inputs->floatGraph, session.quantizer.foldBatchNorm,
+        [&](const ql::Graph &) { return ql::quant::batchesOpener(session.calibrationBatches); },
+        threads);
+    if (!remedied) return reportFailure(remedied.status());
+    if (*remedied) {
+        printRemedies(**remedied);
+        inputs->floatGraph = (*remedied)->model;
+    }
     std::optional<ql::analysis::EvaluationData> held;
     if (holdout > 0.0) {
         auto split = ql::analysis::splitHoldout(std::move(inputs->data), holdout);
@@ -240,11 +260,14 @@ int runSearch(const QStringList &arguments) {
                       : result->exhaustive ? "minimal: every smaller set measured"
                                            : "greedy build-up and pruning";
     std::printf(
-        "target %s: %s with %zu of %zu int8 layer(s) in fp32 (%s), %.2f; all in fp32: %.2f; "
+        "target %s: %s with %zu of %zu int8 layer(s) in fp32 (%s), %.2f; all in fp32: %s; "
         "%zu evaluations (%d stopped once out of reach)\n",
         ql::analysis::searchTargetName(*target).c_str(), result->reached ? "met" : "NOT met",
         result->fp32Layers.size(), result->candidates.size(), how, result->figure,
-        result->allFp32Figure, result->evaluations.size(), result->stoppedEarly);
+        std::isnan(result->allFp32Figure)
+            ? "not measured"
+            : QByteArray::number(result->allFp32Figure, 'f', 2).constData(),
+        result->evaluations.size(), result->stoppedEarly);
     for (const std::string &name : result->fp32Layers) std::printf("fp32 %s\n", name.c_str());
     std::printf(
         "int8 plan of the set: %.2f ms per batch of %d; Pareto front (fp32 layers, ms, "
@@ -259,6 +282,7 @@ int runSearch(const QStringList &arguments) {
                     holdoutFigure->met ? "met" : "NOT met");
     if (parser.isSet("json")) {
         QJsonObject report = resultJson(*result, search, floatPath);
+        report["remedies"] = *remedied ? remediesJson(**remedied) : QJsonArray();
         report["holdout"] =
             holdoutFigure
                 ? QJsonValue(QJsonObject{{"samples", static_cast<qint64>(holdoutFigure->samples)},

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <memory>
 #include <optional>
 
 namespace ql::quant {
@@ -198,15 +199,22 @@ Status calibrateEachBatch(const Graph &floatGraph, const BatchSource &source, co
         expectedBatches);
 }
 
+BatchSourceOpener batchesOpener(const std::vector<std::map<std::string, Tensor>> &batches) {
+    return [&batches]() -> Result<BatchSource> {
+        auto next = std::make_shared<size_t>(0);
+        return BatchSource([&batches, next](std::map<std::string, Tensor> &batch) -> Result<bool> {
+            if (*next >= batches.size()) return false;
+            batch = batches[(*next)++];
+            return true;
+        });
+    };
+}
+
 Status calibrate(const Graph &floatGraph, const std::vector<std::map<std::string, Tensor>> &batches,
                  CalibrationStatistics &out, const ProgressCallback &progress) {
-    size_t next = 0;
-    BatchSource source = [&](std::map<std::string, Tensor> &batch) -> Result<bool> {
-        if (next >= batches.size()) return false;
-        batch = batches[next++];
-        return true;
-    };
-    return calibrate(floatGraph, source, out, progress, static_cast<int>(batches.size()));
+    auto source = batchesOpener(batches)();
+    if (!source) return source.status();
+    return calibrate(floatGraph, *source, out, progress, static_cast<int>(batches.size()));
 }
 
 }  // namespace ql::quant

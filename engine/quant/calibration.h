@@ -90,6 +90,10 @@ private:
 // Supplies calibration batches one at a time: fills `batch` (tensors by graph input name) and
 // returns true, returns false when there are no more, or an error that stops calibration.
 using BatchSource = std::function<Result<bool>(std::map<std::string, Tensor> &batch)>;
+// Opens the data from its start; for remedies that pass over the calibration data more than once.
+using BatchSourceOpener = std::function<Result<BatchSource>()>;
+// The batches in memory, in order, each time the opener is called; `batches` must outlive it.
+BatchSourceOpener batchesOpener(const std::vector<std::map<std::string, Tensor>> &batches);
 
 // Runs `floatGraph` on every batch and adds what it sees to `out` (which is not cleared, so
 // calibrating twice accumulates). progress(done, total) is called after each batch with total

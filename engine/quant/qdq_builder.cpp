@@ -52,7 +52,10 @@ public:
         m_out = m_in;
         m_out.nodes.clear();
         QL_RETURN_IF_ERROR(raiseOpset());
-        for (const NodeDecision &d : m_plan.nodes) m_int8[d.node] = d.precision == Precision::Int8;
+        for (const NodeDecision &d : m_plan.nodes) {
+            m_int8[d.node] = d.precision == Precision::Int8;
+            if (d.readsUnquantized) m_readsUnquantized.insert(d.node);
+        }
 
         // Graph inputs first: their Q/DQ pairs precede every node.
         for (const ValueInfo &in : m_in.inputs)
@@ -166,8 +169,11 @@ private:
                 return emitConstant(bias->second.initializer, bias->second.qparams);
         }
         if (!m_plan.activations.count(value)) return value;
-        // fp32 nodes read constants as they are; activations through the neighbour's Q/DQ.
+        // fp32 nodes read constants as they are; activations through the neighbour's Q/DQ,
+        // unless the plan says the node reads them as computed.
         if (m_in.isInitializer(value) && !int8) return value;
+        if (!int8 && m_readsUnquantized.count(node.name))
+            return m_in.isGraphOutput(value) ? renamedOutput(value) : value;
         if (!m_dqOutput.count(value)) emitQdq(value);  // constants are quantized where first used
         return m_dqOutput.at(value);
     }
@@ -184,6 +190,7 @@ private:
     Graph m_out;
     qdq::NameSource m_names;
     std::map<std::string, bool> m_int8;
+    std::set<std::string> m_readsUnquantized;       // fp32 nodes reading activations before their Q
     std::map<std::string, std::string> m_dqOutput;  // activation -> its DQ output
     std::map<std::string, std::string>
         m_preQuant;  // quantized graph output -> producer's new output

@@ -154,8 +154,45 @@ private:
             return fp32(node, "output is not float");
         if (kSharingOps.count(node.opType)) return decideSharing(node);
         if (kWeightedOps.count(node.opType)) return decideWeighted(i);
+        if (scalesChannelsForLayers(node)) {
+            NodeDecision d = fp32(node,
+                                  "scales its input per channel for the weighted layers after "
+                                  "it: runs in float on the input as computed, and its output "
+                                  "is quantized once");
+            d.readsUnquantized = true;
+            return d;
+        }
         if (kGeneralOps.count(node.opType)) return decideGeneral(node);
         return fp32(node, "op not quantizable");
+    }
+
+    // A Mul by a per-channel constant whose other input comes from an fp32 node (or the graph's
+    // input) and whose output only weighted layers with constant weights read, as input 0.
+    bool scalesChannelsForLayers(const Node &node) const {
+        if (node.opType != "Mul" || node.inputs.size() != 2 || node.outputs.empty()) return false;
+        int constant = -1;
+        for (int k = 0; k < 2; ++k) {
+            const Tensor *t = m_graph.initializer(node.inputs[static_cast<size_t>(k)]);
+            if (t && t->dtype() == DataType::Float && t->numel() > 1) constant = k;
+        }
+        if (constant < 0) return false;
+        const std::string &data = node.inputs[static_cast<size_t>(1 - constant)];
+        if (m_graph.isInitializer(data)) return false;
+        const int producer = m_graph.producerIndex(data);
+        if (producer >= 0 &&
+            m_plan.nodes.at(static_cast<size_t>(producer)).precision != Precision::Fp32)
+            return false;
+        const std::string &out = node.outputs[0];
+        const std::vector<int> &readers = m_index.consumers(out);
+        if (readers.empty() || m_graph.isGraphOutput(out)) return false;
+        for (int r : readers) {
+            const Node &layer = m_graph.nodes[static_cast<size_t>(r)];
+            if (!kWeightedOps.count(layer.opType) || !layer.domain.empty() ||
+                layer.inputs.size() < 2 || layer.inputs[0] != out ||
+                !m_graph.isInitializer(layer.inputs[1]))
+                return false;
+        }
+        return true;
     }
 
     NodeDecision decideSharing(const Node &node) {

@@ -17,6 +17,9 @@
 //    qparams and are int8 only when their input is already quantized.
 //  * Constant inputs of Add / Mul / Concat / MatMul (activation-side) are quantized per tensor with
 //    the activation scheme from their own values.
+//  * A Mul by a per-channel constant between an fp32 node and weighted layers (what SmoothQuant
+//    inserts where it cannot fold its scales) runs in fp32 on its input as computed: quantized
+//    first, the input would keep the outlier channels' range the Mul is there to remove.
 //  * LayerNorm and GELU written out node by node (exports before opsets 17 and 20) are float
 //    units: no Q/DQ inside them (the variance or the erf in 8 bits cost accuracy), so the int8
 //    plan runs each as one fused LayerNormalization / Gelu between a DQ and a Q.
@@ -61,6 +64,9 @@ struct NodeDecision {
     Precision precision = Precision::Fp32;
     std::string reason;    // why fp32 ("excluded by user", "op not quantizable", ...) or how int8
     std::string unitHead;  // for an activation fused into a quantized unit: the head node's name
+    // An fp32 node that reads its activation inputs as computed, not through their Q/DQ (a
+    // per-channel Mul ahead of weighted layers: see Planner::scalesChannelsForLayers).
+    bool readsUnquantized = false;
 };
 
 // A weight (or quantized constant) of the plan: which initializer, quantized how.

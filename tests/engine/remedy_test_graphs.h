@@ -1,8 +1,14 @@
 #pragma once
-// Graph pieces the remedies' tests share: a Conv with random weights, and Data-Free
-// Quantization's imbalance put into a depthwise → Relu → pointwise pair.
+// Graph pieces the remedies' tests share: a Conv with random weights, Data-Free Quantization's
+// imbalance put into a depthwise → Relu → pointwise pair, and the output SQNR of a quantized
+// graph.
+#include <cmath>
+#include <map>
 #include <string>
 #include <vector>
+
+#include "quant/calibration.h"
+#include "runtime/execution_plan.h"
 
 #include "qdq_test_graphs.h"
 #include "test_support.h"
@@ -38,6 +44,25 @@ inline void unbalanceDepthwise(QdqBuilder &b, const std::string &dw, const std::
         bias.data<float>()[c] *= factor[c];
         for (int64_t o = 0; o < outputs; ++o) next.data<float>()[o * 8 + c] /= factor[c];
     }
+}
+
+// SQNR (dB) of graph output `index` of `q` against `f` over `data`.
+inline double outputSqnr(const Graph &f, const Graph &q, size_t index,
+                         const std::vector<std::map<std::string, Tensor>> &data) {
+    auto pf = ExecutionPlan::create(f, PlanOptions{2});
+    auto pq = ExecutionPlan::create(q, PlanOptions{2});
+    double signal = 0, noise = 0;
+    std::vector<Tensor> of, oq;
+    for (const auto &batch : data) {
+        EXPECT_TRUE((*pf)->run(batch, of).isOk());
+        EXPECT_TRUE((*pq)->run(batch, oq).isOk());
+        const Tensor &a = of.at(index), &b = oq.at(index);
+        for (int64_t i = 0; i < a.numel(); ++i) {
+            signal += double(a.data<float>()[i]) * a.data<float>()[i];
+            noise += std::pow(double(a.data<float>()[i]) - b.data<float>()[i], 2);
+        }
+    }
+    return 10 * std::log10(signal / noise);
 }
 
 }  // namespace ql::test

@@ -50,17 +50,6 @@ std::vector<std::map<std::string, Tensor>> batches(unsigned seed, int count) {
     return out;
 }
 
-BatchSourceOpener opener(const std::vector<std::map<std::string, Tensor>> &data) {
-    return [&data]() -> Result<BatchSource> {
-        auto next = std::make_shared<size_t>(0);
-        return BatchSource([&data, next](std::map<std::string, Tensor> &batch) -> Result<bool> {
-            if (*next >= data.size()) return false;
-            batch = data[(*next)++];
-            return true;
-        });
-    };
-}
-
 // Per-channel means (axis 1) of the outputs of `nodes` over `data`, by node name.
 std::map<std::string, std::vector<double>> channelMeans(
     const Graph &g, const std::vector<std::map<std::string, Tensor>> &data,
@@ -89,25 +78,6 @@ double rmsError(const std::vector<double> &a, const std::vector<double> &b) {
     double s = 0;
     for (size_t i = 0; i < a.size(); ++i) s += (a[i] - b[i]) * (a[i] - b[i]);
     return std::sqrt(s / double(a.size()));
-}
-
-// SQNR (dB) of graph output `index` of `q` against `f` over `data`.
-double outputSqnr(const Graph &f, const Graph &q, size_t index,
-                  const std::vector<std::map<std::string, Tensor>> &data) {
-    auto pf = ExecutionPlan::create(f, PlanOptions{2});
-    auto pq = ExecutionPlan::create(q, PlanOptions{2});
-    double signal = 0, noise = 0;
-    std::vector<Tensor> of, oq;
-    for (const auto &batch : data) {
-        EXPECT_TRUE((*pf)->run(batch, of).isOk());
-        EXPECT_TRUE((*pq)->run(batch, oq).isOk());
-        const Tensor &a = of.at(index), &b = oq.at(index);
-        for (int64_t i = 0; i < a.numel(); ++i) {
-            signal += double(a.data<float>()[i]) * a.data<float>()[i];
-            noise += std::pow(double(a.data<float>()[i]) - b.data<float>()[i], 2);
-        }
-    }
-    return 10 * std::log10(signal / noise);
 }
 
 struct Quantized {
@@ -162,7 +132,7 @@ TEST(BiasCorrection, RemovesMostOfTheMeanErrorOnHeldOutSamples) {
         progress.push_back({done, total});
         return true;
     };
-    auto report = correctBiases(corrected, q.result.plan, opener(calibration), options);
+    auto report = correctBiases(corrected, q.result.plan, batchesOpener(calibration), options);
     ASSERT_TRUE(report) << report.status().message();
     auto fixed = buildQdqGraph(corrected, q.result.plan);
     ASSERT_TRUE(fixed) << fixed.status().message();
@@ -210,7 +180,7 @@ TEST(BiasCorrection, ChosenLayersOnlyAndClearErrors) {
     Graph g = q.prepared;
     BiasCorrectionOptions options;
     options.layers = {"dw"};
-    auto report = correctBiases(g, q.result.plan, opener(calibration), options);
+    auto report = correctBiases(g, q.result.plan, batchesOpener(calibration), options);
     ASSERT_TRUE(report) << report.status().message();
     ASSERT_EQ(report->layers.size(), 1u);
     EXPECT_EQ(report->layers[0].node, "dw");
@@ -219,13 +189,13 @@ TEST(BiasCorrection, ChosenLayersOnlyAndClearErrors) {
     EXPECT_NE(g.initializer("dw.b")->toFloatVector(), b.g.initializer("dw.b")->toFloatVector());
 
     options.layers = {"nope"};
-    auto unknown = correctBiases(g, q.result.plan, opener(calibration), options);
+    auto unknown = correctBiases(g, q.result.plan, batchesOpener(calibration), options);
     ASSERT_FALSE(unknown);
     EXPECT_NE(unknown.status().message().find("no node 'nope'"), std::string::npos);
 
     options.layers.clear();
     options.progress = [](int done, int) { return done < 2; };
-    auto cancelled = correctBiases(g, q.result.plan, opener(calibration), options);
+    auto cancelled = correctBiases(g, q.result.plan, batchesOpener(calibration), options);
     ASSERT_FALSE(cancelled);
     EXPECT_EQ(cancelled.status().kind(), ErrorKind::Cancelled);
 }

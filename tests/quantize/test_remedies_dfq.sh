@@ -15,23 +15,11 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 export OMP_NUM_THREADS=2
 source "$(dirname "$0")/../cli/expect.sh"
+source "$(dirname "$0")/remedy_cases.sh"
 
-# analyze_case NAME MODEL OPTIONS...: per-tensor int8 of MODEL, analysed on the test images.
-analyze_case() {
-    local name=$1 model=$2
-    shift 2
-    expect "analyze $name" 0 "output 'logits'" -- "$quantlens" analyze --float "$model" \
-        --calib "$data/fashion_calib.npy" --per-tensor --data "$data/fashion_test.npy" \
-        --labels "$data/fashion_test_labels.npy" --json "$work/$name.json" --no-kernel-check \
-        --no-isolated --threads 2 "$@"
-    cp "$work/out" "$work/$name.log"
-    python3 -c "import json, sys; o = json.load(open(sys.argv[1]))['outputs'][0]; \
-print(f\"$name: output SQNR {o['sqnr_db']:.2f} dB, accuracy float {o['float_accuracy']:.4f} int8 {o['quant_accuracy']:.4f}\")" \
-        "$work/$name.json"
-}
-analyze_case balanced "$data/fashion_mobilenet_balanced.onnx"
-analyze_case naive "$data/fashion_mobilenet.onnx"
-analyze_case remedied "$data/fashion_mobilenet.onnx" --remedy cle --remedy bias-correction
+analyze_case balanced "$data/fashion_mobilenet_balanced.onnx" --per-tensor
+analyze_case naive "$data/fashion_mobilenet.onnx" --per-tensor
+analyze_case remedied "$data/fashion_mobilenet.onnx" --per-tensor --remedy cle --remedy bias-correction
 # The diagnosis names the remedy: depthwise channel ranges thousands of times apart.
 expect "naive analysis suggests cle" 0 "cross-layer equalization (quantize --remedy cle)" -- cat "$work/naive.log"
 expect "naive JSON finding names the remedy" 0 "" -- python3 -c \
@@ -43,11 +31,6 @@ expect "analysis JSON records its command line" 0 "" -- python3 -c \
     "import json, sys; sys.exit('--per-tensor' not in (c := json.load(open(sys.argv[1]))['command_line']) or not c.endswith('--remedy cle --remedy bias-correction'))" \
     "$work/remedied.json"
 
-# field FILE KEY: outputs[0][KEY] of an analysis.
-field() { python3 -c "import json, sys; print(json.load(open(sys.argv[1]))['outputs'][0][sys.argv[2]])" "$1" "$2"; }
-check() {  # check DESCRIPTION PYTHON_EXPRESSION (true passes)
-    expect "$1" 0 "" -- python3 -c "import sys; sys.exit(not ($2))"
-}
 balanced_db=$(field "$work/balanced.json" sqnr_db)
 naive_db=$(field "$work/naive.json" sqnr_db)
 remedied_db=$(field "$work/remedied.json" sqnr_db)

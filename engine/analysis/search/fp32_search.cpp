@@ -408,7 +408,7 @@ Result<SearchResult> searchFp32Layers(AnalysisSession &session, const SearchOpti
     if (evaluate.meets(*none) || n == 0) {
         result.reached = evaluate.meets(*none);
         result.exhaustive = true;
-        result.allFp32Figure = *none;
+        result.allFp32Figure = std::numeric_limits<double>::quiet_NaN();  // not needed
         QL_RETURN_IF_ERROR(timeSets(session, options, result));
         return result;
     }

@@ -98,7 +98,7 @@ struct SearchResult {
     bool reached = false;                 // a set meeting the target was found
     std::vector<std::string> fp32Layers;  // the set found (the best set tried when not reached)
     double figure = 0.0;                  // its figure
-    double allFp32Figure = 0.0;           // every candidate in fp32
+    double allFp32Figure = 0.0;  // every candidate in fp32; NaN: not measured (int8 met it)
     bool exhaustive = false;              // every smaller set was measured: the size is minimal
     bool budgetExhausted = false;         // stopped by maxEvaluations
     int stoppedEarly = 0;                 // evaluations stopped once the target was out of reach

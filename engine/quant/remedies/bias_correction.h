@@ -31,9 +31,6 @@
 
 namespace ql::quant {
 
-// Opens the calibration data from its start; called once per pass.
-using BatchSourceOpener = std::function<Result<BatchSource>()>;
-
 struct BiasCorrectionOptions {
     std::set<std::string> layers;  // node names to correct; empty: every eligible layer
     int threads = 0;               // of the execution plans; 0: all hardware threads
