@@ -2279,6 +2279,18 @@ Unterbefehle: gui (Standard), infer, bench, quantize, analyze, calib-lab, search
         <source>; its channels&apos; weight ranges are %1x apart, too far for one int8 scale: cross-layer equalization (quantize --remedy cle) balances them</source>
         <translation>; die Gewichtsbereiche seiner Kanäle liegen %1-fach auseinander, zu weit für eine int8-Skala: Cross-Layer-Equalization (quantize --remedy cle) gleicht sie an</translation>
     </message>
+    <message>
+        <source>Channel %1 of %2 reaches %3x the median channel&apos;s range (%4 against %5)</source>
+        <translation>Kanal %1 von %2 erreicht das %3-Fache des Bereichs des mittleren Kanals (%4 gegenüber %5)</translation>
+    </message>
+    <message>
+        <source>Channel %1 of %2, which %3 reads, reaches %4x the median channel&apos;s range (%5 against %6)</source>
+        <translation>Kanal %1 von %2, den %3 liest, erreicht das %4-Fache des Bereichs des mittleren Kanals (%5 gegenüber %6)</translation>
+    </message>
+    <message>
+        <source>: one int8 scale for all channels leaves the others few levels; SmoothQuant (quantize --remedy smoothquant) moves the outliers&apos; range into the weights</source>
+        <translation>: Eine int8-Skala für alle Kanäle lässt den übrigen nur wenige Stufen; SmoothQuant (quantize --remedy smoothquant) verlagert den Bereich der Ausreißer in die Gewichte</translation>
+    </message>
 </context>
 <context>
     <name>ql::ui::ElementExplanationView</name>

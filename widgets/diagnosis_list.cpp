@@ -171,6 +171,20 @@ QString DiagnosisList::describe(const Finding &f) {
                        .arg(f.channel)
                        .arg(name, db(f.extra), db(f.reference)) +
                    remedySuggestion(f);
+        case FindingKind::ActivationOutlierChannels:
+            return (f.related.empty()
+                        ? tr("Channel %1 of %2 reaches %3x the median channel's range (%4 "
+                             "against %5)")
+                              .arg(f.channel)
+                              .arg(name, ratio(f.value), magnitude(f.extra), magnitude(f.reference))
+                        : tr("Channel %1 of %2, which %3 reads, reaches %4x the median "
+                             "channel's range (%5 against %6)")
+                              .arg(f.channel)
+                              .arg(name, QString::fromStdString(f.related), ratio(f.value),
+                                   magnitude(f.extra), magnitude(f.reference))) +
+                   tr(": one int8 scale for all channels leaves the others few levels; "
+                      "SmoothQuant (quantize --remedy smoothquant) moves the outliers' range "
+                      "into the weights");
         case FindingKind::OutputAgreementDrop:
             return tr("The models predict the same class for only %1 of the samples (output SQNR "
                       "%2 dB)")

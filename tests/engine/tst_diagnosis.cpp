@@ -180,6 +180,49 @@ TEST(Diagnosis, WeightChannelRangesFarApartSuggestEqualization) {
     EXPECT_NEAR(low[0].channelRangeSpread, 4.0, 1e-6);
 }
 
+TEST(Diagnosis, OutlierChannelsReadByInt8MatMulSuggestSmoothQuant) {
+    // ln → MatMul q (int8); ln2 → MatMul fc (kept in fp32).
+    Graph g;
+    auto node = [&](const std::string &name, const std::string &op, std::vector<std::string> in,
+                    const std::string &out) {
+        Node n;
+        n.name = name;
+        n.opType = op;
+        n.inputs = std::move(in);
+        n.outputs = {out};
+        g.nodes.push_back(n);
+    };
+    node("ln", "LayerNormalization", {"x", "g", "b"}, "h");
+    node("q", "MatMul", {"h", "wq"}, "qo");
+    node("ln2", "LayerNormalization", {"qo", "g", "b"}, "h2");
+    node("fc", "MatMul", {"h2", "wf"}, "fo");
+    NumericSuiteReport r;
+    r.layers = {layer("ln", "LayerNormalization", 40.0), layer("q", "MatMul", 40.0),
+                layer("ln2", "LayerNormalization", 40.0), layer("fc", "MatMul", 40.0)};
+    r.layers[0].precision = r.layers[2].precision = "fp32";
+    r.layers[3].precision = "fp32";
+    // Channel 2 is 40x the median (2.0); channel maxima of ln2 likewise.
+    r.layers[0].outputChannelMaxima = {2.0f, 1.5f, 80.0f, 2.5f, 2.0f};
+    r.layers[2].outputChannelMaxima = r.layers[0].outputChannelMaxima;
+    auto found = ofKind(diagnose(r, &g), FindingKind::ActivationOutlierChannels);
+    ASSERT_EQ(found.size(), 1u);  // ln2's reader runs in fp32: nothing to fix there
+    EXPECT_EQ(found[0].layerName, "ln");
+    EXPECT_EQ(found[0].related, "q");
+    EXPECT_EQ(found[0].channel, 2);
+    EXPECT_NEAR(found[0].value, 40.0, 1e-9);
+    EXPECT_EQ(found[0].reference, 2.0);
+    EXPECT_EQ(found[0].extra, 80.0);
+    EXPECT_EQ(found[0].remedy, "smoothquant");
+    // Just under the threshold (7.9x): quiet.
+    r.layers[0].outputChannelMaxima[2] = 15.8f;
+    EXPECT_TRUE(ofKind(diagnose(r, &g), FindingKind::ActivationOutlierChannels).empty());
+    // Without the graph the reader is unknown: the finding names none.
+    r.layers[0].outputChannelMaxima[2] = 80.0f;
+    found = ofKind(diagnose(r), FindingKind::ActivationOutlierChannels);
+    ASSERT_EQ(found.size(), 2u);
+    EXPECT_EQ(found[0].related, "");
+}
+
 TEST(Diagnosis, OutputAgreementAndAccuracy) {
     NumericSuiteReport r;
     OutputReport out;

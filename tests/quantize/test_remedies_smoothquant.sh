@@ -8,6 +8,7 @@
 #     comes within 3 dB of the same network without the outliers;
 #   - the opset-13 export (LayerNorm written out node by node) gets the same gain, its scales
 #     folded into the LayerNorm's Mul and Add;
+#   - the diagnosis of the plain int8 model suggests SmoothQuant where the outliers are;
 #   - search reaches sqnr:30 with the remedy alone (no fp32 layer), where no single fp32 layer
 #     reaches it without.
 set -u
@@ -24,6 +25,11 @@ analyze_case balanced "$data/fashion_vit_balanced.onnx" --per-tensor
 analyze_case naive "$data/fashion_vit.onnx" --per-tensor
 analyze_case smoothed "$data/fashion_vit.onnx" --per-tensor --remedy smoothquant
 analyze_case smoothed13 "$data/fashion_vit_op13.onnx" --per-tensor --remedy smoothquant=0.5
+# The diagnosis names the remedy: the four LayerNorms and the token mean before the head.
+expect "naive analysis suggests smoothquant" 0 "SmoothQuant (quantize --remedy smoothquant)" -- cat "$work/naive.log"
+expect "five outlier findings, none without outliers" 0 "" -- python3 -c "import json, sys; \
+count = lambda f: sum(x.get('remedy') == 'smoothquant' and x['value'] >= 30 for x in json.load(open(f))['findings']); \
+sys.exit(not (count(sys.argv[1]) == 5 and count(sys.argv[2]) == 0))" "$work/naive.json" "$work/balanced.json"
 expect "scales folded into the LayerNorms" 0 \
     "(alpha 0.5, into LayerNormalization '/blocks/blocks.0/ln1/LayerNormalization')" -- cat "$work/smoothed.log"
 expect "the token mean before the head gets a Mul" 0 "into inserted Mul '/ReduceMean_output_0_smooth'" -- \

@@ -13,6 +13,30 @@
 namespace ql::analysis {
 namespace {
 
+// Values that a MatMul or Gemm with a constant weight reads as its input 0.
+std::set<std::string> inputsOfLinearLayers(const Graph &graph) {
+    std::set<std::string> out;
+    for (const Node &node : graph.nodes)
+        if (node.domain.empty() && (node.opType == "MatMul" || node.opType == "Gemm") &&
+            node.hasInput(0) && node.hasInput(1) && graph.isInitializer(node.inputs[1]))
+            out.insert(node.inputs[0]);
+    return out;
+}
+
+// max |x| per channel of the last axis, into `maxima`.
+void addChannelMaxima(const Tensor &value, std::vector<float> &maxima) {
+    if (value.dtype() != DataType::Float || value.rank() < 1) return;
+    const Tensor plain = value.layout() == Layout::Plain ? value : value.toPlain();
+    const int64_t c = plain.dim(static_cast<int>(plain.rank() - 1));
+    if (c <= 0) return;
+    if (maxima.size() != static_cast<size_t>(c)) maxima.assign(static_cast<size_t>(c), 0.0f);
+    const float *v = plain.data<float>();
+    for (int64_t i = 0; i < plain.numel(); ++i) {
+        float &m = maxima[static_cast<size_t>(i % c)];
+        m = std::max(m, std::fabs(v[i]));
+    }
+}
+
 int64_t sampleCount(const Tensor &t) {
     return t.rank() == 0 ? 1 : t.dim(0);
 }
@@ -123,6 +147,8 @@ struct CumulativeComparison::Impl {
     Status advanceQuantizedPassTo(size_t matchIndex);
     Status finishQuantizedPass();  // runs the rest of the pass, keeps its outputs
     std::vector<ComparisonAccumulator> accumulators;
+    std::vector<bool> tracksChannels;  // per match: LayerActivationComparison::channelMaxima
+    std::vector<std::vector<float>> channelMaxima;
     std::vector<ComparisonAccumulator> outputAccumulators;
     std::vector<int64_t> rows, agreements;
     std::vector<int64_t> labels;
@@ -180,6 +206,10 @@ Result<std::unique_ptr<CumulativeComparison>> CumulativeComparison::create(
     for (const auto &in : quantPrepared.inputs) quantValues.insert(in.name);
 
     d.accumulators.resize(matching.matches.size());
+    d.channelMaxima.resize(matching.matches.size());
+    const std::set<std::string> linearInputs = inputsOfLinearLayers(floatGraph);
+    for (const auto &match : matching.matches)
+        d.tracksChannels.push_back(linearInputs.count(match.floatOutput) != 0);
     for (size_t i = 0; i < matching.matches.size(); ++i) {
         LayerActivationComparison layer;
         layer.match = matching.matches[i];
@@ -248,6 +278,7 @@ Status CumulativeComparison::Impl::compareLayer(size_t matchIndex, bool isQuanti
         return Status::badInput(what + ": float and quantized shapes differ");
     ComparisonAccumulator &acc = accumulators[matchIndex];
     const QuantTarget &t = targets[matchIndex];
+    if (tracksChannels[matchIndex]) addChannelMaxima(floatValue, channelMaxima[matchIndex]);
     // Both sides in one element order; NHWC stays NHWC when both plans keep it.
     const bool sameLayout = floatValue.layout() == value.layout();
     const Tensor x = sameLayout ? floatValue : floatValue.toPlain();
@@ -502,6 +533,7 @@ ActivationComparisonResult CumulativeComparison::result() const {
     for (size_t i = 0; i < d.accumulators.size(); ++i) {
         r.layers[i].metrics = d.accumulators[i].result();
         r.layers[i].sampleRanges = d.accumulators[i].sampleRanges();
+        r.layers[i].channelMaxima = d.channelMaxima[i];
     }
     for (size_t o = 0; o < d.outputAccumulators.size(); ++o) {
         OutputComparison &out = r.outputs[o];

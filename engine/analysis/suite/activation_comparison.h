@@ -64,6 +64,9 @@ struct LayerActivationComparison {
     // The float layer output's min and max per sample (sample_ranges.h), found in the pass that
     // compares it; as many samples as metrics.sampleSqnrValues. Empty when not observed.
     SampleRanges sampleRanges;
+    // max |x| per channel of the float output's last axis, when a MatMul or Gemm with a constant
+    // weight reads it (the channels SmoothQuant balances); empty otherwise or when not observed.
+    std::vector<float> channelMaxima;
 };
 
 struct OutputComparison {

@@ -71,6 +71,40 @@ void weightFindings(std::vector<Finding> &out, size_t i, const LayerReport &row,
     out.push_back(f);
 }
 
+// Outlier channels in an output that int8 linear layers read. Without the graph the readers are
+// unknown and the finding names none.
+std::optional<Finding> outlierChannels(size_t i, const LayerReport &row,
+                                       const NumericSuiteReport &report, const Graph *graph,
+                                       const DiagnosisOptions &o) {
+    const std::vector<float> &m = row.outputChannelMaxima;
+    if (m.size() < 2) return std::nullopt;
+    std::vector<double> sorted(m.begin(), m.end());
+    const double median = medianOf(sorted);
+    const auto widest = std::max_element(m.begin(), m.end());
+    if (!(median > 0) || !(*widest / median >= o.outlierChannelSpread)) return std::nullopt;
+    std::string reader;
+    if (graph) {
+        const Node *node = graph->findNode(row.name);
+        for (const Node &n : graph->nodes) {
+            if (!node || node->outputs.empty() || !n.hasInput(0) ||
+                n.inputs[0] != node->outputs[0] || (n.opType != "MatMul" && n.opType != "Gemm"))
+                continue;
+            for (const LayerReport &r : report.layers)
+                if (r.name == n.name && r.precision == "int8") reader = n.name;
+            if (!reader.empty()) break;
+        }
+        if (reader.empty()) return std::nullopt;  // no int8 layer pays for the outliers
+    }
+    Finding f = layerFinding(FindingKind::ActivationOutlierChannels, Severity::Warning, i, row);
+    f.value = *widest / median;
+    f.reference = median;
+    f.extra = *widest;
+    f.channel = widest - m.begin();
+    f.related = reader;
+    f.remedy = "smoothquant";
+    return f;
+}
+
 // The metrics whose per-sample SQNRs the data-sensitivity findings read.
 const ComparisonMetrics *samplesOf(const LayerReport &row) {
     if (row.cumulative && row.cumulative->sampleSqnr) return &*row.cumulative;
@@ -131,6 +165,8 @@ const char *findingKindName(FindingKind kind) {
             return "low_weight_sqnr";
         case FindingKind::WeightChannelOutlier:
             return "weight_channel_outlier";
+        case FindingKind::ActivationOutlierChannels:
+            return "activation_outlier_channels";
         case FindingKind::OutputAgreementDrop:
             return "output_agreement_drop";
         case FindingKind::AccuracyDrop:
@@ -239,6 +275,8 @@ std::vector<Finding> diagnose(const NumericSuiteReport &report, const Graph *flo
             out.push_back(f);
         }
         weightFindings(out, i, row, o);
+        if (auto outliers = outlierChannels(i, row, report, floatGraph, o))
+            out.push_back(*outliers);
     }
     std::stable_sort(out.begin(), out.end(), [](const Finding &a, const Finding &b) {
         if (a.severity != b.severity) return a.severity > b.severity;

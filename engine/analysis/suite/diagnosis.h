@@ -37,6 +37,13 @@
 //                         per-channel max |w| of the float weight) and, when it is at least
 //                         remedyRangeSpread, the remedy "cle": one int8 scale cannot serve
 //                         channels that far apart, and cross-layer equalization balances them.
+//   ActivationOutlierChannels  a few channels of an output that int8 MatMul / Gemm layers read
+//                         are far larger than the rest (LayerNorm outputs of transformers): the
+//                         per-tensor activation scale they force leaves the other channels few
+//                         levels. value = largest / median per-channel max |x| (at least
+//                         outlierChannelSpread), reference = the median, extra = the largest,
+//                         channel = the largest one, related = the first layer reading it, remedy
+//                         "smoothquant" (it moves the outliers' range into the weights).
 //   OutputAgreementDrop   top-1 agreement of the models below 1 − agreementDrop (layer -1).
 //                         value = agreement (0..1), reference = output SQNR.
 //   AccuracyDrop          with labels: quantized accuracy more than accuracyDrop below float.
@@ -64,6 +71,7 @@ enum class FindingKind {
     KernelMismatch,
     LowWeightSqnr,
     WeightChannelOutlier,
+    ActivationOutlierChannels,
     OutputAgreementDrop,
     AccuracyDrop,
 };
@@ -83,7 +91,7 @@ struct Finding {
     double extra = std::numeric_limits<double>::quiet_NaN();
     int64_t channel = -1;
     double channelRangeSpread = std::numeric_limits<double>::quiet_NaN();  // weight findings
-    std::string remedy;  // "" or the --remedy that fits the finding ("cle")
+    std::string remedy;  // "" or the --remedy that fits the finding ("cle", "smoothquant")
     // ActivationRangeVaries only: the per-sample SQNR spread when it is data-sensitive too.
     std::optional<SampleSqnrSummary> sampleSqnr;
 };
@@ -98,6 +106,7 @@ struct DiagnosisOptions {
     double weightThresholdDb = 30.0;
     double channelSpreadDb = 10.0;
     double remedyRangeSpread = 10.0;  // per-channel weight range spread that suggests CLE
+    double outlierChannelSpread = 8.0;  // largest / median channel max that suggests SmoothQuant
     double agreementDrop = 0.01;  // share of samples
     double accuracyDrop = 0.01;   // 1 percentage point
 };

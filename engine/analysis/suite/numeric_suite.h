@@ -51,6 +51,10 @@ struct LayerReport {
     // of the float model, so toggling layers never changes it; empty exactly when `cumulative`
     // is nullopt (the quantized value was not observed).
     SampleRanges sampleRanges;
+    // max |x| per channel of the float output's last axis over the samples, when a MatMul or
+    // Gemm with a constant weight reads the output (SmoothQuant's outlier channels); empty
+    // otherwise. A property of the float model, like sampleRanges.
+    std::vector<float> outputChannelMaxima;
     std::optional<ComparisonMetrics> isolated;  // the layer alone on the float input
     std::optional<double> kernelVsReferenceSqnrDb;
     bool kernelMismatch = false;     // kernelVsReferenceSqnrDb < kKernelMismatchDb

@@ -67,9 +67,11 @@ void setCumulativeFigures(LayerReport &row, const LayerActivationComparison &com
     if (compared.observed) {
         row.cumulative = compared.metrics;
         row.sampleRanges = compared.sampleRanges;
+        row.outputChannelMaxima = compared.channelMaxima;
     } else {
         row.cumulative.reset();
         row.sampleRanges = {};
+        row.outputChannelMaxima.clear();
         notes.push_back(kCumulativeNote + compared.match.quantOutput +
                         (compared.compared
                              ? "' does not exist when the model runs " + quantPrecision
@@ -115,6 +117,7 @@ void setIsolatedFigures(LayerReport &row, const LayerIsolatedComparison *compare
 void copyCumulativeFigures(LayerReport &to, const LayerReport &from) {
     to.cumulative = from.cumulative;
     to.sampleRanges = from.sampleRanges;
+    to.outputChannelMaxima = from.outputChannelMaxima;
     replaceNotes(to, from.notes, kCumulativeNote);
 }
 
