@@ -6,8 +6,6 @@
 #include <QFileInfo>
 #include <QJsonDocument>
 
-#include <unistd.h>
-#include <chrono>
 #include <cmath>
 #include <cstdio>
 
@@ -119,35 +117,6 @@ ql::Status readLabOptions(const QCommandLineParser &parser, const ql::Graph &gra
 }
 
 // Progress on stderr at most once a second: a line that rewrites itself on a terminal.
-class ProgressPrinter {
-public:
-    bool operator()(const std::string &stage, int done, int total) {
-        if (ql::stopRequested()) return false;  // Ctrl+C (main's InterruptScope)
-        const auto now = std::chrono::steady_clock::now();
-        if (stage == "runs" && !m_runsStarted) m_runsStarted = true, m_runsStart = now;
-        if (now - m_last < std::chrono::seconds(1) && done != total) return true;
-        m_last = now;
-        std::string eta;
-        if (stage == "runs" && done > 0 && done < total) {
-            const double elapsed = std::chrono::duration<double>(now - m_runsStart).count();
-            eta = ", ETA " +
-                  std::to_string(static_cast<int>(std::lround(elapsed / done * (total - done)))) +
-                  " s";
-        }
-        std::fprintf(stderr, "%scalib-lab: %s %d/%d%s%s", m_tty ? "\r" : "", stage.c_str(), done,
-                     total, eta.c_str(), m_tty ? "\033[K" : "\n");
-        return true;
-    }
-    void finish() const {
-        if (m_tty) std::fputc('\n', stderr);
-    }
-
-private:
-    bool m_tty = isatty(fileno(stderr));
-    bool m_runsStarted = false;
-    std::chrono::steady_clock::time_point m_last{}, m_runsStart{};
-};
-
 QString percent(const std::optional<double> &value) {
     return value && std::isfinite(*value) ? QString::number(100.0 * *value, 'f', 1)
                                           : QStringLiteral("-");
@@ -252,7 +221,7 @@ int runCalibLab(const QStringList &arguments) {
     if (ql::Status read = readLabOptions(parser, *graph, options); !read)
         return reportFailure(read);
 
-    ProgressPrinter printer;
+    ProgressPrinter printer("calib-lab", "runs");
     const ql::analysis::LabProgress progress = [&](const std::string &stage, int done, int total) {
         return printer(stage, done, total);
     };

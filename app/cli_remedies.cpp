@@ -2,9 +2,10 @@
 
 #include <QJsonObject>
 
-#include <unistd.h>
 #include <algorithm>
 #include <cstdio>
+
+#include "cli_support.h"
 
 namespace cli {
 
@@ -68,6 +69,7 @@ ql::Result<std::optional<RemedyRun>> applyRemedies(const QCommandLineParser &par
             ql::quant::SmoothQuantOptions options;
             options.alpha = **alpha;
             options.threads = threads;
+            options.progress = [](int, int) { return !ql::stopRequested(); };  // one short pass
             auto smoothed = ql::quant::smoothQuant(run.model, calibration(run.model), options);
             if (!smoothed) return smoothed.status().withContext(floatGraph.sourcePath);
             run.smoothing = std::move(*smoothed);
@@ -95,14 +97,11 @@ ql::Status remedyQuantized(RemedyRun &run, ql::quant::QuantizeResult &result,
     if (!run.correctBiases) return ql::Status::ok();
     ql::quant::BiasCorrectionOptions options;
     options.threads = threads;
-    if (isatty(fileno(stderr)))
-        options.progress = [](int done, int total) {
-            std::fprintf(stderr, "\rbias correction: pass %d of %d", done, total);
-            if (done == total) std::fputc('\n', stderr);
-            return true;
-        };
+    ProgressPrinter printer("bias correction", "passes");
+    options.progress = [&printer](int done, int total) { return printer("passes", done, total); };
     ql::Graph corrected = run.model;
     auto report = ql::quant::correctBiases(corrected, result.plan, calibration, options);
+    printer.finish();
     if (!report) return report.status();
     auto rebuilt = ql::quant::buildQdqGraph(corrected, result.plan);
     if (!rebuilt) return rebuilt.status().withContext(run.model.sourcePath);

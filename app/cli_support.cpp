@@ -5,7 +5,9 @@
 #include <QFileInfo>
 #include <QRegularExpression>
 
+#include <unistd.h>
 #include <atomic>
+#include <cmath>
 #include <csignal>
 #include <cstdio>
 
@@ -139,6 +141,30 @@ ql::Status readInputs(const ql::Graph &graph, const QStringList &namedInputs, co
     for (const ql::ValueInfo &in : graph.inputs)
         if (!inputs.count(in.name)) return ql::Status::badInput("no value given for model input '" + in.name + "'");
     return ql::Status::ok();
+}
+
+ProgressPrinter::ProgressPrinter(std::string prefix, std::string etaStage)
+    : m_prefix(std::move(prefix)), m_etaStage(std::move(etaStage)), m_tty(isatty(fileno(stderr))) {}
+
+bool ProgressPrinter::operator()(const std::string &stage, int done, int total) {
+    if (ql::stopRequested()) return false;  // Ctrl+C (main's InterruptScope)
+    const auto now = std::chrono::steady_clock::now();
+    if (stage == m_etaStage && !m_etaStarted) m_etaStarted = true, m_etaStart = now;
+    if (now - m_last < std::chrono::seconds(1) && done != total) return true;
+    m_last = now;
+    std::string eta;
+    if (stage == m_etaStage && done > 0 && done < total) {
+        const double elapsed = std::chrono::duration<double>(now - m_etaStart).count();
+        eta = ", ETA " +
+              std::to_string(static_cast<int>(std::lround(elapsed / done * (total - done)))) + " s";
+    }
+    std::fprintf(stderr, "%s%s: %s %d/%d%s%s", m_tty ? "\r" : "", m_prefix.c_str(), stage.c_str(),
+                 done, total, eta.c_str(), m_tty ? "\033[K" : "\n");
+    return true;
+}
+
+void ProgressPrinter::finish() const {
+    if (m_tty) std::fputc('\n', stderr);
 }
 
 }  // namespace cli

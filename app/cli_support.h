@@ -5,6 +5,7 @@
 #include <QString>
 #include <QStringList>
 
+#include <chrono>
 #include <map>
 #include <string>
 #include <vector>
@@ -31,6 +32,21 @@ ql::Status writeTextFile(const QString &path, const QByteArray &bytes);
 // Prints "quantlens: <message>" on stderr and returns the exit code for the status' kind.
 int reportFailure(const ql::Status &status);
 int usageError(const QString &message);
+
+// Progress of a long stage on stderr, "PREFIX: STAGE done/total" at most once a second (in place
+// on a terminal, one line each otherwise), with an ETA for `etaStage`; returns false once Ctrl+C
+// was pressed (InterruptScope), which cancels the engine work it reports on.
+class ProgressPrinter {
+public:
+    ProgressPrinter(std::string prefix, std::string etaStage);
+    bool operator()(const std::string &stage, int done, int total);
+    void finish() const;  // ends the line on a terminal
+
+private:
+    std::string m_prefix, m_etaStage;
+    bool m_tty = false, m_etaStarted = false;
+    std::chrono::steady_clock::time_point m_last{}, m_etaStart{};
+};
 
 // While it lives, SIGINT (Ctrl+C) stops the engine work of this thread between plan nodes: the
 // subcommand then fails with ErrorKind::Cancelled (exit 130) without writing its outputs. A second
