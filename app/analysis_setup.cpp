@@ -53,6 +53,7 @@ QJsonObject QuantizerSettings::toJson() const {
                        {"reduce_range", reduceRange},
                        {"fold_batch_norm", foldBatchNorm}};
     if (calibrationBatch > 0) object.insert("calib_batch", calibrationBatch);  // 0: the default
+    if (!remedies.isEmpty()) object.insert("remedies", QJsonArray::fromStringList(remedies));
     return object;
 }
 
@@ -65,6 +66,8 @@ QuantizerSettings QuantizerSettings::fromJson(const QJsonObject &object) {
     s.reduceRange = object.value("reduce_range").toBool(s.reduceRange);
     s.foldBatchNorm = object.value("fold_batch_norm").toBool(s.foldBatchNorm);
     s.calibrationBatch = std::max(0, object.value("calib_batch").toInt(0));
+    for (const QJsonValue &remedy : object.value("remedies").toArray())
+        s.remedies << remedy.toString();
     return s;
 }
 
@@ -84,7 +87,8 @@ QuantizerSettings QuantizerSettings::fromOptions(const ql::quant::QuantizationOp
 bool QuantizerSettings::operator==(const QuantizerSettings &o) const {
     return method == o.method && percentile == o.percentile && perTensor == o.perTensor &&
            symmetricActivations == o.symmetricActivations && reduceRange == o.reduceRange &&
-           foldBatchNorm == o.foldBatchNorm && calibrationBatch == o.calibrationBatch;
+           foldBatchNorm == o.foldBatchNorm && calibrationBatch == o.calibrationBatch &&
+           remedies == o.remedies;
 }
 
 bool AnalysisSetup::isComplete() const {
@@ -181,6 +185,15 @@ bool AnalysisSetup::toRequest(ql::ui::AnalysisRequest &request, QString &error) 
     request.quantizer.symmetricActivations = quantizer.symmetricActivations;
     request.quantizer.reduceRange = quantizer.reduceRange;
     request.quantizer.foldBatchNorm = quantizer.foldBatchNorm;
+    for (const QString &name : quantizer.remedies) {
+        auto remedy = ql::quant::parseFloatRemedy(name.toStdString());
+        if (!remedy || !*remedy) {
+            error = remedy ? tr("Unknown remedy '%1' (cle or smoothquant)").arg(name)
+                           : QString::fromStdString(remedy.status().message());
+            return false;
+        }
+        if (quantizeInApp) request.remedies.push_back(**remedy);
+    }
     request.dataPaths = toStd(dataPaths);
     request.labels = labelsPath.toStdString();
     request.randomInputs = randomInputs;

@@ -22,6 +22,9 @@ struct QuantizerSettings {
     // Samples per calibration batch (only the moving average depends on it); 0: each
     // calibration file one batch, as `quantlens quantize --calib` reads them.
     int calibrationBatch = 0;
+    // Remedies applied to the float model before calibration, as `--remedy` names them ("cle",
+    // "smoothquant", "smoothquant=0.6"), in order.
+    QStringList remedies;
 
     QJsonObject toJson() const;
     static QuantizerSettings fromJson(const QJsonObject &object);

@@ -19,6 +19,8 @@
 #include <QToolButton>
 #include <QVBoxLayout>
 
+#include <algorithm>
+
 #include "quant/image_preprocess.h"
 
 AnalysisSetupDialog::AnalysisSetupDialog(const AnalysisSetup &setup, Focus focus, QWidget *parent)
@@ -73,7 +75,19 @@ AnalysisSetupDialog::AnalysisSetupDialog(const AnalysisSetup &setup, Focus focus
     m_reduceRange->setChecked(setup.quantizer.reduceRange);
     m_foldBn = new QCheckBox(tr("Fold &BatchNormalization"), m_quantizerBox);
     m_foldBn->setChecked(setup.quantizer.foldBatchNorm);
-    for (QCheckBox *box : {m_perTensor, m_symmetric, m_reduceRange, m_foldBn})
+    m_remedies = setup.quantizer.remedies;
+    m_cle = new QCheckBox(tr("Cross-layer &equalization (CLE)"), m_quantizerBox);
+    m_cle->setToolTip(
+        tr("Balance the channel ranges of Conv pairs before calibrating, for "
+           "weights whose channels are far apart (depthwise convolutions)"));
+    m_cle->setChecked(m_remedies.contains(QStringLiteral("cle")));
+    m_smoothQuant = new QCheckBox(tr("S&moothQuant"), m_quantizerBox);
+    m_smoothQuant->setToolTip(
+        tr("Move the range of activation outlier channels (transformers "
+           "after LayerNorm) into the next weights before calibrating"));
+    for (const QString &name : m_remedies)
+        if (name.startsWith(QStringLiteral("smoothquant"))) m_smoothQuant->setChecked(true);
+    for (QCheckBox *box : {m_perTensor, m_symmetric, m_reduceRange, m_foldBn, m_cle, m_smoothQuant})
         quantForm->addRow(box);
 
     auto *data = new QGroupBox(tr("Evaluation inputs"), this);
@@ -179,6 +193,20 @@ AnalysisSetup AnalysisSetupDialog::setup() const {
     s.quantizer.symmetricActivations = m_symmetric->isChecked();
     s.quantizer.reduceRange = m_reduceRange->isChecked();
     s.quantizer.foldBatchNorm = m_foldBn->isChecked();
+    // The setup's remedies that are still checked, in their order, then the newly checked ones.
+    auto isCle = [](const QString &name) { return name == QStringLiteral("cle"); };
+    auto isSmooth = [](const QString &name) {
+        return name.startsWith(QStringLiteral("smoothquant"));
+    };
+    for (const QString &name : m_remedies)
+        if ((isCle(name) && m_cle->isChecked()) || (isSmooth(name) && m_smoothQuant->isChecked()))
+            s.quantizer.remedies << name;
+    if (m_cle->isChecked() &&
+        !std::any_of(s.quantizer.remedies.begin(), s.quantizer.remedies.end(), isCle))
+        s.quantizer.remedies << QStringLiteral("cle");
+    if (m_smoothQuant->isChecked() &&
+        !std::any_of(s.quantizer.remedies.begin(), s.quantizer.remedies.end(), isSmooth))
+        s.quantizer.remedies << QStringLiteral("smoothquant");
     s.randomInputs = m_random->isChecked();
     s.dataPaths = ql::ui::splitPathField(m_data->text());
     if (!s.randomInputs) s.labelsPath = m_labels->text().trimmed();

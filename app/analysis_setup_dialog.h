@@ -5,6 +5,7 @@
 // optional labels, or seeded random inputs of the model's input shape), batch and kernels.
 
 #include <QDialog>
+#include <QStringList>
 
 #include "analysis_setup.h"
 
@@ -32,6 +33,8 @@ public:
     QRadioButton *quantizeInAppButton() const { return m_inApp; }
     QRadioButton *randomInputsButton() const { return m_random; }
     QLineEdit *dataEdit() const { return m_data; }
+    QCheckBox *crossLayerEqualizationBox() const { return m_cle; }
+    QCheckBox *smoothQuantBox() const { return m_smoothQuant; }
     QComboBox *preprocessEdit() const { return m_preprocess; }
 
 private:
@@ -51,6 +54,9 @@ private:
     QCheckBox *m_symmetric;
     QCheckBox *m_reduceRange;
     QCheckBox *m_foldBn;
+    QCheckBox *m_cle;
+    QCheckBox *m_smoothQuant;
+    QStringList m_remedies;  // as the setup had them: their order and SmoothQuant's α are kept
     QGroupBox *m_quantizerBox;
     QRadioButton *m_files;
     QRadioButton *m_random;

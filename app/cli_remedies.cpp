@@ -28,23 +28,6 @@ void addRemedyOptions(QCommandLineParser &parser, bool writesModels) {
                       "FLOAT.onnx"});
 }
 
-namespace {
-
-// "smoothquant" or "smoothquant=0.6": its α, or nullopt when `remedy` is not smoothquant.
-ql::Result<std::optional<double>> smoothQuantAlpha(const QString &remedy, const QString &command) {
-    if (remedy != "smoothquant" && !remedy.startsWith("smoothquant="))
-        return std::optional<double>();
-    if (remedy == "smoothquant") return std::optional<double>(0.5);
-    bool ok = false;
-    const double alpha = remedy.mid(remedy.indexOf('=') + 1).toDouble(&ok);
-    if (!ok || !(alpha >= 0.0 && alpha <= 1.0))
-        return ql::Status::badInput(command.toStdString() + ": --remedy " + remedy.toStdString() +
-                                    ": ALPHA must be a number in [0, 1]");
-    return std::optional<double>(alpha);
-}
-
-}  // namespace
-
 ql::Result<std::optional<RemedyRun>> applyRemedies(const QCommandLineParser &parser,
                                                    const QString &command,
                                                    const ql::Graph &floatGraph, bool foldBatchNorm,
@@ -57,35 +40,25 @@ ql::Result<std::optional<RemedyRun>> applyRemedies(const QCommandLineParser &par
     }
     RemedyRun run;
     run.model = ql::quant::prepareFloatGraph(floatGraph, foldBatchNorm, &run.folding);
+    std::vector<ql::quant::FloatRemedy> beforeCalibration;
     for (const QString &remedy : asked) {
         if (remedy == "bias-correction") {
             run.correctBiases = true;
             continue;
         }
-        auto alpha = smoothQuantAlpha(remedy, command);
-        if (!alpha) return alpha.status();
-        if (*alpha) {
-            if (run.smoothing) continue;
-            ql::quant::SmoothQuantOptions options;
-            options.alpha = **alpha;
-            options.threads = threads;
-            options.progress = [](int, int) { return !ql::stopRequested(); };  // one short pass
-            auto smoothed = ql::quant::smoothQuant(run.model, calibration(run.model), options);
-            if (!smoothed) return smoothed.status().withContext(floatGraph.sourcePath);
-            run.smoothing = std::move(*smoothed);
-            run.applied.push_back("smoothquant");
-            continue;
-        }
-        if (remedy != "cle")
+        auto parsed = ql::quant::parseFloatRemedy(remedy.toStdString());
+        if (!parsed) return parsed.status().withContext(command.toStdString() + ": --remedy");
+        if (!*parsed)
             return ql::Status::badInput(
                 command.toStdString() + ": --remedy '" + remedy.toStdString() +
                 "' is not one QuantLens has; available: cle, smoothquant[=ALPHA], bias-correction");
-        if (run.equalization) continue;
-        auto equalized = ql::quant::equalizeCrossLayer(run.model);
-        if (!equalized) return equalized.status().withContext(floatGraph.sourcePath);
-        run.equalization = std::move(*equalized);
-        run.applied.push_back("cle");
+        beforeCalibration.push_back(**parsed);
     }
+    const auto stop = [](int, int) { return !ql::stopRequested(); };  // a short pass: no progress
+    auto applied = ql::quant::applyFloatRemedies(run.model, beforeCalibration,
+                                                 calibration(run.model), threads, stop);
+    if (!applied) return applied.status();
+    run.before = std::move(*applied);
     // A zero bias changes nothing in float; quantized, it becomes the int32 bias that the
     // correction moves.
     if (run.correctBiases) run.zeroBiasesAdded = ql::quant::addZeroBiases(run.model);
@@ -158,10 +131,11 @@ void printSmoothing(const ql::quant::SmoothQuantReport &report) {
 }  // namespace
 
 void printRemedies(const RemedyRun &run) {
-    for (const std::string &remedy : run.applied) {
-        if (remedy == "cle") printEqualization(*run.equalization);
-        if (remedy == "smoothquant") printSmoothing(*run.smoothing);
-    }
+    for (const ql::quant::FloatRemedy &remedy : run.before.applied)
+        if (remedy.kind == ql::quant::FloatRemedy::Kind::CrossLayerEqualization)
+            printEqualization(*run.before.equalization);
+        else
+            printSmoothing(*run.before.smoothing);
 }
 
 namespace {
@@ -250,10 +224,10 @@ QJsonObject smoothingJson(const ql::quant::SmoothQuantReport &report) {
 // In the order they were applied.
 QJsonArray remediesJson(const RemedyRun &run) {
     QJsonArray out;
-    for (const std::string &remedy : run.applied) {
-        if (remedy == "cle") out.append(equalizationJson(*run.equalization));
-        if (remedy == "smoothquant") out.append(smoothingJson(*run.smoothing));
-    }
+    for (const ql::quant::FloatRemedy &remedy : run.before.applied)
+        out.append(remedy.kind == ql::quant::FloatRemedy::Kind::CrossLayerEqualization
+                       ? equalizationJson(*run.before.equalization)
+                       : smoothingJson(*run.before.smoothing));
     if (run.biasCorrection) out.append(biasCorrectionJson(*run.biasCorrection));
     return out;
 }

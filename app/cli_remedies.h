@@ -24,8 +24,7 @@
 #include "ir/graph.h"
 #include "quant/qdq_builder.h"
 #include "quant/remedies/bias_correction.h"
-#include "quant/remedies/cross_layer_equalization.h"
-#include "quant/remedies/smooth_quant.h"
+#include "quant/remedies/float_remedies.h"
 
 namespace cli {
 
@@ -35,9 +34,7 @@ void addRemedyOptions(QCommandLineParser &parser, bool writesModels = true);
 struct RemedyRun {
     ql::Graph model;  // the float model with the remedies applied (BatchNorm folded first)
     ql::BatchNormFoldReport folding;
-    std::vector<std::string> applied;  // the remedies applied before calibration, in order
-    std::optional<ql::quant::CrossLayerEqualizationReport> equalization;
-    std::optional<ql::quant::SmoothQuantReport> smoothing;
+    ql::quant::FloatRemedyReport before;  // the remedies applied before calibration, in order
     bool correctBiases = false;
     std::vector<std::string> zeroBiasesAdded;
     std::optional<ql::quant::BiasCorrectionReport> biasCorrection;

@@ -105,6 +105,10 @@
         <translation>Unbekannter int8-Kernel-Modus „%1“</translation>
     </message>
     <message>
+        <source>Unknown remedy &apos;%1&apos; (cle or smoothquant)</source>
+        <translation>Unbekannte Abhilfe „%1“ (cle oder smoothquant)</translation>
+    </message>
+    <message>
         <source>%1 seeded random inputs (seed %2)</source>
         <translation>%1 zufällige Eingaben (Seed %2)</translation>
     </message>
@@ -190,6 +194,22 @@
     <message>
         <source>Fold &amp;BatchNormalization</source>
         <translation>&amp;BatchNormalization falten</translation>
+    </message>
+    <message>
+        <source>Cross-layer &amp;equalization (CLE)</source>
+        <translation>Cross-Layer-&amp;Equalization (CLE)</translation>
+    </message>
+    <message>
+        <source>Balance the channel ranges of Conv pairs before calibrating, for weights whose channels are far apart (depthwise convolutions)</source>
+        <translation>Gleicht vor dem Kalibrieren die Kanalbereiche von Conv-Paaren an, für Gewichte, deren Kanäle weit auseinanderliegen (Depthwise-Faltungen)</translation>
+    </message>
+    <message>
+        <source>S&amp;moothQuant</source>
+        <translation>S&amp;moothQuant</translation>
+    </message>
+    <message>
+        <source>Move the range of activation outlier channels (transformers after LayerNorm) into the next weights before calibrating</source>
+        <translation>Verlagert vor dem Kalibrieren den Bereich von Ausreißerkanälen der Aktivierungen (Transformer nach LayerNorm) in die folgenden Gewichte</translation>
     </message>
     <message>
         <source>Evaluation inputs</source>

@@ -6,6 +6,7 @@
 
 #include "analysis/suite/worst_samples.h"
 #include "core/stop_token.h"
+#include "quant/qdq_builder.h"
 #include "worker_pool.h"
 #include "worst_sample_strip.h"
 
@@ -168,11 +169,29 @@ Result<SearchOutcome> searchLive(std::mutex &mutex, analysis::AnalysisSession &l
     return outcome;
 }
 
+// The request's sources, with the float model remedied when the app quantizes it.
+Result<analysis::SessionInputs> loadInputs(const AnalysisRequest &request,
+                                           const analysis::SessionProgress &progress) {
+    auto inputs = analysis::loadSessionInputs(request, progress);
+    if (!inputs || request.remedies.empty() || inputs->quantGraph) return inputs;
+    Graph prepared = quant::prepareFloatGraph(inputs->floatGraph, request.quantizer.foldBatchNorm);
+    const auto &calibration =
+        inputs->calibrationBatches.empty() ? inputs->data.batches : inputs->calibrationBatches;
+    const ProgressCallback cancel = [&](int done, int) {
+        return !progress || progress("calibration", done, 0);
+    };
+    auto applied = quant::applyFloatRemedies(
+        prepared, request.remedies, quant::batchesOpener(calibration), request.threads, cancel);
+    if (!applied) return applied.status();
+    inputs->floatGraph = std::move(prepared);
+    return inputs;
+}
+
 // The search on a session of its own: the request's sources with the last batches held out.
 Result<SearchOutcome> searchWithHoldout(const AnalysisRequest &request,
                                         analysis::SearchOptions options, double holdout,
                                         const analysis::SessionProgress &progress) {
-    auto inputs = analysis::loadSessionInputs(request, progress);
+    auto inputs = loadInputs(request, progress);
     if (!inputs) return inputs.status();
     auto split = analysis::splitHoldout(std::move(inputs->data), holdout);
     if (!split) return split.status();
@@ -225,7 +244,7 @@ std::shared_ptr<const SampleStripData> worstSampleData(const analysis::AnalysisS
 
 Result<std::unique_ptr<analysis::AnalysisSession>> createAnalysisSession(
     const AnalysisRequest &request, const analysis::SessionProgress &progress) {
-    auto inputs = analysis::loadSessionInputs(request, progress);
+    auto inputs = loadInputs(request, progress);
     if (!inputs) return inputs.status();
     analysis::SessionOptions options = sessionOptions(request, *inputs);
     auto session = analysis::AnalysisSession::create(

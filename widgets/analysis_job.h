@@ -20,12 +20,13 @@
 #include <string>
 #include <vector>
 
-#include "analysis/session/analysis_session.h"
-#include "analysis/search/fp32_search.h"
-#include "analysis/pairing/layer_matching.h"
 #include "analysis/data/session_inputs.h"
+#include "analysis/pairing/layer_matching.h"
+#include "analysis/search/fp32_search.h"
+#include "analysis/session/analysis_session.h"
 #include "analysis_report.h"
 #include "core/status.h"
+#include "quant/remedies/float_remedies.h"
 
 namespace ql::ui {
 struct SampleStripData;  // worst_sample_strip.h
@@ -37,6 +38,9 @@ namespace ql::ui {
 // calibration and evaluation inputs, labels) and how to run them.
 struct AnalysisRequest : analysis::SessionSources {
     quant::QuantizationOptions quantizer;
+    // In-app quantization only: remedies applied to the float model before calibration (it is
+    // then the float side of the analysis; same outputs).
+    std::vector<quant::FloatRemedy> remedies;
     Int8Kernels int8Kernels = Int8Kernels::Exact;
     std::set<std::string> fp32Layers;  // applied right after the first run (project restore)
     bool measureLatency = true;

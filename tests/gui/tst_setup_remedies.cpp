@@ -1,0 +1,110 @@
+// Remedies in the analysis setup (issue 36): the dialog's CLE and SmoothQuant boxes keep the
+// project's order and SmoothQuant's α, the project JSON carries them, the engine request parses
+// them (and refuses an unknown one with one line), and a session quantized in the app applies
+// them to its float model: on SmoothQuant's ViT case the output SQNR gains what `quantize
+// --remedy smoothquant` gains.
+#include <QCheckBox>
+#include <QDir>
+#include <QJsonArray>
+#include <QtTest>
+
+#include "analysis_job.h"
+#include "analysis_setup.h"
+#include "analysis_setup_dialog.h"
+
+class TestSetupRemedies : public QObject {
+    Q_OBJECT
+private slots:
+    void dialogKeepsOrderAndAlpha();
+    void requestParsesRemedies();
+    void sessionAppliesSmoothQuant();
+};
+
+namespace {
+
+const QString kData = QStringLiteral(QL_TEST_DATA_DIR "/remedies");
+
+AnalysisSetup vitSetup() {
+    AnalysisSetup setup;
+    setup.floatModel = kData + "/fashion_vit.onnx";
+    setup.quantizeInApp = true;
+    setup.calibrationPaths = {kData + "/fashion_calib.npy"};
+    setup.quantizer.perTensor = true;
+    setup.dataPaths = {kData + "/fashion_calib.npy"};
+    setup.batch = 16;
+    return setup;
+}
+
+}  // namespace
+
+void TestSetupRemedies::dialogKeepsOrderAndAlpha() {
+    AnalysisSetup setup = vitSetup();
+    setup.quantizer.remedies = {"smoothquant=0.6", "cle"};
+    AnalysisSetupDialog dialog(setup);
+    QVERIFY(dialog.crossLayerEqualizationBox()->isChecked());
+    QVERIFY(dialog.smoothQuantBox()->isChecked());
+    QCOMPARE(dialog.setup(), setup);
+    dialog.smoothQuantBox()->setChecked(false);
+    QCOMPARE(dialog.setup().quantizer.remedies, QStringList{"cle"});
+    dialog.smoothQuantBox()->setChecked(true);  // back as the project had it
+    QCOMPARE(dialog.setup(), setup);
+    AnalysisSetup cleOnly = vitSetup();
+    cleOnly.quantizer.remedies = {"cle"};
+    AnalysisSetupDialog added(cleOnly);
+    added.smoothQuantBox()->setChecked(true);  // new: the default α, after what was there
+    QCOMPARE(added.setup().quantizer.remedies, (QStringList{"cle", "smoothquant"}));
+    AnalysisSetupDialog plain(vitSetup());
+    QVERIFY(!plain.crossLayerEqualizationBox()->isChecked());
+    QVERIFY(!plain.smoothQuantBox()->isChecked());
+    QVERIFY(plain.setup().quantizer.remedies.isEmpty());
+
+    const QJsonObject json = setup.toJson(QDir(kData));
+    QCOMPARE(json.value("quantizer").toObject().value("remedies").toArray(),
+             (QJsonArray{"smoothquant=0.6", "cle"}));
+    QCOMPARE(AnalysisSetup::fromJson(json, QDir(kData)), setup);
+    QVERIFY(!vitSetup().toJson(QDir(kData)).value("quantizer").toObject().contains("remedies"));
+}
+
+void TestSetupRemedies::requestParsesRemedies() {
+    AnalysisSetup setup = vitSetup();
+    setup.quantizer.remedies = {"cle", "smoothquant=0.25"};
+    ql::ui::AnalysisRequest request;
+    QString error;
+    QVERIFY2(setup.toRequest(request, error), qPrintable(error));
+    QCOMPARE(request.remedies.size(), size_t(2));
+    QVERIFY(request.remedies[0].kind == ql::quant::FloatRemedy::Kind::CrossLayerEqualization);
+    QVERIFY(request.remedies[1].kind == ql::quant::FloatRemedy::Kind::SmoothQuant);
+    QCOMPARE(request.remedies[1].alpha, 0.25);
+    setup.quantizer.remedies = {"adaround"};
+    QVERIFY(!setup.toRequest(request, error));
+    QVERIFY2(error.contains("adaround"), qPrintable(error));
+    setup.quantizer.remedies = {"smoothquant=2"};
+    QVERIFY(!setup.toRequest(request, error));
+    QVERIFY2(error.contains("[0, 1]"), qPrintable(error));
+}
+
+void TestSetupRemedies::sessionAppliesSmoothQuant() {
+    double sqnr[2] = {0, 0};
+    for (int remedied = 0; remedied < 2; ++remedied) {
+        AnalysisSetup setup = vitSetup();
+        if (remedied) setup.quantizer.remedies = {"smoothquant"};
+        ql::ui::AnalysisRequest request;
+        QString error;
+        QVERIFY2(setup.toRequest(request, error), qPrintable(error));
+        request.measureLatency = false;
+        request.threads = 2;
+        auto session = ql::ui::createAnalysisSession(request);
+        QVERIFY2(session, session ? "" : session.status().message().c_str());
+        sqnr[remedied] = (*session)->report().outputs.at(0).sqnrDb;
+        // The smoothed float model is the session's float side: the token mean's scale is an
+        // inserted Mul.
+        QCOMPARE((*session)->floatGraph().findNode("/ReduceMean_output_0_smooth") != nullptr,
+                 remedied == 1);
+    }
+    qInfo("per-tensor int8 output SQNR on the calibration images: %.2f -> %.2f dB", sqnr[0],
+          sqnr[1]);
+    QVERIFY(sqnr[1] > sqnr[0] + 10.0);
+}
+
+QTEST_MAIN(TestSetupRemedies)
+#include "tst_setup_remedies.moc"
