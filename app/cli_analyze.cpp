@@ -160,9 +160,6 @@ int runAnalyze(const QStringList &arguments) {
     if (parser.isSet("remedy") && !parser.isSet("calib"))
         return usageError(
             "analyze: --remedy needs --calib (it changes the float model before quantizing it)");
-    if (parser.isSet("remedy") && wantsReport(parser))
-        return usageError(
-            "analyze: --remedy does not go into HTML/PDF reports yet; use --json or --csv");
     bool ok = true;
     const int threads = parser.isSet("threads") ? parser.value("threads").toInt(&ok) : 0;
     if (!ok || threads < 0) return usageError("analyze: --threads expects a positive number");
@@ -256,6 +253,10 @@ int runAnalyze(const QStringList &arguments) {
                                               {"reduce_range", quantizer.reduceRange},
                                               {"fold_batch_norm", quantizer.foldBatchNorm},
                                               {"calibration_samples", static_cast<double>(calibrated)}};
+        // By name, as asked, for the HTML/PDF report; the JSON's "remedies" has what each did.
+        if (parser.isSet("remedy"))
+            models.quantizerOptions.insert("remedies",
+                                           QJsonArray::fromStringList(parser.values("remedy")));
     }
 
     auto pairBatch = ql::analysis::pairBatchSize(*floatGraph, quantGraph, batch, parser.isSet("batch"));

@@ -46,6 +46,12 @@ sys.exit(not (len(r) == 1 and len(r[0]['activations']) == 5 and r[0]['samples'] 
 all(a['activation_spread_before'] > 30 and a['activation_spread_after'] < 2 for a in r[0]['activations'])))" \
     "$work/smoothed.json"
 
+# The HTML report names the remedy with the quantizer options.
+expect "HTML report with a remedy" 0 "" -- "$quantlens" analyze --float "$data/fashion_vit.onnx" \
+    --calib "$data/fashion_calib.npy" --data "$data/fashion_calib.npy" --per-tensor \
+    --remedy smoothquant --no-kernel-check --no-isolated --no-latency --threads 2 --html "$work/r.html"
+expect "the report says smoothquant" 0 "" -- grep -q '&quot;remedies&quot;:\[&quot;smoothquant&quot;\]' "$work/r.html"
+
 balanced_db=$(field "$work/balanced.json" sqnr_db)
 naive_db=$(field "$work/naive.json" sqnr_db)
 smoothed_db=$(field "$work/smoothed.json" sqnr_db)
