@@ -2311,6 +2311,10 @@ Unterbefehle: gui (Standard), infer, bench, quantize, analyze, calib-lab, search
         <source>: one int8 scale for all channels leaves the others few levels; SmoothQuant (quantize --remedy smoothquant) moves the outliers&apos; range into the weights</source>
         <translation>: Eine int8-Skala für alle Kanäle lässt den übrigen nur wenige Stufen; SmoothQuant (quantize --remedy smoothquant) verlagert den Bereich der Ausreißer in die Gewichte</translation>
     </message>
+    <message>
+        <source>%1: %2 of its error is a constant shift per output channel (mean error %3 against an error of %4; channel %5 shifts most): bias correction (quantize --remedy bias-correction) subtracts it</source>
+        <translation>%1: %2 seines Fehlers sind eine konstante Verschiebung je Ausgangskanal (mittlerer Fehler %3 gegenüber einem Fehler von %4; Kanal %5 verschiebt sich am meisten): Bias-Korrektur (quantize --remedy bias-correction) zieht sie ab</translation>
+    </message>
 </context>
 <context>
     <name>ql::ui::ElementExplanationView</name>

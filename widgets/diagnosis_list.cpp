@@ -185,6 +185,13 @@ QString DiagnosisList::describe(const Finding &f) {
                    tr(": one int8 scale for all channels leaves the others few levels; "
                       "SmoothQuant (quantize --remedy smoothquant) moves the outliers' range "
                       "into the weights");
+        case FindingKind::ChannelMeanShift:
+            return tr("%1: %2 of its error is a constant shift per output channel (mean error "
+                      "%3 against an error of %4; channel %5 shifts most): bias correction "
+                      "(quantize --remedy bias-correction) subtracts it")
+                .arg(name, formatPercent(100.0 * f.value, 0), magnitude(f.reference),
+                     magnitude(f.extra))
+                .arg(f.channel);
         case FindingKind::OutputAgreementDrop:
             return tr("The models predict the same class for only %1 of the samples (output SQNR "
                       "%2 dB)")

@@ -223,6 +223,29 @@ TEST(Diagnosis, OutlierChannelsReadByInt8MatMulSuggestSmoothQuant) {
     EXPECT_EQ(found[0].related, "");
 }
 
+TEST(Diagnosis, ErrorThatIsAShiftPerChannelSuggestsBiasCorrection) {
+    NumericSuiteReport r;
+    r.layers = {layer("c1", "Conv", 24.0), layer("c2", "Conv", 24.0), layer("c3", "Conv", 35.0)};
+    // c1: error RMS 0.1 (mse 0.01), channel means ±0.05 and 0: mean square 0.01 / 6, 17 %.
+    for (auto &row : r.layers) row.cumulative->mse = 0.01;
+    r.layers[0].outputChannelMeanError = {0.05, -0.05, 0.0, 0.05, -0.05, 0.0};
+    // c2: means of 0.02: 4 %, noise rather than a shift.
+    r.layers[1].outputChannelMeanError = {0.02, -0.02, 0.02, -0.02};
+    // c3: a shift as large as c1's, but the layer is above the threshold.
+    r.layers[2].outputChannelMeanError = r.layers[0].outputChannelMeanError;
+    const auto found = ofKind(diagnose(r), FindingKind::ChannelMeanShift);
+    ASSERT_EQ(found.size(), 1u);
+    EXPECT_EQ(found[0].layerName, "c1");
+    EXPECT_NEAR(found[0].value, 1.0 / 6.0, 1e-9);
+    EXPECT_NEAR(found[0].reference, std::sqrt(0.01 / 6.0), 1e-9);
+    EXPECT_NEAR(found[0].extra, 0.1, 1e-9);
+    EXPECT_EQ(found[0].channel, 0);
+    EXPECT_EQ(found[0].remedy, "bias-correction");
+    // Kept in fp32: nothing to correct.
+    r.layers[0].precision = "fp32";
+    EXPECT_TRUE(ofKind(diagnose(r), FindingKind::ChannelMeanShift).empty());
+}
+
 TEST(Diagnosis, OutputAgreementAndAccuracy) {
     NumericSuiteReport r;
     OutputReport out;

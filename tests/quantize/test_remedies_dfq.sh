@@ -19,12 +19,21 @@ source "$(dirname "$0")/remedy_cases.sh"
 
 analyze_case balanced "$data/fashion_mobilenet_balanced.onnx" --per-tensor
 analyze_case naive "$data/fashion_mobilenet.onnx" --per-tensor
+analyze_case equalized "$data/fashion_mobilenet.onnx" --per-tensor --remedy cle
 analyze_case remedied "$data/fashion_mobilenet.onnx" --per-tensor --remedy cle --remedy bias-correction
 # The diagnosis names the remedy: depthwise channel ranges thousands of times apart.
 expect "naive analysis suggests cle" 0 "cross-layer equalization (quantize --remedy cle)" -- cat "$work/naive.log"
 expect "naive JSON finding names the remedy" 0 "" -- python3 -c \
     "import json, sys; sys.exit(not any(f.get('remedy') == 'cle' and f['channel_range_spread'] >= 1000 for f in json.load(open(sys.argv[1]))['findings']))" \
     "$work/naive.json"
+# After CLE the layers' errors carry per-channel shifts: the diagnosis suggests bias correction,
+# and once it ran, no longer.
+shift_findings() {
+    python3 -c "import json, sys; print(sum(f.get('remedy') == 'bias-correction' for f in json.load(open(sys.argv[1]))['findings']))" "$1"
+}
+check "after cle, bias correction is suggested" "$(shift_findings "$work/equalized.json") >= 1"
+check "after both, it is not" "$(shift_findings "$work/remedied.json") == 0"
+expect "the suggestion's wording" 0 "bias correction (quantize --remedy bias-correction) subtracts it" -- cat "$work/equalized.log"
 expect "cle equalized the depthwise pairs" 0 "equalized Conv" -- cat "$work/remedied.log"
 expect "bias correction ran" 0 "bias correction: " -- cat "$work/remedied.log"
 expect "analysis JSON records its command line" 0 "" -- python3 -c \

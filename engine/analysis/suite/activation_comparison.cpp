@@ -13,6 +13,52 @@
 namespace ql::analysis {
 namespace {
 
+// Per channel (axis 1) sums of the error quantized − float, for its mean (bias correction's
+// shift). The quantized side is float, or 8-bit with per-tensor parameters (`q`); other forms
+// are left out.
+struct ChannelErrorSums {
+    std::vector<double> sum;
+    double count = 0;  // values per channel so far
+
+    void add(const Tensor &reference, const Tensor &value, const QuantTarget *q) {
+        if (reference.dtype() != DataType::Float || reference.rank() < 2 ||
+            reference.shape() != value.shape())
+            return;
+        const bool quantized = q != nullptr;
+        if (quantized && (q->scale.size() != 1 ||
+                          (value.dtype() != DataType::UInt8 && value.dtype() != DataType::Int8)))
+            return;
+        if (!quantized && value.dtype() != DataType::Float) return;
+        // One element order for both; channels-last keeps the channel as the fastest axis.
+        const bool channelsLast =
+            reference.layout() == Layout::ChannelsLast && value.layout() == Layout::ChannelsLast;
+        const Tensor x = channelsLast ? reference : reference.toPlain();
+        const Tensor y = channelsLast ? value : value.toPlain();
+        const int64_t c = x.dim(1), n = x.numel();
+        if (c <= 0 || n == 0) return;
+        if (sum.size() != static_cast<size_t>(c)) sum.assign(static_cast<size_t>(c), 0.0);
+        const int64_t inner = channelsLast ? 1 : n / (x.dim(0) * c);
+        const float *px = x.data<float>();
+        for (int64_t i = 0; i < n; ++i) {
+            double v;
+            if (!quantized)
+                v = y.data<float>()[i];
+            else if (y.dtype() == DataType::UInt8)
+                v = (double(y.data<uint8_t>()[i]) - q->zeroPoint[0]) * q->scale[0];
+            else
+                v = (double(y.data<int8_t>()[i]) - q->zeroPoint[0]) * q->scale[0];
+            const int64_t channel = channelsLast ? i % c : (i / inner) % c;
+            sum[static_cast<size_t>(channel)] += v - px[i];
+        }
+        count += double(n / c);
+    }
+    std::vector<double> means() const {
+        std::vector<double> m(sum.size());
+        for (size_t k = 0; k < sum.size(); ++k) m[k] = count > 0 ? sum[k] / count : 0.0;
+        return m;
+    }
+};
+
 // Values that a MatMul or Gemm with a constant weight reads as its input 0.
 std::set<std::string> inputsOfLinearLayers(const Graph &graph) {
     std::set<std::string> out;
@@ -149,6 +195,8 @@ struct CumulativeComparison::Impl {
     std::vector<ComparisonAccumulator> accumulators;
     std::vector<bool> tracksChannels;  // per match: LayerActivationComparison::channelMaxima
     std::vector<std::vector<float>> channelMaxima;
+    std::vector<bool> tracksMeanError;  // per match: LayerActivationComparison::channelMeanError
+    std::vector<ChannelErrorSums> meanErrors;
     std::vector<ComparisonAccumulator> outputAccumulators;
     std::vector<int64_t> rows, agreements;
     std::vector<int64_t> labels;
@@ -207,9 +255,15 @@ Result<std::unique_ptr<CumulativeComparison>> CumulativeComparison::create(
 
     d.accumulators.resize(matching.matches.size());
     d.channelMaxima.resize(matching.matches.size());
+    d.meanErrors.resize(matching.matches.size());
     const std::set<std::string> linearInputs = inputsOfLinearLayers(floatGraph);
-    for (const auto &match : matching.matches)
+    for (const auto &match : matching.matches) {
         d.tracksChannels.push_back(linearInputs.count(match.floatOutput) != 0);
+        const Node *node = floatGraph.findNode(match.floatNode);
+        d.tracksMeanError.push_back(
+            node && node->domain.empty() &&
+            (node->opType == "Conv" || node->opType == "ConvTranspose" || node->opType == "Gemm"));
+    }
     for (size_t i = 0; i < matching.matches.size(); ++i) {
         LayerActivationComparison layer;
         layer.match = matching.matches[i];
@@ -279,6 +333,8 @@ Status CumulativeComparison::Impl::compareLayer(size_t matchIndex, bool isQuanti
     ComparisonAccumulator &acc = accumulators[matchIndex];
     const QuantTarget &t = targets[matchIndex];
     if (tracksChannels[matchIndex]) addChannelMaxima(floatValue, channelMaxima[matchIndex]);
+    if (tracksMeanError[matchIndex])
+        meanErrors[matchIndex].add(floatValue, value, isQuantizedTensor ? &t : nullptr);
     // Both sides in one element order; NHWC stays NHWC when both plans keep it.
     const bool sameLayout = floatValue.layout() == value.layout();
     const Tensor x = sameLayout ? floatValue : floatValue.toPlain();
@@ -534,6 +590,7 @@ ActivationComparisonResult CumulativeComparison::result() const {
         r.layers[i].metrics = d.accumulators[i].result();
         r.layers[i].sampleRanges = d.accumulators[i].sampleRanges();
         r.layers[i].channelMaxima = d.channelMaxima[i];
+        r.layers[i].channelMeanError = d.meanErrors[i].means();
     }
     for (size_t o = 0; o < d.outputAccumulators.size(); ++o) {
         OutputComparison &out = r.outputs[o];

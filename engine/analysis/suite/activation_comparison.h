@@ -67,6 +67,10 @@ struct LayerActivationComparison {
     // max |x| per channel of the float output's last axis, when a MatMul or Gemm with a constant
     // weight reads it (the channels SmoothQuant balances); empty otherwise or when not observed.
     std::vector<float> channelMaxima;
+    // Per output channel (axis 1) of a Conv, ConvTranspose or Gemm: the mean of the error
+    // (quantized − float) over samples and positions, the shift bias correction removes; empty
+    // for other layers or when not observed.
+    std::vector<double> channelMeanError;
 };
 
 struct OutputComparison {

@@ -105,6 +105,30 @@ std::optional<Finding> outlierChannels(size_t i, const LayerReport &row,
     return f;
 }
 
+// A layer under the threshold whose error is mostly a per-channel constant.
+std::optional<Finding> meanShift(size_t i, const LayerReport &row, const DiagnosisOptions &o) {
+    const std::vector<double> &m = row.outputChannelMeanError;
+    if (m.empty() || row.precision != "int8" || !row.cumulative ||
+        !(row.cumulative->sqnrDb < o.sqnrThresholdDb) || !(row.cumulative->mse > 0))
+        return std::nullopt;
+    double squares = 0;
+    size_t largest = 0;
+    for (size_t c = 0; c < m.size(); ++c) {
+        squares += m[c] * m[c];
+        if (std::fabs(m[c]) > std::fabs(m[largest])) largest = c;
+    }
+    const double meanSquare = squares / double(m.size());
+    const double share = std::min(1.0, meanSquare / row.cumulative->mse);
+    if (!(share >= o.meanShiftShare)) return std::nullopt;
+    Finding f = layerFinding(FindingKind::ChannelMeanShift, Severity::Warning, i, row);
+    f.value = share;
+    f.reference = std::sqrt(meanSquare);
+    f.extra = std::sqrt(row.cumulative->mse);
+    f.channel = static_cast<int64_t>(largest);
+    f.remedy = "bias-correction";
+    return f;
+}
+
 // The metrics whose per-sample SQNRs the data-sensitivity findings read.
 const ComparisonMetrics *samplesOf(const LayerReport &row) {
     if (row.cumulative && row.cumulative->sampleSqnr) return &*row.cumulative;
@@ -167,6 +191,8 @@ const char *findingKindName(FindingKind kind) {
             return "weight_channel_outlier";
         case FindingKind::ActivationOutlierChannels:
             return "activation_outlier_channels";
+        case FindingKind::ChannelMeanShift:
+            return "channel_mean_shift";
         case FindingKind::OutputAgreementDrop:
             return "output_agreement_drop";
         case FindingKind::AccuracyDrop:
@@ -277,6 +303,7 @@ std::vector<Finding> diagnose(const NumericSuiteReport &report, const Graph *flo
         weightFindings(out, i, row, o);
         if (auto outliers = outlierChannels(i, row, report, floatGraph, o))
             out.push_back(*outliers);
+        if (auto shift = meanShift(i, row, o)) out.push_back(*shift);
     }
     std::stable_sort(out.begin(), out.end(), [](const Finding &a, const Finding &b) {
         if (a.severity != b.severity) return a.severity > b.severity;

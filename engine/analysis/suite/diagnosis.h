@@ -44,6 +44,12 @@
 //                         outlierChannelSpread), reference = the median, extra = the largest,
 //                         channel = the largest one, related = the first layer reading it, remedy
 //                         "smoothquant" (it moves the outliers' range into the weights).
+//   ChannelMeanShift      an int8 Conv / ConvTranspose / Gemm under the threshold whose error is
+//                         largely a constant shift per output channel: the per-channel means of
+//                         the cumulative error carry at least meanShiftShare of its power.
+//                         value = that share (0..1), reference = RMS over channels of the mean
+//                         error, extra = RMS of the error, channel = the largest shift, remedy
+//                         "bias-correction" (it subtracts those means from the bias).
 //   OutputAgreementDrop   top-1 agreement of the models below 1 − agreementDrop (layer -1).
 //                         value = agreement (0..1), reference = output SQNR.
 //   AccuracyDrop          with labels: quantized accuracy more than accuracyDrop below float.
@@ -72,6 +78,7 @@ enum class FindingKind {
     LowWeightSqnr,
     WeightChannelOutlier,
     ActivationOutlierChannels,
+    ChannelMeanShift,
     OutputAgreementDrop,
     AccuracyDrop,
 };
@@ -91,7 +98,7 @@ struct Finding {
     double extra = std::numeric_limits<double>::quiet_NaN();
     int64_t channel = -1;
     double channelRangeSpread = std::numeric_limits<double>::quiet_NaN();  // weight findings
-    std::string remedy;  // "" or the --remedy that fits the finding ("cle", "smoothquant")
+    std::string remedy;  // "" or the --remedy that fits ("cle", "smoothquant", "bias-correction")
     // ActivationRangeVaries only: the per-sample SQNR spread when it is data-sensitive too.
     std::optional<SampleSqnrSummary> sampleSqnr;
 };
@@ -107,6 +114,10 @@ struct DiagnosisOptions {
     double channelSpreadDb = 10.0;
     double remedyRangeSpread = 10.0;  // per-channel weight range spread that suggests CLE
     double outlierChannelSpread = 8.0;  // largest / median channel max that suggests SmoothQuant
+    // Share of a layer's error power in its per-channel means that suggests bias correction:
+    // removing it gains at least 0.46 dB there, and the shifts add up through later layers
+    // (DFQ's case after CLE: 4-17 % per layer, and bias correction gains 8 dB at the output).
+    double meanShiftShare = 0.10;
     double agreementDrop = 0.01;  // share of samples
     double accuracyDrop = 0.01;   // 1 percentage point
 };

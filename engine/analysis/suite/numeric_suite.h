@@ -55,6 +55,9 @@ struct LayerReport {
     // Gemm with a constant weight reads the output (SmoothQuant's outlier channels); empty
     // otherwise. A property of the float model, like sampleRanges.
     std::vector<float> outputChannelMaxima;
+    // Int8 Conv / ConvTranspose / Gemm: per output channel the mean of the cumulative error
+    // (quantized − float) over the samples: the shift bias correction removes. Empty otherwise.
+    std::vector<double> outputChannelMeanError;
     std::optional<ComparisonMetrics> isolated;  // the layer alone on the float input
     std::optional<double> kernelVsReferenceSqnrDb;
     bool kernelMismatch = false;     // kernelVsReferenceSqnrDb < kKernelMismatchDb

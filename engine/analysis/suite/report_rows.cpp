@@ -68,10 +68,12 @@ void setCumulativeFigures(LayerReport &row, const LayerActivationComparison &com
         row.cumulative = compared.metrics;
         row.sampleRanges = compared.sampleRanges;
         row.outputChannelMaxima = compared.channelMaxima;
+        row.outputChannelMeanError = compared.channelMeanError;
     } else {
         row.cumulative.reset();
         row.sampleRanges = {};
         row.outputChannelMaxima.clear();
+        row.outputChannelMeanError.clear();
         notes.push_back(kCumulativeNote + compared.match.quantOutput +
                         (compared.compared
                              ? "' does not exist when the model runs " + quantPrecision
@@ -118,6 +120,7 @@ void copyCumulativeFigures(LayerReport &to, const LayerReport &from) {
     to.cumulative = from.cumulative;
     to.sampleRanges = from.sampleRanges;
     to.outputChannelMaxima = from.outputChannelMaxima;
+    to.outputChannelMeanError = from.outputChannelMeanError;
     replaceNotes(to, from.notes, kCumulativeNote);
 }
 
