@@ -30,32 +30,54 @@ struct ChannelErrorSums {
             return;
         if (!quantized && value.dtype() != DataType::Float) return;
         // One element order for both; channels-last keeps the channel as the fastest axis.
-        const bool channelsLast =
-            reference.layout() == Layout::ChannelsLast && value.layout() == Layout::ChannelsLast;
-        const Tensor x = channelsLast ? reference : reference.toPlain();
-        const Tensor y = channelsLast ? value : value.toPlain();
+        const bool channelsLast = reference.layout() == Layout::ChannelsLast;
+        const bool same = reference.layout() == value.layout();
+        const Tensor x = same ? reference : reference.toPlain();
+        const Tensor y = same ? value : value.toPlain();
         const int64_t c = x.dim(1), n = x.numel();
         if (c <= 0 || n == 0) return;
         if (sum.size() != static_cast<size_t>(c)) sum.assign(static_cast<size_t>(c), 0.0);
-        const int64_t inner = channelsLast ? 1 : n / (x.dim(0) * c);
+        const bool last = same && channelsLast;
+        const int64_t samples = x.dim(0), spatial = n / (samples * c);
+        const float scale = quantized ? q->scale[0] : 1.0f;
+        const float zeroPoint = quantized ? float(q->zeroPoint[0]) : 0.0f;
         const float *px = x.data<float>();
-        for (int64_t i = 0; i < n; ++i) {
-            double v;
-            if (!quantized)
-                v = y.data<float>()[i];
-            else if (y.dtype() == DataType::UInt8)
-                v = (double(y.data<uint8_t>()[i]) - q->zeroPoint[0]) * q->scale[0];
-            else
-                v = (double(y.data<int8_t>()[i]) - q->zeroPoint[0]) * q->scale[0];
-            const int64_t channel = channelsLast ? i % c : (i / inner) % c;
-            sum[static_cast<size_t>(channel)] += v - px[i];
-        }
+        if (y.dtype() == DataType::Float)
+            accumulate(px, y.data<float>(), samples, c, spatial, last, 1.0f, 0.0f);
+        else if (y.dtype() == DataType::UInt8)
+            accumulate(px, y.data<uint8_t>(), samples, c, spatial, last, scale, zeroPoint);
+        else
+            accumulate(px, y.data<int8_t>(), samples, c, spatial, last, scale, zeroPoint);
         count += double(n / c);
     }
     std::vector<double> means() const {
         std::vector<double> m(sum.size());
         for (size_t k = 0; k < sum.size(); ++k) m[k] = count > 0 ? sum[k] / count : 0.0;
         return m;
+    }
+
+private:
+    // Sums (y − zeroPoint) · scale − x per channel over `samples` samples of `c` channels and
+    // `spatial` positions; plain: a channel's positions are contiguous, channels-last: a
+    // position's channels.
+    template <class T>
+    void accumulate(const float *x, const T *y, int64_t samples, int64_t c, int64_t spatial,
+                    bool channelsLast, float scale, float zeroPoint) {
+        if (channelsLast) {
+            for (int64_t at = 0; at < samples * spatial * c; at += c)
+                for (int64_t k = 0; k < c; ++k)
+                    sum[static_cast<size_t>(k)] +=
+                        (float(y[at + k]) - zeroPoint) * scale - x[at + k];
+            return;
+        }
+        for (int64_t b = 0; b < samples; ++b)
+            for (int64_t k = 0; k < c; ++k) {
+                const int64_t at = (b * c + k) * spatial;
+                float run = 0.0f;  // one channel of one sample: a short sum
+                for (int64_t i = 0; i < spatial; ++i)
+                    run += (float(y[at + i]) - zeroPoint) * scale - x[at + i];
+                sum[static_cast<size_t>(k)] += run;
+            }
     }
 };
 
