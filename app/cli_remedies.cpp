@@ -18,6 +18,9 @@ void addRemedyOptions(QCommandLineParser &parser, bool writesModels) {
          "smoothquant[=ALPHA]: for MatMul/Gemm/Conv inputs with outlier channels (transformers "
          "after LayerNorm), move part of their range into the weights, s = max|X|^ALPHA / "
          "max|W|^(1-ALPHA) per channel (ALPHA 0.5 by default). "
+         "adaround[=LAYER,...]: after quantizing, round each weight of the int8 layers (or of "
+         "the layers named) up or down as best reconstructs the layer's output on the "
+         "calibration data (AdaRound) instead of to nearest; minutes on large models. "
          "bias-correction: after quantizing, subtract from each int8 Conv/Gemm's bias the mean "
          "output shift its quantization causes on the calibration data, layer by layer.",
          "REMEDY"});
@@ -46,12 +49,20 @@ ql::Result<std::optional<RemedyRun>> applyRemedies(const QCommandLineParser &par
             run.correctBiases = true;
             continue;
         }
+        if (remedy == "adaround" || remedy.startsWith("adaround=")) {
+            run.adaRound.emplace();
+            for (const QString &layer : remedy.section('=', 1).split(',', Qt::SkipEmptyParts))
+                run.adaRound->layers.insert(layer.trimmed().toStdString());
+            continue;
+        }
         auto parsed = ql::quant::parseFloatRemedy(remedy.toStdString());
         if (!parsed) return parsed.status().withContext(command.toStdString() + ": --remedy");
         if (!*parsed)
-            return ql::Status::badInput(
-                command.toStdString() + ": --remedy '" + remedy.toStdString() +
-                "' is not one QuantLens has; available: cle, smoothquant[=ALPHA], bias-correction");
+            return ql::Status::badInput(command.toStdString() + ": --remedy '" +
+                                        remedy.toStdString() +
+                                        "' is not one QuantLens has; available: cle, "
+                                        "smoothquant[=ALPHA], adaround[=LAYER,...], "
+                                        "bias-correction");
         beforeCalibration.push_back(**parsed);
     }
     const auto stop = [](int, int) { return !ql::stopRequested(); };  // a short pass: no progress
@@ -65,20 +76,49 @@ ql::Result<std::optional<RemedyRun>> applyRemedies(const QCommandLineParser &par
     return std::optional<RemedyRun>(std::move(run));
 }
 
-ql::Status remedyQuantized(RemedyRun &run, ql::quant::QuantizeResult &result,
-                           const ql::quant::BatchSourceOpener &calibration, int threads) {
-    if (!run.correctBiases) return ql::Status::ok();
+namespace {
+
+ql::Status runAdaRound(RemedyRun &run, ql::Graph &model, const ql::quant::QuantizationPlan &plan,
+                       const ql::quant::BatchSourceOpener &calibration, int threads) {
+    ql::quant::AdaRoundOptions options = *run.adaRound;
+    options.threads = threads;
+    ProgressPrinter printer("AdaRound", "rounding");
+    options.progress = [&printer](int done, int total) {
+        return done == 0 ? printer("calibration pass", 0, 1)
+                         : printer("rounding", done - 100, total - 100);
+    };
+    auto report = ql::quant::adaRound(model, plan, calibration, options);
+    printer.finish();
+    if (!report) return report.status();
+    std::printf("%s\n", ql::quant::describe(*report).c_str());
+    for (const auto &l : report->layers)
+        std::printf(
+            "%s %s '%s': the weights' rounding alone %.2f -> %.2f dB on %lld held-apart columns "
+            "(%.2f -> %.2f dB on the calibration columns); layer output SQNR %.2f -> %.2f dB (its "
+            "input alone %.2f dB); %lld of %lld weights rounded the other way (%lld undecided at "
+            "the end); %.1f s\n",
+            l.keptNearest ? "kept   " : "rounded", l.opType.c_str(), l.node.c_str(),
+            l.heldApartSqnrNearest, l.heldApartSqnrAdaptive,
+            static_cast<long long>(l.heldApartColumns), l.weightOnlySqnrNearest,
+            l.weightOnlySqnrAdaptive, l.sqnrNearest, l.sqnrAdaptive, l.inputOnlySqnr,
+            static_cast<long long>(l.changed), static_cast<long long>(l.weights),
+            static_cast<long long>(l.undecided), l.seconds);
+    for (const auto &s : report->skipped)
+        std::printf("left    '%s': %s\n", s.node.c_str(), s.reason.c_str());
+    run.adaRounding = std::move(*report);
+    return ql::Status::ok();
+}
+
+ql::Status runBiasCorrection(RemedyRun &run, ql::Graph &model,
+                             const ql::quant::QuantizationPlan &plan,
+                             const ql::quant::BatchSourceOpener &calibration, int threads) {
     ql::quant::BiasCorrectionOptions options;
     options.threads = threads;
     ProgressPrinter printer("bias correction", "passes");
     options.progress = [&printer](int done, int total) { return printer("passes", done, total); };
-    ql::Graph corrected = run.model;
-    auto report = ql::quant::correctBiases(corrected, result.plan, calibration, options);
+    auto report = ql::quant::correctBiases(model, plan, calibration, options);
     printer.finish();
     if (!report) return report.status();
-    auto rebuilt = ql::quant::buildQdqGraph(corrected, result.plan);
-    if (!rebuilt) return rebuilt.status().withContext(run.model.sourcePath);
-    result.model = std::move(*rebuilt);
     report->biasesAdded = run.zeroBiasesAdded;
     std::printf("%s\n", ql::quant::describe(*report).c_str());
     for (const auto &l : report->layers)
@@ -91,6 +131,22 @@ ql::Status remedyQuantized(RemedyRun &run, ql::quant::QuantizeResult &result,
     for (const auto &s : report->skipped)
         std::printf("left     '%s': %s\n", s.node.c_str(), s.reason.c_str());
     run.biasCorrection = std::move(*report);
+    return ql::Status::ok();
+}
+
+}  // namespace
+
+ql::Status remedyQuantized(RemedyRun &run, ql::quant::QuantizeResult &result,
+                           const ql::quant::BatchSourceOpener &calibration, int threads) {
+    if (!run.adaRound && !run.correctBiases) return ql::Status::ok();
+    ql::Graph remedied = run.model;
+    if (run.adaRound)
+        QL_RETURN_IF_ERROR(runAdaRound(run, remedied, result.plan, calibration, threads));
+    if (run.correctBiases)
+        QL_RETURN_IF_ERROR(runBiasCorrection(run, remedied, result.plan, calibration, threads));
+    auto rebuilt = ql::quant::buildQdqGraph(remedied, result.plan);
+    if (!rebuilt) return rebuilt.status().withContext(run.model.sourcePath);
+    result.model = std::move(*rebuilt);
     return ql::Status::ok();
 }
 
@@ -169,6 +225,42 @@ QJsonObject biasCorrectionJson(const ql::quant::BiasCorrectionReport &report) {
                        {"left_as_they_are", skipped}};
 }
 
+QJsonObject adaRoundJson(const ql::quant::AdaRoundReport &report) {
+    QJsonArray layers, skipped;
+    for (const auto &l : report.layers)
+        layers.append(
+            QJsonObject{{"node", QString::fromStdString(l.node)},
+                        {"op", QString::fromStdString(l.opType)},
+                        {"weights", static_cast<qint64>(l.weights)},
+                        {"weights_rounded_otherwise", static_cast<qint64>(l.changed)},
+                        {"undecided", static_cast<qint64>(l.undecided)},
+                        {"columns", static_cast<qint64>(l.columns)},
+                        {"output_sqnr_nearest_db", l.sqnrNearest},
+                        {"output_sqnr_adaround_db", l.sqnrAdaptive},
+                        {"input_only_sqnr_db", l.inputOnlySqnr},
+                        {"weight_only_sqnr_nearest_db", l.weightOnlySqnrNearest},
+                        {"weight_only_sqnr_adaround_db", l.weightOnlySqnrAdaptive},
+                        {"held_apart_columns", static_cast<qint64>(l.heldApartColumns)},
+                        {"held_apart_weight_only_sqnr_nearest_db", l.heldApartSqnrNearest},
+                        {"held_apart_weight_only_sqnr_adaround_db", l.heldApartSqnrAdaptive},
+                        {"kept_nearest", l.keptNearest},
+                        {"seconds", l.seconds}});
+    for (const auto &s : report.skipped)
+        skipped.append(QJsonObject{{"node", QString::fromStdString(s.node)},
+                                   {"reason", QString::fromStdString(s.reason)}});
+    const ql::quant::AdaRoundOptions &o = report.options;
+    return QJsonObject{{"remedy", "adaround"},
+                       {"samples", static_cast<qint64>(report.samples)},
+                       {"steps", o.iterations},
+                       {"learning_rate", o.learningRate},
+                       {"regularization", o.regularization},
+                       {"columns_per_sample", static_cast<qint64>(o.columnsPerSample)},
+                       {"seed", QString::number(o.seed)},
+                       {"seconds", report.seconds},
+                       {"layers", layers},
+                       {"left_as_they_are", skipped}};
+}
+
 QJsonObject equalizationJson(const ql::quant::CrossLayerEqualizationReport &report) {
     QJsonArray pairs, skipped;
     for (const auto &p : report.pairs) {
@@ -228,6 +320,7 @@ QJsonArray remediesJson(const RemedyRun &run) {
         out.append(remedy.kind == ql::quant::FloatRemedy::Kind::CrossLayerEqualization
                        ? equalizationJson(*run.before.equalization)
                        : smoothingJson(*run.before.smoothing));
+    if (run.adaRounding) out.append(adaRoundJson(*run.adaRounding));
     if (run.biasCorrection) out.append(biasCorrectionJson(*run.biasCorrection));
     return out;
 }

@@ -8,6 +8,9 @@
 //        of the outliers' range moves into the weights (scales from one float pass over the
 //        calibration data, folded into the LayerNorm before them or an inserted Mul). Applied to
 //        the float model before calibration, like cle, and in the order given with it.
+//   adaround[=LAYER,...]: after quantizing, the weights of the int8 layers (or the layers named)
+//        are rounded up or down as best reconstructs each layer's output on the calibration data
+//        (AdaRound), instead of to nearest. The float side stays as it was.
 //   bias-correction: after quantizing, the biases of the int8 layers are corrected for the mean
 //        shift their quantization causes, measured on the calibration data (layers without a
 //        bias get a zero one before calibration). The float side stays as it was.
@@ -23,6 +26,7 @@
 #include "core/status.h"
 #include "ir/graph.h"
 #include "quant/qdq_builder.h"
+#include "quant/remedies/ada_round.h"
 #include "quant/remedies/bias_correction.h"
 #include "quant/remedies/float_remedies.h"
 
@@ -35,6 +39,8 @@ struct RemedyRun {
     ql::Graph model;  // the float model with the remedies applied (BatchNorm folded first)
     ql::BatchNormFoldReport folding;
     ql::quant::FloatRemedyReport before;  // the remedies applied before calibration, in order
+    std::optional<ql::quant::AdaRoundOptions> adaRound;  // asked for, with its layers
+    std::optional<ql::quant::AdaRoundReport> adaRounding;
     bool correctBiases = false;
     std::vector<std::string> zeroBiasesAdded;
     std::optional<ql::quant::BiasCorrectionReport> biasCorrection;
@@ -50,8 +56,9 @@ ql::Result<std::optional<RemedyRun>> applyRemedies(const QCommandLineParser &par
                                                    const ql::Graph &floatGraph, bool foldBatchNorm,
                                                    const CalibrationFor &calibration, int threads);
 
-// The remedies that run on the quantized result (bias correction): corrects the biases of a copy
-// of run.model, rebuilds result.model from it and prints what it did. `calibration` reopens the
+// The remedies that run on the quantized result (AdaRound, then bias correction): changes the
+// weights and biases of a copy of run.model, rebuilds result.model from it and prints what they
+// did. `calibration` reopens the
 // calibration data. A no-op when none was asked for.
 ql::Status remedyQuantized(RemedyRun &run, ql::quant::QuantizeResult &result,
                            const ql::quant::BatchSourceOpener &calibration, int threads);

@@ -140,11 +140,13 @@ int runSearch(const QStringList &arguments) {
         return usageError("search: give either --quant QUANT.onnx or --calib DIR_OR_FILES");
     if (parser.isSet("remedy") && !parser.isSet("calib"))
         return usageError("search: --remedy needs --calib (the model is quantized in the app)");
-    if (parser.values("remedy").contains("bias-correction"))
-        return usageError(
-            "search: --remedy bias-correction is not available in search yet (it corrects each "
-            "quantized model after calibration); use cle or smoothquant here, and bias "
-            "correction with quantize or analyze --calib");
+    for (const QString &remedy : parser.values("remedy"))
+        if (remedy == "bias-correction" || remedy.startsWith("adaround"))
+            return usageError(
+                "search: --remedy " + remedy.section('=', 0, 0) +
+                " is not available in search yet (it changes each quantized model after "
+                "calibration); use cle or smoothquant here, and " +
+                remedy.section('=', 0, 0) + " with quantize or analyze --calib");
     ql::analysis::SkipListDialect dialect;
     if (!ql::analysis::parseSkipListDialect(parser.value("format").toStdString(), dialect))
         return usageError(

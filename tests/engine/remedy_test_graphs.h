@@ -1,13 +1,14 @@
 #pragma once
 // Graph pieces the remedies' tests share: a Conv with random weights, Data-Free Quantization's
 // imbalance put into a depthwise → Relu → pointwise pair, and the output SQNR of a quantized
-// graph.
+// graph, per-tensor quantization of a float graph.
 #include <cmath>
 #include <map>
 #include <string>
 #include <vector>
 
 #include "quant/calibration.h"
+#include "quant/qdq_builder.h"
 #include "runtime/execution_plan.h"
 
 #include "qdq_test_graphs.h"
@@ -63,6 +64,28 @@ inline double outputSqnr(const Graph &f, const Graph &q, size_t index,
         }
     }
     return 10 * std::log10(signal / noise);
+}
+
+// A float graph (as the remedies see it: BatchNorm folded or none) quantized with per-tensor
+// weights from its calibration on `calibration`.
+struct PerTensorQuantized {
+    Graph prepared;
+    quant::QuantizeResult result;
+};
+
+inline PerTensorQuantized quantizePerTensor(
+    const Graph &prepared, const std::vector<std::map<std::string, Tensor>> &calibration) {
+    PerTensorQuantized q;
+    q.prepared = prepared;
+    quant::CalibrationStatistics stats;
+    const Status calibrated = quant::calibrate(q.prepared, calibration, stats);
+    EXPECT_TRUE(calibrated.isOk()) << calibrated.message();
+    quant::QuantizationOptions options;
+    options.perChannelWeights = false;
+    auto result = quant::quantizeGraph(q.prepared, stats, options);
+    EXPECT_TRUE(result) << result.status().message();
+    q.result = std::move(*result);
+    return q;
 }
 
 }  // namespace ql::test

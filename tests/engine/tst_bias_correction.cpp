@@ -80,24 +80,12 @@ double rmsError(const std::vector<double> &a, const std::vector<double> &b) {
     return std::sqrt(s / double(a.size()));
 }
 
-struct Quantized {
-    Graph prepared;  // float, zero biases added
-    QuantizeResult result;
-};
-
-Quantized quantizePerTensor(const Graph &model,
-                            const std::vector<std::map<std::string, Tensor>> &calibration) {
-    Quantized q;
-    q.prepared = model;
-    EXPECT_EQ(addZeroBiases(q.prepared), std::vector<std::string>{"pw"});
-    CalibrationStatistics stats;
-    EXPECT_TRUE(calibrate(q.prepared, calibration, stats).isOk());
-    QuantizationOptions options;
-    options.perChannelWeights = false;
-    auto result = quantizeGraph(q.prepared, stats, options);
-    EXPECT_TRUE(result) << result.status().message();
-    q.result = std::move(*result);
-    return q;
+// The network with a zero bias for pw, quantized with per-tensor weights.
+PerTensorQuantized quantizeWithBiases(
+    const Graph &model, const std::vector<std::map<std::string, Tensor>> &calibration) {
+    Graph prepared = model;
+    EXPECT_EQ(addZeroBiases(prepared), std::vector<std::string>{"pw"});
+    return quantizePerTensor(prepared, calibration);
 }
 
 }  // namespace
@@ -122,7 +110,7 @@ TEST(BiasCorrection, ZeroBiasesKeepTheFloatFunction) {
 TEST(BiasCorrection, RemovesMostOfTheMeanErrorOnHeldOutSamples) {
     const QdqBuilder b = network();
     const auto calibration = batches(100, 4), heldOut = batches(200, 4);
-    Quantized q = quantizePerTensor(b.g, calibration);
+    PerTensorQuantized q = quantizeWithBiases(b.g, calibration);
 
     Graph corrected = q.prepared;
     std::vector<std::pair<int, int>> progress;
@@ -175,7 +163,7 @@ TEST(BiasCorrection, RemovesMostOfTheMeanErrorOnHeldOutSamples) {
 TEST(BiasCorrection, ChosenLayersOnlyAndClearErrors) {
     const QdqBuilder b = network();
     const auto calibration = batches(100, 2);
-    Quantized q = quantizePerTensor(b.g, calibration);
+    PerTensorQuantized q = quantizeWithBiases(b.g, calibration);
 
     Graph g = q.prepared;
     BiasCorrectionOptions options;

@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include "quant/qdq_builder.h"
+#include "quant/remedies/paired_pass.h"
 #include "runtime/execution_plan.h"
 
 namespace ql::quant {
@@ -75,86 +76,6 @@ struct ChannelErrors {
     }
     double floatRms() const { return floatValues ? std::sqrt(floatSquares / floatValues) : 0.0; }
 };
-
-// One pass over the data: each batch runs the float plan up to the last tapped layer, then the
-// quantized plan likewise, and adds each layer's error. `taps`: float value -> its errors;
-// `quantValue`: float value -> the quantized graph's value.
-Status measure(ExecutionPlan &floatPlan, ExecutionPlan &quantPlan, const BatchSourceOpener &data,
-               const std::map<std::string, std::string> &quantValue,
-               std::map<std::string, ChannelErrors> &taps) {
-    auto source = data();
-    if (!source) return source.status();
-    std::set<std::string> floatNames, quantNames;
-    std::map<std::string, std::string> floatValueOf;  // quantized value -> float value
-    for (const auto &entry : taps) {
-        floatNames.insert(entry.first);
-        quantNames.insert(quantValue.at(entry.first));
-        floatValueOf[quantValue.at(entry.first)] = entry.first;
-    }
-    std::map<std::string, Tensor> floatSeen;
-    Status tapStatus = Status::ok();
-    size_t quantSeen = 0;
-    RunOptions floatRun, quantRun;
-    floatRun.tapFilter = tapNodesProducing(floatNames);
-    floatRun.tap = [&](const Node &node, size_t index, const Tensor &value) {
-        if (index < node.outputs.size() && floatNames.count(node.outputs[index]))
-            floatSeen[node.outputs[index]] = value;  // kept until the quantized pass read it
-    };
-    quantRun.tapFilter = tapNodesProducing(quantNames);
-    quantRun.tap = [&](const Node &node, size_t index, const Tensor &value) {
-        if (index >= node.outputs.size()) return;
-        auto it = floatValueOf.find(node.outputs[index]);
-        if (it == floatValueOf.end()) return;
-        ++quantSeen;
-        auto reference = floatSeen.find(it->second);
-        if (!tapStatus) return;
-        if (reference == floatSeen.end())
-            tapStatus = Status::badInput(node.describe() + ": the float model has no value '" +
-                                         it->second + "'");
-        else
-            tapStatus = taps.at(it->second).add(value, reference->second, node.describe());
-    };
-    // Runs `plan` on the batch until `seen()` reaches `wanted` or the plan ends.
-    auto runUntil = [](ExecutionPlan &plan, const std::map<std::string, Tensor> &batch,
-                       const RunOptions &run, const std::function<size_t()> &seen,
-                       size_t wanted) -> Status {
-        QL_RETURN_IF_ERROR(plan.start(batch, run));
-        while (seen() < wanted) {
-            Result<bool> stepped = plan.step();
-            if (!stepped) return stepped.status();
-            if (!*stepped) break;
-        }
-        return Status::ok();
-    };
-    std::map<std::string, Tensor> batch;
-    for (int number = 1;; ++number) {
-        batch.clear();
-        Result<bool> more = (*source)(batch);
-        if (!more) return more.status();
-        if (!*more) break;
-        const std::string where = "bias correction, batch " + std::to_string(number);
-        floatSeen.clear();
-        quantSeen = 0;
-        QL_RETURN_IF_ERROR(
-            runUntil(
-                floatPlan, batch, floatRun, [&] { return floatSeen.size(); }, floatNames.size())
-                .withContext(where));
-        QL_RETURN_IF_ERROR(
-            runUntil(
-                quantPlan, batch, quantRun, [&] { return quantSeen; }, quantNames.size())
-                .withContext(where));
-        QL_RETURN_IF_ERROR(tapStatus);
-    }
-    floatSeen.clear();
-    return Status::ok();
-}
-
-Result<std::unique_ptr<ExecutionPlan>> tapPlan(const Graph &graph, int threads) {
-    PlanOptions options;
-    options.threads = threads;
-    options.fuseOperators = false;  // the layers' own outputs, before any activation
-    return ExecutionPlan::create(graph, options);
-}
 
 struct Layer {
     const Node *node = nullptr;  // in the prepared graph
@@ -286,7 +207,12 @@ Result<BiasCorrectionReport> correctBiases(Graph &prepared, const QuantizationPl
             taps[layer->output];
             quantValue[layer->output] = quantizedOutput(*qdq, *layer);
         }
-        QL_RETURN_IF_ERROR(measure(**floatPlan, **quantPlan, data, quantValue, taps));
+        QL_RETURN_IF_ERROR(runPaired(
+            **floatPlan, **quantPlan, data, quantValue,
+            [&taps](const std::string &value, const Tensor &quantized, const Tensor &reference) {
+                return taps.at(value).add(quantized, reference, "'" + value + "'");
+            },
+            "bias correction"));
         for (const Layer *layer : wave)
             if (static_cast<int64_t>(taps.at(layer->output).sum.size()) != layer->record.channels)
                 return Status::badInput(layer->node->describe() + ": its output has " +
