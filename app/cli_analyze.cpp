@@ -274,8 +274,11 @@ int runAnalyze(const QStringList &arguments) {
     if (!report) return reportFailure(report.status());
     printTable(*report);
     // What the app's diagnosis list says, one line each, most serious first.
+    ql::analysis::DiagnosisOptions diagnosis;
+    for (const QString &remedy : parser.values("remedy"))
+        if (remedy.startsWith("adaround")) diagnosis.weightsRoundedToNearest = false;
     const std::vector<ql::analysis::Finding> findings =
-        ql::analysis::diagnose(*report, &floatModel);
+        ql::analysis::diagnose(*report, &floatModel, diagnosis);
     for (const auto &f : findings)
         std::printf("finding: %s\n", qPrintable(ql::ui::DiagnosisList::describe(f)));
     if (parser.isSet("json")) {

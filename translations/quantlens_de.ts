@@ -2315,6 +2315,10 @@ Unterbefehle: gui (Standard), infer, bench, quantize, analyze, calib-lab, search
         <source>%1: %2 of its error is a constant shift per output channel (mean error %3 against an error of %4; channel %5 shifts most): bias correction (quantize --remedy bias-correction) subtracts it</source>
         <translation>%1: %2 seines Fehlers sind eine konstante Verschiebung je Ausgangskanal (mittlerer Fehler %3 gegenüber einem Fehler von %4; Kanal %5 verschiebt sich am meisten): Bias-Korrektur (quantize --remedy bias-correction) zieht sie ab</translation>
     </message>
+    <message>
+        <source>%1 int8 layer(s) with balanced channel ranges owe much of their own error to weight rounding, %2: about %3 of its isolated error: AdaRound (quantize --remedy adaround) chooses each weight&apos;s rounding for the layer&apos;s output (predicted there: about +%4 dB isolated SQNR)</source>
+        <translation>%1 int8-Schicht(en) mit ausgeglichenen Kanalbereichen verdanken einen großen Teil ihres eigenen Fehlers dem Runden der Gewichte, %2: etwa %3 ihres isolierten Fehlers: AdaRound (quantize --remedy adaround) wählt die Rundung jedes Gewichts für die Ausgabe der Schicht (dort vorhergesagt: etwa +%4 dB isoliertes SQNR)</translation>
+    </message>
 </context>
 <context>
     <name>ql::ui::ElementExplanationView</name>

@@ -192,6 +192,13 @@ QString DiagnosisList::describe(const Finding &f) {
                 .arg(name, formatPercent(100.0 * f.value, 0), magnitude(f.reference),
                      magnitude(f.extra))
                 .arg(f.channel);
+        case FindingKind::RoundingDominated:
+            return tr("%1 int8 layer(s) with balanced channel ranges owe much of their own error "
+                      "to weight rounding, %2: about %3 of its isolated error: AdaRound "
+                      "(quantize --remedy adaround) chooses each weight's rounding for the "
+                      "layer's output (predicted there: about +%4 dB isolated SQNR)")
+                .arg(static_cast<int>(f.reference))
+                .arg(name, formatPercent(100.0 * f.value, 0), db(f.extra));
         case FindingKind::OutputAgreementDrop:
             return tr("The models predict the same class for only %1 of the samples (output SQNR "
                       "%2 dB)")

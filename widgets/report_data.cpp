@@ -105,6 +105,8 @@ ReportData prepareReport(ReportInput input) {
     if (input.report) {
         analysis::DiagnosisOptions options;
         options.sqnrThresholdDb = input.thresholdDb;
+        for (const QJsonValue remedy : input.models.quantizerOptions.value("remedies").toArray())
+            if (remedy.toString().startsWith("adaround")) options.weightsRoundedToNearest = false;
         data.findings = analysis::diagnose(*input.report, input.floatGraph.get(), options);
     }
     if (input.report && input.floatGraph && input.quantGraph && input.batch) {

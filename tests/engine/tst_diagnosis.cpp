@@ -246,6 +246,34 @@ TEST(Diagnosis, ErrorThatIsAShiftPerChannelSuggestsBiasCorrection) {
     EXPECT_TRUE(ofKind(diagnose(r), FindingKind::ChannelMeanShift).empty());
 }
 
+TEST(Diagnosis, RoundingDominatedErrorWithBalancedRangesSuggestsAdaRound) {
+    NumericSuiteReport r;
+    r.layers = {layer("c1", "Conv", 28.0), layer("c2", "Conv", 26.0), layer("c3", "Conv", 25.0),
+                layer("c4", "Conv", 35.0), layer("c5", "Conv", 24.0)};
+    for (auto &row : r.layers) {
+        row.isolated = metrics(32.0);
+        row.weightChannelMin = {-0.5f, -0.4f};
+        row.weightChannelMax = {0.6f, 0.3f};  // 1.5x apart
+    }
+    r.layers[0].weightSqnrDb = 35.0;  // 10^-0.3: 50 % of its isolated error
+    r.layers[1].weightSqnrDb = 37.0;  // 32 %
+    r.layers[2].weightSqnrDb = 42.0;  // 10 %: input-dominated
+    r.layers[3].weightSqnrDb = 33.0;  // above the threshold cumulatively: nothing lost
+    r.layers[4].weightSqnrDb = 32.0;  // ranges 100x apart: CLE's case, not this one
+    r.layers[4].weightChannelMax = {50.0f, 0.3f};
+    auto found = ofKind(diagnose(r), FindingKind::RoundingDominated);
+    ASSERT_EQ(found.size(), 1u);
+    EXPECT_EQ(found[0].layerName, "c1");
+    EXPECT_NEAR(found[0].value, std::pow(10.0, -0.3), 1e-9);
+    EXPECT_EQ(found[0].reference, 2.0);  // c1 and c2
+    EXPECT_NEAR(found[0].extra, -10 * std::log10(1 - std::pow(10.0, -0.3) / 2), 1e-9);
+    EXPECT_EQ(found[0].remedy, "adaround");
+    EXPECT_EQ(found[0].severity, Severity::Info);
+    // Kept in fp32 or rounded finely enough: quiet.
+    r.layers[0].precision = r.layers[1].precision = "fp32";
+    EXPECT_TRUE(ofKind(diagnose(r), FindingKind::RoundingDominated).empty());
+}
+
 TEST(Diagnosis, OutputAgreementAndAccuracy) {
     NumericSuiteReport r;
     OutputReport out;

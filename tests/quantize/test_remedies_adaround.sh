@@ -4,6 +4,7 @@
 # analysed on the 1,000 test images it never saw:
 #   - --remedy adaround gains at least 3 dB of output SQNR and loses no accuracy;
 #   - every layer it rounded adaptively has a higher isolated SQNR on the test images;
+#   - the diagnosis suggests it on the naive model, not after it ran;
 #   - on DFQ's case, after cle it gains at least 3 dB more;
 #   - chosen layers only; an unknown layer, and adaround in search, are refused with one line.
 set -u
@@ -28,6 +29,10 @@ isolated_case() {
 }
 isolated_case naive
 isolated_case rounded --remedy adaround
+# The diagnosis names the remedy where weight rounding is a large share of the layers' own
+# error, and not once AdaRound chose the rounding.
+expect "naive analysis suggests adaround" 0 "AdaRound (quantize --remedy adaround)" -- cat "$work/naive.log"
+expect "rounded analysis does not" 1 "" -- grep -q "rounding_dominated" "$work/rounded.json"
 expect "adaround reports per layer" 0 "rounded Conv '/features/features.0/Conv'" -- cat "$work/rounded.log"
 expect "analysis JSON records its command line" 0 "" -- python3 -c \
     "import json, sys; sys.exit(not json.load(open(sys.argv[1]))['command_line'].endswith('--remedy adaround'))" \

@@ -40,6 +40,17 @@ std::string producerOf(const Graph *graph, const std::string &node) {
     return p >= 0 ? graph->nodes[p].name : bn->inputs[0];
 }
 
+// Largest / smallest per-channel max |w| of the float weight; NaN without channel figures.
+double channelRangeSpread(const LayerReport &row) {
+    double widest = 0, narrowest = INFINITY;
+    for (size_t c = 0; c < row.weightChannelMin.size() && c < row.weightChannelMax.size(); ++c) {
+        const double range =
+            std::max(std::fabs(row.weightChannelMin[c]), std::fabs(row.weightChannelMax[c]));
+        if (range > 0) widest = std::max(widest, range), narrowest = std::min(narrowest, range);
+    }
+    return widest > 0 ? widest / narrowest : std::numeric_limits<double>::quiet_NaN();
+}
+
 void weightFindings(std::vector<Finding> &out, size_t i, const LayerReport &row,
                     const DiagnosisOptions &o) {
     if (!row.weightSqnrDb || row.precision != "int8") return;
@@ -60,13 +71,7 @@ void weightFindings(std::vector<Finding> &out, size_t i, const LayerReport &row,
     f.reference = median;
     f.extra = worst;
     f.channel = worstChannel;
-    double widest = 0, narrowest = INFINITY;
-    for (size_t c = 0; c < row.weightChannelMin.size() && c < row.weightChannelMax.size(); ++c) {
-        const double range =
-            std::max(std::fabs(row.weightChannelMin[c]), std::fabs(row.weightChannelMax[c]));
-        if (range > 0) widest = std::max(widest, range), narrowest = std::min(narrowest, range);
-    }
-    if (widest > 0) f.channelRangeSpread = widest / narrowest;
+    f.channelRangeSpread = channelRangeSpread(row);
     if (f.channelRangeSpread >= o.remedyRangeSpread) f.remedy = "cle";
     out.push_back(f);
 }
@@ -127,6 +132,35 @@ std::optional<Finding> meanShift(size_t i, const LayerReport &row, const Diagnos
     f.channel = static_cast<int64_t>(largest);
     f.remedy = "bias-correction";
     return f;
+}
+
+// The int8 weighted layers with balanced channel ranges, losing accuracy downstream, whose own
+// error is largely their weights' rounding: one model-wide finding for the layer with the
+// largest share (see RoundingDominated in the header).
+std::optional<Finding> roundingDominated(const NumericSuiteReport &report,
+                                         const DiagnosisOptions &o) {
+    if (!o.weightsRoundedToNearest) return std::nullopt;
+    std::optional<Finding> best;
+    int layers = 0;
+    for (size_t i = 0; i < report.layers.size(); ++i) {
+        const LayerReport &row = report.layers[i];
+        if (row.precision != "int8" || !row.weightSqnrDb || !row.isolated || !row.cumulative ||
+            !(row.cumulative->sqnrDb < o.sqnrThresholdDb) ||
+            !(channelRangeSpread(row) < o.remedyRangeSpread))
+            continue;
+        const double share =
+            std::min(1.0, std::pow(10.0, (row.isolated->sqnrDb - *row.weightSqnrDb) / 10.0));
+        if (!(share >= o.roundingShare)) continue;
+        ++layers;
+        if (best && !(share > best->value)) continue;
+        best = layerFinding(FindingKind::RoundingDominated, Severity::Info, i, row);
+        best->value = share;
+        best->extra = -10.0 * std::log10(1.0 - share / 2.0);
+        best->channelRangeSpread = channelRangeSpread(row);
+        best->remedy = "adaround";
+    }
+    if (best) best->reference = layers;
+    return best;
 }
 
 // The metrics whose per-sample SQNRs the data-sensitivity findings read.
@@ -193,6 +227,8 @@ const char *findingKindName(FindingKind kind) {
             return "activation_outlier_channels";
         case FindingKind::ChannelMeanShift:
             return "channel_mean_shift";
+        case FindingKind::RoundingDominated:
+            return "rounding_dominated";
         case FindingKind::OutputAgreementDrop:
             return "output_agreement_drop";
         case FindingKind::AccuracyDrop:
@@ -305,6 +341,7 @@ std::vector<Finding> diagnose(const NumericSuiteReport &report, const Graph *flo
             out.push_back(*outliers);
         if (auto shift = meanShift(i, row, o)) out.push_back(*shift);
     }
+    if (auto rounding = roundingDominated(report, o)) out.push_back(*rounding);
     std::stable_sort(out.begin(), out.end(), [](const Finding &a, const Finding &b) {
         if (a.severity != b.severity) return a.severity > b.severity;
         return (a.layer < 0 ? -1 : a.layer) < (b.layer < 0 ? -1 : b.layer);

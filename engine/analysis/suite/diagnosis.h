@@ -50,6 +50,17 @@
 //                         value = that share (0..1), reference = RMS over channels of the mean
 //                         error, extra = RMS of the error, channel = the largest shift, remedy
 //                         "bias-correction" (it subtracts those means from the bias).
+//   RoundingDominated     int8 Conv / Gemm / MatMul layers with balanced weight channel ranges
+//                         (under remedyRangeSpread: CLE has nothing to do), under the threshold
+//                         cumulatively, whose weights' rounding makes up at least roundingShare
+//                         of their isolated error power, estimated as 10^((isolated − weight
+//                         SQNR) / 10) (the weight SQNR stands for the output error the rounding
+//                         causes, as it does for inputs without correlations). One finding for
+//                         the layer with the largest share: value = that share (0..1),
+//                         reference = how many layers qualify, extra = the isolated SQNR gain
+//                         predicted there if the rounding error power halves (what AdaRound
+//                         achieved in the weights alone on the fixtures measured: 2.3-7.5 dB on
+//                         held-apart data), channelRangeSpread, remedy "adaround".
 //   OutputAgreementDrop   top-1 agreement of the models below 1 − agreementDrop (layer -1).
 //                         value = agreement (0..1), reference = output SQNR.
 //   AccuracyDrop          with labels: quantized accuracy more than accuracyDrop below float.
@@ -79,6 +90,7 @@ enum class FindingKind {
     WeightChannelOutlier,
     ActivationOutlierChannels,
     ChannelMeanShift,
+    RoundingDominated,
     OutputAgreementDrop,
     AccuracyDrop,
 };
@@ -98,7 +110,7 @@ struct Finding {
     double extra = std::numeric_limits<double>::quiet_NaN();
     int64_t channel = -1;
     double channelRangeSpread = std::numeric_limits<double>::quiet_NaN();  // weight findings
-    std::string remedy;  // "" or the --remedy that fits ("cle", "smoothquant", "bias-correction")
+    std::string remedy;  // "" or the --remedy that fits ("cle", "smoothquant", "adaround", ...)
     // ActivationRangeVaries only: the per-sample SQNR spread when it is data-sensitive too.
     std::optional<SampleSqnrSummary> sampleSqnr;
 };
@@ -118,6 +130,11 @@ struct DiagnosisOptions {
     // removing it gains at least 0.46 dB there, and the shifts add up through later layers
     // (DFQ's case after CLE: 4-17 % per layer, and bias correction gains 8 dB at the output).
     double meanShiftShare = 0.10;
+    // Share of a layer's isolated error power in its weights' rounding that suggests AdaRound.
+    double roundingShare = 0.25;
+    // False when AdaRound (or another adaptive rounding) chose the weights: their SQNR then no
+    // longer stands for the output error their rounding causes, and RoundingDominated is not made.
+    bool weightsRoundedToNearest = true;
     double agreementDrop = 0.01;  // share of samples
     double accuracyDrop = 0.01;   // 1 percentage point
 };
