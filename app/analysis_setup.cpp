@@ -185,10 +185,15 @@ bool AnalysisSetup::toRequest(ql::ui::AnalysisRequest &request, QString &error) 
     request.quantizer.symmetricActivations = quantizer.symmetricActivations;
     request.quantizer.reduceRange = quantizer.reduceRange;
     request.quantizer.foldBatchNorm = quantizer.foldBatchNorm;
+    request.adaRound = false;
     for (const QString &name : quantizer.remedies) {
+        if (name == QStringLiteral("adaround")) {
+            request.adaRound = quantizeInApp;
+            continue;
+        }
         auto remedy = ql::quant::parseFloatRemedy(name.toStdString());
         if (!remedy || !*remedy) {
-            error = remedy ? tr("Unknown remedy '%1' (cle or smoothquant)").arg(name)
+            error = remedy ? tr("Unknown remedy '%1' (cle, smoothquant or adaround)").arg(name)
                            : QString::fromStdString(remedy.status().message());
             return false;
         }

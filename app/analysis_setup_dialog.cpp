@@ -87,7 +87,13 @@ AnalysisSetupDialog::AnalysisSetupDialog(const AnalysisSetup &setup, Focus focus
            "after LayerNorm) into the next weights before calibrating"));
     for (const QString &name : m_remedies)
         if (name.startsWith(QStringLiteral("smoothquant"))) m_smoothQuant->setChecked(true);
-    for (QCheckBox *box : {m_perTensor, m_symmetric, m_reduceRange, m_foldBn, m_cle, m_smoothQuant})
+    m_adaRound = new QCheckBox(tr("&AdaRound (slower: minutes on large models)"), m_quantizerBox);
+    m_adaRound->setToolTip(
+        tr("After calibrating, round each weight of the int8 layers up or down as best "
+           "reconstructs the layer's output on the calibration inputs, instead of to nearest"));
+    m_adaRound->setChecked(m_remedies.contains(QStringLiteral("adaround")));
+    for (QCheckBox *box :
+         {m_perTensor, m_symmetric, m_reduceRange, m_foldBn, m_cle, m_smoothQuant, m_adaRound})
         quantForm->addRow(box);
 
     auto *data = new QGroupBox(tr("Evaluation inputs"), this);
@@ -198,8 +204,10 @@ AnalysisSetup AnalysisSetupDialog::setup() const {
     auto isSmooth = [](const QString &name) {
         return name.startsWith(QStringLiteral("smoothquant"));
     };
+    auto isAdaRound = [](const QString &name) { return name == QStringLiteral("adaround"); };
     for (const QString &name : m_remedies)
-        if ((isCle(name) && m_cle->isChecked()) || (isSmooth(name) && m_smoothQuant->isChecked()))
+        if ((isCle(name) && m_cle->isChecked()) || (isSmooth(name) && m_smoothQuant->isChecked()) ||
+            (isAdaRound(name) && m_adaRound->isChecked()))
             s.quantizer.remedies << name;
     if (m_cle->isChecked() &&
         !std::any_of(s.quantizer.remedies.begin(), s.quantizer.remedies.end(), isCle))
@@ -207,6 +215,9 @@ AnalysisSetup AnalysisSetupDialog::setup() const {
     if (m_smoothQuant->isChecked() &&
         !std::any_of(s.quantizer.remedies.begin(), s.quantizer.remedies.end(), isSmooth))
         s.quantizer.remedies << QStringLiteral("smoothquant");
+    if (m_adaRound->isChecked() &&
+        !std::any_of(s.quantizer.remedies.begin(), s.quantizer.remedies.end(), isAdaRound))
+        s.quantizer.remedies << QStringLiteral("adaround");
     s.randomInputs = m_random->isChecked();
     s.dataPaths = ql::ui::splitPathField(m_data->text());
     if (!s.randomInputs) s.labelsPath = m_labels->text().trimmed();

@@ -35,6 +35,7 @@ public:
     QLineEdit *dataEdit() const { return m_data; }
     QCheckBox *crossLayerEqualizationBox() const { return m_cle; }
     QCheckBox *smoothQuantBox() const { return m_smoothQuant; }
+    QCheckBox *adaRoundBox() const { return m_adaRound; }
     QComboBox *preprocessEdit() const { return m_preprocess; }
 
 private:
@@ -56,6 +57,7 @@ private:
     QCheckBox *m_foldBn;
     QCheckBox *m_cle;
     QCheckBox *m_smoothQuant;
+    QCheckBox *m_adaRound;
     QStringList m_remedies;  // as the setup had them: their order and SmoothQuant's α are kept
     QGroupBox *m_quantizerBox;
     QRadioButton *m_files;

@@ -484,9 +484,11 @@ void MainWindow::onReportReady(const ql::ui::ReportPtr &report) {
     m_sampleView.reset();
     setInspectorContext(report, models.batch);
     m_diagnosisFloatGraph = models.floatGraph;  // the list keeps a plain pointer to it
-    m_diagnosis->setThresholdDb(m_analysis->thresholdDb());
     m_analysisPanel->setFloatGraph(models.floatGraph);
-    m_diagnosis->setReport(report, m_diagnosisFloatGraph.get());
+    ql::analysis::DiagnosisOptions diagnosis;
+    diagnosis.sqnrThresholdDb = m_analysis->thresholdDb();
+    diagnosis.weightsRoundedToNearest = !models.adaRounded;
+    m_diagnosis->setReport(report, m_diagnosisFloatGraph.get(), diagnosis);
     m_analysisPanel->setReport(report);
     if (m_analysisPanel->thresholdDb() != m_analysis->thresholdDb())
         m_analysisPanel->setThresholdDb(m_analysis->thresholdDb());

@@ -58,6 +58,10 @@
         <translation>Kalibrierung</translation>
     </message>
     <message>
+        <source>Rounding weights (AdaRound)</source>
+        <translation>Gewichte runden (AdaRound)</translation>
+    </message>
+    <message>
         <source>Comparing weights</source>
         <translation>Gewichtsvergleich</translation>
     </message>
@@ -105,8 +109,8 @@
         <translation>Unbekannter int8-Kernel-Modus „%1“</translation>
     </message>
     <message>
-        <source>Unknown remedy &apos;%1&apos; (cle or smoothquant)</source>
-        <translation>Unbekannte Abhilfe „%1“ (cle oder smoothquant)</translation>
+        <source>Unknown remedy &apos;%1&apos; (cle, smoothquant or adaround)</source>
+        <translation>Unbekannte Abhilfe „%1“ (cle, smoothquant oder adaround)</translation>
     </message>
     <message>
         <source>%1 seeded random inputs (seed %2)</source>
@@ -210,6 +214,14 @@
     <message>
         <source>Move the range of activation outlier channels (transformers after LayerNorm) into the next weights before calibrating</source>
         <translation>Verlagert vor dem Kalibrieren den Bereich von Ausreißerkanälen der Aktivierungen (Transformer nach LayerNorm) in die folgenden Gewichte</translation>
+    </message>
+    <message>
+        <source>&amp;AdaRound (slower: minutes on large models)</source>
+        <translation>&amp;AdaRound (langsamer: Minuten bei großen Modellen)</translation>
+    </message>
+    <message>
+        <source>After calibrating, round each weight of the int8 layers up or down as best reconstructs the layer&apos;s output on the calibration inputs, instead of to nearest</source>
+        <translation>Nach dem Kalibrieren jedes Gewicht der int8-Schichten so auf- oder abrunden, dass die Ausgabe der Schicht auf den Kalibrierungseingaben am besten erhalten bleibt, statt zum nächsten Wert</translation>
     </message>
     <message>
         <source>Evaluation inputs</source>

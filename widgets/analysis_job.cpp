@@ -118,6 +118,7 @@ AnalysisModelsSnapshot snapshotModels(const analysis::AnalysisSession &session,
     models.quantGraph = std::make_shared<const Graph>(session.quantGraph());
     models.worst = worstSampleData(session);
     models.dataReading = session.data().reading;
+    models.adaRounded = session.adaRounding().has_value();
     auto matching = analysis::matchLayers(*models.floatGraph, *models.quantGraph);
     if (matching) models.matches = matching->matches;
     return models;
@@ -126,6 +127,7 @@ AnalysisModelsSnapshot snapshotModels(const analysis::AnalysisSession &session,
 const char *stageName(const std::string &stage) {
     if (stage == "loading") return QT_TRANSLATE_NOOP("AnalysisJob", "Loading");
     if (stage == "calibration") return QT_TRANSLATE_NOOP("AnalysisJob", "Calibrating");
+    if (stage == "adaround") return QT_TRANSLATE_NOOP("AnalysisJob", "Rounding weights (AdaRound)");
     if (stage == "weights") return QT_TRANSLATE_NOOP("AnalysisJob", "Comparing weights");
     if (stage == "cumulative") return QT_TRANSLATE_NOOP("AnalysisJob", "Cumulative comparison");
     if (stage == "isolated") return QT_TRANSLATE_NOOP("AnalysisJob", "Isolated comparison");
@@ -143,6 +145,7 @@ analysis::SessionOptions sessionOptions(const AnalysisRequest &request,
     options.suite.threads = request.threads;
     options.quantizer = request.quantizer;
     options.calibrationBatches = std::move(inputs.calibrationBatches);
+    if (request.adaRound) options.adaRound.emplace();
     return options;
 }
 
@@ -173,7 +176,9 @@ Result<SearchOutcome> searchLive(std::mutex &mutex, analysis::AnalysisSession &l
 Result<analysis::SessionInputs> loadInputs(const AnalysisRequest &request,
                                            const analysis::SessionProgress &progress) {
     auto inputs = analysis::loadSessionInputs(request, progress);
-    if (!inputs || request.remedies.empty() || inputs->quantGraph) return inputs;
+    if (!inputs || (request.remedies.empty() && !request.adaRound) || inputs->quantGraph)
+        return inputs;
+    // The graph the in-app plan names: AdaRound replaces its weights by the plan's.
     Graph prepared = quant::prepareFloatGraph(inputs->floatGraph, request.quantizer.foldBatchNorm);
     const auto &calibration =
         inputs->calibrationBatches.empty() ? inputs->data.batches : inputs->calibrationBatches;

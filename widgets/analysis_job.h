@@ -41,6 +41,9 @@ struct AnalysisRequest : analysis::SessionSources {
     // In-app quantization only: remedies applied to the float model before calibration (it is
     // then the float side of the analysis; same outputs).
     std::vector<quant::FloatRemedy> remedies;
+    // In-app quantization only: AdaRound chooses the int8 layers' weight rounding after
+    // calibration (the float model is then BatchNorm-folded, as with the remedies above).
+    bool adaRound = false;
     Int8Kernels int8Kernels = Int8Kernels::Exact;
     std::set<std::string> fp32Layers;  // applied right after the first run (project restore)
     bool measureLatency = true;
@@ -88,6 +91,7 @@ struct AnalysisModelsSnapshot {
     // the report has no per-sample figures.
     std::shared_ptr<const SampleStripData> worst;
     std::string dataReading;  // EvaluationData::reading: what reading the data applied
+    bool adaRounded = false;  // AdaRound chose the in-app weights (AnalysisSession::adaRounding)
 };
 
 // One evaluation sample's own analysis: the per-layer figures of that sample alone, on the

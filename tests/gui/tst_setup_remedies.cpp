@@ -1,12 +1,15 @@
-// Remedies in the analysis setup (issue 36): the dialog's CLE and SmoothQuant boxes keep the
-// project's order and SmoothQuant's α, the project JSON carries them, the engine request parses
-// them (and refuses an unknown one with one line), and a session quantized in the app applies
-// them to its float model: on SmoothQuant's ViT case the output SQNR gains what `quantize
-// --remedy smoothquant` gains.
+// Remedies in the analysis setup (issue 36): the dialog's CLE, SmoothQuant and AdaRound boxes
+// keep the project's order and SmoothQuant's α, the project JSON carries them, the engine request
+// parses them (and refuses an unknown one with one line), and a session quantized in the app
+// applies them: on SmoothQuant's ViT case the output SQNR gains what `quantize --remedy
+// smoothquant` gains; with AdaRound the Fashion-MNIST MobileNet (per-tensor weights) gains on
+// test images it was not calibrated on, and a layer toggled to fp32 gets its float weights back.
 #include <QCheckBox>
 #include <QDir>
 #include <QJsonArray>
 #include <QtTest>
+
+#include <algorithm>
 
 #include "analysis_job.h"
 #include "analysis_setup.h"
@@ -18,6 +21,7 @@ private slots:
     void dialogKeepsOrderAndAlpha();
     void requestParsesRemedies();
     void sessionAppliesSmoothQuant();
+    void sessionRoundsAdaptively();
 };
 
 namespace {
@@ -53,6 +57,14 @@ void TestSetupRemedies::dialogKeepsOrderAndAlpha() {
     AnalysisSetupDialog added(cleOnly);
     added.smoothQuantBox()->setChecked(true);  // new: the default α, after what was there
     QCOMPARE(added.setup().quantizer.remedies, (QStringList{"cle", "smoothquant"}));
+    QVERIFY(!added.adaRoundBox()->isChecked());
+    added.adaRoundBox()->setChecked(true);
+    QCOMPARE(added.setup().quantizer.remedies, (QStringList{"cle", "smoothquant", "adaround"}));
+    AnalysisSetup rounded = vitSetup();
+    rounded.quantizer.remedies = {"adaround", "cle"};
+    AnalysisSetupDialog reopened(rounded);
+    QVERIFY(reopened.adaRoundBox()->isChecked());
+    QCOMPARE(reopened.setup(), rounded);
     AnalysisSetupDialog plain(vitSetup());
     QVERIFY(!plain.crossLayerEqualizationBox()->isChecked());
     QVERIFY(!plain.smoothQuantBox()->isChecked());
@@ -75,9 +87,14 @@ void TestSetupRemedies::requestParsesRemedies() {
     QVERIFY(request.remedies[0].kind == ql::quant::FloatRemedy::Kind::CrossLayerEqualization);
     QVERIFY(request.remedies[1].kind == ql::quant::FloatRemedy::Kind::SmoothQuant);
     QCOMPARE(request.remedies[1].alpha, 0.25);
+    QVERIFY(!request.adaRound);
     setup.quantizer.remedies = {"adaround"};
+    QVERIFY2(setup.toRequest(request, error), qPrintable(error));
+    QVERIFY(request.adaRound);
+    QVERIFY(request.remedies.empty());
+    setup.quantizer.remedies = {"nope"};
     QVERIFY(!setup.toRequest(request, error));
-    QVERIFY2(error.contains("adaround"), qPrintable(error));
+    QVERIFY2(error.contains("'nope'") && error.contains("adaround"), qPrintable(error));
     setup.quantizer.remedies = {"smoothquant=2"};
     QVERIFY(!setup.toRequest(request, error));
     QVERIFY2(error.contains("[0, 1]"), qPrintable(error));
@@ -104,6 +121,59 @@ void TestSetupRemedies::sessionAppliesSmoothQuant() {
     qInfo("per-tensor int8 output SQNR on the calibration images: %.2f -> %.2f dB", sqnr[0],
           sqnr[1]);
     QVERIFY(sqnr[1] > sqnr[0] + 10.0);
+}
+
+void TestSetupRemedies::sessionRoundsAdaptively() {
+    double sqnr[2] = {0, 0};
+    std::unique_ptr<ql::analysis::AnalysisSession> rounded;
+    for (int adaptive = 0; adaptive < 2; ++adaptive) {
+        AnalysisSetup setup;
+        setup.floatModel = kData + "/fashion_mobilenet_balanced.onnx";
+        setup.quantizeInApp = true;
+        setup.calibrationPaths = {kData + "/fashion_calib.npy"};
+        setup.quantizer.perTensor = true;
+        if (adaptive) setup.quantizer.remedies = {"adaround"};
+        setup.dataPaths = {kData + "/fashion_test.npy"};
+        setup.batch = 100;
+        ql::ui::AnalysisRequest request;
+        QString error;
+        QVERIFY2(setup.toRequest(request, error), qPrintable(error));
+        request.measureLatency = false;
+        request.threads = 2;
+        QStringList stages;
+        auto session =
+            ql::ui::createAnalysisSession(request, [&](const std::string &stage, int, int) {
+                if (!stages.contains(QString::fromStdString(stage)))
+                    stages << QString::fromStdString(stage);
+                return true;
+            });
+        QVERIFY2(session, session ? "" : session.status().message().c_str());
+        sqnr[adaptive] = (*session)->report().outputs.at(0).sqnrDb;
+        QCOMPARE(stages.contains("adaround"), adaptive == 1);
+        QCOMPARE((*session)->adaRounding().has_value(), adaptive == 1);
+        if (adaptive) rounded = std::move(*session);
+    }
+    qInfo("per-tensor int8 output SQNR on the test images: %.2f -> %.2f dB", sqnr[0], sqnr[1]);
+    QVERIFY(sqnr[1] > sqnr[0] + 3.0);
+
+    // A layer AdaRound rounded, toggled to fp32, runs on its float weights; back to int8, on
+    // AdaRound's again (the same figures as before the toggle).
+    const std::string layer = "/features/features.0/Conv";
+    const auto &report = *rounded->adaRounding();
+    QVERIFY(std::any_of(report.layers.begin(), report.layers.end(), [&](const auto &l) {
+        return l.node == layer && !l.keptNearest && l.changed > 0;
+    }));
+    auto toggled = rounded->setFp32Layers({layer});
+    QVERIFY2(toggled, toggled ? "" : toggled.status().message().c_str());
+    const ql::Node *conv = rounded->quantGraph().findNode(layer);
+    QVERIFY(conv != nullptr);
+    QCOMPARE(rounded->quantGraph().initializer(conv->inputs[1])->toFloatVector(),
+             rounded->floatGraph()
+                 .initializer(rounded->floatGraph().findNode(layer)->inputs[1])
+                 ->toFloatVector());
+    auto back = rounded->setFp32Layers({});
+    QVERIFY2(back, back ? "" : back.status().message().c_str());
+    QVERIFY(std::abs(back->outputs.at(0).sqnrDb - sqnr[1]) < 1e-6);
 }
 
 QTEST_MAIN(TestSetupRemedies)

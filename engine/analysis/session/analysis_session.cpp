@@ -71,6 +71,34 @@ struct AnalysisSession::Impl {
     // The float constants toggled layers read, folded at the first toggle of a model file.
     mutable std::optional<Fp32LayerConstants> fp32Constants;
     std::unique_ptr<IncrementalSuite> incremental;  // null: every toggle re-runs the whole suite
+    // In-app quantization with AdaRound: per layer, its weight's initializer, the grid it was
+    // rounded on and the chosen values.
+    struct RoundedWeight {
+        std::string initializer;
+        quant::QParams qparams;
+        Tensor values;
+    };
+    std::map<std::string, RoundedWeight> roundedWeights;  // by node name
+    std::optional<quant::AdaRoundReport> adaRounding;
+
+    // In-app quantization with `q`, AdaRound's weights for the layers that stay int8.
+    Result<Graph> quantizeInApp(const quant::QuantizationOptions &q) const {
+        auto quantized = quant::quantizeGraph(floatGraph, *stats, q);
+        if (!quantized) return quantized.status();
+        if (roundedWeights.empty()) return std::move(quantized->model);
+        Graph rounded = floatGraph;
+        quant::QuantizationPlan &plan = quantized->plan;
+        for (const auto &[node, weight] : roundedWeights) {
+            const quant::NodeDecision *decision = plan.decision(node);
+            auto planned = plan.weights.find({node, 1});
+            if (!decision || decision->precision != quant::Precision::Int8 ||
+                planned == plan.weights.end())
+                continue;
+            planned->second.qparams = weight.qparams;
+            rounded.initializers[weight.initializer] = weight.values;
+        }
+        return quant::buildQdqGraph(rounded, plan);
+    }
 
     // The quantized model as it now stands, prepared to run int8 with the session's kernels.
     Result<Graph> int8Plan() const {
@@ -108,6 +136,33 @@ struct AnalysisSession::Impl {
         return suite;
     }
     Result<Graph> quantGraphFor(const std::set<std::string> &layers) const;
+
+    // AdaRound on the first in-app quantization; keeps the weights it chose.
+    Status roundAdaptively(const std::vector<std::map<std::string, Tensor>> &batches,
+                           const SessionProgress &progress) {
+        auto quantized = quant::quantizeGraph(floatGraph, *stats, options.quantizer);
+        if (!quantized) return quantized.status();
+        quant::AdaRoundOptions rounding = *options.adaRound;
+        rounding.threads = options.suite.threads;
+        if (progress)
+            rounding.progress = [&progress](int done, int total) {
+                return progress("adaround", done, total);
+            };
+        Graph rounded = floatGraph;
+        auto report =
+            quant::adaRound(rounded, quantized->plan, quant::batchesOpener(batches), rounding);
+        if (!report) return report.status();
+        for (const quant::RoundedLayer &layer : report->layers) {
+            const Node *node = floatGraph.findNode(layer.node);
+            if (layer.keptNearest || !node) continue;
+            const std::string &initializer = node->inputs[1];
+            roundedWeights[layer.node] = {initializer,
+                                          quantized->plan.weights.at({layer.node, 1}).qparams,
+                                          rounded.initializers.at(initializer)};
+        }
+        adaRounding = std::move(*report);
+        return Status::ok();
+    }
 };
 
 Result<Graph> AnalysisSession::Impl::quantGraphFor(const std::set<std::string> &layers) const {
@@ -119,9 +174,7 @@ Result<Graph> AnalysisSession::Impl::quantGraphFor(const std::set<std::string> &
                 q.excludedNodes.push_back(name);
             q.exclusionReasons[name] = "kept in fp32 by the user";
         }
-        auto quantized = quant::quantizeGraph(floatGraph, *stats, q);
-        if (!quantized) return quantized.status();
-        return std::move(quantized->model);
+        return quantizeInApp(q);
     }
     if (layers.empty()) return loadedQuant;
     auto matches = matchesOfLayers(baseMatching, floatGraph, layers);
@@ -163,10 +216,11 @@ Result<std::unique_ptr<AnalysisSession>> AnalysisSession::create(Graph floatGrap
                 return progress("calibration", done, total);
             };
         QL_RETURN_IF_ERROR(quant::calibrate(d.floatGraph, batches, *d.stats, calibrationProgress));
+        if (d.options.adaRound) QL_RETURN_IF_ERROR(d.roundAdaptively(batches, progress));
         d.options.calibrationBatches.clear();  // the statistics are all a re-plan needs
-        auto quantized = quant::quantizeGraph(d.floatGraph, *d.stats, d.options.quantizer);
+        auto quantized = d.quantizeInApp(d.options.quantizer);
         if (!quantized) return quantized.status();
-        d.loadedQuant = std::move(quantized->model);
+        d.loadedQuant = std::move(*quantized);
     } else {
         d.loadedQuant = std::move(*quantGraph);
         if (!isQuantizedModel(d.loadedQuant))
@@ -183,6 +237,10 @@ Result<std::unique_ptr<AnalysisSession>> AnalysisSession::create(Graph floatGrap
     d.report = std::move(*report);
     for (const auto &row : d.report.layers) d.layerNames.insert(row.name);
     return self;
+}
+
+const std::optional<quant::AdaRoundReport> &AnalysisSession::adaRounding() const {
+    return m_impl->adaRounding;
 }
 
 const NumericSuiteReport &AnalysisSession::report() const {

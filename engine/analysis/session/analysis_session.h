@@ -40,6 +40,7 @@
 #include "ir/graph.h"
 #include "ir/tensor.h"
 #include "quant/quantization_plan.h"
+#include "quant/remedies/ada_round.h"
 
 namespace ql::analysis {
 
@@ -89,6 +90,12 @@ struct SessionOptions {
     // when empty).
     quant::QuantizationOptions quantizer;
     std::vector<std::map<std::string, Tensor>> calibrationBatches;
+    // In-app quantization only: AdaRound's weights for the int8 layers, chosen once at creation
+    // on the calibration inputs (stage "adaround" of the progress); toggles keep them for the
+    // layers that stay int8 and the float weights for those kept in fp32. The float graph must
+    // be BatchNorm-folded already (quant::prepareFloatGraph), so that it is the graph the plan
+    // names.
+    std::optional<quant::AdaRoundOptions> adaRound;
     // Toggles re-run only what they affect, from activations cached at creation (the float
     // model's compared values, every value of the quantized model) for the batches that fit in
     // cacheBudgetBytes; the other batches re-run whole. With incremental = false every toggle
@@ -115,6 +122,8 @@ public:
     // The quantized model as it now stands (toggles applied), QDQ or QOperator as loaded.
     const Graph &quantGraph() const;
     const EvaluationData &data() const;
+    // What AdaRound did at creation (SessionOptions::adaRound), nullopt without it.
+    const std::optional<quant::AdaRoundReport> &adaRounding() const;
 
     // Float node names of the layers now kept in fp32 by the user (not the model's own fp32
     // layers).
