@@ -313,17 +313,22 @@ std::string describe(const AdaRoundReport &report) {
         << (report.layers.size() == 1 ? "" : "s") << " in " << report.seconds << " s (pass over "
         << report.samples << " samples " << report.passSeconds << " s, "
         << report.options.iterations << " steps per layer)";
-    if (!report.layers.empty()) {
-        std::vector<double> before, after;
-        for (const RoundedLayer &l : report.layers)
-            before.push_back(l.sqnrNearest), after.push_back(l.sqnrAdaptive);
+    std::vector<double> before, after;  // the weights' own error on held-apart columns
+    size_t kept = 0;
+    for (const RoundedLayer &l : report.layers) {
+        kept += l.keptNearest;
+        if (l.heldApartColumns > 0)
+            before.push_back(l.heldApartSqnrNearest), after.push_back(l.heldApartSqnrAdaptive);
+    }
+    if (!before.empty()) {
         auto median = [](std::vector<double> v) {
             std::sort(v.begin(), v.end());
             return v[v.size() / 2];
         };
-        out << "; layer output SQNR (median) " << median(before) << " -> " << median(after)
-            << " dB";
+        out << "; the weights' rounding alone, median over layers on held-apart samples: "
+            << median(before) << " -> " << median(after) << " dB";
     }
+    if (kept) out << "; " << kept << " kept nearest rounding";
     if (!report.skipped.empty()) out << "; " << report.skipped.size() << " left as they are";
     return out.str();
 }

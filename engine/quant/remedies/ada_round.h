@@ -97,7 +97,9 @@ struct AdaRoundReport {
 Result<AdaRoundReport> adaRound(Graph &prepared, const QuantizationPlan &plan,
                                 const BatchSourceOpener &data, const AdaRoundOptions &options = {});
 
-// "AdaRound: 21 layers in 312 s (pass over 64 samples 14 s); layer SQNR (median) 31.2 -> 33.0 dB".
+// "AdaRound: 21 layers in 292.1 s (pass over 64 samples 9.2 s, 500 steps per layer); the weights'
+// rounding alone, median over layers on held-apart samples: 38.0 -> 40.3 dB; 1 kept nearest
+// rounding".
 std::string describe(const AdaRoundReport &report);
 
 }  // namespace ql::quant
