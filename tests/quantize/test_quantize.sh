@@ -128,8 +128,8 @@ expect "analysis JSON records both remedies in order" 0 "" -- python3 -c \
     "$work/block_cle_bc.json"
 expect "analyze --remedy needs --calib" 2 "--remedy needs --calib" -- "$quantlens" analyze --float "$block" \
     --quant "$work/block_cle.onnx" --remedy cle --data "$inputs"
-expect "unknown remedy" 2 "--remedy 'adaround' is not one QuantLens has; available: cle, smoothquant[=ALPHA], bias-correction" -- \
-    "$quantlens" quantize "$block" --calib "$inputs" --remedy adaround --out "$work/x.onnx"
+expect "unknown remedy" 2 "--remedy 'gptq' is not one QuantLens has; available: cle, smoothquant[=ALPHA], adaround[=LAYER,...], bias-correction" -- \
+    "$quantlens" quantize "$block" --calib "$inputs" --remedy gptq --out "$work/x.onnx"
 expect "--out-float without --remedy" 2 "--out-float needs --remedy" -- \
     "$quantlens" quantize "$block" --calib "$inputs" --out "$work/x.onnx" --out-float "$work/y.onnx"
 
