@@ -22,7 +22,6 @@
 #include <functional>
 #include <optional>
 
-#include "cli_quantizer_options.h"
 #include "core/status.h"
 #include "ir/graph.h"
 #include "quant/qdq_builder.h"
