@@ -1,6 +1,15 @@
-# Sourced by the remedies' fixture tests (test_remedies_*.sh) after tests/cli/expect.sh, with
-# $quantlens, $data (the fixture folder) and $work set: quantize-and-analyse runs of one model on
-# the Fashion-MNIST test images, and checks on their JSON.
+# Sourced by the remedies' fixture tests (test_remedies_*.sh) with their arguments (QUANTLENS
+# REPO): sets $quantlens, $data (the fixture folder) and $work (removed at exit), sources
+# tests/cli/expect.sh, and gives quantize-and-analyse runs of one model on the Fashion-MNIST test
+# images, and checks on their JSON.
+set -u
+quantlens=$1
+repo=$2
+data="$repo/tests/data/remedies"
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+export OMP_NUM_THREADS=2
+source "$(dirname "${BASH_SOURCE[0]}")/../cli/expect.sh"
 
 # analyze_case NAME MODEL OPTIONS...: int8 of MODEL calibrated on fashion_calib.npy, analysed
 # on the 1,000 test images with labels; the JSON is $work/NAME.json, the output $work/NAME.log.

@@ -7,15 +7,7 @@
 #   - the diagnosis suggests it on the naive model, not after it ran;
 #   - on DFQ's case, after cle it gains at least 3 dB more;
 #   - chosen layers only; an unknown layer, and adaround in search, are refused with one line.
-set -u
-quantlens=$1
-repo=$2
-data="$repo/tests/data/remedies"
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-export OMP_NUM_THREADS=2
-source "$(dirname "$0")/../cli/expect.sh"
-source "$(dirname "$0")/remedy_cases.sh"
+source "$(dirname "$0")/remedy_cases.sh"  # from this script's arguments: $quantlens, $data, $work, expect
 
 # isolated_case NAME OPTIONS...: as analyze_case, with the isolated per-layer SQNR.
 isolated_case() {

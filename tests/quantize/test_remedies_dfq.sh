@@ -7,15 +7,7 @@
 #     network with balanced ranges;
 #   - --remedy cle --remedy bias-correction brings it within 1 point of float accuracy and within
 #     3 dB of the balanced network's per-tensor output SQNR.
-set -u
-quantlens=$1
-repo=$2
-data="$repo/tests/data/remedies"
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-export OMP_NUM_THREADS=2
-source "$(dirname "$0")/../cli/expect.sh"
-source "$(dirname "$0")/remedy_cases.sh"
+source "$(dirname "$0")/remedy_cases.sh"  # from this script's arguments: $quantlens, $data, $work, expect
 
 analyze_case balanced "$data/fashion_mobilenet_balanced.onnx" --per-tensor
 analyze_case naive "$data/fashion_mobilenet.onnx" --per-tensor

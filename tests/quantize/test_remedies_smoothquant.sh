@@ -11,15 +11,7 @@
 #   - the diagnosis of the plain int8 model suggests SmoothQuant where the outliers are;
 #   - search reaches sqnr:30 with the remedy alone (no fp32 layer), where no single fp32 layer
 #     reaches it without.
-set -u
-quantlens=$1
-repo=$2
-data="$repo/tests/data/remedies"
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-export OMP_NUM_THREADS=2
-source "$(dirname "$0")/../cli/expect.sh"
-source "$(dirname "$0")/remedy_cases.sh"
+source "$(dirname "$0")/remedy_cases.sh"  # from this script's arguments: $quantlens, $data, $work, expect
 
 analyze_case balanced "$data/fashion_vit_balanced.onnx" --per-tensor
 analyze_case naive "$data/fashion_vit.onnx" --per-tensor

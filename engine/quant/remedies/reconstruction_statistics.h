@@ -48,7 +48,6 @@ public:
     double inputError() const { return m_inputError; }
     const std::vector<float> &weights() const { return m_weights; }  // [groups·rows, depth]
     const float *gram(int64_t group) const { return m_gram.data() + group * m_depth * m_depth; }
-    const float *drift(int64_t group) const { return m_drift.data() + group * m_rows * m_depth; }
 
     // Σ |W̃ x_q − W x_f|² for W̃ = weights() + delta (laid out as weights()); without the
     // input's error, Σ |(W̃ − W) x_q|², what the weights alone cost.
@@ -81,6 +80,7 @@ private:
     int64_t m_validationCap = 0;
 
     bool isValidationSample(uint64_t sample) const;
+    const float *drift(int64_t group) const { return m_drift.data() + group * m_rows * m_depth; }
     void addColumns(const std::vector<float> &xq, const std::vector<float> &xf, int64_t count,
                     int64_t group, bool validation);
 };
