@@ -5,9 +5,10 @@
 
 #include <unistd.h>
 
+#include "analysis/pairing/layer_matching.h"
+#include "analysis/session/in_app_quantizer.h"
 #include "analysis/session/incremental_suite.h"
 #include "analysis/session/keep_layers_fp32.h"
-#include "analysis/pairing/layer_matching.h"
 #include "analysis/session/pass_latency.h"
 #include "onnx_io/model_writer.h"
 #include "passes/int8_kernel_mode.h"
@@ -61,7 +62,6 @@ struct AnalysisSession::Impl {
     Graph qdqBase;      // loadedQuant in QDQ form: where toggles of a model file are applied
     Graph current;      // the quantized model with the toggles applied
     bool inApp = false;
-    std::unique_ptr<quant::CalibrationStatistics> stats;
     EvaluationData data;
     SessionOptions options;
     NumericSuiteReport report;
@@ -71,34 +71,10 @@ struct AnalysisSession::Impl {
     // The float constants toggled layers read, folded at the first toggle of a model file.
     mutable std::optional<Fp32LayerConstants> fp32Constants;
     std::unique_ptr<IncrementalSuite> incremental;  // null: every toggle re-runs the whole suite
-    // In-app quantization with AdaRound: per layer, its weight's initializer, the grid it was
-    // rounded on and the chosen values.
-    struct RoundedWeight {
-        std::string initializer;
-        quant::QParams qparams;
-        Tensor values;
-    };
-    std::map<std::string, RoundedWeight> roundedWeights;  // by node name
-    std::optional<quant::AdaRoundReport> adaRounding;
-
-    // In-app quantization with `q`, AdaRound's weights for the layers that stay int8.
-    Result<Graph> quantizeInApp(const quant::QuantizationOptions &q) const {
-        auto quantized = quant::quantizeGraph(floatGraph, *stats, q);
-        if (!quantized) return quantized.status();
-        if (roundedWeights.empty()) return std::move(quantized->model);
-        Graph rounded = floatGraph;
-        quant::QuantizationPlan &plan = quantized->plan;
-        for (const auto &[node, weight] : roundedWeights) {
-            const quant::NodeDecision *decision = plan.decision(node);
-            auto planned = plan.weights.find({node, 1});
-            if (!decision || decision->precision != quant::Precision::Int8 ||
-                planned == plan.weights.end())
-                continue;
-            planned->second.qparams = weight.qparams;
-            rounded.initializers[weight.initializer] = weight.values;
-        }
-        return quant::buildQdqGraph(rounded, plan);
-    }
+    std::unique_ptr<InAppQuantizer> quantizer;      // in-app quantization only
+    std::vector<std::map<std::string, Tensor>> calibration;  // the quantizer's, when not the data
+    LayerRemedies remedies;
+    std::map<std::string, std::vector<LayerRemedy>> offered;  // per layer, from the first report
 
     // The quantized model as it now stands, prepared to run int8 with the session's kernels.
     Result<Graph> int8Plan() const {
@@ -135,47 +111,22 @@ struct AnalysisSession::Impl {
         if (progress) suite.progress = progress;
         return suite;
     }
-    Result<Graph> quantGraphFor(const std::set<std::string> &layers) const;
-
-    // AdaRound on the first in-app quantization; keeps the weights it chose.
-    Status roundAdaptively(const std::vector<std::map<std::string, Tensor>> &batches,
-                           const SessionProgress &progress) {
-        auto quantized = quant::quantizeGraph(floatGraph, *stats, options.quantizer);
-        if (!quantized) return quantized.status();
-        quant::AdaRoundOptions rounding = *options.adaRound;
-        rounding.threads = options.suite.threads;
-        if (progress)
-            rounding.progress = [&progress](int done, int total) {
-                return progress("adaround", done, total);
-            };
-        Graph rounded = floatGraph;
-        auto report =
-            quant::adaRound(rounded, quantized->plan, quant::batchesOpener(batches), rounding);
-        if (!report) return report.status();
-        for (const quant::RoundedLayer &layer : report->layers) {
-            const Node *node = floatGraph.findNode(layer.node);
-            if (layer.keptNearest || !node) continue;
-            const std::string &initializer = node->inputs[1];
-            roundedWeights[layer.node] = {initializer,
-                                          quantized->plan.weights.at({layer.node, 1}).qparams,
-                                          rounded.initializers.at(initializer)};
-        }
-        adaRounding = std::move(*report);
-        return Status::ok();
+    Result<Graph> quantGraphFor(const std::set<std::string> &layers, const LayerRemedies &remedies,
+                                InAppQuantizer::BiasCorrections biases,
+                                const SessionProgress &progress) const;
+    // The user's marks on a report of the model with `layers` and `remedies`.
+    void annotate(NumericSuiteReport &report, const std::set<std::string> &layers,
+                  const LayerRemedies &remedies) const {
+        markUserToggles(report, layers);
+        if (quantizer) quantizer->describeRemedies(report, remedies);
     }
 };
 
-Result<Graph> AnalysisSession::Impl::quantGraphFor(const std::set<std::string> &layers) const {
-    if (inApp) {
-        quant::QuantizationOptions q = options.quantizer;
-        for (const auto &name : layers) {
-            if (std::find(q.excludedNodes.begin(), q.excludedNodes.end(), name) ==
-                q.excludedNodes.end())
-                q.excludedNodes.push_back(name);
-            q.exclusionReasons[name] = "kept in fp32 by the user";
-        }
-        return quantizeInApp(q);
-    }
+Result<Graph> AnalysisSession::Impl::quantGraphFor(const std::set<std::string> &layers,
+                                                   const LayerRemedies &remedies,
+                                                   InAppQuantizer::BiasCorrections biases,
+                                                   const SessionProgress &progress) const {
+    if (inApp) return quantizer->quantize(layers, remedies, biases, progress);
     if (layers.empty()) return loadedQuant;
     auto matches = matchesOfLayers(baseMatching, floatGraph, layers);
     if (!matches) return matches.status();
@@ -207,18 +158,26 @@ Result<std::unique_ptr<AnalysisSession>> AnalysisSession::create(Graph floatGrap
     if (d.inApp) {
         quant::CalibrationOptions calibration;
         calibration.threads = d.options.suite.threads;
-        d.stats = std::make_unique<quant::CalibrationStatistics>(calibration);
-        const auto &batches =
-            d.options.calibrationBatches.empty() ? d.data.batches : d.options.calibrationBatches;
+        auto stats = std::make_unique<quant::CalibrationStatistics>(calibration);
+        // Kept: AdaRound and bias correction, switched per layer later, read them again.
+        d.calibration = std::move(d.options.calibrationBatches);
+        const auto &batches = d.calibration.empty() ? d.data.batches : d.calibration;
         ProgressCallback calibrationProgress;
         if (progress)
             calibrationProgress = [&progress](int done, int total) {
                 return progress("calibration", done, total);
             };
-        QL_RETURN_IF_ERROR(quant::calibrate(d.floatGraph, batches, *d.stats, calibrationProgress));
-        if (d.options.adaRound) QL_RETURN_IF_ERROR(d.roundAdaptively(batches, progress));
-        d.options.calibrationBatches.clear();  // the statistics are all a re-plan needs
-        auto quantized = d.quantizeInApp(d.options.quantizer);
+        QL_RETURN_IF_ERROR(quant::calibrate(d.floatGraph, batches, *stats, calibrationProgress));
+        d.quantizer = std::make_unique<InAppQuantizer>(
+            d.floatGraph, std::move(stats), batches, d.options.quantizer, d.options.suite.threads);
+        d.remedies = d.options.remedies;
+        if (d.options.adaRound) {
+            auto rounded = d.quantizer->roundAll(*d.options.adaRound, progress);
+            if (!rounded) return rounded.status();
+            d.remedies.adaRound.insert(rounded->begin(), rounded->end());
+        }
+        auto quantized = d.quantizer->quantize({}, d.remedies,
+                                               InAppQuantizer::BiasCorrections::Measure, progress);
         if (!quantized) return quantized.status();
         d.loadedQuant = std::move(*quantized);
     } else {
@@ -235,12 +194,26 @@ Result<std::unique_ptr<AnalysisSession>> AnalysisSession::create(Graph floatGrap
     auto report = d.runSuite(d.current, progress, d.incremental);
     if (!report) return report.status();
     d.report = std::move(*report);
-    for (const auto &row : d.report.layers) d.layerNames.insert(row.name);
+    d.annotate(d.report, {}, d.remedies);
+    for (const auto &row : d.report.layers) {
+        d.layerNames.insert(row.name);
+        if (d.inApp) d.offered[row.name] = remediesFor(row);
+    }
     return self;
 }
 
 const std::optional<quant::AdaRoundReport> &AnalysisSession::adaRounding() const {
-    return m_impl->adaRounding;
+    static const std::optional<quant::AdaRoundReport> none;
+    return m_impl->quantizer ? m_impl->quantizer->adaRounding() : none;
+}
+
+const LayerRemedies &AnalysisSession::layerRemedies() const {
+    return m_impl->remedies;
+}
+
+std::vector<LayerRemedy> AnalysisSession::remediesOffered(const std::string &layer) const {
+    const auto offered = m_impl->offered.find(layer);
+    return offered == m_impl->offered.end() ? std::vector<LayerRemedy>{} : offered->second;
 }
 
 const NumericSuiteReport &AnalysisSession::report() const {
@@ -264,27 +237,62 @@ const std::set<std::string> &AnalysisSession::fp32Layers() const {
 
 Result<NumericSuiteReport> AnalysisSession::setFp32Layers(const std::set<std::string> &layers,
                                                           const SessionProgress &progress) {
-    auto report = updateFp32Layers(layers, progress, {});
+    auto report = updateLayers(layers, m_impl->remedies, progress, {});
+    if (!report) return report.status();
+    return std::move(**report);
+}
+
+Result<NumericSuiteReport> AnalysisSession::setLayerRemedies(const LayerRemedies &remedies,
+                                                             const SessionProgress &progress) {
+    Impl &d = *m_impl;
+    if (!d.inApp && !remedies.empty())
+        return Status::badInput(
+            "per-layer remedies: they re-quantize from the float model, so they need the float "
+            "model quantized in the app (not a quantized model file)");
+    for (LayerRemedy remedy : {LayerRemedy::AdaRound, LayerRemedy::BiasCorrection})
+        for (const std::string &layer : remedies.of(remedy)) {
+            const auto offered = d.offered.find(layer);
+            if (offered == d.offered.end())
+                return Status::badInput(std::string(layerRemedyName(remedy)) + ": '" + layer +
+                                        "' is not a layer of the analysis");
+            if (std::find(offered->second.begin(), offered->second.end(), remedy) ==
+                offered->second.end())
+                return Status::badInput(std::string(layerRemedyName(remedy)) + ": '" + layer +
+                                        "' is not an int8 layer that takes it");
+        }
+    auto report = updateLayers(d.fp32, remedies, progress, {});
     if (!report) return report.status();
     return std::move(**report);
 }
 
 Result<std::optional<NumericSuiteReport>> AnalysisSession::tryFp32Layers(
     const std::set<std::string> &layers, const KeepGoing &keepGoing) {
-    return updateFp32Layers(layers, {}, keepGoing);
+    return updateLayers(layers, m_impl->remedies, {}, keepGoing);
 }
 
-Result<std::optional<NumericSuiteReport>> AnalysisSession::updateFp32Layers(
-    const std::set<std::string> &layers, const SessionProgress &progress,
-    const KeepGoing &keepGoing) {
+Result<std::optional<NumericSuiteReport>> AnalysisSession::updateLayers(
+    const std::set<std::string> &layers, const LayerRemedies &remedies,
+    const SessionProgress &progress, const KeepGoing &keepGoing) {
     Impl &d = *m_impl;
     for (const auto &name : layers)
         if (!d.layerNames.count(name))
             return Status::badInput("keep in fp32: '" + name + "' is not a layer of the analysis");
     using Report = std::optional<NumericSuiteReport>;
-    if (layers == d.fp32) return Report(d.report);
-    auto graph = d.quantGraphFor(layers);
+    if (layers == d.fp32 && remedies == d.remedies) return Report(d.report);
+    // The search's candidates keep the user's bias corrections; a change the user makes measures
+    // them again.
+    const auto biases = keepGoing ? InAppQuantizer::BiasCorrections::ReuseLast
+                                  : InAppQuantizer::BiasCorrections::Measure;
+    auto graph = d.quantGraphFor(layers, remedies, biases, progress);
     if (!graph) return graph.status();
+    const auto accept = [&](NumericSuiteReport report) {
+        d.current = std::move(*graph);
+        d.report = std::move(report);
+        d.fp32 = layers;
+        d.remedies = remedies;
+        d.annotate(d.report, layers, remedies);
+        return Report(d.report);
+    };
     if (d.incremental) {
         NumericSuiteOptions options = d.suiteOptions(progress);
         bool stopped = false;
@@ -294,13 +302,7 @@ Result<std::optional<NumericSuiteReport>> AnalysisSession::updateFp32Layers(
                 return !stopped;
             };
         auto report = d.incremental->update(*graph, options);
-        if (report) {
-            d.current = std::move(*graph);
-            d.report = std::move(*report);
-            d.fp32 = layers;
-            markUserToggles(d.report, layers);
-            return Report(d.report);
-        }
+        if (report) return accept(std::move(*report));
         if (stopped) return Report();
         if (report.status().kind() != ErrorKind::Unsupported) return report.status();
     }
@@ -310,21 +312,18 @@ Result<std::optional<NumericSuiteReport>> AnalysisSession::updateFp32Layers(
     auto report = d.runSuite(*graph, progress, caches);
     if (!report) return report.status();
     d.incremental = std::move(caches);
-    d.current = std::move(*graph);
-    d.report = std::move(*report);
-    d.fp32 = layers;
-    markUserToggles(d.report, layers);
-    return Report(d.report);
+    return accept(std::move(*report));
 }
 
 AnalysisSession::State AnalysisSession::state() const {
-    return {m_impl->current, m_impl->report, m_impl->fp32};
+    return {m_impl->current, m_impl->report, m_impl->fp32, m_impl->remedies};
 }
 
 void AnalysisSession::restoreState(State state) {
     m_impl->current = std::move(state.quantGraph);
     m_impl->report = std::move(state.report);
     m_impl->fp32 = std::move(state.fp32Layers);
+    m_impl->remedies = std::move(state.remedies);
 }
 
 Result<std::pair<double, double>> AnalysisSession::measureLatencyMs(int runs) {

@@ -35,6 +35,7 @@
 #include <vector>
 
 #include "analysis/data/data_reader.h"
+#include "analysis/session/layer_remedies.h"
 #include "analysis/suite/numeric_suite.h"
 #include "core/status.h"
 #include "ir/graph.h"
@@ -96,6 +97,9 @@ struct SessionOptions {
     // be BatchNorm-folded already (quant::prepareFloatGraph), so that it is the graph the plan
     // names.
     std::optional<quant::AdaRoundOptions> adaRound;
+    // In-app quantization only: per-layer remedies from the start (a restored project); AdaRound's
+    // layers above join them.
+    LayerRemedies remedies;
     // Toggles re-run only what they affect, from activations cached at creation (the float
     // model's compared values, every value of the quantized model) for the batches that fit in
     // cacheBudgetBytes; the other batches re-run whole. With incremental = false every toggle
@@ -124,6 +128,10 @@ public:
     const EvaluationData &data() const;
     // What AdaRound did at creation (SessionOptions::adaRound), nullopt without it.
     const std::optional<quant::AdaRoundReport> &adaRounding() const;
+    // The per-layer remedies now applied (in-app quantization; layer_remedies.h), and those a
+    // layer can take (as it ran int8 at creation).
+    const LayerRemedies &layerRemedies() const;
+    std::vector<LayerRemedy> remediesOffered(const std::string &layer) const;
 
     // Float node names of the layers now kept in fp32 by the user (not the model's own fp32
     // layers).
@@ -140,6 +148,14 @@ public:
     using KeepGoing = std::function<bool(const OutputTally &sofar, int done, int total)>;
     Result<std::optional<NumericSuiteReport>> tryFp32Layers(const std::set<std::string> &layers,
                                                             const KeepGoing &keepGoing);
+    // Makes exactly `remedies` the per-layer remedies, re-quantizes the layers they change from
+    // the cached statistics (AdaRound optimises a layer the first time it is asked for; bias
+    // corrections are measured again on the calibration data), re-runs what changed and returns
+    // the new report. The search's candidates (tryFp32Layers) keep the remedies and reuse the
+    // last bias corrections. BadInput for a quantized model file, or a layer that does not take
+    // the remedy (remediesOffered).
+    Result<NumericSuiteReport> setLayerRemedies(const LayerRemedies &remedies,
+                                                const SessionProgress &progress = {});
 
     // What the session stands on: the quantized model, its report and the user's fp32 layers.
     // restoreState() comes back to a state taken earlier without re-running anything (the fp32
@@ -149,6 +165,7 @@ public:
         Graph quantGraph;
         NumericSuiteReport report;
         std::set<std::string> fp32Layers;
+        LayerRemedies remedies;
     };
     State state() const;
     void restoreState(State state);
@@ -169,9 +186,10 @@ public:
 
 private:
     AnalysisSession();
-    Result<std::optional<NumericSuiteReport>> updateFp32Layers(const std::set<std::string> &layers,
-                                                               const SessionProgress &progress,
-                                                               const KeepGoing &keepGoing);
+    Result<std::optional<NumericSuiteReport>> updateLayers(const std::set<std::string> &layers,
+                                                           const LayerRemedies &remedies,
+                                                           const SessionProgress &progress,
+                                                           const KeepGoing &keepGoing);
     struct Impl;
     std::unique_ptr<Impl> m_impl;
 };

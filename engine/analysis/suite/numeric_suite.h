@@ -40,6 +40,9 @@ struct LayerReport {
     // The interactive session's user kept this layer in fp32. It may still run int8: a weightless
     // layer (Add, MaxPool) whose int8 neighbours quantize its inputs and output.
     bool fp32Requested = false;
+    // The interactive session's per-layer remedies this layer took ("adaround",
+    // "bias-correction": analysis/session/layer_remedies.h); its notes say what each did.
+    std::vector<std::string> remedies;
 
     std::optional<double> weightSqnrDb;
     std::vector<double> weightChannelSqnrDb;

@@ -100,9 +100,10 @@ double rootMeanSquare(const std::vector<double> &v) {
 
 }  // namespace
 
-std::vector<std::string> addZeroBiases(Graph &prepared) {
+std::vector<std::string> addZeroBiases(Graph &prepared, const std::set<std::string> &only) {
     std::vector<std::string> changed;
     for (Node &node : prepared.nodes) {
+        if (!only.empty() && !only.count(node.name)) continue;
         if (!takesBias(node) || node.hasInput(2) || !node.hasInput(1)) continue;
         if (node.opType == "Gemm" && node.attrFloat("beta", 1.0f) != 1.0f) continue;
         const Tensor *weight = prepared.initializer(node.inputs[1]);

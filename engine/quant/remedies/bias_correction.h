@@ -63,8 +63,9 @@ struct BiasCorrectionReport {
 
 // Gives every Conv, ConvTranspose and Gemm without a bias a zero float bias (Gemm only when it
 // has C's place free and beta = 1), so that the plan quantizes one that correction can move.
-// The function of the graph is unchanged. Returns the nodes changed. Call before planning.
-std::vector<std::string> addZeroBiases(Graph &prepared);
+// The function of the graph is unchanged. Only the nodes named in `only` when it is not empty.
+// Returns the nodes changed. Call before planning.
+std::vector<std::string> addZeroBiases(Graph &prepared, const std::set<std::string> &only = {});
 
 // Corrects the float biases of `prepared` (the graph `plan` was built on) in place; the caller
 // then builds the QDQ graph again (buildQdqGraph) from the corrected graph and the same plan.

@@ -1,0 +1,42 @@
+#include "analysis/session/layer_remedies.h"
+
+#include "analysis/suite/numeric_suite.h"
+
+namespace ql::analysis {
+
+const char *layerRemedyName(LayerRemedy remedy) {
+    return remedy == LayerRemedy::AdaRound ? "adaround" : "bias-correction";
+}
+
+std::optional<LayerRemedy> parseLayerRemedy(const std::string &name) {
+    for (LayerRemedy remedy : {LayerRemedy::AdaRound, LayerRemedy::BiasCorrection})
+        if (name == layerRemedyName(remedy)) return remedy;
+    return std::nullopt;
+}
+
+std::set<std::string> &LayerRemedies::of(LayerRemedy remedy) {
+    return remedy == LayerRemedy::AdaRound ? adaRound : biasCorrection;
+}
+
+const std::set<std::string> &LayerRemedies::of(LayerRemedy remedy) const {
+    return remedy == LayerRemedy::AdaRound ? adaRound : biasCorrection;
+}
+
+void LayerRemedies::set(LayerRemedy remedy, const std::string &layer, bool on) {
+    if (on)
+        of(remedy).insert(layer);
+    else
+        of(remedy).erase(layer);
+}
+
+std::vector<LayerRemedy> remediesFor(const LayerReport &row) {
+    std::vector<LayerRemedy> remedies;
+    if (row.precision != "int8" || !row.weightSqnrDb) return remedies;
+    const std::string &op = row.opType;
+    if (op == "Conv" || op == "Gemm" || op == "MatMul") remedies.push_back(LayerRemedy::AdaRound);
+    if (op == "Conv" || op == "ConvTranspose" || op == "Gemm")
+        remedies.push_back(LayerRemedy::BiasCorrection);
+    return remedies;
+}
+
+}  // namespace ql::analysis

@@ -1,0 +1,41 @@
+#pragma once
+// The remedies an interactive session switches per layer: those that change only a layer's own
+// int8 weights or bias after calibration (AdaRound, bias correction), so that switching one
+// re-quantizes that layer from the cached statistics and re-runs what follows it, like an fp32
+// toggle. Cross-layer equalization and SmoothQuant rescale the float model itself (two layers and
+// the activation between them) and stay whole-model choices of the quantizer settings.
+
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+namespace ql::analysis {
+
+struct LayerReport;  // analysis/suite/numeric_suite.h
+
+enum class LayerRemedy { AdaRound, BiasCorrection };
+
+// "adaround", "bias-correction": the names of `--remedy`, projects and reports.
+const char *layerRemedyName(LayerRemedy remedy);
+std::optional<LayerRemedy> parseLayerRemedy(const std::string &name);
+
+struct LayerRemedies {
+    std::set<std::string> adaRound, biasCorrection;  // float node names
+
+    std::set<std::string> &of(LayerRemedy remedy);
+    const std::set<std::string> &of(LayerRemedy remedy) const;
+    bool has(LayerRemedy remedy, const std::string &layer) const { return of(remedy).count(layer); }
+    void set(LayerRemedy remedy, const std::string &layer, bool on);
+    bool empty() const { return adaRound.empty() && biasCorrection.empty(); }
+    bool operator==(const LayerRemedies &other) const {
+        return adaRound == other.adaRound && biasCorrection == other.biasCorrection;
+    }
+    bool operator!=(const LayerRemedies &other) const { return !(*this == other); }
+};
+
+// The remedies a report row can take: AdaRound for an int8 Conv / Gemm / MatMul with a weight,
+// bias correction for an int8 Conv / ConvTranspose / Gemm.
+std::vector<LayerRemedy> remediesFor(const LayerReport &row);
+
+}  // namespace ql::analysis
