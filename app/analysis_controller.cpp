@@ -21,21 +21,22 @@
 
 namespace {
 
-// One undoable change of the fp32 layers: redo applies `after`, undo `before`.
-class Fp32LayersCommand : public QUndoCommand {
+// One undoable change of the fp32 layers and per-layer remedies: redo applies `after`, undo
+// `before`.
+class LayerChoicesCommand : public QUndoCommand {
 public:
-    Fp32LayersCommand(AnalysisController *controller, std::set<std::string> before,
-                      std::set<std::string> after, const QString &text)
+    LayerChoicesCommand(AnalysisController *controller, AnalysisController::LayerChoices before,
+                        AnalysisController::LayerChoices after, const QString &text)
         : QUndoCommand(text),
           m_controller(controller),
           m_before(std::move(before)),
           m_after(std::move(after)) {}
-    void redo() override { m_controller->applyFp32Layers(m_after); }
-    void undo() override { m_controller->applyFp32Layers(m_before); }
+    void redo() override { m_controller->applyLayerChoices(m_after); }
+    void undo() override { m_controller->applyLayerChoices(m_before); }
 
 private:
     AnalysisController *m_controller;
-    std::set<std::string> m_before, m_after;
+    AnalysisController::LayerChoices m_before, m_after;
 };
 
 std::optional<double> rankingFigure(const ql::analysis::LayerReport &layer) {
@@ -69,14 +70,18 @@ AnalysisController::AnalysisController(QObject *parent)
                 // A wish made after the failed operation started is queued and still runs;
                 // otherwise the fp32 layers return to what runs (a refused or cancelled change).
                 const bool wishQueued = m_job->hasPendingToggle();
+                const auto backToJob = [this] {
+                    m_fp32 = m_job->fp32Layers();
+                    m_remedies = m_job->layerRemedies();
+                };
                 if (operation == ql::ui::AnalysisJob::Operation::Analysis && m_job->report()) {
                     // The previous analysis stays on screen: so does its setup.
                     m_setup = m_goodSetup;
-                    if (!wishQueued) m_fp32 = m_job->fp32Layers();
+                    if (!wishQueued) backToJob();
                     emit setupChanged();
                     emit fp32LayersChanged();
                 } else if (operation == ql::ui::AnalysisJob::Operation::Toggle && !wishQueued) {
-                    m_fp32 = m_job->fp32Layers();
+                    backToJob();
                     emit fp32LayersChanged();
                 }
                 emit failed(kind == ql::ErrorKind::Cancelled ? tr("Analysis cancelled") : message,
@@ -100,9 +105,12 @@ bool AnalysisController::isBusy() const {
 }
 
 void AnalysisController::setSetup(const AnalysisSetup &setup,
-                                  const std::set<std::string> &fp32Layers) {
+                                  const std::set<std::string> &fp32Layers,
+                                  const ql::analysis::LayerRemedies &remedies) {
     m_setup = setup;
     m_fp32 = fp32Layers;
+    // Remedies re-quantize from the float model: none on a quantized model file.
+    m_remedies = setup.quantizeInApp ? remedies : ql::analysis::LayerRemedies{};
     m_reasonDb.clear();
     m_undo->clear();
     emit setupChanged();
@@ -167,6 +175,7 @@ void AnalysisController::start() {
         return;
     }
     request.fp32Layers = m_fp32;
+    request.layerRemedies = m_remedies;
     // One core stays free for the GUI thread (responsive while the engine runs).
     request.threads = m_threads = std::max(1, QThread::idealThreadCount() - 1);
     m_latency.reset();
@@ -175,17 +184,18 @@ void AnalysisController::start() {
     emit analysisStarted();
 }
 
-void AnalysisController::applyFp32Layers(const std::set<std::string> &layers) {
+void AnalysisController::applyLayerChoices(const LayerChoices &choices) {
     if (const ql::ui::ReportPtr current = report()) {
-        for (const std::string &name : layers) {
+        for (const std::string &name : choices.fp32) {
             if (m_fp32.count(name) || m_reasonDb.count(name)) continue;
             for (const auto &layer : current->layers)
                 if (layer.name == name && !ql::ui::isFp32(layer))
                     if (auto figure = rankingFigure(layer)) m_reasonDb[name] = *figure;
         }
     }
-    m_fp32 = layers;
-    m_job->requestFp32Layers(layers);
+    m_fp32 = choices.fp32;
+    m_remedies = choices.remedies;
+    m_job->requestLayers(m_fp32, m_remedies);
     emit fp32LayersChanged();
     emit modified();
 }
@@ -193,7 +203,22 @@ void AnalysisController::applyFp32Layers(const std::set<std::string> &layers) {
 void AnalysisController::setFp32Layers(const std::set<std::string> &layers,
                                        const QString &undoText) {
     if (layers == m_fp32) return;
-    m_undo->push(new Fp32LayersCommand(this, m_fp32, layers, undoText));
+    m_undo->push(
+        new LayerChoicesCommand(this, {m_fp32, m_remedies}, {layers, m_remedies}, undoText));
+}
+
+void AnalysisController::setLayerRemedy(const std::string &name, ql::analysis::LayerRemedy remedy,
+                                        bool on) {
+    if (!m_setup.quantizeInApp || m_remedies.has(remedy, name) == on) return;
+    ql::analysis::LayerRemedies remedies = m_remedies;
+    remedies.set(remedy, name, on);
+    const QString layer = QString::fromStdString(name);
+    const bool adaRound = remedy == ql::analysis::LayerRemedy::AdaRound;
+    const QString text = on ? (adaRound ? tr("Round %1 adaptively (AdaRound)").arg(layer)
+                                        : tr("Correct the bias of %1").arg(layer))
+                            : (adaRound ? tr("Round %1 to nearest").arg(layer)
+                                        : tr("Undo the bias correction of %1").arg(layer));
+    m_undo->push(new LayerChoicesCommand(this, {m_fp32, m_remedies}, {m_fp32, remedies}, text));
 }
 
 void AnalysisController::setLayerFp32(const std::string &name, bool fp32) {

@@ -13,6 +13,7 @@
 #include <string>
 
 #include "analysis/search/skip_list_dialects.h"
+#include "analysis/session/layer_remedies.h"
 #include "analysis_job.h"
 #include "analysis_report.h"
 #include "analysis_setup.h"
@@ -28,9 +29,17 @@ public:
     ~AnalysisController() override;
 
     const AnalysisSetup &setup() const { return m_setup; }
-    // Replaces the setup; runs the analysis when it is complete (fp32 layers: applied after the
-    // first run, e.g. from a project). Clears the undo history.
-    void setSetup(const AnalysisSetup &setup, const std::set<std::string> &fp32Layers = {});
+    // What the user chose per layer: kept in fp32, and the per-layer remedies (in-app
+    // quantization only).
+    struct LayerChoices {
+        std::set<std::string> fp32;
+        ql::analysis::LayerRemedies remedies;
+    };
+
+    // Replaces the setup; runs the analysis when it is complete (fp32 layers and remedies:
+    // applied after the first run, e.g. from a project). Clears the undo history.
+    void setSetup(const AnalysisSetup &setup, const std::set<std::string> &fp32Layers = {},
+                  const ql::analysis::LayerRemedies &remedies = {});
     void setFloatModel(const QString &path);
     void setQuantModel(const QString &path);
     void setQuantizeInApp(const QStringList &calibrationPaths, const QuantizerSettings &settings);
@@ -61,6 +70,11 @@ public:
     int keepWorstInFp32(int n);
     std::set<std::string> worstLayers(int n) const;
 
+    // The per-layer remedies the user asked for (float node names; in-app quantization only).
+    const ql::analysis::LayerRemedies &layerRemedies() const { return m_remedies; }
+    // Undoable: one remedy of one layer on or off.
+    void setLayerRemedy(const std::string &name, ql::analysis::LayerRemedy remedy, bool on);
+
     double thresholdDb() const { return m_thresholdDb; }
     void setThresholdDb(double thresholdDb);
 
@@ -79,7 +93,7 @@ public:
     void exportQuantizedModel(const QString &path);  // async: job's exported / failed
 
     // Applies without an undo entry (the undo command's work).
-    void applyFp32Layers(const std::set<std::string> &layers);
+    void applyLayerChoices(const LayerChoices &choices);
 
 signals:
     void setupChanged();
@@ -109,6 +123,7 @@ private:
     ql::ui::AnalysisJob *m_job;
     QUndoStack *m_undo;
     std::set<std::string> m_fp32;
+    ql::analysis::LayerRemedies m_remedies;
     // Isolated (or cumulative) SQNR of a layer when the user moved it to fp32: the skip-list's
     // reason.
     std::map<std::string, double> m_reasonDb;

@@ -103,15 +103,17 @@ int runReport(const QStringList &arguments) {
         return reportFailure(ql::Status::badInput(error.toStdString()));
     AnalysisSetup setup;
     std::set<std::string> fp32;
+    ql::analysis::LayerRemedies remedies;
     double thresholdDb = 30.0;
     ProjectController::unpackProject(project, QFileInfo(projectPath).absoluteDir(), setup, fp32,
-                                     thresholdDb);
+                                     thresholdDb, &remedies);
     ql::ui::AnalysisRequest request;
     if (!setup.toRequest(request, error))
         return reportFailure(
             ql::Status::badInput(projectPath.toStdString() + ": " + error.toStdString()));
     request.threads = threads;
     request.fp32Layers = fp32;
+    request.layerRemedies = remedies;
     auto session = ql::ui::createAnalysisSession(request);
     if (!session) return reportFailure(session.status().withContext(projectPath.toStdString()));
     auto report = (*session)->report();
@@ -135,8 +137,8 @@ int runReport(const QStringList &arguments) {
     input.skipList = ql::ui::skipListObject(setup.floatModel, fp32);
     input.thresholdDb = thresholdDb;
     input.howMade = commandLineText("report", arguments);
-    input.project =
-        ProjectController::projectJson(setup, fp32, thresholdDb, QDir(reportFolder(parser)));
+    input.project = ProjectController::projectJson(setup, fp32, thresholdDb,
+                                                   QDir(reportFolder(parser)), remedies);
     return writeReports(parser, std::move(input));
 }
 

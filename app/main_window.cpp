@@ -35,6 +35,7 @@
 #include "document_controller.h"
 #include "graph_view.h"
 #include "image_dataset.h"
+#include "layer_choices_bar.h"
 #include "layer_details_widget.h"
 #include "layer_inspector.h"
 #include "layer_table_panel.h"
@@ -249,6 +250,24 @@ void MainWindow::connectAnalysis() {
         updateActions();
     });
     connect(m_analysis, &AnalysisController::fp32LayersChanged, this, &MainWindow::updateActions);
+    // Per-layer choices: the layer menus (chart, table, graph) and the inspector's boxes.
+    const auto showChoices = [this] {
+        const bool inApp = m_analysis->setup().quantizeInApp;
+        m_analysisPanel->setLayerRemedies(m_analysis->layerRemedies(), inApp);
+        m_inspector->choicesBar()->setChoices(m_analysis->fp32Layers(), m_analysis->layerRemedies(),
+                                              inApp);
+    };
+    connect(m_analysis, &AnalysisController::fp32LayersChanged, this, showChoices);
+    connect(m_analysis, &AnalysisController::setupChanged, this, showChoices);
+    const auto toggleRemedy = [this](int layer, ql::analysis::LayerRemedy remedy, bool on) {
+        const ql::ui::ReportPtr report = m_analysis->report();
+        if (report && layer >= 0 && layer < int(report->layers.size()))
+            m_analysis->setLayerRemedy(report->layers[size_t(layer)].name, remedy, on);
+    };
+    connect(m_analysisPanel, &ql::ui::AnalysisPanel::remedyToggled, this, toggleRemedy);
+    connect(m_inspector->choicesBar(), &ql::ui::LayerChoicesBar::remedyToggled, this, toggleRemedy);
+    connect(m_inspector->choicesBar(), &ql::ui::LayerChoicesBar::fp32Toggled, this,
+            [this](int layer, bool fp32) { m_analysis->setLayerFp32(layer, fp32); });
     connect(m_analysis, &AnalysisController::thresholdChanged, m_analysisPanel,
             &ql::ui::AnalysisPanel::setThresholdDb);
     connect(m_analysisPanel, &ql::ui::AnalysisPanel::thresholdChanged, m_analysis,

@@ -52,7 +52,10 @@ void MainWindow::showAnalysisSetup(int focus) {
         m_project->reset();
         m_documents->openFile(setup.floatModel);
     }
-    m_analysis->setSetup(setup, newFloat ? std::set<std::string>{} : m_analysis->fp32Layers());
+    if (newFloat)
+        m_analysis->setSetup(setup);
+    else
+        m_analysis->setSetup(setup, m_analysis->fp32Layers(), m_analysis->layerRemedies());
 }
 
 void MainWindow::toggleCurrentLayer() {

@@ -46,22 +46,43 @@ void ProjectController::onContentModified() {
     if (m_autosaveEnabled) m_autosaveTimer.start();
 }
 
+namespace {
+
+QJsonArray namesArray(const std::set<std::string> &names) {
+    QJsonArray array;
+    for (const std::string &name : names) array.append(QString::fromStdString(name));
+    return array;
+}
+
+constexpr ql::analysis::LayerRemedy kLayerRemedies[] = {ql::analysis::LayerRemedy::AdaRound,
+                                                        ql::analysis::LayerRemedy::BiasCorrection};
+
+}  // namespace
+
 QJsonObject ProjectController::projectJson(const AnalysisSetup &setup,
                                            const std::set<std::string> &fp32, double thresholdDb,
-                                           const QDir &base) {
-    QJsonArray layers;
-    for (const std::string &name : fp32) layers.append(QString::fromStdString(name));
-    return QJsonObject{{"format", kFormat},
-                       {"version", kVersion},
-                       {"analysis", setup.toJson(base)},
-                       {"fp32_layers", layers},
-                       {"threshold_db", thresholdDb}};
+                                           const QDir &base,
+                                           const ql::analysis::LayerRemedies &remedies) {
+    QJsonObject project{{"format", kFormat},
+                        {"version", kVersion},
+                        {"analysis", setup.toJson(base)},
+                        {"fp32_layers", namesArray(fp32)},
+                        {"threshold_db", thresholdDb}};
+    if (!remedies.empty()) {
+        QJsonObject perLayer;
+        for (ql::analysis::LayerRemedy remedy : kLayerRemedies)
+            if (!remedies.of(remedy).empty())
+                perLayer.insert(QLatin1String(ql::analysis::layerRemedyName(remedy)),
+                                namesArray(remedies.of(remedy)));
+        project.insert(QStringLiteral("layer_remedies"), perLayer);
+    }
+    return project;
 }
 
 QJsonObject ProjectController::toJson(const QString &projectPath) const {
     const QDir base = QFileInfo(projectPath).absoluteDir();
     QJsonObject project = projectJson(m_analysis->setup(), m_analysis->fp32Layers(),
-                                      m_analysis->thresholdDb(), base);
+                                      m_analysis->thresholdDb(), base, m_analysis->layerRemedies());
     if (m_lab && !m_lab->isEmpty()) project.insert("calibration_lab", m_lab->toJson(base));
     return project;
 }
@@ -89,6 +110,9 @@ QString wrongTypedField(const QJsonObject &project) {
         {"analysis", "quantized_in_app", Type::Bool},
         {"analysis", "quantizer", Type::Object},
         {"analysis", "random_inputs", Type::Object},
+        {nullptr, "layer_remedies", Type::Object},
+        {"layer_remedies", "adaround", Type::Array},
+        {"layer_remedies", "bias-correction", Type::Array},
     };
     static const QMap<Type, QString> names = {
         {Type::String, QStringLiteral("a string")}, {Type::Double, QStringLiteral("a number")},
@@ -163,11 +187,19 @@ bool ProjectController::readProject(const QString &file, QJsonObject &project, Q
 
 void ProjectController::unpackProject(const QJsonObject &project, const QDir &base,
                                       AnalysisSetup &setup, std::set<std::string> &fp32,
-                                      double &thresholdDb) {
+                                      double &thresholdDb, ql::analysis::LayerRemedies *remedies) {
     setup = AnalysisSetup::fromJson(project.value("analysis").toObject(), base);
     fp32.clear();
     for (const QJsonValue &name : project.value("fp32_layers").toArray())
         fp32.insert(name.toString().toStdString());
+    if (remedies) {
+        *remedies = {};
+        const QJsonObject perLayer = project.value("layer_remedies").toObject();
+        for (ql::analysis::LayerRemedy remedy : kLayerRemedies)
+            for (const QJsonValue &name :
+                 perLayer.value(QLatin1String(ql::analysis::layerRemedyName(remedy))).toArray())
+                remedies->set(remedy, name.toString().toStdString(), true);
+    }
     thresholdDb = project.value("threshold_db").toDouble(ql::ui::kDefaultThresholdDb);
 }
 
@@ -192,12 +224,13 @@ bool ProjectController::load(const QString &file, const QString &projectPath, QS
     const QDir base = QFileInfo(projectPath).absoluteDir();
     AnalysisSetup setup;
     std::set<std::string> fp32;
+    ql::analysis::LayerRemedies remedies;
     double thresholdDb = ql::ui::kDefaultThresholdDb;
-    unpackProject(root, base, setup, fp32, thresholdDb);
+    unpackProject(root, base, setup, fp32, thresholdDb, &remedies);
     m_restoring = true;
     if (m_lab) m_lab->restore(root.value("calibration_lab").toObject(), base);
     m_analysis->setThresholdDb(thresholdDb);
-    m_analysis->setSetup(setup, fp32);
+    m_analysis->setSetup(setup, fp32, remedies);
     m_restoring = false;
     return true;
 }

@@ -62,6 +62,7 @@ struct AnalysisJob::Outcome {
     ReportPtr report;
     AnalysisModelsSnapshot models;
     std::set<std::string> fp32;
+    analysis::LayerRemedies remedies;
     std::optional<std::pair<double, double>> latency;
     QString exportedPath;
     SearchOutcomePtr search;
@@ -118,7 +119,7 @@ AnalysisModelsSnapshot snapshotModels(const analysis::AnalysisSession &session,
     models.quantGraph = std::make_shared<const Graph>(session.quantGraph());
     models.worst = worstSampleData(session);
     models.dataReading = session.data().reading;
-    models.adaRounded = session.adaRounding().has_value();
+    models.adaRounded = !session.layerRemedies().adaRound.empty();
     auto matching = analysis::matchLayers(*models.floatGraph, *models.quantGraph);
     if (matching) models.matches = matching->matches;
     return models;
@@ -128,6 +129,7 @@ const char *stageName(const std::string &stage) {
     if (stage == "loading") return QT_TRANSLATE_NOOP("AnalysisJob", "Loading");
     if (stage == "calibration") return QT_TRANSLATE_NOOP("AnalysisJob", "Calibrating");
     if (stage == "adaround") return QT_TRANSLATE_NOOP("AnalysisJob", "Rounding weights (AdaRound)");
+    if (stage == "bias-correction") return QT_TRANSLATE_NOOP("AnalysisJob", "Correcting biases");
     if (stage == "weights") return QT_TRANSLATE_NOOP("AnalysisJob", "Comparing weights");
     if (stage == "cumulative") return QT_TRANSLATE_NOOP("AnalysisJob", "Cumulative comparison");
     if (stage == "isolated") return QT_TRANSLATE_NOOP("AnalysisJob", "Isolated comparison");
@@ -146,6 +148,7 @@ analysis::SessionOptions sessionOptions(const AnalysisRequest &request,
     options.quantizer = request.quantizer;
     options.calibrationBatches = std::move(inputs.calibrationBatches);
     if (request.adaRound) options.adaRound.emplace();
+    options.remedies = request.layerRemedies;
     return options;
 }
 
@@ -256,8 +259,9 @@ Result<std::unique_ptr<analysis::AnalysisSession>> createAnalysisSession(
         std::move(inputs->floatGraph), std::move(inputs->quantGraph), std::move(inputs->data),
         std::move(options), progress);
     if (!session) return session.status();
-    if (!request.fp32Layers.empty()) {
-        auto toggled = (*session)->setFp32Layers(request.fp32Layers, progress);
+    // Applied, and checked: a stale name in a project is refused with one line naming it.
+    if (!request.fp32Layers.empty() || !request.layerRemedies.empty()) {
+        auto toggled = (*session)->setLayers(request.fp32Layers, request.layerRemedies, progress);
         if (!toggled) return toggled.status();
     }
     return session;
@@ -300,15 +304,17 @@ void AnalysisJob::start(const AnalysisRequest &request) {
         outcome.status = createSession(request, shared.callback(), box->session, outcome.report);
         if (!outcome.status) return;
         outcome.fp32 = box->session->fp32Layers();
+        outcome.remedies = box->session->layerRemedies();
         outcome.models = snapshotModels(*box->session, nullptr);
         outcome.session = std::move(box);
     });
     m_pendingLatency = latency;
 }
 
-void AnalysisJob::requestFp32Layers(const std::set<std::string> &layers) {
+void AnalysisJob::requestLayers(const std::set<std::string> &fp32Layers,
+                                const analysis::LayerRemedies &remedies) {
     if (!m_session && m_operation != Operation::Analysis) return;
-    m_pendingToggle = layers;
+    m_pendingToggle.emplace(fp32Layers, remedies);
     if (!isBusy()) startNext();
 }
 
@@ -368,22 +374,26 @@ void AnalysisJob::startNext() {
         return;
     }
     if (m_pendingToggle) {
-        const std::set<std::string> layers = *m_pendingToggle;
+        const auto [layers, remedies] = *m_pendingToggle;
         m_pendingToggle.reset();
-        if (layers != m_fp32) {
+        if (layers != m_fp32 || remedies != m_remedies) {
             m_pendingLatency = true;  // the plan changed: its latency too
+            if (m_request) m_request->layerRemedies = remedies;  // a holdout search's sessions
             const AnalysisModelsSnapshot previous = m_models;
-            run(Operation::Toggle, [session, layers, previous](Shared &shared, Outcome &outcome) {
+            run(Operation::Toggle, [session, layers = layers, remedies = remedies, previous](
+                                       Shared &shared, Outcome &outcome) {
                 std::lock_guard<std::mutex> lock(session->mutex);
-                auto report = session->session->setFp32Layers(layers, shared.callback());
+                analysis::AnalysisSession &live = *session->session;
+                auto report = live.setLayers(layers, remedies, shared.callback());
                 if (!report) {
                     outcome.status = report.status();
                     return;
                 }
                 outcome.report =
                     std::make_shared<const analysis::NumericSuiteReport>(std::move(*report));
-                outcome.fp32 = session->session->fp32Layers();
-                outcome.models = snapshotModels(*session->session, &previous);
+                outcome.fp32 = live.fp32Layers();
+                outcome.remedies = live.layerRemedies();
+                outcome.models = snapshotModels(live, &previous);
             });
             return;
         }
@@ -475,6 +485,7 @@ void AnalysisJob::onFinished() {
         m_report = outcome->report;
         m_models = std::move(outcome->models);
         m_fp32 = outcome->fp32;
+        m_remedies = outcome->remedies;
         emit reportReady(m_report);
     } else if (outcome->latency) {
         emit latencyReady(outcome->latency->first, outcome->latency->second);

@@ -46,6 +46,8 @@ struct AnalysisRequest : analysis::SessionSources {
     bool adaRound = false;
     Int8Kernels int8Kernels = Int8Kernels::Exact;
     std::set<std::string> fp32Layers;  // applied right after the first run (project restore)
+    // In-app quantization only: per-layer remedies from the start (project restore).
+    analysis::LayerRemedies layerRemedies;
     bool measureLatency = true;
     int threads = 0;  // engine threads; 0: all cores
 };
@@ -114,8 +116,10 @@ public:
     // Starts a new session (a running operation is cancelled). The current session and report stay
     // until the new one succeeds, so a bad file loses nothing.
     void start(const AnalysisRequest &request);
-    // Asks for exactly these fp32 layers; runs now or after the running operation.
-    void requestFp32Layers(const std::set<std::string> &layers);
+    // Asks for exactly these fp32 layers and per-layer remedies; runs now or after the running
+    // operation.
+    void requestLayers(const std::set<std::string> &fp32Layers,
+                       const analysis::LayerRemedies &remedies);
     void requestLatency();
     void requestExport(const QString &path);
     // Runs after the running operation; a second request replaces a waiting one.
@@ -131,8 +135,9 @@ public:
     ReportPtr report() const { return m_report; }
     // The models of report(); null members before the first report.
     const AnalysisModelsSnapshot &models() const { return m_models; }
-    // The fp32 layers of the current report.
+    // The fp32 layers and per-layer remedies of the current report.
     const std::set<std::string> &fp32Layers() const { return m_fp32; }
+    const analysis::LayerRemedies &layerRemedies() const { return m_remedies; }
     // A toggle request waits to run after the current operation.
     bool hasPendingToggle() const { return m_pendingToggle.has_value(); }
     QFutureWatcher<void> *watcher() { return &m_watcher; }
@@ -172,7 +177,8 @@ private:
     ReportPtr m_report;
     AnalysisModelsSnapshot m_models;
     std::set<std::string> m_fp32;
-    std::optional<std::set<std::string>> m_pendingToggle;
+    analysis::LayerRemedies m_remedies;
+    std::optional<std::pair<std::set<std::string>, analysis::LayerRemedies>> m_pendingToggle;
     bool m_pendingLatency = false;
     QString m_pendingExport;
     std::optional<SearchRequest> m_pendingSearch;

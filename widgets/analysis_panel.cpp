@@ -21,6 +21,7 @@
 #include "analysis_table_model.h"
 #include "display_format.h"
 #include "graph_view.h"
+#include "layer_remedy_text.h"
 #include "sqnr_chart.h"
 
 namespace ql::ui {
@@ -78,6 +79,22 @@ AnalysisPanel::AnalysisPanel(QWidget *parent)
                          Qt::CheckStateRole);
     });
     connect(m_model, &AnalysisTableModel::precisionToggled, this, &AnalysisPanel::precisionToggled);
+    connect(m_graph, &GraphView::layerMenuRequested, this,
+            [this](int layer, const QPoint &globalPosition) {
+                QMenu *menu = createLayerMenu(layer, this);
+                menu->setAttribute(Qt::WA_DeleteOnClose);
+                menu->popup(globalPosition);
+            });
+    m_view->setContextMenuPolicy(Qt::CustomContextMenu);
+    connect(m_view, &QWidget::customContextMenuRequested, this, [this](const QPoint &position) {
+        const QModelIndex index = m_view->indexAt(position);
+        if (!index.isValid()) return;
+        const int layer = index.data(AnalysisTableModel::LayerIndexRole).toInt();
+        selectLayer(layer);
+        QMenu *menu = createLayerMenu(layer, this);
+        menu->setAttribute(Qt::WA_DeleteOnClose);
+        menu->popup(m_view->viewport()->mapToGlobal(position));
+    });
     connect(m_filter, &QLineEdit::textChanged, this, [this](const QString &text) {
         m_proxy->setFilterFixedString(text.trimmed());
         updateCounts();
@@ -87,14 +104,14 @@ AnalysisPanel::AnalysisPanel(QWidget *parent)
             [this](const QPoint &position) {
                 const int layer = m_chart->layerAt(position);
                 if (layer >= 0) selectLayer(layer);
-                QMenu *menu = createChartMenu(layer, this);
+                QMenu *menu = createLayerMenu(layer, this);
                 menu->setAttribute(Qt::WA_DeleteOnClose);
                 menu->popup(m_chart->plot()->mapToGlobal(position));
             });
     onThresholdChanged(m_chart->thresholdDb());
 }
 
-QMenu *AnalysisPanel::createChartMenu(int layer, QWidget *parent) {
+QMenu *AnalysisPanel::createLayerMenu(int layer, QWidget *parent) {
     auto *menu = new QMenu(parent);
     if (layer >= 0 && layer < m_model->rowCount()) {
         const QString name =
@@ -108,10 +125,38 @@ QMenu *AnalysisPanel::createChartMenu(int layer, QWidget *parent) {
             m_model->setData(m_model->index(layer, AnalysisTableModel::PrecisionColumn),
                              on ? Qt::Checked : Qt::Unchecked, Qt::CheckStateRole);
         });
+        addRemedyActions(menu, layer);
         menu->addSeparator();
     }
     menu->addAction(tr("Show all layers"), m_chart, &SqnrChart::resetZoom);
     return menu;
+}
+
+void AnalysisPanel::addRemedyActions(QMenu *menu, int layer) {
+    if (!m_report || layer < 0 || layer >= int(m_report->layers.size())) return;
+    const analysis::LayerReport &row = m_report->layers[size_t(layer)];
+    for (analysis::LayerRemedy remedy :
+         {analysis::LayerRemedy::AdaRound, analysis::LayerRemedy::BiasCorrection}) {
+        QAction *action = menu->addAction(layerRemedyAction(remedy));
+        action->setObjectName(remedy == analysis::LayerRemedy::AdaRound
+                                  ? QStringLiteral("adaRoundAction")
+                                  : QStringLiteral("biasCorrectionAction"));
+        action->setCheckable(true);
+        action->setChecked(m_remedies.has(remedy, row.name));
+        const QString unavailable = layerRemedyUnavailable(row, remedy, m_remediesAvailable);
+        // A remedy asked for stays switchable off, also while the layer runs in fp32.
+        action->setEnabled(unavailable.isEmpty() || action->isChecked());
+        action->setStatusTip(unavailable.isEmpty() ? layerRemedyExplanation(remedy) : unavailable);
+        action->setToolTip(action->statusTip());
+        connect(action, &QAction::toggled, this,
+                [this, layer, remedy](bool on) { emit remedyToggled(layer, remedy, on); });
+    }
+    menu->setToolTipsVisible(true);
+}
+
+void AnalysisPanel::setLayerRemedies(const analysis::LayerRemedies &remedies, bool available) {
+    m_remedies = remedies;
+    m_remediesAvailable = available;
 }
 
 QWidget *AnalysisPanel::makeThresholdBar() {

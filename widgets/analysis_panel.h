@@ -8,6 +8,7 @@
 
 #include <optional>
 
+#include "analysis/session/layer_remedies.h"
 #include "analysis_headline.h"
 #include "analysis_report.h"
 #include "ir/graph.h"
@@ -57,9 +58,12 @@ public:
     QLineEdit *filterEdit() const { return m_filter; }
     QSplitter *splitter() const { return m_splitter; }
 
-    // The chart's context menu for a layer (-1: none under the mouse): keep it in fp32, show all
-    // layers. The caller owns the menu.
-    QMenu *createChartMenu(int layer, QWidget *parent);
+    // The context menu of a layer in the chart, the table and the graph (-1: none under the
+    // mouse): keep it in fp32, its per-layer remedies, show all layers. The caller owns the menu.
+    QMenu *createLayerMenu(int layer, QWidget *parent);
+    // The per-layer remedies the user asked for, and whether the analysis can apply them (the
+    // float model quantized in the app), for the layer menus.
+    void setLayerRemedies(const analysis::LayerRemedies &remedies, bool available);
 
 public slots:
     void setThresholdDb(double thresholdDb);
@@ -70,6 +74,8 @@ signals:
     void currentLayerChanged(int layer);
     // Forwarded from the table's precision checkboxes.
     void precisionToggled(int layer, bool fp32);
+    // From a layer menu: a per-layer remedy on or off.
+    void remedyToggled(int layer, ql::analysis::LayerRemedy remedy, bool on);
     void thresholdChanged(double thresholdDb);
 
 private:
@@ -78,6 +84,7 @@ private:
     void onThresholdChanged(double thresholdDb);
     void updateCounts();
     void fitColumns();
+    void addRemedyActions(QMenu *menu, int layer);
 
     ReportPtr m_report;
     int m_currentLayer = -1;
@@ -93,6 +100,8 @@ private:
     QLineEdit *m_filter = nullptr;
     QLabel *m_rowCount = nullptr;
     QSplitter *m_splitter;
+    analysis::LayerRemedies m_remedies;
+    bool m_remediesAvailable = false;
 };
 
 }  // namespace ql::ui

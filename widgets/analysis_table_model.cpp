@@ -7,6 +7,7 @@
 #include <cmath>
 
 #include "display_format.h"
+#include "layer_remedy_text.h"
 
 namespace ql::ui {
 
@@ -111,8 +112,11 @@ QVariant AnalysisTableModel::displayData(int row, int column) const {
             return QString::fromStdString(layer.name);
         case OpTypeColumn:
             return QString::fromStdString(layer.opType);
-        case PrecisionColumn:
-            return checkState(row) == Qt::Checked ? tr("fp32") : tr("int8");
+        case PrecisionColumn: {
+            if (checkState(row) == Qt::Checked) return tr("fp32");
+            const QString remedies = appliedRemediesText(layer);
+            return remedies.isEmpty() ? tr("int8") : tr("int8 + %1").arg(remedies);
+        }
         case CosineColumn:
             return formatFixed(figure(layer, column), 5);  // 40 dB is 0.99995
         case RmseOverScaleColumn:
@@ -140,6 +144,9 @@ QString AnalysisTableModel::toolTip(int row, int column) const {
                     "Kept in fp32, but it still runs int8: its output stays quantized "
                     "for the int8 layers that read it. Keep those in fp32 too, or click "
                     "to drop the request.");
+            for (const std::string &name : layer.remedies)
+                if (const auto remedy = analysis::parseLayerRemedy(name))
+                    lines << layerRemedyExplanation(*remedy);
             if (!isToggleable(row))
                 lines << tr("The quantized model runs this layer in fp32: nothing to toggle");
             else if (!m_fp32[row])

@@ -2,6 +2,7 @@
 
 #include <QCheckBox>
 #include <QComboBox>
+#include <QContextMenuEvent>
 #include <QElapsedTimer>
 #include <QFutureWatcher>
 #include <QGraphicsScene>
@@ -128,6 +129,12 @@ protected:
             if (auto *cluster = qgraphicsitem_cast<GraphClusterItem *>(item))
                 return m_owner->onClusterClicked(cluster->group());
         }
+    }
+    void contextMenuEvent(QContextMenuEvent *event) override {
+        for (QGraphicsItem *item : items(event->pos()))
+            if (auto *box = qgraphicsitem_cast<GraphBoxItem *>(item))
+                return m_owner->onBoxContextMenu(box, event->globalPos());
+        QGraphicsView::contextMenuEvent(event);
     }
     void mouseDoubleClickEvent(QMouseEvent *event) override {
         for (QGraphicsItem *item : items(event->position().toPoint()))
@@ -732,6 +739,14 @@ void GraphView::onBoxDoubleClicked(GraphBoxItem *box) {
     if (item.isGroup || !m_report) return;
     const int layer = layerOfNode(item.index);
     if (layer >= 0) emit toggleRequested(layer);
+}
+
+void GraphView::onBoxContextMenu(GraphBoxItem *box, const QPoint &globalPosition) {
+    const OutlineView::Item &item = m_layout->view.items[size_t(box->item())];
+    if (item.isGroup || !m_report) return;
+    setCurrentNode(item.index, true);
+    const int layer = layerOfNode(item.index);
+    if (layer >= 0) emit layerMenuRequested(layer, globalPosition);
 }
 
 void GraphView::onClusterClicked(int group) {

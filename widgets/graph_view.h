@@ -88,6 +88,9 @@ signals:
     void currentLayerChanged(int layer);
     // A double-click on a layer's box while a report is set.
     void toggleRequested(int layer);
+    // A right-click on a layer's box while a report is set (the layer is made current first):
+    // the owner shows the layer's menu there.
+    void layerMenuRequested(int layer, const QPoint &globalPosition);
     void layoutFinished();
 
 protected:
@@ -117,6 +120,7 @@ private:
     // From the canvas: clicks on boxes and group titles.
     void onBoxClicked(GraphBoxItem *box);
     void onBoxDoubleClicked(GraphBoxItem *box);
+    void onBoxContextMenu(GraphBoxItem *box, const QPoint &globalPosition);
     void onClusterClicked(int group);
     void setCurrentNode(int node, bool notify);
 

@@ -18,6 +18,7 @@
 
 #include "display_format.h"
 #include "element_explanation_view.h"
+#include "layer_choices_bar.h"
 #include "layer_inspector_plots.h"
 #include "worker_pool.h"
 
@@ -183,10 +184,13 @@ LayerInspector::LayerInspector(QWidget *parent) : QWidget(parent) {
     auto *header = new QHBoxLayout;
     header->addWidget(m_title, 1);
     header->addWidget(m_busy);
+    m_choices = new LayerChoicesBar(this);
+    m_choices->setObjectName(QStringLiteral("layerChoicesBar"));
     auto *layout = new QVBoxLayout(this);
     layout->setContentsMargins(4, 4, 4, 4);
     layout->addLayout(header);
     layout->addWidget(m_summary);
+    layout->addWidget(m_choices);
     layout->addWidget(m_tabs, 1);
 
     connect(&m_watcher, &QFutureWatcher<InspectorOutcome>::finished, this,
@@ -227,6 +231,7 @@ void LayerInspector::setLayer(int row) {
     m_capture.reset();
     m_error.clear();
     const analysis::LayerReport *layer = reportRow();
+    m_choices->setRow(m_row, layer);
     if (!layer) {
         m_row = -1;
         ++m_generation;

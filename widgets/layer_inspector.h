@@ -42,6 +42,7 @@ class QTableWidget;
 namespace ql::ui {
 
 class ElementExplanationView;
+class LayerChoicesBar;
 
 // What the inspector reads; all shared and immutable (the analysis snapshot).
 struct InspectorContext {
@@ -112,6 +113,8 @@ public:
     QCustomPlot *samplePlot() const { return m_samplePlot; }
     ElementExplanationView *explanationView() const { return m_explain; }
     QCheckBox *logCountBox() const { return m_logCount; }
+    // Keep in fp32 / AdaRound / bias correction for the layer shown (main window wires it).
+    LayerChoicesBar *choicesBar() const { return m_choices; }
     QCheckBox *scatterErrorBox() const { return m_scatterError; }
 
 public slots:
@@ -154,6 +157,7 @@ private:
     bool m_pendingExplainOnly = false;
 
     QLabel *m_title, *m_summary;
+    LayerChoicesBar *m_choices;
     QProgressBar *m_busy;
     QTabWidget *m_tabs;
     QTableWidget *m_tensorTable, *m_channelTable;

@@ -185,7 +185,7 @@ void measureCancels(benchmark::State &state, const char *name,
         for (int delay : cancelDelaysMs()) {
             if (analysed.job.fp32Layers() !=
                 fp32Before) {  // an operation finished before the cancel
-                analysed.job.requestFp32Layers(fp32Before);
+                analysed.job.requestLayers(fp32Before, {});
                 waitFor([&] { return !analysed.job.isBusy(); });
             }
             bool intact = false;
@@ -220,7 +220,7 @@ std::string toggledLayer(const AnalysisJob &job) {
 
 void CancelToggle(benchmark::State &state) {
     measureCancels(state, "toggle",
-                   [](AnalysedJob &a) { a.job.requestFp32Layers({toggledLayer(a.job)}); });
+                   [](AnalysedJob &a) { a.job.requestLayers({toggledLayer(a.job)}, {}); });
 }
 
 void CancelLatency(benchmark::State &state) {

@@ -178,7 +178,7 @@ void TestAnalysisPanel::precisionToggleIsForwarded() {
     QCOMPARE(toggled.at(0).at(0).toInt(), 4);
     QCOMPARE(toggled.at(0).at(1).toBool(), true);
     // The chart's context menu toggles through the same model.
-    std::unique_ptr<QMenu> menu(panel.createChartMenu(1, nullptr));
+    std::unique_ptr<QMenu> menu(panel.createLayerMenu(1, nullptr));
     auto *keep = menu->findChild<QAction *>("keepFp32Action");
     QVERIFY(keep);
     QVERIFY(keep->text().contains("/conv2/Conv"));
@@ -188,9 +188,9 @@ void TestAnalysisPanel::precisionToggleIsForwarded() {
     QCOMPARE(toggled.at(1).at(0).toInt(), 1);
     QCOMPARE(toggled.at(1).at(1).toBool(), true);
     QVERIFY(model->isLayerFp32(1));
-    menu.reset(panel.createChartMenu(4, nullptr));
+    menu.reset(panel.createLayerMenu(4, nullptr));
     QVERIFY(menu->findChild<QAction *>("keepFp32Action")->isChecked());  // toggled above
-    menu.reset(panel.createChartMenu(-1, nullptr));
+    menu.reset(panel.createLayerMenu(-1, nullptr));
     QVERIFY(!menu->findChild<QAction *>("keepFp32Action"));
 }
 

@@ -262,7 +262,7 @@ void TestAnalysisWindow::keyboardResetAndKeepWorst() {
     QCOMPARE(panel->currentLayer(), 2);  // the selection survives the new report
 
     // The chart's context menu: "Keep ... in fp32" on layer 4.
-    QMenu *menu = panel->createChartMenu(4, &window);
+    QMenu *menu = panel->createLayerMenu(4, &window);
     QAction *keep = menu->findChild<QAction *>("keepFp32Action");
     QVERIFY(keep);
     keep->trigger();
@@ -348,7 +348,7 @@ void TestAnalysisWindow::exportsParseAndNamesCheck() {
     QVERIFY(ql::loadModel(onnx.toStdString()));
 
     // A name the float model does not have is refused.
-    window.analysis()->applyFp32Layers({m_conv1.toStdString(), "no_such_node"});
+    window.analysis()->applyLayerChoices({{m_conv1.toStdString(), "no_such_node"}, {}});
     QVERIFY(!window.analysis()->exportSkipList(dir.filePath("bad.json"), ql::analysis::SkipListDialect::QuantLens, error));
     QVERIFY2(error.contains("no_such_node"), qPrintable(error));
     QVERIFY(waitIdle(window));

@@ -186,7 +186,7 @@ void TestCancel::newAnalysisCancelledMidPass() {
     QCOMPARE(failed.count(), 1);
     QCOMPARE(failed.first().at(1).value<ql::ErrorKind>(), ql::ErrorKind::Cancelled);
     QCOMPARE(job.report(), before);  // the previous analysis is intact and still usable
-    job.requestFp32Layers({"conv3"});
+    job.requestLayers({"conv3"}, {});
     waitUntil([&] { return !job.isBusy(); });
     QVERIFY(job.report() != before);
     QCOMPARE(job.fp32Layers(), std::set<std::string>{"conv3"});
@@ -209,7 +209,7 @@ void TestCancel::toggleLatencyAndSearchCancelled() {
         QCOMPARE(job.report(), before);
         QVERIFY(job.fp32Layers().empty());
     };
-    job.requestFp32Layers({"conv1"});  // every Conv after it re-runs
+    job.requestLayers({"conv1"}, {});  // every Conv after it re-runs
     cancelSoon("toggle");
     job.requestLatency();
     cancelSoon("latency");

@@ -244,6 +244,12 @@ Result<NumericSuiteReport> AnalysisSession::setFp32Layers(const std::set<std::st
 
 Result<NumericSuiteReport> AnalysisSession::setLayerRemedies(const LayerRemedies &remedies,
                                                              const SessionProgress &progress) {
+    return setLayers(m_impl->fp32, remedies, progress);
+}
+
+Result<NumericSuiteReport> AnalysisSession::setLayers(const std::set<std::string> &fp32Layers,
+                                                      const LayerRemedies &remedies,
+                                                      const SessionProgress &progress) {
     Impl &d = *m_impl;
     if (!d.inApp && !remedies.empty())
         return Status::badInput(
@@ -260,7 +266,7 @@ Result<NumericSuiteReport> AnalysisSession::setLayerRemedies(const LayerRemedies
                 return Status::badInput(std::string(layerRemedyName(remedy)) + ": '" + layer +
                                         "' is not an int8 layer that takes it");
         }
-    auto report = updateLayers(d.fp32, remedies, progress, {});
+    auto report = updateLayers(fp32Layers, remedies, progress, {});
     if (!report) return report.status();
     return std::move(**report);
 }

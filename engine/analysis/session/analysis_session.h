@@ -156,6 +156,10 @@ public:
     // the remedy (remediesOffered).
     Result<NumericSuiteReport> setLayerRemedies(const LayerRemedies &remedies,
                                                 const SessionProgress &progress = {});
+    // Both at once: exactly these fp32 layers and remedies (one re-run).
+    Result<NumericSuiteReport> setLayers(const std::set<std::string> &fp32Layers,
+                                         const LayerRemedies &remedies,
+                                         const SessionProgress &progress = {});
 
     // What the session stands on: the quantized model, its report and the user's fp32 layers.
     // restoreState() comes back to a state taken earlier without re-running anything (the fp32

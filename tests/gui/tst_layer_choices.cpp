@@ -1,0 +1,222 @@
+// Per-layer remedies in the window (issue 36: "remedies toggled per layer with undo, in table,
+// inspector and graph"), on the Fashion-MNIST MobileNet quantized in the app with per-tensor
+// weights:
+//  * the layer menu (chart, table and graph share it) switches AdaRound on a layer: the report
+//    comes back with the layer rounded adaptively (precision cell "int8 + AdaRound", a different
+//    output SQNR); Undo returns the figures the analysis had, Redo the remedied ones;
+//  * the inspector's boxes correct a layer's bias and keep it in fp32, and its notes say what the
+//    correction did; a right-click on a graph box asks for that layer's menu;
+//  * an analysis of a quantized model file offers the remedies disabled, saying why;
+//  * projects keep the per-layer remedies, and a stale layer name is refused with its name.
+#include <QAction>
+#include <QCheckBox>
+#include <QContextMenuEvent>
+#include <QGraphicsView>
+#include <QLabel>
+#include <QMenu>
+#include <QSignalSpy>
+#include <QUndoStack>
+#include <QtTest>
+
+#include <memory>
+
+#include "analysis_controller.h"
+#include "analysis_job.h"
+#include "analysis_panel.h"
+#include "analysis_table_model.h"
+#include "graph_view.h"
+#include "layer_choices_bar.h"
+#include "layer_inspector.h"
+#include "main_window.h"
+#include "main_window_wait.h"
+#include "project_controller.h"
+
+using ql::analysis::LayerRemedy;
+
+class TestLayerChoices : public QObject {
+    Q_OBJECT
+private slots:
+    void menuTogglesAdaRoundWithUndo();
+    void inspectorCorrectsBiasAndGraphAsksForMenu();
+    void quantizedFileOffersRemediesDisabled();
+    void projectKeepsRemedies();
+};
+
+namespace {
+
+const QString kData = QStringLiteral(QL_TEST_DATA_DIR "/remedies");
+
+AnalysisSetup fashionSetup() {
+    AnalysisSetup setup;
+    setup.floatModel = kData + "/fashion_mobilenet_balanced.onnx";
+    setup.quantizeInApp = true;
+    setup.calibrationPaths = {kData + "/fashion_calib.npy"};
+    setup.quantizer.perTensor = true;
+    setup.dataPaths = {kData + "/fashion_test.npy"};
+    setup.batch = 250;
+    return setup;
+}
+
+int rowOf(const ql::ui::ReportPtr &report, const std::string &name) {
+    for (size_t i = 0; i < report->layers.size(); ++i)
+        if (report->layers[i].name == name) return int(i);
+    return -1;
+}
+
+double outputSqnr(MainWindow &window) {
+    return window.analysis()->report()->outputs.at(0).sqnrDb;
+}
+
+bool waitNewReport(MainWindow &window, const ql::ui::ReportPtr &before) {
+    return waitIdle(window) && window.analysis()->report() != before;
+}
+
+QAction *menuAction(QMenu &menu, const char *name) {
+    return menu.findChild<QAction *>(QLatin1String(name));
+}
+
+}  // namespace
+
+void TestLayerChoices::menuTogglesAdaRoundWithUndo() {
+    MainWindow window(MainWindow::Options{false, false, false});
+    window.analysis()->setSetup(fashionSetup());
+    QVERIFY(waitIdle(window));
+    const double nearest = outputSqnr(window);
+    const std::string name = "/features/features.0/Conv";
+    const int layer = rowOf(window.analysis()->report(), name);
+    QVERIFY(layer >= 0);
+
+    std::unique_ptr<QMenu> menu(window.analysisPanel()->createLayerMenu(layer, nullptr));
+    QAction *adaRound = menuAction(*menu, "adaRoundAction");
+    QVERIFY(adaRound && adaRound->isEnabled() && !adaRound->isChecked());
+    QVERIFY(menuAction(*menu, "biasCorrectionAction")->isEnabled());
+    ql::ui::ReportPtr before = window.analysis()->report();
+    adaRound->trigger();
+    QVERIFY(waitNewReport(window, before));
+    const auto &row = window.analysis()->report()->layers[size_t(layer)];
+    QCOMPARE(row.remedies, std::vector<std::string>{"adaround"});
+    ql::ui::AnalysisTableModel *table = window.analysisPanel()->tableModel();
+    QCOMPARE(table->index(layer, ql::ui::AnalysisTableModel::PrecisionColumn).data().toString(),
+             QStringLiteral("int8 + AdaRound"));
+    const double rounded = outputSqnr(window);
+    qInfo("output SQNR: nearest %.3f dB, %s rounded adaptively %.3f dB", nearest, name.c_str(),
+          rounded);
+    QVERIFY(std::abs(rounded - nearest) > 1e-3);
+    QCOMPARE(window.analysis()->undoStack()->count(), 1);
+    QVERIFY(window.analysis()->undoStack()->undoText().contains(QString::fromStdString(name)));
+    menu.reset(window.analysisPanel()->createLayerMenu(layer, nullptr));
+    QVERIFY(menuAction(*menu, "adaRoundAction")->isChecked());
+
+    before = window.analysis()->report();
+    window.analysis()->undoStack()->undo();
+    QVERIFY(waitNewReport(window, before));
+    QVERIFY(window.analysis()->layerRemedies().empty());
+    QVERIFY(window.analysis()->report()->layers[size_t(layer)].remedies.empty());
+    QVERIFY(std::abs(outputSqnr(window) - nearest) < 1e-9);
+    before = window.analysis()->report();
+    window.analysis()->undoStack()->redo();
+    QVERIFY(waitNewReport(window, before));
+    QVERIFY(window.analysis()->layerRemedies().has(LayerRemedy::AdaRound, name));
+    QVERIFY(std::abs(outputSqnr(window) - rounded) < 1e-6);
+}
+
+void TestLayerChoices::inspectorCorrectsBiasAndGraphAsksForMenu() {
+    MainWindow window(MainWindow::Options{false, false, false});
+    window.resize(1600, 1000);
+    window.show();
+    window.analysis()->setSetup(fashionSetup());
+    QVERIFY(waitIdle(window));
+    const std::string name = "/classifier/Gemm";
+    const int layer = rowOf(window.analysis()->report(), name);
+    QVERIFY(layer >= 0);
+    window.analysisPanel()->selectLayer(layer);
+    ql::ui::LayerChoicesBar *bar = window.inspector()->choicesBar();
+    QTRY_VERIFY(bar->isVisible());
+    QCheckBox *bias = bar->remedyBox(LayerRemedy::BiasCorrection);
+    QVERIFY(bias->isEnabled() && !bias->isChecked());
+    ql::ui::ReportPtr before = window.analysis()->report();
+    bias->click();
+    QVERIFY(waitNewReport(window, before));
+    QCOMPARE(window.analysis()->report()->layers[size_t(layer)].remedies,
+             std::vector<std::string>{"bias-correction"});
+    // The inspector follows the new report on the same layer: the box stays, the notes say what
+    // the correction did.
+    window.analysisPanel()->selectLayer(layer);
+    QTRY_VERIFY(bar->notesLabel()->text().startsWith("bias correction: "));
+    QVERIFY(bar->remedyBox(LayerRemedy::BiasCorrection)->isChecked());
+
+    // Kept in fp32 from the inspector: the correction waits, and says so.
+    before = window.analysis()->report();
+    bar->fp32Box()->click();
+    QVERIFY(waitNewReport(window, before));
+    QCOMPARE(window.analysis()->fp32Layers(), std::set<std::string>{name});
+    const auto &row = window.analysis()->report()->layers[size_t(layer)];
+    QCOMPARE(row.precision, std::string("fp32"));
+    QVERIFY(row.remedies.empty());
+    QCOMPARE(window.analysis()->undoStack()->count(), 2);
+
+    // The graph: a right-click on the layer's box asks for its menu.
+    window.showGraph();
+    ql::ui::GraphView *graph = window.analysisPanel()->graphView();
+    QTRY_VERIFY_WITH_TIMEOUT(graph->isLaidOut(), 60000);
+    ql::ui::GraphBoxItem *box = graph->boxOfLayer(layer);
+    QVERIFY(box != nullptr);
+    graph->canvas()->centerOn(box);
+    const QPoint at = graph->canvas()->mapFromScene(box->mapToScene(box->rect().center()));
+    QSignalSpy asked(graph, &ql::ui::GraphView::layerMenuRequested);
+    QContextMenuEvent event(QContextMenuEvent::Mouse, at,
+                            graph->canvas()->viewport()->mapToGlobal(at));
+    QApplication::sendEvent(graph->canvas()->viewport(), &event);
+    QCOMPARE(asked.count(), 1);
+    QCOMPARE(asked.at(0).at(0).toInt(), layer);
+    for (QWidget *popup : QApplication::topLevelWidgets())
+        if (qobject_cast<QMenu *>(popup)) popup->close();
+}
+
+void TestLayerChoices::quantizedFileOffersRemediesDisabled() {
+    MainWindow window(MainWindow::Options{false, false, false});
+    window.openDemo();
+    QVERIFY(waitIdle(window));
+    const auto &layers = window.analysis()->report()->layers;
+    int conv = -1;
+    for (size_t i = 0; i < layers.size() && conv < 0; ++i)
+        if (layers[i].opType == "Conv") conv = int(i);
+    QVERIFY(conv >= 0);
+    std::unique_ptr<QMenu> menu(window.analysisPanel()->createLayerMenu(conv, nullptr));
+    QAction *adaRound = menuAction(*menu, "adaRoundAction");
+    QVERIFY(adaRound && !adaRound->isEnabled());
+    QVERIFY2(adaRound->statusTip().contains("quantized in the app"),
+             qPrintable(adaRound->statusTip()));
+    window.analysis()->setLayerRemedy(layers[size_t(conv)].name, LayerRemedy::AdaRound, true);
+    QCOMPARE(window.analysis()->undoStack()->count(), 0);
+}
+
+void TestLayerChoices::projectKeepsRemedies() {
+    ql::analysis::LayerRemedies remedies;
+    remedies.adaRound = {"/features/features.0/Conv"};
+    remedies.biasCorrection = {"/classifier/Gemm"};
+    const QDir base(kData);
+    const QJsonObject project =
+        ProjectController::projectJson(fashionSetup(), {}, 30.0, base, remedies);
+    AnalysisSetup setup;
+    std::set<std::string> fp32;
+    double threshold = 0;
+    ql::analysis::LayerRemedies read;
+    ProjectController::unpackProject(project, base, setup, fp32, threshold, &read);
+    QVERIFY(read == remedies);
+
+    // A stale name: the analysis is refused with the name and the remedy.
+    ql::ui::AnalysisRequest request;
+    QString error;
+    QVERIFY(fashionSetup().toRequest(request, error));
+    request.measureLatency = false;
+    request.layerRemedies.adaRound = {"/features/features.1/Conv"};
+    auto session = ql::ui::createAnalysisSession(request);
+    QVERIFY(!session);
+    const QString message = QString::fromStdString(session.status().message());
+    QVERIFY2(message.contains("adaround") && message.contains("/features/features.1/Conv"),
+             qPrintable(message));
+}
+
+QTEST_MAIN(TestLayerChoices)
+#include "tst_layer_choices.moc"
