@@ -186,14 +186,21 @@ bool AnalysisSetup::toRequest(ql::ui::AnalysisRequest &request, QString &error) 
     request.quantizer.reduceRange = quantizer.reduceRange;
     request.quantizer.foldBatchNorm = quantizer.foldBatchNorm;
     request.adaRound = false;
+    request.correctBiases = false;
     for (const QString &name : quantizer.remedies) {
         if (name == QStringLiteral("adaround")) {
             request.adaRound = quantizeInApp;
             continue;
         }
+        if (name == QStringLiteral("bias-correction")) {
+            request.correctBiases = quantizeInApp;
+            continue;
+        }
         auto remedy = ql::quant::parseFloatRemedy(name.toStdString());
         if (!remedy || !*remedy) {
-            error = remedy ? tr("Unknown remedy '%1' (cle, smoothquant or adaround)").arg(name)
+            error = remedy ? tr("Unknown remedy '%1' (cle, smoothquant, adaround or "
+                                "bias-correction)")
+                                 .arg(name)
                            : QString::fromStdString(remedy.status().message());
             return false;
         }

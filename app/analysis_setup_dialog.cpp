@@ -92,8 +92,14 @@ AnalysisSetupDialog::AnalysisSetupDialog(const AnalysisSetup &setup, Focus focus
         tr("After calibrating, round each weight of the int8 layers up or down as best "
            "reconstructs the layer's output on the calibration inputs, instead of to nearest"));
     m_adaRound->setChecked(m_remedies.contains(QStringLiteral("adaround")));
-    for (QCheckBox *box :
-         {m_perTensor, m_symmetric, m_reduceRange, m_foldBn, m_cle, m_smoothQuant, m_adaRound})
+    m_biasCorrection = new QCheckBox(tr("&Bias correction"), m_quantizerBox);
+    m_biasCorrection->setToolTip(
+        tr("After calibrating (and AdaRound), subtract each int8 layer's mean output error per "
+           "channel, measured on the calibration inputs, from its bias; switch it off per layer "
+           "in the layer menu"));
+    m_biasCorrection->setChecked(m_remedies.contains(QStringLiteral("bias-correction")));
+    for (QCheckBox *box : {m_perTensor, m_symmetric, m_reduceRange, m_foldBn, m_cle, m_smoothQuant,
+                           m_adaRound, m_biasCorrection})
         quantForm->addRow(box);
 
     auto *data = new QGroupBox(tr("Evaluation inputs"), this);
@@ -205,9 +211,11 @@ AnalysisSetup AnalysisSetupDialog::setup() const {
         return name.startsWith(QStringLiteral("smoothquant"));
     };
     auto isAdaRound = [](const QString &name) { return name == QStringLiteral("adaround"); };
+    auto isBias = [](const QString &name) { return name == QStringLiteral("bias-correction"); };
     for (const QString &name : m_remedies)
         if ((isCle(name) && m_cle->isChecked()) || (isSmooth(name) && m_smoothQuant->isChecked()) ||
-            (isAdaRound(name) && m_adaRound->isChecked()))
+            (isAdaRound(name) && m_adaRound->isChecked()) ||
+            (isBias(name) && m_biasCorrection->isChecked()))
             s.quantizer.remedies << name;
     if (m_cle->isChecked() &&
         !std::any_of(s.quantizer.remedies.begin(), s.quantizer.remedies.end(), isCle))
@@ -218,6 +226,9 @@ AnalysisSetup AnalysisSetupDialog::setup() const {
     if (m_adaRound->isChecked() &&
         !std::any_of(s.quantizer.remedies.begin(), s.quantizer.remedies.end(), isAdaRound))
         s.quantizer.remedies << QStringLiteral("adaround");
+    if (m_biasCorrection->isChecked() &&
+        !std::any_of(s.quantizer.remedies.begin(), s.quantizer.remedies.end(), isBias))
+        s.quantizer.remedies << QStringLiteral("bias-correction");
     s.randomInputs = m_random->isChecked();
     s.dataPaths = ql::ui::splitPathField(m_data->text());
     if (!s.randomInputs) s.labelsPath = m_labels->text().trimmed();

@@ -36,6 +36,7 @@ public:
     QCheckBox *crossLayerEqualizationBox() const { return m_cle; }
     QCheckBox *smoothQuantBox() const { return m_smoothQuant; }
     QCheckBox *adaRoundBox() const { return m_adaRound; }
+    QCheckBox *biasCorrectionBox() const { return m_biasCorrection; }
     QComboBox *preprocessEdit() const { return m_preprocess; }
 
 private:
@@ -57,7 +58,7 @@ private:
     QCheckBox *m_foldBn;
     QCheckBox *m_cle;
     QCheckBox *m_smoothQuant;
-    QCheckBox *m_adaRound;
+    QCheckBox *m_adaRound, *m_biasCorrection;
     QStringList m_remedies;  // as the setup had them: their order and SmoothQuant's α are kept
     QGroupBox *m_quantizerBox;
     QRadioButton *m_files;

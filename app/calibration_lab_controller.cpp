@@ -142,11 +142,15 @@ bool CalibrationLabController::analysisSetupForRun(
     setup.quantizeInApp = true;
     setup.calibrationPaths = calibration;
     // "percentile:99.99" -> percentile 99.99; the setup spells the moving average with '_'.
-    const QString method = run->method.section(QLatin1Char(':'), 0, 0);
+    const QString engineMethod = run->method.section(QLatin1Char('+'), 0, 0);
+    const QString method = engineMethod.section(QLatin1Char(':'), 0, 0);
     setup.quantizer.method =
         method == QLatin1String("moving-average") ? QStringLiteral("moving_average") : method;
     bool parsed = false;
-    const double percentile = run->method.section(QLatin1Char(':'), 1).toDouble(&parsed);
+    const double percentile = engineMethod.section(QLatin1Char(':'), 1).toDouble(&parsed);
+    // The run's remedies, as the setup's (AdaRound, then bias correction of every int8 layer).
+    if (run->remedies != QLatin1String("none"))
+        setup.quantizer.remedies = run->remedies.split(QLatin1Char('+'));
     if (run->percentile)
         setup.quantizer.percentile = *run->percentile;
     else if (parsed)

@@ -6,6 +6,7 @@
 #include <QFileInfo>
 #include <QJsonDocument>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 
@@ -89,6 +90,12 @@ ql::Status readLabOptions(const QCommandLineParser &parser, const ql::Graph &gra
     auto batches = positiveList(parser.value("calib-batches"), "--calib-batches");
     if (!batches) return batches.status();
     o.calibBatches = *batches;
+    o.remedies.clear();
+    for (const QString &set : parser.value("remedies").split(',', Qt::SkipEmptyParts)) {
+        auto remedies = ql::analysis::parseLabRemedies(set.trimmed().toStdString());
+        if (!remedies) return remedies.status().withContext("calib-lab: --remedies");
+        o.remedies.push_back(*remedies);
+    }
     o.repeats = parser.value("repeats").toInt(&ok);
     if (!ok || o.repeats < 1)
         return ql::Status::badInput(lab + "--repeats: '" + parser.value("repeats").toStdString() +
@@ -130,11 +137,15 @@ void printLab(const ql::analysis::CalibrationLabResult &lab) {
                     qPrintable(percent(lab.floatModel.accuracyCi95->low)),
                     qPrintable(percent(lab.floatModel.accuracyCi95->high)),
                     static_cast<long long>(lab.evalRows));
-    std::printf("%-30s %8s %9s %18s  %s\n", "run", "SQNR dB", "agree %", metric, "identical to");
+    // The id column fits the longest id ("minmax-n16-r1-b1+adaround+bias-correction").
+    int width = 30;
+    for (const auto &run : lab.runs) width = std::max(width, int(run.spec.id.size()));
+    std::printf("%-*s %8s %9s %18s  %s\n", width, "run", "SQNR dB", "agree %", metric,
+                "identical to");
     for (const auto &run : lab.runs) {
         const double score = run.accuracy ? *run.accuracy : run.top1Agreement;
         const auto ci = run.accuracyCi95 ? *run.accuracyCi95 : run.top1AgreementCi95;
-        std::printf("%-30s %8.2f %9s %6s [%4s, %4s]  %s\n", run.spec.id.c_str(), run.sqnrDb,
+        std::printf("%-*s %8.2f %9s %6s [%4s, %4s]  %s\n", width, run.spec.id.c_str(), run.sqnrDb,
                     qPrintable(percent(run.top1Agreement)), qPrintable(percent(score)),
                     qPrintable(percent(ci.low)), qPrintable(percent(ci.high)),
                     run.identicalTo.c_str());
@@ -184,6 +195,13 @@ int runCalibLab(const QStringList &arguments) {
          "MODE", "random"});
     parser.addOption(
         {"calib-batches", "Comma-separated calibration batch sizes (default 1).", "LIST", "1"});
+    parser.addOption(
+        {"remedies",
+         "Comma-separated remedy sets applied after quantizing each calibration, a lab axis: "
+         "none (default), bias-correction, adaround, adaround+bias-correction (AdaRound, then "
+         "bias correction, on the run's own calibration files; `quantize --remedy`). Each "
+         "remedied run is compared with the same calibration without remedies (McNemar).",
+         "LIST", "none"});
     parser.addOption({"seed", "Seed of the draws and the bootstrap (default 0).", "S", "0"});
     parser.addOption({"json", "Write the lab as JSON (schema in README).", "OUT.json"});
     parser.addOption({"layers", "Also record every matched layer's cumulative SQNR per run."});

@@ -5,11 +5,14 @@
 #include <QIcon>
 #include <QLibraryInfo>
 #include <QLocale>
+#include <QMenu>
+#include <QPainter>
 #include <QPalette>
 #include <QSplitter>
 #include <QStyle>
 #include <QStyleFactory>
 #include <QTabWidget>
+#include <QTableView>
 #include <QTimer>
 #include <QTranslator>
 
@@ -19,6 +22,8 @@
 
 #include "analysis_controller.h"
 #include "analysis_panel.h"
+#include "analysis_proxy_model.h"
+#include "analysis_table_model.h"
 #include "cli_commands.h"
 #include "document_controller.h"
 #include "graph_view.h"
@@ -80,6 +85,25 @@ void applyDarkPalette() {
     QApplication::setPalette(p);
 }
 
+// The current layer's menu (chart, table and graph share it), drawn beside the layer's table row
+// of a grab of the window: a popup is a window of its own, which a grab does not include.
+void drawLayerMenu(MainWindow &window, QPixmap &picture) {
+    ql::ui::AnalysisPanel *panel = window.analysisPanel();
+    const int layer = panel->currentLayer();
+    if (layer < 0) return;
+    std::unique_ptr<QMenu> menu(panel->createLayerMenu(layer, nullptr));
+    menu->adjustSize();
+    const QPixmap drawn = menu->grab();
+    QTableView *table = panel->tableView();
+    const QModelIndex row = panel->proxyModel()->mapFromSource(
+        panel->tableModel()->index(layer, ql::ui::AnalysisTableModel::PrecisionColumn));
+    const QRect cell = table->visualRect(row);
+    QPoint at = table->viewport()->mapTo(&window, cell.center());
+    at.setY(std::min(at.y(), picture.height() - drawn.height()));
+    QPainter painter(&picture);
+    painter.drawPixmap(at, drawn);
+}
+
 // The inspector tab named on the command line (LayerInspector::Tab), or -1.
 int inspectorTabIndex(const QString &name) {
     static const QStringList names = {QStringLiteral("parameters"),  QStringLiteral("weights"),
@@ -131,7 +155,10 @@ void addGuiOptions(QCommandLineParser &parser) {
          QStringLiteral("VIEW"), QStringLiteral("chart")});
     parser.addOption(
         {QStringLiteral("grab"),
-         QApplication::translate("main", "What --screenshot saves: window (default) or inspector."),
+         QApplication::translate("main",
+                                 "What --screenshot saves: window (default), inspector, or "
+                                 "layer-menu (the window with the --layer's menu open beside its "
+                                 "table row)."),
          QStringLiteral("PART"), QStringLiteral("window")});
     parser.addOption(
         {QStringLiteral("sample"),
@@ -232,9 +259,11 @@ int runGui(int argc, char *argv[], int firstArgument) {
                         .arg(parser.value("inspector-tab")),
                     cli::BadInput);
     const bool grabInspector = parser.value("grab") == QLatin1String("inspector");
-    if (!grabInspector && parser.value("grab") != QLatin1String("window"))
-        return fail(QApplication::translate("main", "--grab expects window or inspector"),
-                    cli::BadInput);
+    const bool grabMenu = parser.value("grab") == QLatin1String("layer-menu");
+    if (!grabInspector && !grabMenu && parser.value("grab") != QLatin1String("window"))
+        return fail(
+            QApplication::translate("main", "--grab expects window, inspector or layer-menu"),
+            cli::BadInput);
 
     const bool graphView = parser.value("view") == QLatin1String("graph");
     if (!graphView && parser.value("view") != QLatin1String("chart"))
@@ -300,7 +329,7 @@ int runGui(int argc, char *argv[], int firstArgument) {
     if (capture) {
         // The same picture whatever the (virtual) screen size; an analysis shows the inspector too.
         window.resize(analyses ? QSize(1800, 1000) : QSize(1280, 800));
-        auto grabAndQuit = [&window, &screenshot, &exitCode, grabInspector, graphView] {
+        auto grabAndQuit = [&window, &screenshot, &exitCode, grabInspector, grabMenu, graphView] {
             // The inspector alone gets most of the width (its explanation columns are wide).
             if (auto *page = window.findChild<QSplitter *>(QStringLiteral("analysisPage"));
                 page && grabInspector)
@@ -310,10 +339,13 @@ int runGui(int argc, char *argv[], int firstArgument) {
                 panel && graphView)
                 panel->setSizes({700, 250});
             // Let posted layout requests run before painting.
-            QTimer::singleShot(50, &window, [&window, &screenshot, &exitCode, grabInspector] {
+            QTimer::singleShot(50, &window, [&window, &screenshot, &exitCode, grabInspector,
+                                             grabMenu] {
                 QWidget *part = grabInspector ? static_cast<QWidget *>(window.inspector())
                                               : static_cast<QWidget *>(&window);
-                if (!part->grab().save(screenshot)) {
+                QPixmap picture = part->grab();
+                if (grabMenu) drawLayerMenu(window, picture);
+                if (!picture.save(screenshot)) {
                     exitCode = fail(
                         QApplication::translate("main", "%1: cannot write the PNG").arg(screenshot),
                         cli::CannotWrite);

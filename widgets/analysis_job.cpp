@@ -148,6 +148,7 @@ analysis::SessionOptions sessionOptions(const AnalysisRequest &request,
     options.quantizer = request.quantizer;
     options.calibrationBatches = std::move(inputs.calibrationBatches);
     if (request.adaRound) options.adaRound.emplace();
+    options.correctBiases = request.correctBiases;
     options.remedies = request.layerRemedies;
     return options;
 }

@@ -44,6 +44,9 @@ struct AnalysisRequest : analysis::SessionSources {
     // In-app quantization only: AdaRound chooses the int8 layers' weight rounding after
     // calibration (the float model is then BatchNorm-folded, as with the remedies above).
     bool adaRound = false;
+    // In-app quantization only: bias correction of every int8 layer that takes it, from the start
+    // (each can then be switched off per layer).
+    bool correctBiases = false;
     Int8Kernels int8Kernels = Int8Kernels::Exact;
     std::set<std::string> fp32Layers;  // applied right after the first run (project restore)
     // In-app quantization only: per-layer remedies from the start (project restore).

@@ -42,6 +42,9 @@ CalibrationLabRun parseRun(const QJsonObject &o) {
     run.repeat = o.value("repeat").toInt(1);
     run.selection = o.value("selection").toString();
     run.calibBatch = o.value("calib_batch").toInteger(1);
+    // Remedies make a series of their own in the charts and tables ("minmax+bias-correction").
+    run.remedies = o.value("remedies").toString(QStringLiteral("none"));
+    if (run.remedies != QLatin1String("none")) run.method += QLatin1Char('+') + run.remedies;
     for (const QJsonValue &index : o.value("calib_indices").toArray())
         run.calibIndices.append(index.toInteger());
     run.identicalTo = o.value("identical_to").toString();

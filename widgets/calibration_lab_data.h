@@ -22,7 +22,10 @@ using analysis::Interval;
 
 struct CalibrationLabRun {
     QString id;
-    QString method;  // as the engine names it: "minmax", "percentile:99.99", "moving-average"
+    // As the engine names it: "minmax", "percentile:99.99", "moving-average"; then "+remedies"
+    // for a remedied run ("minmax+bias-correction"), a series of its own.
+    QString method;
+    QString remedies = QStringLiteral("none");  // "bias-correction", "adaround+bias-correction"
     std::optional<double> percentile;
     qint64 size = 0;
     int repeat = 1;
@@ -40,7 +43,8 @@ struct CalibrationLabRun {
 };
 
 struct CalibrationLabComparison {
-    QString kind;                // "best_vs_worst", "method_vs_float", "size_step", "batch_step"
+    // "best_vs_worst", "method_vs_float", "size_step", "batch_step", "remedy_vs_none"
+    QString kind;
     QString a, b;                // run ids, or "float"
     std::optional<double> diff;  // score(a) - score(b), 0..1
     std::optional<Interval> diffCi;

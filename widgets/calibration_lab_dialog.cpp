@@ -107,6 +107,13 @@ CalibrationLabDialog::CalibrationLabDialog(const CalibrationLabSettings &setting
         tr("Samples per calibration batch, e.g. 1,8. Only the moving average "
            "depends on it; the other methods see the same values."));
     runForm->addRow(tr("Calibration &batches:"), m_batches);
+    m_remedies = new QLineEdit(runs);
+    m_remedies->setObjectName(QStringLiteral("labRemediesEdit"));
+    m_remedies->setToolTip(
+        tr("Remedy sets applied after quantizing each calibration, comma-separated: none, "
+           "bias-correction, adaround, adaround+bias-correction. Each remedied run is compared "
+           "with the same calibration without remedies."));
+    runForm->addRow(tr("Re&medies:"), m_remedies);
     m_seed = new QSpinBox(runs);
     m_seed->setRange(0, 1 << 30);
     runForm->addRow(tr("See&d:"), m_seed);
@@ -149,7 +156,8 @@ CalibrationLabDialog::CalibrationLabDialog(const CalibrationLabSettings &setting
     layout->addWidget(buttons);
 
     setSettings(settings);
-    for (QLineEdit *edit : {m_floatModel, m_pool, m_evaluation, m_labels, m_sizes, m_batches})
+    for (QLineEdit *edit :
+         {m_floatModel, m_pool, m_evaluation, m_labels, m_sizes, m_batches, m_remedies})
         connect(edit, &QLineEdit::textChanged, this, &CalibrationLabDialog::updateState);
     for (QCheckBox *box : m_methods)
         connect(box, &QCheckBox::toggled, this, &CalibrationLabDialog::updateState);
@@ -174,6 +182,7 @@ void CalibrationLabDialog::setSettings(const CalibrationLabSettings &s) {
     m_repeats->setValue(s.repeats);
     m_selection->setCurrentIndex(std::max(0, m_selection->findData(s.selection)));
     m_batches->setText(s.calibrationBatches);
+    m_remedies->setText(s.remedies);
     m_seed->setValue(int(std::min<quint64>(s.seed, quint64(m_seed->maximum()))));
     m_evaluationBatch->setValue(s.evaluationBatch);
     m_perTensor->setChecked(s.perTensor);
@@ -198,6 +207,7 @@ CalibrationLabSettings CalibrationLabDialog::settings() const {
     s.repeats = m_repeats->value();
     s.selection = m_selection->currentData().toString();
     s.calibrationBatches = m_batches->text().trimmed();
+    s.remedies = m_remedies->text().trimmed();
     s.seed = quint64(m_seed->value());
     s.evaluationBatch = m_evaluationBatch->value();
     s.perTensor = m_perTensor->isChecked();

@@ -42,6 +42,7 @@ public:
     QSpinBox *repeatsSpinBox() const { return m_repeats; }
     QComboBox *selectionCombo() const { return m_selection; }
     QLineEdit *calibrationBatchesEdit() const { return m_batches; }
+    QLineEdit *remediesEdit() const { return m_remedies; }
     QPushButton *runButton() const { return m_run; }
 
 public slots:
@@ -60,7 +61,7 @@ private:
     QLineEdit *m_sizes;
     QSpinBox *m_repeats;
     QComboBox *m_selection;
-    QLineEdit *m_batches;
+    QLineEdit *m_batches, *m_remedies;
     QSpinBox *m_seed;
     QSpinBox *m_evaluationBatch;
     QCheckBox *m_perTensor;

@@ -58,11 +58,14 @@ QJsonObject optionsJson(const CalibrationLabOptions &o) {
                                 {"reduce_range", o.quantizer.reduceRange},
                                 {"fold_batch_norm", o.quantizer.foldBatchNorm},
                                 {"excluded_nodes", strings(o.quantizer.excludedNodes)}};
+    QJsonArray remedies;
+    for (const LabRemedies &r : o.remedies) remedies.append(QString::fromStdString(labRemediesName(r)));
     return QJsonObject{{"methods", methods},
                        {"sizes", array(o.sizes)},
                        {"repeats", o.repeats},
                        {"selection", calibrationSelectionName(o.selection)},
                        {"calib_batches", batches},
+                       {"remedies", remedies},
                        {"seed", static_cast<double>(o.seed)},
                        {"eval_batch", static_cast<qint64>(o.evalBatch)},
                        {"int8_kernels", int8KernelsName(o.int8Kernels)},
@@ -90,6 +93,7 @@ QJsonObject runJson(const CalibrationRunResult &run, const CalibrationLabOptions
         {"selection", calibrationSelectionName(s.selection)},
         {"calib_batch", static_cast<qint64>(s.calibBatch)},
         {"calib_indices", array(s.calibIndices)},
+        {"remedies", QString::fromStdString(labRemediesName(s.remedies))},
         {"identical_to", run.identicalTo.empty()
                              ? QJsonValue(QJsonValue::Null)
                              : QJsonValue(QString::fromStdString(run.identicalTo))},
@@ -135,6 +139,8 @@ QString reproduceCommand(const CalibrationRunSpec &spec, const CalibrationLabOpt
     if (spec.method.method == quant::RangeMethod::Percentile)
         command << "--percentile" << QString::number(spec.method.percentile, 'g', 10);
     command << "--calib-batch" << QString::number(spec.calibBatch);
+    if (spec.remedies.adaRound) command << "--remedy" << "adaround";
+    if (spec.remedies.biasCorrection) command << "--remedy" << "bias-correction";
     // Image pools are preprocessed as the lab did (without a spec, quantize picks the same
     // default).
     const auto *images = dynamic_cast<const ImageDataReader *>(options.reader.get());

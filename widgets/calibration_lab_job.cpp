@@ -63,6 +63,12 @@ Result<analysis::CalibrationLabOptions> calibrationLabOptions(
     }
     options.sizes = toStd(*parsePositiveList(settings.sizes, QString()));
     options.calibBatches = toStd(*parsePositiveList(settings.calibrationBatches, QString()));
+    options.remedies.clear();
+    for (const QString &set : settings.remedySets()) {
+        auto remedies = analysis::parseLabRemedies(set.toStdString());
+        if (!remedies) return remedies.status();
+        options.remedies.push_back(*remedies);
+    }
     options.repeats = settings.repeats;
     analysis::parseCalibrationSelection(settings.selection.toStdString(), options.selection);
     options.seed = settings.seed;

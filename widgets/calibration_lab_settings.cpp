@@ -7,6 +7,8 @@
 
 #include <algorithm>
 
+#include "analysis/calibration_lab/calibration_lab.h"
+
 namespace ql::ui {
 
 namespace {
@@ -82,6 +84,13 @@ QStringList CalibrationLabSettings::engineMethods() const {
     return out;
 }
 
+QStringList CalibrationLabSettings::remedySets() const {
+    QStringList sets;
+    for (const QString &set : remedies.split(QLatin1Char(','), Qt::SkipEmptyParts))
+        sets << set.trimmed();
+    return sets;
+}
+
 QString CalibrationLabSettings::validate() const {
     if (floatModel.trimmed().isEmpty()) return tr("Choose the float model");
     if (poolPaths.isEmpty()) return tr("Choose the calibration pool (files or a folder)");
@@ -94,6 +103,12 @@ QString CalibrationLabSettings::validate() const {
     QString error;
     if (!parsePositiveList(sizes, tr("Sizes"), &error)) return error;
     if (!parsePositiveList(calibrationBatches, tr("Calibration batches"), &error)) return error;
+    if (remedySets().isEmpty()) return tr("Remedies: give at least one set (none is one)");
+    for (const QString &set : remedySets())
+        if (auto parsed = analysis::parseLabRemedies(set.toStdString()); !parsed)
+            return tr("Remedies: '%1' is not none, bias-correction, adaround or "
+                      "adaround+bias-correction")
+                .arg(set);
     if (repeats < 1) return tr("Repeats: at least 1");
     if (!kSelections.contains(selection)) return tr("Unknown selection '%1'").arg(selection);
     if (evaluationBatch < 1) return tr("Evaluation batch: at least 1");
@@ -104,7 +119,8 @@ int CalibrationLabSettings::plannedRuns() const {
     const auto sizeList = parsePositiveList(sizes, QString());
     const auto batchList = parsePositiveList(calibrationBatches, QString());
     if (!sizeList || !batchList) return 0;
-    return int(methods.size() * sizeList->size() * batchList->size()) * std::max(repeats, 0);
+    return int(methods.size() * sizeList->size() * batchList->size() * remedySets().size()) *
+           std::max(repeats, 0);
 }
 
 QJsonObject CalibrationLabSettings::toJson(const QDir *base) const {
@@ -118,6 +134,7 @@ QJsonObject CalibrationLabSettings::toJson(const QDir *base) const {
             {"repeats", repeats},
             {"selection", selection},
             {"calib_batches", calibrationBatches},
+            {"remedies", remedies},
             {"seed", QString::number(seed)},  // 64 bits do not fit a JSON double
             {"eval_batch", evaluationBatch},
             {"per_tensor", perTensor},
@@ -144,6 +161,7 @@ CalibrationLabSettings CalibrationLabSettings::fromJson(const QJsonObject &objec
     s.repeats = object.value("repeats").toInt(s.repeats);
     s.selection = object.value("selection").toString(s.selection);
     s.calibrationBatches = object.value("calib_batches").toString(s.calibrationBatches);
+    s.remedies = object.value("remedies").toString(s.remedies);
     s.seed = object.value("seed").toString(QString::number(s.seed)).toULongLong();
     s.evaluationBatch = object.value("eval_batch").toInt(s.evaluationBatch);
     s.perTensor = object.value("per_tensor").toBool(s.perTensor);
@@ -159,7 +177,7 @@ bool CalibrationLabSettings::operator==(const CalibrationLabSettings &o) const {
            evaluationPaths == o.evaluationPaths && labelsPath == o.labelsPath &&
            methods == o.methods && percentile == o.percentile && sizes == o.sizes &&
            repeats == o.repeats && selection == o.selection &&
-           calibrationBatches == o.calibrationBatches && seed == o.seed &&
+           calibrationBatches == o.calibrationBatches && remedies == o.remedies && seed == o.seed &&
            evaluationBatch == o.evaluationBatch && perTensor == o.perTensor &&
            symmetricActivations == o.symmetricActivations && reduceRange == o.reduceRange &&
            foldBatchNorm == o.foldBatchNorm && layers == o.layers;

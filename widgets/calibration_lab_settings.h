@@ -28,6 +28,9 @@ struct CalibrationLabSettings {
     int repeats = 3;
     QString selection = QStringLiteral("random");  // "random", "stratified", "first"
     QString calibrationBatches = QStringLiteral("1");
+    // Comma-separated remedy sets, each run once per set: "none", "bias-correction", "adaround",
+    // "adaround+bias-correction" (analysis::parseLabRemedies).
+    QString remedies = QStringLiteral("none");
     quint64 seed = 1;
     int evaluationBatch = 32;
     bool perTensor = false;
@@ -44,7 +47,10 @@ struct CalibrationLabSettings {
     // The first problem as one line ("Sizes: '0' is not a positive number"), or empty. Text
     // checks only: files are checked by the dialog and the engine.
     QString validate() const;
-    // methods x sizes x repeats x calibration batches; 0 while a list does not parse.
+    // The remedy sets, trimmed.
+    QStringList remedySets() const;
+    // methods x sizes x repeats x calibration batches x remedy sets; 0 while a list does not
+    // parse.
     int plannedRuns() const;
 
     // Paths relative to `base` (absolute ones outside it stay absolute); without a base, as they

@@ -51,6 +51,8 @@ QString comparisonKindText(const QString &kind) {
         return QCoreApplication::translate("ql::ui::CalibrationLabText", "size step");
     if (kind == QLatin1String("batch_step"))
         return QCoreApplication::translate("ql::ui::CalibrationLabText", "batch step");
+    if (kind == QLatin1String("remedy_vs_none"))
+        return QCoreApplication::translate("ql::ui::CalibrationLabText", "remedy vs none");
     return kind;
 }
 

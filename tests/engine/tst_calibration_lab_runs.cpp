@@ -10,12 +10,13 @@
 #include <map>
 #include <set>
 
-#include "analysis/session/analysis_session.h"
 #include "analysis/calibration_lab/calibration_lab.h"
+#include "analysis/session/analysis_session.h"
 #include "core/stop_token.h"
 #include "onnx_io/model_loader.h"
 #include "onnx_io/tensor_file.h"
 #include "quant/calibration_data.h"
+#include "quant/remedies/bias_correction.h"
 #include "test_support.h"
 
 using namespace ql;
@@ -325,4 +326,96 @@ TEST(CalibrationLab, BadInputNamesTheOffendingValue) {
     o.poolFiles.push_back(bad);
     expectBad(o, "ql_lab_bad_shape.npy");
     std::filesystem::remove(bad);
+}
+
+// Remedies as a lab axis: every calibration once per remedy set, the remedied run compared with
+// the same calibration without remedies, the remedies applied to the run's own files (its model
+// is `quantize --remedy` on them), and the remedies that rescale the float model refused.
+TEST(CalibrationLab, RemediesAreAnAxisComparedWithTheSameCalibration) {
+    CalibrationLabOptions o = demoOptions();
+    o.methods = {method("minmax")};
+    o.sizes = {16, 32};
+    o.repeats = 3;
+    o.quantizer.perChannelWeights = false;
+    for (const char *set : {"none", "bias-correction", "adaround+bias-correction"}) {
+        auto remedies = parseLabRemedies(set);
+        ASSERT_TRUE(remedies.isOk()) << set;
+        EXPECT_EQ(labRemediesName(*remedies), set);
+        o.remedies.push_back(*remedies);
+    }
+    o.remedies.erase(o.remedies.begin());  // the default's "none" was first already
+    const Graph g = demoModel();
+    auto lab = CalibrationLab::create(g, o);
+    ASSERT_TRUE(lab.isOk()) << lab.status().message();
+    ASSERT_EQ((*lab)->plannedRuns().size(), 2u * 3u * 3u);
+    auto result = (*lab)->run();
+    ASSERT_TRUE(result.isOk()) << result.status().message();
+
+    // Per size: each remedied set against its twin without remedies, on the plain runs' median
+    // repeat.
+    int remedyComparisons = 0;
+    for (const RunComparison &c : result->comparisons) {
+        if (c.kind == "best_vs_worst") continue;  // over every run
+        if (c.kind != "remedy_vs_none") {
+            // The other comparisons are between calibrations without remedies.
+            EXPECT_EQ(c.a.find('+'), std::string::npos) << c.kind << " " << c.a;
+            EXPECT_EQ(c.b.find('+'), std::string::npos) << c.kind << " " << c.b;
+            continue;
+        }
+        ++remedyComparisons;
+        const std::string plain = c.a.substr(0, c.a.find('+'));
+        EXPECT_EQ(c.b, plain);
+        const CalibrationRunResult &a = runById(*result, c.a), &b = runById(*result, c.b);
+        EXPECT_EQ(a.spec.calibIndices, b.spec.calibIndices);
+        EXPECT_TRUE(a.spec.remedies.any());
+        EXPECT_LE(c.mcnemarP, 1.0);
+        std::printf("%s: SQNR %.2f dB vs %.2f dB without; %s\n", c.a.c_str(), a.sqnrDb, b.sqnrDb,
+                    c.verdict.c_str());
+    }
+    EXPECT_EQ(remedyComparisons, 2 * 2);
+
+    // A remedied run's model: the plain run's plan, its biases moved (and its weights rounded
+    // otherwise) by the remedies on its calibration files.
+    const CalibrationRunSpec *corrected = (*lab)->findRun("minmax-n16-r1-b1+bias-correction");
+    const CalibrationRunSpec *plain = (*lab)->findRun("minmax-n16-r1-b1");
+    ASSERT_TRUE(corrected && plain);
+    auto withBias = (*lab)->quantizeRun(*corrected), without = (*lab)->quantizeRun(*plain);
+    ASSERT_TRUE(withBias.isOk() && without.isOk());
+    size_t movedBiases = 0;
+    for (const auto &[key, bias] : without->plan.biases) {
+        const Tensor *a = withBias->model.initializer(bias.initializer + "_quantized");
+        const Tensor *b = without->model.initializer(bias.initializer + "_quantized");
+        if (a && b && a->toFloatVector() != b->toFloatVector()) ++movedBiases;
+    }
+    EXPECT_GE(movedBiases, 1u);
+    // The same correction by hand on the run's files: the same int32 biases (within one step:
+    // the lab's workers sum the means in another order).
+    auto batches = (*lab)->calibrationBatches(*corrected);
+    ASSERT_TRUE(batches.isOk());
+    Graph source = g;
+    quant::addZeroBiases(source);
+    Graph prepared = quant::prepareFloatGraph(source, true);
+    // The correction moves biases only: the remedied run's plan is the one it started from.
+    auto byHand = quant::correctBiases(prepared, withBias->plan, quant::batchesOpener(*batches));
+    ASSERT_TRUE(byHand.isOk()) << byHand.status().message();
+    EXPECT_GE(byHand->layers.size(), 1u);
+    auto rebuilt = quant::buildQdqGraph(prepared, withBias->plan);
+    ASSERT_TRUE(rebuilt.isOk());
+    for (const auto &[key, bias] : withBias->plan.biases) {
+        const Tensor *lab32 = withBias->model.initializer(bias.initializer + "_quantized");
+        const Tensor *hand32 = rebuilt->initializer(bias.initializer + "_quantized");
+        ASSERT_TRUE(lab32 && hand32) << bias.initializer;
+        const std::vector<float> a = lab32->toFloatVector(), b = hand32->toFloatVector();
+        ASSERT_EQ(a.size(), b.size());
+        for (size_t c = 0; c < a.size(); ++c) EXPECT_NEAR(a[c], b[c], 1.0) << bias.initializer;
+    }
+
+    // Remedies that rescale the float model are refused, naming what to use instead.
+    auto cle = parseLabRemedies("cle");
+    ASSERT_FALSE(cle.isOk());
+    EXPECT_NE(cle.status().message().find("--remedy cle"), std::string::npos);
+    EXPECT_FALSE(parseLabRemedies("adaround+gptq").isOk());
+    auto swapped = parseLabRemedies("bias-correction+adaround");
+    ASSERT_TRUE(swapped.isOk());
+    EXPECT_EQ(labRemediesName(*swapped), "adaround+bias-correction");
 }

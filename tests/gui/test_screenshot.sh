@@ -27,6 +27,12 @@ is_png "$out/dark.png"
     --screenshot "$out/inspector.png"
 is_png "$out/inspector.png"
 [ "$(/usr/bin/env python3 -c 'import struct,sys; d=open(sys.argv[1],"rb").read(24); print(struct.unpack(">I", d[16:20])[0])' "$out/inspector.png")" -lt 1400 ]
+# The layer's menu drawn beside its table row: the picture differs from the window's alone.
+"$quantlens" gui --demo --layer /features/features.4/Conv --screenshot "$out/layer.png"
+"$quantlens" gui --demo --layer /features/features.4/Conv --grab layer-menu \
+    --screenshot "$out/layer_menu.png"
+is_png "$out/layer_menu.png"
+! cmp -s "$out/layer.png" "$out/layer_menu.png"
 if "$quantlens" gui --demo --layer /no/such/Conv --screenshot "$out/nolayer.png" 2> "$out/err.txt"; then
     echo "an unknown --layer must fail"; exit 1
 fi

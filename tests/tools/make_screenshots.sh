@@ -42,4 +42,36 @@ else
     echo "no /usr/share/datasets/fashion-mnist (apt-get install dataset-fashion-mnist):" \
         "worst_samples_fashion.png not remade" >&2
 fi
+# Per-layer remedies: the Fashion-MNIST MobileNet (per-tensor weights) quantized in the app, its
+# first Conv rounded by AdaRound and the classifier's bias corrected; the layer menu on the Conv
+# the diagnosis asks to bias-correct, then the same analysis with that bias corrected too.
+remedies=$source/tests/data/remedies
+for corrected in "" ', "/features/features.3/conv/conv.3/Conv"'; do
+    cat > "$settings/remedies.qlproj" <<EOF
+{
+    "format": "quantlens-project",
+    "version": 1,
+    "analysis": {
+        "float_model": "$remedies/fashion_mobilenet_balanced.onnx",
+        "quantized_in_app": true,
+        "quantizer": {"method": "minmax", "per_tensor": true},
+        "calibration": ["$remedies/fashion_calib.npy"],
+        "data": ["$remedies/fashion_test.npy"],
+        "labels": "$remedies/fashion_test_labels.npy",
+        "batch": 100,
+        "int8_kernels": "exact"
+    },
+    "threshold_db": 30,
+    "layer_remedies": {"adaround": ["/features/features.0/Conv"],
+                       "bias-correction": ["/classifier/Gemm"$corrected]}
+}
+EOF
+    if [ -z "$corrected" ]; then
+        "$quantlens" gui "$settings/remedies.qlproj" --layer /features/features.3/conv/conv.3/Conv \
+            --grab layer-menu --screenshot "$shots/remedies_layer_menu.png"
+    else
+        "$quantlens" gui "$settings/remedies.qlproj" --layer /features/features.3/conv/conv.3/Conv \
+            --screenshot "$shots/remedies_bias_corrected.png"
+    fi
+done
 echo "screenshots written to $shots"

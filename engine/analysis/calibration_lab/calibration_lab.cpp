@@ -16,6 +16,8 @@
 #include "analysis/pairing/layer_matching.h"
 #include "core/stop_token.h"
 #include "quant/calibration.h"
+#include "quant/remedies/ada_round.h"
+#include "quant/remedies/bias_correction.h"
 #include "runtime/buffer_pool.h"
 
 namespace ql::analysis {
@@ -52,6 +54,7 @@ Status validate(const Graph &graph, const CalibrationLabOptions &o) {
         return Status::badInput(lab + "--repeats must be at least 1, got " +
                                 std::to_string(o.repeats));
     if (o.calibBatches.empty()) return Status::badInput(lab + "no calibration batch size");
+    if (o.remedies.empty()) return Status::badInput(lab + "no remedy set (none is one)");
     const int64_t pool = static_cast<int64_t>(o.poolFiles.size());
     for (int64_t size : o.sizes) {
         if (size < 1)
@@ -112,6 +115,11 @@ struct CalibrationLab::Impl {
     Status runPool(const LabProgress &progress);
     Status runEvaluation(const std::set<std::string> &values, const LabProgress &progress);
     quant::CalibrationStatistics runStatistics(const CalibrationRunSpec &spec) const;
+    Result<std::vector<std::map<std::string, Tensor>>> calibrationBatches(
+        const CalibrationRunSpec &spec) const;
+    // The run's quantized model: planned from its statistics, then its remedies on its
+    // calibration files (AdaRound, then bias correction, as `quantize --remedy` runs them).
+    Result<quant::QuantizeResult> quantize(const CalibrationRunSpec &spec, int threads) const;
     // One run; `buffers` is shared by the plans of the runs one worker evaluates in turn.
     Result<CalibrationRunResult> evaluate(const CalibrationRunSpec &spec, int threads,
                                           const std::shared_ptr<BufferPool> &buffers,
@@ -220,12 +228,50 @@ int CalibrationLab::Impl::workers(size_t runs) const {
         std::clamp<size_t>(static_cast<size_t>(std::max(cores, 1)), 1, std::max<size_t>(runs, 1)));
 }
 
+Result<std::vector<std::map<std::string, Tensor>>> CalibrationLab::Impl::calibrationBatches(
+    const CalibrationRunSpec &spec) const {
+    DataFiles files;
+    for (int64_t index : spec.calibIndices)
+        files.files.push_back(options.poolFiles[static_cast<size_t>(index)]);
+    return readAllBatches(readerOrDefault(options.reader), floatGraph, files, spec.calibBatch);
+}
+
+Result<quant::QuantizeResult> CalibrationLab::Impl::quantize(const CalibrationRunSpec &spec,
+                                                             int threads) const {
+    const quant::QuantizationOptions q = runQuantizer(options.quantizer, spec);
+    if (!spec.remedies.any()) return quant::quantizeGraph(floatGraph, runStatistics(spec), q);
+    // Bias correction needs a bias to move: bias-less layers get a zero one before planning.
+    Graph source = floatGraph;
+    if (spec.remedies.biasCorrection) quant::addZeroBiases(source);
+    auto quantized = quant::quantizeGraph(source, runStatistics(spec), q);
+    if (!quantized) return quantized;
+    auto batches = calibrationBatches(spec);
+    if (!batches) return batches.status();
+    const quant::BatchSourceOpener calibration = quant::batchesOpener(*batches);
+    Graph remedied = quant::prepareFloatGraph(source, q.foldBatchNorm);
+    if (spec.remedies.adaRound) {
+        quant::AdaRoundOptions rounding;  // the default seed: as `quantize --remedy adaround`
+        rounding.threads = threads;
+        auto rounded = quant::adaRound(remedied, quantized->plan, calibration, rounding);
+        if (!rounded) return rounded.status();
+    }
+    if (spec.remedies.biasCorrection) {
+        quant::BiasCorrectionOptions correction;
+        correction.threads = threads;
+        auto corrected = quant::correctBiases(remedied, quantized->plan, calibration, correction);
+        if (!corrected) return corrected.status();
+    }
+    auto rebuilt = quant::buildQdqGraph(remedied, quantized->plan);
+    if (!rebuilt) return rebuilt.status();
+    quantized->model = std::move(*rebuilt);
+    return quantized;
+}
+
 Result<CalibrationRunResult> CalibrationLab::Impl::evaluate(
     const CalibrationRunSpec &spec, int threads, const std::shared_ptr<BufferPool> &buffers,
     const std::function<bool()> &keepGoing) {
     const auto start = Clock::now();
-    const quant::CalibrationStatistics stats = runStatistics(spec);
-    auto quantized = quant::quantizeGraph(floatGraph, stats, runQuantizer(options.quantizer, spec));
+    auto quantized = quantize(spec, threads);
     if (!quantized) return quantized.status().withContext("run " + spec.id);
     LayerMatching matching;
     if (options.layers) {
@@ -411,17 +457,12 @@ quant::QuantizationOptions CalibrationLab::quantizerOptions(const CalibrationRun
 }
 
 Result<quant::QuantizeResult> CalibrationLab::quantizeRun(const CalibrationRunSpec &spec) const {
-    return quant::quantizeGraph(m_impl->floatGraph, m_impl->runStatistics(spec),
-                                quantizerOptions(spec));
+    return m_impl->quantize(spec, m_impl->options.threads);
 }
 
 Result<std::vector<std::map<std::string, Tensor>>> CalibrationLab::calibrationBatches(
     const CalibrationRunSpec &spec) const {
-    DataFiles files;
-    for (int64_t index : spec.calibIndices)
-        files.files.push_back(m_impl->options.poolFiles[static_cast<size_t>(index)]);
-    return readAllBatches(readerOrDefault(m_impl->options.reader), m_impl->floatGraph, files,
-                          spec.calibBatch);
+    return m_impl->calibrationBatches(spec);
 }
 
 }  // namespace ql::analysis

@@ -55,6 +55,23 @@ Result<CalibrationMethod> parseCalibrationMethod(const std::string &text);
 // The inverse: "minmax", "percentile:99.99", "entropy", "mse", "moving-average".
 std::string calibrationMethodName(const CalibrationMethod &method);
 
+// The remedies a lab run applies after quantizing (quant/remedies: AdaRound, then bias
+// correction), on the run's own calibration files: a lab axis, so that "does bias correction
+// matter here, or is it noise" gets its paired comparison. Cross-layer equalization and
+// SmoothQuant rescale the float model before calibration, which the lab's per-sample pool
+// statistics (of one float model) cannot serve; they are refused.
+struct LabRemedies {
+    bool adaRound = false, biasCorrection = false;
+    bool any() const { return adaRound || biasCorrection; }
+    bool operator==(const LabRemedies &o) const {
+        return adaRound == o.adaRound && biasCorrection == o.biasCorrection;
+    }
+};
+// "none", "bias-correction", "adaround", "adaround+bias-correction" (either order); BadInput
+// naming the text otherwise.
+Result<LabRemedies> parseLabRemedies(const std::string &text);
+std::string labRemediesName(const LabRemedies &remedies);  // "none", "adaround+bias-correction"
+
 struct CalibrationLabOptions {
     std::vector<std::string> poolFiles;  // one calibration item per file, in this order
     std::vector<std::string> evalFiles;
@@ -67,6 +84,7 @@ struct CalibrationLabOptions {
     int repeats = 3;
     CalibrationSelection selection = CalibrationSelection::Random;
     std::vector<int64_t> calibBatches{1};  // samples per calibration batch
+    std::vector<LabRemedies> remedies{LabRemedies{}};  // per run, after quantizing
     uint64_t seed = 0;
     bool layers = false;  // per-run cumulative SQNR of every matched layer
     // Per-channel, symmetric, reduce range, BN folding, excluded nodes; method and percentile
@@ -79,13 +97,16 @@ struct CalibrationLabOptions {
 };
 
 struct CalibrationRunSpec {
-    std::string id;  // "<method>-n<size>-r<repeat>-b<batch>", e.g. "percentile:99.99-n16-r2-b1"
+    // "<method>-n<size>-r<repeat>-b<batch>", e.g. "percentile:99.99-n16-r2-b1", then
+    // "+<remedies>" when the run applies any ("minmax-n16-r1-b1+bias-correction").
+    std::string id;
     CalibrationMethod method;
     int64_t size = 0;
     int repeat = 1;  // 1-based
     CalibrationSelection selection = CalibrationSelection::Random;
     int64_t calibBatch = 1;
     std::vector<int64_t> calibIndices;  // into poolFiles, ascending
+    LabRemedies remedies;
 };
 
 // The lab's runs in order (method, size, repeat, calibration batch), with their calibration
@@ -127,7 +148,8 @@ struct FloatModelResult {
 //   diff = score(a) - score(b) = (n10 - n01) / rows; diffCi95: paired bootstrap;
 //   mcnemarP: exact McNemar on (n01, n10).
 struct RunComparison {
-    std::string kind;  // "best_vs_worst", "method_vs_float", "size_step", "batch_step"
+    // "best_vs_worst", "method_vs_float", "size_step", "batch_step", "remedy_vs_none"
+    std::string kind;
     std::string a, b;  // run ids or "float"
     double diff = 0.0;
     Interval diffCi95;
@@ -156,7 +178,10 @@ using LabProgress = std::function<bool(const std::string &stage, int done, int t
 // The paired comparisons of a set of finished runs: best vs worst (by score, then SQNR), each
 // method's best vs the float model, each size vs the next larger size of the same method and
 // calibration batch (the median repeat of each), each calibration batch vs the next larger one
-// for the same method and size (repeat 1).
+// for the same method and size (repeat 1), and each remedied run vs the same calibration without
+// remedies (the median repeat of each method, size and remedies; calibration batch as planned
+// first). Best vs worst, method vs float and the steps compare runs without remedies when the lab
+// has any.
 std::vector<RunComparison> compareCalibrationRuns(const CalibrationLabResult &lab, uint64_t seed,
                                                   int bootstrapResamples);
 // "no evidence of a difference at n=64 (p = 0.48)" / "a is better by 6.3 points (p = 0.004, n=64)".
@@ -181,8 +206,8 @@ public:
     // their comparisons) with complete = false; errors of a run stop the lab.
     Result<CalibrationLabResult> run(const LabProgress &progress = {});
 
-    // A run's quantized model, as `quantize --calib <its files> --method M --calib-batch B`
-    // writes it.
+    // A run's quantized model, as `quantize --calib <its files> --method M --calib-batch B
+    // [--remedy adaround] [--remedy bias-correction]` writes it.
     Result<quant::QuantizeResult> quantizeRun(const CalibrationRunSpec &spec) const;
     // A run's quantizer options (method, percentile and the lab's other quantizer options).
     quant::QuantizationOptions quantizerOptions(const CalibrationRunSpec &spec) const;

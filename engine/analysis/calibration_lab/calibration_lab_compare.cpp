@@ -125,10 +125,14 @@ std::vector<RunComparison> compareCalibrationRuns(const CalibrationLabResult &la
         compare.add("best_vs_worst", **best, **worst);
     }
 
+    // The steps compare calibrations: runs without remedies when the lab has any.
+    const bool someWithout = std::any_of(lab.runs.begin(), lab.runs.end(),
+                                         [](const auto &run) { return !run.spec.remedies.any(); });
     // Per method: the best run against the float model; sizes and batches in steps.
     std::vector<std::string> methods;
     std::map<std::string, std::vector<const CalibrationRunResult *>> byMethod;
     for (const auto &run : lab.runs) {
+        if (someWithout && run.spec.remedies.any()) continue;
         const std::string m = calibrationMethodName(run.spec.method);
         if (!byMethod.count(m)) methods.push_back(m);
         byMethod[m].push_back(&run);
@@ -153,6 +157,30 @@ std::vector<RunComparison> compareCalibrationRuns(const CalibrationLabResult &la
         for (const auto &[size, byBatch] : firstRepeat)
             for (auto it = byBatch.begin(); std::next(it) != byBatch.end(); ++it)
                 compare.add("batch_step", *std::next(it)->second, *it->second);
+    }
+    // Remedies: on the median repeat of each method and size (its calibration batch planned
+    // first), the remedied runs against the same calibration without remedies.
+    if (someWithout) {
+        const auto twin = [](const CalibrationRunSpec &s) {
+            return calibrationMethodName(s.method) + "/" + std::to_string(s.size) + "/" +
+                   std::to_string(s.repeat) + "/" + std::to_string(s.calibBatch);
+        };
+        std::map<std::string, const CalibrationRunResult *> plain;
+        std::map<std::pair<std::string, int64_t>, std::vector<const CalibrationRunResult *>>
+            repeats;  // (method, size) -> plain runs of the first calibration batch
+        for (const auto &run : lab.runs) {
+            if (run.spec.remedies.any()) continue;
+            plain[twin(run.spec)] = &run;
+            auto &group = repeats[{calibrationMethodName(run.spec.method), run.spec.size}];
+            if (group.empty() || group.front()->spec.calibBatch == run.spec.calibBatch)
+                group.push_back(&run);
+        }
+        for (const auto &[key, group] : repeats) {
+            const CalibrationRunSpec &representative = median(group)->spec;
+            for (const auto &run : lab.runs)
+                if (run.spec.remedies.any() && twin(run.spec) == twin(representative))
+                    compare.add("remedy_vs_none", run, *plain[twin(representative)]);
+        }
     }
     return compare.take();
 }

@@ -122,6 +122,38 @@ std::string calibrationMethodName(const CalibrationMethod &method) {
     return text;
 }
 
+Result<LabRemedies> parseLabRemedies(const std::string &text) {
+    LabRemedies out;
+    if (lower(text) == "none") return out;
+    size_t start = 0;
+    while (start <= text.size()) {
+        const size_t plus = std::min(text.find('+', start), text.size());
+        const std::string part = lower(text.substr(start, plus - start));
+        if (part == "adaround")
+            out.adaRound = true;
+        else if (part == "bias-correction")
+            out.biasCorrection = true;
+        else if (part == "cle" || part.rfind("smoothquant", 0) == 0)
+            return Status::badInput(
+                "calib-lab remedies '" + text + "': " + part +
+                " rescales the float model before calibration, and the lab's pool statistics "
+                "are of one float model; compare it with `analyze --calib ... --remedy " +
+                part + "`");
+        else
+            return Status::badInput("calib-lab remedies '" + text +
+                                    "': expected none, adaround, bias-correction or "
+                                    "adaround+bias-correction");
+        start = plus + 1;
+    }
+    return out;
+}
+
+std::string labRemediesName(const LabRemedies &remedies) {
+    if (!remedies.any()) return "none";
+    if (remedies.adaRound && remedies.biasCorrection) return "adaround+bias-correction";
+    return remedies.adaRound ? "adaround" : "bias-correction";
+}
+
 std::vector<CalibrationRunSpec> planCalibrationRuns(const CalibrationLabOptions &options,
                                                     const std::vector<int64_t> &poolClasses) {
     const int64_t pool = static_cast<int64_t>(options.poolFiles.size());
@@ -150,18 +182,21 @@ std::vector<CalibrationRunSpec> planCalibrationRuns(const CalibrationLabOptions 
     for (const CalibrationMethod &method : options.methods)
         for (int64_t size : options.sizes)
             for (int repeat = 1; repeat <= options.repeats; ++repeat)
-                for (int64_t batch : options.calibBatches) {
-                    CalibrationRunSpec spec;
-                    spec.method = method;
-                    spec.size = size;
-                    spec.repeat = repeat;
-                    spec.selection = options.selection;
-                    spec.calibBatch = batch;
-                    spec.calibIndices = indices[{size, repeat}];
-                    spec.id = calibrationMethodName(method) + "-n" + std::to_string(size) + "-r" +
-                              std::to_string(repeat) + "-b" + std::to_string(batch);
-                    runs.push_back(std::move(spec));
-                }
+                for (int64_t batch : options.calibBatches)
+                    for (const LabRemedies &remedies : options.remedies) {
+                        CalibrationRunSpec spec;
+                        spec.method = method;
+                        spec.size = size;
+                        spec.repeat = repeat;
+                        spec.selection = options.selection;
+                        spec.calibBatch = batch;
+                        spec.calibIndices = indices[{size, repeat}];
+                        spec.remedies = remedies;
+                        spec.id = calibrationMethodName(method) + "-n" + std::to_string(size) +
+                                  "-r" + std::to_string(repeat) + "-b" + std::to_string(batch);
+                        if (remedies.any()) spec.id += "+" + labRemediesName(remedies);
+                        runs.push_back(std::move(spec));
+                    }
     return runs;
 }
 
@@ -171,6 +206,9 @@ std::string calibrationKey(const CalibrationRunSpec &spec) {
     if (spec.method.method == quant::RangeMethod::MovingAverageMinMax)
         key += "/b" + std::to_string(spec.calibBatch);
     for (int64_t i : spec.calibIndices) key += "," + std::to_string(i);
+    // Remedies read their calibration data in batches of the run's size (all methods).
+    if (spec.remedies.any())
+        key += "+" + labRemediesName(spec.remedies) + "/b" + std::to_string(spec.calibBatch);
     return key;
 }
 

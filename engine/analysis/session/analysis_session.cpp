@@ -176,6 +176,11 @@ Result<std::unique_ptr<AnalysisSession>> AnalysisSession::create(Graph floatGrap
             if (!rounded) return rounded.status();
             d.remedies.adaRound.insert(rounded->begin(), rounded->end());
         }
+        if (d.options.correctBiases) {
+            auto layers = d.quantizer->layersTaking(LayerRemedy::BiasCorrection);
+            if (!layers) return layers.status();
+            d.remedies.biasCorrection.insert(layers->begin(), layers->end());
+        }
         auto quantized = d.quantizer->quantize({}, d.remedies,
                                                InAppQuantizer::BiasCorrections::Measure, progress);
         if (!quantized) return quantized.status();

@@ -97,8 +97,11 @@ struct SessionOptions {
     // be BatchNorm-folded already (quant::prepareFloatGraph), so that it is the graph the plan
     // names.
     std::optional<quant::AdaRoundOptions> adaRound;
+    // In-app quantization only: bias correction of every int8 layer that takes it, from the
+    // start (they join `remedies` below, so the user can switch each off).
+    bool correctBiases = false;
     // In-app quantization only: per-layer remedies from the start (a restored project); AdaRound's
-    // layers above join them.
+    // layers and the corrected biases above join them.
     LayerRemedies remedies;
     // Toggles re-run only what they affect, from activations cached at creation (the float
     // model's compared values, every value of the quantized model) for the batches that fit in

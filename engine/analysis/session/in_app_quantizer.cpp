@@ -73,6 +73,23 @@ Result<std::set<std::string>> InAppQuantizer::roundAll(const quant::AdaRoundOpti
     return kept;
 }
 
+Result<std::set<std::string>> InAppQuantizer::layersTaking(LayerRemedy remedy) const {
+    auto planned = quant::quantizeGraph(m_float, *m_stats, m_options);
+    if (!planned) return planned.status();
+    std::set<std::string> layers;
+    for (const Node &node : m_float.nodes) {
+        if (!isInt8Weighted(planned->plan, node.name)) continue;
+        LayerReport row;  // remediesFor reads the op type and precision of a report row
+        row.opType = node.opType;
+        row.precision = "int8";
+        row.weightSqnrDb = 0.0;
+        const auto offered = remediesFor(row);
+        if (std::find(offered.begin(), offered.end(), remedy) != offered.end())
+            layers.insert(node.name);
+    }
+    return layers;
+}
+
 Status InAppQuantizer::roundLayers(const Graph &prepared, const quant::QuantizationPlan &plan,
                                    const std::set<std::string> &layers, const Progress &progress) {
     quant::AdaRoundOptions options;
@@ -212,7 +229,7 @@ void InAppQuantizer::describeRemedies(NumericSuiteReport &report,
                 row.notes.push_back(
                     "bias correction: " + std::to_string(l.channelsShifted) + " of " +
                     std::to_string(l.channels) + " channels shifted; " +
-                    format("per-channel mean error (RMS) %.3g -> %.3g, noise floor %.3g",
+                    format("per-channel mean error (RMS) on the calibration data %.3g -> %.3g, noise floor %.3g",
                            l.meanErrorBefore, l.meanErrorAfter, l.standardError));
             } else if (skipped != m_notCorrected.end())
                 row.notes.push_back("bias correction does not apply: " + skipped->second);

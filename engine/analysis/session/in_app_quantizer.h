@@ -45,6 +45,9 @@ public:
     // The report of roundAll, nullopt before.
     const std::optional<quant::AdaRoundReport> &adaRounding() const { return m_roundAll; }
 
+    // The int8 layers (no fp32 layers of the user) that take `remedy` (remediesFor's op types).
+    Result<std::set<std::string>> layersTaking(LayerRemedy remedy) const;
+
     // The QDQ graph with `fp32` kept in fp32 and `remedies` applied to the layers that stay int8.
     // Progress stages "adaround" and "bias-correction"; false cancels.
     Result<Graph> quantize(const std::set<std::string> &fp32, const LayerRemedies &remedies,
