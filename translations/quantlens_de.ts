@@ -46,6 +46,22 @@
         <source>fp32 layers chosen in QuantLens</source>
         <translation>in QuantLens gewählte fp32-Schichten</translation>
     </message>
+    <message>
+        <source>Round %1 adaptively (AdaRound)</source>
+        <translation>%1 adaptiv runden (AdaRound)</translation>
+    </message>
+    <message>
+        <source>Correct the bias of %1</source>
+        <translation>Bias von %1 korrigieren</translation>
+    </message>
+    <message>
+        <source>Round %1 to nearest</source>
+        <translation>%1 zum nächsten Wert runden</translation>
+    </message>
+    <message>
+        <source>Undo the bias correction of %1</source>
+        <translation>Bias-Korrektur von %1 zurücknehmen</translation>
+    </message>
 </context>
 <context>
     <name>AnalysisJob</name>
@@ -85,6 +101,10 @@
         <source>Searching fp32 sets</source>
         <translation>fp32-Mengen werden gesucht</translation>
     </message>
+    <message>
+        <source>Correcting biases</source>
+        <translation>Korrigiere Biases</translation>
+    </message>
 </context>
 <context>
     <name>AnalysisSetup</name>
@@ -109,10 +129,6 @@
         <translation>Unbekannter int8-Kernel-Modus „%1“</translation>
     </message>
     <message>
-        <source>Unknown remedy &apos;%1&apos; (cle, smoothquant or adaround)</source>
-        <translation>Unbekannte Abhilfe „%1“ (cle, smoothquant oder adaround)</translation>
-    </message>
-    <message>
         <source>%1 seeded random inputs (seed %2)</source>
         <translation>%1 zufällige Eingaben (Seed %2)</translation>
     </message>
@@ -127,6 +143,10 @@
     <message>
         <source>Preprocessing: %1</source>
         <translation>Vorverarbeitung: %1</translation>
+    </message>
+    <message>
+        <source>Unknown remedy &apos;%1&apos; (cle, smoothquant, adaround or bias-correction)</source>
+        <translation>Unbekannte Abhilfe „%1“ (cle, smoothquant, adaround oder bias-correction)</translation>
     </message>
 </context>
 <context>
@@ -310,6 +330,14 @@
     <message>
         <source>Preprocess: %1</source>
         <translation>Vorverarbeitung: %1</translation>
+    </message>
+    <message>
+        <source>&amp;Bias correction</source>
+        <translation>&amp;Bias-Korrektur</translation>
+    </message>
+    <message>
+        <source>After calibrating (and AdaRound), subtract each int8 layer&apos;s mean output error per channel, measured on the calibration inputs, from its bias; switch it off per layer in the layer menu</source>
+        <translation>Nach dem Kalibrieren (und AdaRound) den mittleren Ausgabefehler jedes int8-Layers pro Kanal, gemessen auf den Kalibrierdaten, von seinem Bias abziehen; pro Layer im Layer-Menü abschaltbar</translation>
     </message>
 </context>
 <context>
@@ -1326,16 +1354,8 @@
         <translation>Anzuzeigender Reiter des Schicht-Inspektors: parameters, weights, activations, scatter, channels, samples oder explain.</translation>
     </message>
     <message>
-        <source>What --screenshot saves: window (default) or inspector.</source>
-        <translation>Was --screenshot speichert: window (Standard) oder inspector.</translation>
-    </message>
-    <message>
         <source>--inspector-tab: unknown tab &apos;%1&apos;</source>
         <translation>--inspector-tab: unbekannter Reiter „%1“</translation>
-    </message>
-    <message>
-        <source>--grab expects window or inspector</source>
-        <translation>--grab erwartet window oder inspector</translation>
     </message>
     <message>
         <source>--layer: no layer &apos;%1&apos; in the analysis</source>
@@ -1366,6 +1386,57 @@ Unterbefehle: gui (Standard), infer, bench, quantize, analyze, calib-lab, search
     <message>
         <source>--sample expects a sample index</source>
         <translation>--sample erwartet einen Sample-Index</translation>
+    </message>
+    <message>
+        <source>What --screenshot saves: window (default), inspector, or layer-menu (the window with the --layer&apos;s menu open beside its table row).</source>
+        <translation>Was --screenshot speichert: window (Standard), inspector oder layer-menu (das Fenster mit dem Menü des --layer neben seiner Tabellenzeile).</translation>
+    </message>
+    <message>
+        <source>--grab expects window, inspector or layer-menu</source>
+        <translation>--grab erwartet window, inspector oder layer-menu</translation>
+    </message>
+</context>
+<context>
+    <name>ql::ui</name>
+    <message>
+        <source>Round Adaptively (AdaRound)</source>
+        <translation>Adaptiv runden (AdaRound)</translation>
+    </message>
+    <message>
+        <source>Correct Bias</source>
+        <translation>Bias korrigieren</translation>
+    </message>
+    <message>
+        <source>AdaRound</source>
+        <translation>AdaRound</translation>
+    </message>
+    <message>
+        <source>bias corr.</source>
+        <translation>Bias-Korr.</translation>
+    </message>
+    <message>
+        <source>Rounds each weight up or down so that the layer&apos;s output on the calibration data is reconstructed best, instead of to nearest; the layer stays int8.</source>
+        <translation>Rundet jedes Gewicht auf oder ab, so dass die Ausgabe des Layers auf den Kalibrierdaten am besten rekonstruiert wird, statt zum nächsten Wert; der Layer bleibt int8.</translation>
+    </message>
+    <message>
+        <source>Subtracts the mean error of each output channel, measured on the calibration data, from the layer&apos;s bias; the layer stays int8.</source>
+        <translation>Zieht den mittleren Fehler jedes Ausgabekanals, gemessen auf den Kalibrierdaten, vom Bias des Layers ab; der Layer bleibt int8.</translation>
+    </message>
+    <message>
+        <source>The layer runs in fp32.</source>
+        <translation>Der Layer läuft in fp32.</translation>
+    </message>
+    <message>
+        <source>AdaRound rounds the weights of Conv, Gemm and MatMul layers.</source>
+        <translation>AdaRound rundet die Gewichte von Conv-, Gemm- und MatMul-Layern.</translation>
+    </message>
+    <message>
+        <source>Bias correction moves the bias of Conv, ConvTranspose and Gemm layers.</source>
+        <translation>Die Bias-Korrektur verschiebt den Bias von Conv-, ConvTranspose- und Gemm-Layern.</translation>
+    </message>
+    <message>
+        <source>Needs the float model quantized in the app (File &gt; Quantize in App…).</source>
+        <translation>Braucht das in der App quantisierte Float-Modell (Datei &gt; In der App quantisieren…).</translation>
     </message>
 </context>
 <context>
@@ -1680,6 +1751,10 @@ Unterbefehle: gui (Standard), infer, bench, quantize, analyze, calib-lab, search
         <source>Matched by node name among several candidates (confidence %1)</source>
         <translation>Unter mehreren Kandidaten über den Knotennamen zugeordnet (Konfidenz %1)</translation>
     </message>
+    <message>
+        <source>int8 + %1</source>
+        <translation>int8 + %1</translation>
+    </message>
 </context>
 <context>
     <name>ql::ui::CalibrationComparisonModel</name>
@@ -1951,6 +2026,14 @@ Unterbefehle: gui (Standard), infer, bench, quantize, analyze, calib-lab, search
         <source>No such file or folder: %1</source>
         <translation>Datei oder Ordner nicht gefunden: %1</translation>
     </message>
+    <message>
+        <source>Remedy sets applied after quantizing each calibration, comma-separated: none, bias-correction, adaround, adaround+bias-correction. Each remedied run is compared with the same calibration without remedies.</source>
+        <translation>Abhilfen nach dem Quantisieren jeder Kalibrierung, durch Kommas getrennt: none, bias-correction, adaround, adaround+bias-correction. Jeder Lauf mit Abhilfe wird mit derselben Kalibrierung ohne Abhilfe verglichen.</translation>
+    </message>
+    <message>
+        <source>Re&amp;medies:</source>
+        <translation>Abhil&amp;fen:</translation>
+    </message>
 </context>
 <context>
     <name>ql::ui::CalibrationLabJob</name>
@@ -2025,6 +2108,14 @@ Unterbefehle: gui (Standard), infer, bench, quantize, analyze, calib-lab, search
         <source>Evaluation batch: at least 1</source>
         <translation>Evaluierungs-Batch: mindestens 1</translation>
     </message>
+    <message>
+        <source>Remedies: give at least one set (none is one)</source>
+        <translation>Abhilfen: mindestens eine angeben (none ist eine)</translation>
+    </message>
+    <message>
+        <source>Remedies: &apos;%1&apos; is not none, bias-correction, adaround or adaround+bias-correction</source>
+        <translation>Abhilfen: „%1“ ist weder none, bias-correction, adaround noch adaround+bias-correction</translation>
+    </message>
 </context>
 <context>
     <name>ql::ui::CalibrationLabText</name>
@@ -2063,6 +2154,10 @@ Unterbefehle: gui (Standard), infer, bench, quantize, analyze, calib-lab, search
     <message>
         <source>Top-1 agreement</source>
         <translation>Top-1-Übereinstimmung</translation>
+    </message>
+    <message>
+        <source>remedy vs none</source>
+        <translation>Abhilfe gegen keine</translation>
     </message>
 </context>
 <context>
@@ -3087,6 +3182,17 @@ Formelwert         = %1
     <message>
         <source>No node matches “%1”</source>
         <translation>Kein Knoten passt zu „%1“</translation>
+    </message>
+</context>
+<context>
+    <name>ql::ui::LayerChoicesBar</name>
+    <message>
+        <source>Keep in fp32</source>
+        <translation>In fp32 behalten</translation>
+    </message>
+    <message>
+        <source>Bias correction</source>
+        <translation>Bias-Korrektur</translation>
     </message>
 </context>
 <context>

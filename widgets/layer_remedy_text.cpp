@@ -34,9 +34,7 @@ QString layerRemedyExplanation(analysis::LayerRemedy remedy) {
 QString layerRemedyUnavailable(const analysis::LayerReport &row, analysis::LayerRemedy remedy,
                                bool inAppQuantization) {
     if (!inAppQuantization)
-        return tr(
-            "Needs the float model quantized in the app (Analysis > Setup: Quantize in "
-            "QuantLens).");
+        return tr("Needs the float model quantized in the app (File > Quantize in App…).");
     if (row.precision != "int8") return tr("The layer runs in fp32.");
     const auto offered = analysis::remediesFor(row);
     if (std::find(offered.begin(), offered.end(), remedy) != offered.end()) return {};
