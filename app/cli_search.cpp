@@ -140,13 +140,6 @@ int runSearch(const QStringList &arguments) {
         return usageError("search: give either --quant QUANT.onnx or --calib DIR_OR_FILES");
     if (parser.isSet("remedy") && !parser.isSet("calib"))
         return usageError("search: --remedy needs --calib (the model is quantized in the app)");
-    for (const QString &remedy : parser.values("remedy"))
-        if (remedy == "bias-correction" || remedy.startsWith("adaround"))
-            return usageError(
-                "search: --remedy " + remedy.section('=', 0, 0) +
-                " is not available in search yet (it changes each quantized model after "
-                "calibration); use cle or smoothquant here, and " +
-                remedy.section('=', 0, 0) + " with quantize or analyze --calib");
     ql::analysis::SkipListDialect dialect;
     if (!ql::analysis::parseSkipListDialect(parser.value("format").toStdString(), dialect))
         return usageError(
@@ -219,6 +212,11 @@ int runSearch(const QStringList &arguments) {
     if (*remedied) {
         printRemedies(**remedied);
         inputs->floatGraph = (*remedied)->model;
+        // AdaRound and bias correction run in the session, after calibrating: every candidate
+        // set keeps the rounding, and the corrections measured on the all-int8 model (a set's
+        // own corrections are measured for the holdout and by analyze).
+        session.adaRound = (*remedied)->adaRound;
+        session.correctBiases = (*remedied)->correctBiases;
     }
     std::optional<ql::analysis::EvaluationData> held;
     if (holdout > 0.0) {
@@ -242,6 +240,19 @@ int runSearch(const QStringList &arguments) {
                  double(sessionCopy.cacheBudgetBytes) / 1048576.0,
                  whole < batches ? "; the others re-run whole at every evaluation (--cache-mb)"
                                  : "");
+    QJsonArray correctedLayers;
+    if (*remedied) {
+        (*remedied)->adaRounding = (*created)->adaRounding();
+        if ((*remedied)->adaRounding)
+            std::printf("%s\n", ql::quant::describe(*(*remedied)->adaRounding).c_str());
+        for (const std::string &layer : (*created)->layerRemedies().biasCorrection)
+            correctedLayers.append(QString::fromStdString(layer));
+        if ((*remedied)->correctBiases)
+            std::printf(
+                "bias correction: %lld layers, measured on the all-int8 model; every "
+                "candidate set keeps those corrections\n",
+                static_cast<long long>(correctedLayers.size()));
+    }
     search.progress = [](int evaluations, double) {
         if (evaluations % 50 == 0) std::fprintf(stderr, "search: %d sets measured\n", evaluations);
         return true;
@@ -284,7 +295,12 @@ int runSearch(const QStringList &arguments) {
                     holdoutFigure->met ? "met" : "NOT met");
     if (parser.isSet("json")) {
         QJsonObject report = resultJson(*result, search, floatPath);
-        report["remedies"] = *remedied ? remediesJson(**remedied) : QJsonArray();
+        QJsonArray remedies = *remedied ? remediesJson(**remedied) : QJsonArray();
+        if (*remedied && (*remedied)->correctBiases)
+            remedies.append(QJsonObject{{"remedy", "bias-correction"},
+                                        {"layers", correctedLayers},
+                                        {"measured_on", "the all-int8 model"}});
+        report["remedies"] = remedies;
         report["holdout"] =
             holdoutFigure
                 ? QJsonValue(QJsonObject{{"samples", static_cast<qint64>(holdoutFigure->samples)},

@@ -30,6 +30,7 @@
 #include "main_window.h"
 #include "main_window_wait.h"
 #include "project_controller.h"
+#include "remedy_setups.h"
 
 using ql::analysis::LayerRemedy;
 
@@ -44,17 +45,10 @@ private slots:
 
 namespace {
 
-const QString kData = QStringLiteral(QL_TEST_DATA_DIR "/remedies");
+using remedy_setups::kData;
 
 AnalysisSetup fashionSetup() {
-    AnalysisSetup setup;
-    setup.floatModel = kData + "/fashion_mobilenet_balanced.onnx";
-    setup.quantizeInApp = true;
-    setup.calibrationPaths = {kData + "/fashion_calib.npy"};
-    setup.quantizer.perTensor = true;
-    setup.dataPaths = {kData + "/fashion_test.npy"};
-    setup.batch = 250;
-    return setup;
+    return remedy_setups::fashionMobileNet(250);
 }
 
 int rowOf(const ql::ui::ReportPtr &report, const std::string &name) {

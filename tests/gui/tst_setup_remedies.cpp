@@ -14,6 +14,7 @@
 #include "analysis_job.h"
 #include "analysis_setup.h"
 #include "analysis_setup_dialog.h"
+#include "remedy_setups.h"
 
 class TestSetupRemedies : public QObject {
     Q_OBJECT
@@ -27,17 +28,10 @@ private slots:
 
 namespace {
 
-const QString kData = QStringLiteral(QL_TEST_DATA_DIR "/remedies");
+using remedy_setups::kData;
 
 AnalysisSetup vitSetup() {
-    AnalysisSetup setup;
-    setup.floatModel = kData + "/fashion_vit.onnx";
-    setup.quantizeInApp = true;
-    setup.calibrationPaths = {kData + "/fashion_calib.npy"};
-    setup.quantizer.perTensor = true;
-    setup.dataPaths = {kData + "/fashion_calib.npy"};
-    setup.batch = 16;
-    return setup;
+    return remedy_setups::perTensorInApp("fashion_vit.onnx", "fashion_calib.npy", 16);
 }
 
 }  // namespace
@@ -128,14 +122,8 @@ void TestSetupRemedies::sessionRoundsAdaptively() {
     double sqnr[2] = {0, 0};
     std::unique_ptr<ql::analysis::AnalysisSession> rounded;
     for (int adaptive = 0; adaptive < 2; ++adaptive) {
-        AnalysisSetup setup;
-        setup.floatModel = kData + "/fashion_mobilenet_balanced.onnx";
-        setup.quantizeInApp = true;
-        setup.calibrationPaths = {kData + "/fashion_calib.npy"};
-        setup.quantizer.perTensor = true;
+        AnalysisSetup setup = remedy_setups::fashionMobileNet(100);
         if (adaptive) setup.quantizer.remedies = {"adaround"};
-        setup.dataPaths = {kData + "/fashion_test.npy"};
-        setup.batch = 100;
         ql::ui::AnalysisRequest request;
         QString error;
         QVERIFY2(setup.toRequest(request, error), qPrintable(error));
@@ -183,14 +171,8 @@ void TestSetupRemedies::sessionRoundsAdaptively() {
 void TestSetupRemedies::sessionCorrectsEveryBias() {
     double sqnr[2] = {0, 0};
     for (int corrected = 0; corrected < 2; ++corrected) {
-        AnalysisSetup setup;
-        setup.floatModel = kData + "/fashion_mobilenet_balanced.onnx";
-        setup.quantizeInApp = true;
-        setup.calibrationPaths = {kData + "/fashion_calib.npy"};
-        setup.quantizer.perTensor = true;
+        AnalysisSetup setup = remedy_setups::fashionMobileNet(250);
         if (corrected) setup.quantizer.remedies = {"bias-correction"};
-        setup.dataPaths = {kData + "/fashion_test.npy"};
-        setup.batch = 250;
         ql::ui::AnalysisRequest request;
         QString error;
         QVERIFY2(setup.toRequest(request, error), qPrintable(error));

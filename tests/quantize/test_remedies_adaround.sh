@@ -6,7 +6,9 @@
 #   - every layer it rounded adaptively has a higher isolated SQNR on the test images;
 #   - the diagnosis suggests it on the naive model, not after it ran;
 #   - on DFQ's case, after cle it gains at least 3 dB more;
-#   - chosen layers only; an unknown layer, and adaround in search, are refused with one line.
+#   - chosen layers only; an unknown layer is refused with one line;
+#   - search reaches sqnr:33 with adaround, with bias-correction and with both alone (no fp32
+#     layer), where no single fp32 layer reaches it without them.
 source "$(dirname "$0")/remedy_cases.sh"  # from this script's arguments: $quantlens, $data, $work, expect
 
 # isolated_case NAME OPTIONS...: as analyze_case, with the isolated per-layer SQNR.
@@ -67,10 +69,26 @@ expect "quantize: an unknown layer is refused" 2 "AdaRound: no node 'nope' in th
     "$quantlens" quantize "$data/fashion_mobilenet_balanced.onnx" --calib "$data/fashion_calib.npy" \
     --remedy adaround=nope --out "$work/nope.onnx"
 expect "quantize: nothing written after the refusal" 1 "" -- test -e "$work/nope.onnx"
-expect "search: adaround is refused" 2 "--remedy adaround is not available in search yet" -- \
+search() {
     "$quantlens" search --float "$data/fashion_mobilenet_balanced.onnx" \
-    --calib "$data/fashion_calib.npy" --data "$data/fashion_calib.npy" --target sqnr:30 \
-    --remedy adaround
+        --calib "$data/fashion_calib.npy" --per-tensor --data "$data/fashion_test.npy" \
+        --target sqnr:33 --threads 2 "$@"
+}
+expect "search with adaround: no fp32 layer" 0 "met with 0 of 20 int8 layer(s) in fp32" -- \
+    search --remedy adaround
+expect "search with bias correction: no fp32 layer" 0 "met with 0 of 20 int8 layer(s) in fp32" -- \
+    search --remedy bias-correction
+expect "search with both: no fp32 layer" 0 "met with 0 of 20 int8 layer(s) in fp32" -- \
+    search --remedy adaround --remedy bias-correction --json "$work/search_both.json"
+expect "search JSON records both remedies" 0 "" -- python3 -c "import json, sys; \
+r = json.load(open(sys.argv[1])); sys.exit(not ([x['remedy'] for x in r['remedies']] == ['adaround', 'bias-correction'] and r['fp32_layers'] == [] and len(r['remedies'][1]['layers']) >= 10))" \
+    "$work/search_both.json"
+expect "search without: the empty set, all and each single layer" 0 "22 evaluations" -- \
+    search --max-evaluations 22 --json "$work/search_plain.json"
+expect "no single fp32 layer meets sqnr:33" 0 "" -- python3 -c "import json, sys; \
+steps = json.load(open(sys.argv[1]))['steps']; single = [s for s in steps if len(s['fp32_layers']) <= 1]; \
+sys.exit(not (len(single) == 21 and all((s['metric'] if s['metric'] is not None else s['best_reachable']) < 33 for s in single)))" \
+    "$work/search_plain.json"
 
 echo "AdaRound: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]

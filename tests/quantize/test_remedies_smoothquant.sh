@@ -73,8 +73,6 @@ expect "no single fp32 layer meets sqnr:30" 0 "" -- python3 -c "import json, sys
 steps = json.load(open(sys.argv[1]))['steps']; single = [s for s in steps if len(s['fp32_layers']) <= 1]; \
 sys.exit(not (len(single) == 56 and all((s['metric'] if s['metric'] is not None else s['best_reachable']) < 30 for s in single)))" \
     "$work/search.json"
-expect "search: bias correction is refused" 2 "--remedy bias-correction is not available in search yet" -- \
-    search --remedy bias-correction
 
 echo "remedies on SmoothQuant's case: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]

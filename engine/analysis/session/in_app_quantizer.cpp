@@ -52,8 +52,7 @@ Result<std::set<std::string>> InAppQuantizer::roundAll(const quant::AdaRoundOpti
     auto planned = quant::quantizeGraph(m_float, *m_stats, m_options);
     if (!planned) return planned.status();
     Graph rounded = quant::prepareFloatGraph(m_float, m_options.foldBatchNorm);
-    quant::AdaRoundOptions all = options;
-    all.layers.clear();
+    quant::AdaRoundOptions all = options;  // its layers: all when empty
     all.threads = m_threads;
     if (progress)
         all.progress = [&](int done, int total) { return progress("adaround", done, total); };

@@ -38,8 +38,8 @@ public:
                    const std::vector<std::map<std::string, Tensor>> &calibration,
                    quant::QuantizationOptions options, int threads);
 
-    // AdaRound for every int8 layer that takes it (with `options`, progress stage "adaround");
-    // returns the layers whose adaptive rounding was kept.
+    // AdaRound for every int8 layer that takes it, or those options.layers names (progress stage
+    // "adaround"); returns the layers whose adaptive rounding was kept.
     Result<std::set<std::string>> roundAll(const quant::AdaRoundOptions &options,
                                            const Progress &progress);
     // The report of roundAll, nullopt before.
