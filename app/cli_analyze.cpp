@@ -8,6 +8,7 @@
 #include <QJsonDocument>
 #include <QJsonObject>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <future>
@@ -109,6 +110,107 @@ void printTable(const ql::analysis::NumericSuiteReport &report) {
 
 }  // namespace
 
+// The float model quantized from --calib, with --remedy, as `quantize` would.
+struct Requantized {
+    ql::Graph floatGraph;  // remedied (same outputs) when --remedy changed it
+    ql::Graph quantGraph;
+    QJsonArray remedies;  // what each remedy did
+    ql::ui::AnalysisModels models;
+};
+
+ql::Result<Requantized> requantize(const QCommandLineParser &parser, const ql::Graph &floatGraph,
+                                   const ql::quant::QuantizationOptions &quantizer,
+                                   int64_t calibBatch, int threads) {
+    Requantized out;
+    out.floatGraph = floatGraph;
+    auto calibration = listCalibrationFiles(parser, floatGraph, threads, calibBatch, false);
+    if (!calibration) return calibration.status();
+    auto remedied = applyRemedies(
+        parser, "analyze", floatGraph, quantizer.foldBatchNorm,
+        [&](const ql::Graph &g) { return calibration->opener(g); }, threads);
+    if (!remedied) return remedied.status();
+    if (*remedied) {
+        printRemedies(**remedied);
+        out.floatGraph = (*remedied)->model;
+        if (parser.isSet("out-float"))
+            QL_RETURN_IF_ERROR(
+                ql::writeModel(out.floatGraph, parser.value("out-float").toStdString()));
+    }
+    int64_t calibrated = 0;
+    const AfterQuantize remedyResult = [&](ql::quant::QuantizeResult &result,
+                                           const ql::quant::BatchSourceOpener &calibration) {
+        return *remedied ? remedyQuantized(**remedied, result, calibration, threads)
+                         : ql::Status::ok();
+    };
+    auto quantized = quantizeFromFiles(out.floatGraph, *calibration, quantizer, threads, calibrated,
+                                       remedyResult);
+    if (!quantized) return quantized.status();
+    if (*remedied) out.remedies = remediesJson(**remedied);
+    out.quantGraph = std::move(quantized->model);
+    out.models.floatModel = parser.value("float");
+    out.models.quantizedInApp = true;
+    out.models.quantizerOptions =
+        QJsonObject{{"method", ql::quant::rangeMethodName(quantizer.method)},
+                    {"percentile", quantizer.percentile},
+                    {"per_channel_weights", quantizer.perChannelWeights},
+                    {"symmetric_activations", quantizer.symmetricActivations},
+                    {"reduce_range", quantizer.reduceRange},
+                    {"fold_batch_norm", quantizer.foldBatchNorm},
+                    {"calibration_samples", static_cast<double>(calibrated)}};
+    // By name, as asked, for the HTML/PDF report; the JSON's "remedies" has what each did.
+    if (parser.isSet("remedy"))
+        out.models.quantizerOptions.insert("remedies",
+                                           QJsonArray::fromStringList(parser.values("remedy")));
+    return out;
+}
+
+std::optional<double> cumulativeOf(const ql::analysis::LayerReport &layer) {
+    return layer.cumulative ? std::optional<double>(layer.cumulative->sqnrDb) : std::nullopt;
+}
+
+// The user's model and the re-quantization: headline figures, then the layers both have (by
+// float node name) with their cumulative SQNR.
+void printSideBySide(const ql::analysis::NumericSuiteReport &yours,
+                     const ql::analysis::NumericSuiteReport &ours, const QStringList &remedies) {
+    // The first column fits the longest layer name (torchvision names run to 60 characters).
+    int width = 32;
+    for (const auto &layer : yours.layers) width = std::max(width, int(layer.name.size()));
+    const QString how = remedies.isEmpty() ? QStringLiteral("no remedies")
+                                           : QStringLiteral("--remedy ") + remedies.join(", ");
+    std::printf(
+        "side by side on the same %lld samples: your quantized model | QuantLens "
+        "re-quantized from the float model (%s)\n",
+        static_cast<long long>(yours.samples), qPrintable(how));
+    if (!yours.outputs.empty() && !ours.outputs.empty()) {
+        const auto &a = yours.outputs.front(), &b = ours.outputs.front();
+        std::printf("%-*s %12s | %12s\n", width, "output SQNR (dB)", qPrintable(db(a.sqnrDb)),
+                    qPrintable(db(b.sqnrDb)));
+        std::printf("%-*s %11.2f%% | %11.2f%%\n", width, "top-1 agreement", 100.0 * a.top1Agreement,
+                    100.0 * b.top1Agreement);
+        if (a.quantAccuracy && b.quantAccuracy)
+            std::printf("%-*s %11.2f%% | %11.2f%%  (float %.2f%%)\n", width, "accuracy",
+                        100.0 * *a.quantAccuracy, 100.0 * *b.quantAccuracy,
+                        100.0 * a.floatAccuracy.value_or(0.0));
+    }
+    std::printf("%-*s %12s | %12s\n", width, "layers int8 / fp32",
+                qPrintable(QStringLiteral("%1 / %2").arg(yours.int8Layers).arg(yours.fp32Layers)),
+                qPrintable(QStringLiteral("%1 / %2").arg(ours.int8Layers).arg(ours.fp32Layers)));
+    std::map<std::string, const ql::analysis::LayerReport *> byName;
+    for (const auto &layer : ours.layers) byName[layer.name] = &layer;
+    std::printf("%-*s %12s | %12s %8s\n", width, "layer (cumulative SQNR, dB)", "yours",
+                "re-quantized", "change");
+    for (const auto &layer : yours.layers) {
+        const auto other = byName.find(layer.name);
+        if (other == byName.end()) continue;
+        const auto a = cumulativeOf(layer), b = cumulativeOf(*other->second);
+        const std::optional<double> change = a && b && std::isfinite(*a) && std::isfinite(*b)
+                                                 ? std::optional<double>(*b - *a)
+                                                 : std::nullopt;
+        std::printf("%-*s %12s | %12s %8s\n", width, layer.name.c_str(), qPrintable(db(a)),
+                    qPrintable(db(b)), qPrintable(db(change)));
+    }
+}
+
 int runAnalyze(const QStringList &arguments) {
     QCommandLineParser parser;
     parser.setApplicationDescription(
@@ -121,7 +223,8 @@ int runAnalyze(const QStringList &arguments) {
         {"calib",
          "Instead of --quant: quantize the float model in the app from these calibration inputs "
          "(folders of .npy/.pb files or images, or files; repeatable), with the quantizer options "
-         "below.",
+         "and remedies below. With --quant too: your model is analysed, and QuantLens's "
+         "re-quantization (with --remedy) is analysed beside it on the same data.",
          "DIR_OR_FILES"});
     addQuantizerOptions(parser);
     addRemedyOptions(parser);
@@ -154,8 +257,9 @@ int runAnalyze(const QStringList &arguments) {
         return usageError("analyze: unexpected argument '" + parser.positionalArguments().first() +
                           "' (models are given with --float and --quant)");
     if (!parser.isSet("float")) return usageError("analyze: --float is required");
-    if (parser.isSet("quant") == parser.isSet("calib"))
-        return usageError("analyze: give either --quant QUANT.onnx or --calib DIR_OR_FILES");
+    if (!parser.isSet("quant") && !parser.isSet("calib"))
+        return usageError(
+            "analyze: give --quant QUANT.onnx, --calib DIR_OR_FILES, or both (side by side)");
     if (!parser.isSet("data")) return usageError("analyze: --data is required");
     if (parser.isSet("remedy") && !parser.isSet("calib"))
         return usageError(
@@ -211,52 +315,29 @@ int runAnalyze(const QStringList &arguments) {
             quantGraph = std::move(*kept);
             std::printf("kept in fp32: %zu layer(s) of %s\n", layers.size(), qPrintable(models.quantModel));
         }
-    } else {
-        if (ql::Status read = readQuantizerOptions(parser, "analyze", floatPath, quantizer); !read)
-            return reportFailure(read);
+    }
+    // --calib: the float model quantized here (with --remedy: remedied first; the remedied float
+    // model, same outputs, is then the float side of its comparison).
+    std::optional<Requantized> requantized;
+    if (parser.isSet("calib")) {
+        if (!parser.isSet("quant"))
+            if (ql::Status read = readQuantizerOptions(parser, "analyze", floatPath, quantizer);
+                !read)
+                return reportFailure(read);
         auto calibBatch = readCalibrationBatch(parser, "analyze");
         if (!calibBatch) return reportFailure(calibBatch.status());
         calibrationBatch = static_cast<int>(*calibBatch);
-        // With --remedy the remedied float model (same outputs) is quantized and is the float
-        // side of the comparison: its layers are the ones the int8 model approximates.
-        auto calibration = listCalibrationFiles(parser, *floatGraph, threads, *calibBatch, false);
-        if (!calibration) return reportFailure(calibration.status());
-        auto remedied = applyRemedies(
-            parser, "analyze", *floatGraph, quantizer.foldBatchNorm,
-            [&](const ql::Graph &g) { return calibration->opener(g); }, threads);
-        if (!remedied) return reportFailure(remedied.status());
-        if (*remedied) {
-            printRemedies(**remedied);
-            *floatGraph = (*remedied)->model;
-            if (parser.isSet("out-float"))
-                if (ql::Status s =
-                        ql::writeModel(*floatGraph, parser.value("out-float").toStdString());
-                    !s)
-                    return reportFailure(s);
+        auto made = requantize(parser, *floatGraph, quantizer, *calibBatch, threads);
+        if (!made) return reportFailure(made.status());
+        if (parser.isSet("quant")) {
+            requantized = std::move(*made);
+        } else {
+            *floatGraph = std::move(made->floatGraph);
+            quantGraph = std::move(made->quantGraph);
+            remedies = made->remedies;
+            models = made->models;
+            models.floatModel = floatPath;
         }
-        int64_t calibrated = 0;
-        const AfterQuantize remedyResult = [&](ql::quant::QuantizeResult &result,
-                                               const ql::quant::BatchSourceOpener &calibration) {
-            return *remedied ? remedyQuantized(**remedied, result, calibration, threads)
-                             : ql::Status::ok();
-        };
-        auto quantized = quantizeFromFiles(*floatGraph, *calibration, quantizer, threads,
-                                           calibrated, remedyResult);
-        if (!quantized) return reportFailure(quantized.status());
-        if (*remedied) remedies = remediesJson(**remedied);
-        quantGraph = std::move(quantized->model);
-        models.quantizedInApp = true;
-        models.quantizerOptions = QJsonObject{{"method", ql::quant::rangeMethodName(quantizer.method)},
-                                              {"percentile", quantizer.percentile},
-                                              {"per_channel_weights", quantizer.perChannelWeights},
-                                              {"symmetric_activations", quantizer.symmetricActivations},
-                                              {"reduce_range", quantizer.reduceRange},
-                                              {"fold_batch_norm", quantizer.foldBatchNorm},
-                                              {"calibration_samples", static_cast<double>(calibrated)}};
-        // By name, as asked, for the HTML/PDF report; the JSON's "remedies" has what each did.
-        if (parser.isSet("remedy"))
-            models.quantizerOptions.insert("remedies",
-                                           QJsonArray::fromStringList(parser.values("remedy")));
     }
 
     auto pairBatch = ql::analysis::pairBatchSize(*floatGraph, quantGraph, batch, parser.isSet("batch"));
@@ -273,10 +354,20 @@ int runAnalyze(const QStringList &arguments) {
     auto report = ql::analysis::runNumericSuite(floatModel, quantGraph, inputs, options);
     if (!report) return reportFailure(report.status());
     printTable(*report);
+    std::optional<ql::analysis::NumericSuiteReport> beside;
+    if (requantized) {
+        auto second = ql::analysis::runNumericSuite(requantized->floatGraph,
+                                                    requantized->quantGraph, inputs, options);
+        if (!second) return reportFailure(second.status().withContext("re-quantized model"));
+        beside = std::move(*second);
+        printSideBySide(*report, *beside, parser.values("remedy"));
+    }
     // What the app's diagnosis list says, one line each, most serious first.
     ql::analysis::DiagnosisOptions diagnosis;
+    // AdaRound chose the analysed model's rounding (not with --quant: it rounded the model beside).
     for (const QString &remedy : parser.values("remedy"))
-        if (remedy.startsWith("adaround")) diagnosis.weightsRoundedToNearest = false;
+        if (remedy.startsWith("adaround") && !parser.isSet("quant"))
+            diagnosis.weightsRoundedToNearest = false;
     const std::vector<ql::analysis::Finding> findings =
         ql::analysis::diagnose(*report, &floatModel, diagnosis);
     for (const auto &f : findings)
@@ -291,6 +382,11 @@ int runAnalyze(const QStringList &arguments) {
             object.insert("worst_samples", ql::ui::worstSamplesJson(report->outputs[0],
                                                                     options.labels, data->files));
         if (!remedies.isEmpty()) object.insert("remedies", remedies);
+        if (beside) {
+            QJsonObject second = ql::ui::analysisReportJson(*beside, requantized->models);
+            if (!requantized->remedies.isEmpty()) second.insert("remedies", requantized->remedies);
+            object.insert("requantized", second);
+        }
         const QByteArray json = QJsonDocument(object).toJson();
         if (ql::Status s = writeTextFile(parser.value("json"), json); !s) return reportFailure(s);
     }

@@ -6,7 +6,9 @@
 #   - naive int8 loses at least 3 points of accuracy or 10 dB of output SQNR against the same
 #     network with balanced ranges;
 #   - --remedy cle --remedy bias-correction brings it within 1 point of float accuracy and within
-#     3 dB of the balanced network's per-tensor output SQNR.
+#     3 dB of the balanced network's per-tensor output SQNR;
+#   - a user's naive int8 model (--quant) and the re-quantization with those remedies (--calib
+#     --remedy) side by side: the same figures as analysing each alone.
 source "$(dirname "$0")/remedy_cases.sh"  # from this script's arguments: $quantlens, $data, $work, expect
 
 analyze_case balanced "$data/fashion_mobilenet_balanced.onnx" --per-tensor
@@ -44,6 +46,28 @@ check "remedied within 1 point of float accuracy" "$float_acc - $remedied_acc <=
 check "remedied within 3 dB of the balanced network" "$remedied_db >= $balanced_db - 3"
 # The float side is the same function either way (the imbalance is float-equivalent).
 check "float accuracy is the balanced network's" "$float_acc == $(field "$work/balanced.json" float_accuracy)"
+
+# Side by side: the naive model as a file of its own (a user's int8 model) and QuantLens's
+# re-quantization with cle + bias correction, on the same test images.
+expect "quantize the naive model" 0 "wrote" -- "$quantlens" quantize "$data/fashion_mobilenet.onnx" \
+    --calib "$data/fashion_calib.npy" --per-tensor --out "$work/naive_int8.onnx"
+expect "analyze side by side" 0 "side by side on the same 1000 samples" -- "$quantlens" analyze \
+    --float "$data/fashion_mobilenet.onnx" --quant "$work/naive_int8.onnx" \
+    --calib "$data/fashion_calib.npy" --per-tensor --remedy cle --remedy bias-correction \
+    --data "$data/fashion_test.npy" --labels "$data/fashion_test_labels.npy" \
+    --json "$work/side.json" --no-isolated --no-kernel-check --threads 2
+cp "$work/out" "$work/side.log"
+expect "the depthwise layer's change is listed" 0 "/features/features.3/conv/conv.3/Conv" -- \
+    grep "^/features/features.3/conv/conv.3/Conv .* | " "$work/side.log"
+side_naive_db=$(python3 -c "import json, sys; print(json.load(open(sys.argv[1]))['outputs'][0]['sqnr_db'])" "$work/side.json")
+side_remedied_db=$(python3 -c "import json, sys; r = json.load(open(sys.argv[1]))['requantized']; print(r['outputs'][0]['sqnr_db'])" "$work/side.json")
+side_remedied_acc=$(python3 -c "import json, sys; r = json.load(open(sys.argv[1]))['requantized']; print(r['outputs'][0]['quant_accuracy'])" "$work/side.json")
+check "side by side: your model as analysed alone" "abs($side_naive_db - $naive_db) < 0.01"
+check "side by side: the re-quantization as analysed alone" "abs($side_remedied_db - $remedied_db) < 0.01"
+check "side by side: the re-quantization's accuracy" "abs($side_remedied_acc - $remedied_acc) < 1e-9"
+expect "side by side JSON records the remedies" 0 "" -- python3 -c "import json, sys; \
+r = json.load(open(sys.argv[1]))['requantized']; sys.exit(not [x['remedy'] for x in r['remedies']] == ['cle', 'bias-correction'])" \
+    "$work/side.json"
 
 echo "remedies on DFQ's case: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]
