@@ -53,6 +53,13 @@ AnalysisController::AnalysisController(QObject *parent)
                 if (m_awaitingAnalysis) {
                     m_awaitingAnalysis = false;
                     m_goodSetup = m_setup;
+                    // The setup's AdaRound and bias correction chose layers: from now on the
+                    // user switches those.
+                    if (m_setup.quantizeInApp && m_job->layerRemedies() != m_remedies) {
+                        m_remedies = m_job->layerRemedies();
+                        emit fp32LayersChanged();
+                    }
+                    m_remediesKnown = m_setup.quantizeInApp;
                 }
                 emit reportReady(report);
             });
@@ -106,11 +113,12 @@ bool AnalysisController::isBusy() const {
 
 void AnalysisController::setSetup(const AnalysisSetup &setup,
                                   const std::set<std::string> &fp32Layers,
-                                  const ql::analysis::LayerRemedies &remedies) {
+                                  const std::optional<ql::analysis::LayerRemedies> &remedies) {
     m_setup = setup;
     m_fp32 = fp32Layers;
     // Remedies re-quantize from the float model: none on a quantized model file.
-    m_remedies = setup.quantizeInApp ? remedies : ql::analysis::LayerRemedies{};
+    m_remediesKnown = setup.quantizeInApp && remedies.has_value();
+    m_remedies = m_remediesKnown ? *remedies : ql::analysis::LayerRemedies{};
     m_reasonDb.clear();
     m_undo->clear();
     emit setupChanged();
@@ -175,7 +183,7 @@ void AnalysisController::start() {
         return;
     }
     request.fp32Layers = m_fp32;
-    request.layerRemedies = m_remedies;
+    if (m_remediesKnown) request.layerRemedies = m_remedies;
     // One core stays free for the GUI thread (responsive while the engine runs).
     request.threads = m_threads = std::max(1, QThread::idealThreadCount() - 1);
     m_latency.reset();
@@ -219,6 +227,11 @@ void AnalysisController::setLayerRemedy(const std::string &name, ql::analysis::L
                             : (adaRound ? tr("Round %1 to nearest").arg(layer)
                                         : tr("Undo the bias correction of %1").arg(layer));
     m_undo->push(new LayerChoicesCommand(this, {m_fp32, m_remedies}, {m_fp32, remedies}, text));
+}
+
+std::optional<ql::analysis::LayerRemedies> AnalysisController::layerRemediesToSave() const {
+    if (!m_remediesKnown) return std::nullopt;
+    return m_remedies;
 }
 
 void AnalysisController::setLayerFp32(const std::string &name, bool fp32) {

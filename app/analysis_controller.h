@@ -38,8 +38,10 @@ public:
 
     // Replaces the setup; runs the analysis when it is complete (fp32 layers and remedies:
     // applied after the first run, e.g. from a project). Clears the undo history.
+    // `remedies`: exactly these per-layer remedies (a project's; nullopt: the setup's AdaRound
+    // and bias-correction choices decide, for every layer, and the first report says which).
     void setSetup(const AnalysisSetup &setup, const std::set<std::string> &fp32Layers = {},
-                  const ql::analysis::LayerRemedies &remedies = {});
+                  const std::optional<ql::analysis::LayerRemedies> &remedies = std::nullopt);
     void setFloatModel(const QString &path);
     void setQuantModel(const QString &path);
     void setQuantizeInApp(const QStringList &calibrationPaths, const QuantizerSettings &settings);
@@ -72,6 +74,9 @@ public:
 
     // The per-layer remedies the user asked for (float node names; in-app quantization only).
     const ql::analysis::LayerRemedies &layerRemedies() const { return m_remedies; }
+    // What a project stores: the remedies once known exactly (from a report or a project),
+    // nullopt while the setup's choices still decide.
+    std::optional<ql::analysis::LayerRemedies> layerRemediesToSave() const;
     // Undoable: one remedy of one layer on or off.
     void setLayerRemedy(const std::string &name, ql::analysis::LayerRemedy remedy, bool on);
 
@@ -124,6 +129,7 @@ private:
     QUndoStack *m_undo;
     std::set<std::string> m_fp32;
     ql::analysis::LayerRemedies m_remedies;
+    bool m_remediesKnown = false;  // m_remedies is the whole set (not only the setup's choices)
     // Isolated (or cumulative) SQNR of a layer when the user moved it to fp32: the skip-list's
     // reason.
     std::map<std::string, double> m_reasonDb;

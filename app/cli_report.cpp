@@ -103,7 +103,7 @@ int runReport(const QStringList &arguments) {
         return reportFailure(ql::Status::badInput(error.toStdString()));
     AnalysisSetup setup;
     std::set<std::string> fp32;
-    ql::analysis::LayerRemedies remedies;
+    std::optional<ql::analysis::LayerRemedies> remedies;
     double thresholdDb = 30.0;
     ProjectController::unpackProject(project, QFileInfo(projectPath).absoluteDir(), setup, fp32,
                                      thresholdDb, &remedies);
@@ -137,8 +137,9 @@ int runReport(const QStringList &arguments) {
     input.skipList = ql::ui::skipListObject(setup.floatModel, fp32);
     input.thresholdDb = thresholdDb;
     input.howMade = commandLineText("report", arguments);
-    input.project = ProjectController::projectJson(setup, fp32, thresholdDb,
-                                                   QDir(reportFolder(parser)), remedies);
+    input.project = ProjectController::projectJson(
+        setup, fp32, thresholdDb, QDir(reportFolder(parser)),
+        setup.quantizeInApp ? std::optional((*session)->layerRemedies()) : std::nullopt);
     return writeReports(parser, std::move(input));
 }
 

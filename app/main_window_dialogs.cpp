@@ -52,10 +52,14 @@ void MainWindow::showAnalysisSetup(int focus) {
         m_project->reset();
         m_documents->openFile(setup.floatModel);
     }
+    // The per-layer remedies stay while the setup's remedies do; a changed choice (AdaRound or
+    // bias correction newly on or off) applies to every layer afresh.
+    const bool sameRemedies = setup.quantizer.remedies == m_analysis->setup().quantizer.remedies;
     if (newFloat)
         m_analysis->setSetup(setup);
     else
-        m_analysis->setSetup(setup, m_analysis->fp32Layers(), m_analysis->layerRemedies());
+        m_analysis->setSetup(setup, m_analysis->fp32Layers(),
+                             sameRemedies ? m_analysis->layerRemediesToSave() : std::nullopt);
 }
 
 void MainWindow::toggleCurrentLayer() {

@@ -71,8 +71,8 @@ void MainWindow::exportReport(const QString &chosenPath) {
     input.howMade =
         tr("the QuantLens window (File > Export Report…); the setup is the one this "
            "report carries");
-    input.project =
-        ProjectController::projectJson(setup, input.fp32Layers, input.thresholdDb,
-                                       QFileInfo(path).absoluteDir(), m_analysis->layerRemedies());
+    input.project = ProjectController::projectJson(setup, input.fp32Layers, input.thresholdDb,
+                                                   QFileInfo(path).absoluteDir(),
+                                                   m_analysis->layerRemediesToSave());
     m_reportExport->start(std::move(input), path);
 }

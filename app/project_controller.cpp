@@ -59,21 +59,19 @@ constexpr ql::analysis::LayerRemedy kLayerRemedies[] = {ql::analysis::LayerRemed
 
 }  // namespace
 
-QJsonObject ProjectController::projectJson(const AnalysisSetup &setup,
-                                           const std::set<std::string> &fp32, double thresholdDb,
-                                           const QDir &base,
-                                           const ql::analysis::LayerRemedies &remedies) {
+QJsonObject ProjectController::projectJson(
+    const AnalysisSetup &setup, const std::set<std::string> &fp32, double thresholdDb,
+    const QDir &base, const std::optional<ql::analysis::LayerRemedies> &remedies) {
     QJsonObject project{{"format", kFormat},
                         {"version", kVersion},
                         {"analysis", setup.toJson(base)},
                         {"fp32_layers", namesArray(fp32)},
                         {"threshold_db", thresholdDb}};
-    if (!remedies.empty()) {
+    if (remedies) {
         QJsonObject perLayer;
         for (ql::analysis::LayerRemedy remedy : kLayerRemedies)
-            if (!remedies.of(remedy).empty())
-                perLayer.insert(QLatin1String(ql::analysis::layerRemedyName(remedy)),
-                                namesArray(remedies.of(remedy)));
+            perLayer.insert(QLatin1String(ql::analysis::layerRemedyName(remedy)),
+                            namesArray(remedies->of(remedy)));
         project.insert(QStringLiteral("layer_remedies"), perLayer);
     }
     return project;
@@ -81,8 +79,9 @@ QJsonObject ProjectController::projectJson(const AnalysisSetup &setup,
 
 QJsonObject ProjectController::toJson(const QString &projectPath) const {
     const QDir base = QFileInfo(projectPath).absoluteDir();
-    QJsonObject project = projectJson(m_analysis->setup(), m_analysis->fp32Layers(),
-                                      m_analysis->thresholdDb(), base, m_analysis->layerRemedies());
+    QJsonObject project =
+        projectJson(m_analysis->setup(), m_analysis->fp32Layers(), m_analysis->thresholdDb(), base,
+                    m_analysis->layerRemediesToSave());
     if (m_lab && !m_lab->isEmpty()) project.insert("calibration_lab", m_lab->toJson(base));
     return project;
 }
@@ -187,18 +186,23 @@ bool ProjectController::readProject(const QString &file, QJsonObject &project, Q
 
 void ProjectController::unpackProject(const QJsonObject &project, const QDir &base,
                                       AnalysisSetup &setup, std::set<std::string> &fp32,
-                                      double &thresholdDb, ql::analysis::LayerRemedies *remedies) {
+                                      double &thresholdDb,
+                                      std::optional<ql::analysis::LayerRemedies> *remedies) {
     setup = AnalysisSetup::fromJson(project.value("analysis").toObject(), base);
     fp32.clear();
     for (const QJsonValue &name : project.value("fp32_layers").toArray())
         fp32.insert(name.toString().toStdString());
     if (remedies) {
-        *remedies = {};
-        const QJsonObject perLayer = project.value("layer_remedies").toObject();
-        for (ql::analysis::LayerRemedy remedy : kLayerRemedies)
-            for (const QJsonValue &name :
-                 perLayer.value(QLatin1String(ql::analysis::layerRemedyName(remedy))).toArray())
-                remedies->set(remedy, name.toString().toStdString(), true);
+        remedies->reset();
+        if (project.contains(QStringLiteral("layer_remedies"))) {
+            ql::analysis::LayerRemedies read;
+            const QJsonObject perLayer = project.value("layer_remedies").toObject();
+            for (ql::analysis::LayerRemedy remedy : kLayerRemedies)
+                for (const QJsonValue &name :
+                     perLayer.value(QLatin1String(ql::analysis::layerRemedyName(remedy))).toArray())
+                    read.set(remedy, name.toString().toStdString(), true);
+            *remedies = std::move(read);
+        }
     }
     thresholdDb = project.value("threshold_db").toDouble(ql::ui::kDefaultThresholdDb);
 }
@@ -224,7 +228,7 @@ bool ProjectController::load(const QString &file, const QString &projectPath, QS
     const QDir base = QFileInfo(projectPath).absoluteDir();
     AnalysisSetup setup;
     std::set<std::string> fp32;
-    ql::analysis::LayerRemedies remedies;
+    std::optional<ql::analysis::LayerRemedies> remedies;
     double thresholdDb = ql::ui::kDefaultThresholdDb;
     unpackProject(root, base, setup, fp32, thresholdDb, &remedies);
     m_restoring = true;

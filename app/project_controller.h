@@ -39,16 +39,17 @@ public:
     // A project of `setup` and fp32 layers, paths relative to `base` (reports embed one).
     static QJsonObject projectJson(const AnalysisSetup &setup, const std::set<std::string> &fp32,
                                    double thresholdDb, const QDir &base,
-                                   const ql::analysis::LayerRemedies &remedies = {});
+                                   const std::optional<ql::analysis::LayerRemedies> &remedies = {});
     // The project in a .qlproj file, or the one a QuantLens HTML report carries; false with a
     // one-line message naming the file.
     static bool readProject(const QString &file, QJsonObject &project, QString &error);
     // The setup, fp32 layers and threshold of a project read by readProject; paths relative to
     // `base`.
-    // Per-layer remedies ("layer_remedies") into `remedies` when given.
+    // Per-layer remedies ("layer_remedies", nullopt when the project has none) into `remedies`
+    // when given.
     static void unpackProject(const QJsonObject &project, const QDir &base, AnalysisSetup &setup,
                               std::set<std::string> &fp32, double &thresholdDb,
-                              ql::analysis::LayerRemedies *remedies = nullptr);
+                              std::optional<ql::analysis::LayerRemedies> *remedies = nullptr);
 
     bool save(const QString &path, QString &error);
     bool open(const QString &path, QString &error);

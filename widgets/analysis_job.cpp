@@ -261,8 +261,10 @@ Result<std::unique_ptr<analysis::AnalysisSession>> createAnalysisSession(
         std::move(options), progress);
     if (!session) return session.status();
     // Applied, and checked: a stale name in a project is refused with one line naming it.
-    if (!request.fp32Layers.empty() || !request.layerRemedies.empty()) {
-        auto toggled = (*session)->setLayers(request.fp32Layers, request.layerRemedies, progress);
+    if (!request.fp32Layers.empty() || (request.layerRemedies && !request.layerRemedies->empty())) {
+        auto toggled = (*session)->setLayers(
+            request.fp32Layers, request.layerRemedies.value_or((*session)->layerRemedies()),
+            progress);
         if (!toggled) return toggled.status();
     }
     return session;

@@ -49,8 +49,9 @@ struct AnalysisRequest : analysis::SessionSources {
     bool correctBiases = false;
     Int8Kernels int8Kernels = Int8Kernels::Exact;
     std::set<std::string> fp32Layers;  // applied right after the first run (project restore)
-    // In-app quantization only: per-layer remedies from the start (project restore).
-    analysis::LayerRemedies layerRemedies;
+    // In-app quantization only: exactly these per-layer remedies from the start (project restore,
+    // or the live session's for a holdout search); nullopt: adaRound and correctBiases decide.
+    std::optional<analysis::LayerRemedies> layerRemedies;
     bool measureLatency = true;
     int threads = 0;  // engine threads; 0: all cores
 };

@@ -186,25 +186,52 @@ void TestLayerChoices::quantizedFileOffersRemediesDisabled() {
 }
 
 void TestLayerChoices::projectKeepsRemedies() {
-    ql::analysis::LayerRemedies remedies;
-    remedies.adaRound = {"/features/features.0/Conv"};
-    remedies.biasCorrection = {"/classifier/Gemm"};
+    // The setup's bias correction on every layer, then one switched off: the project keeps the
+    // exact set, and reopening it does not switch that layer on again.
+    AnalysisSetup setup = fashionSetup();
+    setup.quantizer.remedies = {"bias-correction"};
+    MainWindow window(MainWindow::Options{false, false, false});
+    window.analysis()->setSetup(setup);
+    QVERIFY(!window.analysis()->layerRemediesToSave());  // the first report decides
+    QVERIFY(waitIdle(window));
+    const std::set<std::string> all = window.analysis()->layerRemedies().biasCorrection;
+    QVERIFY(all.size() >= 10);
+    const std::string off = "/classifier/Gemm";
+    QVERIFY(all.count(off));
+    const ql::ui::ReportPtr before = window.analysis()->report();
+    window.analysis()->setLayerRemedy(off, LayerRemedy::BiasCorrection, false);
+    QVERIFY(waitNewReport(window, before));
+    std::set<std::string> rest = all;
+    rest.erase(off);
+    QCOMPARE(window.analysis()->layerRemedies().biasCorrection, rest);
     const QDir base(kData);
-    const QJsonObject project =
-        ProjectController::projectJson(fashionSetup(), {}, 30.0, base, remedies);
-    AnalysisSetup setup;
+    const QJsonObject project = ProjectController::projectJson(
+        setup, {}, 30.0, base, window.analysis()->layerRemediesToSave());
+    AnalysisSetup readSetup;
     std::set<std::string> fp32;
     double threshold = 0;
-    ql::analysis::LayerRemedies read;
-    ProjectController::unpackProject(project, base, setup, fp32, threshold, &read);
-    QVERIFY(read == remedies);
+    std::optional<ql::analysis::LayerRemedies> read;
+    ProjectController::unpackProject(project, base, readSetup, fp32, threshold, &read);
+    QVERIFY(read && read->biasCorrection == rest && read->adaRound.empty());
+    MainWindow reopened(MainWindow::Options{false, false, false});
+    reopened.analysis()->setSetup(readSetup, fp32, read);
+    QVERIFY(waitIdle(reopened));
+    QCOMPARE(reopened.analysis()->layerRemedies().biasCorrection, rest);
+    const int gemm = rowOf(reopened.analysis()->report(), off);
+    QVERIFY(gemm >= 0 && reopened.analysis()->report()->layers[size_t(gemm)].remedies.empty());
+    // A project without layer_remedies: the setup's choice decides again.
+    QJsonObject plain = project;
+    plain.remove("layer_remedies");
+    ProjectController::unpackProject(plain, base, readSetup, fp32, threshold, &read);
+    QVERIFY(!read);
 
     // A stale name: the analysis is refused with the name and the remedy.
     ql::ui::AnalysisRequest request;
     QString error;
     QVERIFY(fashionSetup().toRequest(request, error));
     request.measureLatency = false;
-    request.layerRemedies.adaRound = {"/features/features.1/Conv"};
+    request.layerRemedies.emplace();
+    request.layerRemedies->adaRound = {"/features/features.1/Conv"};
     auto session = ql::ui::createAnalysisSession(request);
     QVERIFY(!session);
     const QString message = QString::fromStdString(session.status().message());

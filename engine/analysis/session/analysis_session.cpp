@@ -170,17 +170,17 @@ Result<std::unique_ptr<AnalysisSession>> AnalysisSession::create(Graph floatGrap
         QL_RETURN_IF_ERROR(quant::calibrate(d.floatGraph, batches, *stats, calibrationProgress));
         d.quantizer = std::make_unique<InAppQuantizer>(
             d.floatGraph, std::move(stats), batches, d.options.quantizer, d.options.suite.threads);
-        d.remedies = d.options.remedies;
         if (d.options.adaRound) {
             auto rounded = d.quantizer->roundAll(*d.options.adaRound, progress);
             if (!rounded) return rounded.status();
-            d.remedies.adaRound.insert(rounded->begin(), rounded->end());
+            d.remedies.adaRound = std::move(*rounded);
         }
-        if (d.options.correctBiases) {
+        if (d.options.correctBiases && !d.options.remedies) {
             auto layers = d.quantizer->layersTaking(LayerRemedy::BiasCorrection);
             if (!layers) return layers.status();
             d.remedies.biasCorrection.insert(layers->begin(), layers->end());
         }
+        if (d.options.remedies) d.remedies = *d.options.remedies;
         auto quantized = d.quantizer->quantize({}, d.remedies,
                                                InAppQuantizer::BiasCorrections::Measure, progress);
         if (!quantized) return quantized.status();

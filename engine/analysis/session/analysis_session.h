@@ -100,9 +100,11 @@ struct SessionOptions {
     // In-app quantization only: bias correction of every int8 layer that takes it, from the
     // start (they join `remedies` below, so the user can switch each off).
     bool correctBiases = false;
-    // In-app quantization only: per-layer remedies from the start (a restored project); AdaRound's
-    // layers and the corrected biases above join them.
-    LayerRemedies remedies;
+    // In-app quantization only: exactly these per-layer remedies from the start (a restored
+    // project, where the user may have switched some off); AdaRound's weights are still
+    // optimised for every layer when adaRound is set. nullopt: the layers adaRound kept and, with
+    // correctBiases, every layer that takes bias correction.
+    std::optional<LayerRemedies> remedies;
     // Toggles re-run only what they affect, from activations cached at creation (the float
     // model's compared values, every value of the quantized model) for the batches that fit in
     // cacheBudgetBytes; the other batches re-run whole. With incremental = false every toggle
