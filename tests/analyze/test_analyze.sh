@@ -57,7 +57,7 @@ hdr+=' '*(118-len(hdr))+'\n'
 open(sys.argv[1],'wb').write(b'\x93NUMPY\x01\x00'+struct.pack('<H',len(hdr))+hdr.encode()+bytes(80))" "$work/ten.npy"
 expect "too few labels" 2 "10 labels, but the inputs hold more samples" -- "$quantlens" analyze "${pair[@]}" --labels "$work/ten.npy"
 expect "wrong data shape" 2 "labels.npy" -- "$quantlens" analyze "${pair[@]/inputs.npy/labels.npy}"
-expect "neither --quant nor --calib" 2 "either --quant" -- \
+expect "neither --quant nor --calib" 2 "give --quant QUANT.onnx, --calib DIR_OR_FILES, or both" -- \
     "$quantlens" analyze --float "$fixture/float.onnx" --data "$fixture/inputs.npy"
 expect "bad --batch" 2 "--batch" -- "$quantlens" analyze "${pair[@]}" --batch 0
 
