@@ -254,6 +254,7 @@ void MainWindow::connectAnalysis() {
     const auto showChoices = [this] {
         const bool inApp = m_analysis->setup().quantizeInApp;
         m_analysisPanel->setLayerRemedies(m_analysis->layerRemedies(), inApp);
+        m_diagnosis->setRemediesAvailable(inApp);
         m_inspector->choicesBar()->setChoices(m_analysis->fp32Layers(), m_analysis->layerRemedies(),
                                               inApp);
     };
@@ -265,6 +266,12 @@ void MainWindow::connectAnalysis() {
             m_analysis->setLayerRemedy(report->layers[size_t(layer)].name, remedy, on);
     };
     connect(m_analysisPanel, &ql::ui::AnalysisPanel::remedyToggled, this, toggleRemedy);
+    connect(m_diagnosis, &ql::ui::DiagnosisList::remedyRequested, this,
+            [toggleRemedy](int layer, ql::analysis::LayerRemedy remedy) {
+                toggleRemedy(layer, remedy, true);
+            });
+    connect(m_diagnosis, &ql::ui::DiagnosisList::quantizerSettingsRequested, this,
+            [this] { showAnalysisSetup(1); });
     connect(m_inspector->choicesBar(), &ql::ui::LayerChoicesBar::remedyToggled, this, toggleRemedy);
     connect(m_inspector->choicesBar(), &ql::ui::LayerChoicesBar::fp32Toggled, this,
             [this](int layer, bool fp32) { m_analysis->setLayerFp32(layer, fp32); });

@@ -1,11 +1,13 @@
 #include "diagnosis_list.h"
 
 #include <QLocale>
+#include <QMenu>
 #include <QStyle>
 
 #include <cmath>
 
 #include "display_format.h"
+#include "layer_remedy_text.h"
 
 namespace ql::ui {
 namespace {
@@ -69,7 +71,48 @@ DiagnosisList::DiagnosisList(QWidget *parent) : QListWidget(parent) {
     };
     connect(this, &QListWidget::itemClicked, this, activate);
     connect(this, &QListWidget::itemActivated, this, activate);
+    setContextMenuPolicy(Qt::CustomContextMenu);
+    connect(this, &QWidget::customContextMenuRequested, this, [this](const QPoint &position) {
+        QListWidgetItem *item = itemAt(position);
+        if (!item || m_findings.empty()) return;
+        QMenu *menu = createFindingMenu(row(item), this);
+        menu->setAttribute(Qt::WA_DeleteOnClose);
+        menu->popup(viewport()->mapToGlobal(position));
+    });
     rebuild();
+}
+
+QMenu *DiagnosisList::createFindingMenu(int index, QWidget *parent) {
+    auto *menu = new QMenu(parent);
+    if (index < 0 || index >= int(m_findings.size())) return menu;
+    const Finding &f = m_findings[size_t(index)];
+    if (f.layer >= 0)
+        menu->addAction(tr("Select %1").arg(layerName(f)), this,
+                        [this, layer = f.layer] { emit layerActivated(layer); });
+    const auto remedy = analysis::parseLayerRemedy(f.remedy);
+    if (remedy && f.layer >= 0) {
+        QAction *apply =
+            menu->addAction(tr("%1 on %2").arg(layerRemedyAction(*remedy), layerName(f)));
+        apply->setObjectName(QStringLiteral("applyRemedyAction"));
+        const analysis::LayerReport *row = m_report && f.layer < int(m_report->layers.size())
+                                               ? &m_report->layers[size_t(f.layer)]
+                                               : nullptr;
+        const QString unavailable =
+            row ? layerRemedyUnavailable(*row, *remedy, m_remediesAvailable) : QString();
+        apply->setEnabled(row && unavailable.isEmpty());
+        apply->setStatusTip(unavailable.isEmpty() ? layerRemedyExplanation(*remedy) : unavailable);
+        apply->setToolTip(apply->statusTip());
+        connect(apply, &QAction::triggered, this,
+                [this, layer = f.layer, r = *remedy] { emit remedyRequested(layer, r); });
+    } else if (f.remedy == "cle" || f.remedy == "smoothquant") {
+        QAction *settings = menu->addAction(
+            tr("Quantizer Settings (%1)…")
+                .arg(f.remedy == "cle" ? tr("cross-layer equalization") : tr("SmoothQuant")));
+        settings->setObjectName(QStringLiteral("quantizerSettingsAction"));
+        connect(settings, &QAction::triggered, this, [this] { emit quantizerSettingsRequested(); });
+    }
+    menu->setToolTipsVisible(true);
+    return menu;
 }
 
 void DiagnosisList::setReport(ReportPtr report, const Graph *floatGraph,
@@ -109,9 +152,11 @@ void DiagnosisList::rebuild() {
         auto *item =
             new QListWidgetItem(style()->standardIcon(iconFor(f.severity)), describe(f), this);
         item->setData(Qt::UserRole, f.layer);
-        item->setToolTip(f.layer >= 0 ? tr("%1 (%2): click to select the layer")
-                                            .arg(layerName(f), QString::fromStdString(f.opType))
-                                      : tr("The whole model"));
+        QString tip = f.layer >= 0 ? tr("%1 (%2): click to select the layer")
+                                         .arg(layerName(f), QString::fromStdString(f.opType))
+                                   : tr("The whole model");
+        if (!f.remedy.empty()) tip += QLatin1Char('\n') + tr("Right-click to apply the remedy");
+        item->setToolTip(tip);
     }
 }
 

@@ -46,6 +46,7 @@ Session inAppSession(bool adaRoundAll = false) {
     EXPECT_TRUE(calibration) << calibration.status().message();
     SessionOptions options;
     options.suite.threads = 2;
+    options.suite.isolated = false;  // not read here: the cumulative figures are
     options.quantizer.perChannelWeights = false;
     options.calibrationBatches = std::move(calibration->batches);
     if (adaRoundAll) options.adaRound.emplace();

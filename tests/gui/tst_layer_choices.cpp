@@ -1,11 +1,14 @@
 // Per-layer remedies in the window (issue 36: "remedies toggled per layer with undo, in table,
 // inspector and graph"), on the Fashion-MNIST MobileNet quantized in the app with per-tensor
-// weights:
+// weights, analysed on its 64 calibration images (the engine tests measure the remedies on
+// images they were not calibrated on):
 //  * the layer menu (chart, table and graph share it) switches AdaRound on a layer: the report
 //    comes back with the layer rounded adaptively (precision cell "int8 + AdaRound", a different
 //    output SQNR); Undo returns the figures the analysis had, Redo the remedied ones;
 //  * the inspector's boxes correct a layer's bias and keep it in fp32, and its notes say what the
 //    correction did; a right-click on a graph box asks for that layer's menu;
+//  * a finding that names bias correction applies it to its layer from its context menu, and
+//    the finding goes away;
 //  * an analysis of a quantized model file offers the remedies disabled, saying why;
 //  * projects keep the per-layer remedies, and a stale layer name is refused with its name.
 #include <QAction>
@@ -24,6 +27,7 @@
 #include "analysis_job.h"
 #include "analysis_panel.h"
 #include "analysis_table_model.h"
+#include "diagnosis_list.h"
 #include "graph_view.h"
 #include "layer_choices_bar.h"
 #include "layer_inspector.h"
@@ -39,6 +43,7 @@ class TestLayerChoices : public QObject {
 private slots:
     void menuTogglesAdaRoundWithUndo();
     void inspectorCorrectsBiasAndGraphAsksForMenu();
+    void diagnosisAppliesItsRemedy();
     void quantizedFileOffersRemediesDisabled();
     void projectKeepsRemedies();
 };
@@ -48,7 +53,7 @@ namespace {
 using remedy_setups::kData;
 
 AnalysisSetup fashionSetup() {
-    return remedy_setups::fashionMobileNet(250);
+    return remedy_setups::fashionMobileNetOnCalibration();
 }
 
 int rowOf(const ql::ui::ReportPtr &report, const std::string &name) {
@@ -165,6 +170,32 @@ void TestLayerChoices::inspectorCorrectsBiasAndGraphAsksForMenu() {
     QCOMPARE(asked.at(0).at(0).toInt(), layer);
     for (QWidget *popup : QApplication::topLevelWidgets())
         if (qobject_cast<QMenu *>(popup)) popup->close();
+}
+
+void TestLayerChoices::diagnosisAppliesItsRemedy() {
+    MainWindow window(MainWindow::Options{false, false, false});
+    window.analysis()->setSetup(fashionSetup());
+    QVERIFY(waitIdle(window));
+    ql::ui::DiagnosisList *list = window.diagnosis();
+    int index = -1;
+    for (size_t i = 0; i < list->findings().size() && index < 0; ++i)
+        if (list->findings()[i].remedy == "bias-correction") index = int(i);
+    QVERIFY(index >= 0);
+    const ql::analysis::Finding finding = list->findings()[size_t(index)];
+    std::unique_ptr<QMenu> menu(list->createFindingMenu(index, nullptr));
+    QAction *apply = menuAction(*menu, "applyRemedyAction");
+    QVERIFY(apply && apply->isEnabled());
+    QVERIFY2(apply->text().contains(QString::fromStdString(finding.layerName)),
+             qPrintable(apply->text()));
+    const ql::ui::ReportPtr before = window.analysis()->report();
+    apply->trigger();
+    QVERIFY(waitNewReport(window, before));
+    QCOMPARE(window.analysis()->report()->layers[size_t(finding.layer)].remedies,
+             std::vector<std::string>{"bias-correction"});
+    QTRY_VERIFY(std::none_of(list->findings().begin(), list->findings().end(), [&](const auto &f) {
+        return f.remedy == "bias-correction" && f.layerName == finding.layerName;
+    }));
+    QCOMPARE(window.analysis()->undoStack()->count(), 1);
 }
 
 void TestLayerChoices::quantizedFileOffersRemediesDisabled() {
