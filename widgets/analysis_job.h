@@ -97,7 +97,7 @@ struct AnalysisModelsSnapshot {
     // the report has no per-sample figures.
     std::shared_ptr<const SampleStripData> worst;
     std::string dataReading;  // EvaluationData::reading: what reading the data applied
-    bool adaRounded = false;  // AdaRound chose the in-app weights (AnalysisSession::adaRounding)
+    bool adaRounded = false;  // AdaRound chose some int8 layers' weights (layerRemedies().adaRound)
 };
 
 // One evaluation sample's own analysis: the per-layer figures of that sample alone, on the
