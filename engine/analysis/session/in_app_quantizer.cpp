@@ -58,18 +58,22 @@ Result<std::set<std::string>> InAppQuantizer::roundAll(const quant::AdaRoundOpti
         all.progress = [&](int done, int total) { return progress("adaround", done, total); };
     auto report = quant::adaRound(rounded, planned->plan, quant::batchesOpener(m_calibration), all);
     if (!report) return report.status();
+    keepRounding(rounded, planned->plan, *report);
     std::set<std::string> kept;
-    for (const quant::RoundedLayer &layer : report->layers) {
-        const Node *node = rounded.findNode(layer.node);
-        if (!node) continue;
-        m_rounded[layer.node] = {layer, planned->plan.weights.at({layer.node, 1}).qparams,
-                                 *rounded.initializer(node->inputs[1])};
-        if (!layer.keptNearest) kept.insert(layer.node);
-    }
-    for (const quant::UnroundedLayer &layer : report->skipped)
-        m_notRounded[layer.node] = layer.reason;
+    for (const quant::RoundedLayer &layer : report->layers)
+        if (!layer.keptNearest && m_rounded.count(layer.node)) kept.insert(layer.node);
     m_roundAll = std::move(*report);
     return kept;
+}
+
+void InAppQuantizer::keepRounding(const Graph &rounded, const quant::QuantizationPlan &plan,
+                                  const quant::AdaRoundReport &report) {
+    for (const quant::RoundedLayer &layer : report.layers)
+        if (const Node *node = rounded.findNode(layer.node))
+            m_rounded[layer.node] = {layer, plan.weights.at({layer.node, 1}).qparams,
+                                     *rounded.initializer(node->inputs[1])};
+    for (const quant::UnroundedLayer &layer : report.skipped)
+        m_notRounded[layer.node] = layer.reason;
 }
 
 Result<std::set<std::string>> InAppQuantizer::layersTaking(LayerRemedy remedy) const {
@@ -78,11 +82,7 @@ Result<std::set<std::string>> InAppQuantizer::layersTaking(LayerRemedy remedy) c
     std::set<std::string> layers;
     for (const Node &node : m_float.nodes) {
         if (!isInt8Weighted(planned->plan, node.name)) continue;
-        LayerReport row;  // remediesFor reads the op type and precision of a report row
-        row.opType = node.opType;
-        row.precision = "int8";
-        row.weightSqnrDb = 0.0;
-        const auto offered = remediesFor(row);
+        const auto offered = remediesForOp(node.opType);
         if (std::find(offered.begin(), offered.end(), remedy) != offered.end())
             layers.insert(node.name);
     }
@@ -102,14 +102,7 @@ Status InAppQuantizer::roundLayers(const Graph &prepared, const quant::Quantizat
     Graph rounded = prepared;
     auto report = quant::adaRound(rounded, plan, quant::batchesOpener(m_calibration), options);
     if (!report) return report.status();
-    for (const quant::RoundedLayer &layer : report->layers) {
-        const Node *node = rounded.findNode(layer.node);
-        if (node)
-            m_rounded[layer.node] = {layer, plan.weights.at({layer.node, 1}).qparams,
-                                     *rounded.initializer(node->inputs[1])};
-    }
-    for (const quant::UnroundedLayer &layer : report->skipped)
-        m_notRounded[layer.node] = layer.reason;
+    keepRounding(rounded, plan, *report);
     return Status::ok();
 }
 

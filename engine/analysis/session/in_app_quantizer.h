@@ -58,6 +58,9 @@ public:
     void describeRemedies(NumericSuiteReport &report, const LayerRemedies &remedies) const;
 
 private:
+    // Keeps AdaRound's weights for the layers of `report` (rounded: the graph it rounded).
+    void keepRounding(const Graph &rounded, const quant::QuantizationPlan &plan,
+                      const quant::AdaRoundReport &report);
     Status roundLayers(const Graph &prepared, const quant::QuantizationPlan &plan,
                        const std::set<std::string> &layers, const Progress &progress);
     Status correctBiases(Graph &prepared, const quant::QuantizationPlan &plan,

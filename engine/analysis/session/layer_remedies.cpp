@@ -29,14 +29,17 @@ void LayerRemedies::set(LayerRemedy remedy, const std::string &layer, bool on) {
         of(remedy).erase(layer);
 }
 
-std::vector<LayerRemedy> remediesFor(const LayerReport &row) {
+std::vector<LayerRemedy> remediesForOp(const std::string &op) {
     std::vector<LayerRemedy> remedies;
-    if (row.precision != "int8" || !row.weightSqnrDb) return remedies;
-    const std::string &op = row.opType;
     if (op == "Conv" || op == "Gemm" || op == "MatMul") remedies.push_back(LayerRemedy::AdaRound);
     if (op == "Conv" || op == "ConvTranspose" || op == "Gemm")
         remedies.push_back(LayerRemedy::BiasCorrection);
     return remedies;
+}
+
+std::vector<LayerRemedy> remediesFor(const LayerReport &row) {
+    if (row.precision != "int8" || !row.weightSqnrDb) return {};
+    return remediesForOp(row.opType);
 }
 
 }  // namespace ql::analysis

@@ -34,8 +34,10 @@ struct LayerRemedies {
     bool operator!=(const LayerRemedies &other) const { return !(*this == other); }
 };
 
-// The remedies a report row can take: AdaRound for an int8 Conv / Gemm / MatMul with a weight,
-// bias correction for an int8 Conv / ConvTranspose / Gemm.
+// The remedies an int8 weighted layer of `opType` can take: AdaRound for Conv / Gemm / MatMul,
+// bias correction for Conv / ConvTranspose / Gemm.
+std::vector<LayerRemedy> remediesForOp(const std::string &opType);
+// The same for a report row: none unless it runs int8 with a weight.
 std::vector<LayerRemedy> remediesFor(const LayerReport &row);
 
 }  // namespace ql::analysis
