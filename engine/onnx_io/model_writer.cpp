@@ -6,6 +6,7 @@
 #include <onnx/onnx_pb.h>
 
 #include "onnx_io/atomic_file.h"
+#include "onnx_io/model_stream.h"
 #include "onnx_io/onnx_tensor.h"
 
 namespace ql {
@@ -72,9 +73,11 @@ Status fillAttribute(const std::string &key, const Attribute &attr, const Node &
     return Status::ok();
 }
 
-}  // namespace
-
-Result<std::string> serializeModel(const Graph &graph, const WriteOptions &options) {
+// The model as a ModelProto. With `streamed`, initializers carry no values: their plain tensors
+// go to `streamed` in the proto's order for streamModel, and each proto holds one placeholder
+// byte, since the checker counts an initializer's value fields but does not read them.
+Result<onnx::ModelProto> buildModel(const Graph &graph, const WriteOptions &options,
+                                    std::vector<Tensor> *streamed) {
     onnx::ModelProto model;
     model.set_ir_version(options.irVersion);
     model.set_producer_name(options.producerName);
@@ -104,8 +107,16 @@ Result<std::string> serializeModel(const Graph &graph, const WriteOptions &optio
         for (const auto &[key, attr] : node.attributes)
             QL_RETURN_IF_ERROR(fillAttribute(key, attr, node, n->add_attribute()));
     }
-    for (const auto &[name, tensor] : graph.initializers)
-        tensorToProto(tensor, name, g->add_initializer());
+    for (const auto &[name, tensor] : graph.initializers) {
+        onnx::TensorProto *proto = g->add_initializer();
+        if (!streamed) {
+            tensorToProto(tensor, name, proto);
+            continue;
+        }
+        streamed->push_back(tensor.toPlain());
+        tensorHeaderToProto(streamed->back(), name, proto);
+        proto->set_raw_data(streamed->back().byteSize() > 0 ? std::string(1, '\0') : std::string());
+    }
     std::set<std::string> declared;
     for (const ValueInfo &in : graph.inputs) {
         fillValueInfo(in, g->add_input());
@@ -132,18 +143,30 @@ Result<std::string> serializeModel(const Graph &graph, const WriteOptions &optio
             return Status::badInput("the written model fails the ONNX checker: " + finding);
         }
     }
+    return model;
+}
+
+}  // namespace
+
+Result<std::string> serializeModel(const Graph &graph, const WriteOptions &options) {
+    auto model = buildModel(graph, options, nullptr);
+    if (!model) return model.status();
     std::string bytes;
-    if (!model.SerializeToString(&bytes))
+    if (!model->SerializeToString(&bytes))
         return Status::badInput("model is too large to serialize (protobuf limit is 2 GiB)");
     return bytes;
 }
 
 Status writeModel(const Graph &graph, const std::string &path, const WriteOptions &options) {
-    auto bytes = serializeModel(graph, options);
-    if (!bytes) return bytes.status().withContext(path);
-    return writeFileAtomically(path, [&](std::ostream &out) {
-        return bool(out.write(bytes->data(), static_cast<std::streamsize>(bytes->size())));
+    std::vector<Tensor> values;
+    auto model = buildModel(graph, options, &values);
+    if (!model) return model.status().withContext(path);
+    Status streamed;
+    const Status written = writeFileAtomically(path, [&](std::ostream &out) {
+        streamed = streamModel(*model, values, out);
+        return bool(streamed);
     });
+    return streamed ? written : streamed.withContext(path);
 }
 
 }  // namespace ql

@@ -142,12 +142,16 @@ Result<Tensor> takeTensorFromProto(onnx::TensorProto &proto, const std::string &
     return halfToFloatIfAsked(std::move(tensor), convertHalfToFloat);
 }
 
-void tensorToProto(const Tensor &tensor, const std::string &name, onnx::TensorProto *proto) {
-    const Tensor plain = tensor.toPlain();
+void tensorHeaderToProto(const Tensor &plain, const std::string &name, onnx::TensorProto *proto) {
     proto->Clear();
     proto->set_name(name);
     proto->set_data_type(static_cast<int>(plain.dtype()));
     for (int64_t d : plain.shape()) proto->add_dims(d);
+}
+
+void tensorToProto(const Tensor &tensor, const std::string &name, onnx::TensorProto *proto) {
+    const Tensor plain = tensor.toPlain();
+    tensorHeaderToProto(plain, name, proto);
     proto->set_raw_data(plain.rawData(), plain.byteSize());
 }
 

@@ -19,5 +19,7 @@ Result<Tensor> tensorFromProto(const onnx::TensorProto &proto, const std::string
 Result<Tensor> takeTensorFromProto(onnx::TensorProto &proto, const std::string &what,
                                    bool convertHalfToFloat);
 void tensorToProto(const Tensor &tensor, const std::string &name, onnx::TensorProto *proto);
+// Name, type and dims of a plain-layout tensor, without its values.
+void tensorHeaderToProto(const Tensor &plain, const std::string &name, onnx::TensorProto *proto);
 
 }  // namespace ql

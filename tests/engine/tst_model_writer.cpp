@@ -4,6 +4,8 @@
 
 #include <cmath>
 #include <cstring>
+#include <fstream>
+#include <iterator>
 
 #include "onnx_io/model_loader.h"
 #include "onnx_io/model_writer.h"
@@ -60,6 +62,41 @@ TEST(ModelWriter, RoundTripKeepsNodesInitializersAndOutputs) {
     ASSERT_EQ(a.size(), 1u);
     ASSERT_EQ(b.size(), 1u);
     EXPECT_EQ(maxAbsDiff(a[0], b[0]), 0.0);
+}
+
+// writeModel streams the initializers' values instead of copying them into the proto: the file
+// must hold the bytes protobuf's own serialization gives, for every kind of initializer.
+TEST(ModelWriter, StreamedFileHoldsTheSerializedBytes) {
+    auto quantized = loadModel(demoDir() + "/fashion_cnn_int8.onnx");
+    ASSERT_TRUE(quantized.isOk()) << quantized.status().message();
+    Graph g = quantized.value();
+    g.initializers["empty_values"] = Tensor(DataType::Float, Shape{0, 3});
+    g.initializers["scalar_value"] = floats({2.5f});
+    // Written in plain layout whatever the engine holds it in.
+    g.initializers["channels_last"] = randomTensor({2, 3, 4, 5}, 7).toChannelsLast();
+    g.domainOpsets["com.microsoft"] = 1;
+    const std::string path = ::testing::TempDir() + "/ql_writer_streamed.onnx";
+    for (bool valueInfo : {false, true}) {
+        WriteOptions options;
+        options.writeValueInfo = valueInfo;
+        auto bytes = serializeModel(g, options);
+        ASSERT_TRUE(bytes.isOk()) << bytes.status().message();
+        ASSERT_TRUE(writeModel(g, path, options).isOk());
+        std::ifstream in(path, std::ios::binary);
+        const std::string file((std::istreambuf_iterator<char>(in)),
+                               std::istreambuf_iterator<char>());
+        ASSERT_EQ(file.size(), bytes->size()) << "value info " << valueInfo;
+        EXPECT_TRUE(file == *bytes) << "value info " << valueInfo;
+    }
+    // The loader keeps the initializers nodes read (the added ones are unused): those come back.
+    auto reloaded = loadModel(path);
+    ASSERT_TRUE(reloaded.isOk()) << reloaded.status().message();
+    ASSERT_FALSE(reloaded.value().initializers.empty());
+    for (const auto &[name, back] : reloaded.value().initializers) {
+        const Tensor plain = g.initializers.at(name).toPlain();
+        ASSERT_EQ(back.shape(), plain.shape()) << name;
+        EXPECT_EQ(0, std::memcmp(back.rawData(), plain.rawData(), plain.byteSize())) << name;
+    }
 }
 
 TEST(ModelWriter, RefusesGraphWithoutDefaultOpset) {

@@ -91,7 +91,10 @@ std::set<std::string> inputsOfLinearLayers(const Graph &graph) {
     return out;
 }
 
-// max |x| per channel of the last axis, into `maxima`.
+// max |x| per channel of the last axis, into `maxima`. A row (one position's channels) at a
+// time, rows split over the threads: a per-element modulo cost 0.35 s on vit_b_16's 8 samples.
+// Maxima do not depend on the order they are taken in, so the result is the same on any
+// thread count.
 void addChannelMaxima(const Tensor &value, std::vector<float> &maxima) {
     if (value.dtype() != DataType::Float || value.rank() < 1) return;
     const Tensor plain = value.layout() == Layout::Plain ? value : value.toPlain();
@@ -99,9 +102,19 @@ void addChannelMaxima(const Tensor &value, std::vector<float> &maxima) {
     if (c <= 0) return;
     if (maxima.size() != static_cast<size_t>(c)) maxima.assign(static_cast<size_t>(c), 0.0f);
     const float *v = plain.data<float>();
-    for (int64_t i = 0; i < plain.numel(); ++i) {
-        float &m = maxima[static_cast<size_t>(i % c)];
-        m = std::max(m, std::fabs(v[i]));
+    const int64_t rows = plain.numel() / c;
+#pragma omp parallel if (rows * c >= 65536)
+    {
+        std::vector<float> mine(static_cast<size_t>(c), 0.0f);
+        float *m = mine.data();
+#pragma omp for schedule(static)
+        for (int64_t r = 0; r < rows; ++r) {
+            const float *row = v + r * c;
+            for (int64_t k = 0; k < c; ++k) m[k] = std::max(m[k], std::fabs(row[k]));
+        }
+#pragma omp critical
+        for (int64_t k = 0; k < c; ++k)
+            maxima[static_cast<size_t>(k)] = std::max(maxima[static_cast<size_t>(k)], m[k]);
     }
 }
 
