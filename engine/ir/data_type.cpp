@@ -44,7 +44,28 @@ std::string dataTypeName(DataType type) {
         case DataType::String: return "string";
         case DataType::Undefined: return "undefined";
     }
-    return "unknown";
+    // ONNX types the engine does not hold, named for messages (onnx.proto's TensorProto.DataType).
+    switch (static_cast<int>(type)) {
+        case 14:
+            return "complex64";
+        case 15:
+            return "complex128";
+        case 17:
+            return "float8e4m3fn";
+        case 18:
+            return "float8e4m3fnuz";
+        case 19:
+            return "float8e5m2";
+        case 20:
+            return "float8e5m2fnuz";
+        case 21:
+            return "uint4";
+        case 22:
+            return "int4";
+        case 23:
+            return "float4e2m1";
+    }
+    return "type " + std::to_string(static_cast<int>(type));
 }
 
 bool isFloatingPoint(DataType type) {

@@ -108,17 +108,37 @@ Status resolveLineLayout(const Tensor &param, const Shape &operand, bool rowOper
                             shapeToString(operand));
 }
 
-// Scale and zero point of Q/DQ for data of shape `shape`: per tensor, or per `axis`
-// (opset 13+). `zp` may be null (zero).
+// Scale and zero point of Q/DQ for data of shape `shape`: per tensor, per `axis` (opset 13+),
+// or per block of `blockSize` values along `axis` (opset 21). `zp` may be null (zero).
 struct AxisParams {
     std::vector<float> scale;
     std::vector<int32_t> zp;
     int64_t channels = 1;  // 1 per tensor
     int64_t axis = -1;     // normalised; -1 per tensor
+    int64_t blockSize =
+        0;  // > 0: blocked; scale has the data's shape with ceil(dim / block) on axis
 };
 
+// Blocked scale (opset 21): the data's rank and dims, but ceil(dim / blockSize) along the axis.
+static Status resolveBlocks(const Tensor &scale, const Shape &shape, int64_t axisAttr,
+                            int64_t blockSize, AxisParams &p) {
+    int64_t axis = 0;
+    QL_RETURN_IF_ERROR(normalizeAxis(axisAttr, static_cast<int>(shape.size()), axis));
+    Shape expected = shape;
+    expected[axis] = (shape[axis] + blockSize - 1) / blockSize;
+    if (scale.shape() != expected)
+        return Status::badInput("scale shape " + shapeToString(scale.shape()) + " does not fit " +
+                                "blocks of " + std::to_string(blockSize) + " along axis " +
+                                std::to_string(axis) + " of " + shapeToString(shape) +
+                                " (expected " + shapeToString(expected) + ")");
+    p.axis = axis;
+    p.channels = expected[axis];
+    p.blockSize = blockSize;
+    return Status::ok();
+}
+
 static Status resolveAxisParams(const KernelContext &ctx, const Shape &shape, DataType qtype,
-                                int64_t opset, int64_t axisAttr, AxisParams &p) {
+                                int64_t opset, int64_t axisAttr, int64_t blockSize, AxisParams &p) {
     const Tensor &scale = ctx.input(1);
     QL_RETURN_IF_ERROR(readScales(scale, p.scale));
     if (ctx.hasInput(2)) {
@@ -129,6 +149,11 @@ static Status resolveAxisParams(const KernelContext &ctx, const Shape &shape, Da
     }
     p.channels = 1;
     p.axis = -1;
+    p.blockSize = 0;
+    if (blockSize < 0)
+        return Status::badInput("block_size must be 0 or positive, got " +
+                                std::to_string(blockSize));
+    if (blockSize > 0) return resolveBlocks(scale, shape, axisAttr, blockSize, p);
     if (scale.numel() == 1 && scale.rank() <= 1) return Status::ok();
     if (opset < 13 || scale.rank() != 1)
         return Status::badInput("scale shape " + shapeToString(scale.shape()) +
@@ -157,60 +182,120 @@ static bool hasConstantScalarScale(const KernelBuildInfo &info) {
 class AxisQdqKernel : public Kernel {
 public:
     explicit AxisQdqKernel(const KernelBuildInfo &info)
-        : m_opset(info.opset), m_axis(info.node.attrInt("axis", 1)),
+        : m_opset(info.opset),
+          m_axis(info.node.attrInt("axis", 1)),
+          m_blockSize(info.opset >= 21 ? info.node.attrInt("block_size", 0) : 0),
           m_layoutFree(hasConstantScalarScale(info)) {}
 
     bool acceptsChannelsLast(size_t i) const override { return i == 0 && m_layoutFree; }
 
 protected:
-    int64_t m_opset, m_axis;
+    Status resolve(const KernelContext &ctx, const Shape &shape, DataType qtype,
+                   AxisParams &p) const {
+        return resolveAxisParams(ctx, shape, qtype, m_opset, m_axis, m_blockSize, p);
+    }
+
+    int64_t m_opset, m_axis, m_blockSize;
 
 private:
     bool m_layoutFree;
 };
 
+// The 8- and 16-bit integer types Q/DQ carry here (16-bit since opset 21; int4 and float8 are
+// not types of the engine).
+bool isQdqInteger(DataType t) {
+    return t == DataType::UInt8 || t == DataType::Int8 || t == DataType::UInt16 ||
+           t == DataType::Int16;
+}
+
+Status unsupportedQdqType(const std::string &op, const std::string &what, DataType type) {
+    return Status::unsupported(op + " " + what + " " + dataTypeName(type) +
+                               " is not supported (uint8, int8, uint16 or int16)");
+}
+
+// Index of the scale of element i of a plain tensor quantized in blocks along p.axis.
+struct BlockIndex {
+    int64_t length = 1, inner = 1, block = 1, blocks = 1;
+    BlockIndex(const Shape &shape, const AxisParams &p) : block(p.blockSize), blocks(p.channels) {
+        length = shape[static_cast<size_t>(p.axis)];
+        for (size_t d = static_cast<size_t>(p.axis) + 1; d < shape.size(); ++d) inner *= shape[d];
+    }
+    int64_t operator()(int64_t i) const {
+        const int64_t outer = i / (length * inner), along = (i / inner) % length;
+        return (outer * blocks + along / block) * inner + i % inner;
+    }
+};
+
 class QuantizeLinearKernel : public AxisQdqKernel {
 public:
-    explicit QuantizeLinearKernel(const KernelBuildInfo &info) : AxisQdqKernel(info) {}
+    explicit QuantizeLinearKernel(const KernelBuildInfo &info)
+        : AxisQdqKernel(info),
+          m_outputType(info.opset >= 21 ? info.node.attrInt("output_dtype", 0) : 0) {}
 
     Status run(KernelContext &ctx) override {
         Tensor x = ctx.input(0);
-        const DataType out = ctx.hasInput(2) ? ctx.input(2).dtype() : DataType::UInt8;
-        if (out != DataType::UInt8 && out != DataType::Int8)
-            return Status::unsupported("QuantizeLinear to " + dataTypeName(out) +
-                                       " is not supported (uint8 or int8 zero point expected)");
+        DataType out = DataType::UInt8;
+        if (ctx.hasInput(2))
+            out = ctx.input(2).dtype();
+        else if (m_outputType != 0)
+            out = static_cast<DataType>(m_outputType);
+        if (m_outputType != 0 && static_cast<int>(out) != m_outputType)
+            return Status::badInput("output_dtype " +
+                                    dataTypeName(static_cast<DataType>(m_outputType)) +
+                                    " differs from the zero point's type " + dataTypeName(out));
+        if (!isQdqInteger(out)) return unsupportedQdqType("QuantizeLinear", "to", out);
         if (x.dtype() != DataType::Float && x.dtype() != DataType::Int32)
             return Status::unsupported("QuantizeLinear on " + dataTypeName(x.dtype()) +
                                        " is not supported");
         AxisParams p;
-        QL_RETURN_IF_ERROR(resolveAxisParams(ctx, x.shape(), out, m_opset, m_axis, p));
-        if (p.channels != 1) x = x.toPlain();
+        QL_RETURN_IF_ERROR(resolve(ctx, x.shape(), out, p));
+        if (p.channels != 1 || p.blockSize > 0) x = x.toPlain();
         Tensor &y = ctx.allocateOutput(0, out, x.shape(), x.layout());
         int64_t lo = 0, hi = 0;
         QL_RETURN_IF_ERROR(integerRange(out, lo, hi));
-        dispatchAmong<uint8_t, int8_t>(out, [&](auto tag) {
+        auto value = [&x](int64_t i) {
+            return x.dtype() == DataType::Float ? x.data<float>()[i]
+                                                : static_cast<float>(x.data<int32_t>()[i]);
+        };
+        dispatchAmong<uint8_t, int8_t, uint16_t, int16_t>(out, [&](auto tag) {
             using Q = decltype(tag);
             Q *dst = y.data<Q>();
-            if (p.channels == 1 && x.dtype() == DataType::Float) {
-                const float *src = x.data<float>();
+            auto quantize = [&](int64_t i, size_t param) {
+                dst[i] = saturateTo<Q>(
+                    roundHalfEven(value(i) / p.scale[param]) + static_cast<float>(p.zp[param]), lo,
+                    hi);
+            };
+            if (p.blockSize > 0) {
+                const BlockIndex at(x.shape(), p);
                 elementwise::parallelRange(x.numel(), [&](int64_t begin, int64_t end) {
-                    quantizeValues(src + begin, dst + begin, end - begin, p.scale[0], p.zp[0]);
+                    for (int64_t i = begin; i < end; ++i) quantize(i, static_cast<size_t>(at(i)));
+                });
+                return;
+            }
+            if constexpr (sizeof(Q) == 1) {
+                if (p.channels == 1 && x.dtype() == DataType::Float) {
+                    const float *src = x.data<float>();
+                    elementwise::parallelRange(x.numel(), [&](int64_t begin, int64_t end) {
+                        quantizeValues(src + begin, dst + begin, end - begin, p.scale[0], p.zp[0]);
+                    });
+                    return;
+                }
+            }
+            if (p.channels == 1) {
+                elementwise::parallelRange(x.numel(), [&](int64_t begin, int64_t end) {
+                    for (int64_t i = begin; i < end; ++i) quantize(i, 0);
                 });
                 return;
             }
             forEachChannelRun(x.shape(), p.axis, [&](int64_t start, int64_t count, int64_t c) {
-                const float s = p.scale[c];
-                const float z = static_cast<float>(p.zp[c]);
-                for (int64_t i = start; i < start + count; ++i) {
-                    const float v = x.dtype() == DataType::Float
-                                        ? x.data<float>()[i]
-                                        : static_cast<float>(x.data<int32_t>()[i]);
-                    dst[i] = saturateTo<Q>(roundHalfEven(v / s) + z, lo, hi);
-                }
+                for (int64_t i = start; i < start + count; ++i) quantize(i, static_cast<size_t>(c));
             });
         });
         return Status::ok();
     }
+
+private:
+    int64_t m_outputType;  // opset 21's output_dtype; 0: the zero point's type, else uint8
 };
 
 class DequantizeLinearKernel : public AxisQdqKernel {
@@ -219,15 +304,25 @@ public:
 
     Status run(KernelContext &ctx) override {
         Tensor x = ctx.input(0);
+        if (!isQdqInteger(x.dtype()) && x.dtype() != DataType::Int32)
+            return unsupportedQdqType("DequantizeLinear", "of", x.dtype());
         AxisParams p;
-        bool known = dispatchAmong<uint8_t, int8_t, int32_t>(x.dtype(), [](auto) {});
-        if (!known)
-            return Status::unsupported("DequantizeLinear on " + dataTypeName(x.dtype()) +
-                                       " is not supported");
-        QL_RETURN_IF_ERROR(resolveAxisParams(ctx, x.shape(), x.dtype(), m_opset, m_axis, p));
-        if (p.channels != 1) x = x.toPlain();
+        QL_RETURN_IF_ERROR(resolve(ctx, x.shape(), x.dtype(), p));
+        if (p.channels != 1 || p.blockSize > 0) x = x.toPlain();
         Tensor &y = ctx.allocateOutput(0, DataType::Float, x.shape(), x.layout());
         float *dst = y.data<float>();
+        if (p.blockSize > 0) {
+            const BlockIndex at(x.shape(), p);
+            elementwise::parallelRange(x.numel(), [&](int64_t begin, int64_t end) {
+                for (int64_t i = begin; i < end; ++i) {
+                    const size_t k = static_cast<size_t>(at(i));
+                    dst[i] =
+                        static_cast<float>(static_cast<int64_t>(x.valueAsDouble(i)) - p.zp[k]) *
+                        p.scale[k];
+                }
+            });
+            return Status::ok();
+        }
         // Per channel too in threads and in vectorised rows (a MatMul weight's channels are its
         // innermost axis: one value per channel run).
         const int64_t axis = p.channels == 1 ? -1 : p.axis;

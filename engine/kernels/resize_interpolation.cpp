@@ -22,6 +22,13 @@ double sourceCoordinate(int64_t j, const AxisSpec &axis, Coordinate coordinate) 
             return x / s;
         case Coordinate::TfHalfPixelForNN:
             return (x + 0.5) / s;
+        case Coordinate::HalfPixelSymmetric: {
+            // Half-pixel about the centre: the rounding of the output length shifts both ends
+            // by half the difference (ONNX Resize-19).
+            const double adjustment = static_cast<double>(axis.outLen) / L;
+            const double offset = static_cast<double>(axis.inLen) / 2.0 * (1.0 - adjustment);
+            return offset + (x + 0.5) / s - 0.5;
+        }
         case Coordinate::TfCropAndResize:
             if (L > 1.0)
                 return axis.roiStart * inLast +

@@ -18,7 +18,8 @@ enum class Coordinate {
     AlignCorners,
     Asymmetric,
     TfHalfPixelForNN,
-    TfCropAndResize
+    TfCropAndResize,
+    HalfPixelSymmetric  // opset 19
 };
 // Simple: ONNX Runtime's rule for Upsample and Resize-10: floor when upsampling, ceil when
 // downsampling.

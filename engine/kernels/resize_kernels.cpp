@@ -1,4 +1,4 @@
-// Resize (opsets 10 to 18) and Upsample (7 to 9): attribute and input parsing, output sizes;
+// Resize (opsets 10 to 19) and Upsample (7 to 9): attribute and input parsing, output sizes;
 // the sampling itself is in resize_interpolation.cpp.
 
 #include <algorithm>
@@ -171,6 +171,8 @@ private:
             m_options.coordinate = Coordinate::TfHalfPixelForNN;
         else if (coordinate == "tf_crop_and_resize")
             m_options.coordinate = Coordinate::TfCropAndResize;
+        else if (coordinate == "half_pixel_symmetric" && opset >= 19)
+            m_options.coordinate = Coordinate::HalfPixelSymmetric;
         else
             return Status::unsupported("Resize coordinate_transformation_mode '" + coordinate +
                                        "' is not supported");

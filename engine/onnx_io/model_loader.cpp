@@ -158,13 +158,6 @@ Result<Graph> convertModel(onnx::ModelProto &model, const std::string &file) {
     return graph;
 }
 
-// Highest default-domain opset the linked ONNX library has schemas for (17 for ONNX 1.12).
-int64_t libraryMaxOpset() {
-    const auto &ranges = onnx::OpSchemaRegistry::DomainToVersionRange::Instance().Map();
-    auto it = ranges.find(onnx::ONNX_DOMAIN);
-    return it == ranges.end() ? 0 : it->second.second;
-}
-
 // Runs onnx::checker and shape inference. The linked ONNX library may be older than the model:
 // it refuses newer IR versions outright (the IR changes since are additive, so check as its own
 // version), and for opsets it has no schemas for it would check and infer nodes against older
@@ -172,7 +165,7 @@ int64_t libraryMaxOpset() {
 // shape inference, whose wrong shapes could poison Shape folding, is skipped.
 Status checkAndInferShapes(onnx::ModelProto &model, int64_t opset, bool runChecker,
                            std::vector<std::string> *warnings) {
-    const int64_t knownOpset = libraryMaxOpset();
+    const int64_t knownOpset = onnxLibraryMaxOpset();
     const bool newerOpset = opset > knownOpset;
     const int64_t irVersion = model.ir_version();
     const bool newerIr = irVersion > onnx::IR_VERSION;
@@ -275,6 +268,12 @@ Result<Graph> graphFromModel(onnx::ModelProto &model, const std::string &file,
 }
 
 }  // namespace
+
+int64_t onnxLibraryMaxOpset() {
+    const auto &ranges = onnx::OpSchemaRegistry::DomainToVersionRange::Instance().Map();
+    auto it = ranges.find(onnx::ONNX_DOMAIN);
+    return it == ranges.end() ? 0 : it->second.second;
+}
 
 Result<Graph> loadModelFromBytes(const std::string &bytes, const std::string &file,
                                  const std::string &baseDir, const LoadOptions &options) {

@@ -1,11 +1,13 @@
 #include "onnx_io/model_writer.h"
 
+#include <algorithm>
 #include <set>
 
 #include <onnx/checker.h>
 #include <onnx/onnx_pb.h>
 
 #include "onnx_io/atomic_file.h"
+#include "onnx_io/model_loader.h"
 #include "onnx_io/model_stream.h"
 #include "onnx_io/onnx_tensor.h"
 
@@ -133,7 +135,10 @@ Result<onnx::ModelProto> buildModel(const Graph &graph, const WriteOptions &opti
                 fillValueInfo(info, g->add_value_info());
     }
 
-    if (options.runChecker) {
+    // The ONNX library judges opsets it has no schemas for by older ones (QuantizeLinear-13
+    // refuses the int16 of QuantizeLinear-21): those models are written unchecked, as the loader
+    // reads them with the checker's findings as warnings.
+    if (options.runChecker && opsets[""] <= onnxLibraryMaxOpset()) {
         try {
             onnx::checker::check_model(model);
         } catch (const std::exception &e) {
@@ -143,6 +148,11 @@ Result<onnx::ModelProto> buildModel(const Graph &graph, const WriteOptions &opti
             return Status::badInput("the written model fails the ONNX checker: " + finding);
         }
     }
+    // The IR version the opset came with (the library's checker knows IR 8 only).
+    const int64_t opset = opsets[""];
+    model.set_ir_version(std::max<int64_t>(options.irVersion, opset >= 21   ? 10
+                                                              : opset >= 19 ? 9
+                                                                            : 8));
     return model;
 }
 

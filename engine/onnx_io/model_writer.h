@@ -11,7 +11,9 @@
 namespace ql {
 
 struct WriteOptions {
-    int64_t irVersion = 8;  // IR 8 is what ONNX 1.12 / ONNX Runtime 1.1x read without complaint
+    // At least this IR version: IR 8 is what ONNX 1.12 / ONNX Runtime 1.1x read without complaint;
+    // models of opsets 19-20 are written as IR 9, of opset 21 as IR 10, as those opsets came with.
+    int64_t irVersion = 8;
     std::string producerName = "QuantLens";
     // Shapes of intermediate values from the loader's shape inference. Off by default: after a
     // pass rewrote the graph they may be stale, and ONNX Runtime re-infers them anyway.

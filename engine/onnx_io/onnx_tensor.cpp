@@ -47,7 +47,8 @@ Result<ProtoLayout> checkProto(const onnx::TensorProto &proto, const std::string
     const DataType type = layout.type;
     if (type == DataType::String) return Status::unsupported(what + ": string tensors are not supported");
     if (dataTypeSize(type) == 0)
-        return Status::unsupported(what + ": unsupported tensor data type " + std::to_string(proto.data_type()));
+        return Status::unsupported(what + ": tensor type " + dataTypeName(type) + " (ONNX type " +
+                                   std::to_string(proto.data_type()) + ") is not supported");
     if (proto.data_location() == onnx::TensorProto::EXTERNAL)
         return Status::internal(what + ": external data was not resolved");
     layout.shape.assign(proto.dims().begin(), proto.dims().end());

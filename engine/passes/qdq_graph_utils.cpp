@@ -166,6 +166,8 @@ Status checkQdqParams(const Graph &graph, const GraphIndex &index, const Node &n
     const Tensor *scale = graph.initializer(node.inputs[1]);
     const Tensor *zp = node.hasInput(2) ? graph.initializer(node.inputs[2]) : nullptr;
     if (!scale) return Status::ok();  // computed at run time: the kernel checks it
+    // Block-wise scales (opset 21) stay with the Q/DQ kernels, which check them.
+    if (node.attrInt("block_size", 0) > 0) return Status::ok();
     std::vector<float> scales;
     Status s = quant::readScales(*scale, scales);
     if (!s) return fail(s);

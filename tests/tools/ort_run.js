@@ -3,10 +3,12 @@
 //
 //   node ort_run.js infer MODEL.onnx INPUT.npy OUT.npy [--threads N]
 //   node ort_run.js bench MODEL.onnx [--threads 2] [--runs 30] [--batch 1] [--warmup 5]
+//   node ort_run.js outputs MODEL.onnx INPUT.npy OUTDIR [--threads N]
 //
 // The module is taken from $ORT_NODE_MODULE, else /tmp/ort/node_modules/onnxruntime-node, else
 // a plain require('onnxruntime-node'). infer feeds INPUT.npy (float32) to the model's first input
-// and writes its first output as float32 .npy. bench feeds seeded uniform [0,1) values (batch
+// and writes its first output as float32 .npy; outputs writes every output as OUTDIR/NAME.npy in
+// its own type (float32, 8-, 16- or 32-bit integers). bench feeds seeded uniform [0,1) values (batch
 // filling a symbolic first dim, 1 for other symbolic dims) and prints median_ms / min_ms.
 'use strict';
 
@@ -57,20 +59,29 @@ function readNpy(file) {
     return { shape, data: out };
 }
 
-function writeNpy(file, shape, data) {
+// numpy descr and element size of ORT's tensor types.
+const NPY_TYPES = {
+    float32: ['<f4', 4], uint8: ['|u1', 1], int8: ['|i1', 1], uint16: ['<u2', 2],
+    int16: ['<i2', 2], int32: ['<i4', 4], int64: ['<i8', 8],
+};
+
+function writeNpy(file, shape, data, type = 'float32') {
+    if (!(type in NPY_TYPES)) throw new Error(`${file}: output type ${type} cannot be written`);
+    const [descr, size] = NPY_TYPES[type];
     const shapeText = shape.length === 1 ? `(${shape[0]},)` : `(${shape.join(', ')})`;
-    let header = `{'descr': '<f4', 'fortran_order': False, 'shape': ${shapeText}, }`;
+    let header = `{'descr': '${descr}', 'fortran_order': False, 'shape': ${shapeText}, }`;
     // Pad so that magic(6) + version(2) + len(2) + header + '\n' is a multiple of 64.
     const total = Math.ceil((10 + header.length + 1) / 64) * 64;
     header = header.padEnd(total - 10 - 1, ' ') + '\n';
-    const buf = Buffer.alloc(total + 4 * data.length);
+    const bytes = Buffer.from(data.buffer, data.byteOffset, data.length * size);
+    const buf = Buffer.alloc(total + bytes.length);
     buf.writeUInt32BE(0x934e554d, 0);
     buf.write('PY', 4, 'latin1');
     buf[6] = 1;
     buf[7] = 0;
     buf.writeUInt16LE(header.length, 8);
     buf.write(header, 10, 'latin1');
-    for (let i = 0; i < data.length; ++i) buf.writeFloatLE(data[i], total + 4 * i);
+    bytes.copy(buf, total);
     fs.writeFileSync(file, buf);
 }
 
@@ -133,6 +144,23 @@ async function infer(args) {
     console.log(`ort ${model}: output ${session.outputNames[0]} [${out.dims.join(', ')}] -> ${outFile}`);
 }
 
+async function outputs(args) {
+    const { opts, positional } = parseOptions(args, { threads: 2 });
+    if (positional.length !== 3) throw new Error('usage: ort_run.js outputs MODEL.onnx INPUT.npy OUTDIR');
+    const [model, inputFile, outDir] = positional;
+    const ort = loadOrt();
+    const session = await ort.InferenceSession.create(model, sessionOptions(opts.threads));
+    const input = readNpy(inputFile);
+    const feeds = { [session.inputNames[0]]: new ort.Tensor('float32', input.data, input.shape) };
+    const results = await session.run(feeds);
+    fs.mkdirSync(outDir, { recursive: true });
+    for (const name of session.outputNames) {
+        const out = results[name];
+        writeNpy(path.join(outDir, `${name}.npy`), out.dims, out.data, out.type);
+        console.log(`ort ${model}: ${name} ${out.type} [${out.dims.join(', ')}]`);
+    }
+}
+
 async function bench(args) {
     const { opts, positional } = parseOptions(args, { threads: 2, runs: 30, batch: 1, warmup: 5 });
     if (positional.length !== 1) throw new Error('usage: ort_run.js bench MODEL.onnx [--threads N] [--runs N]');
@@ -168,7 +196,9 @@ async function main() {
     const [command, ...rest] = process.argv.slice(2);
     if (command === 'infer') return infer(rest);
     if (command === 'bench') return bench(rest);
-    throw new Error('usage: ort_run.js infer MODEL.onnx INPUT.npy OUT.npy | bench MODEL.onnx [options]');
+    if (command === 'outputs') return outputs(rest);
+    throw new Error('usage: ort_run.js infer MODEL.onnx INPUT.npy OUT.npy | bench MODEL.onnx [options] | ' +
+                    'outputs MODEL.onnx INPUT.npy OUTDIR');
 }
 
 main().catch(e => {
