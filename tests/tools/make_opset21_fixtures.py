@@ -7,6 +7,7 @@ IR version, attributes and types of the newer opsets are set directly. Each case
 (default tests/data/opset21) holds
   model.onnx      the model
   input.npy       its input "x" (float32, seeded)
+  float.onnx      (some cases) the float model the quantized one was made from
   expected/NAME.npy  every output of ONNX Runtime 1.30 with graph optimizations disabled: the
                   operators' literal meaning (optimized, ORT may fuse a DQ + MatMul into kernels
                   of its own that quantize the activations too)
@@ -61,7 +62,11 @@ def qdq16_matmul():
     m = model(nodes, [value("x", TensorProto.FLOAT, [2, 8])],
               [value("y_q", TensorProto.INT16, [2, 4]), value("y", TensorProto.FLOAT, [2, 4])],
               inits, 21)
-    return m, RNG.uniform(-1.6, 1.6, (2, 8)).astype(np.float32)
+    # Its float model, for the analysis of a 16-bit pair (no reference output needed).
+    float_model = model([helper.make_node("MatMul", ["x", "w"], ["y"], name="matmul")],
+                        [value("x", TensorProto.FLOAT, [None, 8])],
+                        [value("y", TensorProto.FLOAT, [None, 4])], [const("w", w)], 21)
+    return m, RNG.uniform(-1.6, 1.6, (2, 8)).astype(np.float32), {"float.onnx": float_model}
 
 
 def per_axis_uint16():
@@ -185,8 +190,10 @@ def main():
         folder = os.path.join(out, name)
         shutil.rmtree(folder, ignore_errors=True)
         os.makedirs(folder)
-        m, x = make()
+        m, x, *extra = make()
         onnx.save(m, os.path.join(folder, "model.onnx"))
+        for file, other in (extra[0] if extra else {}).items():
+            onnx.save(other, os.path.join(folder, file))
         np.save(os.path.join(folder, "input.npy"), x)
         subprocess.run(["node", os.path.join(HERE, "ort_run.js"), "outputs",
                         os.path.join(folder, "model.onnx"), os.path.join(folder, "input.npy"),

@@ -6,6 +6,7 @@
 
 #include "analysis/pairing/layer_pairing.h"
 #include "core/stop_token.h"
+#include "kernels/quantization_common.h"
 
 namespace ql::analysis {
 
@@ -78,15 +79,17 @@ bool quantizedOutputNonNegative(const Graph &graph, const Node &node) {
         return false;
     const Tensor *zp = graph.initializer(node.inputs[it->second]);
     if (!zp || zp->numel() == 0) return false;
-    const double qmin = zp->dtype() == DataType::Int8 ? -128.0 : zp->dtype() == DataType::UInt8 ? 0.0 : 1.0;
-    if (qmin > 0.0) return false;
+    int64_t qmin = 0, qmax = 0;
+    if (!quant::integerRange(zp->dtype(), qmin, qmax) || zp->dtype() == DataType::Int32)
+        return false;
     for (int64_t i = 0; i < zp->numel(); ++i)
-        if (zp->valueAsDouble(i) != qmin) return false;
+        if (zp->valueAsDouble(i) != static_cast<double>(qmin)) return false;
     return true;
 }
 
 // True when `value` is a DequantizeLinear output whose zero points all equal the type's qmin
-// (uint8 0, int8 -128): every dequantized value is >= 0, so a Relu on it changes nothing.
+// (uint8 0, int8 -128, 16-bit alike): every dequantized value is >= 0, so a Relu on it changes
+// nothing.
 bool dequantizesNonNegative(const Graph &graph, const std::string &value) {
     const int p = graph.producerIndex(value);
     if (p < 0 || graph.nodes[p].opType != "DequantizeLinear") return false;
@@ -94,10 +97,11 @@ bool dequantizesNonNegative(const Graph &graph, const std::string &value) {
     if (dq.inputs.size() < 3 || dq.inputs[2].empty()) return true;  // uint8, zero point 0
     const Tensor *zp = graph.initializer(dq.inputs[2]);
     if (!zp) return false;
-    const double qmin = zp->dtype() == DataType::Int8 ? -128.0 : zp->dtype() == DataType::UInt8 ? 0.0 : 1.0;
-    if (qmin > 0.0) return false;
+    int64_t qmin = 0, qmax = 0;
+    if (!quant::integerRange(zp->dtype(), qmin, qmax) || zp->dtype() == DataType::Int32)
+        return false;
     for (int64_t i = 0; i < zp->numel(); ++i)
-        if (zp->valueAsDouble(i) != qmin) return false;
+        if (zp->valueAsDouble(i) != static_cast<double>(qmin)) return false;
     return true;
 }
 

@@ -7,6 +7,7 @@
 #include <set>
 
 #include "analysis/pairing/quant_value.h"
+#include "kernels/quantization_common.h"
 #include "passes/constant_folding.h"
 #include "runtime/execution_plan.h"
 
@@ -320,11 +321,11 @@ Result<std::unique_ptr<CumulativeComparison>> CumulativeComparison::create(
             d.byFloatValue[layer.match.floatOutput].push_back(i);
         }
         if (!t.scale.empty() && t.scale.size() == 1) d.accumulators[i].setOutputScale(t.scale[0]);
-        if (t.scale.size() == 1 && !t.quantizedNames.empty()) {
-            const bool isSigned = t.quantType == DataType::Int8;
-            d.accumulators[i].setQuantizer(t.scale[0], t.zeroPoint[0], isSigned ? -128 : 0,
-                                           isSigned ? 127 : 255);
-        }
+        int64_t lo = 0, hi = 0;  // the 8- or 16-bit type's levels
+        if (t.scale.size() == 1 && !t.quantizedNames.empty() &&
+            quant::integerRange(t.quantType, lo, hi))
+            d.accumulators[i].setQuantizer(t.scale[0], t.zeroPoint[0], static_cast<int32_t>(lo),
+                                           static_cast<int32_t>(hi));
         d.result.layers.push_back(std::move(layer));
     }
 

@@ -5,6 +5,7 @@
 #include <map>
 #include <set>
 
+#include "kernels/quantization_common.h"
 #include "passes/constant_folding.h"
 #include "passes/qdq_graph_utils.h"
 #include "passes/qoperator_to_qdq.h"
@@ -105,9 +106,11 @@ bool perTensorParams(const Graph &g, const qdq::GraphIndex &index, const Node &n
 void setOutputQuantization(IsolatedLayerGraph &layer, const qdq::QParamsView &params) {
     layer.outputScale = params.scale[0];
     layer.outputZeroPoint = params.zeroPoint[0];
-    const bool isSigned = params.type == DataType::Int8;
-    layer.outputQmin = isSigned ? -128 : 0;
-    layer.outputQmax = isSigned ? 127 : 255;
+    int64_t lo = 0, hi = 255;  // 8- or 16-bit
+    if (quant::integerRange(params.type, lo, hi)) {
+        layer.outputQmin = static_cast<int32_t>(lo);
+        layer.outputQmax = static_cast<int32_t>(hi);
+    }
 }
 
 // Chooses the layer graph's single output. With per-tensor output quantization it is the
