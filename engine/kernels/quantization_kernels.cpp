@@ -115,8 +115,8 @@ struct AxisParams {
     std::vector<int32_t> zp;
     int64_t channels = 1;  // 1 per tensor
     int64_t axis = -1;     // normalised; -1 per tensor
-    int64_t blockSize =
-        0;  // > 0: blocked; scale has the data's shape with ceil(dim / block) on axis
+    // > 0: blocked; the scale has the data's shape with ceil(dim / blockSize) along axis.
+    int64_t blockSize = 0;
 };
 
 // Blocked scale (opset 21): the data's rank and dims, but ceil(dim / blockSize) along the axis.
@@ -203,15 +203,17 @@ private:
 
 // The 8- and 16-bit integer types Q/DQ carry here (16-bit since opset 21; int4 and float8 are
 // not types of the engine).
-bool isQdqInteger(DataType t) {
+static bool isQdqInteger(DataType t) {
     return t == DataType::UInt8 || t == DataType::Int8 || t == DataType::UInt16 ||
            t == DataType::Int16;
 }
 
-Status unsupportedQdqType(const std::string &op, const std::string &what, DataType type) {
+static Status unsupportedQdqType(const std::string &op, const std::string &what, DataType type) {
     return Status::unsupported(op + " " + what + " " + dataTypeName(type) +
                                " is not supported (uint8, int8, uint16 or int16)");
 }
+
+namespace {
 
 // Index of the scale of element i of a plain tensor quantized in blocks along p.axis.
 struct BlockIndex {
@@ -225,6 +227,8 @@ struct BlockIndex {
         return (outer * blocks + along / block) * inner + i % inner;
     }
 };
+
+}  // namespace
 
 class QuantizeLinearKernel : public AxisQdqKernel {
 public:
