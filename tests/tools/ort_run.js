@@ -129,15 +129,21 @@ function seededUniform(count, seed) {
 
 // --- commands ---
 
-async function infer(args) {
+// Runs MODEL.onnx on INPUT.npy (its first input); `usage` names the command's positionals.
+async function runOnInput(args, usage) {
     const { opts, positional } = parseOptions(args, { threads: 2 });
-    if (positional.length !== 3) throw new Error('usage: ort_run.js infer MODEL.onnx INPUT.npy OUT.npy');
-    const [model, inputFile, outFile] = positional;
+    if (positional.length !== 3) throw new Error(`usage: ort_run.js ${usage}`);
+    const [model, inputFile, target] = positional;
     const ort = loadOrt();
     const session = await ort.InferenceSession.create(model, sessionOptions(opts.threads));
     const input = readNpy(inputFile);
     const feeds = { [session.inputNames[0]]: new ort.Tensor('float32', input.data, input.shape) };
-    const results = await session.run(feeds);
+    return { model, target, session, results: await session.run(feeds) };
+}
+
+async function infer(args) {
+    const { model, target: outFile, session, results } =
+        await runOnInput(args, 'infer MODEL.onnx INPUT.npy OUT.npy');
     const out = results[session.outputNames[0]];
     if (out.type !== 'float32') throw new Error(`output type ${out.type} is not float32`);
     writeNpy(outFile, out.dims, out.data);
@@ -145,14 +151,8 @@ async function infer(args) {
 }
 
 async function outputs(args) {
-    const { opts, positional } = parseOptions(args, { threads: 2 });
-    if (positional.length !== 3) throw new Error('usage: ort_run.js outputs MODEL.onnx INPUT.npy OUTDIR');
-    const [model, inputFile, outDir] = positional;
-    const ort = loadOrt();
-    const session = await ort.InferenceSession.create(model, sessionOptions(opts.threads));
-    const input = readNpy(inputFile);
-    const feeds = { [session.inputNames[0]]: new ort.Tensor('float32', input.data, input.shape) };
-    const results = await session.run(feeds);
+    const { model, target: outDir, session, results } =
+        await runOnInput(args, 'outputs MODEL.onnx INPUT.npy OUTDIR');
     fs.mkdirSync(outDir, { recursive: true });
     for (const name of session.outputNames) {
         const out = results[name];
