@@ -107,6 +107,9 @@ TEST(Opset21Fixtures, BlockWiseWeightsAndActivations) {
 TEST(Opset21Fixtures, ResizeHalfPixelSymmetric) {
     EXPECT_EQ(runCase("resize_half_pixel_symmetric"), 1);
 }
+TEST(Opset21Fixtures, AveragePoolDilations) {
+    EXPECT_EQ(runCase("average_pool_dilations"), 1);
+}
 TEST(Opset21Fixtures, GeluOfTheDefaultDomain) {
     EXPECT_EQ(runCase("gelu20"), 2);
 }

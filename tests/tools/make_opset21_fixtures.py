@@ -132,6 +132,15 @@ def resize_half_pixel_symmetric():
     return m, RNG.standard_normal((1, 2, 4, 5)).astype(np.float32)
 
 
+def average_pool_dilations():
+    """AveragePool-19's new dilations, with strides, asymmetric pads and count_include_pad 0."""
+    nodes = [helper.make_node("AveragePool", ["x"], ["y"], kernel_shape=[3, 3], dilations=[2, 2],
+                              strides=[1, 2], pads=[1, 2, 1, 0], count_include_pad=0, name="pool")]
+    m = model(nodes, [value("x", TensorProto.FLOAT, [1, 2, 9, 10])],
+              [value("y", TensorProto.FLOAT, None)], [], 19, ir_version=9)
+    return m, RNG.standard_normal((1, 2, 9, 10)).astype(np.float32)
+
+
 def gelu20():
     """Gelu of the default domain (opset 20), exact and tanh."""
     nodes = [helper.make_node("Gelu", ["x"], ["y_exact"], name="gelu"),
@@ -177,7 +186,7 @@ def float8_activations():
 
 
 RUN = [qdq16_matmul, per_axis_uint16, output_dtype, blockwise, resize_half_pixel_symmetric, gelu20,
-       demo_opset21]
+       demo_opset21, average_pool_dilations]
 REFUSED = [int4_weights, float8_activations]
 
 
