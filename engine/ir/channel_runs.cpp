@@ -128,7 +128,7 @@ struct ScalePerElement {
 template <class Params>
 void dequantizeRun(const Tensor &q, int64_t start, int64_t count, const Params &params,
                    float *dst) {
-    switch (q.dtype()) {
+    switch (storageType(q.dtype())) {  // 4-bit values are held a byte each
         case DataType::UInt8:
             return params.dequantize(q.data<uint8_t>() + start, dst, count);
         case DataType::Int8:
@@ -182,6 +182,20 @@ Tensor dequantizeToFloat(const Tensor &quantized, const std::vector<float> &scal
     Tensor out = Tensor::uninitialized(DataType::Float, q.shape());
     dequantizeSpan(q, scale, zeroPoint, scale.size() > 1 ? axis : -1, 0, q.numel(),
                    out.data<float>());
+    return out;
+}
+
+Tensor dequantizeBlocksToFloat(const Tensor &quantized, const std::vector<float> &scale,
+                               const std::vector<int32_t> &zeroPoint, int64_t axis,
+                               int64_t blockSize) {
+    const Tensor q = quantized.toPlain();
+    Tensor out = Tensor::uninitialized(DataType::Float, q.shape());
+    float *dst = out.data<float>();
+    const BlockScaleIndex at(q.shape(), axis, blockSize);
+    for (int64_t i = 0; i < q.numel(); ++i) {
+        const size_t k = static_cast<size_t>(at(i));
+        dst[i] = static_cast<float>(q.valueAsDouble(i) - zeroPoint.at(k)) * scale.at(k);
+    }
     return out;
 }
 

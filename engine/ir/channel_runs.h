@@ -28,6 +28,22 @@ void forEachChannelRun(const Shape &shape, int64_t axis, Fn &&fn) {
         fn(start, inner, run % channels);
 }
 
+// Index of the scale of element i of a plain tensor of `shape` quantized in blocks of
+// `blockSize` along `axis` (ONNX opset 21): the scale has the tensor's shape with
+// ceil(dim / blockSize) along the axis.
+struct BlockScaleIndex {
+    int64_t length = 1, inner = 1, block = 1, blocks = 1;
+    BlockScaleIndex(const Shape &shape, int64_t axis, int64_t blockSize) : block(blockSize) {
+        length = shape[static_cast<size_t>(axis)];
+        blocks = (length + blockSize - 1) / blockSize;
+        for (size_t d = static_cast<size_t>(axis) + 1; d < shape.size(); ++d) inner *= shape[d];
+    }
+    int64_t operator()(int64_t i) const {
+        const int64_t outer = i / (length * inner), along = (i / inner) % length;
+        return (outer * blocks + along / block) * inner + i % inner;
+    }
+};
+
 // forEachChannelRun, except where the channel axis is the innermost one (a MatMul weight's
 // output columns): there rowFn(start, channels) is called once per row of channels 0, 1, ...
 // instead of runFn once per element.
@@ -93,5 +109,11 @@ void dequantizeSpan(const Tensor &quantized, const std::vector<float> &scale,
 // point, or one per channel along `axis`, as a plain float tensor.
 Tensor dequantizeToFloat(const Tensor &quantized, const std::vector<float> &scale,
                          const std::vector<int32_t> &zeroPoint, int64_t axis);
+
+// The same with a scale and zero point per block of `blockSize` values along `axis` (opset 21),
+// in BlockScaleIndex's order; any integer type (4-bit and 16-bit included).
+Tensor dequantizeBlocksToFloat(const Tensor &quantized, const std::vector<float> &scale,
+                               const std::vector<int32_t> &zeroPoint, int64_t axis,
+                               int64_t blockSize);
 
 }  // namespace ql

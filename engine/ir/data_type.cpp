@@ -20,6 +20,13 @@ size_t dataTypeSize(DataType type) {
         case DataType::UInt32: return 4;
         case DataType::UInt64: return 8;
         case DataType::BFloat16: return 2;
+        case DataType::Float8E4M3FN:
+        case DataType::Float8E4M3FNUZ:
+        case DataType::Float8E5M2:
+        case DataType::Float8E5M2FNUZ:
+        case DataType::UInt4:
+        case DataType::Int4:
+            return 1;
         case DataType::String:
         case DataType::Undefined: return 0;
     }
@@ -41,6 +48,18 @@ std::string dataTypeName(DataType type) {
         case DataType::UInt32: return "uint32";
         case DataType::UInt64: return "uint64";
         case DataType::BFloat16: return "bfloat16";
+        case DataType::Float8E4M3FN:
+            return "float8e4m3fn";
+        case DataType::Float8E4M3FNUZ:
+            return "float8e4m3fnuz";
+        case DataType::Float8E5M2:
+            return "float8e5m2";
+        case DataType::Float8E5M2FNUZ:
+            return "float8e5m2fnuz";
+        case DataType::UInt4:
+            return "uint4";
+        case DataType::Int4:
+            return "int4";
         case DataType::String: return "string";
         case DataType::Undefined: return "undefined";
     }
@@ -50,18 +69,6 @@ std::string dataTypeName(DataType type) {
             return "complex64";
         case 15:
             return "complex128";
-        case 17:
-            return "float8e4m3fn";
-        case 18:
-            return "float8e4m3fnuz";
-        case 19:
-            return "float8e5m2";
-        case 20:
-            return "float8e5m2fnuz";
-        case 21:
-            return "uint4";
-        case 22:
-            return "int4";
         case 23:
             return "float4e2m1";
     }
@@ -71,6 +78,21 @@ std::string dataTypeName(DataType type) {
 bool isFloatingPoint(DataType type) {
     return type == DataType::Float || type == DataType::Double || type == DataType::Float16 ||
            type == DataType::BFloat16;
+}
+
+bool isFloat8(DataType type) {
+    return type == DataType::Float8E4M3FN || type == DataType::Float8E4M3FNUZ ||
+           type == DataType::Float8E5M2 || type == DataType::Float8E5M2FNUZ;
+}
+
+bool isFourBit(DataType type) {
+    return type == DataType::Int4 || type == DataType::UInt4;
+}
+
+DataType storageType(DataType type) {
+    if (type == DataType::Int4) return DataType::Int8;
+    if (type == DataType::UInt4) return DataType::UInt8;
+    return type;
 }
 
 bool isInteger(DataType type) {

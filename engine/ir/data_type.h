@@ -23,13 +23,25 @@ enum class DataType : int {
     UInt32 = 12,
     UInt64 = 13,
     BFloat16 = 16,
+    // In memory one byte per element: float8 as its bit pattern, 4-bit integers unpacked (int4
+    // sign-extended). Files pack 4-bit values two per byte; the engine never does.
+    Float8E4M3FN = 17,
+    Float8E4M3FNUZ = 18,
+    Float8E5M2 = 19,
+    Float8E5M2FNUZ = 20,
+    UInt4 = 21,
+    Int4 = 22,
 };
 
 // Bytes per element; 0 for Undefined and String (not storable in a Tensor).
 size_t dataTypeSize(DataType type);
 std::string dataTypeName(DataType type);  // "float32", "int64", ... (numpy names)
 bool isFloatingPoint(DataType type);
-bool isInteger(DataType type);
+bool isInteger(DataType type);  // 8 bits and wider; not the 4-bit types
+bool isFloat8(DataType type);
+bool isFourBit(DataType type);  // Int4, UInt4
+// The 8-bit type whose bytes hold a 4-bit type's elements; other types unchanged.
+DataType storageType(DataType type);
 
 float halfToFloat(uint16_t bits);
 uint16_t floatToHalf(float value);

@@ -7,6 +7,8 @@
 #include <new>
 #include <sstream>
 
+#include "ir/float8.h"
+
 namespace ql {
 
 int64_t shapeElementCount(const Shape &shape) {
@@ -150,8 +152,7 @@ void nhwcToNchw(const void *src, void *dst, const Shape &s, size_t es) {
     transposeImages(src, dst, s[0], s[2] * s[3], s[1], es);
 }
 
-namespace {
-double readElement(DataType type, const void *p, int64_t i) {
+double elementAsDouble(DataType type, const void *p, int64_t i) {
     switch (type) {
         case DataType::Float: return static_cast<const float *>(p)[i];
         case DataType::Double: return static_cast<const double *>(p)[i];
@@ -166,20 +167,29 @@ double readElement(DataType type, const void *p, int64_t i) {
         case DataType::Bool: return static_cast<const uint8_t *>(p)[i] ? 1.0 : 0.0;
         case DataType::Float16: return halfToFloat(static_cast<const uint16_t *>(p)[i]);
         case DataType::BFloat16: return bfloat16ToFloat(static_cast<const uint16_t *>(p)[i]);
+        case DataType::Int4:
+            return static_cast<const int8_t *>(p)[i];
+        case DataType::UInt4:
+            return static_cast<const uint8_t *>(p)[i];
+        case DataType::Float8E4M3FN:
+        case DataType::Float8E4M3FNUZ:
+        case DataType::Float8E5M2:
+        case DataType::Float8E5M2FNUZ:
+            return float8ToFloat(static_cast<const uint8_t *>(p)[i], type);
         default: return 0.0;
     }
 }
-}  // namespace
 
 double Tensor::valueAsDouble(int64_t i) const {
     if (m_layout != Layout::Plain) return toPlain().valueAsDouble(i);
-    return readElement(m_type, rawData(), i);
+    return elementAsDouble(m_type, rawData(), i);
 }
 
 std::vector<float> Tensor::toFloatVector() const {
     const Tensor plain = toPlain();
     std::vector<float> out(static_cast<size_t>(numel()));
-    for (int64_t i = 0; i < numel(); ++i) out[i] = static_cast<float>(readElement(m_type, plain.rawData(), i));
+    for (int64_t i = 0; i < numel(); ++i)
+        out[i] = static_cast<float>(elementAsDouble(m_type, plain.rawData(), i));
     return out;
 }
 
@@ -191,8 +201,9 @@ std::vector<int64_t> Tensor::toInt64Vector() const {
     }
     const Tensor plain = toPlain();
     for (int64_t i = 0; i < numel(); ++i) {
-        out[i] = m_type == DataType::UInt64 ? static_cast<int64_t>(plain.data<uint64_t>()[i])
-                                            : static_cast<int64_t>(readElement(m_type, plain.rawData(), i));
+        out[i] = m_type == DataType::UInt64
+                     ? static_cast<int64_t>(plain.data<uint64_t>()[i])
+                     : static_cast<int64_t>(elementAsDouble(m_type, plain.rawData(), i));
     }
     return out;
 }

@@ -23,6 +23,10 @@ std::string shapeToString(const Shape &shape);  // "[1,3,224,224]"
 // A tensor larger than one may be (a hostile or broken shape: Tile by 10^9, ConstantOfShape of
 // [10^9, 10^9], an initializer claiming 2^62 values): thrown before anything is allocated; the
 // execution plan reports it as bad input naming the node.
+// Element i of `data` (of `type`, one element after another) as a double: exact for every
+// type but 64-bit integers beyond 2^53; 0 for types without a value (string).
+double elementAsDouble(DataType type, const void *data, int64_t i);
+
 class TensorTooLarge : public std::length_error {
 public:
     using std::length_error::length_error;

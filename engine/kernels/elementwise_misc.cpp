@@ -5,7 +5,9 @@
 #include <limits>
 #include <type_traits>
 
+#include "ir/float8.h"
 #include "kernels/elementwise_unary.h"
+#include "kernels/shape_common.h"
 
 namespace ql::elementwise {
 
@@ -68,12 +70,36 @@ uint16_t truncateToBfloat16(float value) {
 }
 
 bool isCastable(DataType type) {
-    return type == DataType::Bool || isFloatingPoint(type) || isInteger(type);
+    return type == DataType::Bool || isFloatingPoint(type) || isInteger(type) || isFloat8(type) ||
+           isFourBit(type);
+}
+
+// Casts from or to float8 and from 4-bit integers, through each value as a double (exact for
+// these types): float8 targets round to nearest even, saturating or not as Cast-19 says.
+Status castThroughDouble(const Tensor &input, Tensor &output, bool saturate) {
+    const DataType from = input.dtype(), to = output.dtype();
+    if (isFourBit(to))
+        return Status::unsupported("cast from " + dataTypeName(from) + " to " + dataTypeName(to) +
+                                   " is not supported");
+    const void *in = input.rawData();
+    auto *out = static_cast<uint8_t *>(output.rawData());
+    const size_t size = dataTypeSize(to);
+    parallelRange(input.numel(), [&](int64_t begin, int64_t end) {
+        for (int64_t i = begin; i < end; ++i) {
+            const double v = elementAsDouble(from, in, i);
+            if (isFloat8(to))
+                out[i] = floatToFloat8(static_cast<float>(v), to, saturate);
+            else
+                shape::encodeScalar(to, v, out + static_cast<size_t>(i) * size);
+        }
+    });
+    return Status::ok();
 }
 
 }  // namespace
 
-Status castInto(const Tensor &input, Tensor &output, BFloat16Rounding rounding) {
+Status castInto(const Tensor &input, Tensor &output, BFloat16Rounding rounding,
+                bool saturateFloat8) {
     if (!isCastable(input.dtype()) || !isCastable(output.dtype())) {
         return Status::unsupported("cast from " + dataTypeName(input.dtype()) + " to " +
                                    dataTypeName(output.dtype()) + " is not supported");
@@ -83,6 +109,9 @@ Status castInto(const Tensor &input, Tensor &output, BFloat16Rounding rounding) 
         if (n) std::memcpy(output.rawData(), input.rawData(), input.byteSize());
         return Status::ok();
     }
+    if (isFloat8(input.dtype()) || isFloat8(output.dtype()) || isFourBit(input.dtype()) ||
+        isFourBit(output.dtype()))
+        return castThroughDouble(input, output, saturateFloat8);
     if (output.dtype() == DataType::BFloat16 && rounding == BFloat16Rounding::Truncate) {
         dispatchCastable(input.dtype(), [&](auto fromTag) {
             using From = decltype(fromTag);
@@ -123,9 +152,11 @@ public:
     // like: CastLike takes the target type from input 1.
     // ONNX specified round-to-nearest-even for bfloat16 only in Cast-19; the reference of
     // earlier opsets (and their conformance data) truncates.
-    CastKernel(DataType to, bool like, int64_t opset)
-        : m_to(to), m_like(like),
-          m_rounding(opset >= 19 ? BFloat16Rounding::NearestEven : BFloat16Rounding::Truncate) {}
+    CastKernel(DataType to, bool like, int64_t opset, bool saturate)
+        : m_to(to),
+          m_like(like),
+          m_rounding(opset >= 19 ? BFloat16Rounding::NearestEven : BFloat16Rounding::Truncate),
+          m_saturate(saturate) {}
     bool acceptsChannelsLast(size_t i) const override { return i == 0; }
     Status run(KernelContext &ctx) override {
         const Tensor &x = ctx.input(0);
@@ -139,14 +170,19 @@ public:
                                        dataTypeName(to) + " is not supported");
         }
         Tensor &y = ctx.allocateOutput(0, to, x.shape(), x.layout());
-        return castInto(x, y, m_rounding);
+        return castInto(x, y, m_rounding, m_saturate);
     }
 
 private:
     DataType m_to;
     bool m_like;
     BFloat16Rounding m_rounding;
+    bool m_saturate;  // Cast-19: float8 targets saturate (default) or overflow to NaN / Inf
 };
+
+bool saturateAttribute(const KernelBuildInfo &info) {
+    return info.opset < 19 || info.node.attrInt("saturate", 1) != 0;
+}
 
 Result<KernelPtr> makeCast(const KernelBuildInfo &info) {
     const Attribute *to = info.node.hasAttribute("to") ? &info.node.attributes.at("to") : nullptr;
@@ -157,7 +193,7 @@ Result<KernelPtr> makeCast(const KernelBuildInfo &info) {
     if (!isCastable(type))
         return Status::unsupported("cast to " + dataTypeName(type) + " (type code " +
                                    std::to_string(to->i) + ") is not supported");
-    return KernelPtr(new CastKernel(type, false, info.opset));
+    return KernelPtr(new CastKernel(type, false, info.opset, saturateAttribute(info)));
 }
 
 class IdentityKernel final : public Kernel {
@@ -322,7 +358,8 @@ private:
 void registerElementwiseMiscKernels(KernelRegistry &r) {
     r.add("Cast", makeCast);
     r.add("CastLike", [](const KernelBuildInfo &info) -> Result<KernelPtr> {
-        return KernelPtr(new CastKernel(DataType::Undefined, true, info.opset));
+        return KernelPtr(
+            new CastKernel(DataType::Undefined, true, info.opset, saturateAttribute(info)));
     });
     r.add("Identity", [](const KernelBuildInfo &) -> Result<KernelPtr> {
         return KernelPtr(new IdentityKernel());

@@ -67,7 +67,9 @@ inline bool isHalfType(DataType type) {
 Result<Tensor> castTensor(const Tensor &input, DataType to);
 enum class BFloat16Rounding { NearestEven, Truncate };
 // Converts into existing storage of the same element count (layout is the caller's concern).
+// saturateFloat8: Cast-19's saturate for float8 targets.
 Status castInto(const Tensor &input, Tensor &output,
-                BFloat16Rounding rounding = BFloat16Rounding::NearestEven);
+                BFloat16Rounding rounding = BFloat16Rounding::NearestEven,
+                bool saturateFloat8 = true);
 
 }  // namespace ql::elementwise

@@ -7,13 +7,14 @@
 #include <sstream>
 
 #include "ir/channel_runs.h"
-#include "quant/finite_summary.h"
+#include "ir/float8.h"
 #include "kernels/elementwise_support.h"
 #include "kernels/kernel.h"
 #include "kernels/kernel_families.h"
 #include "kernels/qlinear_common.h"
 #include "kernels/quantization_common.h"
 #include "kernels/type_dispatch.h"
+#include "quant/finite_summary.h"
 
 namespace ql {
 namespace quant {
@@ -24,6 +25,14 @@ Status integerRange(DataType type, int64_t &lo, int64_t &hi) {
     case DataType::Int8: lo = -128; hi = 127; return Status::ok();
     case DataType::UInt16: lo = 0; hi = 65535; return Status::ok();
     case DataType::Int16: lo = -32768; hi = 32767; return Status::ok();
+    case DataType::UInt4:
+        lo = 0;
+        hi = 15;
+        return Status::ok();
+    case DataType::Int4:
+        lo = -8;
+        hi = 7;
+        return Status::ok();
     case DataType::Int32: lo = INT32_MIN; hi = INT32_MAX; return Status::ok();
     default: return Status::unsupported("quantized type " + dataTypeName(type) + " is not supported");
     }
@@ -137,13 +146,32 @@ static Status resolveBlocks(const Tensor &scale, const Shape &shape, int64_t axi
     return Status::ok();
 }
 
+// A float8 zero point must be zero: float8 quantization only scales (ModelOpt and ONNX Runtime
+// write 0; a shifted float8 grid has no use).
+static Status readFloat8ZeroPoints(const Tensor &zp, std::vector<int32_t> &out) {
+    if (!isFloat8(zp.dtype()))
+        return Status::badInput("float8 quantization with a zero point of type " +
+                                dataTypeName(zp.dtype()));
+    for (int64_t i = 0; i < zp.numel(); ++i)
+        if (zp.valueAsDouble(i) != 0.0)
+            return Status::unsupported("float8 zero point " + numberText(zp.valueAsDouble(i)) +
+                                       " at index " + std::to_string(i) +
+                                       " is not supported (only 0)");
+    out.assign(static_cast<size_t>(zp.numel()), 0);
+    if (out.empty()) return Status::badInput("zero point is empty");
+    return Status::ok();
+}
+
 static Status resolveAxisParams(const KernelContext &ctx, const Shape &shape, DataType qtype,
                                 int64_t opset, int64_t axisAttr, int64_t blockSize, AxisParams &p) {
     const Tensor &scale = ctx.input(1);
     QL_RETURN_IF_ERROR(readScales(scale, p.scale));
     if (ctx.hasInput(2)) {
         QL_RETURN_IF_ERROR(checkSameShape(scale, ctx.input(2)));
-        QL_RETURN_IF_ERROR(readZeroPoints(ctx.input(2), qtype, p.zp));
+        if (isFloat8(qtype))
+            QL_RETURN_IF_ERROR(readFloat8ZeroPoints(ctx.input(2), p.zp));
+        else
+            QL_RETURN_IF_ERROR(readZeroPoints(ctx.input(2), qtype, p.zp));
     } else {
         p.zp.assign(p.scale.size(), 0);
     }
@@ -201,32 +229,36 @@ private:
     bool m_layoutFree;
 };
 
-// The 8- and 16-bit integer types Q/DQ carry here (16-bit since opset 21; int4 and float8 are
-// not types of the engine).
+// The integer types Q/DQ carry (16- and 4-bit since opset 21; 4-bit held a byte each).
 static bool isQdqInteger(DataType t) {
     return t == DataType::UInt8 || t == DataType::Int8 || t == DataType::UInt16 ||
-           t == DataType::Int16;
+           t == DataType::Int16 || isFourBit(t);
 }
 
 static Status unsupportedQdqType(const std::string &op, const std::string &what, DataType type) {
     return Status::unsupported(op + " " + what + " " + dataTypeName(type) +
-                               " is not supported (uint8, int8, uint16 or int16)");
+                               " is not supported (8-, 16- or 4-bit integers, float8)");
 }
 
 namespace {
 
-// Index of the scale of element i of a plain tensor quantized in blocks along p.axis.
-struct BlockIndex {
-    int64_t length = 1, inner = 1, block = 1, blocks = 1;
-    BlockIndex(const Shape &shape, const AxisParams &p) : block(p.blockSize), blocks(p.channels) {
-        length = shape[static_cast<size_t>(p.axis)];
-        for (size_t d = static_cast<size_t>(p.axis) + 1; d < shape.size(); ++d) inner *= shape[d];
+// fn(begin, end, param) over runs of x's elements that share one scale: per tensor, per
+// channel of p.axis or per block, in threads.
+template <class Fn>
+void forEachParamRun(const Shape &shape, int64_t numel, const AxisParams &p, const Fn &fn) {
+    if (p.blockSize > 0) {
+        const BlockScaleIndex at(shape, p.axis, p.blockSize);
+        elementwise::parallelRange(numel, [&](int64_t begin, int64_t end) {
+            for (int64_t i = begin; i < end; ++i) fn(i, i + 1, static_cast<size_t>(at(i)));
+        });
+    } else if (p.channels == 1) {
+        elementwise::parallelRange(numel, [&](int64_t begin, int64_t end) { fn(begin, end, 0); });
+    } else {
+        forEachChannelRun(shape, p.axis, [&](int64_t start, int64_t count, int64_t c) {
+            fn(start, start + count, static_cast<size_t>(c));
+        });
     }
-    int64_t operator()(int64_t i) const {
-        const int64_t outer = i / (length * inner), along = (i / inner) % length;
-        return (outer * blocks + along / block) * inner + i % inner;
-    }
-};
+}
 
 }  // namespace
 
@@ -234,7 +266,8 @@ class QuantizeLinearKernel : public AxisQdqKernel {
 public:
     explicit QuantizeLinearKernel(const KernelBuildInfo &info)
         : AxisQdqKernel(info),
-          m_outputType(info.opset >= 21 ? info.node.attrInt("output_dtype", 0) : 0) {}
+          m_outputType(info.opset >= 21 ? info.node.attrInt("output_dtype", 0) : 0),
+          m_saturate(info.opset < 19 || info.node.attrInt("saturate", 1) != 0) {}
 
     Status run(KernelContext &ctx) override {
         Tensor x = ctx.input(0);
@@ -247,7 +280,8 @@ public:
             return Status::badInput("output_dtype " +
                                     dataTypeName(static_cast<DataType>(m_outputType)) +
                                     " differs from the zero point's type " + dataTypeName(out));
-        if (!isQdqInteger(out)) return unsupportedQdqType("QuantizeLinear", "to", out);
+        if (!isQdqInteger(out) && !isFloat8(out))
+            return unsupportedQdqType("QuantizeLinear", "to", out);
         if (x.dtype() != DataType::Float && x.dtype() != DataType::Int32)
             return Status::unsupported("QuantizeLinear on " + dataTypeName(x.dtype()) +
                                        " is not supported");
@@ -255,29 +289,26 @@ public:
         QL_RETURN_IF_ERROR(resolve(ctx, x.shape(), out, p));
         if (p.channels != 1 || p.blockSize > 0) x = x.toPlain();
         Tensor &y = ctx.allocateOutput(0, out, x.shape(), x.layout());
-        int64_t lo = 0, hi = 0;
-        QL_RETURN_IF_ERROR(integerRange(out, lo, hi));
         auto value = [&x](int64_t i) {
             return x.dtype() == DataType::Float ? x.data<float>()[i]
                                                 : static_cast<float>(x.data<int32_t>()[i]);
         };
-        dispatchAmong<uint8_t, int8_t, uint16_t, int16_t>(out, [&](auto tag) {
+        if (isFloat8(out)) {  // the zero point is 0 (readFloat8ZeroPoints)
+            uint8_t *dst = y.data<uint8_t>();
+            forEachParamRun(x.shape(), x.numel(), p, [&](int64_t begin, int64_t end, size_t k) {
+                for (int64_t i = begin; i < end; ++i)
+                    dst[i] = floatToFloat8(value(i) / p.scale[k], out, m_saturate);
+            });
+            return Status::ok();
+        }
+        int64_t lo = 0, hi = 0;
+        QL_RETURN_IF_ERROR(integerRange(out, lo, hi));
+        dispatchAmong<uint8_t, int8_t, uint16_t, int16_t>(storageType(out), [&](auto tag) {
             using Q = decltype(tag);
             Q *dst = y.data<Q>();
-            auto quantize = [&](int64_t i, size_t param) {
-                dst[i] = saturateTo<Q>(
-                    roundHalfEven(value(i) / p.scale[param]) + static_cast<float>(p.zp[param]), lo,
-                    hi);
-            };
-            if (p.blockSize > 0) {
-                const BlockIndex at(x.shape(), p);
-                elementwise::parallelRange(x.numel(), [&](int64_t begin, int64_t end) {
-                    for (int64_t i = begin; i < end; ++i) quantize(i, static_cast<size_t>(at(i)));
-                });
-                return;
-            }
-            if constexpr (sizeof(Q) == 1) {
-                if (p.channels == 1 && x.dtype() == DataType::Float) {
+            if constexpr (sizeof(Q) == 1) {  // quantizeValues saturates to the whole byte
+                if (p.channels == 1 && p.blockSize == 0 && x.dtype() == DataType::Float &&
+                    !isFourBit(out)) {
                     const float *src = x.data<float>();
                     elementwise::parallelRange(x.numel(), [&](int64_t begin, int64_t end) {
                         quantizeValues(src + begin, dst + begin, end - begin, p.scale[0], p.zp[0]);
@@ -285,14 +316,10 @@ public:
                     return;
                 }
             }
-            if (p.channels == 1) {
-                elementwise::parallelRange(x.numel(), [&](int64_t begin, int64_t end) {
-                    for (int64_t i = begin; i < end; ++i) quantize(i, 0);
-                });
-                return;
-            }
-            forEachChannelRun(x.shape(), p.axis, [&](int64_t start, int64_t count, int64_t c) {
-                for (int64_t i = start; i < start + count; ++i) quantize(i, static_cast<size_t>(c));
+            forEachParamRun(x.shape(), x.numel(), p, [&](int64_t begin, int64_t end, size_t k) {
+                for (int64_t i = begin; i < end; ++i)
+                    dst[i] = saturateTo<Q>(
+                        roundHalfEven(value(i) / p.scale[k]) + static_cast<float>(p.zp[k]), lo, hi);
             });
         });
         return Status::ok();
@@ -300,6 +327,7 @@ public:
 
 private:
     int64_t m_outputType;  // opset 21's output_dtype; 0: the zero point's type, else uint8
+    bool m_saturate;       // opset 19's saturate, for float8 outputs
 };
 
 class DequantizeLinearKernel : public AxisQdqKernel {
@@ -308,22 +336,18 @@ public:
 
     Status run(KernelContext &ctx) override {
         Tensor x = ctx.input(0);
-        if (!isQdqInteger(x.dtype()) && x.dtype() != DataType::Int32)
+        if (!isQdqInteger(x.dtype()) && !isFloat8(x.dtype()) && x.dtype() != DataType::Int32)
             return unsupportedQdqType("DequantizeLinear", "of", x.dtype());
         AxisParams p;
         QL_RETURN_IF_ERROR(resolve(ctx, x.shape(), x.dtype(), p));
         if (p.channels != 1 || p.blockSize > 0) x = x.toPlain();
         Tensor &y = ctx.allocateOutput(0, DataType::Float, x.shape(), x.layout());
         float *dst = y.data<float>();
-        if (p.blockSize > 0) {
-            const BlockIndex at(x.shape(), p);
-            elementwise::parallelRange(x.numel(), [&](int64_t begin, int64_t end) {
-                for (int64_t i = begin; i < end; ++i) {
-                    const size_t k = static_cast<size_t>(at(i));
-                    dst[i] =
-                        static_cast<float>(static_cast<int64_t>(x.valueAsDouble(i)) - p.zp[k]) *
-                        p.scale[k];
-                }
+        if (p.blockSize > 0 || isFloat8(x.dtype())) {
+            // valueAsDouble reads every type exactly (float8 decoded; float8 zero points are 0).
+            forEachParamRun(x.shape(), x.numel(), p, [&](int64_t begin, int64_t end, size_t k) {
+                for (int64_t i = begin; i < end; ++i)
+                    dst[i] = static_cast<float>(x.valueAsDouble(i) - p.zp[k]) * p.scale[k];
             });
             return Status::ok();
         }

@@ -115,8 +115,8 @@ Result<onnx::ModelProto> buildModel(const Graph &graph, const WriteOptions &opti
             tensorToProto(tensor, name, proto);
             continue;
         }
-        streamed->push_back(tensor.toPlain());
-        tensorHeaderToProto(streamed->back(), name, proto);
+        tensorHeaderToProto(tensor.toPlain(), name, proto);
+        streamed->push_back(storedValues(tensor));
         proto->set_raw_data(streamed->back().byteSize() > 0 ? std::string(1, '\0') : std::string());
     }
     std::set<std::string> declared;

@@ -32,6 +32,21 @@ Tensor halfToFloatTensor(const Tensor &half, bool bfloat) {
     return out;
 }
 
+size_t packedBytes(int64_t count) {
+    return static_cast<size_t>((count + 1) / 2);
+}
+
+// 4-bit values two per byte, the first in the low nibble (ONNX's layout), into one byte each;
+// int4 sign-extended.
+template <class Packed>
+void unpackFourBit(const Packed &packed, bool isSigned, int64_t count, uint8_t *out) {
+    for (int64_t i = 0; i < count; ++i) {
+        const uint8_t byte = static_cast<uint8_t>(packed[static_cast<size_t>(i / 2)]);
+        const uint8_t nibble = i % 2 ? byte >> 4 : byte & 0x0F;
+        out[i] = isSigned && (nibble & 0x08) ? static_cast<uint8_t>(nibble | 0xF0) : nibble;
+    }
+}
+
 // What a TensorProto holds, checked against its shape before anything is allocated: a corrupt
 // file must not trigger a huge allocation.
 struct ProtoLayout {
@@ -59,12 +74,13 @@ Result<ProtoLayout> checkProto(const onnx::TensorProto &proto, const std::string
     if (layout.count < 0)
         return Status::badInput(what + ": shape " + shapeToString(shape) + " is impossibly large");
     layout.bytes = static_cast<size_t>(layout.count) * dataTypeSize(type);
+    const size_t stored = isFourBit(type) ? packedBytes(layout.count) : layout.bytes;
     if (proto.has_raw_data()) {
-        if (proto.raw_data().size() != layout.bytes) {
+        if (proto.raw_data().size() != stored) {
             return Status::badInput(what + ": raw data holds " +
                                     std::to_string(proto.raw_data().size()) + " bytes, shape " +
                                     shapeToString(shape) + " of " + dataTypeName(type) + " needs " +
-                                    std::to_string(layout.bytes));
+                                    std::to_string(stored));
         }
         return layout;
     }
@@ -87,9 +103,11 @@ Result<ProtoLayout> checkProto(const onnx::TensorProto &proto, const std::string
             available = proto.int32_data_size();
             break;
     }
-    if (available != layout.count) {
+    // 4-bit values sit packed in int32_data too, one byte of two values per entry.
+    const int64_t needed = isFourBit(type) ? static_cast<int64_t>(stored) : layout.count;
+    if (available != needed) {
         return Status::badInput(what + ": holds " + std::to_string(available) + " values, shape " +
-                                shapeToString(shape) + " needs " + std::to_string(layout.count));
+                                shapeToString(shape) + " needs " + std::to_string(needed));
     }
     return layout;
 }
@@ -109,7 +127,13 @@ Result<Tensor> tensorFromProto(const onnx::TensorProto &proto, const std::string
     if (!layout) return layout.status();
     const auto &[type, shape, count, bytes] = *layout;
     Tensor tensor(type, shape, std::make_shared<Storage>(bytes));  // every byte is written below
-    if (proto.has_raw_data()) {
+    if (isFourBit(type)) {
+        uint8_t *out = tensor.data<uint8_t>();
+        if (proto.has_raw_data())
+            unpackFourBit(proto.raw_data(), type == DataType::Int4, count, out);
+        else
+            unpackFourBit(proto.int32_data(), type == DataType::Int4, count, out);
+    } else if (proto.has_raw_data()) {
         if (bytes) std::memcpy(tensor.rawData(), proto.raw_data().data(), bytes);
     } else {
         switch (type) {
@@ -124,7 +148,12 @@ Result<Tensor> tensorFromProto(const onnx::TensorProto &proto, const std::string
                 copyField(proto.int32_data(), tensor.data<uint16_t>(), count);
                 break;
             case DataType::Int8: copyField(proto.int32_data(), tensor.data<int8_t>(), count); break;
-            case DataType::UInt8: case DataType::Bool:
+            case DataType::UInt8:
+            case DataType::Bool:
+            case DataType::Float8E4M3FN:
+            case DataType::Float8E4M3FNUZ:
+            case DataType::Float8E5M2:
+            case DataType::Float8E5M2FNUZ:
                 copyField(proto.int32_data(), tensor.data<uint8_t>(), count);
                 break;
             default: return Status::unsupported(what + ": unsupported data type " + dataTypeName(type));
@@ -135,7 +164,8 @@ Result<Tensor> tensorFromProto(const onnx::TensorProto &proto, const std::string
 
 Result<Tensor> takeTensorFromProto(onnx::TensorProto &proto, const std::string &what,
                                    bool convertHalfToFloat) {
-    if (!proto.has_raw_data()) return tensorFromProto(proto, what, convertHalfToFloat);
+    if (!proto.has_raw_data() || isFourBit(static_cast<DataType>(proto.data_type())))
+        return tensorFromProto(proto, what, convertHalfToFloat);
     auto layout = checkProto(proto, what);
     if (!layout) return layout.status();
     std::unique_ptr<std::string> bytes(proto.release_raw_data());
@@ -150,10 +180,25 @@ void tensorHeaderToProto(const Tensor &plain, const std::string &name, onnx::Ten
     for (int64_t d : plain.shape()) proto->add_dims(d);
 }
 
+Tensor storedValues(const Tensor &tensor) {
+    Tensor plain = tensor.toPlain();
+    if (!isFourBit(plain.dtype())) return plain;
+    const int64_t n = plain.numel();
+    Tensor packed(DataType::UInt8, {static_cast<int64_t>(packedBytes(n))});
+    const uint8_t *in = plain.data<uint8_t>();
+    uint8_t *out = packed.data<uint8_t>();
+    for (int64_t i = 0; i < n; i += 2) {
+        const uint8_t high = i + 1 < n ? static_cast<uint8_t>(in[i + 1] << 4) : 0;
+        out[i / 2] = static_cast<uint8_t>(high | (in[i] & 0x0F));
+    }
+    return packed;
+}
+
 void tensorToProto(const Tensor &tensor, const std::string &name, onnx::TensorProto *proto) {
     const Tensor plain = tensor.toPlain();
     tensorHeaderToProto(plain, name, proto);
-    proto->set_raw_data(plain.rawData(), plain.byteSize());
+    const Tensor stored = storedValues(plain);
+    proto->set_raw_data(stored.rawData(), stored.byteSize());
 }
 
 }  // namespace ql

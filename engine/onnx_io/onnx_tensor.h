@@ -18,6 +18,8 @@ Result<Tensor> tensorFromProto(const onnx::TensorProto &proto, const std::string
 // Same, taking over the proto's raw data instead of copying it (the proto loses it).
 Result<Tensor> takeTensorFromProto(onnx::TensorProto &proto, const std::string &what,
                                    bool convertHalfToFloat);
+// The bytes a file holds for the tensor: its plain values; 4-bit types packed two per byte.
+Tensor storedValues(const Tensor &tensor);
 void tensorToProto(const Tensor &tensor, const std::string &name, onnx::TensorProto *proto);
 // Name, type and dims of a plain-layout tensor, without its values.
 void tensorHeaderToProto(const Tensor &plain, const std::string &name, onnx::TensorProto *proto);

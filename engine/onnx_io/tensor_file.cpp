@@ -42,8 +42,12 @@ const char *npyDescr(DataType type) {
         case DataType::Float: return "<f4";
         case DataType::Double: return "<f8";
         case DataType::Float16: return "<f2";
-        case DataType::UInt8: return "|u1";
-        case DataType::Int8: return "|i1";
+        case DataType::UInt8:
+        case DataType::UInt4:
+            return "|u1";  // 4-bit: one value a byte
+        case DataType::Int8:
+        case DataType::Int4:
+            return "|i1";
         case DataType::UInt16: return "<u2";
         case DataType::Int16: return "<i2";
         case DataType::Int32: return "<i4";

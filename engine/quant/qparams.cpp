@@ -137,6 +137,9 @@ Tensor quantizeTensor(const Tensor &x, const QParams &params) {
 }
 
 Tensor dequantizeTensor(const Tensor &q, const QParams &params) {
+    if (params.blockSize > 0)
+        return dequantizeBlocksToFloat(q, params.scale, params.zeroPoint, params.axis,
+                                       params.blockSize);
     return dequantizeToFloat(q, params.scale, params.zeroPoint, params.axis);
 }
 

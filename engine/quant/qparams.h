@@ -38,6 +38,9 @@ struct QParams {                       // per tensor when axis < 0
     std::vector<float> scale;          // 1 value, or one per channel along axis
     std::vector<int32_t> zeroPoint;    // same length as scale
     int64_t axis = -1;
+    // > 0: one scale per block of this many values along axis (opset 21; read from models, never
+    // chosen by the quantizer); scale then holds the block grid (channel_runs.h).
+    int64_t blockSize = 0;
 
     bool perChannel() const { return axis >= 0; }
 };
@@ -65,7 +68,8 @@ QParams weightQParams(const Tensor &weight, int64_t axis, bool perChannel, const
 // Quantizes a float tensor (plain order) to params.type as ONNX QuantizeLinear does.
 // Per-channel params need params.scale.size() == x.dim(axis).
 Tensor quantizeTensor(const Tensor &x, const QParams &params);
-// Dequantizes a UInt8 / Int8 tensor: (q - zeroPoint) * scale, as ONNX DequantizeLinear.
+// Dequantizes an integer tensor: (q - zeroPoint) * scale, as ONNX DequantizeLinear (per tensor,
+// per channel or per block).
 Tensor dequantizeTensor(const Tensor &q, const QParams &params);
 // dequantize(quantize(x)): the float values a Q/DQ pair would pass on.
 Tensor fakeQuantizeTensor(const Tensor &x, const QParams &params);

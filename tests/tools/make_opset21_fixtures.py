@@ -8,6 +8,7 @@ IR version, attributes and types of the newer opsets are set directly. Each case
   model.onnx      the model
   input.npy       its input "x" (float32, seeded)
   float.onnx      (some cases) the float model the quantized one was made from
+  weight_sqnr.json  (int4_weights) each layer's weight SQNR in dB, computed here with numpy
   expected/NAME.npy  every output of ONNX Runtime 1.30 with graph optimizations disabled: the
                   operators' literal meaning (optimized, ORT may fuse a DQ + MatMul into kernels
                   of its own that quantize the activations too)
@@ -15,6 +16,7 @@ Cases with a refusal instead hold refused.txt: what QuantLens must say (a substr
 
 Usage: /usr/bin/python3 make_opset21_fixtures.py [OUT]
 """
+import json
 import os
 import shutil
 import subprocess
@@ -28,7 +30,8 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(os.path.dirname(HERE))
 RNG = np.random.default_rng(21)
 # onnx.proto's newer element types, unknown to ONNX 1.12's enum.
-UINT4, INT4, FLOAT8E4M3FN = 21, 22, 17
+FLOAT8E4M3FN, FLOAT8E4M3FNUZ, FLOAT8E5M2, FLOAT8E5M2FNUZ, UINT4, INT4, FLOAT4E2M1 = (
+    17, 18, 19, 20, 21, 22, 23)
 
 
 def model(nodes, inputs, outputs, initializers, opset, ir_version=10):
@@ -45,6 +48,26 @@ def value(name, elem_type, shape):
 
 def const(name, array):
     return numpy_helper.from_array(np.asarray(array), name)
+
+
+def packed4(name, values, elem_type):
+    """A 4-bit tensor as ONNX stores it: two values a byte, the first in the low nibble."""
+    v = np.asarray(values).astype(np.int64)
+    flat = np.append(v.ravel() & 0x0F, [0] * (v.size % 2)).astype(np.uint8)
+    t = TensorProto()
+    t.name, t.data_type = name, elem_type
+    t.dims.extend(v.shape)
+    t.raw_data = (flat[0::2] | (flat[1::2] << 4)).astype(np.uint8).tobytes()
+    return t
+
+
+def float8_zero(name, elem_type, shape=()):
+    """A float8 zero point of zeros (bit pattern 0 is +0 in every float8 type)."""
+    t = TensorProto()
+    t.name, t.data_type = name, elem_type
+    t.dims.extend(shape)
+    t.raw_data = bytes(int(np.prod(shape)))
+    return t
 
 
 def qdq16_matmul():
@@ -163,31 +186,144 @@ def demo_opset21():
 
 
 def int4_weights():
-    """int4 weights (two per byte): refused with the node, the op and the type for now."""
+    """Float weights quantized min-max to int4 in blocks of 16 along K (int4 zero points) into a
+    MatMul, and to uint4 per output channel (15 values: an odd count, the last byte half used)
+    into a second one; float.onnx is the float model they came from."""
+    k, n, block = 32, 5, 16
+    w = RNG.standard_normal((k, n)).astype(np.float32)
+    v = RNG.standard_normal((n, 3)).astype(np.float32)
+    wb = w.reshape(k // block, block, n)
+    lo, hi = np.minimum(wb.min(axis=1), 0), np.maximum(wb.max(axis=1), 0)
+    ws = ((hi - lo) / 15).astype(np.float32)
+    wz = np.clip(np.round(-8 - lo / ws), -8, 7)
+    wq = np.clip(np.round(wb / ws[:, None, :]) + wz[:, None, :], -8, 7).reshape(k, n)
+    vlo, vhi = np.minimum(v.min(axis=0), 0), np.maximum(v.max(axis=0), 0)
+    vs = ((vhi - vlo) / 15).astype(np.float32)
+    vz = np.clip(np.round(-vlo / vs), 0, 15)
+    vq = np.clip(np.round(v / vs) + vz, 0, 15)
+    nodes = [
+        helper.make_node("DequantizeLinear", ["wq", "ws", "wz"], ["w"], axis=0, block_size=block,
+                         name="dequant_w"),
+        helper.make_node("MatMul", ["x", "w"], ["h"], name="matmul"),
+        helper.make_node("DequantizeLinear", ["vq", "vs", "vz"], ["v"], axis=1, name="dequant_v"),
+        helper.make_node("MatMul", ["h", "v"], ["y"], name="matmul_2"),
+    ]
+    inits = [packed4("wq", wq, INT4), const("ws", ws), packed4("wz", wz, INT4),
+             packed4("vq", vq, UINT4), const("vs", vs), packed4("vz", vz, UINT4)]
+    m = model(nodes, [value("x", TensorProto.FLOAT, [3, k])],
+              [value("h", TensorProto.FLOAT, [3, n]), value("y", TensorProto.FLOAT, [3, 3])],
+              inits, 21)
+    float_model = model([helper.make_node("MatMul", ["x", "w"], ["h"], name="matmul"),
+                         helper.make_node("MatMul", ["h", "v"], ["y"], name="matmul_2")],
+                        [value("x", TensorProto.FLOAT, [None, k])],
+                        [value("h", TensorProto.FLOAT, [None, n]),
+                         value("y", TensorProto.FLOAT, [None, 3])], [const("w", w), const("v", v)],
+                        21)
+    # The weights' SQNR after quantization, for the analysis of this pair (numpy's, not ours).
+    sqnr = lambda a, b: float(10 * np.log10((a ** 2).sum() / ((a - b) ** 2).sum()))
+    w_dq = ((wq.reshape(k // block, block, n) - wz[:, None, :]) * ws[:, None, :]).reshape(k, n)
+    weight_sqnr = {"matmul": sqnr(w, w_dq), "matmul_2": sqnr(v, (vq - vz) * vs)}
+    return m, RNG.uniform(-1, 1, (3, k)).astype(np.float32), {"float.onnx": float_model,
+                                                               "weight_sqnr.json": weight_sqnr}
+
+
+def four_bit_activations():
+    """Q/DQ of an activation to int4 (per tensor) and to uint4 (per channel of axis 1), 27
+    values each (odd: the last byte half used), beyond the range on both sides. Only the
+    dequantized floats are outputs (onnxruntime-node aborts returning a 4-bit tensor); each
+    4-bit value gives a distinct float, so equal floats mean equal 4-bit values."""
+    nodes = [
+        helper.make_node("QuantizeLinear", ["x", "s", "z"], ["x_i4"], name="quant_i4"),
+        helper.make_node("DequantizeLinear", ["x_i4", "s", "z"], ["x_i4_dq"], name="dequant_i4"),
+        helper.make_node("QuantizeLinear", ["x", "cs", "cz"], ["x_u4"], axis=1, name="quant_u4"),
+        helper.make_node("DequantizeLinear", ["x_u4", "cs", "cz"], ["x_u4_dq"], axis=1,
+                         name="dequant_u4"),
+    ]
+    shape = [3, 3, 3]
+    m = model(nodes, [value("x", TensorProto.FLOAT, shape)],
+              [value("x_i4_dq", TensorProto.FLOAT, shape), value("x_u4_dq", TensorProto.FLOAT, shape)],
+              [const("s", np.float32(0.25)), packed4("z", np.int64(-1), INT4),
+               const("cs", np.array([0.2, 0.5, 0.1], np.float32)),
+               packed4("cz", np.array([0, 8, 15]), UINT4)], 21)
+    return m, RNG.uniform(-3, 3, shape).astype(np.float32)
+
+
+def float8_qdq():
+    """float8 Q/DQ (opset 19) with power-of-two scales, so the dequantized floats show the
+    float8 values exactly: E4M3FN saturating (default) per tensor and per channel, E5M2 not
+    saturating (overflow to Inf), E4M3FNUZ and E5M2FNUZ. Inputs span subnormals to overflow,
+    with ±0, ±Inf and NaN, away from the bands where ONNX Runtime 1.30 deviates from the spec
+    with saturate=0 (E5M2 [61440, 65536) x scale)."""
+    nodes = [
+        helper.make_node("QuantizeLinear", ["x", "s", "z_e4m3"], ["q1"], name="quant_e4m3"),
+        helper.make_node("DequantizeLinear", ["q1", "s", "z_e4m3"], ["y_e4m3"], name="dq_e4m3"),
+        helper.make_node("QuantizeLinear", ["x", "cs", "cz_e4m3"], ["q2"], axis=1,
+                         name="quant_e4m3_axis"),
+        helper.make_node("DequantizeLinear", ["q2", "cs", "cz_e4m3"], ["y_e4m3_axis"], axis=1,
+                         name="dq_e4m3_axis"),
+        helper.make_node("QuantizeLinear", ["x", "s", "z_e5m2"], ["q3"], saturate=0,
+                         name="quant_e5m2"),
+        helper.make_node("DequantizeLinear", ["q3", "s", "z_e5m2"], ["y_e5m2"], name="dq_e5m2"),
+        helper.make_node("QuantizeLinear", ["x", "s", "z_e4m3fnuz"], ["q4"], name="quant_fnuz"),
+        helper.make_node("DequantizeLinear", ["q4", "s", "z_e4m3fnuz"], ["y_e4m3fnuz"],
+                         name="dq_fnuz"),
+        helper.make_node("QuantizeLinear", ["x", "s", "z_e5m2fnuz"], ["q5"], name="quant_e5fnuz"),
+        helper.make_node("DequantizeLinear", ["q5", "s", "z_e5m2fnuz"], ["y_e5m2fnuz"],
+                         name="dq_e5fnuz"),
+    ]
+    shape = [4, 3, 16]
+    x = (RNG.standard_normal(shape) * np.exp(RNG.uniform(-12, 4, shape))).astype(np.float32)
+    flat = x.reshape(-1)
+    special = [0.0, -0.0, np.inf, -np.inf, np.nan, 1e6, -1e6, 112.0, 120.0, 15.0, 2.0 ** -12,
+               -(2.0 ** -11) * 3, 2.0 ** -20, 30000.0, -40000.0]
+    flat[:len(special)] = special
+    outs = ["y_e4m3", "y_e4m3_axis", "y_e5m2", "y_e4m3fnuz", "y_e5m2fnuz"]
+    m = model(nodes, [value("x", TensorProto.FLOAT, shape)],
+              [value(o, TensorProto.FLOAT, shape) for o in outs],
+              [const("s", np.float32(0.25)), const("cs", np.array([0.5, 0.125, 4.0], np.float32)),
+               float8_zero("z_e4m3", FLOAT8E4M3FN), float8_zero("cz_e4m3", FLOAT8E4M3FN, [3]),
+               float8_zero("z_e5m2", FLOAT8E5M2), float8_zero("z_e4m3fnuz", FLOAT8E4M3FNUZ),
+               float8_zero("z_e5m2fnuz", FLOAT8E5M2FNUZ)], 19, ir_version=9)
+    return m, x
+
+
+def cast_float8():
+    """Cast-19 to each float8 type and back, saturating and not (E4M3FN saturate=0 kept away
+    from [480, 496), where ONNX Runtime 1.30 gives 448 instead of NaN)."""
+    nodes, outs = [], []
+    for elem, sat, tag in [(FLOAT8E4M3FN, 1, "e4m3"), (FLOAT8E4M3FN, 0, "e4m3_nosat"),
+                           (FLOAT8E5M2, 1, "e5m2"), (FLOAT8E4M3FNUZ, 1, "e4m3fnuz"),
+                           (FLOAT8E5M2FNUZ, 0, "e5m2fnuz_nosat")]:
+        nodes.append(helper.make_node("Cast", ["x"], [f"c_{tag}"], to=elem, saturate=sat,
+                                      name=f"cast_{tag}"))
+        nodes.append(helper.make_node("Cast", [f"c_{tag}"], [f"y_{tag}"], to=TensorProto.FLOAT,
+                                      name=f"back_{tag}"))
+        outs.append(f"y_{tag}")
+    shape = [64]
+    x = (RNG.standard_normal(shape) * np.exp(RNG.uniform(-10, 6, shape))).astype(np.float32)
+    x[np.abs(x) >= 470] = 300.0
+    x[:10] = [0.0, -0.0, np.nan, 500.0, -1e5, 70000.0, 448.0, 464.0, 2.0 ** -9, -(2.0 ** -17)]
+    m = model(nodes, [value("x", TensorProto.FLOAT, shape)],
+              [value(o, TensorProto.FLOAT, shape) for o in outs], [], 19, ir_version=9)
+    return m, x
+
+
+def float4_weights():
+    """float4 (E2M1) weights: refused with the node, the op and the type."""
     t = TensorProto()
-    t.name, t.data_type = "wq", INT4
+    t.name, t.data_type = "wq", FLOAT4E2M1
     t.dims.extend([4, 2])
-    t.raw_data = bytes([0x21, 0x43, 0x65, 0x87])
+    t.raw_data = bytes([0x21, 0x43, 0x65, 0x07])
     nodes = [helper.make_node("DequantizeLinear", ["wq", "ws"], ["w"], name="dequant_w"),
              helper.make_node("MatMul", ["x", "w"], ["y"], name="matmul")]
     return model(nodes, [value("x", TensorProto.FLOAT, [1, 4])], [value("y", TensorProto.FLOAT, [1, 2])],
-                 [t, const("ws", np.float32(0.5))], 21), "int4"
-
-
-def float8_activations():
-    """float8 Q/DQ (opset 19): refused with the node, the op and the type for now."""
-    zero = TensorProto()
-    zero.name, zero.data_type = "z", FLOAT8E4M3FN
-    zero.raw_data = bytes([0])
-    nodes = [helper.make_node("QuantizeLinear", ["x", "s", "z"], ["xq"], name="quant_x"),
-             helper.make_node("DequantizeLinear", ["xq", "s", "z"], ["y"], name="dequant_x")]
-    return model(nodes, [value("x", TensorProto.FLOAT, [2, 2])], [value("y", TensorProto.FLOAT, [2, 2])],
-                 [const("s", np.float32(0.1)), zero], 19, ir_version=9), "float8e4m3fn"
+                 [t, const("ws", np.float32(0.5))], 21), "float4e2m1"
 
 
 RUN = [qdq16_matmul, per_axis_uint16, output_dtype, blockwise, resize_half_pixel_symmetric, gelu20,
-       demo_opset21, average_pool_dilations]
-REFUSED = [int4_weights, float8_activations]
+       demo_opset21, average_pool_dilations, int4_weights, four_bit_activations, float8_qdq,
+       cast_float8]
+REFUSED = [float4_weights]
 
 
 def main():
@@ -202,7 +338,11 @@ def main():
         m, x, *extra = make()
         onnx.save(m, os.path.join(folder, "model.onnx"))
         for file, other in (extra[0] if extra else {}).items():
-            onnx.save(other, os.path.join(folder, file))
+            if file.endswith(".json"):
+                with open(os.path.join(folder, file), "w") as f:
+                    json.dump(other, f, indent=1)
+            else:
+                onnx.save(other, os.path.join(folder, file))
         np.save(os.path.join(folder, "input.npy"), x)
         subprocess.run(["node", os.path.join(HERE, "ort_run.js"), "outputs",
                         os.path.join(folder, "model.onnx"), os.path.join(folder, "input.npy"),

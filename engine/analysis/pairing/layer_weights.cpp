@@ -53,7 +53,7 @@ int floatWeightInput(const Graph &graph, const Node &node, int64_t *channelAxis)
 namespace {
 
 quant::QParams qparamsFrom(const Tensor &q, const Tensor &scale, const Tensor *zeroPoint,
-                           int64_t axis) {
+                           int64_t axis, int64_t blockSize = 0) {
     quant::QParams p;
     p.type = q.dtype();
     p.scale = scale.toFloatVector();
@@ -66,6 +66,7 @@ quant::QParams qparamsFrom(const Tensor &q, const Tensor &scale, const Tensor *z
         p.zeroPoint.resize(p.scale.size(), p.zeroPoint.empty() ? 0 : p.zeroPoint[0]);
     // One scale is per tensor whatever its rank; otherwise per channel along `axis`.
     p.axis = p.scale.size() > 1 ? (axis < 0 ? axis + q.rank() : axis) : -1;
+    if (blockSize > 0 && p.axis >= 0) p.blockSize = blockSize;
     return p;
 }
 
@@ -112,11 +113,12 @@ std::optional<QuantizedWeight> quantizedWeight(const Graph &graph, const Node &n
             const Tensor *q = p.hasInput(0) ? constantBehind(graph, p.inputs[0]) : nullptr;
             const Tensor *s = p.hasInput(1) ? constantBehind(graph, p.inputs[1]) : nullptr;
             const Tensor *zp = p.hasInput(2) ? constantBehind(graph, p.inputs[2]) : nullptr;
-            if (!q || !s || (q->dtype() != DataType::Int8 && q->dtype() != DataType::UInt8)) {
-                *why = "DequantizeLinear '" + p.name + "' of a non-constant or non-8-bit tensor";
+            if (!q || !s || !isInteger(storageType(q->dtype())) || q->dtype() == DataType::Int64) {
+                *why = "DequantizeLinear '" + p.name + "' of a non-constant or non-integer tensor";
                 return std::nullopt;
             }
-            return QuantizedWeight{*q, qparamsFrom(*q, *s, zp, p.attrInt("axis", 1))};
+            return QuantizedWeight{
+                *q, qparamsFrom(*q, *s, zp, p.attrInt("axis", 1), p.attrInt("block_size", 0))};
         }
         if ((p.opType != "Identity" && p.opType != "Cast") || !p.hasInput(0)) break;
         value = p.inputs[0];

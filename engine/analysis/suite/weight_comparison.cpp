@@ -118,8 +118,11 @@ Result<WeightStats> compareWeightTensors(const Tensor &floatWeight, const Tensor
 Result<WeightStats> compareWeightTensors(const Tensor &floatWeight,
                                          const QuantizedWeight &quantWeight, int64_t channelAxis) {
     QL_RETURN_IF_ERROR(checkSameShape(floatWeight, quantWeight.values.shape()));
-    const Tensor q = quantWeight.values.toPlain();
     const quant::QParams &p = quantWeight.params;
+    if (p.blockSize > 0)  // block-wise scales (opset 21): dequantized once, then compared
+        return compareWeightTensors(floatWeight, quant::dequantizeTensor(quantWeight.values, p),
+                                    channelAxis);
+    const Tensor q = quantWeight.values.toPlain();
     std::vector<float> piece;
     return compareWithSpans(floatWeight, channelAxis, [&](int64_t start, int64_t count) {
         piece.resize(static_cast<size_t>(count));
