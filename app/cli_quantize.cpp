@@ -24,6 +24,12 @@ namespace cli {
 
 namespace {
 
+// "int16" (a 16-bit layer), "int8" or "fp32": a node's precision in the plan.
+const char *precisionLabel(const ql::quant::NodeDecision &d) {
+    if (d.precision != ql::quant::Precision::Int8) return "fp32";
+    return d.sixteenBit ? "int16" : "int8";
+}
+
 // The plan as JSON; "fp32_nodes" (the nodes the user excluded) and "reason" follow the skip-list
 // format, so the report can be edited and passed back with --skip-list.
 QJsonObject planReport(const ql::quant::QuantizeResult &result, const QString &model,
@@ -32,11 +38,13 @@ QJsonObject planReport(const ql::quant::QuantizeResult &result, const QString &m
     const ql::quant::QuantizationOptions &o = result.plan.options;
     QJsonArray nodes, fp32, folded;
     QJsonObject reasons;
+    QJsonArray int16;
+    for (const std::string &name : o.int16Nodes) int16.append(QString::fromStdString(name));
     for (const auto &d : result.plan.nodes) {
         const bool int8 = d.precision == ql::quant::Precision::Int8;
         QJsonObject node{{"name", QString::fromStdString(d.node)},
                          {"op", QString::fromStdString(d.opType)},
-                         {"precision", int8 ? "int8" : "fp32"},
+                         {"precision", precisionLabel(d)},
                          {"reason", QString::fromStdString(d.reason)}};
         if (!d.unitHead.empty()) node["unit_head"] = QString::fromStdString(d.unitHead);
         nodes.append(node);
@@ -70,6 +78,7 @@ QJsonObject planReport(const ql::quant::QuantizeResult &result, const QString &m
                        {"command_line", command},
                        {"warnings", warnings},
                        {"fp32_nodes", fp32},
+                       {"int16_nodes", int16},
                        {"reason", reasons}};
 }
 
@@ -81,9 +90,8 @@ void printSummary(const ql::quant::QuantizeResult &result, const QString &out) {
         std::printf("kept     BatchNormalization '%s': %s\n", k.batchNormNode.c_str(),
                     k.reason.c_str());
     for (const auto &d : result.plan.nodes)
-        std::printf("%-8s %s '%s': %s\n",
-                    d.precision == ql::quant::Precision::Int8 ? "int8" : "fp32", d.opType.c_str(),
-                    d.node.c_str(), d.reason.c_str());
+        std::printf("%-8s %s '%s': %s\n", precisionLabel(d), d.opType.c_str(), d.node.c_str(),
+                    d.reason.c_str());
     for (const std::string &w : result.warnings) std::printf("warning  %s\n", w.c_str());
     std::printf(
         "summary: %d int8, %d fp32 nodes; %zu BatchNormalization folded; %zu activations "

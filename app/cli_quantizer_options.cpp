@@ -26,6 +26,11 @@ void addQuantizerOptions(QCommandLineParser &parser, bool skipListInput) {
         {"no-fold-bn",
          "Keep BatchNormalization nodes instead of folding them into the preceding Conv/Gemm."});
     parser.addOption({"exclude", "Keep this node in fp32; repeatable.", "NODE_NAME"});
+    parser.addOption({"int16",
+                      "Quantize this node with 16 bits: uint16 activations (int16 with "
+                      "--symmetric-activations) and int16 weights, float bias, as ONNX Runtime's "
+                      "QUInt16 / QInt16 overrides; repeatable.",
+                      "NODE_NAME"});
     if (skipListInput)
         parser.addOption({"skip-list",
                       "JSON {\"model\": ..., \"fp32_nodes\": [...], \"reason\": {...}} of nodes to "
@@ -64,6 +69,8 @@ ql::Status readQuantizerOptions(const QCommandLineParser &parser, const QString 
     options.foldBatchNorm = !parser.isSet("no-fold-bn");
     if (skipListInput && parser.isSet("skip-list")) QL_RETURN_IF_ERROR(readSkipListFile(parser.value("skip-list"), modelPath, options));
     for (const QString &name : parser.values("exclude")) options.excludedNodes.push_back(name.toStdString());
+    for (const QString &name : parser.values("int16"))
+        options.int16Nodes.push_back(name.toStdString());
     return ql::Status::ok();
 }
 
@@ -87,6 +94,9 @@ ql::Result<ql::quant::QuantizeResult> quantizeFromFiles(
     const AfterQuantize &afterQuantize) {
     QL_RETURN_IF_ERROR(ql::quant::validateExcludedNodes(floatGraph, options.excludedNodes)
                            .withContext(floatGraph.sourcePath));
+    QL_RETURN_IF_ERROR(
+        ql::quant::validateExcludedNodes(floatGraph, options.int16Nodes, "16-bit node")
+            .withContext(floatGraph.sourcePath));
     const ql::quant::BatchSourceOpener open = calibration.opener(floatGraph);
     auto source = open();
     if (!source) return source.status();

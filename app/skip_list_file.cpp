@@ -8,7 +8,8 @@
 
 #include <cstdio>
 
-// Skip-list: {"model": "...", "fp32_nodes": ["name", ...], "reason": {"name": "why"}}.
+// Skip-list: {"model": "...", "fp32_nodes": ["name", ...], "reason": {"name": "why"},
+// "int16_nodes": ["name", ...] (optional)}.
 ql::Status readSkipListFile(const QString &path, const QString &modelPath,
                         ql::quant::QuantizationOptions &options) {
     QFile file(path);
@@ -28,6 +29,13 @@ ql::Status readSkipListFile(const QString &path, const QString &modelPath,
         if (!v.isString())
             return ql::Status::badInput(where + "\"fp32_nodes\" must hold node names (strings)");
         options.excludedNodes.push_back(v.toString().toStdString());
+    }
+    if (root.contains("int16_nodes") && !root.value("int16_nodes").isArray())
+        return ql::Status::badInput(where + "\"int16_nodes\" must be an array of node names");
+    for (const QJsonValue &v : root.value("int16_nodes").toArray()) {
+        if (!v.isString())
+            return ql::Status::badInput(where + "\"int16_nodes\" must hold node names (strings)");
+        options.int16Nodes.push_back(v.toString().toStdString());
     }
     if (root.contains("reason") && !root.value("reason").isObject())
         return ql::Status::badInput(where +

@@ -135,9 +135,10 @@ void dequantizeRun(const Tensor &q, int64_t start, int64_t count, const Params &
             return params.dequantize(q.data<int8_t>() + start, dst, count);
         case DataType::Int32:
             return params.dequantize(q.data<int32_t>() + start, dst, count);
-        default:
+        default:  // 16-bit and others: element by element in storage order (any layout)
             for (int64_t i = 0; i < count; ++i)
-                dst[i] = static_cast<float>(static_cast<int64_t>(q.valueAsDouble(start + i)) -
+                dst[i] = static_cast<float>(static_cast<int64_t>(elementAsDouble(
+                                                q.dtype(), q.rawData(), start + i)) -
                                             params.zeroPointAt(i)) *
                          params.scaleAt(i);
     }

@@ -344,10 +344,13 @@ public:
         Tensor &y = ctx.allocateOutput(0, DataType::Float, x.shape(), x.layout());
         float *dst = y.data<float>();
         if (p.blockSize > 0 || isFloat8(x.dtype())) {
-            // valueAsDouble reads every type exactly (float8 decoded; float8 zero points are 0).
+            // Every type read exactly (float8 decoded; float8 zero points are 0), in storage
+            // order: a per-tensor input may be channels-last.
+            const void *raw = x.rawData();
             forEachParamRun(x.shape(), x.numel(), p, [&](int64_t begin, int64_t end, size_t k) {
                 for (int64_t i = begin; i < end; ++i)
-                    dst[i] = static_cast<float>(x.valueAsDouble(i) - p.zp[k]) * p.scale[k];
+                    dst[i] = static_cast<float>(elementAsDouble(x.dtype(), raw, i) - p.zp[k]) *
+                             p.scale[k];
             });
             return Status::ok();
         }

@@ -145,6 +145,11 @@ Result<Graph> convertModel(onnx::ModelProto &model, const std::string &file) {
         Node node;
         node.opType = proto.op_type();
         node.domain = proto.domain() == "ai.onnx" ? "" : proto.domain();
+        // Below opset 21 ONNX Runtime writes 16- and 4-bit Q/DQ in its own domain, with the
+        // default domain's meaning: held as default-domain ops (the writer puts them back).
+        if (node.domain == "com.microsoft" &&
+            (node.opType == "QuantizeLinear" || node.opType == "DequantizeLinear"))
+            node.domain.clear();
         node.name = proto.name();
         node.inputs.assign(proto.input().begin(), proto.input().end());
         node.outputs.assign(proto.output().begin(), proto.output().end());

@@ -75,6 +75,23 @@ Status fillAttribute(const std::string &key, const Attribute &attr, const Node &
     return Status::ok();
 }
 
+// The domain a node is written in. Q/DQ of 16- or 4-bit values below opset 21 go to
+// com.microsoft, where ONNX Runtime defines them (the default domain has them from opset 21).
+std::string writtenDomain(const Graph &graph, const Node &node) {
+    if (!node.domain.empty() || graph.opsetVersion >= 21 ||
+        (node.opType != "QuantizeLinear" && node.opType != "DequantizeLinear"))
+        return node.domain;
+    for (size_t k : {size_t(2), size_t(0)}) {  // the zero point, else a DQ's constant input
+        const Tensor *t = node.hasInput(k) ? graph.initializer(node.inputs[k]) : nullptr;
+        if (!t) continue;
+        const DataType type = t->dtype();
+        if (type == DataType::UInt16 || type == DataType::Int16 || isFourBit(type))
+            return "com.microsoft";
+        if (k == 2) break;
+    }
+    return node.domain;
+}
+
 // The model as a ModelProto. With `streamed`, initializers carry no values: their plain tensors
 // go to `streamed` in the proto's order for streamModel, and each proto holds one placeholder
 // byte, since the checker counts an initializer's value fields but does not read them.
@@ -90,7 +107,7 @@ Result<onnx::ModelProto> buildModel(const Graph &graph, const WriteOptions &opti
     if (!opsets.count("") || opsets[""] <= 0)
         return Status::badInput("graph '" + graph.name + "' has no default ONNX opset to write");
     for (const Node &node : graph.nodes)
-        if (!opsets.count(node.domain)) opsets[node.domain] = 1;
+        if (!opsets.count(writtenDomain(graph, node))) opsets[writtenDomain(graph, node)] = 1;
     for (const auto &[domain, version] : opsets) {
         auto *imp = model.add_opset_import();
         imp->set_domain(domain);
@@ -103,7 +120,8 @@ Result<onnx::ModelProto> buildModel(const Graph &graph, const WriteOptions &opti
         auto *n = g->add_node();
         n->set_name(node.name);
         n->set_op_type(node.opType);
-        if (!node.domain.empty()) n->set_domain(node.domain);
+        if (const std::string domain = writtenDomain(graph, node); !domain.empty())
+            n->set_domain(domain);
         for (const std::string &in : node.inputs) n->add_input(in);
         for (const std::string &out : node.outputs) n->add_output(out);
         for (const auto &[key, attr] : node.attributes)

@@ -35,6 +35,10 @@ Tensor zeroPointTensor(const QParams &q) {
     for (size_t i = 0; i < q.zeroPoint.size(); ++i) {
         if (q.type == DataType::Int8)
             t.data<int8_t>()[i] = static_cast<int8_t>(q.zeroPoint[i]);
+        else if (q.type == DataType::Int16)
+            t.data<int16_t>()[i] = static_cast<int16_t>(q.zeroPoint[i]);
+        else if (q.type == DataType::UInt16)
+            t.data<uint16_t>()[i] = static_cast<uint16_t>(q.zeroPoint[i]);
         else if (q.type == DataType::Int32)
             t.data<int32_t>()[i] = q.zeroPoint[i];
         else

@@ -22,8 +22,14 @@ const float *floatValues(const Tensor &plain, std::vector<float> &converted) {
 }  // namespace
 
 std::pair<int32_t, int32_t> quantizedRange(const QRangeOptions &options) {
+    if (options.type == DataType::Int16) return {-32768, 32767};  // reduceRange is 8-bit only
+    if (options.type == DataType::UInt16) return {0, 65535};
     if (options.type == DataType::Int8) return options.reduceRange ? std::make_pair(-64, 63) : std::make_pair(-128, 127);
     return options.reduceRange ? std::make_pair(0, 127) : std::make_pair(0, 255);
+}
+
+bool isSixteenBit(DataType type) {
+    return type == DataType::Int16 || type == DataType::UInt16;
 }
 
 int32_t quantizeValue(float x, float scale, int32_t zeroPoint, int32_t qmin, int32_t qmax) {
@@ -35,14 +41,16 @@ int32_t quantizeValue(float x, float scale, int32_t zeroPoint, int32_t qmin, int
 
 QParams qparamsFromRange(float min, float max, const QRangeOptions &options) {
     QParams out;
-    out.type = options.type == DataType::Int8 ? DataType::Int8 : DataType::UInt8;
+    out.type = options.type == DataType::Int8 || isSixteenBit(options.type) ? options.type
+                                                                            : DataType::UInt8;
     const auto [qmin, qmax] = quantizedRange(options);
     const double lo = std::isnan(min) ? 0.0 : std::min<double>(min, 0.0);
     const double hi = std::isnan(max) ? 0.0 : std::max<double>(max, 0.0);
     const double levels = static_cast<double>(qmax) - static_cast<double>(qmin);
 
     int32_t symmetricZeroPoint = 0;
-    if (out.type == DataType::UInt8) symmetricZeroPoint = (qmin + qmax + 1) / 2;  // 128, or 64 reduced
+    if (out.type == DataType::UInt8 || out.type == DataType::UInt16)
+        symmetricZeroPoint = (qmin + qmax + 1) / 2;  // 128 (64 reduced), 32768
 
     float scale = 1.0f;
     int32_t zeroPoint = options.symmetric ? symmetricZeroPoint : std::clamp<int32_t>(0, qmin, qmax);
@@ -113,6 +121,23 @@ Tensor quantizeTensor(const Tensor &x, const QParams &params) {
     const Tensor plain = x.toPlain();
     std::vector<float> converted;
     const float *values = floatValues(plain, converted);
+    if (isSixteenBit(params.type)) {  // weights of 16-bit layers: rare and small, one by one
+        Tensor out = Tensor::uninitialized(params.type, plain.shape());
+        const auto [qmin, qmax] = quantizedRange({params.type, false, false});
+        forEachChannelRun(plain.shape(), params.scale.size() > 1 ? params.axis : -1,
+                          [&](int64_t start, int64_t count, int64_t c) {
+                              for (int64_t i = start; i < start + count; ++i) {
+                                  const int32_t q =
+                                      quantizeValue(values[i], params.scale[size_t(c)],
+                                                    params.zeroPoint[size_t(c)], qmin, qmax);
+                                  if (params.type == DataType::Int16)
+                                      out.data<int16_t>()[i] = static_cast<int16_t>(q);
+                                  else
+                                      out.data<uint16_t>()[i] = static_cast<uint16_t>(q);
+                              }
+                          });
+        return out;
+    }
     const DataType type = params.type == DataType::Int8 ? DataType::Int8 : DataType::UInt8;
     Tensor out = Tensor::uninitialized(type, plain.shape());
     // Vectorised runs (a row of channels where the channel axis is innermost), the same

@@ -34,7 +34,7 @@
 namespace ql::quant {
 
 struct QParams {                       // per tensor when axis < 0
-    DataType type = DataType::UInt8;   // UInt8 or Int8
+    DataType type = DataType::UInt8;   // UInt8 or Int8; UInt16 / Int16 for 16-bit layers
     std::vector<float> scale;          // 1 value, or one per channel along axis
     std::vector<int32_t> zeroPoint;    // same length as scale
     int64_t axis = -1;
@@ -54,8 +54,10 @@ struct QRangeOptions {
 // Weights default: per-channel symmetric int8 (PyTorch per_channel_symmetric, onednn backend).
 inline QRangeOptions defaultWeightOptions() { return {DataType::Int8, true, false}; }
 
-// [qmin, qmax] for the type (UInt8 or Int8; anything else is treated as UInt8) and reduceRange.
+// [qmin, qmax] for the type (UInt8, Int8, UInt16 or Int16; anything else is treated as UInt8)
+// and reduceRange (8-bit types only).
 std::pair<int32_t, int32_t> quantizedRange(const QRangeOptions &options);
+bool isSixteenBit(DataType type);  // UInt16 or Int16
 
 // Range always extended to contain 0; formulas above. NaN bounds are treated as 0.
 QParams qparamsFromRange(float min, float max, const QRangeOptions &options);

@@ -48,15 +48,6 @@ bool clipHasConstantBounds(const Graph &graph, const Node &clip) {
     return true;
 }
 
-// Output-channel axis of a weight, -1 when the weight cannot be quantized per channel.
-int64_t weightAxis(const Node &node, const Tensor &weight) {
-    if (node.opType == "Conv") return 0;
-    if (node.opType == "ConvTranspose") return 1;
-    if (node.opType == "Gemm") return node.attrInt("transB", 0) != 0 ? 0 : 1;
-    if (node.opType == "MatMul") return weight.rank() - 1;
-    return -1;
-}
-
 class Planner {
 public:
     Planner(const Graph &graph, const RangeLookup &ranges, const QuantizationOptions &options)
@@ -64,8 +55,10 @@ public:
           m_ranges(ranges),
           m_options(options),
           m_excluded(options.excludedNodes.begin(), options.excludedNodes.end()),
+          m_sixteenBitNodes(options.int16Nodes.begin(), options.int16Nodes.end()),
           m_index(graph) {
         m_plan.options = options;
+        collectSixteenBitValues();
         // LayerNorm and GELU as exporters write them before opsets 17 and 20 stay float inside:
         // each runs as one fused node, and a Q/DQ on an inner value (the variance, the erf)
         // would cost accuracy and keep it unfused.
@@ -86,6 +79,37 @@ public:
     }
 
 private:
+    // The activations of 16-bit nodes: every input and the output (of the unit, when a Relu /
+    // Clip is fused). A value shared with an 8-bit neighbour is 16-bit for both: one Q/DQ pair.
+    void collectSixteenBitValues() {
+        for (size_t i = 0; i < m_graph.nodes.size(); ++i) {
+            const Node &node = m_graph.nodes[i];
+            if (!m_sixteenBitNodes.count(node.name)) continue;
+            for (const std::string &in : node.inputs)
+                if (!in.empty() && !m_graph.isInitializer(in)) m_sixteenBitValues.insert(in);
+            for (const std::string &out : node.outputs) m_sixteenBitValues.insert(out);
+            const int act = fusedActivation(i);
+            if (act >= 0) m_sixteenBitValues.insert(m_graph.nodes[act].outputs[0]);
+        }
+        // A MaxPool / Reshape / ... passes its input's qparams on: a 16-bit output makes its
+        // input 16-bit too, up the chain.
+        std::vector<std::string> pending(m_sixteenBitValues.begin(), m_sixteenBitValues.end());
+        while (!pending.empty()) {
+            const int producer = m_graph.producerIndex(pending.back());
+            pending.pop_back();
+            if (producer < 0) continue;
+            const Node &p = m_graph.nodes[static_cast<size_t>(producer)];
+            if (kSharingOps.count(p.opType) && p.hasInput(0) &&
+                m_sixteenBitValues.insert(p.inputs[0]).second)
+                pending.push_back(p.inputs[0]);
+        }
+    }
+
+    QRangeOptions rangeOptionsOf(const std::string &value) const {
+        return m_sixteenBitValues.count(value) ? m_options.activation16Range()
+                                               : m_options.activationRange();
+    }
+
     // Qparams a value has or would get; nullopt when calibration has no range for it.
     std::optional<QParams> activationQParams(const std::string &value) const {
         auto known = m_plan.activations.find(value);
@@ -95,11 +119,21 @@ private:
             float lo = 0.0f, hi = 0.0f;
             for (float x : v)
                 if (std::isfinite(x)) lo = std::min(lo, x), hi = std::max(hi, x);
-            return qparamsFromRange(lo, hi, m_options.activationRange());
+            return qparamsFromRange(lo, hi, rangeOptionsOf(value));
         }
         auto range = m_ranges ? m_ranges(value) : std::nullopt;
         if (!range) return std::nullopt;
-        return qparamsFromRange(range->first, range->second, m_options.activationRange());
+        return qparamsFromRange(range->first, range->second, rangeOptionsOf(value));
+    }
+
+    // A quantized node's decision, marked 16-bit when the user asked for it.
+    NodeDecision quantized(const Node &node, std::string how) const {
+        NodeDecision d{node.name, node.opType, Precision::Int8, std::move(how), ""};
+        if (m_sixteenBitNodes.count(node.name)) {
+            d.sixteenBit = true;
+            d.reason = "16-bit: " + d.reason;
+        }
+        return d;
     }
 
     // The Relu / Clip that forms one quantized unit with node i, or -1.
@@ -129,9 +163,13 @@ private:
     NodeDecision decide(size_t i) {
         const Node &node = m_graph.nodes[i];
         auto absorbed = m_absorbedBy.find(i);
-        if (absorbed != m_absorbedBy.end())
-            return {node.name, node.opType, Precision::Int8,
-                    "fused into the quantized unit of " + absorbed->second, absorbed->second};
+        if (absorbed != m_absorbedBy.end()) {
+            NodeDecision d{node.name, node.opType, Precision::Int8,
+                           "fused into the quantized unit of " + absorbed->second,
+                           absorbed->second};
+            d.sixteenBit = m_sixteenBitNodes.count(absorbed->second) > 0;
+            return d;
+        }
         auto follower = m_followsExcluded.find(i);
         if (follower != m_followsExcluded.end())
             return fp32(node, "in one unit with excluded " + follower->second);
@@ -200,7 +238,7 @@ private:
             node.hasInput(0) ? m_plan.activations.find(node.inputs[0]) : m_plan.activations.end();
         if (in == m_plan.activations.end()) return fp32(node, "input is not quantized");
         m_plan.activations[node.outputs[0]] = in->second;
-        return {node.name, node.opType, Precision::Int8, "shares its input's qparams", ""};
+        return quantized(node, "shares its input's qparams");
     }
 
     // A MaxPool / Reshape / ... is int8 only to keep a chain of int8 ops int8: when nothing
@@ -256,9 +294,8 @@ private:
             // Its producer already quantized the input with the clamp's own range.
             qparams[node.outputs[0]] = qparams.at(node.inputs[0]);
             commit(qparams);
-            return {node.name, node.opType, Precision::Int8,
-                    "shares its input's qparams (the clamp is implicit in the quantized range)",
-                    ""};
+            return quantized(
+                node, "shares its input's qparams (the clamp is implicit in the quantized range)");
         }
         // An Add / Concat / ... feeding only a Relu / Clip quantizes its output with the
         // activation's range (ONNX Runtime's removable activation): the Q/DQ pair then does the
@@ -270,11 +307,10 @@ private:
         if (!out) return fp32(node, "no calibration range for output '" + rangeOf + "'");
         qparams[node.outputs[0]] = *out;
         commit(qparams);
-        if (clamp < 0) return {node.name, node.opType, Precision::Int8, "quantized", ""};
+        if (clamp < 0) return quantized(node, "quantized");
         const Node &act = m_graph.nodes[clamp];
         m_clampAdopted.insert(act.name);
-        return {node.name, node.opType, Precision::Int8,
-                "quantized with the range of " + act.opType + " '" + act.name + "'", ""};
+        return quantized(node, "quantized with the range of " + act.opType + " '" + act.name + "'");
     }
 
     NodeDecision decideWeighted(size_t i) {
@@ -300,10 +336,12 @@ private:
 
         if (weight) {
             const int64_t axis = weightAxis(node, *weight);
-            QParams wq =
-                weightQParams(*weight, axis, m_options.perChannelWeights, m_options.weightRange());
+            const bool sixteenBit = m_sixteenBitNodes.count(node.name) > 0;
+            QParams wq = weightQParams(
+                *weight, axis, m_options.perChannelWeights,
+                sixteenBit ? QuantizationOptions::weight16Range() : m_options.weightRange());
             m_plan.weights[{node.name, 1}] = {node.inputs[1], wq};
-            planBias(node, *weight, axis, qparams.at(node.inputs[0]), wq);
+            if (!sixteenBit) planBias(node, *weight, axis, qparams.at(node.inputs[0]), wq);
         }
         commit(qparams);
         std::string how = "quantized";
@@ -312,7 +350,7 @@ private:
             how += " with " + m_graph.nodes[act].opType + " '" + m_graph.nodes[act].name +
                    "' as one unit";
         }
-        return {node.name, node.opType, Precision::Int8, how, ""};
+        return quantized(node, how);
     }
 
     // int32 bias with scale x_scale * w_scale[c] (ONNX Runtime's QDQ convention), when simple.
@@ -358,6 +396,8 @@ private:
     const RangeLookup &m_ranges;
     const QuantizationOptions &m_options;
     std::set<std::string> m_excluded;
+    std::set<std::string> m_sixteenBitNodes;   // options.int16Nodes
+    std::set<std::string> m_sixteenBitValues;  // their activations (collectSixteenBitValues)
     qdq::GraphIndex m_index;
     std::map<size_t, std::string> m_absorbedBy;  // activation node index -> unit head name
     std::set<std::string> m_clampAdopted;  // Relu / Clip whose range their producer's output took
@@ -368,12 +408,24 @@ private:
 
 }  // namespace
 
+int64_t weightAxis(const Node &node, const Tensor &weight) {
+    if (node.opType == "Conv") return 0;
+    if (node.opType == "ConvTranspose") return 1;
+    if (node.opType == "Gemm") return node.attrInt("transB", 0) != 0 ? 0 : 1;
+    if (node.opType == "MatMul") return weight.rank() - 1;
+    return -1;
+}
+
 QRangeOptions QuantizationOptions::activationRange() const {
     QRangeOptions r;
     r.type = symmetricActivations ? DataType::Int8 : DataType::UInt8;
     r.symmetric = symmetricActivations;
     r.reduceRange = reduceRange;
     return r;
+}
+
+QRangeOptions QuantizationOptions::activation16Range() const {
+    return {symmetricActivations ? DataType::Int16 : DataType::UInt16, symmetricActivations, false};
 }
 
 QRangeOptions QuantizationOptions::weightRange() const {
@@ -404,7 +456,8 @@ int QuantizationPlan::countFp32() const {
     return static_cast<int>(nodes.size()) - countInt8();
 }
 
-Status validateExcludedNodes(const Graph &graph, const std::vector<std::string> &names) {
+Status validateExcludedNodes(const Graph &graph, const std::vector<std::string> &names,
+                             const std::string &what) {
     std::vector<std::string> unknown;
     for (const std::string &name : names)
         if (!graph.findNode(name)) unknown.push_back(name);
@@ -413,7 +466,7 @@ Status validateExcludedNodes(const Graph &graph, const std::vector<std::string> 
     std::vector<std::pair<size_t, std::string>> scored;
     for (const Node &n : graph.nodes) scored.push_back({editDistance(first, n.name), n.name});
     std::sort(scored.begin(), scored.end());
-    std::string message = "excluded node '" + first + "' is not in the model";
+    std::string message = what + " '" + first + "' is not in the model";
     if (unknown.size() > 1)
         message += " (and " + std::to_string(unknown.size() - 1) + " more unknown names)";
     if (!scored.empty()) {
@@ -427,6 +480,11 @@ Status validateExcludedNodes(const Graph &graph, const std::vector<std::string> 
 Result<QuantizationPlan> buildPlanFromRanges(const Graph &graph, const RangeLookup &ranges,
                                              const QuantizationOptions &options) {
     QL_RETURN_IF_ERROR(validateExcludedNodes(graph, options.excludedNodes));
+    QL_RETURN_IF_ERROR(validateExcludedNodes(graph, options.int16Nodes, "16-bit node"));
+    for (const std::string &name : options.int16Nodes)
+        if (std::find(options.excludedNodes.begin(), options.excludedNodes.end(), name) !=
+            options.excludedNodes.end())
+            return Status::badInput("node '" + name + "' is both excluded (fp32) and 16-bit");
     if (options.method == RangeMethod::Percentile &&
         !(options.percentile > 0.0f && options.percentile <= 100.0f))
         return Status::badInput("percentile must be in (0, 100], got " +

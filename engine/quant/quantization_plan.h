@@ -49,9 +49,17 @@ struct QuantizationOptions {
     bool foldBatchNorm = true;               // applied by prepareFloatGraph (quant/qdq_builder.h)
     std::vector<std::string> excludedNodes;  // node names kept in fp32
     std::map<std::string, std::string> exclusionReasons;  // optional note per excluded node
+    // Node names quantized with 16 bits: their activations (inputs and output: uint16, or int16
+    // when activations are symmetric) and weights (int16, symmetric); their bias stays float
+    // (int32 at the product of two 16-bit scales would overflow). ONNX Runtime's QInt16 /
+    // QUInt16 TensorQuantOverrides; the model is written with opset 21 Q/DQ or, below opset 21,
+    // com.microsoft ones.
+    std::vector<std::string> int16Nodes;
 
     QRangeOptions activationRange() const;
     QRangeOptions weightRange() const;
+    QRangeOptions activation16Range() const;
+    static QRangeOptions weight16Range() { return {DataType::Int16, true, false}; }
     // What a histogram observer needs to choose the activation range these options ask for.
     ObserverOptions observerOptions() const;
 };
@@ -67,6 +75,7 @@ struct NodeDecision {
     // An fp32 node that reads its activation inputs as computed, not through their Q/DQ (a
     // per-channel Mul ahead of weighted layers: see Planner::scalesChannelsForLayers).
     bool readsUnquantized = false;
+    bool sixteenBit = false;  // quantized (Precision::Int8) with 16 bits (options.int16Nodes)
 };
 
 // A weight (or quantized constant) of the plan: which initializer, quantized how.
@@ -103,8 +112,14 @@ using RangeLookup = std::function<std::optional<std::pair<float, float>>(const s
 // stored calibration statistics; `stats` must outlive the lookup.
 RangeLookup rangeLookup(const CalibrationStatistics &stats, const QuantizationOptions &options);
 
-// Unknown names in options.excludedNodes: BadInput listing the closest node names.
-Status validateExcludedNodes(const Graph &graph, const std::vector<std::string> &names);
+// Output-channel axis of a weighted node's weight (input 1), -1 when it cannot be quantized per
+// channel.
+int64_t weightAxis(const Node &node, const Tensor &weight);
+
+// Unknown names in options.excludedNodes (or another list of node names, `what` naming it in
+// the message): BadInput listing the closest node names.
+Status validateExcludedNodes(const Graph &graph, const std::vector<std::string> &names,
+                             const std::string &what = "excluded node");
 
 // The plan for `graph` (already BN-folded when options.foldBatchNorm) from activation ranges.
 Result<QuantizationPlan> buildPlanFromRanges(const Graph &graph, const RangeLookup &ranges,

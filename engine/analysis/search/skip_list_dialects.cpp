@@ -1,11 +1,13 @@
 #include "analysis/search/skip_list_dialects.h"
 
+#include <algorithm>
 #include <cctype>
 #include <cstdio>
 #include <set>
 #include <sstream>
 
 #include "core/text.h"
+#include "quant/quantization_plan.h"
 
 namespace ql::analysis {
 
@@ -119,6 +121,69 @@ std::string header(const SkipList &list, const char *prefix, const std::string &
     return out + ".\n";
 }
 
+// A 16-bit layer's tensors as ONNX Runtime's TensorQuantOverrides name them (documented in
+// quantize_static / get_qdq_config): activation inputs and outputs (and those of the BatchNorm /
+// Relu / Clip chain that alone reads the output) QUInt16, a constant weight QInt16 per channel
+// with its axis.
+std::string ortSixteenBitOverrides(const Graph &graph, const std::vector<std::string> &nodes) {
+    std::vector<std::string> entries;
+    std::set<std::string> done;
+    auto add = [&](const std::string &tensor, const std::string &override) {
+        if (!tensor.empty() && done.insert(tensor).second)
+            entries.push_back("    " + quoted(tensor) + ": [{" + override + "}],\n");
+    };
+    const std::string activation = "\"quant_type\": QuantType.QUInt16";
+    for (const std::string &name : nodes) {
+        const Node *node = graph.findNode(name);
+        if (!node) continue;
+        for (size_t k = 0; k < node->inputs.size(); ++k) {
+            const Tensor *constant = graph.initializer(node->inputs[k]);
+            if (!constant) {
+                add(node->inputs[k], activation);
+            } else if (k == 1 && constant->dtype() == DataType::Float) {
+                const int64_t axis = quant::weightAxis(*node, *constant);
+                add(node->inputs[k],
+                    "\"quant_type\": QuantType.QInt16" +
+                        (axis >= 0 ? ", \"axis\": " + std::to_string(axis) : std::string()));
+            }
+        }
+        for (const std::string &out : node->outputs) {
+            add(out, activation);
+            // The layer as QuantLens quantizes it: a BatchNormalization (folded here) and a Relu
+            // / Clip that alone read the output belong to it, and ORT quantizes their outputs.
+            std::string value = out;
+            for (;;) {
+                std::vector<const Node *> readers;
+                for (const Node &n : graph.nodes)
+                    if (std::find(n.inputs.begin(), n.inputs.end(), value) != n.inputs.end())
+                        readers.push_back(&n);
+                if (readers.size() != 1 || readers[0]->outputs.empty() ||
+                    (readers[0]->opType != "BatchNormalization" && readers[0]->opType != "Relu" &&
+                     readers[0]->opType != "Clip"))
+                    break;
+                value = readers[0]->outputs[0];
+                add(value, activation);
+            }
+        }
+    }
+    std::string out = "\n# 16-bit layers (uint16 activations, int16 weights):\n";
+    for (const std::string &name : nodes) out += "#   " + name + "\n";
+    out += "tensor_quant_overrides = {\n";
+    for (const std::string &e : entries) out += e;
+    out += "}\nextra_options = {\"TensorQuantOverrides\": tensor_quant_overrides";
+    // Below opset 21 ONNX has no 16-bit Q/DQ: ORT then writes its own (get_qdq_config does so).
+    if (graph.opsetVersion < 21) out += ", \"UseQDQContribOps\": True";
+    return out + "}\n";
+}
+
+// The 16-bit layers a dialect cannot express, as a comment.
+std::string sixteenBitComment(const std::vector<std::string> &nodes, const char *prefix) {
+    if (nodes.empty()) return "";
+    std::string out = std::string(prefix) + " 16-bit layers (not expressible here):\n";
+    for (const std::string &name : nodes) out += std::string(prefix) + "   " + name + "\n";
+    return out;
+}
+
 }  // namespace
 
 const char *skipListDialectName(SkipListDialect dialect) {
@@ -176,12 +241,18 @@ std::string pytorchModulePath(const std::string &nodeName) {
 
 std::string formatSkipList(const Graph &floatGraph, const SkipList &list, SkipListDialect dialect) {
     const Sorted sorted = sortNodes(floatGraph, list, dialect);
+    // 16-bit layers: checked against the float model like the fp32 ones (module rules aside).
+    SkipList sixteenBitList = list;
+    sixteenBitList.nodes = list.int16Nodes;
+    const Sorted sixteen = sortNodes(floatGraph, sixteenBitList, SkipListDialect::QuantLens);
     std::string out;
     switch (dialect) {
         case SkipListDialect::QuantLens: {
             out = "{\n    \"model\": " + quoted(list.model) +
-                  ",\n    \"fp32_nodes\": " + quotedList(sorted.written, "    ") +
-                  ",\n    \"reason\": {";
+                  ",\n    \"fp32_nodes\": " + quotedList(sorted.written, "    ");
+            if (!sixteen.written.empty())
+                out += ",\n    \"int16_nodes\": " + quotedList(sixteen.written, "    ");
+            out += ",\n    \"reason\": {";
             bool first = true;
             for (const std::string &name : sorted.written) {
                 auto why = list.reasons.find(name);
@@ -195,28 +266,37 @@ std::string formatSkipList(const Graph &floatGraph, const SkipList &list, SkipLi
         }
         case SkipListDialect::Ort:
             out = header(list, "#", "Nodes") + commentBlock(sorted, "#") +
-                  "from onnxruntime.quantization import quantize_static\n\n"
-                  "nodes_to_exclude = " +
-                  quotedList(sorted.written, "") +
-                  "\n\n# quantize_static(float_model_path, quant_model_path, "
-                  "calibration_data_reader,\n"
-                  "#                 nodes_to_exclude=nodes_to_exclude)\n";
-            return out;
+                  commentBlock(sixteen, "#") +
+                  (sixteen.written.empty()
+                       ? "from onnxruntime.quantization import quantize_static\n\n"
+                       : "from onnxruntime.quantization import QuantType, quantize_static\n\n") +
+                  "nodes_to_exclude = " + quotedList(sorted.written, "");
+            if (sixteen.written.empty())
+                return out +
+                       "\n\n# quantize_static(float_model_path, quant_model_path, "
+                       "calibration_data_reader,\n"
+                       "#                 nodes_to_exclude=nodes_to_exclude)\n";
+            return out + "\n" + ortSixteenBitOverrides(floatGraph, sixteen.written) +
+                   "\n# quantize_static(float_model_path, quant_model_path, "
+                   "calibration_data_reader,\n"
+                   "#                 nodes_to_exclude=nodes_to_exclude, "
+                   "extra_options=extra_options)\n";
         case SkipListDialect::Nncf:
             out = header(list, "#", "Nodes") + commentBlock(sorted, "#") +
+                  sixteenBitComment(sixteen.written, "#") +
                   "import nncf\n\nignored_scope = nncf.IgnoredScope(names=" +
                   quotedList(sorted.written, "") +
                   ")\n\n# quantized = nncf.quantize(model, calibration_dataset, "
                   "ignored_scope=ignored_scope)\n";
             return out;
         case SkipListDialect::PyTorch: {
-            out =
-                header(list, "#", "Modules") + commentBlock(sorted, "#") +
-                // The default mapping, not a bare global qconfig: prepare_fx refuses Sigmoid,
-                // Tanh, ... (fixed-qparams ops) without their own observers.
-                "from torch.ao.quantization import get_default_qconfig_mapping\n\n"
-                "qconfig_mapping = get_default_qconfig_mapping(\"fbgemm\")  # or your "
-                "backend's\n";
+            out = header(list, "#", "Modules") + commentBlock(sorted, "#") +
+                  sixteenBitComment(sixteen.written, "#") +
+                  // The default mapping, not a bare global qconfig: prepare_fx refuses Sigmoid,
+                  // Tanh, ... (fixed-qparams ops) without their own observers.
+                  "from torch.ao.quantization import get_default_qconfig_mapping\n\n"
+                  "qconfig_mapping = get_default_qconfig_mapping(\"fbgemm\")  # or your "
+                  "backend's\n";
             std::set<std::string> done;
             for (const std::string &name : sorted.written) {
                 const std::string module = pytorchModulePath(name);
@@ -231,6 +311,7 @@ std::string formatSkipList(const Graph &floatGraph, const SkipList &list, SkipLi
         case SkipListDialect::Inc: {
             out =
                 header(list, "#", "Ops") + commentBlock(sorted, "#") +
+                sixteenBitComment(sixteen.written, "#") +
                 "from neural_compressor.config import PostTrainingQuantConfig\n\nop_name_dict = {";
             for (size_t i = 0; i < sorted.written.size(); ++i)
                 out += std::string(i ? ",\n" : "\n") + "    " + quoted(sorted.written[i]) +
@@ -241,7 +322,8 @@ std::string formatSkipList(const Graph &floatGraph, const SkipList &list, SkipLi
         }
         case SkipListDialect::Trt: {
             out = header(list, "#", "Layers") + commentBlock(sorted, "#") +
-                  "trtexec --onnx=" + list.model + " --int8 ";
+                  sixteenBitComment(sixteen.written, "#") + "trtexec --onnx=" + list.model +
+                  " --int8 ";
             std::string precisions;
             for (const std::string &name : sorted.written)
                 precisions += (precisions.empty() ? "" : ",") + name + ":fp32";

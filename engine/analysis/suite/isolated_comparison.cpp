@@ -229,6 +229,12 @@ static Status compareWith(ComparisonAccumulator &acc, const LayerRun &run, const
     if (y.dtype() == DataType::Int8)
         return acc.addDequantized(x, y.data<int8_t>(), y.numel(), samples, *run.outputScale,
                                   run.outputZeroPoint);
+    if (y.dtype() == DataType::UInt16 || y.dtype() == DataType::Int16) {  // a 16-bit layer
+        std::vector<float> dequantized(static_cast<size_t>(y.numel()));
+        dequantizeSpan(y, {*run.outputScale}, {run.outputZeroPoint}, -1, 0, y.numel(),
+                       dequantized.data());
+        return acc.add(x, dequantized.data(), y.numel(), samples);
+    }
     return Status::internal(std::string("the isolated output is ") + dataTypeName(y.dtype()) +
                             ", not a quantized tensor");
 }
@@ -303,6 +309,9 @@ void IsolatedComparator::Impl::runLayer(int index) {
                    yr.dtype() == DataType::Float) {
             status = run.kernel.add(r.data<float>(), yr.data<float>(), n, checked);
             if (!status) return fail(index, status.message());
+        } else if (run.outputQuantized && r.dtype() == yr.dtype() &&
+                   (r.dtype() == DataType::UInt16 || r.dtype() == DataType::Int16)) {
+            // A 16-bit layer runs the exact Q/DQ kernels in both: no int8 kernel to check.
         } else {
             return fail(index, "the reference output has an unexpected type");
         }
