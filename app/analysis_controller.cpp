@@ -215,18 +215,49 @@ void AnalysisController::setFp32Layers(const std::set<std::string> &layers,
         new LayerChoicesCommand(this, {m_fp32, m_remedies}, {layers, m_remedies}, undoText));
 }
 
+void AnalysisController::applySearchSet(ql::analysis::SearchPrecision precision,
+                                        const std::set<std::string> &layers,
+                                        const QString &undoText) {
+    auto [fp32, remedies] = ql::analysis::raisedLayers(
+        m_remedies, precision, std::vector<std::string>(layers.begin(), layers.end()));
+    if (fp32 == m_fp32 && remedies == m_remedies) return;
+    m_undo->push(new LayerChoicesCommand(this, {m_fp32, m_remedies},
+                                         {std::move(fp32), std::move(remedies)}, undoText));
+}
+
 void AnalysisController::setLayerRemedy(const std::string &name, ql::analysis::LayerRemedy remedy,
                                         bool on) {
     if (!m_setup.quantizeInApp || m_remedies.has(remedy, name) == on) return;
     ql::analysis::LayerRemedies remedies = m_remedies;
     remedies.set(remedy, name, on);
+    // Asking for 16 bits takes the layer out of fp32 (fp32 wins where both are asked).
+    std::set<std::string> fp32 = m_fp32;
+    const bool sixteen = remedy == ql::analysis::LayerRemedy::SixteenBit;
+    if (sixteen && on) fp32.erase(name);
     const QString layer = QString::fromStdString(name);
-    const bool adaRound = remedy == ql::analysis::LayerRemedy::AdaRound;
-    const QString text = on ? (adaRound ? tr("Round %1 adaptively (AdaRound)").arg(layer)
-                                        : tr("Correct the bias of %1").arg(layer))
-                            : (adaRound ? tr("Round %1 to nearest").arg(layer)
-                                        : tr("Undo the bias correction of %1").arg(layer));
-    m_undo->push(new LayerChoicesCommand(this, {m_fp32, m_remedies}, {m_fp32, remedies}, text));
+    QString text;
+    switch (remedy) {
+        case ql::analysis::LayerRemedy::AdaRound:
+            text = on ? tr("Round %1 adaptively (AdaRound)").arg(layer)
+                      : tr("Round %1 to nearest").arg(layer);
+            break;
+        case ql::analysis::LayerRemedy::BiasCorrection:
+            text = on ? tr("Correct the bias of %1").arg(layer)
+                      : tr("Undo the bias correction of %1").arg(layer);
+            break;
+        case ql::analysis::LayerRemedy::SixteenBit:
+            text = on ? tr("Quantize %1 with 16 bits").arg(layer)
+                      : tr("Quantize %1 with 8 bits").arg(layer);
+            break;
+    }
+    m_undo->push(new LayerChoicesCommand(this, {m_fp32, m_remedies}, {fp32, remedies}, text));
+}
+
+std::vector<std::string> AnalysisController::sixteenBitLayers() const {
+    std::vector<std::string> layers;
+    for (const std::string &name : m_remedies.int16)
+        if (!m_fp32.count(name)) layers.push_back(name);
+    return layers;
 }
 
 std::optional<ql::analysis::LayerRemedies> AnalysisController::layerRemediesToSave() const {
@@ -252,7 +283,11 @@ void AnalysisController::setLayerFp32(int reportIndex, bool fp32) {
 }
 
 void AnalysisController::resetToInt8() {
-    setFp32Layers({}, tr("Reset to all int8"));
+    ql::analysis::LayerRemedies remedies = m_remedies;
+    remedies.int16.clear();
+    if (m_fp32.empty() && remedies == m_remedies) return;
+    m_undo->push(new LayerChoicesCommand(this, {m_fp32, m_remedies}, {{}, remedies},
+                                         tr("Reset to all int8")));
 }
 
 std::set<std::string> AnalysisController::worstLayers(int n) const {
@@ -299,9 +334,13 @@ QJsonObject AnalysisController::skipListJson() const {
         else
             reasons.insert(node, tr("kept in fp32 in QuantLens"));
     }
-    return {{"model", QFileInfo(m_setup.floatModel).fileName()},
-            {"fp32_nodes", nodes},
-            {"reason", reasons}};
+    QJsonObject json{{"model", QFileInfo(m_setup.floatModel).fileName()},
+                     {"fp32_nodes", nodes},
+                     {"reason", reasons}};
+    QJsonArray int16;
+    for (const std::string &name : sixteenBitLayers()) int16.append(QString::fromStdString(name));
+    if (!int16.isEmpty()) json.insert(QStringLiteral("int16_nodes"), int16);
+    return json;
 }
 
 bool AnalysisController::writeFile(const QString &path, const QByteArray &bytes,
@@ -340,6 +379,7 @@ bool AnalysisController::exportSkipList(const QString &path, ql::analysis::SkipL
     ql::analysis::SkipList list;
     list.model = json.value(QStringLiteral("model")).toString().toStdString();
     list.nodes.assign(m_fp32.begin(), m_fp32.end());
+    list.int16Nodes = sixteenBitLayers();
     const QJsonObject reasons = json.value(QStringLiteral("reason")).toObject();
     for (auto it = reasons.begin(); it != reasons.end(); ++it)
         list.reasons[it.key().toStdString()] = it.value().toString().toStdString();

@@ -12,6 +12,7 @@
 #include <set>
 #include <string>
 
+#include "analysis/search/fp32_search.h"
 #include "analysis/search/skip_list_dialects.h"
 #include "analysis/session/layer_remedies.h"
 #include "analysis_job.h"
@@ -62,10 +63,15 @@ public:
     // The fp32 layers the user asked for (float node names); the report follows when the job is
     // done.
     const std::set<std::string> &fp32Layers() const { return m_fp32; }
-    // Undoable: one layer by name / report index, a whole set, reset, the N worst.
+    // Undoable: one layer by name / report index, a whole set, reset (no fp32 or 16-bit layers),
+    // the N worst.
     void setLayerFp32(const std::string &name, bool fp32);
     void setLayerFp32(int reportIndex, bool fp32);
     void setFp32Layers(const std::set<std::string> &layers, const QString &undoText);
+    // A set the search measured: exactly these layers in fp32 or at 16 bits, no other layer
+    // raised (as the search measured it), the other remedies kept. Undoable.
+    void applySearchSet(ql::analysis::SearchPrecision precision,
+                        const std::set<std::string> &layers, const QString &undoText);
     void resetToInt8();
     // The n int8 layers with the lowest isolated SQNR (cumulative when no isolated figure) join
     // the fp32 layers. Returns how many were added.
@@ -77,7 +83,9 @@ public:
     // What a project stores: the remedies once known exactly (from a report or a project),
     // nullopt while the setup's choices still decide.
     std::optional<ql::analysis::LayerRemedies> layerRemediesToSave() const;
-    // Undoable: one remedy of one layer on or off.
+    // The layers the user quantizes with 16 bits (and does not keep in fp32).
+    std::vector<std::string> sixteenBitLayers() const;
+    // Undoable: one remedy of one layer on or off (16 bits on: the layer leaves fp32).
     void setLayerRemedy(const std::string &name, ql::analysis::LayerRemedy remedy, bool on);
 
     double thresholdDb() const { return m_thresholdDb; }

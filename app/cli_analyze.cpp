@@ -103,9 +103,12 @@ void printTable(const ql::analysis::NumericSuiteReport &report) {
                         100.0 * *out.quantAccuracy);
         std::printf("\n");
     }
-    std::printf("samples: %lld; layers: %d int8, %d fp32; quantized model ran %s (%s kernels)\n",
+    const std::string other = report.otherLayers > 0 ? ", " + std::to_string(report.otherLayers) +
+                                                           " 16-bit or weight-only"
+                                                     : std::string();
+    std::printf("samples: %lld; layers: %d int8, %d fp32%s; quantized model ran %s (%s kernels)\n",
                 static_cast<long long>(report.samples), report.int8Layers, report.fp32Layers,
-                report.quantPrecision.c_str(), report.int8Kernels.c_str());
+                other.c_str(), report.quantPrecision.c_str(), report.int8Kernels.c_str());
 }
 
 }  // namespace

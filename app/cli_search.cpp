@@ -35,39 +35,63 @@ QJsonValue number(double value) {
     return std::isfinite(value) ? QJsonValue(value) : QJsonValue(QJsonValue::Null);
 }
 
+// A set raised to a precision, as JSON: {"precision", "fp32_layers", "int16_layers"} (the other
+// list empty), so that a reader of fp32 sets keeps working.
+QJsonObject setJson(ql::analysis::SearchPrecision precision,
+                    const std::vector<std::string> &layers) {
+    const bool int16 = precision == ql::analysis::SearchPrecision::Int16;
+    return {{"precision", ql::analysis::searchPrecisionName(precision)},
+            {"fp32_layers", int16 ? QJsonArray() : names(layers)},
+            {"int16_layers", int16 ? names(layers) : QJsonArray()}};
+}
+
+QJsonObject withFields(QJsonObject object, const QJsonObject &fields) {
+    for (auto it = fields.begin(); it != fields.end(); ++it) object.insert(it.key(), it.value());
+    return object;
+}
+
 QJsonObject resultJson(const ql::analysis::SearchResult &r,
                        const ql::analysis::SearchOptions &options, const QString &floatModel) {
     QJsonArray steps;
     for (const auto &e : r.evaluations)
-        steps.append(QJsonObject{{"fp32_layers", names(e.fp32Layers)},
-                                 {"metric", number(e.figure)},
-                                 {"seconds", e.seconds},
-                                 {"stopped_early", e.stoppedEarly},
-                                 {"best_reachable", e.stoppedEarly ? number(e.bound) : QJsonValue()}});
+        steps.append(
+            withFields(setJson(e.precision, e.layers),
+                       {{"metric", number(e.figure)},
+                        {"seconds", e.seconds},
+                        {"stopped_early", e.stoppedEarly},
+                        {"best_reachable", e.stoppedEarly ? number(e.bound) : QJsonValue()}}));
     QJsonArray pareto;
     for (const auto &p : r.pareto)
-        pareto.append(QJsonObject{{"fp32_layers", names(p.fp32Layers)},
-                                  {"metric", number(p.figure)},
-                                  {"latency_ms", p.latencyMs},
-                                  {"meets_target", p.meetsTarget}});
-    return QJsonObject{
-        {"model", QFileInfo(floatModel).fileName()},
-        {"target", QString::fromStdString(ql::analysis::searchTargetName(options.target))},
-        {"objective",
-         options.objective == ql::analysis::SearchObjective::Latency ? "latency" : "layers"},
-        {"met", r.reached},
-        {"fp32_layers", names(r.fp32Layers)},
-        {"reached", number(r.figure)},
-        {"all_fp32", number(r.allFp32Figure)},
-        {"exhaustive", r.exhaustive},
-        {"budget_exhausted", r.budgetExhausted},
-        {"candidates", names(r.candidates)},
-        {"evaluations", static_cast<int>(r.evaluations.size())},
-        {"stopped_early", r.stoppedEarly},
-        {"steps", steps},
-        {"latency_ms", number(r.latencyMs)},
-        {"latency_batch_samples", r.latencyBatchSamples},
-        {"pareto", pareto}};
+        pareto.append(
+            withFields(setJson(p.precision, p.layers), {{"metric", number(p.figure)},
+                                                        {"latency_ms", p.latencyMs},
+                                                        {"meets_target", p.meetsTarget}}));
+    QJsonArray byPrecision;
+    for (const auto &o : r.byPrecision)
+        byPrecision.append(
+            withFields(setJson(o.precision, o.layers), {{"met", o.reached},
+                                                        {"reached", number(o.figure)},
+                                                        {"all_raised", number(o.allRaisedFigure)},
+                                                        {"exhaustive", o.exhaustive}}));
+    return withFields(
+        setJson(r.precision, r.layers),
+        {{"model", QFileInfo(floatModel).fileName()},
+         {"target", QString::fromStdString(ql::analysis::searchTargetName(options.target))},
+         {"objective",
+          options.objective == ql::analysis::SearchObjective::Latency ? "latency" : "layers"},
+         {"met", r.reached},
+         {"reached", number(r.figure)},
+         {"all_raised", number(r.allRaisedFigure)},
+         {"by_precision", byPrecision},
+         {"exhaustive", r.exhaustive},
+         {"budget_exhausted", r.budgetExhausted},
+         {"candidates", names(r.candidates)},
+         {"evaluations", static_cast<int>(r.evaluations.size())},
+         {"stopped_early", r.stoppedEarly},
+         {"steps", steps},
+         {"latency_ms", number(r.latencyMs)},
+         {"latency_batch_samples", r.latencyBatchSamples},
+         {"pareto", pareto}});
 }
 
 }  // namespace
@@ -103,6 +127,12 @@ int runSearch(const QStringList &arguments) {
                       "among the measured sets that meet the target. Either way the Pareto front "
                       "(fp32 layers / latency / figure) of the timed sets is reported.",
                       "OBJ", "layers"});
+    parser.addOption({"raise-to",
+                      "What a chosen layer becomes: fp32 (default), int16 (16-bit activations "
+                      "and weights, as ONNX Runtime's QUInt16 / QInt16 overrides; needs --calib), "
+                      "or fp32,int16: search both, answer with the fewer layers (int16 on a tie) "
+                      "and report both on the Pareto front.",
+                      "PRECISIONS", "fp32"});
     parser.addOption({"holdout",
                       "Keep this fraction of the evaluation batches (the last ones) out of the "
                       "search and report the "
@@ -154,6 +184,10 @@ int runSearch(const QStringList &arguments) {
                                             search.objective))
         return usageError("search: --objective expects layers or latency, got '" +
                           parser.value("objective") + "'");
+    if (!ql::analysis::parseSearchPrecisions(parser.value("raise-to").toStdString(),
+                                             search.precisions))
+        return usageError("search: --raise-to expects fp32, int16 or fp32,int16, got '" +
+                          parser.value("raise-to") + "'");
     search.earlyStop = !parser.isSet("no-early-stop");
     search.maxEvaluations = parser.value("max-evaluations").toInt(&ok);
     if (!ok || search.maxEvaluations < 1)
@@ -262,8 +296,9 @@ int runSearch(const QStringList &arguments) {
 
     std::optional<ql::analysis::HoldoutFigure> holdoutFigure;
     if (held) {
-        auto check = ql::analysis::measureOnHoldout(floatGraph, quantCopy, std::move(*held),
-                                                    sessionCopy, result->fp32Layers, *target);
+        auto check =
+            ql::analysis::measureOnHoldout(floatGraph, quantCopy, std::move(*held), sessionCopy,
+                                           result->precision, result->layers, *target);
         if (!check) return reportFailure(check.status().withContext("holdout"));
         holdoutFigure = *check;
     }
@@ -272,22 +307,35 @@ int runSearch(const QStringList &arguments) {
                       : latency            ? "the fastest timed set meeting it"
                       : result->exhaustive ? "minimal: every smaller set measured"
                                            : "greedy build-up and pruning";
+    const char *precision = ql::analysis::searchPrecisionName(result->precision);
+    for (const auto &o : result->byPrecision)
+        if (result->byPrecision.size() > 1)
+            std::printf("raised to %s: %s with %zu layer(s), %.2f; all raised: %s\n",
+                        ql::analysis::searchPrecisionName(o.precision),
+                        o.reached ? "met" : "NOT met", o.layers.size(), o.figure,
+                        std::isnan(o.allRaisedFigure)
+                            ? "not measured"
+                            : QByteArray::number(o.allRaisedFigure, 'f', 2).constData());
     std::printf(
-        "target %s: %s with %zu of %zu int8 layer(s) in fp32 (%s), %.2f; all in fp32: %s; "
+        "target %s: %s with %zu of %zu int8 layer(s) in %s (%s), %.2f; all in %s: %s; "
         "%zu evaluations (%d stopped once out of reach)\n",
         ql::analysis::searchTargetName(*target).c_str(), result->reached ? "met" : "NOT met",
-        result->fp32Layers.size(), result->candidates.size(), how, result->figure,
-        std::isnan(result->allFp32Figure)
+        result->layers.size(), result->candidates.size(), precision, how, result->figure, precision,
+        std::isnan(result->allRaisedFigure)
             ? "not measured"
-            : QByteArray::number(result->allFp32Figure, 'f', 2).constData(),
+            : QByteArray::number(result->allRaisedFigure, 'f', 2).constData(),
         result->evaluations.size(), result->stoppedEarly);
-    for (const std::string &name : result->fp32Layers) std::printf("fp32 %s\n", name.c_str());
+    for (const std::string &name : result->layers) std::printf("%s %s\n", precision, name.c_str());
     std::printf(
-        "int8 plan of the set: %.2f ms per batch of %d; Pareto front (fp32 layers, ms, "
+        "int8 plan of the set: %.2f ms per batch of %d; Pareto front (layers raised, ms, "
         "figure):",
         result->latencyMs, result->latencyBatchSamples);
     for (const auto &p : result->pareto)
-        std::printf(" (%zu, %.2f, %.2f)", p.fp32Layers.size(), p.latencyMs, p.figure);
+        std::printf(" (%zu%s, %.2f, %.2f)", p.layers.size(),
+                    p.precision == ql::analysis::SearchPrecision::Int16 && !p.layers.empty()
+                        ? " int16"
+                        : "",
+                    p.latencyMs, p.figure);
     std::printf("\n");
     if (holdoutFigure)
         std::printf("holdout (%lld samples kept out of the search): %.2f, target %s\n",
@@ -313,12 +361,13 @@ int runSearch(const QStringList &arguments) {
     if (parser.isSet("skip-list") && result->reached) {
         ql::analysis::SkipList list;
         list.model = QFileInfo(floatPath).fileName().toStdString();
-        list.nodes = result->fp32Layers;
+        (result->precision == ql::analysis::SearchPrecision::Int16 ? list.int16Nodes : list.nodes) =
+            result->layers;
         char origin[128];
         std::snprintf(origin, sizeof origin, "quantlens search for %s: reached %.2f",
                       ql::analysis::searchTargetName(*target).c_str(), result->figure);
         list.origin = origin;
-        for (const std::string &name : list.nodes) list.reasons[name] = origin;
+        for (const std::string &name : result->layers) list.reasons[name] = origin;
         const std::string text = ql::analysis::formatSkipList(floatGraph, list, dialect);
         if (ql::Status s =
                 writeTextFile(parser.value("skip-list"), QByteArray::fromStdString(text));

@@ -584,7 +584,8 @@ void MainWindow::updateActions() {
     const bool hasSetup = !m_analysis->setup().floatModel.isEmpty();
     m_toggleLayer->setEnabled(
         hasReport && m_analysisPanel->tableModel()->isToggleable(m_analysisPanel->currentLayer()));
-    m_resetInt8->setEnabled(hasReport && !m_analysis->fp32Layers().empty());
+    m_resetInt8->setEnabled(hasReport && (!m_analysis->fp32Layers().empty() ||
+                                          !m_analysis->sixteenBitLayers().empty()));
     m_keepWorst->setEnabled(hasReport);
     m_findFp32Set->setEnabled(hasReport);
     m_exportSkipList->setEnabled(hasReport);

@@ -46,9 +46,10 @@ void MainWindow::showFp32SearchDialog() {
         connect(dialog, &ql::ui::Fp32SearchDialog::cancelRequested, m_analysis,
                 &AnalysisController::cancel);
         connect(dialog, &ql::ui::Fp32SearchDialog::applyRequested, this,
-                [this, dialog](const std::set<std::string> &layers, const QString &description) {
-                    m_analysis->setFp32Layers(layers, description);
-                    dialog->showApplied(int(layers.size()));
+                [this, dialog](ql::analysis::SearchPrecision precision,
+                               const std::set<std::string> &layers, const QString &description) {
+                    m_analysis->applySearchSet(precision, layers, description);
+                    dialog->showApplied(precision, int(layers.size()));
                 });
         connect(m_analysis, &AnalysisController::searchProgress, dialog,
                 &ql::ui::Fp32SearchDialog::showProgress);
@@ -64,7 +65,7 @@ void MainWindow::showFp32SearchDialog() {
     }
     const auto &outputs = report->outputs;
     m_searchDialog->setAnalysis(!outputs.empty() && outputs.front().floatAccuracy.has_value(),
-                                evaluationBatches(*m_analysis));
+                                evaluationBatches(*m_analysis), m_analysis->setup().quantizeInApp);
     m_searchDialog->show();
     m_searchDialog->raise();
     m_searchDialog->activateWindow();

@@ -54,9 +54,6 @@ QJsonArray namesArray(const std::set<std::string> &names) {
     return array;
 }
 
-constexpr ql::analysis::LayerRemedy kLayerRemedies[] = {ql::analysis::LayerRemedy::AdaRound,
-                                                        ql::analysis::LayerRemedy::BiasCorrection};
-
 }  // namespace
 
 QJsonObject ProjectController::projectJson(
@@ -69,7 +66,7 @@ QJsonObject ProjectController::projectJson(
                         {"threshold_db", thresholdDb}};
     if (remedies) {
         QJsonObject perLayer;
-        for (ql::analysis::LayerRemedy remedy : kLayerRemedies)
+        for (ql::analysis::LayerRemedy remedy : ql::analysis::kLayerRemedies)
             perLayer.insert(QLatin1String(ql::analysis::layerRemedyName(remedy)),
                             namesArray(remedies->of(remedy)));
         project.insert(QStringLiteral("layer_remedies"), perLayer);
@@ -112,6 +109,7 @@ QString wrongTypedField(const QJsonObject &project) {
         {nullptr, "layer_remedies", Type::Object},
         {"layer_remedies", "adaround", Type::Array},
         {"layer_remedies", "bias-correction", Type::Array},
+        {"layer_remedies", "int16", Type::Array},
     };
     static const QMap<Type, QString> names = {
         {Type::String, QStringLiteral("a string")}, {Type::Double, QStringLiteral("a number")},
@@ -197,7 +195,7 @@ void ProjectController::unpackProject(const QJsonObject &project, const QDir &ba
         if (project.contains(QStringLiteral("layer_remedies"))) {
             ql::analysis::LayerRemedies read;
             const QJsonObject perLayer = project.value("layer_remedies").toObject();
-            for (ql::analysis::LayerRemedy remedy : kLayerRemedies)
+            for (ql::analysis::LayerRemedy remedy : ql::analysis::kLayerRemedies)
                 for (const QJsonValue &name :
                      perLayer.value(QLatin1String(ql::analysis::layerRemedyName(remedy))).toArray())
                     read.set(remedy, name.toString().toStdString(), true);

@@ -82,6 +82,8 @@ void AnalysisHeadline::setReport(ReportPtr report) {
         m_accuracy->setText(QStringLiteral("—"));
     if (m_report) {
         QString text = tr("%1 / %2").arg(m_report->int8Layers).arg(m_report->fp32Layers);
+        if (m_report->otherLayers > 0)
+            text += QLatin1Char(' ') + tr("(+%1 16-bit or weight-only)").arg(m_report->otherLayers);
         if (!m_report->unmatched.empty())
             text += QLatin1Char(' ') + tr("(%1 unmatched)").arg(m_report->unmatched.size());
         m_layers->setText(text);

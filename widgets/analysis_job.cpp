@@ -213,9 +213,9 @@ Result<SearchOutcome> searchWithHoldout(const AnalysisRequest &request,
     auto result = analysis::searchFp32Layers(**session, options);
     if (!result) return result.status();
     outcome.result = std::move(*result);
-    auto held = analysis::measureOnHoldout(inputs->floatGraph, inputs->quantGraph,
-                                           std::move(split->second), searchOptions,
-                                           outcome.result.fp32Layers, options.target, progress);
+    auto held = analysis::measureOnHoldout(
+        inputs->floatGraph, inputs->quantGraph, std::move(split->second), searchOptions,
+        outcome.result.precision, outcome.result.layers, options.target, progress);
     if (!held) return held.status().withContext("holdout");
     outcome.holdout = *held;
     return outcome;

@@ -135,12 +135,13 @@ QMenu *AnalysisPanel::createLayerMenu(int layer, QWidget *parent) {
 void AnalysisPanel::addRemedyActions(QMenu *menu, int layer) {
     if (!m_report || layer < 0 || layer >= int(m_report->layers.size())) return;
     const analysis::LayerReport &row = m_report->layers[size_t(layer)];
-    for (analysis::LayerRemedy remedy :
-         {analysis::LayerRemedy::AdaRound, analysis::LayerRemedy::BiasCorrection}) {
+    for (analysis::LayerRemedy remedy : analysis::kLayerRemedies) {
         QAction *action = menu->addAction(layerRemedyAction(remedy));
         action->setObjectName(remedy == analysis::LayerRemedy::AdaRound
                                   ? QStringLiteral("adaRoundAction")
-                                  : QStringLiteral("biasCorrectionAction"));
+                              : remedy == analysis::LayerRemedy::BiasCorrection
+                                  ? QStringLiteral("biasCorrectionAction")
+                                  : QStringLiteral("sixteenBitAction"));
         action->setCheckable(true);
         action->setChecked(m_remedies.has(remedy, row.name));
         const QString unavailable = layerRemedyUnavailable(row, remedy, m_remediesAvailable);

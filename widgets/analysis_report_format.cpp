@@ -151,7 +151,8 @@ QJsonObject analysisReportJson(const analysis::NumericSuiteReport &report,
         {"quant_precision", QString::fromStdString(report.quantPrecision)},
         {"int8_kernels", QString::fromStdString(report.int8Kernels)},
         {"int8_layers", report.int8Layers},
-        {"fp32_layers", report.fp32Layers}};
+        {"fp32_layers", report.fp32Layers},
+        {"other_quantized_layers", report.otherLayers}};
     if (models.quantizedInApp) modelsJson.insert("quantizer_options", models.quantizerOptions);
     QJsonArray outputs;
     for (const auto &out : report.outputs) outputs.append(outputJson(out));

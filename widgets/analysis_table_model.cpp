@@ -114,8 +114,13 @@ QVariant AnalysisTableModel::displayData(int row, int column) const {
             return QString::fromStdString(layer.opType);
         case PrecisionColumn: {
             if (checkState(row) == Qt::Checked) return tr("fp32");
+            // Quantized otherwise ("int16", "int4 weights"): as the report says. An fp32 row
+            // unchecked here shows int8 until its report comes.
+            const QString precision = layer.precision == "int8" || layer.precision == "fp32"
+                                          ? tr("int8")
+                                          : QString::fromStdString(layer.precision);
             const QString remedies = appliedRemediesText(layer);
-            return remedies.isEmpty() ? tr("int8") : tr("int8 + %1").arg(remedies);
+            return remedies.isEmpty() ? precision : tr("%1 + %2").arg(precision, remedies);
         }
         case CosineColumn:
             return formatFixed(figure(layer, column), 5);  // 40 dB is 0.99995

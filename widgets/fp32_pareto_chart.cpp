@@ -49,6 +49,13 @@ Fp32ParetoChart::Fp32ParetoChart(QWidget *parent) : QWidget(parent), m_plot(new 
         QCPScatterStyle(QCPScatterStyle::ssCircle, QPen(kMeetColor, 1.5), QBrush(kMeetColor), 8));
     m_missing = scatter(tr("Misses it"), QCPScatterStyle(QCPScatterStyle::ssCircle,
                                                          QPen(kMissColor, 1.8), Qt::NoBrush, 8));
+    // Sets quantized with 16 bits instead of kept in fp32: diamonds, the same colours.
+    m_meeting16 = scatter(
+        tr("16 bits, meets it"),
+        QCPScatterStyle(QCPScatterStyle::ssDiamond, QPen(kMeetColor, 1.5), QBrush(kMeetColor), 10));
+    m_missing16 = scatter(
+        tr("16 bits, misses it"),
+        QCPScatterStyle(QCPScatterStyle::ssDiamond, QPen(kMissColor, 1.8), Qt::NoBrush, 10));
     m_answer = scatter(
         tr("The search's answer"),
         QCPScatterStyle(QCPScatterStyle::ssCircle, QPen(kAnswerColor, 2.2), Qt::NoBrush, 16));
@@ -92,23 +99,26 @@ void Fp32ParetoChart::setFront(const analysis::SearchResult &result,
     }
     const double yPad = std::max((yHigh - yLow) * 0.12, 0.5);
     const double top = clamped ? yHigh + 2.5 * yPad : yHigh + yPad;
-    QVector<double> mx, my, nx, ny, ax, ay;
+    QVector<double> mx, my, nx, ny, mx16, my16, nx16, ny16, ax, ay;
     for (int i = 0; i < int(result.pareto.size()); ++i) {
         const auto &p = result.pareto[size_t(i)];
+        const bool sixteen = p.precision == analysis::SearchPrecision::Int16 && !p.layers.empty();
         const bool atTop = std::isinf(p.figure) || p.figure > clampAbove;
         const double y = atTop ? top - 1.5 * yPad : (std::isnan(p.figure) ? yLow : p.figure);
         xLow = i == 0 ? p.latencyMs : std::min(xLow, p.latencyMs);
         xHigh = i == 0 ? p.latencyMs : std::max(xHigh, p.latencyMs);
-        (p.meetsTarget ? mx : nx) << p.latencyMs;
-        (p.meetsTarget ? my : ny) << y;
-        if (p.fp32Layers == result.fp32Layers) ax << p.latencyMs, ay << y;
+        (p.meetsTarget ? (sixteen ? mx16 : mx) : (sixteen ? nx16 : nx)) << p.latencyMs;
+        (p.meetsTarget ? (sixteen ? my16 : my) : (sixteen ? ny16 : ny)) << y;
+        if (p.layers == result.layers && (p.layers.empty() || p.precision == result.precision))
+            ax << p.latencyMs, ay << y;
 
         QStringList names;
-        for (const std::string &n : p.fp32Layers) names << QString::fromStdString(n);
+        for (const std::string &n : p.layers) names << QString::fromStdString(n);
         const QString figure = formatSearchFigure(p.figure, metric);
         Point point{p.latencyMs, y, QString()};
         point.toolTip =
-            tr("%n layer(s) in fp32", nullptr, int(p.fp32Layers.size())) +
+            (sixteen ? tr("%n layer(s) at 16 bits", nullptr, int(p.layers.size()))
+                     : tr("%n layer(s) in fp32", nullptr, int(p.layers.size()))) +
             (names.isEmpty() ? QString()
                              : QStringLiteral(": ") + names.join(QStringLiteral(", "))) +
             QLatin1Char('\n') + figure + QStringLiteral(" · ") +
@@ -123,13 +133,23 @@ void Fp32ParetoChart::setFront(const analysis::SearchResult &result,
         label->setPositionAlignment(atTop ? Qt::AlignHCenter | Qt::AlignBottom
                                           : Qt::AlignLeft | Qt::AlignBottom);
         label->setPadding(atTop ? QMargins(0, 0, 0, 7) : QMargins(7, 0, 0, 5));
-        label->setText(atTop ? QStringLiteral("%1 · %2").arg(p.fp32Layers.size()).arg(figure)
-                             : QString::number(p.fp32Layers.size()));
+        const QString count =
+            sixteen ? tr("%1×16-bit").arg(p.layers.size()) : QString::number(p.layers.size());
+        label->setText(atTop ? QStringLiteral("%1 · %2").arg(count, figure) : count);
         label->setColor(palette().color(QPalette::Text));
         m_labels << label;
     }
     m_meeting->setData(mx, my, true);
     m_missing->setData(nx, ny, true);
+    m_meeting16->setData(mx16, my16, true);
+    m_missing16->setData(nx16, ny16, true);
+    // The 16-bit entries in the legend only when the front has 16-bit sets.
+    for (QCPGraph *graph : {m_meeting16, m_missing16}) {
+        if (graph->data()->isEmpty())
+            graph->removeFromLegend();
+        else if (!m_plot->legend->hasItemWithPlottable(graph))
+            graph->addToLegend();
+    }
     m_answer->setData(ax, ay, true);
     m_targetLine->point1->setCoords(0.0, target.value);
     m_targetLine->point2->setCoords(1.0, target.value);

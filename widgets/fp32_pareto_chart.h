@@ -50,7 +50,7 @@ private:
     void onMouseMove(QMouseEvent *event);
 
     QCustomPlot *m_plot;
-    QCPGraph *m_meeting, *m_missing, *m_answer;
+    QCPGraph *m_meeting, *m_missing, *m_meeting16, *m_missing16, *m_answer;
     QCPItemStraightLine *m_targetLine;
     QVector<QCPItemText *> m_labels;
     QVector<Point> m_points;

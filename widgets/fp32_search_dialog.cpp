@@ -40,12 +40,19 @@ double defaultTarget(SearchMetric metric) {
     return 0.0;
 }
 
+// "in fp32" / "at 16 bits": where the chosen layers go.
+QString where(analysis::SearchPrecision precision) {
+    return precision == analysis::SearchPrecision::Int16 ? Fp32SearchDialog::tr("at 16 bits")
+                                                         : Fp32SearchDialog::tr("in fp32");
+}
+
 }  // namespace
 
 Fp32SearchDialog::Fp32SearchDialog(QWidget *parent)
     : QDialog(parent),
       m_metric(new QComboBox(this)),
       m_objective(new QComboBox(this)),
+      m_raiseTo(new QComboBox(this)),
       m_target(new QDoubleSpinBox(this)),
       m_holdout(new QSpinBox(this)),
       m_maxEvaluations(new QSpinBox(this)),
@@ -62,6 +69,7 @@ Fp32SearchDialog::Fp32SearchDialog(QWidget *parent)
     setObjectName(QStringLiteral("fp32SearchDialog"));
     m_metric->setObjectName(QStringLiteral("metricCombo"));
     m_objective->setObjectName(QStringLiteral("objectiveCombo"));
+    m_raiseTo->setObjectName(QStringLiteral("raiseToCombo"));
     m_target->setObjectName(QStringLiteral("targetSpin"));
     m_holdout->setObjectName(QStringLiteral("holdoutSpin"));
     m_maxEvaluations->setObjectName(QStringLiteral("maxEvaluationsSpin"));
@@ -83,6 +91,10 @@ Fp32SearchDialog::Fp32SearchDialog(QWidget *parent)
     m_objective->setToolTip(
         tr("Fastest: the int8 plans of the measured sets that meet the target are timed and the "
            "fastest wins (within 3 %, the one with fewer layers)"));
+    m_raiseTo->addItem(tr("Keep in fp32"), QStringLiteral("fp32"));
+    m_raiseTo->addItem(tr("Quantize with 16 bits"), QStringLiteral("int16"));
+    m_raiseTo->addItem(tr("Either: fewer layers wins (16 bits on a tie)"),
+                       QStringLiteral("fp32,int16"));
     m_target->setDecimals(2);
     m_holdout->setRange(0, 50);
     m_holdout->setSuffix(tr(" % of the data"));
@@ -102,6 +114,7 @@ Fp32SearchDialog::Fp32SearchDialog(QWidget *parent)
     targetLabel->setBuddy(m_metric);
     form->addRow(targetLabel, targetRow);
     form->addRow(tr("&Objective:"), m_objective);
+    form->addRow(tr("Chosen &layers:"), m_raiseTo);
     form->addRow(tr("&Holdout:"), m_holdout);
     form->addRow(tr("&Budget:"), m_maxEvaluations);
     auto *settings = new QGroupBox(tr("What to reach"), this);
@@ -145,8 +158,8 @@ Fp32SearchDialog::Fp32SearchDialog(QWidget *parent)
     connect(m_cancel, &QPushButton::clicked, this, &Fp32SearchDialog::cancelRequested);
     connect(m_apply, &QPushButton::clicked, this, [this] {
         if (!m_outcome || !m_outcome->result.reached) return;
-        const auto &layers = m_outcome->result.fp32Layers;
-        emit applyRequested({layers.begin(), layers.end()},
+        const auto &layers = m_outcome->result.layers;
+        emit applyRequested(m_outcome->result.precision, {layers.begin(), layers.end()},
                             tr("Find fp32 set: %1").arg(searchTargetText(m_outcome->target)));
     });
     connect(m_chart, &Fp32ParetoChart::pointClicked, this, &Fp32SearchDialog::applyParetoPoint);
@@ -158,9 +171,18 @@ Fp32SearchDialog::Fp32SearchDialog(QWidget *parent)
     resize(720, 760);
 }
 
-void Fp32SearchDialog::setAnalysis(bool labelled, int batches) {
+void Fp32SearchDialog::setAnalysis(bool labelled, int batches, bool sixteenBits) {
     m_labelled = labelled;
     m_batches = batches;
+    if (auto *choices = qobject_cast<QStandardItemModel *>(m_raiseTo->model()))
+        for (int row = 1; row < choices->rowCount(); ++row) {
+            QStandardItem *item = choices->item(row);
+            item->setEnabled(sixteenBits);
+            item->setToolTip(sixteenBits ? QString()
+                                         : tr("16-bit layers re-quantize from calibration "
+                                              "statistics: quantize the float model in the app"));
+        }
+    if (!sixteenBits) m_raiseTo->setCurrentIndex(0);
     auto *model = qobject_cast<QStandardItemModel *>(m_metric->model());
     if (QStandardItem *item = model ? model->item(2) : nullptr) {
         item->setEnabled(labelled);
@@ -180,6 +202,8 @@ SearchRequest Fp32SearchDialog::request() const {
     r.options.objective =
         static_cast<analysis::SearchObjective>(m_objective->currentData().toInt());
     r.options.maxEvaluations = m_maxEvaluations->value();
+    analysis::parseSearchPrecisions(m_raiseTo->currentData().toString().toStdString(),
+                                    r.options.precisions);
     r.holdout = m_holdout->value() / 100.0;  // 0 when the analysis has one batch
     return r;
 }
@@ -208,7 +232,7 @@ void Fp32SearchDialog::onMetricChanged() {
 
 void Fp32SearchDialog::setRunning(bool running) {
     for (QWidget *w : {static_cast<QWidget *>(m_metric), static_cast<QWidget *>(m_target),
-                       static_cast<QWidget *>(m_objective),
+                       static_cast<QWidget *>(m_objective), static_cast<QWidget *>(m_raiseTo),
                        static_cast<QWidget *>(m_maxEvaluations), static_cast<QWidget *>(m_search)})
         w->setEnabled(!running);
     m_holdout->setEnabled(!running && m_batches >= 2);
@@ -241,8 +265,8 @@ void Fp32SearchDialog::showOutcome(SearchOutcomePtr outcome) {
     const analysis::SearchResult &r = m_outcome->result;
     m_summary->setText(summaryText(*m_outcome));
     m_layers->clear();
-    for (const std::string &name : r.fp32Layers) m_layers->addItem(QString::fromStdString(name));
-    m_layers->setVisible(!r.fp32Layers.empty());
+    for (const std::string &name : r.layers) m_layers->addItem(QString::fromStdString(name));
+    m_layers->setVisible(!r.layers.empty());
     // As tall as its rows (up to 6; then it scrolls).
     const int rows = std::min(m_layers->count(), 6);
     m_layers->setFixedHeight(rows * m_layers->sizeHintForRow(0) + 2 * m_layers->frameWidth() + 4);
@@ -256,16 +280,21 @@ void Fp32SearchDialog::showFailure(const QString &message, bool cancelled) {
                                        : tr("The search failed: %1").arg(message));
 }
 
-void Fp32SearchDialog::showApplied(int layers) {
-    m_applied->setText(tr("Applied: %n layer(s) in fp32. Undo with Ctrl+Z.", nullptr, layers));
+void Fp32SearchDialog::showApplied(analysis::SearchPrecision precision, int layers) {
+    m_applied->setText(
+        precision == analysis::SearchPrecision::Int16
+            ? tr("Applied: %n layer(s) at 16 bits. Undo with Ctrl+Z.", nullptr, layers)
+            : tr("Applied: %n layer(s) in fp32. Undo with Ctrl+Z.", nullptr, layers));
 }
 
 void Fp32SearchDialog::applyParetoPoint(int index) {
     if (!m_outcome || index < 0 || index >= int(m_outcome->result.pareto.size())) return;
     const auto &point = m_outcome->result.pareto[size_t(index)];
     emit applyRequested(
-        {point.fp32Layers.begin(), point.fp32Layers.end()},
-        tr("Apply a Pareto set: %n layer(s) in fp32", nullptr, int(point.fp32Layers.size())));
+        point.precision, {point.layers.begin(), point.layers.end()},
+        point.precision == analysis::SearchPrecision::Int16
+            ? tr("Apply a Pareto set: %n layer(s) at 16 bits", nullptr, int(point.layers.size()))
+            : tr("Apply a Pareto set: %n layer(s) in fp32", nullptr, int(point.layers.size())));
 }
 
 QString Fp32SearchDialog::summaryText(const SearchOutcome &o) const {
@@ -279,24 +308,30 @@ QString Fp32SearchDialog::summaryText(const SearchOutcome &o) const {
                   ? tr("<b>Target %1 not reached</b> within the budget; the best set tried gives "
                        "%2.")
                         .arg(target, figure)
-                  : tr("<b>Target %1 not reached</b>: even every layer in fp32 gives %2.")
-                        .arg(target, figure);
+                  : tr("<b>Target %1 not reached</b>: even every layer %3 gives %2.")
+                        .arg(target, figure, where(r.precision));
     else
-        how = tr("<b>Target %1 met</b> with %2 of %3 int8 layers in fp32: %4.")
+        how = tr("<b>Target %1 met</b> with %2 of %3 int8 layers %5: %4.")
                   .arg(target)
-                  .arg(r.fp32Layers.size())
+                  .arg(r.layers.size())
                   .arg(r.candidates.size())
-                  .arg(figure) +
+                  .arg(figure, where(r.precision)) +
               QLatin1Char(' ') +
               (o.objective == analysis::SearchObjective::Latency
                    ? tr("The fastest timed int8 plan that meets it.")
                : r.exhaustive ? tr("Every smaller set was measured: no fewer layers reach it.")
                               : tr("Found by greedy build-up and pruning."));
     QStringList lines{how};
-    lines << tr("All int8 layers in fp32: %1. %n set(s) measured in %2 s.", nullptr,
+    if (r.byPrecision.size() > 1)
+        for (const analysis::PrecisionOutcome &p : r.byPrecision)
+            lines << (p.reached
+                          ? tr("%1: %n layer(s) reach it (%2).", nullptr, int(p.layers.size()))
+                          : tr("%1: no set reaches it (best %2).", nullptr, 0))
+                         .arg(where(p.precision), formatSearchFigure(p.figure, metric));
+    lines << tr("All int8 layers %3: %1. %n set(s) measured in %2 s.", nullptr,
                 int(r.evaluations.size()))
-                 .arg(formatSearchFigure(r.allFp32Figure, metric),
-                      QLocale().toString(o.seconds, 'f', 1));
+                 .arg(formatSearchFigure(r.allRaisedFigure, metric),
+                      QLocale().toString(o.seconds, 'f', 1), where(r.precision));
     if (r.latencyMs > 0.0)
         lines << tr("Its int8 plan: %1 ms per batch of %2.")
                      .arg(QLocale().toString(r.latencyMs, 'f', 3))

@@ -1,10 +1,12 @@
 #pragma once
 // Edit > Find fp32 Set…: the fp32 search from the GUI. The user picks a target (output SQNR,
 // top-1 agreement or, with labels, accuracy drop), an objective (fewest layers or fastest int8
-// plan), a holdout and a budget; the search runs on the analysis job (progress with the best
-// figure so far, Cancel). The answer is listed with how it was found, the holdout's figure and
-// the Pareto front of the timed sets; "Apply" (or a click on a point of the front) asks for that
-// set as the fp32 layers, in one undoable step. Non-modal: the analysis stays usable beside it.
+// plan), what a chosen layer becomes (fp32, 16 bits or either: 16 bits need in-app
+// quantization), a holdout and a budget; the search runs on the analysis job (progress with the
+// best figure so far, Cancel). The answer is listed with how it was found, the holdout's figure
+// and the Pareto front of the timed sets; "Apply" (or a click on a point of the front) asks for
+// that set, in fp32 or at 16 bits, in one undoable step. Non-modal: the analysis stays usable
+// beside it.
 
 #include <QDialog>
 
@@ -30,9 +32,9 @@ class Fp32SearchDialog : public QDialog {
 public:
     explicit Fp32SearchDialog(QWidget *parent = nullptr);
 
-    // What the analysis offers: labels (the accuracy-drop target) and its evaluation batches (a
-    // holdout needs two).
-    void setAnalysis(bool labelled, int batches);
+    // What the analysis offers: labels (the accuracy-drop target), its evaluation batches (a
+    // holdout needs two) and 16-bit layers (in-app quantization).
+    void setAnalysis(bool labelled, int batches, bool sixteenBits = false);
     SearchRequest request() const;
 
     void showStarted();
@@ -40,7 +42,7 @@ public:
     void showOutcome(SearchOutcomePtr outcome);
     void showFailure(const QString &message, bool cancelled);
     // The set a click or Apply asked for last was applied (shown under the chart).
-    void showApplied(int layers);
+    void showApplied(ql::analysis::SearchPrecision precision, int layers);
 
     SearchOutcomePtr outcome() const { return m_outcome; }
     Fp32ParetoChart *chart() const { return m_chart; }
@@ -48,7 +50,8 @@ public:
 signals:
     void searchRequested(const ql::ui::SearchRequest &request);
     void cancelRequested();
-    void applyRequested(const std::set<std::string> &layers, const QString &description);
+    void applyRequested(ql::analysis::SearchPrecision precision,
+                        const std::set<std::string> &layers, const QString &description);
 
 private:
     void onMetricChanged();
@@ -56,7 +59,7 @@ private:
     void applyParetoPoint(int index);
     QString summaryText(const SearchOutcome &outcome) const;
 
-    QComboBox *m_metric, *m_objective;
+    QComboBox *m_metric, *m_objective, *m_raiseTo;
     QDoubleSpinBox *m_target;
     QSpinBox *m_holdout, *m_maxEvaluations;
     QPushButton *m_search, *m_cancel, *m_apply;

@@ -15,10 +15,12 @@ LayerChoicesBar::LayerChoicesBar(QWidget *parent)
       m_fp32(new QCheckBox(tr("Keep in fp32"), this)),
       m_adaRound(new QCheckBox(layerRemedyShortName(analysis::LayerRemedy::AdaRound), this)),
       m_bias(new QCheckBox(tr("Bias correction"), this)),
+      m_int16(new QCheckBox(tr("16 bits"), this)),
       m_notes(new QLabel(this)) {
     m_fp32->setObjectName(QStringLiteral("inspectorFp32Box"));
     m_adaRound->setObjectName(QStringLiteral("inspectorAdaRoundBox"));
     m_bias->setObjectName(QStringLiteral("inspectorBiasCorrectionBox"));
+    m_int16->setObjectName(QStringLiteral("inspectorSixteenBitBox"));
     m_notes->setObjectName(QStringLiteral("inspectorRemedyNotes"));
     m_notes->setWordWrap(true);
     m_notes->setTextInteractionFlags(Qt::TextSelectableByMouse);
@@ -26,6 +28,7 @@ LayerChoicesBar::LayerChoicesBar(QWidget *parent)
     auto *boxes = new QHBoxLayout;
     boxes->setContentsMargins(0, 0, 0, 0);
     boxes->addWidget(m_fp32);
+    boxes->addWidget(m_int16);
     boxes->addWidget(m_adaRound);
     boxes->addWidget(m_bias);
     boxes->addStretch(1);
@@ -38,8 +41,7 @@ LayerChoicesBar::LayerChoicesBar(QWidget *parent)
     connect(m_fp32, &QCheckBox::toggled, this, [this](bool on) {
         if (m_index >= 0) emit fp32Toggled(m_index, on);
     });
-    for (analysis::LayerRemedy remedy :
-         {analysis::LayerRemedy::AdaRound, analysis::LayerRemedy::BiasCorrection})
+    for (analysis::LayerRemedy remedy : analysis::kLayerRemedies)
         connect(remedyBox(remedy), &QCheckBox::toggled, this, [this, remedy](bool on) {
             if (m_index >= 0) emit remedyToggled(m_index, remedy, on);
         });
@@ -47,7 +49,15 @@ LayerChoicesBar::LayerChoicesBar(QWidget *parent)
 }
 
 QCheckBox *LayerChoicesBar::remedyBox(analysis::LayerRemedy remedy) const {
-    return remedy == analysis::LayerRemedy::AdaRound ? m_adaRound : m_bias;
+    switch (remedy) {
+        case analysis::LayerRemedy::AdaRound:
+            return m_adaRound;
+        case analysis::LayerRemedy::BiasCorrection:
+            return m_bias;
+        case analysis::LayerRemedy::SixteenBit:
+            break;
+    }
+    return m_int16;
 }
 
 void LayerChoicesBar::setRow(int index, const analysis::LayerReport *row) {
@@ -67,14 +77,14 @@ void LayerChoicesBar::setChoices(const std::set<std::string> &fp32,
 void LayerChoicesBar::refresh() {
     setVisible(m_row != nullptr);
     if (!m_row) return;
-    const QSignalBlocker blockFp32(m_fp32), blockAda(m_adaRound), blockBias(m_bias);
+    const QSignalBlocker blockFp32(m_fp32), blockAda(m_adaRound), blockBias(m_bias),
+        blockInt16(m_int16);
     const bool askedFp32 = m_fp32Layers.count(m_row->name) != 0;
     m_fp32->setChecked(askedFp32);
     // A layer the quantized model itself runs in fp32 has nothing to toggle.
     m_fp32->setEnabled(askedFp32 || m_row->precision == "int8" || m_row->fp32Requested);
     QStringList notes;
-    for (analysis::LayerRemedy remedy :
-         {analysis::LayerRemedy::AdaRound, analysis::LayerRemedy::BiasCorrection}) {
+    for (analysis::LayerRemedy remedy : analysis::kLayerRemedies) {
         QCheckBox *box = remedyBox(remedy);
         const bool asked = m_remedies.has(remedy, m_row->name);
         box->setChecked(asked);
@@ -84,7 +94,8 @@ void LayerChoicesBar::refresh() {
     }
     // The session's notes on the remedies (English figures, as in the report).
     for (const std::string &note : m_row->notes)
-        if (note.rfind("AdaRound", 0) == 0 || note.rfind("bias correction", 0) == 0)
+        if (note.rfind("AdaRound", 0) == 0 || note.rfind("bias correction", 0) == 0 ||
+            note.rfind("16 bits", 0) == 0)
             notes << QString::fromStdString(note);
     m_notes->setText(notes.join(QLatin1Char('\n')));
     m_notes->setVisible(!notes.isEmpty());

@@ -1,8 +1,9 @@
 #pragma once
-// The layer inspector's strip of per-layer choices: keep the layer in fp32, round its weights
-// adaptively (AdaRound), correct its bias, each a check box that asks the analysis for the change
-// (undoable there), and below them what the remedies did to this layer (the session's notes).
-// The boxes show what the user asked for; the notes, what the report on screen measured.
+// The layer inspector's strip of per-layer choices: keep the layer in fp32, quantize it with 16
+// bits, round its weights adaptively (AdaRound), correct its bias, each a check box that asks the
+// analysis for the change (undoable there), and below them what the remedies did to this layer (the
+// session's notes). The boxes show what the user asked for; the notes, what the report on screen
+// measured.
 
 #include <QWidget>
 
@@ -44,7 +45,7 @@ private:
     std::set<std::string> m_fp32Layers;
     analysis::LayerRemedies m_remedies;
     bool m_available = false;
-    QCheckBox *m_fp32, *m_adaRound, *m_bias;
+    QCheckBox *m_fp32, *m_adaRound, *m_bias, *m_int16;
     QLabel *m_notes;
 };
 

@@ -15,27 +15,58 @@ QString tr(const char *text) {
 }  // namespace
 
 QString layerRemedyAction(analysis::LayerRemedy remedy) {
-    return remedy == analysis::LayerRemedy::AdaRound ? tr("Round Adaptively (AdaRound)")
-                                                     : tr("Correct Bias");
+    switch (remedy) {
+        case analysis::LayerRemedy::AdaRound:
+            return tr("Round Adaptively (AdaRound)");
+        case analysis::LayerRemedy::BiasCorrection:
+            return tr("Correct Bias");
+        case analysis::LayerRemedy::SixteenBit:
+            break;
+    }
+    return tr("Quantize with 16 Bits");
 }
 
 QString layerRemedyShortName(analysis::LayerRemedy remedy) {
-    return remedy == analysis::LayerRemedy::AdaRound ? tr("AdaRound") : tr("bias corr.");
+    switch (remedy) {
+        case analysis::LayerRemedy::AdaRound:
+            return tr("AdaRound");
+        case analysis::LayerRemedy::BiasCorrection:
+            return tr("bias corr.");
+        case analysis::LayerRemedy::SixteenBit:
+            break;
+    }
+    return tr("16-bit");
 }
 
 QString layerRemedyExplanation(analysis::LayerRemedy remedy) {
-    return remedy == analysis::LayerRemedy::AdaRound
-               ? tr("Rounds each weight up or down so that the layer's output on the calibration "
-                    "data is reconstructed best, instead of to nearest; the layer stays int8.")
-               : tr("Subtracts the mean error of each output channel, measured on the calibration "
-                    "data, from the layer's bias; the layer stays int8.");
+    switch (remedy) {
+        case analysis::LayerRemedy::AdaRound:
+            return tr(
+                "Rounds each weight up or down so that the layer's output on the "
+                "calibration data is reconstructed best, instead of to nearest; the layer "
+                "stays int8.");
+        case analysis::LayerRemedy::BiasCorrection:
+            return tr(
+                "Subtracts the mean error of each output channel, measured on the "
+                "calibration data, from the layer's bias; the layer stays int8.");
+        case analysis::LayerRemedy::SixteenBit:
+            break;
+    }
+    return tr(
+        "Quantizes the layer's activations with 16 bits (uint16) and its weights with 16 "
+        "bits per channel (int16), from the same calibration ranges: ONNX Runtime's QUInt16 "
+        "/ QInt16 overrides. The model stays integer; here the layer runs through the "
+        "float reference path.");
 }
 
 QString layerRemedyUnavailable(const analysis::LayerReport &row, analysis::LayerRemedy remedy,
                                bool inAppQuantization) {
     if (!inAppQuantization)
         return tr("Needs the float model quantized in the app (File > Quantize in App…).");
-    if (row.precision != "int8") return tr("The layer runs in fp32.");
+    if (row.precision != "int8")
+        return row.precision == "fp32"
+                   ? tr("The layer runs in fp32.")
+                   : tr("The layer runs %1.").arg(QString::fromStdString(row.precision));
     const auto offered = analysis::remediesFor(row);
     if (std::find(offered.begin(), offered.end(), remedy) != offered.end()) return {};
     return remedy == analysis::LayerRemedy::AdaRound
@@ -47,7 +78,8 @@ QString appliedRemediesText(const analysis::LayerReport &row) {
     QStringList names;
     for (const std::string &name : row.remedies)
         if (const auto remedy = analysis::parseLayerRemedy(name))
-            names << layerRemedyShortName(*remedy);
+            if (*remedy != analysis::LayerRemedy::SixteenBit)  // the precision says it
+                names << layerRemedyShortName(*remedy);
     return names.join(QStringLiteral(" + "));
 }
 

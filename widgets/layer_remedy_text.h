@@ -18,7 +18,8 @@ QString layerRemedyExplanation(analysis::LayerRemedy remedy);
 // Why a layer cannot take it now: "" when it can.
 QString layerRemedyUnavailable(const analysis::LayerReport &row, analysis::LayerRemedy remedy,
                                bool inAppQuantization);
-// The remedies the row took, joined: "AdaRound + bias corr." ("" for none).
+// The remedies the row took, joined: "AdaRound + bias corr." ("" for none); 16 bits are left to
+// the precision ("int16").
 QString appliedRemediesText(const analysis::LayerReport &row);
 
 }  // namespace ql::ui

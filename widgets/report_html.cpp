@@ -102,10 +102,13 @@ QString headline(const ReportData &d) {
                                .arg(fixed(in.latencyMs->first, in.latencyMs->first < 10 ? 2 : 1),
                                     fixed(in.latencyMs->second, in.latencyMs->second < 10 ? 2 : 1))
                          : Report::tr("not measured"));
-    html += row(Report::tr("Layers"), Report::tr("%1 int8 · %2 fp32 · %3 kept in fp32 by the user")
-                                          .arg(r.int8Layers)
-                                          .arg(r.fp32Layers)
-                                          .arg(in.fp32Layers.size()));
+    QString layers = Report::tr("%1 int8 · %2 fp32 · %3 kept in fp32 by the user")
+                         .arg(r.int8Layers)
+                         .arg(r.fp32Layers)
+                         .arg(in.fp32Layers.size());
+    if (r.otherLayers > 0)
+        layers += QStringLiteral(" · ") + Report::tr("%1 16-bit or weight-only").arg(r.otherLayers);
+    html += row(Report::tr("Layers"), layers);
     return html + QStringLiteral("</table>\n");
 }
 

@@ -13,6 +13,9 @@ struct NodePrecision {
     std::string opType;  // original op type, e.g. "Conv"
     bool int8 = false;   // false: runs dequantize -> fp32 op -> quantize (or plain fp32)
     std::string reason;  // why it fell back, or how it runs in int8 ("QLinearConv", "fused into ...")
+    // A fallback that still reads quantized values other than 8-bit activations: "int16",
+    // "float8", "int4 weights", "int8 weights", "int16 weights" (weight-only); "" otherwise.
+    std::string quantizedAs;
 };
 
 struct PrecisionReport {

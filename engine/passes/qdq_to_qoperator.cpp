@@ -2,6 +2,7 @@
 
 #include <cmath>
 #include <limits>
+#include <optional>
 #include <set>
 
 #include "kernels/kernel.h"
@@ -191,6 +192,33 @@ bool isQOperator(const Node &n) {
     return (n.domain.empty() && onnx.count(n.opType)) || (n.domain == kMicrosoft && ms.count(n.opType));
 }
 
+// How a node that is not lowered reads quantized inputs, for the report: "int16" (16-bit
+// activations), "float8" (float8 activations), "int4 weights" / "int8 weights" / "int16 weights"
+// (weight-only: a dequantized constant, float activations); "" when it reads no such input.
+std::string quantizedForm(const Graph &graph, const qdq::GraphIndex &index, const Node &node) {
+    std::optional<DataType> activation, weight;
+    for (const std::string &in : node.inputs) {
+        const int p = in.empty() ? -1 : index.producer(in);
+        if (p < 0 || !qdq::isOp(graph.nodes[p], "DequantizeLinear")) continue;
+        const Node &dq = graph.nodes[p];
+        const DataType type = dq.hasInput(2) && graph.initializer(dq.inputs[2])
+                                  ? graph.initializer(dq.inputs[2])->dtype()
+                                  : qdq::quantizedTypeOf(graph, index, dq.inputs[0]);
+        (graph.initializer(dq.inputs[0]) ? weight : activation) = type;
+    }
+    const auto sixteenBit = [](DataType t) {
+        return t == DataType::Int16 || t == DataType::UInt16;
+    };
+    if (activation) {
+        if (sixteenBit(*activation)) return "int16";
+        return isFloat8(*activation) ? "float8" : "";
+    }
+    if (!weight) return "";
+    return isFourBit(*weight)    ? "int4 weights"
+           : sixteenBit(*weight) ? "int16 weights"
+                                 : "int8 weights";
+}
+
 }  // namespace
 
 Status Lowering::run(PrecisionReport *report) {
@@ -251,6 +279,7 @@ Status Lowering::run(PrecisionReport *report) {
             if (entry.reason.empty()) entry.reason = m_fusedInto[i];
         } else {
             entry.reason = why;
+            entry.quantizedAs = quantizedForm(m_graph, m_index, node);
         }
         entries.push_back(entry);
     }

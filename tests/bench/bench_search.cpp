@@ -120,14 +120,14 @@ void SearchEvaluations(benchmark::State &state) {
         }
         std::vector<double> fullEvalMs;
         for (size_t i = 2; i < result->evaluations.size() && fullEvalMs.size() < 3; ++i) {
-            const auto &layers = result->evaluations[i].fp32Layers;
+            const auto &layers = result->evaluations[i].layers;
             const auto t = Clock::now();
             if (!(*uncached)->setFp32Layers({layers.begin(), layers.end()})) break;
             fullEvalMs.push_back(msSince(t));
         }
         const double fullMs = median(fullEvalMs);
         state.counters["evaluations"] = n;
-        state.counters["fp32_layers"] = double(result->fp32Layers.size());
+        state.counters["fp32_layers"] = double(result->layers.size());
         state.counters["reached"] = result->figure;
         state.counters["search_s"] = searchMs / 1e3;
         state.counters["evaluations_s"] = evalMs / 1e3;
@@ -136,7 +136,7 @@ void SearchEvaluations(benchmark::State &state) {
         state.counters["ratio_int8_pass"] = evalMs / (n * passMs);
         state.counters["ratio_full_eval"] = evalMs / (n * fullMs);
         std::fprintf(stderr, "set:");
-        for (const auto &name : result->fp32Layers) std::fprintf(stderr, " %s", name.c_str());
+        for (const auto &name : result->layers) std::fprintf(stderr, " %s", name.c_str());
         std::fprintf(stderr, "\n");
     }
 }

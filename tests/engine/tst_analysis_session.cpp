@@ -422,6 +422,52 @@ TEST(AnalysisSession, InAppTogglesEqualQuantizingWithExcludedNodes) {
     EXPECT_GT(s.session->cachedBytes(), 0u);
 }
 
+// A 16-bit layer (LayerRemedy::SixteenBit) re-plans the model as quantize --int16 does; each
+// change re-runs incrementally and equals the full run, in any order, mixed with fp32 layers.
+TEST(AnalysisSession, InAppSixteenBitLayersEqualQuantizingWithInt16Nodes) {
+    SessionFixture s;
+    ASSERT_TRUE(s.open(true));
+    quant::CalibrationStatistics stats;
+    ASSERT_TRUE(quant::calibrate(s.f.floatGraph, s.data.batches, stats).isOk());
+    auto check = [&](const std::set<std::string> &fp32, const std::set<std::string> &int16) {
+        quant::QuantizationOptions q;
+        q.excludedNodes.assign(fp32.begin(), fp32.end());
+        for (const std::string &name : int16)
+            if (!fp32.count(name)) q.int16Nodes.push_back(name);
+        auto quantized = quant::quantizeGraph(s.f.floatGraph, stats, q);
+        ASSERT_TRUE(quantized) << quantized.status().message();
+        auto direct = runNumericSuite(s.f.floatGraph, quantized->model, factoryOf(s.data),
+                                      suiteOptions(s.data));
+        ASSERT_TRUE(direct);
+        LayerRemedies remedies;
+        remedies.int16 = int16;
+        auto r = s.session->setLayers(fp32, remedies);
+        ASSERT_TRUE(r) << r.status().message();
+        expectSameReport(*r, *direct, 1e-9);
+        for (const std::string &name : int16) {
+            const LayerReport *layer = row(*r, name);
+            ASSERT_TRUE(layer);
+            EXPECT_EQ(layer->precision, fp32.count(name) ? "fp32" : "int16") << name;
+            if (!fp32.count(name)) EXPECT_EQ(layer->remedies, std::vector<std::string>{"int16"});
+        }
+    };
+    std::vector<std::string> names;
+    for (const auto &layer : s.session->report().layers) names.push_back(layer.name);
+    ASSERT_GE(names.size(), 3u);
+    const std::string first = names.front(), middle = names[names.size() / 2], last = names.back();
+    const double int8Sqnr = s.session->report().outputs.front().sqnrDb;
+    check({}, {first});
+    check({}, {middle});
+    check({}, {first, last});
+    check({first}, {first, middle});
+    check({}, {last});
+    check({}, {});
+    EXPECT_NEAR(s.session->report().outputs.front().sqnrDb, int8Sqnr, 1e-9);
+    // Every layer at 16 bits: far closer to the float model than int8.
+    check({}, {names.begin(), names.end()});
+    EXPECT_GT(s.session->report().outputs.front().sqnrDb, int8Sqnr + 30.0);
+}
+
 TEST(AnalysisSession, EvaluationDataFromFilesAndRandom) {
     Fixture f;
     ASSERT_TRUE(loadFixture(f));

@@ -5,6 +5,7 @@
 
 #include <cmath>
 #include <cstdlib>
+#include <optional>
 #include <set>
 
 #include "analysis/search/fp32_search.h"
@@ -20,16 +21,18 @@ std::string demo(const std::string &file) {
     return std::string(root ? root : "tests/data") + "/../../resources/demo/" + file;
 }
 
-std::unique_ptr<AnalysisSession> demoSession(bool labels) {
+std::unique_ptr<AnalysisSession> demoSession(bool labels, bool inApp = false) {
     auto floatGraph = loadModel(demo("fashion_cnn.onnx"));
     auto quantGraph = loadModel(demo("fashion_cnn_int8.onnx"));
     EXPECT_TRUE(floatGraph.isOk() && quantGraph.isOk());
+    std::optional<Graph> quant;
+    if (!inApp) quant = std::move(*quantGraph);
     auto data = evaluationDataFromFiles(*floatGraph, {demo("samples.npy")}, 16);
     EXPECT_TRUE(data.isOk());
     if (labels) data->labels = readLabelsFile(demo("labels.npy")).value();
     SessionOptions options;
     options.suite.threads = 2;
-    auto session = AnalysisSession::create(*floatGraph, *quantGraph, std::move(*data), options);
+    auto session = AnalysisSession::create(*floatGraph, quant, std::move(*data), options);
     EXPECT_TRUE(session.isOk()) << session.status().message();
     return session.isOk() ? std::move(*session) : nullptr;
 }
@@ -65,7 +68,7 @@ TEST(Fp32Search, ExhaustiveAnswerIsMinimalAndGreedyFindsTheSameSize) {
         EXPECT_TRUE(exhaustive->exhaustive);
         EXPECT_EQ(exhaustive->candidates.size(), 7u);
         EXPECT_GE(exhaustive->figure, db);
-        const size_t k = exhaustive->fp32Layers.size();
+        const size_t k = exhaustive->layers.size();
         ASSERT_GE(k, 1u);
         // The session is left with the set: its report is the figure.
         EXPECT_DOUBLE_EQ(session->report().outputs.at(0).sqnrDb, exhaustive->figure);
@@ -87,7 +90,7 @@ TEST(Fp32Search, ExhaustiveAnswerIsMinimalAndGreedyFindsTheSameSize) {
         ASSERT_TRUE(greedy.isOk()) << greedy.status().message();
         EXPECT_TRUE(greedy->reached);
         EXPECT_FALSE(greedy->exhaustive);
-        EXPECT_EQ(greedy->fp32Layers.size(), k) << text;
+        EXPECT_EQ(greedy->layers.size(), k) << text;
         EXPECT_GE(greedy->figure, db);
         EXPECT_LT(greedy->evaluations.size(), exhaustive->evaluations.size() + 8) << text;
     }
@@ -100,8 +103,8 @@ TEST(Fp32Search, UnreachableTargetsAndBadInput) {
     ASSERT_TRUE(result.isOk());
     EXPECT_FALSE(result->reached);
     EXPECT_EQ(result->evaluations.size(), 2u);  // as quantized, then all fp32: nothing more to try
-    EXPECT_EQ(result->fp32Layers.size(), 7u);
-    EXPECT_GT(result->allFp32Figure,
+    EXPECT_EQ(result->layers.size(), 7u);
+    EXPECT_GT(result->allRaisedFigure,
               100.0);  // every layer in fp32: the float model, up to rounding
 
     SearchOptions budget = target("sqnr:40");
@@ -155,20 +158,20 @@ TEST(Fp32Search, ParetoFrontAndLatencyObjective) {
     EXPECT_GT(layers->latencyMs, 0.0);
     EXPECT_EQ(layers->latencyBatchSamples, 16);
     ASSERT_GE(layers->pareto.size(), 2u);
-    EXPECT_TRUE(layers->pareto.front().fp32Layers.empty());
+    EXPECT_TRUE(layers->pareto.front().layers.empty());
     bool holdsAnswer = false;
     for (const ParetoPoint &p : layers->pareto) {
-        holdsAnswer = holdsAnswer || p.fp32Layers == layers->fp32Layers;
+        holdsAnswer = holdsAnswer || p.layers == layers->layers;
         EXPECT_EQ(p.meetsTarget, p.figure >= 35.0);
         bool measured = false;
         for (const SearchEvaluation &e : layers->evaluations)
-            measured = measured || (e.fp32Layers == p.fp32Layers && e.figure == p.figure);
+            measured = measured || (e.layers == p.layers && e.figure == p.figure);
         EXPECT_TRUE(measured) << "a front point that the search never measured";
         for (const ParetoPoint &q : layers->pareto) {
-            const bool noWorse = q.fp32Layers.size() <= p.fp32Layers.size() &&
-                                 q.latencyMs <= p.latencyMs && q.figure >= p.figure;
-            const bool better = q.fp32Layers.size() < p.fp32Layers.size() ||
-                                q.latencyMs < p.latencyMs || q.figure > p.figure;
+            const bool noWorse = q.layers.size() <= p.layers.size() && q.latencyMs <= p.latencyMs &&
+                                 q.figure >= p.figure;
+            const bool better = q.layers.size() < p.layers.size() || q.latencyMs < p.latencyMs ||
+                                q.figure > p.figure;
             EXPECT_FALSE(noWorse && better) << "a dominated point in the front";
         }
     }
@@ -213,7 +216,7 @@ TEST(Fp32Search, EarlyStopGivesTheSameAnswers) {
         auto stopping = searchFp32Layers(*fresh, target(c.target, c.exhaustiveUpTo));
         ASSERT_TRUE(stopping.isOk()) << stopping.status().message();
         EXPECT_EQ(stopping->reached, measured->reached) << c.target;
-        EXPECT_EQ(stopping->fp32Layers, measured->fp32Layers) << c.target;
+        EXPECT_EQ(stopping->layers, measured->layers) << c.target;
         EXPECT_DOUBLE_EQ(stopping->figure, measured->figure) << c.target;
         EXPECT_EQ(stopping->evaluations.size(), measured->evaluations.size()) << c.target;
         stoppedInAll += stopping->stoppedEarly;
@@ -223,7 +226,7 @@ TEST(Fp32Search, EarlyStopGivesTheSameAnswers) {
             if (!e.stoppedEarly) continue;
             EXPECT_TRUE(std::isnan(e.figure));
             EXPECT_FALSE(meetsTarget(e.bound, t)) << c.target;
-            auto report = fresh->setFp32Layers({e.fp32Layers.begin(), e.fp32Layers.end()});
+            auto report = fresh->setFp32Layers({e.layers.begin(), e.layers.end()});
             ASSERT_TRUE(report.isOk());
             const double figure = searchMetricValue(*report, t.metric);
             EXPECT_FALSE(meetsTarget(figure, t)) << c.target;
@@ -234,4 +237,65 @@ TEST(Fp32Search, EarlyStopGivesTheSameAnswers) {
         }
     }
     EXPECT_GT(stoppedInAll, 0);  // the demo's searches do stop some evaluations
+}
+
+// Issue 37: 16-bit layers as the search's choice, on the demo quantized in the app (its own
+// min-max int8 model: 41 dB). The 16-bit answer is minimal (exhaustive) and re-measures to its
+// figure; searching both precisions answers with the fewer layers (16 bits on a tie) and its
+// Pareto front holds sets of both; a quantized model file refuses 16 bits in one line.
+TEST(Fp32Search, SixteenBitLayersAsTheChoice) {
+    std::vector<SearchPrecision> both;
+    ASSERT_TRUE(parseSearchPrecisions("fp32,int16", both));
+    EXPECT_EQ(both, (std::vector<SearchPrecision>{SearchPrecision::Fp32, SearchPrecision::Int16}));
+    for (const char *bad : {"", "int8", "fp32,fp32", "int16,"})
+        EXPECT_FALSE(parseSearchPrecisions(bad, both)) << bad;
+
+    auto session = demoSession(false, true);
+    ASSERT_TRUE(session);
+    const double int8 = session->report().outputs.at(0).sqnrDb;
+    SearchOptions sixteen = target("sqnr:48");
+    sixteen.precisions = {SearchPrecision::Int16};
+    auto found = searchFp32Layers(*session, sixteen);
+    ASSERT_TRUE(found.isOk()) << found.status().message();
+    ASSERT_TRUE(found->reached);
+    EXPECT_EQ(found->precision, SearchPrecision::Int16);
+    EXPECT_TRUE(found->exhaustive);
+    EXPECT_FALSE(found->layers.empty());
+    EXPECT_GT(found->allRaisedFigure, int8 + 10.0);
+    // The session stands on the answer: those layers at 16 bits, none in fp32.
+    EXPECT_TRUE(session->fp32Layers().empty());
+    EXPECT_EQ(session->layerRemedies().int16,
+              std::set<std::string>(found->layers.begin(), found->layers.end()));
+    EXPECT_NEAR(session->report().outputs.at(0).sqnrDb, found->figure, 1e-9);
+    for (const std::string &name : found->layers)
+        for (const LayerReport &row : session->report().layers)
+            if (row.name == name) EXPECT_EQ(row.precision, "int16") << name;
+    // Minimal: no smaller set at 16 bits was recorded meeting the target.
+    for (const SearchEvaluation &e : found->evaluations) {
+        EXPECT_EQ(e.precision, SearchPrecision::Int16);
+        if (e.layers.size() < found->layers.size()) EXPECT_FALSE(e.figure >= 48.0);
+    }
+
+    SearchOptions either = target("sqnr:48");
+    either.precisions = {SearchPrecision::Fp32, SearchPrecision::Int16};
+    auto answer = searchFp32Layers(*session, either);
+    ASSERT_TRUE(answer.isOk()) << answer.status().message();
+    ASSERT_EQ(answer->byPrecision.size(), 2u);
+    const PrecisionOutcome &fp32 = answer->byPrecision[0], &int16 = answer->byPrecision[1];
+    EXPECT_EQ(int16.layers, found->layers);
+    ASSERT_TRUE(fp32.reached && int16.reached);
+    const PrecisionOutcome &expected = int16.layers.size() <= fp32.layers.size() ? int16 : fp32;
+    EXPECT_EQ(answer->precision, expected.precision);
+    EXPECT_EQ(answer->layers, expected.layers);
+    std::set<SearchPrecision> onFront;
+    for (const ParetoPoint &p : answer->pareto)
+        if (!p.layers.empty()) onFront.insert(p.precision);
+    EXPECT_EQ(onFront.size(), 2u) << "the front holds fp32 and 16-bit sets";
+
+    auto file = demoSession(false);
+    ASSERT_TRUE(file);
+    auto refused = searchFp32Layers(*file, sixteen);
+    ASSERT_FALSE(refused.isOk());
+    EXPECT_NE(refused.status().message().find("quantized in the app"), std::string::npos)
+        << refused.status().message();
 }

@@ -109,7 +109,7 @@ void TestFp32SearchDialog::searchLeavesTheAnalysisAndApplyIsUndoable() {
     QVERIFY(outcome);
     const auto &r = outcome->result;
     QVERIFY(r.reached);
-    QCOMPARE(r.fp32Layers, m_direct.fp32Layers);
+    QCOMPARE(r.layers, m_direct.layers);
     QVERIFY(std::abs(r.figure - m_direct.figure) < 1e-6);
     QCOMPARE(r.evaluations.size(), m_direct.evaluations.size());
     QVERIFY(waitIdle(window));
@@ -119,7 +119,7 @@ void TestFp32SearchDialog::searchLeavesTheAnalysisAndApplyIsUndoable() {
     QCOMPARE(window.analysis()->undoStack()->count(), undoBefore);
     // The dialog lists the set and says how it was found.
     auto *list = dialog->findChild<QListWidget *>(QStringLiteral("layerList"));
-    QCOMPARE(list->count(), int(r.fp32Layers.size()));
+    QCOMPARE(list->count(), int(r.layers.size()));
     const QString summary = dialog->findChild<QLabel *>(QStringLiteral("summaryLabel"))->text();
     QVERIFY2(summary.contains(QStringLiteral("Every smaller set was measured")),
              qPrintable(summary));
@@ -130,7 +130,7 @@ void TestFp32SearchDialog::searchLeavesTheAnalysisAndApplyIsUndoable() {
     QTest::mouseClick(dialog->findChild<QPushButton *>(QStringLiteral("applyButton")),
                       Qt::LeftButton);
     QVERIFY(waitIdle(window));
-    const std::set<std::string> answer(r.fp32Layers.begin(), r.fp32Layers.end());
+    const std::set<std::string> answer(r.layers.begin(), r.layers.end());
     QCOMPARE(window.analysis()->fp32Layers(), answer);
     QCOMPARE(window.analysis()->undoStack()->count(), undoBefore + 1);
     QVERIFY(std::abs(window.analysis()->report()->outputs.at(0).sqnrDb - r.figure) < 1e-6);
@@ -138,8 +138,8 @@ void TestFp32SearchDialog::searchLeavesTheAnalysisAndApplyIsUndoable() {
     // A click on another point of the front applies its set.
     int other = -1;
     for (int i = 0; i < int(r.pareto.size()); ++i)
-        if (r.pareto[size_t(i)].fp32Layers != r.fp32Layers &&
-            (other < 0 || !r.pareto[size_t(i)].fp32Layers.empty()))
+        if (r.pareto[size_t(i)].layers != r.layers &&
+            (other < 0 || !r.pareto[size_t(i)].layers.empty()))
             other = i;
     QVERIFY(other >= 0);
     QCustomPlot *plot = dialog->chart()->plot();
@@ -148,7 +148,7 @@ void TestFp32SearchDialog::searchLeavesTheAnalysisAndApplyIsUndoable() {
     QVERIFY(waitIdle(window));
     const auto &point = r.pareto[size_t(other)];
     QCOMPARE(window.analysis()->fp32Layers(),
-             std::set<std::string>(point.fp32Layers.begin(), point.fp32Layers.end()));
+             std::set<std::string>(point.layers.begin(), point.layers.end()));
     QCOMPARE(window.analysis()->undoStack()->count(), undoBefore + 2);
     QVERIFY(std::abs(window.analysis()->report()->outputs.at(0).sqnrDb - point.figure) < 1e-6);
 
@@ -166,7 +166,7 @@ void TestFp32SearchDialog::cancelLosesNothing() {
     window.show();
     window.openDemo();
     QVERIFY(waitIdle(window));
-    std::set<std::string> start{m_direct.fp32Layers.front()};
+    std::set<std::string> start{m_direct.layers.front()};
     window.analysis()->setFp32Layers(start, QStringLiteral("one layer"));
     QVERIFY(waitIdle(window));
     const double before = window.analysis()->report()->outputs.at(0).sqnrDb;
@@ -214,7 +214,7 @@ void TestFp32SearchDialog::skipListInEveryDialect() {
     window.show();
     window.openDemo();
     QVERIFY(waitIdle(window));
-    const std::set<std::string> layers(m_direct.fp32Layers.begin(), m_direct.fp32Layers.end());
+    const std::set<std::string> layers(m_direct.layers.begin(), m_direct.layers.end());
     window.analysis()->setFp32Layers(layers, QStringLiteral("the search's set"));
     QVERIFY(waitIdle(window));
     QTemporaryDir dir;

@@ -66,7 +66,7 @@ search() {
 expect "search with smoothquant: no fp32 layer" 0 "met with 0 of 55 int8 layer(s) in fp32" -- \
     search --remedy smoothquant --json "$work/search_sq.json"
 expect "search JSON records the remedy" 0 "" -- python3 -c "import json, sys; \
-r = json.load(open(sys.argv[1])); sys.exit(not (r['fp32_layers'] == [] and r['remedies'][0]['remedy'] == 'smoothquant' and r['all_fp32'] is None))" \
+r = json.load(open(sys.argv[1])); sys.exit(not (r['fp32_layers'] == [] and r['remedies'][0]['remedy'] == 'smoothquant' and r['all_raised'] is None))" \
     "$work/search_sq.json"
 expect "search without, 57 sets" 0 "57 evaluations" -- search --max-evaluations 57 --json "$work/search.json"
 expect "no single fp32 layer meets sqnr:30" 0 "" -- python3 -c "import json, sys; \

@@ -42,11 +42,21 @@ double bestReachable(const OutputTally &sofar, const OutputTotals &totals, Searc
     return kNaN;
 }
 
-// Measures sets of fp32 layers on the session, each set once, within the budget.
+// Measures sets of layers raised to one precision on the session, each set once, within the
+// budget.
 class Evaluator {
 public:
-    Evaluator(AnalysisSession &session, const SearchOptions &options, SearchResult &result)
-        : m_session(session), m_options(options), m_result(result) {}
+    Evaluator(AnalysisSession &session, const SearchOptions &options, SearchResult &result,
+              SearchPrecision precision, const LayerRemedies &base)
+        : m_session(session),
+          m_options(options),
+          m_result(result),
+          m_precision(precision),
+          m_base(base) {}
+
+    SearchPrecision precision() const { return m_precision; }
+    const std::vector<std::string> &candidates() const { return m_result.candidates; }
+    bool budgetExhausted() const { return m_result.budgetExhausted; }
 
     // The figure of `set` (indices into the candidates), measured once. Past the budget it sets
     // result.budgetExhausted and fails with Cancelled; the search keeps its best set so far.
@@ -82,12 +92,14 @@ private:
             m_result.budgetExhausted = true;
             return Status::error(ErrorKind::Cancelled, "evaluation budget");
         }
-        std::set<std::string> layers;
-        for (size_t i : key) layers.insert(m_result.candidates[i]);
+        SearchEvaluation e;
+        e.precision = m_precision;
+        for (size_t i : key) e.layers.push_back(m_result.candidates[i]);
+        const auto [fp32, remedies] = raisedLayers(m_base, m_precision, e.layers);
         const auto start = std::chrono::steady_clock::now();
         double bound = kNaN;
-        auto report = m_session.tryFp32Layers(
-            layers, [&](const OutputTally &sofar, int done, int total) {
+        auto report =
+            m_session.tryLayers(fp32, remedies, [&](const OutputTally &sofar, int done, int total) {
                 if (done == total && !m_totals.known)
                     m_totals = {true, sofar.signal, sofar.rows, sofar.floatCorrect};
                 if (!mayStop || !m_totals.known || done == total) return true;
@@ -99,8 +111,6 @@ private:
                            : !(bound < m_options.target.value - margin);
             });
         if (!report) return report.status();
-        SearchEvaluation e;
-        for (size_t i : key) e.fp32Layers.push_back(m_result.candidates[i]);
         e.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
         std::optional<double> value;
         if (*report) {
@@ -127,23 +137,26 @@ private:
     AnalysisSession &m_session;
     const SearchOptions &m_options;
     SearchResult &m_result;
+    const SearchPrecision m_precision;
+    const LayerRemedies &m_base;
     std::map<std::vector<size_t>, double> m_known;
     std::set<std::vector<size_t>> m_missed;  // stopped early: cannot meet the target
     OutputTotals m_totals;
     double m_bestMeeting = kNaN;
 };
 
-void keep(SearchResult &result, const std::vector<size_t> &set, double figure) {
+void keep(const Evaluator &evaluate, PrecisionOutcome &result, const std::vector<size_t> &set,
+          double figure) {
     std::vector<size_t> sorted = set;
     std::sort(sorted.begin(), sorted.end());  // candidates are in report (execution) order
-    result.fp32Layers.clear();
-    for (size_t i : sorted) result.fp32Layers.push_back(result.candidates[i]);
+    result.layers.clear();
+    for (size_t i : sorted) result.layers.push_back(evaluate.candidates()[i]);
     result.figure = figure;
 }
 
 // Every set by increasing size; the first size with a set meeting the target is minimal, and
 // the best of that size wins.
-Status searchExhaustively(Evaluator &evaluate, size_t n, SearchResult &result) {
+Status searchExhaustively(Evaluator &evaluate, size_t n, PrecisionOutcome &result) {
     for (size_t k = 1; k < n; ++k) {
         std::vector<bool> chosen(n, false);
         std::fill(chosen.end() - static_cast<std::ptrdiff_t>(k), chosen.end(), true);
@@ -155,7 +168,7 @@ Status searchExhaustively(Evaluator &evaluate, size_t n, SearchResult &result) {
             auto f = evaluate.figureIfMet(set);
             if (!f) return f.status();
             if (*f && (!found || evaluate.better(**f, result.figure))) {
-                keep(result, set, **f);
+                keep(evaluate, result, set, **f);
                 found = true;
             }
         } while (std::next_permutation(chosen.begin(), chosen.end()));
@@ -164,7 +177,7 @@ Status searchExhaustively(Evaluator &evaluate, size_t n, SearchResult &result) {
     return Status::ok();  // only all-fp32 meets the target (kept by the caller)
 }
 
-Status searchGreedily(Evaluator &evaluate, size_t n, int rerank, SearchResult &result) {
+Status searchGreedily(Evaluator &evaluate, size_t n, int rerank, PrecisionOutcome &result) {
     // Sensitivity: each layer alone.
     std::vector<double> known(n);
     for (size_t i = 0; i < n; ++i) {
@@ -211,15 +224,75 @@ Status searchGreedily(Evaluator &evaluate, size_t n, int rerank, SearchResult &r
         if (!f) return f.status();
         if (*f) current = without, figure = **f;
     }
-    if (evaluate.meets(figure)) keep(result, current, figure);
+    if (evaluate.meets(figure)) keep(evaluate, result, current, figure);
     return Status::ok();
+}
+
+// The search for one precision: no layer raised, all raised, then exhaustive or greedy.
+Status searchOnePrecision(Evaluator &evaluate, size_t n, const SearchOptions &options,
+                          PrecisionOutcome &outcome) {
+    outcome.precision = evaluate.precision();
+    std::vector<size_t> all(n);
+    for (size_t i = 0; i < n; ++i) all[i] = i;
+    auto none = evaluate.figure({});
+    if (!none) return none.status();
+    keep(evaluate, outcome, {}, *none);
+    if (evaluate.meets(*none) || n == 0) {
+        outcome.reached = evaluate.meets(*none);
+        outcome.exhaustive = true;
+        outcome.allRaisedFigure = kNaN;  // not needed
+        return Status::ok();
+    }
+    auto allRaised = evaluate.figure(all);
+    if (!allRaised) return allRaised.status();
+    outcome.allRaisedFigure = *allRaised;
+    keep(evaluate, outcome, all, *allRaised);  // unreached: the best reachable
+    if (!evaluate.meets(*allRaised)) return Status::ok();
+    const bool exhaustive = static_cast<int>(n) <= options.exhaustiveUpTo;
+    Status searched = exhaustive ? searchExhaustively(evaluate, n, outcome)
+                                 : searchGreedily(evaluate, n, options.rerank, outcome);
+    if (!searched && !evaluate.budgetExhausted()) return searched;
+    outcome.reached = evaluate.meets(outcome.figure);
+    outcome.exhaustive = exhaustive && !evaluate.budgetExhausted();
+    return Status::ok();
+}
+
+// The answer among the precisions' outcomes: one that reached the target with the fewest layers
+// (16 bits on a tie), else the best figure.
+const PrecisionOutcome &chooseOutcome(const std::vector<PrecisionOutcome> &outcomes,
+                                      SearchMetric metric) {
+    const PrecisionOutcome *chosen = &outcomes.front();
+    for (const PrecisionOutcome &o : outcomes) {
+        if (o.reached != chosen->reached) {
+            if (o.reached) chosen = &o;
+        } else if (o.reached) {
+            if (o.layers.size() < chosen->layers.size() ||
+                (o.layers.size() == chosen->layers.size() && o.precision == SearchPrecision::Int16))
+                chosen = &o;
+        } else if (betterFigure(o.figure, chosen->figure, metric)) {
+            chosen = &o;
+        }
+    }
+    return *chosen;
+}
+
+// The same set: no layer raised is the same model whatever the precision.
+template <class A, class B>
+bool sameSet(const A &a, const B &b) {
+    return a.layers == b.layers && (a.layers.empty() || a.precision == b.precision);
+}
+
+Status applySet(AnalysisSession &session, const LayerRemedies &base, SearchPrecision precision,
+                const std::vector<std::string> &layers) {
+    const auto [fp32, remedies] = raisedLayers(base, precision, layers);
+    return session.setLayers(fp32, remedies).status();
 }
 
 // Whether a is at least as good as b in every respect and better in one.
 bool dominates(const ParetoPoint &a, const ParetoPoint &b, SearchMetric metric) {
-    const bool noWorse = a.fp32Layers.size() <= b.fp32Layers.size() && a.latencyMs <= b.latencyMs &&
+    const bool noWorse = a.layers.size() <= b.layers.size() && a.latencyMs <= b.latencyMs &&
                          !betterFigure(b.figure, a.figure, metric);
-    const bool better = a.fp32Layers.size() < b.fp32Layers.size() || a.latencyMs < b.latencyMs ||
+    const bool better = a.layers.size() < b.layers.size() || a.latencyMs < b.latencyMs ||
                         betterFigure(a.figure, b.figure, metric);
     return noWorse && better;
 }
@@ -231,30 +304,31 @@ std::vector<const SearchEvaluation *> setsToTime(const SearchOptions &options,
     std::vector<const SearchEvaluation *> sets;
     auto add = [&](const SearchEvaluation *e) {
         for (const SearchEvaluation *s : sets)
-            if (s->fp32Layers == e->fp32Layers) return;
+            if (sameSet(*s, *e)) return;
         sets.push_back(e);
     };
-    std::map<size_t, const SearchEvaluation *> bestOfSize;
-    for (const SearchEvaluation &e : result.evaluations) {
-        if (e.stoppedEarly) continue;  // no figure: it missed the target
-        const SearchEvaluation *&best = bestOfSize[e.fp32Layers.size()];
-        if (!best || betterFigure(e.figure, best->figure, metric)) best = &e;
-    }
-    double bestSmaller = kNaN;
-    for (const auto &[size, e] : bestOfSize)
-        if (std::isnan(bestSmaller) || betterFigure(e->figure, bestSmaller, metric)) {
-            add(e);
-            bestSmaller = e->figure;
+    for (const PrecisionOutcome &outcome : result.byPrecision) {
+        std::map<size_t, const SearchEvaluation *> bestOfSize;
+        for (const SearchEvaluation &e : result.evaluations) {
+            if (e.stoppedEarly || e.precision != outcome.precision) continue;  // stopped: missed
+            const SearchEvaluation *&best = bestOfSize[e.layers.size()];
+            if (!best || betterFigure(e.figure, best->figure, metric)) best = &e;
         }
+        double bestSmaller = kNaN;
+        for (const auto &[size, e] : bestOfSize)
+            if (std::isnan(bestSmaller) || betterFigure(e->figure, bestSmaller, metric)) {
+                add(e);
+                bestSmaller = e->figure;
+            }
+    }
     for (const SearchEvaluation &e : result.evaluations)
-        if (e.fp32Layers == result.fp32Layers) add(&e);
+        if (sameSet(e, result)) add(&e);
     if (options.objective != SearchObjective::Latency) return sets;
     std::vector<const SearchEvaluation *> meeting;
     for (const SearchEvaluation &e : result.evaluations)
         if (meetsTarget(e.figure, options.target)) meeting.push_back(&e);
     std::stable_sort(meeting.begin(), meeting.end(), [&](const auto *a, const auto *b) {
-        if (a->fp32Layers.size() != b->fp32Layers.size())
-            return a->fp32Layers.size() < b->fp32Layers.size();
+        if (a->layers.size() != b->layers.size()) return a->layers.size() < b->layers.size();
         return betterFigure(a->figure, b->figure, metric);
     });
     for (const SearchEvaluation *e : meeting) {
@@ -266,15 +340,16 @@ std::vector<const SearchEvaluation *> setsToTime(const SearchOptions &options,
 
 // Times the int8 plans of setsToTime, keeps their Pareto front and, with the latency objective,
 // makes the fastest set meeting the target the result. Leaves the session on the result's set.
-Status timeSets(AnalysisSession &session, const SearchOptions &options, SearchResult &result) {
+Status timeSets(AnalysisSession &session, const SearchOptions &options, const LayerRemedies &base,
+                SearchResult &result) {
     const SearchMetric metric = options.target.metric;
     std::vector<ParetoPoint> points;
     for (const SearchEvaluation *e : setsToTime(options, result)) {
-        const std::set<std::string> layers(e->fp32Layers.begin(), e->fp32Layers.end());
-        QL_RETURN_IF_ERROR(session.setFp32Layers(layers).status());
+        QL_RETURN_IF_ERROR(applySet(session, base, e->precision, e->layers));
         auto ms = session.measureInt8BatchLatencyMs(options.latencyRuns, options.latencyBatches);
         if (!ms) return ms.status();
-        points.push_back({e->fp32Layers, e->figure, *ms, meetsTarget(e->figure, options.target)});
+        points.push_back(
+            {e->precision, e->layers, e->figure, *ms, meetsTarget(e->figure, options.target)});
         if (options.progress && !options.progress(static_cast<int>(result.evaluations.size()),
                                                   result.reached ? result.figure : kNaN))
             return Status::error(ErrorKind::Cancelled, "fp32 search cancelled");
@@ -286,33 +361,34 @@ Status timeSets(AnalysisSession &session, const SearchOptions &options, SearchRe
         const ParetoPoint *pick = nullptr;
         for (const ParetoPoint &p : points) {
             if (!p.meetsTarget || p.latencyMs > fastest * (1.0 + options.latencyTies)) continue;
-            if (!pick || p.fp32Layers.size() < pick->fp32Layers.size() ||
-                (p.fp32Layers.size() == pick->fp32Layers.size() &&
+            if (!pick || p.layers.size() < pick->layers.size() ||
+                (p.layers.size() == pick->layers.size() &&
                  betterFigure(p.figure, pick->figure, metric)))
                 pick = &p;
         }
         if (pick) {
-            result.fp32Layers = pick->fp32Layers;
+            for (const PrecisionOutcome &o : result.byPrecision)
+                if (o.precision == pick->precision) static_cast<PrecisionOutcome &>(result) = o;
+            result.reached = true;
+            result.layers = pick->layers;
             result.figure = pick->figure;
         }
     }
     for (const ParetoPoint &p : points) {
-        if (p.fp32Layers == result.fp32Layers) result.latencyMs = p.latencyMs;
+        if (sameSet(p, result)) result.latencyMs = p.latencyMs;
         bool dominated = false;
         for (const ParetoPoint &q : points) dominated = dominated || dominates(q, p, metric);
         if (!dominated) result.pareto.push_back(p);
     }
     std::stable_sort(result.pareto.begin(), result.pareto.end(), [](const auto &a, const auto &b) {
-        if (a.fp32Layers.size() != b.fp32Layers.size())
-            return a.fp32Layers.size() < b.fp32Layers.size();
+        if (a.layers.size() != b.layers.size()) return a.layers.size() < b.layers.size();
         return a.latencyMs < b.latencyMs;
     });
     const auto &batch = session.data().batches.front();
     result.latencyBatchSamples = batch.empty() || batch.begin()->second.rank() == 0
                                      ? 0
                                      : static_cast<int>(batch.begin()->second.dim(0));
-    const std::set<std::string> found(result.fp32Layers.begin(), result.fp32Layers.end());
-    return session.setFp32Layers(found).status();
+    return applySet(session, base, result.precision, result.layers);
 }
 
 }  // namespace
@@ -389,42 +465,74 @@ bool betterFigure(double a, double b, SearchMetric metric) {
     return metric == SearchMetric::AccuracyDrop ? a < b : a > b;
 }
 
+const char *searchPrecisionName(SearchPrecision precision) {
+    return precision == SearchPrecision::Int16 ? "int16" : "fp32";
+}
+
+bool parseSearchPrecisions(const std::string &text, std::vector<SearchPrecision> &out) {
+    std::vector<SearchPrecision> precisions;
+    size_t begin = 0;
+    while (begin <= text.size()) {
+        const size_t comma = std::min(text.find(',', begin), text.size());
+        const std::string name = text.substr(begin, comma - begin);
+        SearchPrecision p = SearchPrecision::Fp32;
+        if (name == "int16")
+            p = SearchPrecision::Int16;
+        else if (name != "fp32")
+            return false;
+        if (std::find(precisions.begin(), precisions.end(), p) != precisions.end()) return false;
+        precisions.push_back(p);
+        begin = comma + 1;
+    }
+    out = std::move(precisions);
+    return true;
+}
+
+std::pair<std::set<std::string>, LayerRemedies> raisedLayers(
+    const LayerRemedies &base, SearchPrecision precision, const std::vector<std::string> &layers) {
+    LayerRemedies remedies = base;
+    remedies.int16.clear();
+    if (precision == SearchPrecision::Int16) {
+        remedies.int16.insert(layers.begin(), layers.end());
+        return {{}, remedies};
+    }
+    return {{layers.begin(), layers.end()}, remedies};
+}
+
 Result<SearchResult> searchFp32Layers(AnalysisSession &session, const SearchOptions &options) {
     if (options.target.metric == SearchMetric::AccuracyDrop && session.data().labels.empty())
         return Status::badInput("fp32 search: an accuracy-drop target needs labels");
+    if (options.precisions.empty())
+        return Status::badInput("fp32 search: no precision to raise to");
+    const bool sixteen = std::find(options.precisions.begin(), options.precisions.end(),
+                                   SearchPrecision::Int16) != options.precisions.end();
+    if (sixteen && !session.quantizedInApp())
+        return Status::badInput(
+            "search with 16-bit layers: it re-quantizes layers from the calibration statistics, "
+            "so it needs the float model quantized in the app (--calib), not a quantized model "
+            "file");
+    // The user's remedies stay; their 16-bit layers give way to the search's sets.
+    LayerRemedies base = session.layerRemedies();
+    base.int16.clear();
     SearchResult result;
-    auto start = session.setFp32Layers({});
+    auto start = session.setLayers({}, base);
     if (!start) return start.status();
     for (const LayerReport &layer : start->layers)
         if (layer.precision == "int8") result.candidates.push_back(layer.name);
-    Evaluator evaluate(session, options, result);
-    const size_t n = result.candidates.size();
-    std::vector<size_t> all(n);
-    for (size_t i = 0; i < n; ++i) all[i] = i;
-
-    auto none = evaluate.figure({});
-    if (!none) return none.status();
-    keep(result, {}, *none);
-    if (evaluate.meets(*none) || n == 0) {
-        result.reached = evaluate.meets(*none);
-        result.exhaustive = true;
-        result.allFp32Figure = std::numeric_limits<double>::quiet_NaN();  // not needed
-        QL_RETURN_IF_ERROR(timeSets(session, options, result));
-        return result;
-    }
-    auto allFp32 = evaluate.figure(all);
-    if (!allFp32) return allFp32.status();
-    result.allFp32Figure = *allFp32;
-    keep(result, all, *allFp32);  // unreached: the best reachable, nothing quantized kept
-    if (evaluate.meets(*allFp32)) {
-        const bool exhaustive = static_cast<int>(n) <= options.exhaustiveUpTo;
-        Status searched = exhaustive ? searchExhaustively(evaluate, n, result)
-                                     : searchGreedily(evaluate, n, options.rerank, result);
+    for (SearchPrecision precision : options.precisions) {
+        Evaluator evaluate(session, options, result, precision, base);
+        PrecisionOutcome outcome;
+        const size_t before = result.evaluations.size();
+        Status searched = searchOnePrecision(evaluate, result.candidates.size(), options, outcome);
         if (!searched && !result.budgetExhausted) return searched;
-        result.reached = evaluate.meets(result.figure);
-        result.exhaustive = exhaustive && !result.budgetExhausted;
+        if (result.evaluations.size() > before) result.byPrecision.push_back(std::move(outcome));
+        if (result.budgetExhausted) break;
     }
-    QL_RETURN_IF_ERROR(timeSets(session, options, result));
+    if (result.byPrecision.empty())
+        return Status::error(ErrorKind::Cancelled, "fp32 search: the evaluation budget is 0");
+    static_cast<PrecisionOutcome &>(result) =
+        chooseOutcome(result.byPrecision, options.target.metric);
+    QL_RETURN_IF_ERROR(timeSets(session, options, base, result));
     return result;
 }
 
@@ -437,8 +545,8 @@ SessionOptions searchSessionOptions(SessionOptions options) {
 
 Result<HoldoutFigure> measureOnHoldout(const Graph &floatGraph,
                                        const std::optional<Graph> &quantGraph, EvaluationData held,
-                                       const SessionOptions &options,
-                                       const std::vector<std::string> &fp32Layers,
+                                       const SessionOptions &options, SearchPrecision precision,
+                                       const std::vector<std::string> &layers,
                                        const SearchTarget &target,
                                        const SessionProgress &progress) {
     HoldoutFigure out;
@@ -446,7 +554,8 @@ Result<HoldoutFigure> measureOnHoldout(const Graph &floatGraph,
     auto session =
         AnalysisSession::create(floatGraph, quantGraph, std::move(held), options, progress);
     if (!session) return session.status();
-    auto report = (*session)->setFp32Layers({fp32Layers.begin(), fp32Layers.end()}, progress);
+    const auto [fp32, remedies] = raisedLayers((*session)->layerRemedies(), precision, layers);
+    auto report = (*session)->setLayers(fp32, remedies, progress);
     if (!report) return report.status();
     out.figure = searchMetricValue(*report, target.metric);
     out.met = meetsTarget(out.figure, target);

@@ -15,6 +15,12 @@
 //      first).
 // All-fp32 is measured first: when even that misses the target the search stops at once.
 //
+// 16 bits instead of fp32: with SearchPrecision::Int16 the chosen layers are quantized with 16
+// bits (uint16 activations, int16 weights; in-app quantization only) instead of kept in fp32.
+// With both precisions the search runs once for each (same candidates, same data) and answers
+// with the set that needs the fewest layers (16 bits on a tie: the model stays integer); the
+// Pareto front holds the timed sets of both.
+//
 // Latency: after the search, the int8 plan of a few measured sets is timed (the median of
 // `latencyRuns` passes over the first `latencyBatches` batches, per batch) and the Pareto front
 // of (fp32 layer count, latency, figure) is kept. The timed sets are the best measured set of
@@ -27,7 +33,9 @@
 #include <cstdint>
 #include <functional>
 #include <optional>
+#include <set>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "analysis/session/analysis_session.h"
@@ -53,6 +61,12 @@ bool meetsTarget(double value, const SearchTarget &target);
 // Whether figure a is better than b for the metric (higher SQNR / agreement, smaller drop).
 bool betterFigure(double a, double b, SearchMetric metric);
 
+// What the layers the search chooses become.
+enum class SearchPrecision { Fp32, Int16 };
+const char *searchPrecisionName(SearchPrecision precision);  // "fp32", "int16"
+// "fp32", "int16" or both, comma-separated, each once; false otherwise.
+bool parseSearchPrecisions(const std::string &text, std::vector<SearchPrecision> &out);
+
 enum class SearchObjective { Layers, Latency };
 // "layers", "latency"; false otherwise.
 bool parseSearchObjective(const std::string &text, SearchObjective &objective);
@@ -60,7 +74,8 @@ bool parseSearchObjective(const std::string &text, SearchObjective &objective);
 struct SearchOptions {
     SearchTarget target;
     SearchObjective objective = SearchObjective::Layers;
-    int maxEvaluations = 2000;
+    std::vector<SearchPrecision> precisions = {SearchPrecision::Fp32};  // searched in this order
+    int maxEvaluations = 2000;                                          // over all precisions
     int exhaustiveUpTo = 14;
     int rerank = 6;
     int latencyRuns = 5;
@@ -78,8 +93,9 @@ struct SearchOptions {
 };
 
 struct SearchEvaluation {
-    std::vector<std::string> fp32Layers;  // float node names, in report order
-    double figure = 0.0;                  // NaN when stopped early
+    SearchPrecision precision = SearchPrecision::Fp32;
+    std::vector<std::string> layers;  // float node names raised to `precision`, in report order
+    double figure = 0.0;              // NaN when stopped early
     double seconds = 0.0;
     // Stopped after the batch where even the best outcome of the rest missed the target; `bound`
     // is that best outcome (SearchOptions::earlyStop).
@@ -88,19 +104,27 @@ struct SearchEvaluation {
 };
 
 struct ParetoPoint {
-    std::vector<std::string> fp32Layers;
+    SearchPrecision precision = SearchPrecision::Fp32;
+    std::vector<std::string> layers;
     double figure = 0.0;
     double latencyMs = 0.0;  // one batch through the int8 plan
     bool meetsTarget = false;
 };
 
-struct SearchResult {
-    bool reached = false;                 // a set meeting the target was found
-    std::vector<std::string> fp32Layers;  // the set found (the best set tried when not reached)
-    double figure = 0.0;                  // its figure
-    double allFp32Figure = 0.0;  // every candidate in fp32; NaN: not measured (int8 met it)
-    bool exhaustive = false;              // every smaller set was measured: the size is minimal
-    bool budgetExhausted = false;         // stopped by maxEvaluations
+// What the search found for one precision.
+struct PrecisionOutcome {
+    SearchPrecision precision = SearchPrecision::Fp32;
+    bool reached = false;             // a set meeting the target was found
+    std::vector<std::string> layers;  // the set found (the best set tried when not reached)
+    double figure = 0.0;              // its figure
+    double allRaisedFigure = 0.0;     // every candidate raised; NaN: not measured (int8 met it)
+    bool exhaustive = false;          // every smaller set was measured: the size is minimal
+};
+
+// The answer (the PrecisionOutcome fields: the chosen precision's) and how it was found.
+struct SearchResult : PrecisionOutcome {
+    std::vector<PrecisionOutcome> byPrecision;  // one per searched precision, in order
+    bool budgetExhausted = false;               // stopped by maxEvaluations
     int stoppedEarly = 0;                 // evaluations stopped once the target was out of reach
     std::vector<std::string> candidates;  // the int8 layers the search chose from
     std::vector<SearchEvaluation> evaluations;
@@ -109,8 +133,8 @@ struct SearchResult {
     std::vector<ParetoPoint> pareto;  // non-dominated timed sets, by layer count then latency
 };
 
-// Runs the search on `session` (which it leaves with the found set toggled to fp32). BadInput
-// for an accuracy-drop target without labels.
+// Runs the search on `session` (which it leaves with the found set raised). BadInput for an
+// accuracy-drop target without labels, or 16 bits on a quantized model file.
 Result<SearchResult> searchFp32Layers(AnalysisSession &session, const SearchOptions &options);
 
 // The search reads only the output figures: a session made for it alone compares the outputs
@@ -125,12 +149,17 @@ struct HoldoutFigure {
     bool met = false;
 };
 
-// The target's figure of `fp32Layers` on held-out data, in a session of its own made like the
-// search's (same models and options).
+// The session's fp32 layers and remedies with `layers` raised to `precision` (`base`: the other
+// remedies, whose 16-bit layers give way).
+std::pair<std::set<std::string>, LayerRemedies> raisedLayers(
+    const LayerRemedies &base, SearchPrecision precision, const std::vector<std::string> &layers);
+
+// The target's figure of `layers` raised to `precision` on held-out data, in a session of its
+// own made like the search's (same models and options).
 Result<HoldoutFigure> measureOnHoldout(const Graph &floatGraph,
                                        const std::optional<Graph> &quantGraph, EvaluationData held,
-                                       const SessionOptions &options,
-                                       const std::vector<std::string> &fp32Layers,
+                                       const SessionOptions &options, SearchPrecision precision,
+                                       const std::vector<std::string> &layers,
                                        const SearchTarget &target,
                                        const SessionProgress &progress = {});
 

@@ -255,25 +255,41 @@ Result<NumericSuiteReport> AnalysisSession::setLayerRemedies(const LayerRemedies
 Result<NumericSuiteReport> AnalysisSession::setLayers(const std::set<std::string> &fp32Layers,
                                                       const LayerRemedies &remedies,
                                                       const SessionProgress &progress) {
-    Impl &d = *m_impl;
+    QL_RETURN_IF_ERROR(checkRemedies(remedies));
+    auto report = updateLayers(fp32Layers, remedies, progress, {});
+    if (!report) return report.status();
+    return std::move(**report);
+}
+
+Result<std::optional<NumericSuiteReport>> AnalysisSession::tryLayers(
+    const std::set<std::string> &fp32Layers, const LayerRemedies &remedies,
+    const KeepGoing &keepGoing) {
+    QL_RETURN_IF_ERROR(checkRemedies(remedies));
+    return updateLayers(fp32Layers, remedies, {}, keepGoing);
+}
+
+Status AnalysisSession::checkRemedies(const LayerRemedies &remedies) const {
+    const Impl &d = *m_impl;
     if (!d.inApp && !remedies.empty())
         return Status::badInput(
-            "per-layer remedies: they re-quantize from the float model, so they need the float "
-            "model quantized in the app (not a quantized model file)");
-    for (LayerRemedy remedy : {LayerRemedy::AdaRound, LayerRemedy::BiasCorrection})
+            "per-layer remedies and 16-bit layers: they re-quantize from the float model and its "
+            "calibration statistics, so they need the float model quantized in the app (not a "
+            "quantized model file)");
+    for (LayerRemedy remedy : kLayerRemedies)
         for (const std::string &layer : remedies.of(remedy)) {
             const auto offered = d.offered.find(layer);
             if (offered == d.offered.end())
                 return Status::badInput(std::string(layerRemedyName(remedy)) + ": '" + layer +
                                         "' is not a layer of the analysis");
+            // 16 bits: any layer (one the model keeps in fp32 says in its notes that they do not
+            // apply); a session created with 16-bit layers offers nothing else for them.
+            if (remedy == LayerRemedy::SixteenBit) continue;
             if (std::find(offered->second.begin(), offered->second.end(), remedy) ==
                 offered->second.end())
                 return Status::badInput(std::string(layerRemedyName(remedy)) + ": '" + layer +
                                         "' is not an int8 layer that takes it");
         }
-    auto report = updateLayers(fp32Layers, remedies, progress, {});
-    if (!report) return report.status();
-    return std::move(**report);
+    return Status::ok();
 }
 
 Result<std::optional<NumericSuiteReport>> AnalysisSession::tryFp32Layers(

@@ -161,10 +161,16 @@ public:
     // the remedy (remediesOffered).
     Result<NumericSuiteReport> setLayerRemedies(const LayerRemedies &remedies,
                                                 const SessionProgress &progress = {});
-    // Both at once: exactly these fp32 layers and remedies (one re-run).
+    // Both at once: exactly these fp32 layers and remedies (one re-run). A layer both in fp32
+    // and 16-bit runs in fp32.
     Result<NumericSuiteReport> setLayers(const std::set<std::string> &fp32Layers,
                                          const LayerRemedies &remedies,
                                          const SessionProgress &progress = {});
+    // setLayers for a caller that only needs to know whether a figure is reached (tryFp32Layers;
+    // the search's 16-bit candidates).
+    Result<std::optional<NumericSuiteReport>> tryLayers(const std::set<std::string> &fp32Layers,
+                                                        const LayerRemedies &remedies,
+                                                        const KeepGoing &keepGoing);
 
     // What the session stands on: the quantized model, its report and the user's fp32 layers.
     // restoreState() comes back to a state taken earlier without re-running anything (the fp32
@@ -195,6 +201,8 @@ public:
 
 private:
     AnalysisSession();
+    // BadInput for remedies on a quantized model file, or a layer that does not take one.
+    Status checkRemedies(const LayerRemedies &remedies) const;
     Result<std::optional<NumericSuiteReport>> updateLayers(const std::set<std::string> &layers,
                                                            const LayerRemedies &remedies,
                                                            const SessionProgress &progress,

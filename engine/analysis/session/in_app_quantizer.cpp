@@ -10,7 +10,7 @@ namespace {
 
 bool isInt8Weighted(const quant::QuantizationPlan &plan, const std::string &node) {
     const quant::NodeDecision *decision = plan.decision(node);
-    return decision && decision->precision == quant::Precision::Int8 &&
+    return decision && decision->precision == quant::Precision::Int8 && !decision->sixteenBit &&
            plan.weights.count({node, 1}) != 0;
 }
 
@@ -152,6 +152,10 @@ Result<Graph> InAppQuantizer::quantize(const std::set<std::string> &fp32,
             q.excludedNodes.push_back(name);
         q.exclusionReasons[name] = "kept in fp32 by the user";
     }
+    for (const std::string &name : remedies.int16)
+        if (!fp32.count(name) &&
+            std::find(q.int16Nodes.begin(), q.int16Nodes.end(), name) == q.int16Nodes.end())
+            q.int16Nodes.push_back(name);
     if (remedies.empty()) {
         auto quantized = quant::quantizeGraph(m_float, *m_stats, q);
         if (!quantized) return quantized.status();
@@ -225,6 +229,15 @@ void InAppQuantizer::describeRemedies(NumericSuiteReport &report,
                            l.meanErrorBefore, l.meanErrorAfter, l.standardError));
             } else if (skipped != m_notCorrected.end())
                 row.notes.push_back("bias correction does not apply: " + skipped->second);
+        }
+        if (remedies.int16.count(row.name)) {
+            if (row.precision == "int16")
+                row.remedies.push_back(layerRemedyName(LayerRemedy::SixteenBit));
+            else if (row.precision == "fp32")
+                row.notes.push_back("16 bits apply again when the layer is quantized");
+            else
+                row.notes.push_back("16 bits do not apply: the layer runs " + row.precision + " (" +
+                                    row.precisionReason + ")");
         }
     }
 }

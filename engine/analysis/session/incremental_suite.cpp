@@ -451,10 +451,13 @@ Result<NumericSuiteReport> IncrementalSuite::update(const Graph &quantGraph,
     std::unique_ptr<ExecutionPlan> plan;
     std::vector<std::string> cutInputs;
     if (rerunCount > 0 && firstWhole) {
+        // The type of the value the batch loop feeds (`known` below): the overlay's only when the
+        // value differs from the base (the overlay may hold another model's value by that name).
         auto typeOf = [&](const std::string &name) {
             using Values = const std::map<std::string, Tensor> *;
-            for (Values values :
-                 {firstOverlay, Values(&firstWhole->quantValues), Values(&d.batches->front())}) {
+            const Values cached =
+                fromBase.dirtyValues.count(name) ? firstOverlay : &firstWhole->quantValues;
+            for (Values values : {cached, Values(&d.batches->front())}) {
                 auto it = values->find(name);
                 if (it != values->end()) return it->second.dtype();
             }
@@ -629,7 +632,7 @@ Result<NumericSuiteReport> IncrementalSuite::update(const Graph &quantGraph,
     NumericSuiteReport report = d.current.report;
     report.layers.assign(matching->matches.size(), LayerReport{});
     const PrecisionByNode precision = precisionByNode(activations.precision);
-    report.int8Layers = report.fp32Layers = 0;
+    report.int8Layers = report.fp32Layers = report.otherLayers = 0;
     auto indexIn = [](const std::vector<size_t> &rows, size_t i) {
         return static_cast<size_t>(std::find(rows.begin(), rows.end(), i) - rows.begin());
     };
@@ -661,7 +664,7 @@ Result<NumericSuiteReport> IncrementalSuite::update(const Graph &quantGraph,
         else if (weightSource[i] == Recompute)
             setWeightFigures(row, weights[indexIn(weightRows, i)]);
         setLayerIdentity(row, floatGraph, match, precision);
-        (row.precision == "int8" ? report.int8Layers : report.fp32Layers) += 1;
+        report.countLayer(row);
     }
     report.outputs = outputReports(activations);
     report.unmatched = unmatchedLayers(floatGraph, quantGraph, *matching);

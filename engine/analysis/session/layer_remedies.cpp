@@ -1,25 +1,43 @@
 #include "analysis/session/layer_remedies.h"
 
+#include <utility>
+
 #include "analysis/suite/numeric_suite.h"
 
 namespace ql::analysis {
 
 const char *layerRemedyName(LayerRemedy remedy) {
-    return remedy == LayerRemedy::AdaRound ? "adaround" : "bias-correction";
+    switch (remedy) {
+        case LayerRemedy::AdaRound:
+            return "adaround";
+        case LayerRemedy::BiasCorrection:
+            return "bias-correction";
+        case LayerRemedy::SixteenBit:
+            return "int16";
+    }
+    return "";
 }
 
 std::optional<LayerRemedy> parseLayerRemedy(const std::string &name) {
-    for (LayerRemedy remedy : {LayerRemedy::AdaRound, LayerRemedy::BiasCorrection})
+    for (LayerRemedy remedy : kLayerRemedies)
         if (name == layerRemedyName(remedy)) return remedy;
     return std::nullopt;
 }
 
 std::set<std::string> &LayerRemedies::of(LayerRemedy remedy) {
-    return remedy == LayerRemedy::AdaRound ? adaRound : biasCorrection;
+    return const_cast<std::set<std::string> &>(std::as_const(*this).of(remedy));
 }
 
 const std::set<std::string> &LayerRemedies::of(LayerRemedy remedy) const {
-    return remedy == LayerRemedy::AdaRound ? adaRound : biasCorrection;
+    switch (remedy) {
+        case LayerRemedy::AdaRound:
+            return adaRound;
+        case LayerRemedy::BiasCorrection:
+            return biasCorrection;
+        case LayerRemedy::SixteenBit:
+            break;
+    }
+    return int16;
 }
 
 void LayerRemedies::set(LayerRemedy remedy, const std::string &layer, bool on) {
@@ -34,11 +52,13 @@ std::vector<LayerRemedy> remediesForOp(const std::string &op) {
     if (op == "Conv" || op == "Gemm" || op == "MatMul") remedies.push_back(LayerRemedy::AdaRound);
     if (op == "Conv" || op == "ConvTranspose" || op == "Gemm")
         remedies.push_back(LayerRemedy::BiasCorrection);
+    remedies.push_back(LayerRemedy::SixteenBit);
     return remedies;
 }
 
 std::vector<LayerRemedy> remediesFor(const LayerReport &row) {
-    if (row.precision != "int8" || !row.weightSqnrDb) return {};
+    if (row.precision != "int8") return {};
+    if (!row.weightSqnrDb) return {LayerRemedy::SixteenBit};
     return remediesForOp(row.opType);
 }
 

@@ -31,6 +31,12 @@ int64_t batchSamples(const std::map<std::string, Tensor> &batch) {
 
 }  // namespace
 
+void NumericSuiteReport::countLayer(const LayerReport &row) {
+    (row.precision == "int8"   ? int8Layers
+     : row.precision == "fp32" ? fp32Layers
+                               : otherLayers) += 1;
+}
+
 std::vector<OutputReport> outputReports(const ActivationComparisonResult &activations) {
     std::vector<OutputReport> outputs;
     for (const auto &out : activations.outputs) {
@@ -205,7 +211,7 @@ Result<NumericSuiteReport> runNumericSuite(const Graph &floatGraph, const Graph 
         setCumulativeFigures(row, activations.layers[i], report.quantPrecision);
         setWeightFigures(row, (*weights)[i]);
         setIsolatedFigures(row, i < shadow.layers.size() ? &shadow.layers[i] : nullptr, options);
-        (row.precision == "int8" ? report.int8Layers : report.fp32Layers) += 1;
+        report.countLayer(row);
     }
     report.outputs = outputReports(activations);
     report.unmatched = unmatchedLayers(floatGraph, quantGraph, *matching);

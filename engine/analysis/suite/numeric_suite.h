@@ -35,7 +35,9 @@ struct LayerReport {
     std::vector<std::string> foldedFloatNodes, foldedQuantNodes;
     std::string matchedBy;        // "weights" | "structure" | "name" (layer_matching.h)
     double matchConfidence = 0.0;  // 0..1
-    std::string precision;        // how the quantized layer runs: "int8" | "fp32"
+    // How the quantized layer runs: "int8" (int8 kernels), "fp32", or a float computation on
+    // other quantized values: "int16", "float8", "int4 weights", ... (NodePrecision::quantizedAs).
+    std::string precision;
     std::string precisionReason;  // the lowering's reason ("QLinearConv", "no int8 kernel: ...")
     // The interactive session's user kept this layer in fp32. It may still run int8: a weightless
     // layer (Add, MaxPool) whose int8 neighbours quantize its inputs and output.
@@ -92,7 +94,9 @@ struct NumericSuiteReport {
     std::vector<OutputReport> outputs;  // graph outputs paired in order; outputs[0] is the headline
     std::vector<LayerReport> layers;
     std::vector<UnmatchedLayer> unmatched;
-    int int8Layers = 0, fp32Layers = 0;  // over matched layers
+    // Over matched layers: int8, fp32, and quantized otherwise (16-bit, float8, weight-only).
+    int int8Layers = 0, fp32Layers = 0, otherLayers = 0;
+    void countLayer(const LayerReport &row);
 };
 
 struct NumericSuiteOptions {

@@ -57,7 +57,10 @@ void setLayerIdentity(LayerReport &row, const Graph &floatGraph, const LayerMatc
     row.matchedBy = match.how;
     row.matchConfidence = match.confidence;
     auto p = precision.find(match.quantNode);
-    row.precision = p != precision.end() && p->second->int8 ? "int8" : "fp32";
+    row.precision = p == precision.end()             ? "fp32"
+                    : p->second->int8                ? "int8"
+                    : p->second->quantizedAs.empty() ? "fp32"
+                                                     : p->second->quantizedAs;
     row.precisionReason = p != precision.end() ? p->second->reason : "not quantized in the model";
 }
 
