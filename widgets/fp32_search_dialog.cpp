@@ -86,7 +86,7 @@ Fp32SearchDialog::Fp32SearchDialog(QWidget *parent)
     m_metric->addItem(searchMetricName(SearchMetric::Agreement), int(SearchMetric::Agreement));
     m_metric->addItem(searchMetricName(SearchMetric::AccuracyDrop),
                       int(SearchMetric::AccuracyDrop));
-    m_objective->addItem(tr("Fewest fp32 layers"), int(analysis::SearchObjective::Layers));
+    m_objective->addItem(tr("Fewest layers"), int(analysis::SearchObjective::Layers));
     m_objective->addItem(tr("Fastest int8 plan"), int(analysis::SearchObjective::Latency));
     m_objective->setToolTip(
         tr("Fastest: the int8 plans of the measured sets that meet the target are timed and the "
@@ -323,11 +323,16 @@ QString Fp32SearchDialog::summaryText(const SearchOutcome &o) const {
                               : tr("Found by greedy build-up and pruning."));
     QStringList lines{how};
     if (r.byPrecision.size() > 1)
-        for (const analysis::PrecisionOutcome &p : r.byPrecision)
+        for (const analysis::PrecisionOutcome &p : r.byPrecision) {
+            const bool sixteen = p.precision == analysis::SearchPrecision::Int16;
+            const int n = int(p.layers.size());
             lines << (p.reached
-                          ? tr("%1: %n layer(s) reach it (%2).", nullptr, int(p.layers.size()))
-                          : tr("%1: no set reaches it (best %2).", nullptr, 0))
-                         .arg(where(p.precision), formatSearchFigure(p.figure, metric));
+                          ? (sixteen ? tr("At 16 bits: %n layer(s) reach it (%1).", nullptr, n)
+                                     : tr("In fp32: %n layer(s) reach it (%1).", nullptr, n))
+                          : (sixteen ? tr("At 16 bits: no set reaches it (best %1).")
+                                     : tr("In fp32: no set reaches it (best %1).")))
+                         .arg(formatSearchFigure(p.figure, metric));
+        }
     lines << tr("All int8 layers %3: %1. %n set(s) measured in %2 s.", nullptr,
                 int(r.evaluations.size()))
                  .arg(formatSearchFigure(r.allRaisedFigure, metric),

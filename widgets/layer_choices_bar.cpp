@@ -81,8 +81,9 @@ void LayerChoicesBar::refresh() {
         blockInt16(m_int16);
     const bool askedFp32 = m_fp32Layers.count(m_row->name) != 0;
     m_fp32->setChecked(askedFp32);
-    // A layer the quantized model itself runs in fp32 has nothing to toggle.
-    m_fp32->setEnabled(askedFp32 || m_row->precision == "int8" || m_row->fp32Requested);
+    // A layer the quantized model itself runs in fp32 has nothing to toggle (an int8 or 16-bit
+    // one has).
+    m_fp32->setEnabled(askedFp32 || m_row->precision != "fp32" || m_row->fp32Requested);
     QStringList notes;
     for (analysis::LayerRemedy remedy : analysis::kLayerRemedies) {
         QCheckBox *box = remedyBox(remedy);

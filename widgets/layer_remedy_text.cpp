@@ -63,6 +63,12 @@ QString layerRemedyUnavailable(const analysis::LayerReport &row, analysis::Layer
                                bool inAppQuantization) {
     if (!inAppQuantization)
         return tr("Needs the float model quantized in the app (File > Quantize in App…).");
+    // 16 bits for any quantized layer (also one that reads another's 16-bit output), and for one
+    // the user keeps in fp32 (asking takes it out of fp32).
+    if (remedy == analysis::LayerRemedy::SixteenBit)
+        return row.precision != "fp32" || row.fp32Requested
+                   ? QString()
+                   : tr("The model runs the layer in fp32.");
     if (row.precision != "int8")
         return row.precision == "fp32"
                    ? tr("The layer runs in fp32.")

@@ -63,6 +63,14 @@ QL_DEQUANTIZE_CLONES void dequantizeValues(const int8_t *q, float *dst, int64_t 
                                            int32_t zeroPoint) {
     dequantizeLoop<int32_t>(q, dst, n, scale, zeroPoint);
 }
+QL_DEQUANTIZE_CLONES void dequantizeValues(const uint16_t *q, float *dst, int64_t n, float scale,
+                                           int32_t zeroPoint) {
+    dequantizeLoop<int32_t>(q, dst, n, scale, zeroPoint);
+}
+QL_DEQUANTIZE_CLONES void dequantizeValues(const int16_t *q, float *dst, int64_t n, float scale,
+                                           int32_t zeroPoint) {
+    dequantizeLoop<int32_t>(q, dst, n, scale, zeroPoint);
+}
 QL_DEQUANTIZE_CLONES void dequantizeValues(const int32_t *q, float *dst, int64_t n, float scale,
                                            int32_t zeroPoint) {
     dequantizeLoop<int64_t>(q, dst, n, scale, zeroPoint);
@@ -75,12 +83,28 @@ QL_DEQUANTIZE_CLONES void quantizeValues(const float *src, int8_t *dst, int64_t 
                                          int32_t zeroPoint) {
     quantizeLoop(src, dst, n, scale, zeroPoint);
 }
+QL_DEQUANTIZE_CLONES void quantizeValues(const float *src, uint16_t *dst, int64_t n, float scale,
+                                         int32_t zeroPoint) {
+    quantizeLoop(src, dst, n, scale, zeroPoint);
+}
+QL_DEQUANTIZE_CLONES void quantizeValues(const float *src, int16_t *dst, int64_t n, float scale,
+                                         int32_t zeroPoint) {
+    quantizeLoop(src, dst, n, scale, zeroPoint);
+}
 
 QL_DEQUANTIZE_CLONES void dequantizeChannels(const uint8_t *q, float *dst, int64_t n,
                                              const float *scale, const int32_t *zeroPoint) {
     dequantizeChannelLoop<int32_t>(q, dst, n, scale, zeroPoint);
 }
 QL_DEQUANTIZE_CLONES void dequantizeChannels(const int8_t *q, float *dst, int64_t n,
+                                             const float *scale, const int32_t *zeroPoint) {
+    dequantizeChannelLoop<int32_t>(q, dst, n, scale, zeroPoint);
+}
+QL_DEQUANTIZE_CLONES void dequantizeChannels(const uint16_t *q, float *dst, int64_t n,
+                                             const float *scale, const int32_t *zeroPoint) {
+    dequantizeChannelLoop<int32_t>(q, dst, n, scale, zeroPoint);
+}
+QL_DEQUANTIZE_CLONES void dequantizeChannels(const int16_t *q, float *dst, int64_t n,
                                              const float *scale, const int32_t *zeroPoint) {
     dequantizeChannelLoop<int32_t>(q, dst, n, scale, zeroPoint);
 }
@@ -133,9 +157,13 @@ void dequantizeRun(const Tensor &q, int64_t start, int64_t count, const Params &
             return params.dequantize(q.data<uint8_t>() + start, dst, count);
         case DataType::Int8:
             return params.dequantize(q.data<int8_t>() + start, dst, count);
+        case DataType::UInt16:
+            return params.dequantize(q.data<uint16_t>() + start, dst, count);
+        case DataType::Int16:
+            return params.dequantize(q.data<int16_t>() + start, dst, count);
         case DataType::Int32:
             return params.dequantize(q.data<int32_t>() + start, dst, count);
-        default:  // 16-bit and others: element by element in storage order (any layout)
+        default:  // others: element by element in storage order (any layout)
             for (int64_t i = 0; i < count; ++i)
                 dst[i] = static_cast<float>(static_cast<int64_t>(elementAsDouble(
                                                 q.dtype(), q.rawData(), start + i)) -

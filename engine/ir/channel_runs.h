@@ -78,6 +78,8 @@ inline float clampRound(float v, float lo, float hi) {
 // 8-bit type, vectorised (clamping before rounding changes nothing; NaN goes to the low end).
 void quantizeValues(const float *src, uint8_t *dst, int64_t n, float scale, int32_t zeroPoint);
 void quantizeValues(const float *src, int8_t *dst, int64_t n, float scale, int32_t zeroPoint);
+void quantizeValues(const float *src, uint16_t *dst, int64_t n, float scale, int32_t zeroPoint);
+void quantizeValues(const float *src, int16_t *dst, int64_t n, float scale, int32_t zeroPoint);
 // The same with scale[i] and zeroPoint[i] for value i (consecutive channels).
 void quantizeChannels(const float *src, uint8_t *dst, int64_t n, const float *scale,
                       const int32_t *zeroPoint);
@@ -85,14 +87,20 @@ void quantizeChannels(const float *src, int8_t *dst, int64_t n, const float *sca
                       const int32_t *zeroPoint);
 
 // DequantizeLinear's (q − zero point)·scale of n values, vectorised: integer difference (exact in
-// int32 for 8-bit values, int64 for int32 ones), then one float multiply.
+// int32 for 8- and 16-bit values, int64 for int32 ones), then one float multiply.
 void dequantizeValues(const uint8_t *q, float *dst, int64_t n, float scale, int32_t zeroPoint);
 void dequantizeValues(const int8_t *q, float *dst, int64_t n, float scale, int32_t zeroPoint);
+void dequantizeValues(const uint16_t *q, float *dst, int64_t n, float scale, int32_t zeroPoint);
+void dequantizeValues(const int16_t *q, float *dst, int64_t n, float scale, int32_t zeroPoint);
 void dequantizeValues(const int32_t *q, float *dst, int64_t n, float scale, int32_t zeroPoint);
 // The same with scale[i] and zeroPoint[i] for value i (consecutive channels).
 void dequantizeChannels(const uint8_t *q, float *dst, int64_t n, const float *scale,
                         const int32_t *zeroPoint);
 void dequantizeChannels(const int8_t *q, float *dst, int64_t n, const float *scale,
+                        const int32_t *zeroPoint);
+void dequantizeChannels(const uint16_t *q, float *dst, int64_t n, const float *scale,
+                        const int32_t *zeroPoint);
+void dequantizeChannels(const int16_t *q, float *dst, int64_t n, const float *scale,
                         const int32_t *zeroPoint);
 void dequantizeChannels(const int32_t *q, float *dst, int64_t n, const float *scale,
                         const int32_t *zeroPoint);

@@ -306,15 +306,14 @@ public:
         dispatchAmong<uint8_t, int8_t, uint16_t, int16_t>(storageType(out), [&](auto tag) {
             using Q = decltype(tag);
             Q *dst = y.data<Q>();
-            if constexpr (sizeof(Q) == 1) {  // quantizeValues saturates to the whole byte
-                if (p.channels == 1 && p.blockSize == 0 && x.dtype() == DataType::Float &&
-                    !isFourBit(out)) {
-                    const float *src = x.data<float>();
-                    elementwise::parallelRange(x.numel(), [&](int64_t begin, int64_t end) {
-                        quantizeValues(src + begin, dst + begin, end - begin, p.scale[0], p.zp[0]);
-                    });
-                    return;
-                }
+            // quantizeValues saturates to the whole type: not for 4-bit values held in a byte.
+            if (p.channels == 1 && p.blockSize == 0 && x.dtype() == DataType::Float &&
+                !isFourBit(out)) {
+                const float *src = x.data<float>();
+                elementwise::parallelRange(x.numel(), [&](int64_t begin, int64_t end) {
+                    quantizeValues(src + begin, dst + begin, end - begin, p.scale[0], p.zp[0]);
+                });
+                return;
             }
             forEachParamRun(x.shape(), x.numel(), p, [&](int64_t begin, int64_t end, size_t k) {
                 for (int64_t i = begin; i < end; ++i)

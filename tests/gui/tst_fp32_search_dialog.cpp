@@ -1,12 +1,16 @@
 // Edit > Find fp32 Set… on the demo: the search runs on the analysis job and leaves the analysis
 // as it was; its answer is the one the engine's search gives on a session the test makes itself;
 // Apply and a click on a point of the Pareto front set the fp32 layers in one undoable step each;
-// Cancel loses nothing; a holdout is measured; the skip-list export writes every dialect.
+// Cancel loses nothing; a holdout is measured; the skip-list export writes every dialect. On the
+// demo quantized in the app, the search may quantize the chosen layers with 16 bits instead: both
+// kinds of set reach the front (diamonds for 16 bits) and applying a 16-bit set makes those layers
+// 16-bit in one undoable step; on the demo's int8 file 16 bits are offered disabled.
 
 #include <qcustomplot.h>
 #include <QAction>
 #include <QComboBox>
 #include <QDir>
+#include <QDoubleSpinBox>
 #include <QElapsedTimer>
 #include <QFile>
 #include <QLabel>
@@ -62,6 +66,7 @@ private slots:
     void cancelLosesNothing();
     void holdoutIsMeasured();
     void skipListInEveryDialect();
+    void sixteenBitsOnAnInAppAnalysis();
 
 private:
     MainWindow::Options m_options{false, false, false};
@@ -236,6 +241,80 @@ void TestFp32SearchDialog::skipListInEveryDialect() {
                      qPrintable(QStringLiteral("%1 lacks %2").arg(path, expected)));
         }
     }
+}
+
+void TestFp32SearchDialog::sixteenBitsOnAnInAppAnalysis() {
+    MainWindow window(m_options);
+    window.resize(1400, 900);
+    window.show();
+    window.openDemo();
+    QVERIFY(waitIdle(window));
+    ql::ui::Fp32SearchDialog *dialog = openDialog(window);
+    QVERIFY(dialog);
+    auto *raiseTo = dialog->findChild<QComboBox *>(QStringLiteral("raiseToCombo"));
+    auto *choices = qobject_cast<QStandardItemModel *>(raiseTo->model());
+    QVERIFY(choices && !choices->item(1)->isEnabled() && !choices->item(2)->isEnabled());
+    QVERIFY(choices->item(1)->toolTip().contains(
+        QStringLiteral("quantize the float model in the app")));
+    dialog->close();
+
+    const QString demo = QFileInfo(QL_DEMO_MODEL).absolutePath();
+    AnalysisSetup setup;
+    setup.floatModel = demo + "/fashion_cnn.onnx";
+    setup.quantizeInApp = true;
+    setup.calibrationPaths = {demo + "/pool"};
+    setup.dataPaths = {demo + "/samples.npy"};
+    window.analysis()->setSetup(setup);
+    QVERIFY(waitIdle(window));
+    const double int8 = window.analysis()->report()->outputs.at(0).sqnrDb;
+    dialog = openDialog(window);
+    QVERIFY(choices->item(2)->isEnabled());
+    raiseTo->setCurrentIndex(2);
+    auto *target = dialog->findChild<QDoubleSpinBox *>(QStringLiteral("targetSpin"));
+    target->setValue(48.0);
+    const ql::ui::SearchRequest asked = dialog->request();
+    QCOMPARE(asked.options.precisions.size(), size_t(2));
+    ql::ui::SearchOutcomePtr outcome = runSearch(window, dialog);
+    QVERIFY(outcome);
+    const auto &r = outcome->result;
+    QVERIFY(r.reached);
+    QCOMPARE(r.byPrecision.size(), size_t(2));
+    std::set<ql::analysis::SearchPrecision> kinds;
+    for (const auto &p : r.pareto)
+        if (!p.layers.empty()) kinds.insert(p.precision);
+    QCOMPARE(kinds.size(), size_t(2));
+    QCOMPARE(dialog->chart()->pointCount(), int(r.pareto.size()));
+    const QString summary = dialog->findChild<QLabel *>(QStringLiteral("summaryLabel"))->text();
+    QVERIFY2(summary.contains(QStringLiteral("at 16 bits")), qPrintable(summary));
+    if (const char *dir = std::getenv("QL_SCREENSHOT_DIR"))
+        dialog->grab().save(QString::fromLocal8Bit(dir) + "/search_int16.png");
+    QVERIFY(waitIdle(window));
+    QCOMPARE(window.analysis()->report()->outputs.at(0).sqnrDb, int8);
+
+    // Apply the first 16-bit point of the front: those layers at 16 bits, undoable.
+    int sixteen = -1;
+    for (int i = 0; i < int(r.pareto.size()) && sixteen < 0; ++i)
+        if (r.pareto[size_t(i)].precision == ql::analysis::SearchPrecision::Int16 &&
+            !r.pareto[size_t(i)].layers.empty())
+            sixteen = i;
+    QVERIFY(sixteen >= 0);
+    const int undoBefore = window.analysis()->undoStack()->count();
+    QCustomPlot *plot = dialog->chart()->plot();
+    plot->replot();
+    QTest::mousePress(plot, Qt::LeftButton, {}, dialog->chart()->pixelOf(sixteen));
+    QVERIFY(waitIdle(window));
+    const auto &point = r.pareto[size_t(sixteen)];
+    const auto asSet = [](const std::vector<std::string> &v) {
+        return std::set<std::string>(v.begin(), v.end());
+    };
+    QCOMPARE(asSet(window.analysis()->sixteenBitLayers()), asSet(point.layers));
+    QVERIFY(window.analysis()->fp32Layers().empty());
+    QCOMPARE(window.analysis()->undoStack()->count(), undoBefore + 1);
+    QVERIFY(std::abs(window.analysis()->report()->outputs.at(0).sqnrDb - point.figure) < 1e-6);
+    window.analysis()->undoStack()->undo();
+    QVERIFY(waitIdle(window));
+    QVERIFY(window.analysis()->sixteenBitLayers().empty());
+    QCOMPARE(window.analysis()->report()->outputs.at(0).sqnrDb, int8);
 }
 
 QTEST_MAIN(TestFp32SearchDialog)
