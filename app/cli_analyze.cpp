@@ -78,18 +78,24 @@ QString db(const std::optional<double> &value) {
 }
 
 void printTable(const ql::analysis::NumericSuiteReport &report) {
-    std::printf("%-32s %-18s %-5s %8s %8s %8s %8s %8s %8s\n", "layer", "op", "prec", "weight", "cumul",
-                "isolated", "p5", "sat%", "kernel");
+    int precision = 5;  // as wide as the longest label ("int4 weights")
+    for (const auto &layer : report.layers)
+        precision = std::max(precision, static_cast<int>(layer.precision.size()));
+    std::printf("%-32s %-18s %-*s %8s %8s %8s %8s %8s %8s\n", "layer", "op", precision, "prec",
+                "weight", "cumul", "isolated", "p5", "sat%", "kernel");
     for (const auto &layer : report.layers) {
         const auto &c = layer.cumulative;
         const std::optional<double> p5 =
             c && c->sampleSqnr ? std::optional<double>(c->sampleSqnr->p5) : std::nullopt;
-        std::printf("%-32s %-18s %-5s %8s %8s %8s %8s %8s %8s%s\n", layer.name.c_str(), layer.opType.c_str(),
-                    layer.precision.c_str(), qPrintable(db(layer.weightSqnrDb)),
+        std::printf("%-32s %-18s %-*s %8s %8s %8s %8s %8s %8s%s\n", layer.name.c_str(),
+                    layer.opType.c_str(), precision, layer.precision.c_str(),
+                    qPrintable(db(layer.weightSqnrDb)),
                     qPrintable(db(c ? std::optional<double>(c->sqnrDb) : std::nullopt)),
-                    qPrintable(db(layer.isolated ? std::optional<double>(layer.isolated->sqnrDb) : std::nullopt)),
+                    qPrintable(db(layer.isolated ? std::optional<double>(layer.isolated->sqnrDb)
+                                                 : std::nullopt)),
                     qPrintable(db(p5)), qPrintable(db(c ? c->saturationPct : std::nullopt)),
-                    qPrintable(db(layer.kernelVsReferenceSqnrDb)), layer.kernelMismatch ? "  KERNEL MISMATCH" : "");
+                    qPrintable(db(layer.kernelVsReferenceSqnrDb)),
+                    layer.kernelMismatch ? "  KERNEL MISMATCH" : "");
     }
     for (const auto &u : report.unmatched)
         std::printf("unmatched %s layer %s '%s': %s\n", u.model.c_str(), u.opType.c_str(), u.name.c_str(),

@@ -255,6 +255,38 @@ struct CumulativeComparison::Impl {
                           const std::vector<Tensor> &quantOutputs);
 };
 
+namespace {
+
+// The quantized model's outputs compared with the float model's, in the float model's order: by
+// position when the models have as many, else by name (a quantized model may also output its
+// quantized values, e.g. the int16 'y_q' beside 'y'). BadInput naming them when neither pairs.
+Result<std::vector<std::string>> pairedQuantOutputs(const Graph &floatGraph,
+                                                    const Graph &quantGraph) {
+    std::vector<std::string> names;
+    if (floatGraph.outputs.size() == quantGraph.outputs.size()) {
+        for (const ValueInfo &out : quantGraph.outputs) names.push_back(out.name);
+        return names;
+    }
+    const auto list = [](const Graph &g) {
+        std::string text;
+        for (const ValueInfo &out : g.outputs)
+            text += (text.empty() ? "'" : ", '") + out.name + "'";
+        return text;
+    };
+    for (const ValueInfo &out : floatGraph.outputs) {
+        if (!quantGraph.isGraphOutput(out.name))
+            return Status::badInput(
+                "activation comparison: the float model has " +
+                std::to_string(floatGraph.outputs.size()) + " outputs (" + list(floatGraph) +
+                ") and the quantized model " + std::to_string(quantGraph.outputs.size()) + " (" +
+                list(quantGraph) + "); they pair neither by position nor by name");
+        names.push_back(out.name);
+    }
+    return names;
+}
+
+}  // namespace
+
 CumulativeComparison::CumulativeComparison() : m_impl(std::make_unique<Impl>()) {}
 CumulativeComparison::~CumulativeComparison() = default;
 
@@ -265,9 +297,8 @@ const std::set<std::string> &CumulativeComparison::floatValuesNeeded() const {
 Result<std::unique_ptr<CumulativeComparison>> CumulativeComparison::create(
     const Graph &floatGraph, const Graph &quantGraph, const LayerMatching &matching,
     const ActivationComparisonOptions &options) {
-    if (floatGraph.outputs.size() != quantGraph.outputs.size())
-        return Status::badInput(
-            "activation comparison: the models have different numbers of outputs");
+    auto quantOutputs = pairedQuantOutputs(floatGraph, quantGraph);
+    if (!quantOutputs) return quantOutputs.status();
     std::unique_ptr<CumulativeComparison> self(new CumulativeComparison());
     Impl &d = *self->m_impl;
     d.matches = matching;
@@ -282,6 +313,12 @@ Result<std::unique_ptr<CumulativeComparison>> CumulativeComparison::create(
     Graph quantPrepared = quantGraph;
     QL_RETURN_IF_ERROR(preparePrecision(quantPrepared, options.precision, &d.result.precision));
     if (options.precision == Precision::Int8) applyInt8Kernels(quantPrepared, options.int8Kernels);
+    // Only the paired outputs, in the float model's order (the lowering keeps output names).
+    std::vector<ValueInfo> outputs;
+    for (const std::string &name : *quantOutputs)
+        for (const ValueInfo &out : quantPrepared.outputs)
+            if (out.name == name) outputs.push_back(out);
+    quantPrepared.outputs = std::move(outputs);
 
     // Which plan value each match reads: the float name if it still exists, else a quantized alias.
     std::set<std::string> quantValues;
@@ -343,7 +380,7 @@ Result<std::unique_ptr<CumulativeComparison>> CumulativeComparison::create(
     for (size_t o = 0; o < floatGraph.outputs.size(); ++o) {
         OutputComparison out;
         out.floatName = floatGraph.outputs[o].name;
-        out.quantName = quantGraph.outputs[o].name;
+        out.quantName = (*quantOutputs)[o];
         d.result.outputs.push_back(std::move(out));
     }
     return self;
