@@ -82,8 +82,31 @@ void expectNear(const std::optional<double> &a, const std::optional<double> &b, 
     if (a) expectNear(*a, *b, rel, what);
 }
 
+// How far two reports' figures may be apart: `rel` of each figure, or for reports with 16-bit
+// layers (where a float value computed in another order flips an occasional 16-bit code, see
+// InAppSixteenBitLayersEqualQuantizingWithInt16Nodes) what such flips can move: SQNR by `db`, a
+// per-sample SQNR of a small output by `sampleDb`, error magnitudes by `errorRel`.
+struct Tolerance {
+    Tolerance(double rel = 0.0, double db = -1.0, double sampleDb = -1.0, double errorRel = -1.0)
+        : rel(rel), db(db), sampleDb(sampleDb), errorRel(errorRel) {}
+    double rel;
+    double db, sampleDb, errorRel;  // < 0: `rel`
+};
+
+void expectNearDb(double a, double b, double rel, double db, const std::string &what) {
+    if (db < 0 || !std::isfinite(a) || !std::isfinite(b)) return expectNear(a, b, rel, what);
+    EXPECT_LE(std::abs(a - b), db) << what << ": " << a << " vs " << b;
+}
+
+void expectNearDb(const std::optional<double> &a, const std::optional<double> &b, double rel,
+                  double db, const std::string &what) {
+    ASSERT_EQ(a.has_value(), b.has_value()) << what;
+    if (a) expectNearDb(*a, *b, rel, db, what);
+}
+
 // Every figure of two reports equal up to `rel` (0: exactly).
-void expectSameReport(const NumericSuiteReport &a, const NumericSuiteReport &b, double rel) {
+void expectSameReport(const NumericSuiteReport &a, const NumericSuiteReport &b, Tolerance tol) {
+    const double rel = tol.rel, errorRel = tol.errorRel < 0 ? rel : tol.errorRel;
     EXPECT_EQ(a.samples, b.samples);
     EXPECT_EQ(a.int8Layers, b.int8Layers);
     EXPECT_EQ(a.fp32Layers, b.fp32Layers);
@@ -94,33 +117,36 @@ void expectSameReport(const NumericSuiteReport &a, const NumericSuiteReport &b, 
         EXPECT_EQ(x.name, y.name);
         EXPECT_EQ(x.quantName, y.quantName);
         EXPECT_EQ(x.precision, y.precision);
-        expectNear(x.weightSqnrDb, y.weightSqnrDb, rel, "weight");
+        expectNearDb(x.weightSqnrDb, y.weightSqnrDb, rel, tol.db, "weight");
         EXPECT_EQ(x.weightChannelSqnrDb.size(), y.weightChannelSqnrDb.size());
         for (size_t c = 0; c < x.weightChannelSqnrDb.size() && c < y.weightChannelSqnrDb.size();
              ++c)
-            expectNear(x.weightChannelSqnrDb[c], y.weightChannelSqnrDb[c], rel, "weight channel");
+            expectNearDb(x.weightChannelSqnrDb[c], y.weightChannelSqnrDb[c], rel, tol.db,
+                         "weight channel");
         ASSERT_EQ(x.cumulative.has_value(), y.cumulative.has_value());
         if (x.cumulative) {
-            expectNear(x.cumulative->sqnrDb, y.cumulative->sqnrDb, rel, "cumulative");
+            expectNearDb(x.cumulative->sqnrDb, y.cumulative->sqnrDb, rel, tol.db, "cumulative");
             expectNear(x.cumulative->cosine, y.cumulative->cosine, rel, "cosine");
-            expectNear(x.cumulative->mse, y.cumulative->mse, rel, "mse");
-            expectNear(x.cumulative->maxAbsError, y.cumulative->maxAbsError, rel, "max abs");
-            expectNear(x.cumulative->saturationPct, y.cumulative->saturationPct, rel, "saturation");
+            expectNear(x.cumulative->mse, y.cumulative->mse, errorRel, "mse");
+            expectNear(x.cumulative->maxAbsError, y.cumulative->maxAbsError, errorRel, "max abs");
+            expectNear(x.cumulative->saturationPct, y.cumulative->saturationPct, errorRel,
+                       "saturation");
             ASSERT_EQ(x.cumulative->sampleSqnrValues.size(), y.cumulative->sampleSqnrValues.size());
             for (size_t s = 0; s < x.cumulative->sampleSqnrValues.size(); ++s)
-                expectNear(x.cumulative->sampleSqnrValues[s], y.cumulative->sampleSqnrValues[s],
-                           rel, "sample");
+                expectNearDb(x.cumulative->sampleSqnrValues[s], y.cumulative->sampleSqnrValues[s],
+                             rel, tol.sampleDb, "sample");
         }
         // Min and max of float values: exact whatever the path.
         EXPECT_EQ(x.sampleRanges.min, y.sampleRanges.min);
         EXPECT_EQ(x.sampleRanges.max, y.sampleRanges.max);
         ASSERT_EQ(x.isolated.has_value(), y.isolated.has_value());
-        if (x.isolated) expectNear(x.isolated->sqnrDb, y.isolated->sqnrDb, rel, "isolated");
+        if (x.isolated)
+            expectNearDb(x.isolated->sqnrDb, y.isolated->sqnrDb, rel, tol.db, "isolated");
         expectNear(x.kernelVsReferenceSqnrDb, y.kernelVsReferenceSqnrDb, rel, "kernel");
     }
     ASSERT_EQ(a.outputs.size(), b.outputs.size());
     for (size_t o = 0; o < a.outputs.size(); ++o) {
-        expectNear(a.outputs[o].sqnrDb, b.outputs[o].sqnrDb, rel, "output");
+        expectNearDb(a.outputs[o].sqnrDb, b.outputs[o].sqnrDb, rel, tol.db, "output");
         EXPECT_EQ(a.outputs[o].top1Agreement, b.outputs[o].top1Agreement);
         EXPECT_EQ(a.outputs[o].floatAccuracy, b.outputs[o].floatAccuracy);
         EXPECT_EQ(a.outputs[o].quantAccuracy, b.outputs[o].quantAccuracy);
@@ -423,7 +449,8 @@ TEST(AnalysisSession, InAppTogglesEqualQuantizingWithExcludedNodes) {
 }
 
 // A 16-bit layer (LayerRemedy::SixteenBit) re-plans the model as quantize --int16 does; each
-// change re-runs incrementally and equals the full run, in any order, mixed with fp32 layers.
+// change re-runs incrementally and equals the full run (within occasional 16-bit code flips, see
+// below), in any order, mixed with fp32 layers.
 TEST(AnalysisSession, InAppSixteenBitLayersEqualQuantizingWithInt16Nodes) {
     SessionFixture s;
     ASSERT_TRUE(s.open(true));
@@ -443,7 +470,16 @@ TEST(AnalysisSession, InAppSixteenBitLayersEqualQuantizingWithInt16Nodes) {
         remedies.int16 = int16;
         auto r = s.session->setLayers(fp32, remedies);
         ASSERT_TRUE(r) << r.status().message();
-        expectSameReport(*r, *direct, 1e-9);
+        // The incremental re-run and the full run may compute a float value in another order
+        // (oneDNN picks other AVX2 kernels for a sub-plan). At 16 bits that flips an occasional
+        // code where 8 bits never notice, and one flip among n values moves their noise by up
+        // to about 12 / n of itself: over a layer's 16 samples a few flips stay within 0.3 dB
+        // and 10 % of the error, a sample of a 10-value output within 4.5 dB (3.4 dB a flip).
+        // int8 and 16-bit treatment of a layer differ by about 48 dB. With AVX-512 VNNI the
+        // figures are equal to 1e-9.
+        const Tolerance tolerance =
+            int16.empty() ? Tolerance(1e-9) : Tolerance(1e-9, 0.3, 4.5, 0.1);
+        expectSameReport(*r, *direct, tolerance);
         for (const std::string &name : int16) {
             const LayerReport *layer = row(*r, name);
             ASSERT_TRUE(layer);
