@@ -5,8 +5,8 @@ packages=(
     build-essential cmake ninja-build pkg-config git
     qt6-base-dev qt6-tools-dev qt6-tools-dev-tools qt6-l10n-tools qt6-svg-dev libgl-dev
     libqcustomplot-dev libdnnl-dev ocl-icd-opencl-dev opencl-headers libonnx-dev libprotobuf-dev protobuf-compiler
-    libonnx-testdata python3 python3-numpy python3-scipy xvfb xauth libgtest-dev libbenchmark-dev fonts-dejavu-core
-    tidy poppler-utils libgraphviz-dev libzip-dev qemu-user ccache
+    libonnx-testdata python3 python3-numpy python3-scipy python3-jsonschema xvfb xauth libgtest-dev libbenchmark-dev fonts-dejavu-core
+    tidy poppler-utils libgraphviz-dev libzip-dev qemu-user ccache help2man man-db
 )
 missing=()
 for p in "${packages[@]}"; do

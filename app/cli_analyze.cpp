@@ -22,10 +22,12 @@
 #include "analysis/session/pass_latency.h"
 #include "analysis/suite/numeric_suite.h"
 #include "analysis_job.h"
+#include "analysis_report.h"
 #include "analysis_report_format.h"
 #include "analysis_setup.h"
 #include "cli_commands.h"
 #include "cli_data.h"
+#include "cli_layer_table.h"
 #include "cli_quantizer_options.h"
 #include "cli_remedies.h"
 #include "cli_report.h"
@@ -71,39 +73,15 @@ ql::Result<EvaluationInputs> evaluationInputs(const QCommandLineParser &parser,
     return out;
 }
 
-QString db(const std::optional<double> &value) {
-    if (!value || std::isnan(*value)) return QStringLiteral("-");
-    if (std::isinf(*value)) return *value > 0 ? QStringLiteral("inf") : QStringLiteral("-inf");
-    return QString::number(*value, 'f', 2);
-}
-
-void printTable(const ql::analysis::NumericSuiteReport &report) {
-    int precision = 5;  // as wide as the longest label ("int4 weights")
-    for (const auto &layer : report.layers)
-        precision = std::max(precision, static_cast<int>(layer.precision.size()));
-    std::printf("%-32s %-18s %-*s %8s %8s %8s %8s %8s %8s\n", "layer", "op", precision, "prec",
-                "weight", "cumul", "isolated", "p5", "sat%", "kernel");
-    for (const auto &layer : report.layers) {
-        const auto &c = layer.cumulative;
-        const std::optional<double> p5 =
-            c && c->sampleSqnr ? std::optional<double>(c->sampleSqnr->p5) : std::nullopt;
-        std::printf("%-32s %-18s %-*s %8s %8s %8s %8s %8s %8s%s\n", layer.name.c_str(),
-                    layer.opType.c_str(), precision, layer.precision.c_str(),
-                    qPrintable(db(layer.weightSqnrDb)),
-                    qPrintable(db(c ? std::optional<double>(c->sqnrDb) : std::nullopt)),
-                    qPrintable(db(layer.isolated ? std::optional<double>(layer.isolated->sqnrDb)
-                                                 : std::nullopt)),
-                    qPrintable(db(p5)), qPrintable(db(c ? c->saturationPct : std::nullopt)),
-                    qPrintable(db(layer.kernelVsReferenceSqnrDb)),
-                    layer.kernelMismatch ? "  KERNEL MISMATCH" : "");
-    }
+// The lines under the table: unmatched layers, the first output, the counts.
+void printTotals(const ql::analysis::NumericSuiteReport &report) {
     for (const auto &u : report.unmatched)
         std::printf("unmatched %s layer %s '%s': %s\n", u.model.c_str(), u.opType.c_str(), u.name.c_str(),
                     u.reason.c_str());
     if (!report.outputs.empty()) {
         const auto &out = report.outputs.front();
-        std::printf("output '%s': SQNR %s dB, top-1 agreement %.2f%%", out.floatName.c_str(), qPrintable(db(out.sqnrDb)),
-                    100.0 * out.top1Agreement);
+        std::printf("output '%s': SQNR %s dB, top-1 agreement %.2f%%", out.floatName.c_str(),
+                    qPrintable(tableDb(out.sqnrDb)), 100.0 * out.top1Agreement);
         if (out.floatAccuracy && out.quantAccuracy)
             std::printf(", accuracy float %.2f%% / quantized %.2f%%", 100.0 * *out.floatAccuracy,
                         100.0 * *out.quantAccuracy);
@@ -192,8 +170,8 @@ void printSideBySide(const ql::analysis::NumericSuiteReport &yours,
         static_cast<long long>(yours.samples), qPrintable(how));
     if (!yours.outputs.empty() && !ours.outputs.empty()) {
         const auto &a = yours.outputs.front(), &b = ours.outputs.front();
-        std::printf("%-*s %12s | %12s\n", width, "output SQNR (dB)", qPrintable(db(a.sqnrDb)),
-                    qPrintable(db(b.sqnrDb)));
+        std::printf("%-*s %12s | %12s\n", width, "output SQNR (dB)", qPrintable(tableDb(a.sqnrDb)),
+                    qPrintable(tableDb(b.sqnrDb)));
         std::printf("%-*s %11.2f%% | %11.2f%%\n", width, "top-1 agreement", 100.0 * a.top1Agreement,
                     100.0 * b.top1Agreement);
         if (a.quantAccuracy && b.quantAccuracy)
@@ -215,8 +193,8 @@ void printSideBySide(const ql::analysis::NumericSuiteReport &yours,
         const std::optional<double> change = a && b && std::isfinite(*a) && std::isfinite(*b)
                                                  ? std::optional<double>(*b - *a)
                                                  : std::nullopt;
-        std::printf("%-*s %12s | %12s %8s\n", width, layer.name.c_str(), qPrintable(db(a)),
-                    qPrintable(db(b)), qPrintable(db(change)));
+        std::printf("%-*s %12s | %12s %8s\n", width, layer.name.c_str(), qPrintable(tableDb(a)),
+                    qPrintable(tableDb(b)), qPrintable(tableDb(change)));
     }
 }
 
@@ -250,6 +228,9 @@ int runAnalyze(const QStringList &arguments) {
     parser.addOption({"json", "Write the report as JSON.", "OUT.json"});
     addReportOptions(parser);
     parser.addOption({"csv", "Write one row per layer as CSV.", "OUT.csv"});
+    parser.addOption({"wide",
+                      "Print layer names whole (on a terminal the name column otherwise takes "
+                      "what the terminal's width leaves, elided in the middle)."});
     parser.addOption({"threads", "Threads (default: all cores).", "N"});
     parser.addOption({"int8-kernels", kInt8KernelsHelp, "MODE", "exact"});
     parser.addOption({"no-isolated", "Skip the isolated (shadow) comparison."});
@@ -362,7 +343,8 @@ int runAnalyze(const QStringList &arguments) {
     std::vector<std::string> dataPaths = splitPaths(parser.values("data"));
     auto report = ql::analysis::runNumericSuite(floatModel, quantGraph, inputs, options);
     if (!report) return reportFailure(report.status());
-    printTable(*report);
+    printLayerTable(*report, terminalTableStyle(parser.isSet("wide"), ql::ui::kDefaultThresholdDb));
+    printTotals(*report);
     std::optional<ql::analysis::NumericSuiteReport> beside;
     if (requantized) {
         auto second = ql::analysis::runNumericSuite(requantized->floatGraph,
@@ -381,6 +363,7 @@ int runAnalyze(const QStringList &arguments) {
         ql::analysis::diagnose(*report, &floatModel, diagnosis);
     for (const auto &f : findings)
         std::printf("finding: %s\n", qPrintable(ql::ui::DiagnosisList::describe(f)));
+    QStringList written;  // for the summary
     if (parser.isSet("json")) {
         QJsonObject object = ql::ui::analysisReportJson(*report, models);
         object.insert("findings", ql::ui::findingsJson(findings));
@@ -398,12 +381,17 @@ int runAnalyze(const QStringList &arguments) {
         }
         const QByteArray json = QJsonDocument(object).toJson();
         if (ql::Status s = writeTextFile(parser.value("json"), json); !s) return reportFailure(s);
+        written << parser.value("json");
     }
     if (parser.isSet("csv")) {
         if (ql::Status s = writeTextFile(parser.value("csv"), ql::ui::analysisReportCsv(*report).toUtf8()); !s)
             return reportFailure(s);
+        written << parser.value("csv");
     }
-    if (!wantsReport(parser)) return Success;
+    if (!wantsReport(parser)) {
+        printAnalysisSummary(*report, findings, written);
+        return Success;
+    }
     // The report: the analysis as a project (so that the HTML reopens it), the first batch for
     // the histograms of the worst layers.
     AnalysisSetup setup;
@@ -453,7 +441,13 @@ int runAnalyze(const QStringList &arguments) {
     input.skipList = ql::ui::skipListObject(floatPath, fp32);
     input.howMade = commandLineText("analyze", arguments);
     input.project = ProjectController::projectJson(setup, fp32, input.thresholdDb, QDir(reportFolder(parser)));
-    return writeReports(parser, std::move(input));
+    const auto analysed = input.report;
+    const int code = writeReports(parser, std::move(input));
+    if (code != Success) return code;
+    for (const char *option : {"html", "pdf"})
+        if (parser.isSet(option)) written << parser.value(option);
+    printAnalysisSummary(*analysed, findings, written);
+    return Success;
 }
 
 }  // namespace cli

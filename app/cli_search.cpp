@@ -75,7 +75,8 @@ QJsonObject resultJson(const ql::analysis::SearchResult &r,
                                                         {"exhaustive", o.exhaustive}}));
     return withFields(
         setJson(r.precision, r.layers),
-        {{"model", QFileInfo(floatModel).fileName()},
+        {{"schema_version", 1},  // resources/docs/schema/search.schema.json
+         {"model", QFileInfo(floatModel).fileName()},
          {"target", QString::fromStdString(ql::analysis::searchTargetName(options.target))},
          {"objective",
           options.objective == ql::analysis::SearchObjective::Latency ? "latency" : "layers"},

@@ -33,6 +33,7 @@ namespace ql::ui {
 class AnalysisPanel;
 class CalibrationLabView;
 class Fp32SearchDialog;
+class HelpBrowser;
 class LayerDetailsWidget;
 class LayerInspector;
 class DiagnosisList;
@@ -82,6 +83,8 @@ public:
     void showSample(int64_t index);
     // Edit > Find fp32 Set…'s dialog (null before its first use).
     ql::ui::Fp32SearchDialog *searchDialog() const { return m_searchDialog; }
+    // Help > User Guide (F1): the guide at the section of the view that has focus.
+    ql::ui::HelpBrowser *showHelp();
     QProgressBar *progressBar() const { return m_busy; }
     QString statusText() const;
 
@@ -203,6 +206,7 @@ private:
     QAction *m_calibrationLab = nullptr, *m_showCalibrationLab = nullptr;
     QAction *m_findFp32Set = nullptr;
     ql::ui::Fp32SearchDialog *m_searchDialog = nullptr;  // made on first use
+    ql::ui::HelpBrowser *m_help = nullptr;               // made on first use
     QAction *m_exportReport = nullptr;
     ql::ui::ReportExport *m_reportExport = nullptr;
 };

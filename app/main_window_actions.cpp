@@ -8,6 +8,7 @@
 #include "analysis_controller.h"
 #include "analysis_panel.h"
 #include "document_controller.h"
+#include "help_browser.h"
 #include "layer_table_panel.h"
 #include "main_window.h"
 #include "project_controller.h"
@@ -154,6 +155,11 @@ void MainWindow::createMenus() {
     analysisMenu->addAction(m_calibrationLab);
 
     QMenu *help = menuBar()->addMenu(tr("&Help"));
+    QAction *guide = help->addAction(tr("&User Guide"), this, [this] { showHelp(); });
+    guide->setObjectName(QStringLiteral("actionUserGuide"));
+    guide->setShortcut(QKeySequence::HelpContents);
+    guide->setShortcutContext(Qt::ApplicationShortcut);  // F1 in the dialogs too
+    guide->setStatusTip(tr("The guide, offline, at the section of the view that has focus"));
     help->addAction(m_demo);
     help->addSeparator();
     help->addAction(tr("&About QuantLens"), this, &MainWindow::showAbout)
@@ -172,4 +178,15 @@ void MainWindow::createMenus() {
         tools->addAction(action);
     tools->addSeparator();
     tools->addAction(m_exportSkipList);
+}
+
+ql::ui::HelpBrowser *MainWindow::showHelp() {
+    // The topic of the widget that has focus, before the guide takes it.
+    const ql::ui::HelpTopic topic = ql::ui::helpTopicFor(QApplication::focusWidget());
+    if (!m_help) m_help = new ql::ui::HelpBrowser(this);
+    m_help->showTopic(topic.chapter, topic.phrase);
+    m_help->show();
+    m_help->raise();
+    m_help->activateWindow();
+    return m_help;
 }

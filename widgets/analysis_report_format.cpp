@@ -168,10 +168,14 @@ QJsonObject analysisReportJson(const analysis::NumericSuiteReport &report,
         report.outputs.empty() ? QJsonObject{} : outputJson(report.outputs.front());
     output.remove("name");
     output.remove("quant_name");
-    return QJsonObject{{"models", modelsJson}, {"samples", static_cast<double>(report.samples)},
+    return QJsonObject{{"schema_version", kAnalysisSchemaVersion},
+                       {"models", modelsJson},
+                       {"samples", static_cast<double>(report.samples)},
                        {"kernel_check_samples", static_cast<double>(report.kernelCheckSamples)},
-                       {"output", output},     {"outputs", outputs},
-                       {"layers", layers},     {"unmatched", unmatched}};
+                       {"output", output},
+                       {"outputs", outputs},
+                       {"layers", layers},
+                       {"unmatched", unmatched}};
 }
 
 QString analysisReportCsv(const analysis::NumericSuiteReport &report) {

@@ -24,6 +24,8 @@ struct AnalysisModels {
     QJsonObject quantizerOptions;  // when quantized in the app
 };
 
+// The analysis as JSON (resources/docs/schema/analysis.schema.json, `schema_version` below).
+constexpr int kAnalysisSchemaVersion = 1;
 QJsonObject analysisReportJson(const analysis::NumericSuiteReport &report, const AnalysisModels &models);
 QString analysisReportCsv(const analysis::NumericSuiteReport &report);
 // The samples to look at first (analysis::worstSamples): the `lowest` with the lowest output SQNR

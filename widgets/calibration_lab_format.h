@@ -9,6 +9,8 @@
 
 namespace ql::ui {
 
+// The lab as JSON (resources/docs/schema/calib-lab.schema.json, `schema_version` below).
+constexpr int kCalibrationLabSchemaVersion = 1;
 QJsonObject calibrationLabJson(const ql::analysis::CalibrationLabResult &lab,
                                const ql::analysis::CalibrationLabOptions &options,
                                const QString &floatModel);

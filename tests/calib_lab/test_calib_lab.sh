@@ -71,6 +71,10 @@ echo "interrupted: exit $code after ${stopped_ms} ms"
 expect "Ctrl+C exit code" 0 "" -- test $code -eq 130
 expect "Ctrl+C stops within a second" 0 "" -- test $stopped_ms -lt 1000
 expect "Ctrl+C keeps finished runs" 0 "runs kept" -- $check partial "$work/partial.json"
+expect "lab JSON against its schema" 0 "valid (calib-lab)" -- \
+    python3 "$repo/tests/tools/validate_json.py" calib-lab "$work/lab.json" "$work/partial.json"
+expect "analyses against their schema" 0 "valid (analysis)" -- \
+    python3 "$repo/tests/tools/validate_json.py" analysis "$work/q16.json"
 cat "$work/out"
 
 # Bad input: one line naming the value, exit 2, nothing written.

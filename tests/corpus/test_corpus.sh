@@ -56,5 +56,12 @@ for pair in "${pairs[@]}"; do
         fi
     fi
 done
+# Every analysis JSON of the corpus against resources/docs/schema/analysis.schema.json.
+if python3 "$repo/tests/tools/validate_json.py" analysis "$work"/*.json >"$work/schema" 2>&1; then
+    passed=$((passed + 1))
+else
+    failed=$((failed + 1))
+    grep -v ": valid" "$work/schema"
+fi
 echo "pytorch corpus: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]
